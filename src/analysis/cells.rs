@@ -1,0 +1,85 @@
+//! Per-cell statistics of every numeric metric over the valid, non-warm-up runs.
+
+use super::runs::RunView;
+use crate::config::{Experiment, Metric};
+use crate::plan::CellKey;
+use crate::stats::{self, Interval, MedianCi, Statistic, Summary};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Bootstrap settings, recorded in the analysis.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Resampling {
+    pub seed: u64,
+    pub resamples: usize,
+    pub level: f64,
+}
+
+/// The statistics of one metric in one cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellStats {
+    pub cell: CellKey,
+    pub metric: String,
+    /// Valid measured runs used.
+    pub n: usize,
+    pub warmup_runs: usize,
+    pub invalid_runs: usize,
+    /// Values per run (after warm-up iterations), in execution order.
+    #[serde(skip)]
+    pub runs: Vec<Vec<f64>>,
+    pub run_ids: Vec<String>,
+    pub positions: Vec<usize>,
+    pub summary: Option<Summary>,
+    pub median_ci: Option<Interval>,
+    pub exact_median_ci: Option<MedianCi>,
+}
+
+impl CellStats {
+    /// Every value, pooled over runs.
+    pub fn pooled(&self) -> Vec<f64> {
+        self.runs.iter().flatten().copied().collect()
+    }
+
+    pub fn median(&self) -> Option<f64> {
+        self.summary.as_ref().map(|s| s.median)
+    }
+}
+
+/// The stable label of a cell's random stream: the same cell always gets the same resamples.
+pub fn stream_label(cell: &CellKey, metric: &str, purpose: &str) -> String {
+    format!("{purpose}/{metric}/{cell}")
+}
+
+/// Statistics for every (cell, numeric metric) that has planned runs, in plan order.
+pub fn cell_stats(exp: &Experiment, cells: &[CellKey], runs: &[RunView], resampling: Resampling) -> Vec<CellStats> {
+    let jobs: Vec<(&CellKey, &Metric)> = cells.iter().flat_map(|c| exp.metrics.iter().filter(|m| !m.text).map(move |m| (c, m))).collect();
+    let mut by_cell: BTreeMap<&CellKey, Vec<&RunView>> = BTreeMap::new();
+    for run in runs {
+        by_cell.entry(&run.cell).or_default().push(run);
+    }
+    // One seeded stream per cell: results do not depend on how rayon schedules the work.
+    jobs.par_iter().map(|(cell, metric)| one_cell(cell, metric, by_cell.get(cell).map_or(&[][..], |v| v), resampling)).collect()
+}
+
+fn one_cell(cell: &CellKey, metric: &Metric, runs: &[&RunView], r: Resampling) -> CellStats {
+    let used: Vec<&&RunView> = runs.iter().filter(|v| !v.warmup && v.is_valid()).collect();
+    let values: Vec<Vec<f64>> = used.iter().map(|v| v.numbers(&metric.name, metric.warmup_iterations)).filter(|v| !v.is_empty()).collect();
+    let pooled: Vec<f64> = values.iter().flatten().copied().collect();
+    let mut sorted = pooled.clone();
+    sorted.sort_by(f64::total_cmp);
+    let mut rng = stats::stream(r.seed, &stream_label(cell, &metric.name, "median"));
+    CellStats {
+        cell: cell.clone(),
+        metric: metric.name.clone(),
+        n: values.len(),
+        warmup_runs: runs.iter().filter(|v| v.warmup).count(),
+        invalid_runs: runs.iter().filter(|v| !v.warmup && !v.is_valid()).count(),
+        median_ci: stats::percentile_ci(&values, Statistic::Median, r.resamples, r.level, &mut rng),
+        exact_median_ci: stats::exact_median_ci(&sorted, r.level),
+        summary: Summary::of(&pooled),
+        run_ids: used.iter().map(|v| v.id.clone()).collect(),
+        positions: used.iter().map(|v| v.position).collect(),
+        runs: values,
+    }
+}

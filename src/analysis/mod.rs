@@ -1,0 +1,127 @@
+//! Stage 5: from a stored session to per-cell statistics and check verdicts. A pure function
+//! of the experiment and the stored data: the same inputs give the same `Analysis`.
+
+mod cells;
+mod runs;
+
+pub use cells::{cell_stats, stream_label, CellStats, Resampling};
+pub use runs::{row_exit, run_views, RunView};
+
+use crate::checks::{self, CheckResult};
+use crate::config::{CellSelector, Experiment};
+use crate::plan::CellKey;
+use crate::store::{Manifest, StoredSession};
+use serde::Serialize;
+
+/// Bootstrap resamples per interval.
+pub const RESAMPLES: usize = 10_000;
+/// Confidence level of every interval.
+pub const LEVEL: f64 = 0.95;
+
+/// Everything the report shows, computed from one session.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    pub experiment: String,
+    pub session: String,
+    pub manifest: Manifest,
+    pub resampling: Resampling,
+    pub counts: Counts,
+    /// Cells in plan order (variants as declared, then parameters).
+    pub cell_keys: Vec<CellKey>,
+    pub cells: Vec<CellStats>,
+    pub runs: Vec<RunView>,
+    pub checks: Vec<CheckResult>,
+}
+
+/// How many runs there were and how many were used.
+#[derive(Debug, Clone, Serialize)]
+pub struct Counts {
+    pub planned: usize,
+    pub finished: usize,
+    pub warmup: usize,
+    pub invalid: usize,
+    pub valid: usize,
+}
+
+/// Analyses one stored session of `exp`.
+pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
+    let resampling = Resampling { seed: exp.seed, resamples: RESAMPLES, level: LEVEL };
+    let mut runs = run_views(exp, session);
+    let automatic = checks::automatic_results(&runs);
+    let mut declared = checks::exclusion_results(exp, &mut runs);
+    let cell_keys = cell_keys(session);
+    let cells = cell_stats(exp, &cell_keys, &runs, resampling);
+    declared.extend(checks::cell_results(exp, &cells, resampling));
+    Analysis {
+        experiment: exp.name.clone(),
+        session: session.name.clone(),
+        manifest: session.manifest.clone(),
+        resampling,
+        counts: counts(session, &runs),
+        cell_keys,
+        cells,
+        runs,
+        checks: checks::assemble(automatic, declared),
+    }
+}
+
+/// The distinct cells of the plan, in first-planned order of variant then parameters.
+fn cell_keys(session: &StoredSession) -> Vec<CellKey> {
+    let mut keys: Vec<CellKey> = Vec::new();
+    for run in &session.plan.runs {
+        let key = run.cell();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let variant_order: Vec<&str> = {
+        let mut v: Vec<&str> = Vec::new();
+        for run in &session.plan.runs {
+            if !v.contains(&run.variant.as_str()) {
+                v.push(&run.variant);
+            }
+        }
+        v
+    };
+    keys.sort_by(|a, b| {
+        let rank = |k: &CellKey| variant_order.iter().position(|v| *v == k.variant);
+        rank(a).cmp(&rank(b)).then_with(|| compare_params(a, b))
+    });
+    keys
+}
+
+/// Orders parameter maps numerically where values are numbers.
+fn compare_params(a: &CellKey, b: &CellKey) -> std::cmp::Ordering {
+    for ((_, va), (_, vb)) in a.params.iter().zip(&b.params) {
+        let ord = match (va.parse::<f64>(), vb.parse::<f64>()) {
+            (Ok(x), Ok(y)) => x.total_cmp(&y),
+            _ => va.cmp(vb),
+        };
+        if ord.is_ne() {
+            return ord;
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+fn counts(session: &StoredSession, runs: &[RunView]) -> Counts {
+    let measured: Vec<&RunView> = runs.iter().filter(|r| !r.warmup).collect();
+    Counts {
+        planned: session.plan.runs.len(),
+        finished: runs.len(),
+        warmup: runs.len() - measured.len(),
+        invalid: measured.iter().filter(|r| !r.is_valid()).count(),
+        valid: measured.iter().filter(|r| r.is_valid()).count(),
+    }
+}
+
+/// The statistics of `metric` in the cell a selector names.
+pub fn find_cell<'a>(cells: &'a [CellStats], selector: &CellSelector, metric: &str) -> Option<&'a CellStats> {
+    cells.iter().find(|c| c.metric == metric && selects(selector, &c.cell))
+}
+
+/// Whether a selector names this cell.
+pub fn selects(selector: &CellSelector, cell: &CellKey) -> bool {
+    selector.variant.as_ref().is_none_or(|v| *v == cell.variant)
+        && selector.params.iter().all(|(k, v)| cell.params.get(k).is_some_and(|c| c.parse::<f64>().ok().zip(v.as_f64()).map_or(*c == v.to_string(), |(x, y)| x == y)))
+}

@@ -1,0 +1,98 @@
+//! Every stored run, joined with its plan entry and samples, judged by the automatic checks.
+
+use crate::checks::automatic::{problems, RunFacts};
+use crate::config::Experiment;
+use crate::exec::Exit;
+use crate::plan::CellKey;
+use crate::store::{RunRow, StoredSession};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One run as the analysis sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunView {
+    pub id: String,
+    pub position: usize,
+    pub cell: CellKey,
+    pub repetition: u32,
+    pub warmup: bool,
+    pub wall_s: f64,
+    pub exit: String,
+    /// Why the run is excluded from statistics; empty when it is valid.
+    pub problems: Vec<String>,
+    /// The checks that excluded it, parallel to `problems`.
+    #[serde(skip)]
+    pub failed_checks: Vec<String>,
+    /// Every value the run printed, by metric, in iteration order.
+    pub values: BTreeMap<String, Vec<String>>,
+}
+
+impl RunView {
+    pub fn is_valid(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Marks the run invalid because of `check`.
+    pub fn exclude(&mut self, check: &str, reason: String) {
+        self.failed_checks.push(check.to_string());
+        self.problems.push(reason);
+    }
+
+    /// The run's numeric values of `metric`, after dropping `skip` warm-up iterations.
+    pub fn numbers(&self, metric: &str, skip: usize) -> Vec<f64> {
+        self.values.get(metric).map_or_else(Vec::new, |v| v.iter().skip(skip).filter_map(|s| s.trim().parse().ok()).collect())
+    }
+}
+
+/// Builds the views of every finished run, in execution order.
+pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
+    let mut values: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for s in &session.samples {
+        values.entry(s.run_id.as_str()).or_default().entry(s.metric.clone()).or_default().push(s.value.clone());
+    }
+    let planned: BTreeMap<&str, _> = session.plan.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut views: Vec<RunView> = session
+        .runs
+        .iter()
+        .filter_map(|row| planned.get(row.run_id.as_str()).map(|p| view(exp, row, p.cell(), values.remove(row.run_id.as_str()).unwrap_or_default())))
+        .collect();
+    views.sort_by_key(|v| v.position);
+    views
+}
+
+fn view(exp: &Experiment, row: &RunRow, cell: CellKey, values: BTreeMap<String, Vec<String>>) -> RunView {
+    let exit = row_exit(row);
+    let pairs: Vec<(&str, &str)> = values.iter().flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str()))).collect();
+    let facts = RunFacts { exit: &exit, timed_out: row.timed_out, suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns), values: &pairs };
+    let found = problems(&facts, &exp.metrics);
+    RunView {
+        id: row.run_id.clone(),
+        position: row.position,
+        cell,
+        repetition: row.repetition,
+        warmup: row.warmup,
+        wall_s: row.wall_ns as f64 / 1e9,
+        exit: describe_exit(&exit),
+        failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
+        problems: found.iter().map(ToString::to_string).collect(),
+        values,
+    }
+}
+
+/// How a stored run ended.
+pub fn row_exit(row: &RunRow) -> Exit {
+    match (&row.spawn_error, row.signal, row.exit_code) {
+        (Some(e), _, _) if !e.is_empty() => Exit::SpawnFailed(e.clone()),
+        (_, Some(s), _) => Exit::Signal(s),
+        (_, _, Some(c)) => Exit::Code(c),
+        _ => Exit::SpawnFailed("no exit status recorded".into()),
+    }
+}
+
+fn describe_exit(exit: &Exit) -> String {
+    match exit {
+        Exit::Code(c) => format!("exit {c}"),
+        Exit::Signal(s) => format!("signal {s}"),
+        Exit::SpawnFailed(_) => "not started".into(),
+    }
+}

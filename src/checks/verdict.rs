@@ -1,0 +1,107 @@
+//! The outcome of a check and the evidence that decided it.
+
+use crate::config::CheckClass;
+use serde::Serialize;
+use std::fmt;
+
+/// Every check ends in one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    /// The interval straddles the threshold: the data cannot decide.
+    Inconclusive,
+    /// Too few valid runs to decide.
+    NotRun,
+}
+
+impl Verdict {
+    pub fn mark(self) -> &'static str {
+        match self {
+            Verdict::Pass => "✅",
+            Verdict::Fail => "❌",
+            Verdict::Inconclusive => "⚠️",
+            Verdict::NotRun => "⏸️",
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NotRun => "not run",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// A ratio interval compared with a threshold, drawn in the forest chart.
+#[derive(Debug, Clone, Serialize)]
+pub struct RatioEvidence {
+    pub a: String,
+    pub b: String,
+    pub a_value: f64,
+    pub b_value: f64,
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub threshold: f64,
+}
+
+/// A decided check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    pub name: String,
+    pub kind: String,
+    pub class: CheckClass,
+    pub automatic: bool,
+    pub verdict: Verdict,
+    /// The numbers that decided it.
+    pub evidence: String,
+    /// One plain-language sentence.
+    pub reading: String,
+    /// Runs that failed it, or that it used.
+    pub runs: Vec<String>,
+    /// A hypothesis verdict reached while some validity check failed.
+    pub untrusted: bool,
+    pub ratio: Option<RatioEvidence>,
+}
+
+impl CheckResult {
+    pub fn new(name: &str, kind: &str, class: CheckClass, verdict: Verdict) -> Self {
+        CheckResult {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            class,
+            automatic: false,
+            verdict,
+            evidence: String::new(),
+            reading: String::new(),
+            runs: Vec::new(),
+            untrusted: false,
+            ratio: None,
+        }
+    }
+
+    pub fn evidence(mut self, text: impl Into<String>) -> Self {
+        self.evidence = text.into();
+        self
+    }
+
+    pub fn reading(mut self, text: impl Into<String>) -> Self {
+        self.reading = text.into();
+        self
+    }
+
+    pub fn runs(mut self, runs: Vec<String>) -> Self {
+        self.runs = runs;
+        self
+    }
+}

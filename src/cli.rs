@@ -1,0 +1,74 @@
+//! The command line, declared in one place with no logic.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Turns a benchmark investigation into a reproducible, publishable notebook.
+///
+/// Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error (also a failed build),
+/// 3 lab could not finish (I/O error), 130 interrupted.
+#[derive(Debug, Parser)]
+#[command(name = "lab", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Print nothing but errors (NO_COLOR is honoured too).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build and run an experiment, store every run, then write its book chapter.
+    Run {
+        /// The experiment folder (experiments/NAME) or its name.
+        experiment: PathBuf,
+        /// Apply a [profile.NAME] table of lab.toml (e.g. quick).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Print the plan and its estimated duration; run nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Complete the latest unfinished session instead of starting a new one.
+        #[arg(long, conflicts_with = "dry_run")]
+        resume: bool,
+    },
+    /// Re-render chapters from stored sessions without running anything.
+    Report {
+        /// Experiments to render (default: every experiment with data).
+        experiments: Vec<PathBuf>,
+        /// Print the analysis of the given experiment as JSON instead of writing the book.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every check's verdict for the latest session; exit 1 if a validity check failed.
+    Check {
+        /// The experiment folder or its name.
+        experiment: PathBuf,
+        /// Print the verdicts as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List experiments, their sessions and the latest verdict counts.
+    List,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn unknown_options_are_rejected() {
+        assert!(Cli::try_parse_from(["lab", "run", "x", "--bogus"]).is_err());
+        assert!(Cli::try_parse_from(["lab", "run", "x", "--dry-run", "--resume"]).is_err());
+        let ok = Cli::try_parse_from(["lab", "run", "x", "--profile", "quick"]).unwrap();
+        assert!(matches!(ok.command, Command::Run { profile: Some(ref p), .. } if p == "quick"));
+    }
+}

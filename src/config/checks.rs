@@ -1,0 +1,352 @@
+//! Validation of `[[check]]` tables: allowed keys per kind, cells, metrics and expressions.
+
+use super::duration::parse_fraction;
+use super::error::{ConfigError, Locator};
+use super::model::*;
+use super::raw::{RawCheck, RawExpect};
+use super::template::{placeholders, substitute};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// The keys each kind accepts besides `name`, `kind` and `class`.
+const KINDS: &[(&str, &[&str])] = &[
+    ("duration", &["expect", "tolerance", "metric"]),
+    ("compare", &["metric", "a", "b", "expect"]),
+    ("ceiling", &["metric", "limit", "calibration", "fraction"]),
+    ("agree", &["metric", "a", "b", "margin"]),
+    ("checksum", &["metric", "reference"]),
+    ("distinct", &["metric", "along", "variant", "margin"]),
+    ("order", &["metric", "alpha"]),
+    ("stable", &["metric", "max_cv", "alpha"]),
+    ("scaling", &["metric", "along", "variant", "factor"]),
+];
+
+pub fn validate_checks(raw: &[Spanned<RawCheck>], exp: &Experiment, loc: &Locator) -> Result<Vec<CheckSpec>> {
+    let mut checks: Vec<CheckSpec> = Vec::new();
+    for (i, spanned) in raw.iter().enumerate() {
+        let ctx = Ctx { raw: spanned.get_ref(), key: format!("check[{}]", i + 1), span: spanned.span(), exp, loc };
+        let name = ctx.raw.name.get_ref().trim().to_string();
+        if checks.iter().any(|c| c.name == name) {
+            return Err(loc.error(ctx.raw.name.span(), &ctx.key("name"), format!("duplicate check name {name:?}")));
+        }
+        let kind = ctx.kind()?;
+        checks.push(CheckSpec { name, class: ctx.class(&kind)?, kind });
+    }
+    Ok(checks)
+}
+
+struct Ctx<'a> {
+    raw: &'a RawCheck,
+    key: String,
+    span: Range<usize>,
+    exp: &'a Experiment,
+    loc: &'a Locator<'a>,
+}
+
+impl Ctx<'_> {
+    fn key(&self, field: &str) -> String {
+        format!("{}.{field}", self.key)
+    }
+
+    fn kind(&self) -> Result<CheckKind> {
+        let kind = self.raw.kind.get_ref().as_str();
+        let Some((_, allowed)) = KINDS.iter().find(|(k, _)| *k == kind) else {
+            let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+            let hint = format!("kinds: {}", names.join(", "));
+            return Err(self.loc.hinted(self.raw.kind.span(), &self.key("kind"), format!("unknown check kind {kind:?}"), hint));
+        };
+        self.reject_foreign_keys(kind, allowed)?;
+        match kind {
+            "duration" => self.duration(),
+            "compare" => self.compare(),
+            "ceiling" => self.ceiling(),
+            "agree" => Ok(CheckKind::Agree {
+                metric: self.metric(true)?,
+                a: self.cell("a", self.raw.a.as_ref())?,
+                b: self.cell("b", self.raw.b.as_ref())?,
+                margin: self.fraction("margin", self.raw.margin.as_ref(), None)?,
+            }),
+            "checksum" => Ok(CheckKind::Checksum { metric: self.metric(false)?, reference: self.variant_name(self.raw.reference.as_ref(), "reference")? }),
+            "distinct" => Ok(CheckKind::Distinct {
+                metric: self.metric(false)?,
+                along: self.param_name()?,
+                variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
+                margin: self.fraction("margin", self.raw.margin.as_ref(), Some(0.01))?,
+            }),
+            "order" => Ok(CheckKind::RunOrder { metric: self.metric(true)?, alpha: self.alpha()? }),
+            "stable" => Ok(CheckKind::Stable {
+                metric: self.metric(true)?,
+                max_cv: self.fraction("max_cv", self.raw.max_cv.as_ref(), Some(0.10))?,
+                alpha: self.alpha()?,
+            }),
+            _ => self.scaling(),
+        }
+    }
+
+    fn reject_foreign_keys(&self, kind: &str, allowed: &[&str]) -> Result<()> {
+        let r = self.raw;
+        let present: [(&str, Option<Range<usize>>); 15] = [
+            ("metric", r.metric.as_ref().map(|s| s.span())),
+            ("expect", r.expect.as_ref().map(|s| s.span())),
+            ("tolerance", r.tolerance.as_ref().map(|s| s.span())),
+            ("margin", r.margin.as_ref().map(|s| s.span())),
+            ("a", r.a.as_ref().map(|s| s.span())),
+            ("b", r.b.as_ref().map(|s| s.span())),
+            ("limit", r.limit.as_ref().map(|s| s.span())),
+            ("fraction", r.fraction.as_ref().map(|s| s.span())),
+            ("calibration", r.calibration.as_ref().map(|s| s.span())),
+            ("along", r.along.as_ref().map(|s| s.span())),
+            ("variant", r.variant.as_ref().map(|s| s.span())),
+            ("reference", r.reference.as_ref().map(|s| s.span())),
+            ("max_cv", r.max_cv.as_ref().map(|s| s.span())),
+            ("factor", r.factor.as_ref().map(|s| s.span())),
+            ("alpha", r.alpha.as_ref().map(|s| s.span())),
+        ];
+        for (field, span) in present {
+            if let Some(span) = span.filter(|_| !allowed.contains(&field)) {
+                let hint = format!("a `{kind}` check takes: {}", allowed.join(", "));
+                return Err(self.loc.hinted(span, &self.key(field), format!("not a key of a `{kind}` check"), hint));
+            }
+        }
+        Ok(())
+    }
+
+    fn class(&self, kind: &CheckKind) -> Result<CheckClass> {
+        let default = match kind {
+            CheckKind::Compare { .. } | CheckKind::Scaling { .. } => CheckClass::Hypothesis,
+            _ => CheckClass::Validity,
+        };
+        match self.raw.class.as_ref() {
+            None => Ok(default),
+            Some(c) if c.get_ref() == "validity" => Ok(CheckClass::Validity),
+            Some(c) if c.get_ref() == "hypothesis" => Ok(CheckClass::Hypothesis),
+            Some(c) => Err(self.loc.hinted(c.span(), &self.key("class"), format!("unknown class {:?}", c.get_ref()), "write \"validity\" or \"hypothesis\"")),
+        }
+    }
+
+    fn missing(&self, field: &str, hint: &str) -> ConfigError {
+        self.loc.hinted(self.span.clone(), &self.key(field), format!("a `{}` check needs `{field}`", self.raw.kind.get_ref()), hint)
+    }
+
+    /// The named metric; numeric ones only when `numeric`.
+    fn metric(&self, numeric: bool) -> Result<String> {
+        let Some(m) = self.raw.metric.as_ref() else {
+            return Err(self.missing("metric", "name one of the [metric.NAME] tables"));
+        };
+        match self.exp.metric(m.get_ref()) {
+            None => {
+                let known: Vec<&str> = self.exp.metrics.iter().map(|m| m.name.as_str()).collect();
+                let hint = format!("metrics declared: {}", if known.is_empty() { "none".to_string() } else { known.join(", ") });
+                Err(self.loc.hinted(m.span(), &self.key("metric"), format!("no metric named {:?}", m.get_ref()), hint))
+            }
+            Some(metric) if numeric && metric.text => Err(self.loc.error(m.span(), &self.key("metric"), "this check needs a numeric metric, and this one is `text = true`")),
+            Some(_) => Ok(m.get_ref().clone()),
+        }
+    }
+
+    fn variant_name(&self, raw: Option<&Spanned<String>>, field: &str) -> Result<Option<String>> {
+        let Some(v) = raw else { return Ok(None) };
+        if self.exp.variant(v.get_ref()).is_none() {
+            return Err(self.unknown_variant(v.get_ref(), v.span(), field));
+        }
+        Ok(Some(v.get_ref().clone()))
+    }
+
+    fn unknown_variant(&self, name: &str, span: Range<usize>, field: &str) -> ConfigError {
+        let known: Vec<&str> = self.exp.variants.iter().map(|v| v.name.as_str()).collect();
+        self.loc.hinted(span, &self.key(field), format!("no variant named {name:?}"), format!("variants: {}", known.join(", ")))
+    }
+
+    fn param_name(&self) -> Result<String> {
+        let Some(p) = self.raw.along.as_ref() else {
+            return Err(self.missing("along", "name the parameter, e.g. along = \"threads\""));
+        };
+        match self.exp.param(p.get_ref()) {
+            Some(param) if param.values.len() >= 2 => Ok(p.get_ref().clone()),
+            Some(_) => Err(self.loc.error(p.span(), &self.key("along"), "this parameter has a single value: there is nothing to compare along it")),
+            None => Err(self.loc.error(p.span(), &self.key("along"), format!("no parameter named {:?} in [params]", p.get_ref()))),
+        }
+    }
+
+    fn fraction(&self, field: &str, raw: Option<&Spanned<String>>, default: Option<f64>) -> Result<f64> {
+        match (raw, default) {
+            (Some(s), _) => parse_fraction(s.get_ref()).ok_or_else(|| self.loc.hinted(s.span(), &self.key(field), "not a fraction", "write e.g. \"2.5%\" or \"0.025\"")),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(self.missing(field, "write e.g. \"5%\"")),
+        }
+    }
+
+    fn alpha(&self) -> Result<f64> {
+        match self.raw.alpha.as_ref() {
+            None => Ok(0.05),
+            Some(a) if *a.get_ref() > 0.0 && *a.get_ref() < 1.0 => Ok(*a.get_ref()),
+            Some(a) => Err(self.loc.error(a.span(), &self.key("alpha"), "alpha must lie strictly between 0 and 1")),
+        }
+    }
+
+    fn positive(&self, field: &str, raw: Option<&Spanned<f64>>) -> Result<Option<f64>> {
+        match raw {
+            Some(v) if !(v.get_ref().is_finite() && *v.get_ref() > 0.0) => Err(self.loc.error(v.span(), &self.key(field), "must be a positive number")),
+            other => Ok(other.map(|v| *v.get_ref())),
+        }
+    }
+
+    fn duration(&self) -> Result<CheckKind> {
+        let expect = match self.raw.expect.as_ref() {
+            None => return Err(self.missing("expect", "the requested seconds, e.g. expect = \"{seconds}\"")),
+            Some(e) => e,
+        };
+        let text = match expect.get_ref() {
+            RawExpect::Number(n) => n.to_string(),
+            RawExpect::Text(t) => t.clone(),
+        };
+        self.check_seconds_template(&text, expect.span())?;
+        let metric = match self.raw.metric.as_ref() {
+            Some(_) => Some(self.metric(true)?),
+            None => None,
+        };
+        Ok(CheckKind::Duration { expect: text, tolerance: self.fraction("tolerance", self.raw.tolerance.as_ref(), None)?, metric })
+    }
+
+    /// The template must yield a positive number of seconds for every value of its parameters.
+    fn check_seconds_template(&self, text: &str, span: Range<usize>) -> Result<()> {
+        let key = self.key("expect");
+        let names = placeholders(text).map_err(|m| self.loc.error(span.clone(), &key, m))?;
+        let mut values = BTreeMap::new();
+        for name in &names {
+            let Some(param) = self.exp.param(name) else {
+                return Err(self.loc.error(span, &key, format!("unknown placeholder {{{name}}}: not a parameter")));
+            };
+            for v in &param.values {
+                values.insert(name.clone(), v.clone());
+                let seconds = substitute(text, &values).trim().parse::<f64>();
+                if !seconds.is_ok_and(|s| s > 0.0) {
+                    return Err(self.loc.error(span, &key, format!("{name} = {v} does not give a positive number of seconds")));
+                }
+            }
+        }
+        if names.is_empty() && !text.trim().parse::<f64>().is_ok_and(|s| s > 0.0) {
+            return Err(self.loc.hinted(span, &key, format!("{text:?} is not a number of seconds"), "write e.g. \"{seconds}\" or 2.0"));
+        }
+        Ok(())
+    }
+
+    fn compare(&self) -> Result<CheckKind> {
+        let Some(expect) = self.raw.expect.as_ref() else {
+            return Err(self.missing("expect", "e.g. expect = \"a < 0.5 * b\""));
+        };
+        let RawExpect::Text(text) = expect.get_ref() else {
+            return Err(self.loc.error(expect.span(), &self.key("expect"), "expected an expression such as \"a < 0.5 * b\""));
+        };
+        let (op, factor) = parse_comparison(text).ok_or_else(|| {
+            self.loc.hinted(expect.span(), &self.key("expect"), format!("cannot read {text:?}"), "write `a OP [FACTOR *] b` with OP one of <, <=, >, >=, e.g. \"a < 0.5 * b\"")
+        })?;
+        Ok(CheckKind::Compare { metric: self.metric(true)?, a: self.cell("a", self.raw.a.as_ref())?, b: self.cell("b", self.raw.b.as_ref())?, op, factor })
+    }
+
+    fn ceiling(&self) -> Result<CheckKind> {
+        let limit = self.positive("limit", self.raw.limit.as_ref())?;
+        let calibration = self.raw.calibration.as_ref().map(|c| self.selector("calibration", c)).transpose()?;
+        if limit.is_some() == calibration.is_some() {
+            return Err(self.missing("limit", "give either limit = NUMBER or calibration = { variant = \"NAME\" }, not both"));
+        }
+        let fraction = self.positive("fraction", self.raw.fraction.as_ref())?.unwrap_or(0.8);
+        Ok(CheckKind::Ceiling { metric: self.metric(true)?, limit, calibration, fraction })
+    }
+
+    fn scaling(&self) -> Result<CheckKind> {
+        let Some(factor) = self.positive("factor", self.raw.factor.as_ref())? else {
+            return Err(self.missing("factor", "e.g. factor = 1.5 (at least 1.5× from the first to the last value); 1.0 means \"does not fall\""));
+        };
+        Ok(CheckKind::Scaling {
+            metric: self.metric(true)?,
+            along: self.param_name()?,
+            variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
+            factor,
+        })
+    }
+
+    /// A selector that must name exactly one cell.
+    fn cell(&self, field: &str, raw: Option<&Spanned<BTreeMap<String, toml::Value>>>) -> Result<CellSelector> {
+        let Some(raw) = raw else {
+            return Err(self.missing(field, "e.g. { variant = \"fast\", threads = 2 }"));
+        };
+        let selector = self.selector(field, raw)?;
+        if selector.variant.is_none() && self.exp.variants.len() > 1 {
+            return Err(self.loc.hinted(raw.span(), &self.key(field), "this names several cells", "add variant = \"NAME\""));
+        }
+        if let Some(p) = self.exp.params.iter().find(|p| p.values.len() > 1 && !selector.params.contains_key(&p.name)) {
+            let msg = format!("this names several cells: `{}` has {} values", p.name, p.values.len());
+            return Err(self.loc.hinted(raw.span(), &self.key(field), msg, format!("add {} = VALUE", p.name)));
+        }
+        Ok(selector)
+    }
+
+    fn selector(&self, field: &str, raw: &Spanned<BTreeMap<String, toml::Value>>) -> Result<CellSelector> {
+        let key = self.key(field);
+        let mut selector = CellSelector { variant: None, params: BTreeMap::new() };
+        for (name, value) in raw.get_ref() {
+            if name == "variant" {
+                let v = value.as_str().ok_or_else(|| self.loc.error(raw.span(), &key, "variant must be a string"))?;
+                if self.exp.variant(v).is_none() {
+                    return Err(self.unknown_variant(v, raw.span(), field));
+                }
+                selector.variant = Some(v.to_string());
+                continue;
+            }
+            let Some(param) = self.exp.param(name) else {
+                return Err(self.loc.hinted(raw.span(), &format!("{key}.{name}"), "not a parameter", "a cell is named by `variant` and parameters declared in [params]"));
+            };
+            let value = toml_to_param(value).ok_or_else(|| self.loc.error(raw.span(), &format!("{key}.{name}"), "a parameter value must be a number or a string"))?;
+            let Some(declared) = param.values.iter().find(|v| v.same_as(&value)) else {
+                let values: Vec<String> = param.values.iter().map(|v| v.to_string()).collect();
+                return Err(self.loc.hinted(raw.span(), &format!("{key}.{name}"), format!("{value} is not a value of `{name}`"), format!("values: {}", values.join(", "))));
+            };
+            selector.params.insert(name.clone(), declared.clone());
+        }
+        Ok(selector)
+    }
+}
+
+fn toml_to_param(value: &toml::Value) -> Option<ParamValue> {
+    match value {
+        toml::Value::Integer(i) => Some(ParamValue::Int(*i)),
+        toml::Value::Float(f) => Some(ParamValue::Float(*f)),
+        toml::Value::String(s) => Some(ParamValue::Text(s.clone())),
+        _ => None,
+    }
+}
+
+/// Parses `a OP b`, `a OP F * b` or `a OP b * F`.
+pub fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let rest = compact.strip_prefix('a')?;
+    let (op, rest) = [("<=", Comparison::LessEqual), (">=", Comparison::GreaterEqual), ("<", Comparison::Less), (">", Comparison::Greater)]
+        .into_iter()
+        .find_map(|(s, op)| rest.strip_prefix(s).map(|r| (op, r)))?;
+    let factor = if rest == "b" {
+        1.0
+    } else if let Some(f) = rest.strip_suffix("*b") {
+        f.parse().ok()?
+    } else {
+        rest.strip_prefix("b*")?.parse().ok()?
+    };
+    (factor > 0.0 && f64::is_finite(factor)).then_some((op, factor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparison_forms() {
+        assert_eq!(parse_comparison("a < 0.5 * b"), Some((Comparison::Less, 0.5)));
+        assert_eq!(parse_comparison("a>=b*0.9"), Some((Comparison::GreaterEqual, 0.9)));
+        assert_eq!(parse_comparison("a > b"), Some((Comparison::Greater, 1.0)));
+        assert_eq!(parse_comparison("b < a"), None);
+        assert_eq!(parse_comparison("a < -1 * b"), None);
+    }
+}

@@ -1,0 +1,166 @@
+//! Configuration errors that name the file, line, column and key, and say what to do.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A problem in `lab.toml`, located in the source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub key: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
+        if !self.key.is_empty() {
+            write!(f, "`{}`: ", self.key)?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Turns byte spans into located errors for one source file.
+pub struct Locator<'a> {
+    pub file: &'a Path,
+    pub source: &'a str,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(file: &'a Path, source: &'a str) -> Self {
+        Locator { file, source }
+    }
+
+    /// An error at `span` about `key`.
+    pub fn error(&self, span: Range<usize>, key: &str, message: impl Into<String>) -> ConfigError {
+        let (line, column) = line_column(self.source, span.start);
+        ConfigError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            key: key.to_string(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// The same with a hint saying what to do.
+    pub fn hinted(
+        &self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError {
+            hint: Some(hint.into()),
+            ..self.error(span, key, message)
+        }
+    }
+
+    /// An error from the TOML deserializer, with the key path recovered from the source.
+    pub fn from_toml(&self, err: &toml::de::Error) -> ConfigError {
+        let span = err.span().unwrap_or(0..0);
+        let key = key_path_at(self.source, span.start);
+        let message = err.message().trim().to_string();
+        let hint = hint_for_toml_message(&message);
+        ConfigError {
+            hint,
+            ..self.error(span, &key, message)
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source[..floor_char_boundary(source, offset)];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The dotted key path at a byte offset: the enclosing table header plus the key on that line.
+pub fn key_path_at(source: &str, offset: usize) -> String {
+    let offset = floor_char_boundary(source, offset.min(source.len()));
+    let mut table = String::new();
+    let mut array_counts: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut key = String::new();
+    let mut pos = 0;
+    for line in source.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if let Some(name) = trimmed.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let n = array_counts.entry(name.trim().to_string()).or_insert(0);
+            *n += 1;
+            table = format!("{}[{}]", name.trim(), *n);
+            key.clear();
+        } else if let Some(name) = trimmed.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = name.trim().to_string();
+            key.clear();
+        } else if let Some((k, _)) = trimmed.split_once('=') {
+            if !trimmed.starts_with('#') && !k.contains('"') || k.trim().starts_with('"') {
+                key = k.trim().to_string();
+            }
+        }
+        if pos + line.len() > offset {
+            break;
+        }
+        pos += line.len();
+    }
+    match (table.is_empty(), key.is_empty()) {
+        (true, _) => key,
+        (false, true) => table,
+        (false, false) => format!("{table}.{key}"),
+    }
+}
+
+fn hint_for_toml_message(message: &str) -> Option<String> {
+    if message.starts_with("unknown field") {
+        Some("remove the key or fix its spelling; the keys this table accepts are listed above".into())
+    } else if message.starts_with("missing field") {
+        Some("add the key; see README.md, \"A tour of lab.toml\"".into())
+    } else if message.starts_with("invalid type") {
+        Some("check the value's type: numbers unquoted, text in quotes, commands as arrays of strings".into())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based() {
+        let src = "a = 1\nbb = 2\n";
+        assert_eq!(line_column(src, 0), (1, 1));
+        assert_eq!(line_column(src, 6), (2, 1));
+        assert_eq!(line_column(src, 11), (2, 6));
+    }
+
+    #[test]
+    fn key_path_names_table_and_key() {
+        let src = "[experiment]\ntitle = 'x'\n\n[[variant]]\nname = 'a'\n[[variant]]\nrun = 3\n";
+        let offset = src.find("run").unwrap() + 6;
+        assert_eq!(key_path_at(src, offset), "variant[2].run");
+        assert_eq!(key_path_at(src, 14), "experiment.title");
+    }
+}

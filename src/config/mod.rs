@@ -1,0 +1,52 @@
+//! Stage 1: read `experiments/NAME/lab.toml`, parse strictly, validate into an `Experiment`.
+
+mod checks;
+mod duration;
+mod error;
+mod model;
+mod raw;
+pub mod template;
+mod validate;
+
+pub use duration::{parse_duration, parse_fraction};
+pub use error::ConfigError;
+pub use model::*;
+
+use error::Locator;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// The experiment file inside an experiment folder.
+pub const FILE_NAME: &str = "lab.toml";
+
+/// Loads and validates `dir/lab.toml`, applying `profile` when given.
+pub fn load(dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError> {
+    let file = dir.join(FILE_NAME);
+    let source = std::fs::read_to_string(&file).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: 0,
+        column: 0,
+        key: String::new(),
+        message: format!("cannot read the experiment file: {e}"),
+        hint: Some(format!("an experiment is a folder holding {FILE_NAME}; `lab list` shows those under experiments/")),
+    })?;
+    parse(&source, &file, dir, profile)
+}
+
+/// Parses and validates experiment source text; `file` and `dir` name where it came from.
+pub fn parse(source: &str, file: &Path, dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError> {
+    let loc = Locator::new(file, source);
+    let raw: raw::RawFile = toml::from_str(source).map_err(|e| loc.from_toml(&e))?;
+    let origin = validate::Origin {
+        name: experiment_name(dir),
+        dir: dir.to_path_buf(),
+        source_hash: format!("{:x}", Sha256::digest(source.as_bytes())),
+    };
+    validate::validate(raw, origin, profile, &loc)
+}
+
+/// The experiment's name: its folder's name.
+pub fn experiment_name(dir: &Path) -> String {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    canonical.file_name().map_or_else(|| "experiment".to_string(), |n| n.to_string_lossy().into_owned())
+}

@@ -1,0 +1,229 @@
+//! The validated experiment: what every later stage trusts without re-checking.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A parameter value as it appears in a command and in the data.
+#[derive(Debug, Clone, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl ParamValue {
+    /// The value as a number, when it is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ParamValue::Int(i) => Some(*i as f64),
+            ParamValue::Float(f) => Some(*f),
+            ParamValue::Text(_) => None,
+        }
+    }
+
+    /// Whether two values denote the same parameter setting (2 and 2.0 are the same).
+    pub fn same_as(&self, other: &ParamValue) -> bool {
+        match (self.as_f64(), other.as_f64()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self == other,
+        }
+    }
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Float(x) => write!(f, "{x}"),
+            ParamValue::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// One parameter axis of the matrix, in declared value order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Param {
+    pub name: String,
+    pub values: Vec<ParamValue>,
+}
+
+impl Param {
+    /// True when every value is a number, so it can be an axis of a chart.
+    pub fn is_numeric(&self) -> bool {
+        self.values.iter().all(|v| v.as_f64().is_some())
+    }
+}
+
+/// The order in which planned runs are executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Shuffled,
+    Sequential,
+}
+
+/// The build step, run once per session before any measured run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Build {
+    pub argv: Vec<String>,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+}
+
+/// A command to benchmark, with `{param}` placeholders inside argv elements.
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    pub name: String,
+    pub label: Option<String>,
+    pub argv: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cpus: Option<Vec<usize>>,
+    /// Parameters restricted to a subset of their values for this variant.
+    pub only: BTreeMap<String, Vec<ParamValue>>,
+}
+
+/// Whether a larger or smaller value of a metric is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// Where a metric's values are read from in a run's standard output.
+#[derive(Debug, Clone, Serialize)]
+pub enum Extractor {
+    /// The value of a key in every line that is a JSON object.
+    Json(String),
+    /// The first capture group of every match of a regular expression.
+    Regex(String),
+}
+
+/// A value a run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Metric {
+    pub name: String,
+    pub extractor: Extractor,
+    pub unit: String,
+    pub better: Better,
+    /// Text metrics (checksums, echoed configurations) are compared, never averaged.
+    pub text: bool,
+    pub warmup_iterations: usize,
+}
+
+/// A set of parameter values naming one cell (with the variant).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellSelector {
+    pub variant: Option<String>,
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+/// A comparison operator in a `compare` expectation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Comparison {
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+}
+
+impl Comparison {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Comparison::Less => "<",
+            Comparison::LessEqual => "≤",
+            Comparison::Greater => ">",
+            Comparison::GreaterEqual => "≥",
+        }
+    }
+}
+
+/// Whether a check judges the measurement itself or the author's hypothesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckClass {
+    Validity,
+    Hypothesis,
+}
+
+/// What a declared check tests, with its validated arguments.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum CheckKind {
+    /// Each run's duration (wall time or a metric in seconds) is `expect` ± `tolerance`.
+    Duration { expect: String, tolerance: f64, metric: Option<String> },
+    /// `a <op> factor · b`, decided on the CI of the ratio a / b.
+    Compare { metric: String, a: CellSelector, b: CellSelector, op: Comparison, factor: f64 },
+    /// A metric stays below `fraction` of a ceiling (a number or a calibration cell).
+    Ceiling { metric: String, limit: Option<f64>, calibration: Option<CellSelector>, fraction: f64 },
+    /// Two cells agree within `margin`, decided on the CI of their ratio.
+    Agree { metric: String, a: CellSelector, b: CellSelector, margin: f64 },
+    /// A text metric is identical across variants (or equal to a reference variant's).
+    Checksum { metric: String, reference: Option<String> },
+    /// Cells differing along a parameter are distinguishable.
+    Distinct { metric: String, along: String, variant: Option<String>, margin: f64 },
+    /// No trend against execution position and no carry-over from the previous run.
+    RunOrder { metric: String, alpha: f64 },
+    /// Run-to-run spread under `max_cv` and no second mode.
+    Stable { metric: String, max_cv: f64, alpha: f64 },
+    /// The metric grows along a parameter by at least `factor` from its first to last value.
+    Scaling { metric: String, along: String, variant: Option<String>, factor: f64 },
+}
+
+/// A declared check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckSpec {
+    pub name: String,
+    pub class: CheckClass,
+    pub kind: CheckKind,
+}
+
+/// A validated experiment, ready to plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    pub name: String,
+    pub dir: PathBuf,
+    pub file: PathBuf,
+    /// SHA-256 of `lab.toml`, recorded in the manifest.
+    pub source_hash: String,
+    pub title: String,
+    pub hypothesis: String,
+    pub repetitions: u32,
+    pub warmup_runs: u32,
+    pub order: Order,
+    pub seed: u64,
+    pub timeout: Duration,
+    pub versions: Vec<Vec<String>>,
+    pub build: Option<Build>,
+    pub params: Vec<Param>,
+    pub variants: Vec<Variant>,
+    pub metrics: Vec<Metric>,
+    pub checks: Vec<CheckSpec>,
+    pub profile: Option<String>,
+    /// Non-fatal findings, e.g. an argv element that looks like several arguments.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+impl Experiment {
+    pub fn metric(&self, name: &str) -> Option<&Metric> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The metric charts and tables lead with: the first numeric one.
+    pub fn primary_metric(&self) -> Option<&Metric> {
+        self.metrics.iter().find(|m| !m.text)
+    }
+}

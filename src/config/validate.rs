@@ -1,0 +1,357 @@
+//! From the raw mirror to a trusted `Experiment`: profiles, matrix, variants, metrics.
+
+use super::checks::validate_checks;
+use super::duration::parse_duration;
+use super::error::{ConfigError, Locator};
+use super::model::*;
+use super::raw::*;
+use super::template::placeholders;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use toml::Spanned;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+const DEFAULT_REPETITIONS: u32 = 5;
+const DEFAULT_SEED: u64 = 1;
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Identity of the experiment that is not in the file itself.
+pub struct Origin {
+    pub name: String,
+    pub dir: std::path::PathBuf,
+    pub source_hash: String,
+}
+
+/// Validates a parsed file, applying `profile` first.
+pub fn validate(
+    raw: RawFile,
+    origin: Origin,
+    profile: Option<&str>,
+    loc: &Locator,
+) -> Result<Experiment> {
+    let mut raw = raw;
+    let overrides = apply_profile(&mut raw, profile, loc)?;
+    let params = validate_params(&raw.params, loc)?;
+    let variants = validate_variants(&raw.variants, &params, loc)?;
+    let metrics = validate_metrics(&raw.metrics, loc)?;
+    let e = &raw.experiment;
+    let timeout = match overrides.timeout.as_ref().or(e.timeout.as_ref()) {
+        Some(t) => parse_timeout(t, loc)?,
+        None => DEFAULT_TIMEOUT,
+    };
+    let repetitions = overrides
+        .repetitions
+        .or(e.repetitions.as_ref().map(|r| *r.get_ref()))
+        .unwrap_or(DEFAULT_REPETITIONS);
+    if repetitions == 0 {
+        let span = e.repetitions.as_ref().map_or(0..0, |r| r.span());
+        return Err(loc.error(span, "experiment.repetitions", "must be at least 1"));
+    }
+    let mut experiment = Experiment {
+        name: origin.name,
+        dir: origin.dir,
+        file: loc.file.to_path_buf(),
+        source_hash: origin.source_hash,
+        title: e.title.trim().to_string(),
+        hypothesis: e.hypothesis.trim().to_string(),
+        repetitions,
+        warmup_runs: overrides.warmup_runs.or(e.warmup_runs).unwrap_or(0),
+        order: match e.order {
+            Some(RawOrder::Sequential) => Order::Sequential,
+            _ => Order::Shuffled,
+        },
+        seed: e.seed.unwrap_or(DEFAULT_SEED),
+        timeout,
+        versions: validate_versions(&e.versions, loc)?,
+        build: validate_build(raw.build.as_ref(), loc)?,
+        params,
+        variants,
+        metrics,
+        checks: Vec::new(),
+        profile: profile.map(str::to_string),
+        warnings: Vec::new(),
+    };
+    experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
+    experiment.warnings = argv_warnings(&raw, loc);
+    Ok(experiment)
+}
+
+/// What a profile changes besides parameter lists (which it replaces in place).
+#[derive(Default)]
+struct Overrides {
+    repetitions: Option<u32>,
+    warmup_runs: Option<u32>,
+    timeout: Option<Spanned<String>>,
+}
+
+fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Result<Overrides> {
+    let Some(name) = profile else {
+        return Ok(Overrides::default());
+    };
+    let Some(spanned) = raw.profiles.remove(name) else {
+        let known: Vec<&str> = raw.profiles.keys().map(String::as_str).collect();
+        let hint = if known.is_empty() {
+            "declare it as a [profile.NAME] table".to_string()
+        } else {
+            format!("profiles declared here: {}", known.join(", "))
+        };
+        return Err(loc.hinted(0..0, "profile", format!("no profile named {name:?}"), hint));
+    };
+    let profile = spanned.into_inner();
+    for (param, values) in profile.params {
+        if !raw.params.contains_key(&param) {
+            let key = format!("profile.{name}.params.{param}");
+            return Err(loc.error(values.span(), &key, "this parameter is not declared in [params]"));
+        }
+        raw.params.insert(param, values);
+    }
+    Ok(Overrides {
+        repetitions: profile.repetitions,
+        warmup_runs: profile.warmup_runs,
+        timeout: profile.timeout,
+    })
+}
+
+fn parse_timeout(text: &Spanned<String>, loc: &Locator) -> Result<Duration> {
+    parse_duration(text.get_ref()).ok_or_else(|| {
+        loc.hinted(text.span(), "timeout", "not a duration", "write e.g. \"60s\", \"500ms\" or \"2m\"")
+    })
+}
+
+fn convert_values(values: &[RawParamValue]) -> Vec<ParamValue> {
+    values
+        .iter()
+        .map(|v| match v {
+            RawParamValue::Int(i) => ParamValue::Int(*i),
+            RawParamValue::Float(f) => ParamValue::Float(*f),
+            RawParamValue::Text(s) => ParamValue::Text(s.clone()),
+        })
+        .collect()
+}
+
+fn validate_params(
+    raw: &std::collections::BTreeMap<String, Spanned<Vec<RawParamValue>>>,
+    loc: &Locator,
+) -> Result<Vec<Param>> {
+    let mut params = Vec::new();
+    for (name, values) in raw {
+        let key = format!("params.{name}");
+        if values.get_ref().is_empty() {
+            let hint = "give at least one value, or remove the parameter";
+            return Err(loc.hinted(values.span(), &key, "empty list: the matrix has no cells", hint));
+        }
+        let converted = convert_values(values.get_ref());
+        if let Some(dup) = first_duplicate(&converted) {
+            return Err(loc.error(values.span(), &key, format!("the value {dup} is listed twice")));
+        }
+        params.push(Param { name: name.clone(), values: converted });
+    }
+    Ok(params)
+}
+
+fn first_duplicate(values: &[ParamValue]) -> Option<&ParamValue> {
+    values
+        .iter()
+        .enumerate()
+        .find(|(i, v)| values[..*i].iter().any(|w| w.same_as(v)))
+        .map(|(_, v)| v)
+}
+
+fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Result<Vec<Variant>> {
+    if raw.is_empty() {
+        let hint = "add a [[variant]] table with a name and a run = [\"program\", \"arg\"] command";
+        return Err(loc.hinted(0..0, "variant", "no variants: there is nothing to run", hint));
+    }
+    let mut variants: Vec<Variant> = Vec::new();
+    for (i, v) in raw.iter().enumerate() {
+        let key = format!("variant[{}]", i + 1);
+        let name = v.name.get_ref().trim().to_string();
+        if name.is_empty() || name.contains(['/', '\\', ',']) {
+            let msg = "a variant name must be non-empty and contain no '/', '\\' or ','";
+            return Err(loc.error(v.name.span(), &format!("{key}.name"), msg));
+        }
+        if variants.iter().any(|w| w.name == name) {
+            let msg = format!("duplicate variant name {name:?}");
+            return Err(loc.hinted(v.name.span(), &format!("{key}.name"), msg, "give every variant its own name"));
+        }
+        check_argv(&v.run, &format!("{key}.run"), params, loc)?;
+        variants.push(Variant {
+            name,
+            label: v.label.clone(),
+            argv: v.run.get_ref().clone(),
+            env: v.env.clone(),
+            cpus: v.cpus.as_ref().map(|c| parse_cpus(c, &key, loc)).transpose()?,
+            only: validate_restrictions(&v.params, params, &key, loc)?,
+        });
+    }
+    Ok(variants)
+}
+
+/// Checks an argv: non-empty, and every placeholder names a parameter.
+fn check_argv(argv: &Spanned<Vec<String>>, key: &str, params: &[Param], loc: &Locator) -> Result<()> {
+    if argv.get_ref().is_empty() || argv.get_ref()[0].trim().is_empty() {
+        let hint = "write the command as an array: run = [\"program\", \"--flag=value\"]";
+        return Err(loc.hinted(argv.span(), key, "empty command", hint));
+    }
+    for element in argv.get_ref() {
+        let names = placeholders(element).map_err(|m| loc.error(argv.span(), key, m))?;
+        if let Some(unknown) = names.iter().find(|n| !params.iter().any(|p| &p.name == *n)) {
+            let declared: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            let msg = format!("unknown placeholder {{{unknown}}} in {element:?}");
+            let hint = format!("placeholders name parameters declared in [params]: {}", declared.join(", "));
+            return Err(loc.hinted(argv.span(), key, msg, hint));
+        }
+    }
+    Ok(())
+}
+
+fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<usize>> {
+    let bad = || loc.hinted(text.span(), &format!("{key}.cpus"), "not a CPU list", "write e.g. \"0\", \"0-3\" or \"0,2\"");
+    let mut cpus = Vec::new();
+    for part in text.get_ref().split(',') {
+        let part = part.trim();
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+fn validate_restrictions(
+    raw: &BTreeMap<String, Spanned<Vec<RawParamValue>>>,
+    params: &[Param],
+    key: &str,
+    loc: &Locator,
+) -> Result<BTreeMap<String, Vec<ParamValue>>> {
+    let mut only = BTreeMap::new();
+    for (name, values) in raw {
+        let key = format!("{key}.params.{name}");
+        let Some(param) = params.iter().find(|p| &p.name == name) else {
+            return Err(loc.error(values.span(), &key, "this parameter is not declared in [params]"));
+        };
+        let converted = convert_values(values.get_ref());
+        if let Some(v) = converted.iter().find(|v| !param.values.iter().any(|w| w.same_as(v))) {
+            let msg = format!("{v} is not one of the values of `{name}` in [params]");
+            return Err(loc.error(values.span(), &key, msg));
+        }
+        if converted.is_empty() {
+            return Err(loc.error(values.span(), &key, "empty list: this variant would never run"));
+        }
+        only.insert(name.clone(), converted);
+    }
+    Ok(only)
+}
+
+fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -> Result<Vec<Metric>> {
+    let mut metrics = Vec::new();
+    for (name, spanned) in raw {
+        let key = format!("metric.{name}");
+        let m = spanned.get_ref();
+        let extractor = match (&m.json, &m.regex) {
+            (Some(k), None) => Extractor::Json(k.clone()),
+            (None, Some(r)) => Extractor::Regex(check_regex(r, &key, loc)?),
+            _ => {
+                let hint = "write json = \"key\" to read a JSON line, or regex = 'value=(\\S+)'";
+                return Err(loc.hinted(spanned.span(), &key, "give exactly one of `json` or `regex`", hint));
+            }
+        };
+        metrics.push(Metric {
+            name: name.clone(),
+            extractor,
+            unit: m.unit.clone().unwrap_or_default(),
+            better: match m.better {
+                Some(RawBetter::Lower) => Better::Lower,
+                _ => Better::Higher,
+            },
+            text: m.text,
+            warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
+        });
+    }
+    Ok(metrics)
+}
+
+fn check_regex(r: &Spanned<String>, key: &str, loc: &Locator) -> Result<String> {
+    let key = format!("{key}.regex");
+    let compiled = regex::Regex::new(r.get_ref()).map_err(|e| loc.error(r.span(), &key, format!("bad regular expression: {e}")))?;
+    if compiled.captures_len() < 2 {
+        let hint = "put the value in parentheses, e.g. 'mops=(\\S+)'";
+        return Err(loc.hinted(r.span(), &key, "the regex has no capture group", hint));
+    }
+    Ok(r.get_ref().clone())
+}
+
+fn validate_versions(raw: &[Spanned<Vec<String>>], loc: &Locator) -> Result<Vec<Vec<String>>> {
+    raw.iter()
+        .map(|argv| match argv.get_ref().first() {
+            Some(p) if !p.trim().is_empty() => Ok(argv.get_ref().clone()),
+            _ => Err(loc.error(argv.span(), "experiment.versions", "empty command")),
+        })
+        .collect()
+}
+
+fn validate_build(raw: Option<&RawBuild>, loc: &Locator) -> Result<Option<Build>> {
+    let Some(b) = raw else { return Ok(None) };
+    if b.run.get_ref().first().is_none_or(|p| p.trim().is_empty()) {
+        let hint = "write the build command as an array: run = [\"javac\", \"-d\", \"build\", \"Main.java\"]";
+        return Err(loc.hinted(b.run.span(), "build.run", "empty command", hint));
+    }
+    Ok(Some(Build {
+        argv: b.run.get_ref().clone(),
+        inputs: b.inputs.clone(),
+        outputs: b.outputs.clone(),
+    }))
+}
+
+/// Warns about argv elements that look like several arguments in one (seed 000, trap 5).
+fn argv_warnings(raw: &RawFile, loc: &Locator) -> Vec<String> {
+    let commands = raw
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (format!("variant[{}].run", i + 1), &v.run))
+        .chain(raw.build.iter().map(|b| ("build.run".to_string(), &b.run)));
+    let mut warnings = Vec::new();
+    for (key, argv) in commands {
+        for (i, element) in argv.get_ref().iter().enumerate() {
+            if looks_like_several_arguments(element, i == 0) {
+                let e = loc.hinted(argv.span(), &key, format!("the argument {element:?} contains a space"),
+                    "it is passed as ONE argument (no shell splits it); if you meant several, write them as separate strings");
+                warnings.push(e.to_string());
+            }
+        }
+    }
+    warnings
+}
+
+fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
+    let mut words = element.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let rest: Vec<&str> = words.collect();
+    if rest.is_empty() {
+        return false;
+    }
+    is_program || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_arguments_in_one_element_are_spotted() {
+        assert!(looks_like_several_arguments("--algo bmm --block 4", false));
+        assert!(looks_like_several_arguments("prog --x", true));
+        assert!(!looks_like_several_arguments("--name=a b", false));
+        assert!(!looks_like_several_arguments("--threads=2", false));
+    }
+}

@@ -1,0 +1,46 @@
+//! Session-start calibration: the timer's granularity and read cost, and the cost of spawning
+//! an empty process, so runs too short to time can be recognised.
+
+use super::clock;
+use super::measure::{RunRequest, Runner};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How many empty processes are spawned to measure spawn cost.
+const SPAWN_SAMPLES: usize = 30;
+
+/// What the calibration measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub timer_reported_resolution_ns: u64,
+    pub timer_granularity_ns: u64,
+    pub timer_read_ns: f64,
+    /// Median wall time of running `true`.
+    pub spawn_median_ns: u64,
+    /// Interquartile range of the same: the noise any run's wall time carries.
+    pub spawn_iqr_ns: u64,
+    pub spawn_samples: usize,
+}
+
+/// Measures the clock and the spawn cost through `runner`, writing throw-away logs to `scratch`.
+pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
+    let argv = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let (out, err) = (scratch.join("calibration.out"), scratch.join("calibration.err"));
+    let request = RunRequest { argv: &argv, env: &env, cwd: scratch, cpus: None, timeout: Duration::from_secs(10), stdout: &out, stderr: &err };
+    let mut walls: Vec<u64> = (0..SPAWN_SAMPLES).map(|_| runner.run(&request).wall_ns).collect();
+    walls.sort_unstable();
+    let _ = std::fs::remove_file(out);
+    let _ = std::fs::remove_file(err);
+    let at = |q: usize| walls[(walls.len() - 1) * q / 4];
+    Calibration {
+        timer_reported_resolution_ns: clock::reported_resolution_ns(),
+        timer_granularity_ns: clock::observed_granularity_ns(1_000),
+        timer_read_ns: clock::read_cost_ns(1_000_000),
+        spawn_median_ns: at(2),
+        spawn_iqr_ns: at(3) - at(1),
+        spawn_samples: SPAWN_SAMPLES,
+    }
+}

@@ -1,0 +1,75 @@
+//! What one process run yields: timings, resource use and how it ended.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How a run's process ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    /// The process could not be started at all (program missing, not executable…).
+    SpawnFailed(String),
+}
+
+/// Everything measured about one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    /// Wall time on CLOCK_MONOTONIC from just before spawn to just after the blocking wait.
+    pub wall_ns: u64,
+    /// The same interval on CLOCK_BOOTTIME; larger than `wall_ns` when the machine slept.
+    pub boottime_ns: u64,
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub max_rss_kib: u64,
+    pub voluntary_cs: u64,
+    pub involuntary_cs: u64,
+    pub exit: Exit,
+    pub timed_out: bool,
+    /// The CPU set the process actually got, when affinity was requested.
+    pub cpus_granted: Option<Vec<usize>>,
+    /// Wall-clock start, for the record only (never used in analysis).
+    pub start_unix_ms: u64,
+}
+
+impl Measurement {
+    /// A run that never started.
+    pub fn spawn_failed(reason: String, start_unix_ms: u64) -> Self {
+        Measurement {
+            wall_ns: 0,
+            boottime_ns: 0,
+            user_ns: 0,
+            sys_ns: 0,
+            max_rss_kib: 0,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+            exit: Exit::SpawnFailed(reason),
+            timed_out: false,
+            cpus_granted: None,
+            start_unix_ms,
+        }
+    }
+
+    /// Time the run was asleep in a system suspend, beyond clock noise.
+    pub fn suspended_ns(&self) -> u64 {
+        self.boottime_ns.saturating_sub(self.wall_ns)
+    }
+}
+
+/// What to run.
+pub struct RunRequest<'a> {
+    pub argv: &'a [String],
+    pub env: &'a BTreeMap<String, String>,
+    pub cwd: &'a Path,
+    pub cpus: Option<&'a [usize]>,
+    pub timeout: Duration,
+    pub stdout: &'a Path,
+    pub stderr: &'a Path,
+}
+
+/// Runs one process and measures it. A failing process is a result, not an error.
+pub trait Runner {
+    fn run(&mut self, request: &RunRequest) -> Measurement;
+}

@@ -1,0 +1,101 @@
+//! Reading metric values out of a run's standard output: JSON object lines or a regex.
+
+use crate::config::{Extractor, Metric};
+use regex::Regex;
+
+/// One value a run reported: the `iteration`-th value of `metric` (0-based).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub metric: String,
+    pub iteration: usize,
+    pub value: String,
+}
+
+/// Compiled extractors, built once per session so nothing is compiled between runs.
+pub struct MetricReader {
+    metrics: Vec<(String, Reader)>,
+}
+
+enum Reader {
+    Json(Vec<String>),
+    Regex(Regex),
+}
+
+impl MetricReader {
+    pub fn new(metrics: &[Metric]) -> Self {
+        let metrics = metrics
+            .iter()
+            .map(|m| {
+                let reader = match &m.extractor {
+                    Extractor::Json(key) => Reader::Json(key.split('.').map(str::to_string).collect()),
+                    // Validated at load time, so compiling cannot fail here.
+                    Extractor::Regex(r) => Reader::Regex(Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid"))),
+                };
+                (m.name.clone(), reader)
+            })
+            .collect();
+        MetricReader { metrics }
+    }
+
+    /// Every value of every metric in `output`, in order of appearance.
+    pub fn read(&self, output: &str) -> Vec<Sample> {
+        let mut samples = Vec::new();
+        for (name, reader) in &self.metrics {
+            let values = match reader {
+                Reader::Json(path) => json_values(output, path),
+                Reader::Regex(re) => re.captures_iter(output).filter_map(|c| c.get(1)).map(|m| m.as_str().to_string()).collect(),
+            };
+            samples.extend(values.into_iter().enumerate().map(|(iteration, value)| Sample { metric: name.clone(), iteration, value }));
+        }
+        samples
+    }
+}
+
+fn json_values(output: &str, path: &[String]) -> Vec<String> {
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| lookup(&v, path).and_then(scalar_text))
+        .collect()
+}
+
+fn lookup<'a>(value: &'a serde_json::Value, path: &[String]) -> Option<&'a serde_json::Value> {
+    path.iter().try_fold(value, |v, key| v.get(key))
+}
+
+fn scalar_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Better;
+
+    fn metric(name: &str, extractor: Extractor) -> Metric {
+        Metric { name: name.into(), extractor, unit: String::new(), better: Better::Higher, text: false, warmup_iterations: 0 }
+    }
+
+    #[test]
+    fn reads_json_lines_and_regex_matches() {
+        let reader = MetricReader::new(&[
+            metric("mops", Extractor::Json("mops".into())),
+            metric("nested", Extractor::Json("a.b".into())),
+            metric("lat", Extractor::Regex(r"lat=(\S+)".into())),
+        ]);
+        let out = "warming up\n{\"mops\": 8.4, \"a\": {\"b\": \"x\"}}\nlat=1.5 lat=2\n{\"mops\": 9}\nnot {json\n";
+        let s = reader.read(out);
+        let values = |m: &str| s.iter().filter(|x| x.metric == m).map(|x| x.value.as_str()).collect::<Vec<_>>();
+        assert_eq!(values("mops"), vec!["8.4", "9"]);
+        assert_eq!(values("nested"), vec!["x"]);
+        assert_eq!(values("lat"), vec!["1.5", "2"]);
+        assert_eq!(s.iter().find(|x| x.metric == "mops" && x.value == "9").unwrap().iteration, 1);
+    }
+}

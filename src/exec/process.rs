@@ -1,0 +1,240 @@
+//! The real runner: one process per run in its own process group, a blocking `wait4`, and a
+//! watchdog thread that sleeps until the deadline and kills the whole group if it is reached.
+
+use super::clock::Instant2;
+use super::measure::{Exit, Measurement, RunRequest, Runner};
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Spawns real processes.
+#[derive(Debug, Default)]
+pub struct ProcessRunner;
+
+impl Runner for ProcessRunner {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        let start_unix_ms = unix_ms();
+        let mut command = match prepare(request) {
+            Ok(c) => c,
+            Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
+        };
+        let start = Instant2::now();
+        let child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms),
+        };
+        let pid = child.id() as libc::pid_t;
+        let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
+        let watchdog = Watchdog::arm(pid, request.timeout);
+        let (status, usage) = wait_blocking(pid);
+        let end = Instant2::now();
+        let timed_out = watchdog.disarm();
+        // Leftover members of the group (background children) would disturb the next run.
+        // SAFETY: signalling a process group we created; ESRCH when it is already gone is fine.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        Measurement {
+            wall_ns: end.monotonic - start.monotonic,
+            boottime_ns: end.boottime - start.boottime,
+            user_ns: timeval_ns(usage.ru_utime),
+            sys_ns: timeval_ns(usage.ru_stime),
+            max_rss_kib: usage.ru_maxrss.max(0) as u64,
+            voluntary_cs: usage.ru_nvcsw.max(0) as u64,
+            involuntary_cs: usage.ru_nivcsw.max(0) as u64,
+            exit: decode_status(status),
+            timed_out,
+            cpus_granted,
+            start_unix_ms,
+        }
+    }
+}
+
+fn prepare(request: &RunRequest) -> Result<Command, String> {
+    let stdout = File::create(request.stdout).map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
+    let stderr = File::create(request.stderr).map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
+    let mut command = Command::new(&request.argv[0]);
+    command
+        .args(&request.argv[1..])
+        .envs(request.env)
+        .current_dir(request.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(stdout))
+        .stderr(Stdio::from(stderr))
+        .process_group(0);
+    if let Some(cpus) = request.cpus {
+        let set = cpu_set(cpus);
+        // SAFETY: sched_setaffinity is async-signal-safe and touches only this (child) process.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    Ok(command)
+}
+
+/// A readable reason for a failed spawn, naming the program.
+pub fn spawn_error(program: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!("cannot start `{program}`: not found (is it installed and on PATH?)"),
+        std::io::ErrorKind::PermissionDenied => format!("cannot start `{program}`: permission denied (is it executable?)"),
+        _ => format!("cannot start `{program}`: {e}"),
+    }
+}
+
+fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: CPU_SET bounds-checks against the set size.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    set
+}
+
+fn granted_cpus(pid: libc::pid_t) -> Vec<usize> {
+    // SAFETY: as in cpu_set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is writable and sized as passed.
+    if unsafe { libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Vec::new();
+    }
+    // SAFETY: CPU_ISSET reads within the set.
+    (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+}
+
+/// Blocks in `wait4` until the process ends; on EINTR from Ctrl-C it kills the group first.
+fn wait_blocking(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waiting for our own child with valid out-pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return (status, usage);
+        }
+        if super::interrupt::requested() {
+            // SAFETY: killing the group we created; the next wait4 reaps the leader.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    }
+}
+
+fn decode_status(status: libc::c_int) -> Exit {
+    if libc::WIFSIGNALED(status) {
+        Exit::Signal(libc::WTERMSIG(status))
+    } else {
+        Exit::Code(libc::WEXITSTATUS(status))
+    }
+}
+
+fn timeval_ns(tv: libc::timeval) -> u64 {
+    (tv.tv_sec.max(0) as u64) * 1_000_000_000 + (tv.tv_usec.max(0) as u64) * 1_000
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Sleeps (blocked on a channel, not polling) until the deadline, then kills the process group.
+struct Watchdog {
+    cancel: mpsc::Sender<()>,
+    fired: Arc<AtomicBool>,
+    thread: thread::JoinHandle<()>,
+}
+
+impl Watchdog {
+    fn arm(pgid: libc::pid_t, timeout: Duration) -> Self {
+        let (cancel, cancelled) = mpsc::channel::<()>();
+        let fired = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&fired);
+        let thread = thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = cancelled.recv_timeout(timeout) {
+                flag.store(true, Ordering::SeqCst);
+                // SAFETY: killing the group we created.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            }
+        });
+        Watchdog { cancel, fired, thread }
+    }
+
+    /// Stops the watchdog; true when it had fired.
+    fn disarm(self) -> bool {
+        let _ = self.cancel.send(());
+        let _ = self.thread.join();
+        self.fired.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    fn run(argv: &[&str], timeout_ms: u64, cpus: Option<&[usize]>) -> (Measurement, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let env = BTreeMap::from([("LAB_TEST".to_string(), "yes".to_string())]);
+        let request = RunRequest {
+            argv: &argv,
+            env: &env,
+            cwd: Path::new("/"),
+            cpus,
+            timeout: Duration::from_millis(timeout_ms),
+            stdout: &out,
+            stderr: &err,
+        };
+        let m = ProcessRunner.run(&request);
+        (m, std::fs::read_to_string(out).unwrap_or_default())
+    }
+
+    #[test]
+    fn records_exit_code_output_and_env() {
+        let (m, out) = run(&["sh", "-c", "echo $LAB_TEST; exit 3"], 5_000, None);
+        assert_eq!(m.exit, Exit::Code(3));
+        assert_eq!(out, "yes\n");
+        assert!(!m.timed_out);
+        assert!(m.wall_ns > 0 && m.boottime_ns >= m.wall_ns);
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        // The shell's child `sleep` would outlive a kill of the shell alone.
+        let (m, _) = run(&["sh", "-c", "sleep 30 & sleep 30; wait"], 200, None);
+        assert!(m.timed_out);
+        assert_eq!(m.exit, Exit::Signal(libc::SIGKILL));
+        assert!(m.wall_ns < 5_000_000_000, "killed near the deadline, took {} ns", m.wall_ns);
+    }
+
+    #[test]
+    fn missing_program_is_a_recorded_failure() {
+        let (m, _) = run(&["/nonexistent/prog"], 1_000, None);
+        match m.exit {
+            Exit::SpawnFailed(reason) => assert!(reason.contains("not found"), "{reason}"),
+            other => panic!("expected a spawn failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn affinity_is_applied_and_recorded() {
+        let (m, out) = run(&["sh", "-c", "grep Cpus_allowed_list /proc/self/status"], 5_000, Some(&[0]));
+        assert_eq!(m.cpus_granted, Some(vec![0]));
+        assert!(out.trim().ends_with('0'), "{out}");
+    }
+
+    #[test]
+    fn rusage_counts_cpu_time() {
+        let (m, _) = run(&["sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], 10_000, None);
+        assert!(m.user_ns + m.sys_ns > 1_000_000, "user {} sys {}", m.user_ns, m.sys_ns);
+        assert!(m.max_rss_kib > 0);
+    }
+}

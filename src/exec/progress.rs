@@ -1,0 +1,76 @@
+//! Progress on long sessions: a bar with ETA on a terminal, plain lines otherwise, nothing with
+//! `--quiet`. Updated only between runs, never while one executes.
+
+use crate::plan::PlannedRun;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
+
+/// How progress is shown.
+pub enum Progress {
+    Quiet,
+    Lines { total: usize },
+    Bar(ProgressBar),
+}
+
+impl Progress {
+    /// Picks the form: quiet, a bar on an interactive stderr, lines otherwise.
+    pub fn new(total: usize, quiet: bool) -> Self {
+        if quiet {
+            return Progress::Quiet;
+        }
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines { total };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        Progress::Bar(bar)
+    }
+
+    /// Says what runs next.
+    pub fn starting(&self, run: &PlannedRun) {
+        if let Progress::Bar(bar) = self {
+            bar.set_message(describe(run));
+        }
+    }
+
+    /// Says how a run ended.
+    pub fn finished(&self, run: &PlannedRun, wall_ns: u64, problems: &[String]) {
+        let outcome = if problems.is_empty() { "ok".to_string() } else { problems.join("; ") };
+        match self {
+            Progress::Quiet => {}
+            Progress::Lines { total } => {
+                let line = format!("[{}/{}] {} {:.3} s {}\n", run.position, total, describe(run), wall_ns as f64 / 1e9, outcome);
+                let _ = std::io::stderr().write_all(line.as_bytes());
+            }
+            Progress::Bar(bar) => {
+                if !problems.is_empty() {
+                    bar.println(format!("{} {}: {outcome}", run.id, describe(run)));
+                }
+                bar.inc(1);
+            }
+        }
+    }
+
+    /// A note that is not about one run.
+    pub fn note(&self, text: &str) {
+        match self {
+            Progress::Quiet => {}
+            Progress::Lines { .. } => eprintln!("{text}"),
+            Progress::Bar(bar) => bar.println(text),
+        }
+    }
+
+    pub fn done(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn describe(run: &PlannedRun) -> String {
+    let params: Vec<String> = run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let kind = if run.warmup { "warm-up" } else { "rep" };
+    format!("{} {} ({kind} {})", run.variant, params.join(" "), run.repetition)
+}

@@ -1,0 +1,201 @@
+//! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
+
+use crate::config::{template::substitute, Experiment, Order, ParamValue};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One cell of the matrix: a variant at one setting of every parameter.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CellKey {
+    pub variant: String,
+    /// Parameter values in their display form, by parameter name.
+    pub params: BTreeMap<String, String>,
+}
+
+impl fmt::Display for CellKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.variant)?;
+        for (k, v) in &self.params {
+            write!(f, " {k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One process to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedRun {
+    /// Stable identifier, also the log file name: `r0001`, `r0002`, … in execution order.
+    pub id: String,
+    /// 1-based position in the execution order.
+    pub position: usize,
+    pub variant: String,
+    pub params: BTreeMap<String, ParamValue>,
+    /// 1-based repetition within the cell; warm-up runs count separately.
+    pub repetition: u32,
+    pub warmup: bool,
+    pub argv: Vec<String>,
+}
+
+impl PlannedRun {
+    pub fn cell(&self) -> CellKey {
+        CellKey {
+            variant: self.variant.clone(),
+            params: self.params.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+        }
+    }
+}
+
+/// Every planned run in execution order, with what decided the order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Plan {
+    pub order: Order,
+    pub seed: u64,
+    pub runs: Vec<PlannedRun>,
+}
+
+/// A cell before repetitions are assigned.
+#[derive(Debug, Clone)]
+struct Cell {
+    variant: usize,
+    params: BTreeMap<String, ParamValue>,
+}
+
+/// Expands the experiment into runs. Shuffled order is blocked: each block holds every cell once,
+/// warm-up blocks first, so drift spreads evenly over cells instead of confounding them.
+pub fn plan(exp: &Experiment) -> Plan {
+    let cells = cells(exp);
+    let blocks = exp.warmup_runs + exp.repetitions;
+    let mut rng = ChaCha8Rng::seed_from_u64(exp.seed);
+    let mut order: Vec<(usize, u32)> = Vec::new();
+    match exp.order {
+        Order::Shuffled => {
+            for block in 0..blocks {
+                let mut ids: Vec<usize> = (0..cells.len()).collect();
+                ids.shuffle(&mut rng);
+                order.extend(ids.into_iter().map(|c| (c, block)));
+            }
+        }
+        Order::Sequential => {
+            for c in 0..cells.len() {
+                order.extend((0..blocks).map(|block| (c, block)));
+            }
+        }
+    }
+    let runs = order
+        .into_iter()
+        .enumerate()
+        .map(|(i, (c, block))| planned_run(exp, &cells[c], block, i + 1))
+        .collect();
+    Plan { order: exp.order, seed: exp.seed, runs }
+}
+
+fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> PlannedRun {
+    let variant = &exp.variants[cell.variant];
+    let warmup = block < exp.warmup_runs;
+    let repetition = if warmup { block + 1 } else { block - exp.warmup_runs + 1 };
+    PlannedRun {
+        id: run_id(position),
+        position,
+        variant: variant.name.clone(),
+        params: cell.params.clone(),
+        repetition,
+        warmup,
+        argv: variant.argv.iter().map(|a| substitute(a, &cell.params)).collect(),
+    }
+}
+
+/// The identifier of the run at a 1-based position.
+pub fn run_id(position: usize) -> String {
+    format!("r{position:04}")
+}
+
+/// Every cell: variants in declared order, then the parameter product (names sorted, values in
+/// declared order), honouring per-variant restrictions.
+fn cells(exp: &Experiment) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (vi, variant) in exp.variants.iter().enumerate() {
+        let mut combos: Vec<BTreeMap<String, ParamValue>> = vec![BTreeMap::new()];
+        for param in &exp.params {
+            let values = variant.only.get(&param.name).unwrap_or(&param.values);
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.insert(param.name.clone(), v.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        out.extend(combos.into_iter().map(|params| Cell { variant: vi, params }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn experiment(order: &str, seed: u64) -> Experiment {
+        let src = format!(
+            r#"
+[experiment]
+title = "t"
+hypothesis = "h"
+repetitions = 3
+warmup_runs = 1
+order = "{order}"
+seed = {seed}
+[params]
+threads = [1, 2]
+size = ["s", "l"]
+[[variant]]
+name = "a"
+run = ["prog", "--threads={{threads}}", "--size={{size}}"]
+[[variant]]
+name = "b"
+run = ["prog2"]
+params = {{ threads = [1] }}
+"#
+        );
+        crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    }
+
+    #[test]
+    fn expands_the_matrix_with_restrictions() {
+        let plan = plan(&experiment("sequential", 1));
+        // a: 2 threads × 2 sizes, b: 1 thread × 2 sizes = 6 cells × (1 warm-up + 3) runs.
+        assert_eq!(plan.runs.len(), 24);
+        let first = &plan.runs[0];
+        assert_eq!(first.argv, vec!["prog", "--threads=1", "--size=s"]);
+        assert!(first.warmup);
+        assert_eq!(plan.runs[1].repetition, 1);
+        assert!(!plan.runs[1].warmup);
+        assert!(plan.runs.iter().filter(|r| r.variant == "b").all(|r| r.params["threads"] == ParamValue::Int(1)));
+        assert_eq!(plan.runs[23].id, "r0024");
+    }
+
+    #[test]
+    fn shuffled_order_is_seeded_and_blocked() {
+        let a = plan(&experiment("shuffled", 7));
+        let b = plan(&experiment("shuffled", 7));
+        let c = plan(&experiment("shuffled", 8));
+        assert_eq!(a.runs, b.runs);
+        assert_ne!(a.runs, c.runs);
+        for block in a.runs.chunks(6) {
+            let mut cells: Vec<CellKey> = block.iter().map(PlannedRun::cell).collect();
+            cells.sort();
+            cells.dedup();
+            assert_eq!(cells.len(), 6, "each block holds every cell once");
+        }
+        assert!(a.runs[..6].iter().all(|r| r.warmup));
+        assert!(a.runs[6..].iter().all(|r| !r.warmup));
+    }
+}

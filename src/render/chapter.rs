@@ -1,0 +1,243 @@
+//! The chapter's template context: every number formatted once, here, from the analysis.
+
+use super::figures::Figure;
+use crate::analysis::{Analysis, CellStats};
+use crate::checks::{CheckResult, Verdict};
+use crate::config::{CheckClass, Experiment};
+use crate::format::{percent, significant, value};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct ChapterContext {
+    pub title: String,
+    pub hypothesis: String,
+    pub banner: String,
+    pub checks: Vec<CheckRow>,
+    pub charts: Vec<Figure>,
+    pub tables: Vec<Table>,
+    pub invalid_runs: Vec<InvalidRun>,
+    pub variants: Vec<VariantRow>,
+    pub environment: Vec<KeyValue>,
+    pub session: String,
+    pub counts: String,
+    pub reproduce: String,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+#[derive(Serialize)]
+pub struct CheckRow {
+    pub mark: String,
+    pub name: String,
+    pub kind: String,
+    pub evidence: String,
+    pub reading: String,
+}
+
+#[derive(Serialize)]
+pub struct Table {
+    pub metric: String,
+    pub unit: String,
+    pub params: String,
+    pub rows: Vec<TableRow>,
+}
+
+#[derive(Serialize)]
+pub struct TableRow {
+    pub variant: String,
+    pub params: String,
+    pub median: String,
+    pub n: usize,
+    pub cv: String,
+    pub min: String,
+    pub max: String,
+    pub excluded: usize,
+}
+
+#[derive(Serialize)]
+pub struct InvalidRun {
+    pub id: String,
+    pub cell: String,
+    pub reasons: String,
+}
+
+#[derive(Serialize)]
+pub struct VariantRow {
+    pub name: String,
+    pub label: Option<String>,
+    pub command: String,
+    pub extra: String,
+}
+
+#[derive(Serialize)]
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+/// Makes text safe inside one Markdown table cell (HTML escaping is Tera's job).
+pub fn cell_text(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>) -> ChapterContext {
+    ChapterContext {
+        title: exp.title.clone(),
+        hypothesis: exp.hypothesis.split_whitespace().collect::<Vec<_>>().join(" "),
+        banner: banner(&analysis.checks),
+        checks: analysis.checks.iter().map(check_row).collect(),
+        charts,
+        tables: tables(exp, analysis),
+        invalid_runs: invalid_runs(analysis),
+        variants: variants(exp),
+        environment: environment(analysis),
+        session: analysis.session.clone(),
+        counts: format!(
+            "{} of {} planned runs finished, {} warm-up, {} valid, {} excluded",
+            analysis.counts.finished, analysis.counts.planned, analysis.counts.warmup, analysis.counts.valid, analysis.counts.invalid
+        ),
+        reproduce: analysis.manifest.command.clone(),
+        resamples: analysis.resampling.resamples,
+        seed: analysis.resampling.seed,
+    }
+}
+
+/// The verdict strip: counts per verdict, and the untrusted warning when it applies.
+pub fn banner(checks: &[CheckResult]) -> String {
+    let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
+    let mut text = format!(
+        "**Verdicts:** {} ✅ pass · {} ❌ fail · {} ⚠️ inconclusive · {} ⏸️ not run.",
+        count(Verdict::Pass), count(Verdict::Fail), count(Verdict::Inconclusive), count(Verdict::NotRun)
+    );
+    let failed: Vec<&str> = checks.iter().filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail).map(|c| c.name.as_str()).collect();
+    if !failed.is_empty() {
+        text.push_str(&format!(
+            " **Untrusted:** the validity check{} \"{}\" failed, so the hypothesis verdicts below may rest on broken measurements.",
+            if failed.len() > 1 { "s" } else { "" },
+            failed.join("\", \"")
+        ));
+    }
+    text
+}
+
+fn check_row(c: &CheckResult) -> CheckRow {
+    let class = match (c.class, c.automatic) {
+        (CheckClass::Validity, true) => "validity, automatic".to_string(),
+        (CheckClass::Validity, false) => format!("validity, {}", c.kind),
+        (CheckClass::Hypothesis, _) => format!("hypothesis, {}", c.kind),
+    };
+    let untrusted = if c.untrusted { " (untrusted)" } else { "" };
+    CheckRow {
+        mark: format!("{} {}{untrusted}", c.verdict.mark(), c.verdict.word()),
+        name: cell_text(&c.name),
+        kind: class,
+        evidence: cell_text(&c.evidence),
+        reading: cell_text(&c.reading),
+    }
+}
+
+fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
+    exp.metrics
+        .iter()
+        .filter(|m| !m.text)
+        .map(|m| Table {
+            metric: m.name.clone(),
+            unit: m.unit.clone(),
+            params: exp.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+            rows: analysis.cells.iter().filter(|c| c.metric == m.name).map(table_row).collect(),
+        })
+        .collect()
+}
+
+fn table_row(c: &CellStats) -> TableRow {
+    let number = |x: f64| significant(x, 3);
+    let median = match (&c.summary, &c.median_ci) {
+        (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.median), number(ci.lo), number(ci.hi)),
+        (Some(s), None) => number(s.median),
+        _ => "no valid run".into(),
+    };
+    TableRow {
+        variant: cell_text(&c.cell.variant),
+        params: cell_text(&c.cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
+        median,
+        n: c.n,
+        cv: c.summary.as_ref().filter(|s| s.n > 1).map_or("–".into(), |s| percent(s.cv)),
+        min: c.summary.as_ref().map_or("–".into(), |s| number(s.min)),
+        max: c.summary.as_ref().map_or("–".into(), |s| number(s.max)),
+        excluded: c.invalid_runs,
+    }
+}
+
+fn invalid_runs(analysis: &Analysis) -> Vec<InvalidRun> {
+    analysis
+        .runs
+        .iter()
+        .filter(|r| !r.is_valid())
+        .map(|r| InvalidRun {
+            id: r.id.clone(),
+            cell: cell_text(&format!("{}{}", r.cell, if r.warmup { " (warm-up)" } else { "" })),
+            reasons: cell_text(&r.problems.join("; ")),
+        })
+        .collect()
+}
+
+fn variants(exp: &Experiment) -> Vec<VariantRow> {
+    exp.variants
+        .iter()
+        .map(|v| {
+            let mut extra = Vec::new();
+            if !v.env.is_empty() {
+                extra.push(format!("env {}", v.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
+            }
+            if let Some(cpus) = &v.cpus {
+                extra.push(format!("pinned to CPUs {}", cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")));
+            }
+            VariantRow { name: v.name.clone(), label: v.label.clone(), command: shell_words(&v.argv), extra: extra.join("; ") }
+        })
+        .collect()
+}
+
+/// An argv shown as a POSIX shell would need it typed, quoting elements that need it.
+pub fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c)) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn environment(analysis: &Analysis) -> Vec<KeyValue> {
+    let m = &analysis.manifest;
+    let mut rows = vec![
+        ("lab version", m.lab_version.clone()),
+        ("host", m.host.name.clone()),
+        ("CPU", m.host.cpu_model.clone().unwrap_or_else(|| "unknown".into())),
+        ("logical CPUs", format!("{} (allowed: {})", m.host.logical_cpus, m.host.allowed_cpus.clone().unwrap_or_default())),
+        ("governor", m.host.governor.clone().unwrap_or_else(|| "not readable".into())),
+        ("turbo", m.host.turbo.clone().unwrap_or_else(|| "not readable".into())),
+        ("kernel", m.host.kernel.clone().unwrap_or_default()),
+        ("memory", m.host.memory_total.clone().unwrap_or_default()),
+        ("load before / after", format!("{} / {}", m.load_before, m.load_after.clone().unwrap_or_else(|| "–".into()))),
+        ("started / finished", format!("{} / {}", m.started_utc, m.finished_utc.clone().unwrap_or_else(|| "unfinished".into()))),
+        ("git", m.git.as_ref().map_or("not a git checkout".into(), |g| format!("{}{}", g.commit, if g.dirty { " (uncommitted changes)" } else { "" }))),
+        ("lab.toml SHA-256", m.experiment_file_hash.clone()),
+        ("profile", m.profile.clone().unwrap_or_else(|| "default".into())),
+        ("order", format!("{}, seed {}", m.order, m.seed)),
+    ];
+    if let Some(c) = &m.calibration {
+        rows.push(("timer", format!("granularity {} ns, read cost {} ns", c.timer_granularity_ns, significant(c.timer_read_ns, 3))));
+        rows.push(("process spawn", format!("median {}, IQR {} ({} samples)", value(c.spawn_median_ns as f64 / 1e6, "ms"), value(c.spawn_iqr_ns as f64 / 1e6, "ms"), c.spawn_samples)));
+    }
+    if let Some(b) = &m.build {
+        rows.push(("build", format!("{} ({})", shell_words(&b.command), if b.ran { format!("ran, {} ms", b.wall_ms) } else { "unchanged, skipped".into() })));
+    }
+    for v in &m.versions {
+        rows.push(("version", format!("{}: {}", shell_words(&v.command), v.output.lines().next().unwrap_or(""))));
+    }
+    rows.into_iter().map(|(k, v)| KeyValue { key: k.to_string(), value: cell_text(&v) }).collect()
+}

@@ -1,0 +1,257 @@
+//! Axis helpers: "nice" linear and log ticks, an f64 axis with our own ticks,
+//! and the value-axis setup (ticks, padded range, label precision) the charts share.
+
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
+
+use super::style::{self, FONT_TICK};
+
+/// A value (y) axis: ticks, the padded range they sit in, and how many
+/// significant digits the labels need to differ.
+pub struct ValueAxis {
+    pub ticks: Vec<f64>,
+    pub range: (f64, f64),
+    pub sig: u32,
+}
+
+impl ValueAxis {
+    /// About six nice ticks enclosing `[lo, hi]`.
+    pub fn new(lo: f64, hi: f64) -> ValueAxis {
+        let (ticks, step) = nice_ticks(lo, hi, 6);
+        let (first, last) = (ticks[0], ticks[ticks.len() - 1]);
+        let sig = sig_for_step(first.abs().max(last.abs()), step);
+        ValueAxis {
+            range: pad_range(first, last),
+            ticks,
+            sig,
+        }
+    }
+
+    pub fn coord(&self) -> Ticked<RangedCoordf64> {
+        Ticked::new(self.range.0..self.range.1, self.ticks.clone())
+    }
+
+    pub fn label(&self, v: f64) -> String {
+        style::format_sig(v, self.sig)
+    }
+
+    /// Room for the tick labels plus the rotated axis title.
+    pub fn label_area(&self) -> i32 {
+        let widest = self
+            .ticks
+            .iter()
+            .map(|v| style::text_width(&self.label(*v), FONT_TICK));
+        widest.max().unwrap_or(0) + 34
+    }
+}
+
+/// Smallest and largest finite value, or `None` when there is none.
+pub fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(v), h.max(v))
+        });
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Powers of two spanning `[min, max]`, thinned to about eight.
+pub fn log2_ticks(min: f64, max: f64) -> Vec<f64> {
+    let (a, b) = (min.log2().floor() as i32, max.log2().ceil() as i32);
+    let every = ((b - a) / 8).max(1) as usize;
+    (a..=b).step_by(every).map(|e| 2f64.powi(e)).collect()
+}
+
+/// Significant digits needed so ticks `step` apart print differently.
+pub fn sig_for_step(max_abs: f64, step: f64) -> u32 {
+    if !(max_abs > 0.0 && step > 0.0) {
+        return 3;
+    }
+    let digits = max_abs.log10().floor() - step.log10().floor() + 1.0;
+    (digits as i64).clamp(1, 8) as u32
+}
+
+/// "Nice" linear ticks (1, 2, 2.5, 5 × 10^k) covering `[lo, hi]`, about `target` of them.
+/// Returns the ticks and the step; the first and last tick enclose the range.
+pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> (Vec<f64>, f64) {
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 1.0, lo + 1.0)
+    };
+    let raw = (hi - lo) / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    // Spans too small or too large for f64 steps: fall back to the bounds
+    // rather than iterate over billions of ticks (or divide by zero).
+    if !(step.is_finite() && step > 0.0 && (hi - lo) / step < 1000.0) {
+        return (vec![lo, hi], (hi - lo).abs());
+    }
+    // The tolerance keeps a bound that sits on a tick (e.g. 0) from adding a tick beyond it.
+    let first = (lo / step + 1e-9).floor() as i64;
+    let last = (hi / step - 1e-9).ceil() as i64;
+    // Multiplying the integer index (not accumulating) avoids 0.30000000000000004-style drift.
+    let ticks = (first..=last).map(|k| clean(k as f64 * step)).collect();
+    (ticks, step)
+}
+
+/// Widens `[lo, hi]` by 2.5% each side so marks on the extreme ticks (a median
+/// of 0.2 on a 0-based axis) are not drawn over the axis line.
+pub fn pad_range(lo: f64, hi: f64) -> (f64, f64) {
+    let pad = (hi - lo) * 0.025;
+    (lo - pad, hi + pad)
+}
+
+/// Rounds away floating-point noise from a computed tick value.
+fn clean(v: f64) -> f64 {
+    let s = format!("{v:.10e}");
+    s.parse().unwrap_or(v)
+}
+
+/// Ticks for a logarithmic axis over `[lo, hi]` (both > 0): the coarsest of
+/// 1–10, 1–2–5, 1–1.5–2–3–5–7 or a fine 1.1…9 ladder per decade giving ≥ 4 ticks.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    const LADDERS: [&[f64]; 4] = [
+        &[1.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0],
+        &[
+            1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
+        ],
+    ];
+    if !(lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let mut best = Vec::new();
+    for ladder in LADDERS {
+        best = ladder_ticks(ladder, lo, hi);
+        if best.len() >= 4 {
+            break;
+        }
+    }
+    best
+}
+
+fn ladder_ticks(ladder: &[f64], lo: f64, hi: f64) -> Vec<f64> {
+    let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let mut out = Vec::new();
+    for d in d0..=d1 {
+        for m in ladder {
+            let v = clean(m * 10f64.powi(d));
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// An f64 axis with ticks exactly where we put them. plotters' `WithKeyPoints`
+/// loses the default label formatting of linear f64 axes, hence this wrapper.
+pub struct Ticked<R> {
+    inner: R,
+    ticks: Vec<f64>,
+}
+
+impl<R: Ranged<ValueType = f64>> Ticked<R> {
+    pub fn new(inner: impl Into<R>, ticks: Vec<f64>) -> Self {
+        Ticked {
+            inner: inner.into(),
+            ticks,
+        }
+    }
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // Light (minor) grid lines are not wanted; bold points are the ticks.
+        if hint.weight().allow_light_points() {
+            return Vec::new();
+        }
+        // Ticks outside the range would be drawn past the axis ends.
+        let r = self.inner.range();
+        let (lo, hi) = (r.start.min(r.end), r.start.max(r.end));
+        self.ticks
+            .iter()
+            .copied()
+            .filter(|v| *v >= lo && *v <= hi)
+            .collect()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::style::format_sig;
+    use super::*;
+
+    #[test]
+    fn sig_for_step_distinguishes_neighbours() {
+        let sig = sig_for_step(100.4, 0.2);
+        assert_eq!(format_sig(100.2, sig), "100.2");
+        assert_eq!(format_sig(100.4, sig), "100.4");
+        assert_eq!(sig_for_step(50.0, 10.0), 1);
+    }
+
+    #[test]
+    fn nice_ticks_cover_range_without_noise() {
+        let (t, step) = nice_ticks(0.0, 51.3, 6);
+        assert_eq!(step, 10.0);
+        assert_eq!(t, vec![0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]);
+        let (t, _) = nice_ticks(0.1, 0.7, 6);
+        assert!(t.contains(&0.3), "{t:?}");
+        let (t, _) = nice_ticks(5.0, 5.0, 6);
+        assert!(t.len() >= 2);
+    }
+
+    #[test]
+    fn log_ticks_pick_a_usable_density() {
+        assert_eq!(
+            log_ticks(0.01, 1000.0),
+            vec![0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+        );
+        let narrow = log_ticks(0.85, 1.3);
+        assert!(narrow.len() >= 4 && narrow.contains(&1.0), "{narrow:?}");
+        assert!(log_ticks(0.0, 1.0).is_empty());
+    }
+
+    #[test]
+    fn extreme_spans_give_few_ticks() {
+        for (lo, hi) in [
+            (-1e308, 1e308),
+            (1.0, 1.0 + 1e-15),
+            (0.0, 5e-324),
+            (1e300, 1e300),
+        ] {
+            let (t, _) = nice_ticks(lo, hi, 6);
+            assert!(!t.is_empty() && t.len() < 1000, "{lo} {hi}: {}", t.len());
+        }
+    }
+
+    #[test]
+    fn value_axis_and_extent() {
+        let a = ValueAxis::new(0.0, 51.0);
+        assert!(a.range.0 < 0.0 && a.range.1 > 60.0);
+        assert_eq!(a.label(20.0), "20");
+        assert_eq!(extent([f64::NAN, 3.0, -1.0]), Some((-1.0, 3.0)));
+        assert_eq!(extent([f64::NAN]), None);
+        assert_eq!(log2_ticks(1.0, 16.0), vec![1.0, 2.0, 4.0, 8.0, 16.0]);
+    }
+}

@@ -1,0 +1,324 @@
+//! Compact raw-point layer and SVG post-processing shared by the charts.
+//!
+//! plotters writes one `<circle>` per point (~70 bytes), which blows the size
+//! budget at 10,000 runs. Instead every series' points become ONE `<path>` of
+//! zero-length segments (`M x y h0`) with round caps and a stroke width equal to
+//! the point diameter; identical pixels are emitted once. The layer (plus any
+//! text plotters cannot draw, e.g. 45° labels) is spliced in before `</svg>`.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::ChartError;
+use super::style;
+
+/// The drawing surface every chart draws on.
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Shape of the marks in a point path: round-capped zero-length segments (dots)
+/// or butt-capped segments one diameter long (squares).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cap {
+    Round,
+    Square,
+}
+
+/// Points of one series, deduplicated by pixel, in first-seen order.
+struct PointPath {
+    color: RGBColor,
+    cap: Cap,
+    opacity: f64,
+    diameter: u32,
+    seen: BTreeSet<(i32, i32)>,
+    order: Vec<(i32, i32)>,
+}
+
+/// Text drawn outside plotters (it can only rotate by multiples of 90°).
+struct TextMark {
+    x: i32,
+    y: i32,
+    rotate: i32,
+    anchor: &'static str,
+    size: f64,
+    text: String,
+}
+
+/// A line drawn above the points (e.g. a median bar that dense points would hide).
+struct Segment {
+    from: (i32, i32),
+    to: (i32, i32),
+    color: RGBColor,
+    width: u32,
+}
+
+/// Elements appended after plotters has written its SVG, in this order:
+/// point paths, then segments, then text.
+#[derive(Default)]
+pub struct Overlay {
+    paths: Vec<PointPath>,
+    segments: Vec<Segment>,
+    texts: Vec<TextMark>,
+}
+
+impl Overlay {
+    /// Starts a new point series; subsequent [`Overlay::point`] calls go into it.
+    pub fn begin_series(&mut self, color: RGBColor, diameter: u32, opacity: f64) {
+        self.paths.push(PointPath {
+            color,
+            cap: Cap::Round,
+            opacity,
+            diameter,
+            seen: BTreeSet::new(),
+            order: Vec::new(),
+        });
+    }
+
+    /// Sets the cap (dot or square) of the current series; a second cue besides colour.
+    pub fn set_cap(&mut self, cap: Cap) {
+        if let Some(path) = self.paths.last_mut() {
+            path.cap = cap;
+        }
+    }
+
+    /// Adds a point at backend pixel `p` to the current series (dropping exact duplicates).
+    pub fn point(&mut self, p: (i32, i32)) {
+        // Nested rather than a let-chain: the crate's MSRV (1.85) predates let-chains.
+        if let Some(path) = self.paths.last_mut() {
+            if path.seen.insert(p) {
+                path.order.push(p);
+            }
+        }
+    }
+
+    /// Adds a line segment drawn on top of the points.
+    pub fn segment(&mut self, from: (i32, i32), to: (i32, i32), color: RGBColor, width: u32) {
+        self.segments.push(Segment {
+            from,
+            to,
+            color,
+            width,
+        });
+    }
+
+    /// Adds a text element; `text` is user data and is escaped on output.
+    pub fn text(
+        &mut self,
+        (x, y): (i32, i32),
+        rotate: i32,
+        anchor: &'static str,
+        size: f64,
+        text: &str,
+    ) {
+        self.texts.push(TextMark {
+            x,
+            y,
+            rotate,
+            anchor,
+            size,
+            text: text.to_string(),
+        });
+    }
+
+    /// Number of point marks that will be drawn (after pixel deduplication).
+    #[cfg(test)]
+    pub fn mark_count(&self) -> usize {
+        self.paths.iter().map(|p| p.order.len()).sum()
+    }
+
+    fn to_svg(&self) -> String {
+        let mut out = String::new();
+        for p in self.paths.iter().filter(|p| !p.order.is_empty()) {
+            let c = p.color;
+            let _ = write!(
+                out,
+                r##"<path fill="none" stroke="#{:02X}{:02X}{:02X}" stroke-opacity="{}" stroke-width="{}" stroke-linecap="{}" d=""##,
+                c.0,
+                c.1,
+                c.2,
+                p.opacity,
+                p.diameter,
+                if p.cap == Cap::Round { "round" } else { "butt" }
+            );
+            for (x, y) in &p.order {
+                match p.cap {
+                    Cap::Round => {
+                        let _ = write!(out, "M{x} {y}h0");
+                    }
+                    // Renderers disagree on square caps of zero-length segments
+                    // (librsvg draws nothing), so a square is a butt-capped
+                    // segment as long as the stroke is wide.
+                    Cap::Square => {
+                        let d = p.diameter as i32;
+                        let _ = write!(out, "M{} {y}h{d}", x - d / 2);
+                    }
+                }
+            }
+            out.push_str("\"/>\n");
+        }
+        for g in &self.segments {
+            let _ = writeln!(
+                out,
+                r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}"/>"#,
+                g.from.0,
+                g.from.1,
+                g.to.0,
+                g.to.1,
+                hex(g.color),
+                g.width
+            );
+        }
+        for t in &self.texts {
+            let _ = writeln!(
+                out,
+                r#"<text x="{x}" y="{y}" transform="rotate({r} {x} {y})" text-anchor="{a}" dy="0.35em" font-family="{f}" font-size="{s}" fill="{c}">{text}</text>"#,
+                x = t.x,
+                y = t.y,
+                r = t.rotate,
+                a = t.anchor,
+                f = style::FONT_FAMILY,
+                s = t.size,
+                c = hex(style::TEXT),
+                text = xml_escape(&t.text),
+            );
+        }
+        out
+    }
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// Escapes text for SVG content and attribute values. plotters escapes the text
+/// it draws itself; this is for what the overlay writes.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Deterministic jitter: the golden-ratio sequence spreads runs evenly across
+/// `width` pixels whatever their count, with no RNG (output stays byte-identical).
+pub fn jitter(index: usize, width: i32) -> i32 {
+    if width <= 0 {
+        return 0;
+    }
+    let frac = (index as f64 * 0.618_033_988_749_895).fract();
+    ((frac - 0.5) * width as f64).round() as i32
+}
+
+/// Renders a `width`×`height` SVG: `draw` paints through plotters and returns
+/// the overlay, which is appended once plotters has closed its document.
+pub fn render<F>(width: u32, height: u32, draw: F) -> Result<String, ChartError>
+where
+    F: FnOnce(&Area<'_>) -> Result<Overlay, ChartError>,
+{
+    let mut svg = String::new();
+    let overlay = {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let overlay = draw(&root)?;
+        root.present()?;
+        overlay
+    };
+    insert_before_close(svg, &overlay.to_svg())
+}
+
+/// Splices `extra` in before the final `</svg>`.
+fn insert_before_close(mut svg: String, extra: &str) -> Result<String, ChartError> {
+    let at = svg
+        .rfind("</svg>")
+        .ok_or_else(|| ChartError::Svg("plotters output has no closing </svg>".into()))?;
+    svg.insert_str(at, extra);
+    Ok(svg)
+}
+
+/// Renders a titled placeholder when nothing in the input can be plotted, so a
+/// report page shows why the chart is empty instead of failing.
+pub fn empty_chart(title: &str, why: &str) -> Result<String, ChartError> {
+    render(style::WIDTH, 160, |root| {
+        let body = root.titled(title, style::font(style::FONT_TITLE))?;
+        let (w, h) = body.dim_in_pixel();
+        let pos = plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        );
+        body.draw_text(
+            why,
+            &style::font(style::FONT_LABEL).pos(pos),
+            (w as i32 / 2, h as i32 / 2),
+        )?;
+        Ok(Overlay::default())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_has_one_segment_per_distinct_pixel() {
+        let mut o = Overlay::default();
+        o.begin_series(style::PALETTE[0], 3, 0.5);
+        for p in [(1, 2), (3, 4), (1, 2), (5, 6)] {
+            o.point(p);
+        }
+        assert_eq!(o.mark_count(), 3);
+        let svg = o.to_svg();
+        assert_eq!(svg.matches("h0").count(), 3);
+        assert_eq!(svg.matches("<path").count(), 1);
+        assert!(svg.contains("M1 2h0M3 4h0M5 6h0"));
+        assert!(svg.contains(r#"stroke-linecap="round""#));
+    }
+
+    #[test]
+    fn overlay_text_is_escaped() {
+        let mut o = Overlay::default();
+        o.text((0, 0), -45, "end", 11.0, "<script>alert(1)</script> & 'x'");
+        let svg = o.to_svg();
+        assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &apos;x&apos;"));
+        assert!(!svg.contains("<script>"));
+    }
+
+    #[test]
+    fn jitter_is_bounded_and_deterministic() {
+        for i in 0..100 {
+            let j = jitter(i, 10);
+            assert!((-5..=5).contains(&j));
+            assert_eq!(j, jitter(i, 10));
+        }
+        assert_eq!(jitter(3, 0), 0);
+    }
+
+    #[test]
+    fn overlay_lands_before_closing_tag() {
+        let svg = render(100, 100, |_| {
+            let mut o = Overlay::default();
+            o.begin_series(style::PALETTE[1], 4, 1.0);
+            o.point((10, 10));
+            Ok(o)
+        })
+        .unwrap();
+        let path_at = svg.find("M10 10h0").unwrap();
+        assert!(path_at < svg.rfind("</svg>").unwrap());
+        assert!(svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn empty_chart_renders() {
+        let svg = empty_chart("t <x>", "no data").unwrap();
+        assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
+    }
+}

@@ -1,0 +1,392 @@
+//! Scaling chart: the metric against a benchmark parameter (e.g. threads), one
+//! line per variant through the medians, CI error bars and every raw run.
+
+use plotters::coord::ranged1d::{DefaultFormatting, Ranged};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::ChartError;
+use super::axis::{self, Ticked, ValueAxis};
+use super::points::{self, Area, Overlay};
+use super::style::{self, FONT_LABEL, FONT_TICK, HEIGHT, LegendEntry, Marker, WIDTH};
+
+/// Input for [`scaling_svg`].
+#[derive(Clone, Debug, Default)]
+pub struct ScalingChart {
+    pub title: String,
+    pub x_label: String,
+    /// Includes the unit, e.g. "throughput (Mops/s)".
+    pub y_label: String,
+    /// Draw the x axis in log2 scale (thread counts 1, 2, 4, …).
+    pub log_x: bool,
+    pub series: Vec<Series>,
+}
+
+/// One variant: a line through its medians.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<SeriesPoint>,
+}
+
+/// One cell of a variant: parameter value, median, CI and every run's value.
+#[derive(Clone, Debug, Default)]
+pub struct SeriesPoint {
+    pub x: f64,
+    /// Median over runs.
+    pub center: f64,
+    /// Lower bound of the confidence interval.
+    pub lo: f64,
+    /// Upper bound of the confidence interval.
+    pub hi: f64,
+    /// Every run's value.
+    pub raw: Vec<f64>,
+}
+
+/// A point that survived filtering (non-finite values and, on a log axis,
+/// non-positive x are dropped).
+struct Cell {
+    x: f64,
+    center: Option<f64>,
+    ci: Option<(f64, f64)>,
+    raw: Vec<f64>,
+}
+
+/// Raw runs of a cell spread over this many pixels so equal values stay visible.
+const JITTER_PX: i32 = 10;
+/// Largest horizontal offset between variants at the same x, so error bars do not coincide.
+const DODGE_PX: f64 = 6.0;
+const RAW_DIAMETER: u32 = 4;
+const RAW_OPACITY: f64 = 0.5;
+
+/// Renders a scaling chart as SVG.
+pub fn scaling_svg(c: &ScalingChart) -> Result<String, ChartError> {
+    let cells: Vec<Vec<Cell>> = c.series.iter().map(|s| prepare(s, c.log_x)).collect();
+    // A y extent exists only if some cell survived filtering, so `xs` is not empty.
+    let Some((y_lo, y_hi)) = y_extent(&cells) else {
+        return points::empty_chart(&c.title, "no data");
+    };
+    let xs = distinct_xs(&cells);
+    let y = ValueAxis::new(y_lo, y_hi);
+    let gap = xs
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::INFINITY, f64::min);
+    let x_sig = axis::sig_for_step(xs[xs.len() - 1].abs().max(xs[0].abs()), gap);
+    let (lo, hi, ticks) = x_axis(&xs, c.log_x);
+    points::render(WIDTH, HEIGHT, |root| {
+        if c.log_x {
+            let x = Ticked::<LogCoord<f64>>::new((lo..hi).log_scale().base(2.0), ticks);
+            draw(root, c, &cells, (x, x_sig), &y)
+        } else {
+            let x = Ticked::<RangedCoordf64>::new(lo..hi, ticks);
+            draw(root, c, &cells, (x, x_sig), &y)
+        }
+    })
+}
+
+fn prepare(s: &Series, log_x: bool) -> Vec<Cell> {
+    let mut cells: Vec<Cell> = s
+        .points
+        .iter()
+        .filter(|p| p.x.is_finite() && (!log_x || p.x > 0.0))
+        .map(|p| Cell {
+            x: p.x,
+            center: p.center.is_finite().then_some(p.center),
+            ci: (p.lo.is_finite() && p.hi.is_finite()).then_some((p.lo.min(p.hi), p.lo.max(p.hi))),
+            raw: p.raw.iter().copied().filter(|v| v.is_finite()).collect(),
+        })
+        .filter(|c| c.center.is_some() || c.ci.is_some() || !c.raw.is_empty())
+        .collect();
+    // The line must go left to right whatever order the caller used.
+    cells.sort_by(|a, b| a.x.total_cmp(&b.x));
+    cells
+}
+
+fn distinct_xs(cells: &[Vec<Cell>]) -> Vec<f64> {
+    let mut xs: Vec<f64> = cells.iter().flatten().map(|c| c.x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs
+}
+
+/// y extent over medians, CIs and raw runs, always including 0: throughput-like
+/// metrics read as proportions, and a cropped axis would exaggerate differences.
+fn y_extent(cells: &[Vec<Cell>]) -> Option<(f64, f64)> {
+    let vals = cells.iter().flatten().flat_map(|c| {
+        let ci = c.ci.map(|(l, h)| [l, h]).into_iter().flatten();
+        c.center.into_iter().chain(ci).chain(c.raw.iter().copied())
+    });
+    axis::extent(vals).map(|(lo, hi)| (lo.min(0.0), hi.max(0.0)))
+}
+
+/// x range with padding, and ticks at the actual parameter values when few.
+fn x_axis(xs: &[f64], log: bool) -> (f64, f64, Vec<f64>) {
+    let (min, max) = (xs[0], xs[xs.len() - 1]);
+    let few = xs.len() <= 12;
+    if log {
+        let pad = if max > min {
+            2f64.powf((max / min).log2() * 0.06)
+        } else {
+            2.0
+        };
+        let ticks = if few {
+            xs.to_vec()
+        } else {
+            axis::log2_ticks(min, max)
+        };
+        (min / pad, max * pad, ticks)
+    } else {
+        let pad = if max > min {
+            (max - min) * 0.05
+        } else {
+            min.abs().max(1.0) * 0.5
+        };
+        let ticks = if few {
+            xs.to_vec()
+        } else {
+            let (t, _) = axis::nice_ticks(min, max, 8);
+            t.into_iter()
+                .filter(|v| *v >= min - pad && *v <= max + pad)
+                .collect()
+        };
+        (min - pad, max + pad, ticks)
+    }
+}
+
+fn draw<X>(
+    root: &Area<'_>,
+    c: &ScalingChart,
+    cells: &[Vec<Cell>],
+    (x, x_sig): (X, u32),
+    y: &ValueAxis,
+) -> Result<Overlay, ChartError>
+where
+    X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+{
+    let body = root.titled(&c.title, style::font(style::FONT_TITLE))?;
+    let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+    let (w, _) = body.dim_in_pixel();
+    let (plot_area, legend_area) = body.split_horizontally(w as i32 - style::legend_width(&names));
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(10)
+        .x_label_area_size(44)
+        .y_label_area_size(y.label_area())
+        .build_cartesian_2d(x, y.coord())?;
+    chart
+        .configure_mesh()
+        .x_desc(c.x_label.as_str())
+        .y_desc(c.y_label.as_str())
+        .x_label_formatter(&|v| style::format_sig(*v, x_sig))
+        .y_label_formatter(&|v| y.label(*v))
+        .label_style(style::font(FONT_TICK))
+        .axis_desc_style(style::font(FONT_LABEL))
+        .bold_line_style(style::GRID)
+        .light_line_style(TRANSPARENT)
+        .axis_style(style::AXIS)
+        .draw()?;
+    let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    let dodge = dodge_px(cells, &map);
+    let mut overlay = Overlay::default();
+    for (i, series) in cells.iter().enumerate() {
+        let off = ((i as f64 - (cells.len() as f64 - 1.0) / 2.0) * dodge).round() as i32;
+        draw_series(root, &mut overlay, series, i, off, &map)?;
+    }
+    let entries: Vec<LegendEntry> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| LegendEntry {
+            name: n,
+            color: style::series_color(i),
+            marker: Marker::for_series(i),
+            line: true,
+        })
+        .collect();
+    style::draw_legend(&legend_area, 10, &entries)?;
+    Ok(overlay)
+}
+
+/// Offset between variants: at most [`DODGE_PX`], less when x values sit close together.
+fn dodge_px(cells: &[Vec<Cell>], map: &impl Fn(f64, f64) -> (i32, i32)) -> f64 {
+    let mut px: Vec<i32> = cells.iter().flatten().map(|c| map(c.x, 0.0).0).collect();
+    px.sort_unstable();
+    px.dedup();
+    let gap = px.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(i32::MAX) as f64;
+    DODGE_PX.min(gap / (cells.len() as f64 + 1.0))
+}
+
+fn draw_series(
+    root: &Area<'_>,
+    overlay: &mut Overlay,
+    cells: &[Cell],
+    i: usize,
+    off: i32,
+    map: &impl Fn(f64, f64) -> (i32, i32),
+) -> Result<(), ChartError> {
+    let color = style::series_color(i);
+    let at = |x: f64, y: f64| {
+        let (px, py) = map(x, y);
+        (px + off, py)
+    };
+    let line: Vec<(i32, i32)> = cells
+        .iter()
+        .filter_map(|c| c.center.map(|m| at(c.x, m)))
+        .collect();
+    root.draw(&PathElement::new(line.clone(), color.stroke_width(2)))?;
+    for c in cells {
+        if let Some((lo, hi)) = c.ci {
+            let (top, bottom) = (at(c.x, hi), at(c.x, lo));
+            let s = color.stroke_width(1);
+            root.draw(&PathElement::new(vec![top, bottom], s))?;
+            root.draw(&PathElement::new(
+                vec![(top.0 - 3, top.1), (top.0 + 3, top.1)],
+                s,
+            ))?;
+            root.draw(&PathElement::new(
+                vec![(bottom.0 - 3, bottom.1), (bottom.0 + 3, bottom.1)],
+                s,
+            ))?;
+        }
+    }
+    for p in &line {
+        style::draw_marker(root, Marker::for_series(i), *p, 4, color)?;
+    }
+    overlay.begin_series(color, RAW_DIAMETER, RAW_OPACITY);
+    for c in cells {
+        for (k, v) in c.raw.iter().enumerate() {
+            let (px, py) = at(c.x, *v);
+            overlay.point((px + points::jitter(k, JITTER_PX), py));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(runs: usize, log_x: bool) -> ScalingChart {
+        let names = ["nonfair", "fair", "spin", "<script>alert(1)</script>"];
+        let series = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Series {
+                name: name.to_string(),
+                points: [1.0, 2.0, 3.0, 4.0, 8.0, 16.0]
+                    .iter()
+                    .map(|&x| {
+                        let center = 50.0 / (x + i as f64);
+                        let raw = (0..runs)
+                            .map(|k| center * (1.0 + 0.02 * (k % 7) as f64))
+                            .collect();
+                        SeriesPoint {
+                            x,
+                            center,
+                            lo: center * 0.97,
+                            hi: center * 1.05,
+                            raw,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        ScalingChart {
+            title: "scaling".into(),
+            x_label: "threads".into(),
+            y_label: "throughput (Mops/s)".into(),
+            log_x,
+            series,
+        }
+    }
+
+    fn marks(svg: &str) -> usize {
+        svg.lines()
+            .filter(|l| l.contains("stroke-linecap="))
+            .map(|l| l.matches('M').count())
+            .sum()
+    }
+
+    #[test]
+    fn names_ticks_and_labels_appear_escaped() {
+        let svg = scaling_svg(&chart(5, true)).unwrap();
+        // plotters writes text as ">\nTEXT\n</text>".
+        for s in [
+            "nonfair",
+            "fair",
+            "spin",
+            "threads",
+            "throughput (Mops/s)",
+            ">\n16\n<",
+            ">\n3\n<",
+        ] {
+            assert!(svg.contains(s), "{s} missing");
+        }
+        assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !svg.contains("<script>"));
+    }
+
+    #[test]
+    fn raw_runs_are_one_path_per_series() {
+        let svg = scaling_svg(&chart(5, false)).unwrap();
+        assert_eq!(svg.matches("stroke-linecap=\"round\"").count(), 4);
+        // 4 series × 6 cells × 5 runs, distinct values and jitter offsets: no pixel collides.
+        assert_eq!(marks(&svg), 120);
+    }
+
+    #[test]
+    fn ten_thousand_runs_stay_small_and_deterministic() {
+        let c = chart(417, true);
+        let svg = scaling_svg(&c).unwrap();
+        assert!(svg.len() < 200_000, "{} bytes", svg.len());
+        assert_eq!(svg, scaling_svg(&c).unwrap());
+    }
+
+    fn pt(x: f64, center: f64, raw: Vec<f64>) -> SeriesPoint {
+        SeriesPoint {
+            x,
+            center,
+            lo: center,
+            hi: center,
+            raw,
+        }
+    }
+
+    /// A chart of one series with the given points.
+    fn single(log_x: bool, points: Vec<SeriesPoint>) -> ScalingChart {
+        let series = vec![Series {
+            name: "one".into(),
+            points,
+        }];
+        ScalingChart {
+            series,
+            ..chart(0, log_x)
+        }
+    }
+
+    #[test]
+    fn degenerate_input_does_not_panic() {
+        let empty = ScalingChart {
+            series: vec![],
+            ..chart(0, true)
+        };
+        assert!(scaling_svg(&empty).unwrap().contains("no data"));
+        for log_x in [false, true] {
+            assert!(scaling_svg(&single(log_x, vec![pt(4.0, 7.0, vec![7.0; 3])])).is_ok());
+            assert!(scaling_svg(&single(log_x, vec![pt(1.0, 0.0, vec![0.0])])).is_ok());
+        }
+        let bad = vec![
+            pt(0.0, 1.0, vec![1.0]),
+            pt(-2.0, 1.0, vec![]),
+            SeriesPoint {
+                x: 2.0,
+                center: f64::NAN,
+                lo: f64::NAN,
+                hi: 3.0,
+                raw: vec![f64::NAN, 0.0],
+            },
+        ];
+        let svg = scaling_svg(&single(true, bad)).unwrap();
+        assert_eq!(marks(&svg), 1, "only the finite raw value at a positive x");
+        let nan_x = single(false, vec![pt(f64::NAN, 1.0, vec![])]);
+        assert!(scaling_svg(&nan_x).unwrap().contains("no data"));
+    }
+}

@@ -1,0 +1,172 @@
+//! Chart inputs built from an analysis, and the SVG files written beside the chapter.
+
+use super::charts::{self, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series, SeriesPoint, StripCell, StripChart};
+use crate::analysis::{Analysis, CellStats};
+use crate::checks::Verdict;
+use crate::config::{Experiment, Metric, Param};
+use crate::plan::CellKey;
+use anyhow::Result;
+
+/// One chart of the chapter.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Figure {
+    pub file: String,
+    pub heading: String,
+    pub alt: String,
+    pub caption: String,
+    #[serde(skip)]
+    pub svg: String,
+}
+
+/// Every chart the chapter shows, in page order.
+pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
+    let mut out = Vec::new();
+    for metric in exp.metrics.iter().filter(|m| !m.text) {
+        for param in exp.params.iter().filter(|p| p.is_numeric() && p.values.len() > 1) {
+            out.push(scaling(exp, analysis, metric, param)?);
+        }
+    }
+    if let Some(metric) = exp.primary_metric() {
+        out.push(strip(analysis, metric)?);
+        out.push(run_order(analysis, metric)?);
+    }
+    if let Some(f) = forest(analysis)? {
+        out.push(f);
+    }
+    Ok(out)
+}
+
+fn axis_label(metric: &Metric) -> String {
+    if metric.unit.is_empty() { metric.name.clone() } else { format!("{} ({})", metric.name, metric.unit) }
+}
+
+/// The series a cell belongs to: its variant plus every other multi-valued parameter.
+fn series_name(cell: &CellKey, along: &str, exp: &Experiment) -> String {
+    let mut name = cell.variant.clone();
+    for (k, v) in &cell.params {
+        if k != along && exp.param(k).is_some_and(|p| p.values.len() > 1) {
+            name.push_str(&format!(" {k}={v}"));
+        }
+    }
+    name
+}
+
+fn scaling(exp: &Experiment, analysis: &Analysis, metric: &Metric, param: &Param) -> Result<Figure> {
+    let mut series: Vec<Series> = Vec::new();
+    for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
+        let name = series_name(&cell.cell, &param.name, exp);
+        let Some(x) = cell.cell.params.get(&param.name).and_then(|v| v.parse::<f64>().ok()) else { continue };
+        let point = series_point(cell, x);
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series { name, points: vec![point] }),
+        }
+    }
+    let values: Vec<f64> = param.values.iter().filter_map(|v| v.as_f64()).collect();
+    let log_x = values.iter().all(|v| *v > 0.0) && values.iter().cloned().fold(0.0, f64::max) / values.iter().cloned().fold(f64::INFINITY, f64::min) >= 8.0;
+    let chart = ScalingChart { title: format!("{} by {}", metric.name, param.name), x_label: param.name.clone(), y_label: axis_label(metric), log_x, series };
+    Ok(Figure {
+        file: format!("{}-by-{}.svg", metric.name, param.name),
+        heading: format!("{} by {}", metric.name, param.name),
+        alt: format!("{} against {}, one line per variant", metric.name, param.name),
+        caption: "Lines join the medians; bars are 95% bootstrap intervals; faint points are individual runs.".into(),
+        svg: charts::scaling_svg(&chart)?,
+    })
+}
+
+fn series_point(cell: &CellStats, x: f64) -> SeriesPoint {
+    let (lo, hi) = cell.median_ci.map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
+    SeriesPoint { x, center: cell.median().unwrap_or(f64::NAN), lo, hi, raw: cell.pooled() }
+}
+
+fn short_label(cell: &CellKey) -> String {
+    let params: Vec<String> = cell.params.iter().map(|(k, v)| format!("{}={v}", k.chars().next().unwrap_or('p'))).collect();
+    format!("{} {}", cell.variant, params.join(" "))
+}
+
+fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
+    let variants = variant_order(analysis);
+    let cells = analysis
+        .cells
+        .iter()
+        .filter(|c| c.metric == metric.name)
+        .map(|c| {
+            let (lo, hi) = c.median_ci.map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
+            let group = variants.iter().position(|v| *v == c.cell.variant).unwrap_or(0);
+            StripCell { label: short_label(&c.cell), group, values: c.pooled(), median: c.median().unwrap_or(f64::NAN), lo, hi }
+        })
+        .collect();
+    let chart = StripChart { title: format!("every run, {}", metric.name), y_label: axis_label(metric), cells };
+    Ok(Figure {
+        file: format!("{}-runs.svg", metric.name),
+        heading: "Every run".into(),
+        alt: format!("{} of every valid run, one column per cell", metric.name),
+        caption: "One column per cell, one point per run; the bar is the median with its 95% interval. Two clusters in one column mean two modes.".into(),
+        svg: charts::strip_svg(&chart)?,
+    })
+}
+
+fn variant_order(analysis: &Analysis) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for k in &analysis.cell_keys {
+        if !names.contains(&k.variant) {
+            names.push(k.variant.clone());
+        }
+    }
+    names
+}
+
+fn run_order(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
+    let variants = variant_order(analysis);
+    let mut points = Vec::new();
+    for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
+        let Some(median) = cell.median().filter(|m| *m != 0.0) else { continue };
+        let series = variants.iter().position(|v| *v == cell.cell.variant).unwrap_or(0);
+        for (values, position) in cell.runs.iter().zip(&cell.positions) {
+            let run_value = values.iter().sum::<f64>() / values.len().max(1) as f64;
+            points.push(OrderPoint { position: *position, value: run_value / median, series, relative: true });
+        }
+    }
+    points.sort_by_key(|p| p.position);
+    let chart = RunOrderChart { title: format!("{} in execution order", metric.name), y_label: axis_label(metric), series_names: variants, points };
+    Ok(Figure {
+        file: format!("{}-order.svg", metric.name),
+        heading: "In execution order".into(),
+        alt: format!("{} of every run divided by its cell median, against execution position", metric.name),
+        caption: "Each run's value divided by its cell's median, in the order the runs executed. A slope is drift; a pattern that repeats with the blocks is an order effect.".into(),
+        svg: charts::run_order_svg(&chart)?,
+    })
+}
+
+fn forest(analysis: &Analysis) -> Result<Option<Figure>> {
+    let rows: Vec<ForestRow> = analysis
+        .checks
+        .iter()
+        .filter_map(|c| {
+            c.ratio.as_ref().map(|r| ForestRow {
+                label: c.name.clone(),
+                ratio: r.ratio,
+                lo: r.lo,
+                hi: r.hi,
+                threshold: Some(r.threshold),
+                verdict: match c.verdict {
+                    Verdict::Pass => charts::Verdict::Pass,
+                    Verdict::Fail => charts::Verdict::Fail,
+                    Verdict::Inconclusive => charts::Verdict::Inconclusive,
+                    Verdict::NotRun => charts::Verdict::NotRun,
+                },
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let chart = ForestChart { title: "ratios decided by checks".into(), x_label: "ratio a / b (log scale)".into(), rows };
+    Ok(Some(Figure {
+        file: "ratios.svg".into(),
+        heading: "Ratios behind the checks".into(),
+        alt: "each check's ratio with its 95% interval and threshold".into(),
+        caption: "Each row is a check: the point is the ratio of medians, the bar its 95% interval, the dashed tick the threshold the check compares against.".into(),
+        svg: charts::forest_svg(&chart)?,
+    }))
+}

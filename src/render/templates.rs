@@ -1,0 +1,38 @@
+//! The default templates, embedded in the binary; an experiment may override any of them by
+//! placing a file of the same name in `experiments/NAME/templates/`.
+
+use anyhow::{Context as _, Result};
+use std::path::Path;
+use tera::{Context, Tera};
+
+/// (name, embedded default) of every template.
+const DEFAULTS: [(&str, &str); 5] = [
+    ("book.toml", include_str!("../../templates/book.toml")),
+    ("SUMMARY.md", include_str!("../../templates/SUMMARY.md")),
+    ("introduction.md", include_str!("../../templates/introduction.md")),
+    ("chapter.md", include_str!("../../templates/chapter.md")),
+    ("how-to-read.md", include_str!("../../templates/how-to-read.md")),
+];
+
+/// A Tera instance holding the defaults, or an experiment's overrides where it has them.
+pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
+    let mut tera = Tera::new();
+    // Everything that reaches a page is HTML-escaped: run output may contain `<script>`.
+    tera.autoescape_on([".md"]);
+    for (name, default) in DEFAULTS {
+        let custom = override_dir.map(|d| d.join(name)).filter(|p| p.is_file());
+        let text = match &custom {
+            Some(path) => std::fs::read_to_string(path).with_context(|| format!("cannot read template {}", path.display()))?,
+            None => default.to_string(),
+        };
+        let origin = custom.as_ref().map_or_else(|| format!("built-in template {name}"), |p| p.display().to_string());
+        tera.add_raw_template(name, &text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    }
+    Ok(tera)
+}
+
+/// Renders one template with a serialisable context.
+pub fn render<T: serde::Serialize>(tera: &Tera, name: &str, value: &T) -> Result<String> {
+    let context = Context::from_serialize(value).map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;
+    tera.render(name, &context).map_err(|e| anyhow::anyhow!("template {name}: {e}"))
+}

@@ -1,0 +1,348 @@
+//! Bootstrap intervals: hierarchical percentile, log-ratio, BCa mean, and the design effect.
+
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use super::summary::quantile_in_place;
+
+/// A two-sided confidence interval with its nominal level (e.g. 0.95).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+    pub level: f64,
+}
+
+/// Statistic computed on the pooled values of one (re)sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Statistic {
+    /// Type-7 median (mean of the two middle values for an even count).
+    Median,
+    Mean,
+}
+
+/// Point estimate and interval for the ratio statistic(a) / statistic(b).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RatioEstimate {
+    pub ratio: f64,
+    pub interval: Interval,
+}
+
+/// Intraclass correlation of runs and the resulting design effect.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DesignEffect {
+    /// ICC(1) from one-way ANOVA; may be negative (sampling noise).
+    pub icc: f64,
+    /// Kish design effect 1 + (m̄−1)·max(ICC, 0), never below 1.
+    pub effect: f64,
+    /// sqrt(effect): factor by which a naive pooled-iterations CI is too narrow.
+    pub naive_ci_understatement: f64,
+}
+
+/// Two-stage resampler over runs × iterations with reusable buffers.
+///
+/// Values are replaced by their rank in the pooled sorted data, so a resample is a vector
+/// of counts per rank; any type-7 quantile is then one cumulative scan (O(N), no sort) and
+/// nothing is allocated per resample.
+pub(crate) struct Resampler {
+    sorted: Vec<f64>,
+    /// Per value (grouped by run): index into `sorted`.
+    ranks: Vec<u32>,
+    /// Per value (grouped by run): the value itself, for means.
+    values: Vec<f64>,
+    /// Per non-empty run: (offset, len) into `ranks`/`values`.
+    runs: Vec<(u32, u32)>,
+    n_runs: u32,
+    counts: Vec<u32>,
+}
+
+impl Resampler {
+    /// `None` if there is no value, a value is not finite, or sizes exceed u32.
+    pub(crate) fn new(runs: &[Vec<f64>]) -> Option<Resampler> {
+        let total: usize = runs.iter().map(Vec::len).sum();
+        let finite = runs.iter().flatten().all(|x| x.is_finite());
+        if total == 0 || !finite || total >= u32::MAX as usize {
+            return None;
+        }
+        let values: Vec<f64> = runs.iter().flatten().copied().collect();
+        let mut order: Vec<u32> = (0..total as u32).collect();
+        order.sort_by(|&i, &j| values[i as usize].total_cmp(&values[j as usize]));
+        let mut ranks = vec![0u32; total];
+        for (rank, &i) in order.iter().enumerate() {
+            ranks[i as usize] = rank as u32;
+        }
+        let sorted = order.iter().map(|&i| values[i as usize]).collect();
+        let mut spans = Vec::with_capacity(runs.len());
+        let mut offset = 0u32;
+        for r in runs.iter().filter(|r| !r.is_empty()) {
+            spans.push((offset, r.len() as u32));
+            offset += r.len() as u32;
+        }
+        let n_runs = spans.len() as u32;
+        let counts = vec![0; total];
+        Some(Resampler {
+            sorted,
+            ranks,
+            values,
+            runs: spans,
+            n_runs,
+            counts,
+        })
+    }
+
+    /// Statistic of all pooled values (the point estimate).
+    pub(crate) fn observed(&self, statistic: Statistic) -> f64 {
+        match statistic {
+            Statistic::Mean => self.values.iter().sum::<f64>() / self.values.len() as f64,
+            Statistic::Median => super::summary::quantile_sorted(&self.sorted, 0.5),
+        }
+    }
+
+    /// One two-stage resample (Davison & Hinkley 1997 §3.8, "Strategy 2": runs with
+    /// replacement, then iterations within each chosen run with replacement; Kalibera & Jones,
+    /// ISMM 2013 §4) and its statistic. Runs of one value need a single draw.
+    pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut ChaCha8Rng) -> f64 {
+        match statistic {
+            Statistic::Mean => self.draw_mean(rng),
+            Statistic::Median => self.draw_quantile(0.5, rng),
+        }
+    }
+
+    fn draw_mean(&mut self, rng: &mut ChaCha8Rng) -> f64 {
+        let (mut sum, mut m) = (0.0, 0usize);
+        for _ in 0..self.runs.len() {
+            let (off, len) = self.runs[below(rng, self.n_runs) as usize];
+            for _ in 0..len {
+                let k = if len == 1 { 0 } else { below(rng, len) };
+                sum += self.values[(off + k) as usize];
+            }
+            m += len as usize;
+        }
+        sum / m as f64
+    }
+
+    /// Type-7 quantile `p` of one two-stage resample.
+    pub(crate) fn draw_quantile(&mut self, p: f64, rng: &mut ChaCha8Rng) -> f64 {
+        let mut m = 0usize;
+        for _ in 0..self.runs.len() {
+            let (off, len) = self.runs[below(rng, self.n_runs) as usize];
+            for _ in 0..len {
+                let k = if len == 1 { 0 } else { below(rng, len) };
+                self.counts[self.ranks[(off + k) as usize] as usize] += 1;
+            }
+            m += len as usize;
+        }
+        let h = (m - 1) as f64 * p;
+        let lo = h.floor() as usize;
+        let (a, b) = self.order_stats(lo);
+        self.counts.fill(0);
+        a + (h - lo as f64) * (b - a)
+    }
+
+    /// Order statistics `k` and `k+1` (0-based, the latter clamped) of the counted resample.
+    fn order_stats(&self, k: usize) -> (f64, f64) {
+        let mut cum = 0usize;
+        let mut first = None;
+        for (i, &c) in self.counts.iter().enumerate() {
+            cum += c as usize;
+            if first.is_none() && cum > k {
+                first = Some(self.sorted[i]);
+            }
+            if cum > k + 1 {
+                return (first.unwrap_or(self.sorted[i]), self.sorted[i]);
+            }
+        }
+        let a = first.unwrap_or(f64::NAN);
+        (a, a)
+    }
+}
+
+/// Uniform integer in [0, n) for n ≥ 1, unbiased: Lemire's multiply-shift with rejection
+/// ("Fast random integer generation in an interval", ACM TOMACS 29(1), 2019, Algorithm 5).
+#[inline]
+pub(crate) fn below(rng: &mut ChaCha8Rng, n: u32) -> u32 {
+    let mut m = u64::from(rng.next_u32()) * u64::from(n);
+    if (m as u32) < n {
+        let t = n.wrapping_neg() % n;
+        while (m as u32) < t {
+            m = u64::from(rng.next_u32()) * u64::from(n);
+        }
+    }
+    (m >> 32) as u32
+}
+
+fn valid(resamples: usize, level: f64) -> bool {
+    resamples >= 2 && level > 0.0 && level < 1.0
+}
+
+/// Percentile interval of `stats` (Efron & Tibshirani 1993, ch. 13.3): type-7 quantiles
+/// at (1−level)/2 and (1+level)/2 of the bootstrap distribution. Reorders `stats`.
+fn percentile_interval(stats: &mut [f64], level: f64) -> Interval {
+    let alpha = (1.0 - level) / 2.0;
+    let lo = quantile_in_place(stats, alpha);
+    let hi = quantile_in_place(stats, 1.0 - alpha);
+    Interval { lo, hi, level }
+}
+
+/// Hierarchical (two-stage) percentile bootstrap CI of `statistic` for one cell whose data
+/// are `runs` × iterations (Kalibera & Jones, "Rigorous benchmarking in reasonable time",
+/// ISMM 2013; Davison & Hinkley 1997 §3.8). With one value per run this is the ordinary
+/// percentile bootstrap (Efron & Tibshirani 1993, ch. 13).
+///
+/// `None` if there is no value, a value is not finite, `resamples < 2` or `level ∉ (0,1)`.
+pub fn percentile_ci(
+    runs: &[Vec<f64>],
+    statistic: Statistic,
+    resamples: usize,
+    level: f64,
+    rng: &mut ChaCha8Rng,
+) -> Option<Interval> {
+    if !valid(resamples, level) {
+        return None;
+    }
+    let mut rs = Resampler::new(runs)?;
+    let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw(statistic, rng)).collect();
+    Some(percentile_interval(&mut stats, level))
+}
+
+/// Ratio statistic(a)/statistic(b) with a percentile interval computed on the log scale
+/// (Davison & Hinkley 1997 §5.2 — transform, percentile interval, back-transform; the
+/// percentile method is transformation-respecting, Efron & Tibshirani 1993 §13.3).
+/// `a` and `b` are resampled independently, each two-stage as in [`percentile_ci`].
+///
+/// `None` on invalid input (as [`percentile_ci`]) or if any statistic (observed or
+/// resampled) is ≤ 0.
+pub fn ratio_ci(
+    a: &[Vec<f64>],
+    b: &[Vec<f64>],
+    statistic: Statistic,
+    resamples: usize,
+    level: f64,
+    rng: &mut ChaCha8Rng,
+) -> Option<RatioEstimate> {
+    if !valid(resamples, level) {
+        return None;
+    }
+    let (mut ra, mut rb) = (Resampler::new(a)?, Resampler::new(b)?);
+    let (sa, sb) = (ra.observed(statistic), rb.observed(statistic));
+    if sa <= 0.0 || sb <= 0.0 {
+        return None;
+    }
+    let mut logs = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        let (x, y) = (ra.draw(statistic, rng), rb.draw(statistic, rng));
+        if x <= 0.0 || y <= 0.0 {
+            return None;
+        }
+        logs.push((x / y).ln());
+    }
+    let iv = percentile_interval(&mut logs, level);
+    let interval = Interval {
+        lo: iv.lo.exp(),
+        hi: iv.hi.exp(),
+        level,
+    };
+    Some(RatioEstimate {
+        ratio: sa / sb,
+        interval,
+    })
+}
+
+/// BCa interval for the mean (Efron 1987, "Better bootstrap confidence intervals", JASA
+/// 82:171, eqs. 2.3–2.4 and 6.6; jackknife acceleration as in Efron & Tibshirani 1993
+/// §14.3, eq. 14.15). Bias correction z0 = Φ⁻¹(share of replicates below θ̂, ties counted
+/// half, as scipy.stats.bootstrap). Constant data give the degenerate interval [x, x].
+///
+/// `None` if n < 2, a value is not finite, `resamples < 2`, `level ∉ (0,1)`, or all
+/// replicates fall on one side of θ̂.
+pub fn bca_mean_ci(
+    xs: &[f64],
+    resamples: usize,
+    level: f64,
+    rng: &mut ChaCha8Rng,
+) -> Option<Interval> {
+    if xs.len() < 2 || !valid(resamples, level) || xs.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let theta = xs.iter().sum::<f64>() / n;
+    if xs.iter().all(|&x| x == xs[0]) {
+        return Some(Interval {
+            lo: xs[0],
+            hi: xs[0],
+            level,
+        });
+    }
+    let singles: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
+    let mut rs = Resampler::new(&singles)?;
+    let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw_mean(rng)).collect();
+    let below = stats.iter().filter(|&&t| t < theta).count() as f64;
+    let equal = stats.iter().filter(|&&t| t == theta).count() as f64;
+    let share = (below + equal / 2.0) / resamples as f64;
+    let std = Normal::standard();
+    let z0 = std.inverse_cdf(share);
+    // Jackknife: θ(i) = (Σx − x_i)/(n−1); θ(.) = θ̂ for the mean.
+    let sum = theta * n;
+    let d: Vec<f64> = xs.iter().map(|&x| theta - (sum - x) / (n - 1.0)).collect();
+    let (s2, s3) = d
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &u| (a + u * u, b + u * u * u));
+    let acc = s3 / (6.0 * s2.powf(1.5));
+    let adjust = |z: f64| std.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)));
+    let za = std.inverse_cdf((1.0 - level) / 2.0);
+    let (p_lo, p_hi) = (adjust(za), adjust(-za));
+    if !(z0.is_finite() && p_lo.is_finite() && p_hi.is_finite()) {
+        return None;
+    }
+    let lo = quantile_in_place(&mut stats, p_lo);
+    let hi = quantile_in_place(&mut stats, p_hi);
+    Some(Interval { lo, hi, level })
+}
+
+/// ICC(1) of runs from one-way random-effects ANOVA with unequal group sizes (Shrout &
+/// Fleiss 1979, Psych. Bull. 86:420, ICC(1,1); n0 for unbalanced groups from Snedecor &
+/// Cochran 1989 §13.3) and the design effect 1 + (m̄−1)·ICC of Kish (1965, "Survey
+/// Sampling", §5.4), m̄ = mean iterations per run.
+///
+/// `None` with fewer than 2 non-empty runs, no within-run replication, or non-finite data.
+/// All-identical data give ICC 0.
+pub fn design_effect(runs: &[Vec<f64>]) -> Option<DesignEffect> {
+    let groups: Vec<&Vec<f64>> = runs.iter().filter(|r| !r.is_empty()).collect();
+    let k = groups.len();
+    let total: usize = groups.iter().map(|g| g.len()).sum();
+    if k < 2 || total <= k || groups.iter().any(|g| g.iter().any(|x| !x.is_finite())) {
+        return None;
+    }
+    let n = total as f64;
+    let grand = groups.iter().flat_map(|g| g.iter()).sum::<f64>() / n;
+    let (mut ssb, mut ssw, mut sum_sq_sizes) = (0.0, 0.0, 0.0);
+    for g in &groups {
+        let ni = g.len() as f64;
+        let mi = g.iter().sum::<f64>() / ni;
+        ssb += ni * (mi - grand).powi(2);
+        ssw += g.iter().map(|x| (x - mi).powi(2)).sum::<f64>();
+        sum_sq_sizes += ni * ni;
+    }
+    let msb = ssb / (k - 1) as f64;
+    let msw = ssw / (n - k as f64);
+    let n0 = (n - sum_sq_sizes / n) / (k - 1) as f64;
+    let denom = msb + (n0 - 1.0) * msw;
+    let icc = if denom > 0.0 {
+        (msb - msw) / denom
+    } else {
+        0.0
+    };
+    let m_bar = n / k as f64;
+    let effect = (1.0 + (m_bar - 1.0) * icc.max(0.0)).max(1.0);
+    Some(DesignEffect {
+        icc,
+        effect,
+        naive_ci_understatement: effect.sqrt(),
+    })
+}
+
+#[cfg(test)]
+#[path = "bootstrap_tests.rs"]
+mod tests;

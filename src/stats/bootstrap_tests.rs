@@ -1,0 +1,138 @@
+//! Tests of bootstrap intervals and the design effect (`bootstrap.rs`), against reference values.
+
+use super::super::reference::{reference, vecs};
+use super::super::rng::stream;
+use super::*;
+
+fn singles(xs: &[f64]) -> Vec<Vec<f64>> {
+    xs.iter().map(|&x| vec![x]).collect()
+}
+
+#[test]
+fn percentile_median_matches_scipy() {
+    // scipy.stats.bootstrap(method="percentile", statistic=np.median, 10,000 resamples)
+    // on fixed data sets; tolerance: 3 % of the interval width plus 3 × the Monte-Carlo
+    // spread of scipy's endpoints over 20 seeds.
+    let r = reference();
+    for case in r["bootstrap_median"].as_array().unwrap() {
+        let xs = vecs(&case["data"]);
+        let mut rng = stream(7, case["name"].as_str().unwrap());
+        let iv = percentile_ci(&singles(&xs), Statistic::Median, 10_000, 0.95, &mut rng);
+        let iv = iv.unwrap();
+        let (lo, hi) = (case["lo"].as_f64().unwrap(), case["hi"].as_f64().unwrap());
+        let (slo, shi) = (
+            case["lo_sd"].as_f64().unwrap(),
+            case["hi_sd"].as_f64().unwrap(),
+        );
+        let w = hi - lo;
+        assert!((iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo, "{case} {iv:?}");
+        assert!((iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi, "{case} {iv:?}");
+    }
+}
+
+#[test]
+fn bca_mean_matches_scipy() {
+    // scipy.stats.bootstrap(method="BCa", statistic=np.mean, 10,000 resamples).
+    let r = reference();
+    for case in r["bootstrap_bca_mean"].as_array().unwrap() {
+        let xs = vecs(&case["data"]);
+        let mut rng = stream(11, case["name"].as_str().unwrap());
+        let iv = bca_mean_ci(&xs, 10_000, 0.95, &mut rng).unwrap();
+        let (lo, hi) = (case["lo"].as_f64().unwrap(), case["hi"].as_f64().unwrap());
+        let (slo, shi) = (
+            case["lo_sd"].as_f64().unwrap(),
+            case["hi_sd"].as_f64().unwrap(),
+        );
+        let w = hi - lo;
+        assert!((iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo, "{case} {iv:?}");
+        assert!((iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi, "{case} {iv:?}");
+    }
+}
+
+#[test]
+fn hierarchical_matches_numpy_two_stage() {
+    // Independent numpy implementation of the two-stage bootstrap in the reference
+    // script (runs, then iterations within runs; pooled statistic), 10,000 resamples.
+    let r = reference();
+    for case in r["bootstrap_hierarchical"].as_array().unwrap() {
+        let runs: Vec<Vec<f64>> = case["runs"].as_array().unwrap().iter().map(vecs).collect();
+        for (key, stat) in [("mean", Statistic::Mean), ("median", Statistic::Median)] {
+            let c = &case[key];
+            let mut rng = stream(13, key);
+            let iv = percentile_ci(&runs, stat, 10_000, 0.95, &mut rng).unwrap();
+            let (lo, hi) = (c["lo"].as_f64().unwrap(), c["hi"].as_f64().unwrap());
+            let (slo, shi) = (c["lo_sd"].as_f64().unwrap(), c["hi_sd"].as_f64().unwrap());
+            let w = hi - lo;
+            assert!(
+                (iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo,
+                "{key} {iv:?} {c}"
+            );
+            assert!(
+                (iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi,
+                "{key} {iv:?} {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn design_effect_matches_reference() {
+    // ICC(1), design effect, sqrt: numpy one-way ANOVA in the reference script.
+    let r = reference();
+    for case in r["design_effect"].as_array().unwrap() {
+        let runs: Vec<Vec<f64>> = case["runs"].as_array().unwrap().iter().map(vecs).collect();
+        let d = design_effect(&runs).unwrap();
+        let icc = case["icc"].as_f64().unwrap();
+        let eff = case["effect"].as_f64().unwrap();
+        assert!(
+            (d.icc - icc).abs() <= 1e-9 * icc.abs().max(1.0),
+            "{d:?} {case}"
+        );
+        assert!((d.effect - eff).abs() <= 1e-9 * eff, "{d:?}");
+        assert!((d.naive_ci_understatement - eff.sqrt()).abs() <= 1e-9 * eff);
+    }
+    // Hand value: runs {1,3} and {5,7}: MSB = 16, MSW = 2, n0 = 2, ICC = 14/18.
+    let d = design_effect(&[vec![1.0, 3.0], vec![5.0, 7.0]]).unwrap();
+    assert!((d.icc - 14.0 / 18.0).abs() < 1e-12);
+    assert!((d.effect - (1.0 + 14.0 / 18.0)).abs() < 1e-12);
+    assert!(design_effect(&[vec![1.0], vec![2.0]]).is_none());
+    assert!(design_effect(&[vec![1.0, 2.0]]).is_none());
+}
+
+#[test]
+fn ratio_of_scaled_data_is_exact_scale() {
+    // b = 2a exactly: every paired resample of independent streams differs, but the
+    // observed ratio is exactly 1/2 and the interval must straddle it.
+    let a: Vec<f64> = (1..=30).map(|i| 10.0 + f64::from(i % 7)).collect();
+    let b: Vec<f64> = a.iter().map(|x| 2.0 * x).collect();
+    let mut rng = stream(1, "ratio");
+    let est = ratio_ci(
+        &singles(&a),
+        &singles(&b),
+        Statistic::Median,
+        2000,
+        0.95,
+        &mut rng,
+    );
+    let est = est.unwrap();
+    assert!((est.ratio - 0.5).abs() < 1e-15);
+    assert!(est.interval.lo < 0.5 && est.interval.hi > 0.5);
+    let neg = [vec![-1.0], vec![2.0]];
+    assert!(ratio_ci(&neg, &neg, Statistic::Mean, 100, 0.95, &mut rng).is_none());
+}
+
+#[test]
+fn degenerate_inputs_do_not_panic() {
+    let mut rng = stream(0, "edge");
+    let m = Statistic::Median;
+    assert!(percentile_ci(&[], m, 100, 0.95, &mut rng).is_none());
+    assert!(percentile_ci(&[vec![]], m, 100, 0.95, &mut rng).is_none());
+    assert!(percentile_ci(&[vec![f64::NAN]], m, 100, 0.95, &mut rng).is_none());
+    assert!(percentile_ci(&[vec![1.0]], m, 1, 0.95, &mut rng).is_none());
+    assert!(percentile_ci(&[vec![1.0]], m, 100, 1.0, &mut rng).is_none());
+    let one = percentile_ci(&[vec![3.0], vec![]], m, 100, 0.95, &mut rng).unwrap();
+    assert_eq!((one.lo, one.hi), (3.0, 3.0));
+    assert!(bca_mean_ci(&[1.0], 100, 0.95, &mut rng).is_none());
+    let c = bca_mean_ci(&[2.0, 2.0, 2.0], 100, 0.95, &mut rng).unwrap();
+    assert_eq!((c.lo, c.hi), (2.0, 2.0));
+}

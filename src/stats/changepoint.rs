@@ -1,0 +1,334 @@
+//! PELT changepoint detection and the steady-state classification of Barrett et al. 2017.
+
+use serde::Serialize;
+
+/// Minimum segment length: a variance needs two points (R `changepoint`, `minseglen`
+/// for `cpt.meanvar`).
+pub const MIN_SEGMENT: usize = 2;
+
+/// Penalty used by Barrett et al. (OOPSLA 2017, §4.1): 15·ln(n).
+pub fn default_penalty(n: usize) -> f64 {
+    15.0 * (n.max(1) as f64).ln()
+}
+
+/// Prefix sums for O(1) segment costs.
+struct Cost {
+    s1: Vec<f64>,
+    s2: Vec<f64>,
+    floor: f64,
+}
+
+impl Cost {
+    fn new(series: &[f64]) -> Cost {
+        let mean = series.iter().sum::<f64>() / series.len() as f64;
+        let (mut s1, mut s2) = (vec![0.0], vec![0.0]);
+        for &y in series {
+            let c = y - mean; // centring keeps the variance formula accurate
+            s1.push(s1[s1.len() - 1] + c);
+            s2.push(s2[s2.len() - 1] + c * c);
+        }
+        let total_var = s2[series.len()] / series.len() as f64;
+        Cost {
+            s1,
+            s2,
+            floor: (total_var * 1e-8).max(f64::MIN_POSITIVE),
+        }
+    }
+
+    /// Normal mean-and-variance change cost of `series[a..b]`: m·ln(σ̂²), σ̂² the MLE
+    /// variance floored at 1e-8 × the whole-series variance (twice the negative profile
+    /// log-likelihood up to a constant; Killick, Fearnhead & Eckley 2012 §4.2; Chen &
+    /// Gupta 2000, ch. 3).
+    fn of(&self, a: usize, b: usize) -> f64 {
+        let m = (b - a) as f64;
+        let s = self.s1[b] - self.s1[a];
+        let var = ((self.s2[b] - self.s2[a]) - s * s / m) / m;
+        m * var.max(self.floor).ln()
+    }
+}
+
+/// PELT (Killick, Fearnhead & Eckley, "Optimal detection of changepoints with a linear
+/// computational cost", JASA 107:1590, 2012, Algorithm 2) with the normal mean-and-variance
+/// cost and pruning constant K = 0. Returns segment start indices, the first being 0.
+/// Series shorter than 2·[`MIN_SEGMENT`], constant series, or series with non-finite values
+/// give `[0]` (no changepoint).
+pub fn pelt(series: &[f64], penalty: f64) -> Vec<usize> {
+    let n = series.len();
+    let flat = series.iter().all(|&y| y == series[0]);
+    if n < 2 * MIN_SEGMENT || flat || series.iter().any(|y| !y.is_finite()) {
+        return vec![0];
+    }
+    let cost = Cost::new(series);
+    let mut f = vec![f64::INFINITY; n + 1];
+    let mut last = vec![0usize; n + 1];
+    f[0] = -penalty;
+    let mut cands: Vec<usize> = vec![0];
+    let mut vals: Vec<f64> = Vec::new();
+    for t in MIN_SEGMENT..=n {
+        if t >= 2 * MIN_SEGMENT {
+            cands.push(t - MIN_SEGMENT);
+        }
+        vals.clear();
+        vals.extend(cands.iter().map(|&s| f[s] + cost.of(s, t)));
+        let (best, arg) =
+            vals.iter().zip(&cands).fold(
+                (f64::INFINITY, 0),
+                |acc, (&v, &s)| if v < acc.0 { (v, s) } else { acc },
+            );
+        f[t] = best + penalty;
+        last[t] = arg;
+        // Pruning (KFE 2012, Theorem 3.1 with K = 0): drop s if F(s) + C(s,t) > F(t).
+        let keep: Vec<usize> = (0..cands.len())
+            .filter(|&i| vals[i] <= f[t])
+            .map(|i| cands[i])
+            .collect();
+        cands = keep;
+    }
+    let mut starts = vec![];
+    let mut t = n;
+    while t > 0 {
+        t = last[t];
+        starts.push(t);
+    }
+    starts.reverse();
+    starts
+}
+
+/// Run classification of Barrett, Bolz-Tereick, Killick, Mount & Tratt, "Virtual Machine
+/// Warmup Blows Hot and Cold", OOPSLA 2017, §4.3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SteadyState {
+    /// One segment, or every segment equivalent to the last.
+    Flat,
+    /// The last segment is faster than or equivalent to every earlier one.
+    Warmup,
+    /// Some earlier segment is faster than the last one.
+    Slowdown,
+    /// The last changepoint falls in the final quarter of the series.
+    NoSteadyState,
+}
+
+/// One changepoint segment `[start, end)` with its mean and sample sd (0 for one value).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Segment {
+    pub start: usize,
+    pub end: usize,
+    pub mean: f64,
+    pub sd: f64,
+}
+
+/// Shape of one run (process execution).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunShape {
+    pub state: SteadyState,
+    /// First iteration of the steady block (the trailing segments equivalent to the last);
+    /// `None` for `NoSteadyState`. Steady statistics should use the last segment only.
+    pub steady_start: Option<usize>,
+    pub segments: Vec<Segment>,
+}
+
+/// Settings of [`classify_with`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClassifyConfig {
+    /// Lower values (e.g. times) are better.
+    pub lower_is_better: bool,
+    /// PELT penalty; `None` uses [`default_penalty`].
+    pub penalty: Option<f64>,
+    /// Relative tolerance below which segment means are always equivalent.
+    pub rel_tolerance: f64,
+    /// A last changepoint inside this final fraction means no steady state (paper: 500 of
+    /// 2000 iterations, i.e. 0.25).
+    pub final_fraction: f64,
+}
+
+impl Default for ClassifyConfig {
+    fn default() -> Self {
+        ClassifyConfig {
+            lower_is_better: true,
+            penalty: None,
+            rel_tolerance: 1e-3,
+            final_fraction: 0.25,
+        }
+    }
+}
+
+fn segment(series: &[f64], start: usize, end: usize) -> Segment {
+    let part = &series[start..end];
+    let m = part.len() as f64;
+    let mean = part.iter().sum::<f64>() / m;
+    let ss: f64 = part.iter().map(|y| (y - mean).powi(2)).sum();
+    let sd = if part.len() > 1 {
+        (ss / (m - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    Segment {
+        start,
+        end,
+        mean,
+        sd,
+    }
+}
+
+/// Segment equivalence. Barrett et al. (§4.2) call segments equivalent when their means
+/// differ by less than the larger of the segments' variance and 0.001 s; that compares
+/// a variance with a mean and depends on units, so lab uses the larger standard deviation
+/// and a relative floor `rel_tolerance`·max|mean| instead (a documented adaptation).
+fn equivalent(a: &Segment, b: &Segment, rel_tolerance: f64) -> bool {
+    let tol =
+        a.sd.max(b.sd)
+            .max(rel_tolerance * a.mean.abs().max(b.mean.abs()));
+    (a.mean - b.mean).abs() <= tol
+}
+
+/// [`classify_with`] using the default settings and the given direction.
+pub fn classify(series: &[f64], lower_is_better: bool) -> RunShape {
+    classify_with(
+        series,
+        &ClassifyConfig {
+            lower_is_better,
+            ..ClassifyConfig::default()
+        },
+    )
+}
+
+/// Classify one run's in-order series (Barrett et al. 2017 §4.3) from its PELT segments.
+/// Empty series or series with non-finite values give `NoSteadyState` with no segments.
+pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
+    let n = series.len();
+    if n == 0 || series.iter().any(|y| !y.is_finite()) {
+        return RunShape {
+            state: SteadyState::NoSteadyState,
+            steady_start: None,
+            segments: vec![],
+        };
+    }
+    let starts = pelt(series, cfg.penalty.unwrap_or_else(|| default_penalty(n)));
+    let ends = starts.iter().skip(1).copied().chain(std::iter::once(n));
+    let segments: Vec<Segment> = starts
+        .iter()
+        .zip(ends)
+        .map(|(&s, e)| segment(series, s, e))
+        .collect();
+    let last = segments[segments.len() - 1];
+    if segments.len() > 1 && last.start as f64 >= n as f64 * (1.0 - cfg.final_fraction) {
+        return RunShape {
+            state: SteadyState::NoSteadyState,
+            steady_start: None,
+            segments,
+        };
+    }
+    let eq = |s: &Segment| equivalent(s, &last, cfg.rel_tolerance);
+    let block = segments.iter().rev().take_while(|s| eq(s)).count();
+    let steady_start = Some(segments[segments.len() - block].start);
+    let better = |s: &Segment| {
+        if cfg.lower_is_better {
+            s.mean < last.mean
+        } else {
+            s.mean > last.mean
+        }
+    };
+    let state = if segments.iter().all(eq) {
+        SteadyState::Flat
+    } else if segments.iter().any(|s| !eq(s) && better(s)) {
+        SteadyState::Slowdown
+    } else {
+        SteadyState::Warmup
+    };
+    RunShape {
+        state,
+        steady_start,
+        segments,
+    }
+}
+
+/// A cell is consistent when every run has the same classification (Barrett et al. 2017
+/// §4.3, "consistent" vs "inconsistent" (VM, benchmark) pairs). Vacuously true when empty.
+pub fn consistent(states: &[SteadyState]) -> bool {
+    states.windows(2).all(|w| w[0] == w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reference::{reference, vecs};
+    use super::super::rng::{standard_normal, stream};
+    use super::*;
+
+    #[test]
+    fn pelt_matches_exact_optimal_partitioning() {
+        // Python O(n²) optimal partitioning with the same cost (reference script): PELT is
+        // exact (KFE 2012, Thm 3.2), so the segmentations must be identical.
+        let r = reference();
+        for case in r["changepoint"].as_array().unwrap() {
+            let ys = vecs(&case["data"]);
+            let want: Vec<usize> = vecs(&case["starts"]).iter().map(|&v| v as usize).collect();
+            let pen = case["penalty"].as_f64().unwrap();
+            assert!((pen - default_penalty(ys.len())).abs() < 1e-9);
+            assert_eq!(pelt(&ys, pen), want, "{}", case["name"]);
+        }
+    }
+
+    fn series(parts: &[(usize, f64, f64)], label: &str) -> Vec<f64> {
+        let mut rng = stream(17, label);
+        parts
+            .iter()
+            .flat_map(|&(k, m, sd)| {
+                (0..k)
+                    .map(|_| m + sd * standard_normal(&mut rng))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn classifies_barrett_shapes() {
+        let flat = classify(&series(&[(400, 100.0, 1.0)], "flat"), true);
+        assert_eq!(
+            (flat.state, flat.steady_start),
+            (SteadyState::Flat, Some(0))
+        );
+        let warm = classify(
+            &series(&[(60, 150.0, 2.0), (340, 100.0, 1.0)], "warm"),
+            true,
+        );
+        assert_eq!(warm.state, SteadyState::Warmup);
+        let start = warm.steady_start.unwrap();
+        assert!((58..=62).contains(&start), "{warm:?}");
+        // Same data, higher-is-better (e.g. throughput): the run got worse.
+        let warm_hi = classify(
+            &series(&[(60, 150.0, 2.0), (340, 100.0, 1.0)], "warm"),
+            false,
+        );
+        assert_eq!(warm_hi.state, SteadyState::Slowdown);
+        let slow = classify(
+            &series(&[(200, 100.0, 1.0), (200, 120.0, 1.0)], "slow"),
+            true,
+        );
+        assert_eq!(slow.state, SteadyState::Slowdown);
+        let late = classify(
+            &series(&[(360, 100.0, 1.0), (40, 130.0, 1.0)], "late"),
+            true,
+        );
+        assert_eq!(
+            (late.state, late.steady_start),
+            (SteadyState::NoSteadyState, None)
+        );
+        assert_eq!(late.segments.len(), 2);
+        assert_eq!(late.segments[1].start, 360);
+    }
+
+    #[test]
+    fn consistency_and_edges() {
+        use SteadyState::*;
+        assert!(consistent(&[Warmup, Warmup]) && consistent(&[]));
+        assert!(!consistent(&[Warmup, Flat]));
+        assert_eq!(pelt(&[], 1.0), vec![0]);
+        assert_eq!(pelt(&[1.0; 50], 1.0), vec![0]);
+        assert_eq!(pelt(&[1.0, f64::NAN, 2.0, 3.0], 1.0), vec![0]);
+        assert_eq!(classify(&[], true).state, NoSteadyState);
+        assert_eq!(classify(&[5.0], true).state, Flat);
+        // Segment statistics: mean and sample sd of the last segment only.
+        let s = segment(&[1.0, 2.0, 3.0, 5.0, 7.0], 2, 5);
+        assert_eq!((s.mean, s.sd), (5.0, 2.0));
+    }
+}

@@ -1,0 +1,36 @@
+//! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
+//! rank tests, multiple-comparison adjustment, changepoints and steady-state classification.
+//!
+//! Every method cites its source next to its implementation. All randomness comes from
+//! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
+//! user data: empty input, NaN or too few values yield `None` or a documented value.
+
+pub mod bootstrap;
+pub mod changepoint;
+#[cfg(test)]
+mod coverage;
+pub mod dip;
+pub mod kruskal;
+pub mod median_ci;
+pub mod multiple;
+pub mod percentiles;
+pub mod rng;
+pub mod summary;
+pub mod trend;
+
+#[cfg(test)]
+pub(crate) mod reference;
+
+pub use bootstrap::{
+    DesignEffect, Interval, RatioEstimate, Statistic, bca_mean_ci, design_effect, percentile_ci,
+    ratio_ci,
+};
+pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt};
+pub use dip::{DipTest, Mode, dip, dip_test};
+pub use kruskal::{KruskalWallis, kruskal_wallis};
+pub use median_ci::{MedianCi, exact_median_ci};
+pub use multiple::holm;
+pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
+pub use rng::stream;
+pub use summary::{Summary, median, quantile_sorted};
+pub use trend::{MannKendall, mann_kendall, theil_sen_slope};

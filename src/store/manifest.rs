@@ -1,0 +1,158 @@
+//! The session manifest: everything about the machine and the experiment needed to trust or
+//! reproduce a session.
+
+use crate::exec::{BuildReport, Calibration};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Written at session start, completed at its end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub lab_version: String,
+    pub experiment: String,
+    pub experiment_file_hash: String,
+    pub profile: Option<String>,
+    /// The command that reproduces the session.
+    pub command: String,
+    pub seed: u64,
+    pub order: String,
+    pub planned_runs: usize,
+    pub git: Option<GitState>,
+    pub host: Host,
+    pub load_before: String,
+    pub load_after: Option<String>,
+    pub started_utc: String,
+    pub finished_utc: Option<String>,
+    /// True once every planned run has finished.
+    pub complete: bool,
+    pub versions: Vec<ToolVersion>,
+    pub build: Option<BuildReport>,
+    pub calibration: Option<Calibration>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GitState {
+    pub commit: String,
+    pub dirty: bool,
+}
+
+/// Facts about the machine, each `None` where it could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub name: String,
+    pub cpu_model: Option<String>,
+    pub logical_cpus: usize,
+    pub allowed_cpus: Option<String>,
+    pub governor: Option<String>,
+    pub turbo: Option<String>,
+    pub kernel: Option<String>,
+    pub memory_total: Option<String>,
+}
+
+/// A declared version command and what it printed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolVersion {
+    pub command: Vec<String>,
+    pub output: String,
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn proc_field(path: &str, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string())
+}
+
+/// Reads what can be read about this machine.
+pub fn host() -> Host {
+    let turbo = read_trimmed("/sys/devices/system/cpu/intel_pstate/no_turbo")
+        .map(|v| if v == "1" { "off".to_string() } else { "on".to_string() })
+        .or_else(|| read_trimmed("/sys/devices/system/cpu/cpufreq/boost").map(|v| if v == "1" { "on".into() } else { "off".into() }));
+    Host {
+        name: host_name(),
+        cpu_model: proc_field("/proc/cpuinfo", "model name"),
+        logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        allowed_cpus: proc_field("/proc/self/status", "Cpus_allowed_list"),
+        governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        turbo,
+        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        memory_total: proc_field("/proc/meminfo", "MemTotal"),
+    }
+}
+
+/// The host name, safe to use in a folder name.
+pub fn host_name() -> String {
+    let raw = read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "host".to_string());
+    raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect()
+}
+
+/// The 1, 5 and 15 minute load averages.
+pub fn load_average() -> String {
+    read_trimmed("/proc/loadavg").map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+/// The commit of the repository holding `dir`, and whether its work tree has changes.
+pub fn git_state(dir: &Path) -> Option<GitState> {
+    let git = |args: &[&str]| {
+        Command::new("git").args(args).current_dir(dir).stderr(Stdio::null()).output().ok().filter(|o| o.status.success())
+    };
+    let commit = String::from_utf8_lossy(&git(&["rev-parse", "HEAD"])?.stdout).trim().to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|o| !o.stdout.is_empty());
+    Some(GitState { commit, dirty })
+}
+
+/// Runs each declared version command, keeping the first lines it printed (stdout or stderr).
+pub fn tool_versions(commands: &[Vec<String>], dir: &Path) -> Vec<ToolVersion> {
+    commands
+        .iter()
+        .map(|argv| {
+            let output = match Command::new(&argv[0]).args(&argv[1..]).current_dir(dir).stdin(Stdio::null()).output() {
+                Ok(o) => {
+                    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+                    text.push_str(&String::from_utf8_lossy(&o.stderr));
+                    text.trim().lines().take(5).collect::<Vec<_>>().join("\n")
+                }
+                Err(e) => crate::exec::spawn_error(&argv[0], &e),
+            };
+            ToolVersion { command: argv.clone(), output }
+        })
+        .collect()
+}
+
+/// A UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` from Unix milliseconds (civil-from-days, H. Hinnant).
+pub fn utc_timestamp(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Now, in Unix milliseconds.
+pub fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_timestamps_match_known_dates() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        // 2026-11-29T22:43:46Z
+        assert_eq!(utc_timestamp(1_795_992_226_000), "2026-11-29T22:43:46Z");
+        // A leap day: 2024-02-29T12:00:00Z
+        assert_eq!(utc_timestamp(1_709_208_000_000), "2024-02-29T12:00:00Z");
+    }
+}
