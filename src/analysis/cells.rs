@@ -20,6 +20,8 @@ pub struct Resampling {
 #[derive(Debug, Clone, Serialize)]
 pub struct CellStats {
     pub cell: CellKey,
+    /// The cell's name on the page (variant and multi-valued parameters).
+    pub label: String,
     pub metric: String,
     /// Valid measured runs used.
     pub n: usize,
@@ -59,10 +61,12 @@ pub fn cell_stats(exp: &Experiment, cells: &[CellKey], runs: &[RunView], resampl
         by_cell.entry(&run.cell).or_default().push(run);
     }
     // One seeded stream per cell: results do not depend on how rayon schedules the work.
-    jobs.par_iter().map(|(cell, metric)| one_cell(cell, metric, by_cell.get(cell).map_or(&[][..], |v| v), resampling)).collect()
+    jobs.par_iter()
+        .map(|(cell, metric)| one_cell(cell, super::cell_label(exp, cell), metric, by_cell.get(cell).map_or(&[][..], |v| v), resampling))
+        .collect()
 }
 
-fn one_cell(cell: &CellKey, metric: &Metric, runs: &[&RunView], r: Resampling) -> CellStats {
+fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r: Resampling) -> CellStats {
     let used: Vec<&&RunView> = runs.iter().filter(|v| !v.warmup && v.is_valid()).collect();
     let values: Vec<Vec<f64>> = used.iter().map(|v| v.numbers(&metric.name, metric.warmup_iterations)).filter(|v| !v.is_empty()).collect();
     let pooled: Vec<f64> = values.iter().flatten().copied().collect();
@@ -71,6 +75,7 @@ fn one_cell(cell: &CellKey, metric: &Metric, runs: &[&RunView], r: Resampling) -
     let mut rng = stats::stream(r.seed, &stream_label(cell, &metric.name, "median"));
     CellStats {
         cell: cell.clone(),
+        label,
         metric: metric.name.clone(),
         n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),

@@ -49,7 +49,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
     let mut runs = run_views(exp, session);
     let automatic = checks::automatic_results(&runs);
     let mut declared = checks::exclusion_results(exp, &mut runs);
-    let cell_keys = cell_keys(session);
+    let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
     declared.extend(checks::cell_results(exp, &cells, resampling));
     Analysis {
@@ -65,34 +65,32 @@ pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
     }
 }
 
-/// The distinct cells of the plan, in first-planned order of variant then parameters.
-fn cell_keys(session: &StoredSession) -> Vec<CellKey> {
-    let mut keys: Vec<CellKey> = Vec::new();
-    for run in &session.plan.runs {
-        let key = run.cell();
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    let variant_order: Vec<&str> = {
-        let mut v: Vec<&str> = Vec::new();
-        for run in &session.plan.runs {
-            if !v.contains(&run.variant.as_str()) {
-                v.push(&run.variant);
-            }
-        }
-        v
-    };
+/// The distinct cells of the plan: variants in declared order, then parameters numerically.
+fn cell_keys(exp: &Experiment, session: &StoredSession) -> Vec<CellKey> {
+    let mut keys: Vec<CellKey> = session.plan.runs.iter().map(|r| r.cell()).collect();
     keys.sort_by(|a, b| {
-        let rank = |k: &CellKey| variant_order.iter().position(|v| *v == k.variant);
-        rank(a).cmp(&rank(b)).then_with(|| compare_params(a, b))
+        let rank = |k: &CellKey| exp.variants.iter().position(|v| v.name == k.variant);
+        rank(a).cmp(&rank(b)).then_with(|| compare_params(exp, a, b))
     });
+    keys.dedup();
     keys
 }
 
-/// Orders parameter maps numerically where values are numbers.
-fn compare_params(a: &CellKey, b: &CellKey) -> std::cmp::Ordering {
-    for ((_, va), (_, vb)) in a.params.iter().zip(&b.params) {
+/// A cell's name on the page: the variant and the parameters that take several values.
+pub fn cell_label(exp: &Experiment, cell: &CellKey) -> String {
+    let mut label = cell.variant.clone();
+    for p in exp.params.iter().filter(|p| p.values.len() > 1) {
+        if let Some(v) = cell.params.get(&p.name) {
+            label.push_str(&format!(" {}={v}", p.name));
+        }
+    }
+    label
+}
+
+/// Orders cells by parameters in declared order, numerically where values are numbers.
+fn compare_params(exp: &Experiment, a: &CellKey, b: &CellKey) -> std::cmp::Ordering {
+    for p in &exp.params {
+        let (Some(va), Some(vb)) = (a.params.get(&p.name), b.params.get(&p.name)) else { continue };
         let ord = match (va.parse::<f64>(), vb.parse::<f64>()) {
             (Ok(x), Ok(y)) => x.total_cmp(&y),
             _ => va.cmp(vb),

@@ -18,6 +18,7 @@ pub struct RunView {
     pub warmup: bool,
     pub wall_s: f64,
     pub exit: String,
+    pub stdout_sha256: String,
     /// Why the run is excluded from statistics; empty when it is valid.
     pub problems: Vec<String>,
     /// The checks that excluded it, parallel to `problems`.
@@ -73,6 +74,7 @@ fn view(exp: &Experiment, row: &RunRow, cell: CellKey, values: BTreeMap<String, 
         warmup: row.warmup,
         wall_s: row.wall_ns as f64 / 1e9,
         exit: describe_exit(&exit),
+        stdout_sha256: row.stdout_sha256.clone(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,

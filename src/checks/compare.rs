@@ -29,7 +29,7 @@ pub fn decide(op: Comparison, threshold: f64, interval: &Interval) -> Verdict {
 pub fn ratio_of(a: &CellStats, b: &CellStats, r: Resampling, label: &str) -> Result<(f64, Interval), String> {
     for cell in [a, b] {
         if cell.n < MIN_RUNS {
-            return Err(format!("{} has {} valid runs; {MIN_RUNS} are needed", cell.cell, cell.n));
+            return Err(format!("{} has {} valid runs; {MIN_RUNS} are needed", cell.label, cell.n));
         }
     }
     let mut rng = stats::stream(r.seed, label);
@@ -52,16 +52,16 @@ pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector,
     let (ma, mb) = (ca.median().unwrap_or(f64::NAN), cb.median().unwrap_or(f64::NAN));
     let evidence = format!(
         "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] (95% CI); needs a/b {} {}",
-        ca.cell, value(ma, unit), cb.cell, value(mb, unit), ratio(r_hat), ratio(ci.lo), ratio(ci.hi), op.symbol(), ratio(factor)
+        ca.label, value(ma, unit), cb.label, value(mb, unit), ratio(r_hat), ratio(ci.lo), ratio(ci.hi), op.symbol(), ratio(factor)
     );
     let reading = match verdict {
-        Verdict::Pass => format!("{} is {}× {}, and the whole interval is {} {}", ca.cell, ratio(r_hat), cb.cell, op.symbol(), ratio(factor)),
-        Verdict::Fail => format!("{} is {}× {}: the whole interval contradicts {} {}", ca.cell, ratio(r_hat), cb.cell, op.symbol(), ratio(factor)),
+        Verdict::Pass => format!("{} is {}× {}, and the whole interval is {} {}", ca.label, ratio(r_hat), cb.label, op.symbol(), ratio(factor)),
+        Verdict::Fail => format!("{} is {}× {}: the whole interval contradicts {} {}", ca.label, ratio(r_hat), cb.label, op.symbol(), ratio(factor)),
         _ => format!("the interval [{}, {}] straddles {}: the data cannot decide", ratio(ci.lo), ratio(ci.hi), ratio(factor)),
     };
     let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
     result.runs = ca.run_ids.iter().chain(&cb.run_ids).cloned().collect();
-    result.ratio = Some(RatioEvidence { a: ca.cell.to_string(), b: cb.cell.to_string(), a_value: ma, b_value: mb, ratio: r_hat, lo: ci.lo, hi: ci.hi, threshold: factor });
+    result.ratio = Some(RatioEvidence { a: ca.label.clone(), b: cb.label.clone(), a_value: ma, b_value: mb, ratio: r_hat, lo: ci.lo, hi: ci.hi, threshold: factor });
     result
 }
 

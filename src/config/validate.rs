@@ -31,8 +31,11 @@ pub fn validate(
     loc: &Locator,
 ) -> Result<Experiment> {
     let mut raw = raw;
+    // Declared order, taken before a profile replaces some lists with its own.
+    let param_order = declared_order(&raw.params);
     let overrides = apply_profile(&mut raw, profile, loc)?;
-    let params = validate_params(&raw.params, loc)?;
+    let mut params = validate_params(&raw.params, loc)?;
+    params.sort_by_key(|p| param_order.iter().position(|n| *n == p.name));
     let variants = validate_variants(&raw.variants, &params, loc)?;
     let metrics = validate_metrics(&raw.metrics, loc)?;
     let e = &raw.experiment;
@@ -130,8 +133,15 @@ fn convert_values(values: &[RawParamValue]) -> Vec<ParamValue> {
         .collect()
 }
 
+/// Names in the order they appear in the file.
+fn declared_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<String> {
+    let mut names: Vec<(&String, usize)> = map.iter().map(|(k, v)| (k, v.span().start)).collect();
+    names.sort_by_key(|(_, start)| *start);
+    names.into_iter().map(|(k, _)| k.clone()).collect()
+}
+
 fn validate_params(
-    raw: &std::collections::BTreeMap<String, Spanned<Vec<RawParamValue>>>,
+    raw: &BTreeMap<String, Spanned<Vec<RawParamValue>>>,
     loc: &Locator,
 ) -> Result<Vec<Param>> {
     let mut params = Vec::new();
@@ -254,7 +264,8 @@ fn validate_restrictions(
 
 fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -> Result<Vec<Metric>> {
     let mut metrics = Vec::new();
-    for (name, spanned) in raw {
+    for name in declared_order(raw) {
+        let spanned = &raw[&name];
         let key = format!("metric.{name}");
         let m = spanned.get_ref();
         let extractor = match (&m.json, &m.regex) {
@@ -266,7 +277,7 @@ fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -
             }
         };
         metrics.push(Metric {
-            name: name.clone(),
+            name,
             extractor,
             unit: m.unit.clone().unwrap_or_default(),
             better: match m.better {

@@ -22,6 +22,7 @@ use crate::config::Experiment;
 use crate::plan::PlannedRun;
 use crate::store::SessionWriter;
 use anyhow::Result;
+use sha2::{Digest, Sha256};
 
 /// How a session's run loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +60,8 @@ pub fn execute(exp: &Experiment, runs: &[PlannedRun], session: &mut SessionWrite
         let output = std::fs::read_to_string(&stdout).unwrap_or_default();
         let samples = reader.read(&output);
         let invalid = judge(&measurement, &samples, exp);
-        session.append(run, &measurement, &samples, &invalid)?;
+        let digest = format!("{:x}", Sha256::digest(output.as_bytes()));
+        session.append(run, &measurement, &digest, &samples, &invalid)?;
         progress.finished(run, measurement.wall_ns, &invalid);
     }
     Ok(Ending::Complete)

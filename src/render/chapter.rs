@@ -88,7 +88,7 @@ pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>) -> Ch
         checks: analysis.checks.iter().map(check_row).collect(),
         charts,
         tables: tables(exp, analysis),
-        invalid_runs: invalid_runs(analysis),
+        invalid_runs: invalid_runs(exp, analysis),
         variants: variants(exp),
         environment: environment(analysis),
         session: analysis.session.clone(),
@@ -112,9 +112,9 @@ pub fn banner(checks: &[CheckResult]) -> String {
     let failed: Vec<&str> = checks.iter().filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail).map(|c| c.name.as_str()).collect();
     if !failed.is_empty() {
         text.push_str(&format!(
-            " **Untrusted:** the validity check{} \"{}\" failed, so the hypothesis verdicts below may rest on broken measurements.",
+            " **Untrusted:** the validity check{} “{}” failed, so the hypothesis verdicts below may rest on broken measurements.",
             if failed.len() > 1 { "s" } else { "" },
-            failed.join("\", \"")
+            failed.join("”, “")
         ));
     }
     text
@@ -159,6 +159,7 @@ fn table_row(c: &CellStats) -> TableRow {
     TableRow {
         variant: cell_text(&c.cell.variant),
         params: cell_text(&c.cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
+
         median,
         n: c.n,
         cv: c.summary.as_ref().filter(|s| s.n > 1).map_or("–".into(), |s| percent(s.cv)),
@@ -168,14 +169,14 @@ fn table_row(c: &CellStats) -> TableRow {
     }
 }
 
-fn invalid_runs(analysis: &Analysis) -> Vec<InvalidRun> {
+fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
     analysis
         .runs
         .iter()
         .filter(|r| !r.is_valid())
         .map(|r| InvalidRun {
             id: r.id.clone(),
-            cell: cell_text(&format!("{}{}", r.cell, if r.warmup { " (warm-up)" } else { "" })),
+            cell: cell_text(&format!("{}{}", crate::analysis::cell_label(exp, &r.cell), if r.warmup { " (warm-up)" } else { "" })),
             reasons: cell_text(&r.problems.join("; ")),
         })
         .collect()

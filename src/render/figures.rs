@@ -4,7 +4,6 @@ use super::charts::{self, ForestChart, ForestRow, OrderPoint, RunOrderChart, Sca
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::Verdict;
 use crate::config::{Experiment, Metric, Param};
-use crate::plan::CellKey;
 use anyhow::Result;
 
 /// One chart of the chapter.
@@ -41,7 +40,7 @@ fn axis_label(metric: &Metric) -> String {
 }
 
 /// The series a cell belongs to: its variant plus every other multi-valued parameter.
-fn series_name(cell: &CellKey, along: &str, exp: &Experiment) -> String {
+fn series_name(cell: &crate::plan::CellKey, along: &str, exp: &Experiment) -> String {
     let mut name = cell.variant.clone();
     for (k, v) in &cell.params {
         if k != along && exp.param(k).is_some_and(|p| p.values.len() > 1) {
@@ -79,11 +78,6 @@ fn series_point(cell: &CellStats, x: f64) -> SeriesPoint {
     SeriesPoint { x, center: cell.median().unwrap_or(f64::NAN), lo, hi, raw: cell.pooled() }
 }
 
-fn short_label(cell: &CellKey) -> String {
-    let params: Vec<String> = cell.params.iter().map(|(k, v)| format!("{}={v}", k.chars().next().unwrap_or('p'))).collect();
-    format!("{} {}", cell.variant, params.join(" "))
-}
-
 fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
     let variants = variant_order(analysis);
     let cells = analysis
@@ -93,7 +87,7 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
         .map(|c| {
             let (lo, hi) = c.median_ci.map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
             let group = variants.iter().position(|v| *v == c.cell.variant).unwrap_or(0);
-            StripCell { label: short_label(&c.cell), group, values: c.pooled(), median: c.median().unwrap_or(f64::NAN), lo, hi }
+            StripCell { label: c.label.clone(), group, values: c.pooled(), median: c.median().unwrap_or(f64::NAN), lo, hi }
         })
         .collect();
     let chart = StripChart { title: format!("every run, {}", metric.name), y_label: axis_label(metric), cells };

@@ -72,8 +72,8 @@ impl SessionWriter {
     }
 
     /// Appends one finished run and its samples, and flushes both files.
-    pub fn append(&mut self, run: &PlannedRun, m: &Measurement, samples: &[Sample], invalid: &[String]) -> Result<()> {
-        self.runs.write_record(rows::run_record(run, m, invalid, &self.param_names))?;
+    pub fn append(&mut self, run: &PlannedRun, m: &Measurement, stdout_sha256: &str, samples: &[Sample], invalid: &[String]) -> Result<()> {
+        self.runs.write_record(rows::run_record(run, m, stdout_sha256, invalid, &self.param_names))?;
         self.runs.flush()?;
         for s in samples {
             self.samples.write_record([run.id.as_str(), &s.metric, &s.iteration.to_string(), &s.value])?;

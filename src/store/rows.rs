@@ -8,9 +8,10 @@ use serde::{de::DeserializeOwned, Deserialize};
 use std::path::Path;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 17] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
     "repetition", "warmup", "start_utc", "wall_ns", "boottime_ns", "user_ns", "sys_ns", "max_rss_kib",
-    "voluntary_cs", "involuntary_cs", "exit_code", "signal", "spawn_error", "timed_out", "cpus", "valid", "invalid_reason",
+    "voluntary_cs", "involuntary_cs", "exit_code", "signal", "spawn_error", "timed_out", "cpus", "stdout_sha256", "valid",
+    "invalid_reason",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
@@ -35,6 +36,8 @@ pub struct RunRow {
     pub spawn_error: Option<String>,
     pub timed_out: bool,
     pub cpus: Option<String>,
+    /// SHA-256 of everything the run printed on stdout: identical outputs are visible.
+    pub stdout_sha256: String,
     pub valid: bool,
     pub invalid_reason: Option<String>,
 }
@@ -57,7 +60,7 @@ pub fn run_header(params: &[String]) -> Vec<String> {
         .collect()
 }
 
-pub fn run_record(run: &PlannedRun, m: &Measurement, invalid: &[String], params: &[String]) -> Vec<String> {
+pub fn run_record(run: &PlannedRun, m: &Measurement, stdout_sha256: &str, invalid: &[String], params: &[String]) -> Vec<String> {
     let (code, signal, spawn) = match &m.exit {
         Exit::Code(c) => (c.to_string(), String::new(), String::new()),
         Exit::Signal(s) => (String::new(), s.to_string(), String::new()),
@@ -82,6 +85,7 @@ pub fn run_record(run: &PlannedRun, m: &Measurement, invalid: &[String], params:
         spawn,
         m.timed_out.to_string(),
         cpus,
+        stdout_sha256.to_string(),
         invalid.is_empty().to_string(),
         invalid.join("; "),
     ]);

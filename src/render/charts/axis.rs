@@ -126,8 +126,16 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
             1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
         ],
     ];
-    if !(lo > 0.0 && hi > lo) {
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
         return Vec::new();
+    }
+    // Absurd spans (ratios of 1e-200…1e200) get one tick every few decades.
+    let decades = (hi.log10().ceil() - lo.log10().floor()) as usize;
+    if decades > 12 {
+        return ladder_ticks(&[1.0], lo, hi)
+            .into_iter()
+            .step_by(decades.div_ceil(10))
+            .collect();
     }
     let mut best = Vec::new();
     for ladder in LADDERS {
@@ -230,6 +238,8 @@ mod tests {
         let narrow = log_ticks(0.85, 1.3);
         assert!(narrow.len() >= 4 && narrow.contains(&1.0), "{narrow:?}");
         assert!(log_ticks(0.0, 1.0).is_empty());
+        assert!(log_ticks(1.0, f64::INFINITY).is_empty());
+        assert!(log_ticks(1e-200, 1e200).len() <= 12);
     }
 
     #[test]

@@ -139,7 +139,9 @@ fn x_extent(rows: &[ForestRow]) -> (f64, f64) {
         .iter()
         .flat_map(|r| [Some(r.ratio), Some(r.lo), Some(r.hi), r.threshold])
         .flatten()
-        .filter_map(positive);
+        .filter_map(positive)
+        // Beyond this a ratio is meaningless, and padding it would overflow to ∞.
+        .map(|v| v.clamp(1e-200, 1e200));
     let (lo, hi) = vals.fold((1.0f64, 1.0f64), |(l, h), v| (l.min(v), h.max(v)));
     // At least ±5% around 1 so an all-1.0 input still has a readable axis.
     let (lo, hi) = (lo.min(0.95), hi.max(1.05));

@@ -73,21 +73,16 @@ fn relative_label(y_label: &str) -> String {
     format!("{base} ÷ cell median")
 }
 
-/// Legend names padded with "series N" for indices the caller did not name.
-fn names(c: &RunOrderChart, pts: &[&OrderPoint]) -> Vec<String> {
-    let n = pts
-        .iter()
-        .map(|p| p.series + 1)
-        .max()
-        .unwrap_or(0)
-        .max(c.series_names.len());
-    (0..n)
-        .map(|i| {
-            c.series_names
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("series {i}"))
-        })
+/// Legend entries as (series index, name): every named series, plus "series N"
+/// for indices used by points but not named (only those, however large N is).
+fn names(c: &RunOrderChart, pts: &[&OrderPoint]) -> Vec<(usize, String)> {
+    let mut used: Vec<usize> = pts.iter().map(|p| p.series).collect();
+    used.sort_unstable();
+    used.dedup();
+    let named = c.series_names.iter().cloned().enumerate();
+    let unnamed = used.into_iter().filter(|i| *i >= c.series_names.len());
+    named
+        .chain(unnamed.map(|i| (i, format!("series {i}"))))
         .collect()
 }
 
@@ -132,7 +127,7 @@ fn draw(
 ) -> Result<Overlay, ChartError> {
     let body = root.titled(&c.title, style::font(style::FONT_TITLE))?;
     let names = names(c, pts);
-    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let name_refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
     let (w, _) = body.dim_in_pixel();
     let (plot_area, legend_area) =
         body.split_horizontally(w as i32 - style::legend_width(&name_refs));
@@ -176,13 +171,12 @@ fn draw(
             style,
         ))?;
     }
-    let entries: Vec<LegendEntry> = name_refs
+    let entries: Vec<LegendEntry> = names
         .iter()
-        .enumerate()
         .map(|(i, n)| LegendEntry {
             name: n,
-            color: style::series_color(i),
-            marker: cap_of(i).1,
+            color: style::series_color(*i),
+            marker: cap_of(*i).1,
             line: false,
         })
         .collect();
@@ -304,9 +298,9 @@ mod tests {
         c.points.iter_mut().for_each(|p| p.value = 5.0);
         assert!(run_order_svg(&c).is_ok());
         c.points[0].value = f64::NAN;
-        c.points[1].series = 12; // unnamed series gets a placeholder name
+        c.points[1].series = 1_000_000; // unnamed series gets a placeholder name
         let svg = run_order_svg(&c).unwrap();
-        assert!(svg.contains("series 12"));
+        assert!(svg.contains("series 1000000") && !svg.contains("series 999999"));
         c.series_names.clear();
         c.points.truncate(1);
         assert!(run_order_svg(&c).is_ok());
