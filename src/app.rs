@@ -34,7 +34,7 @@ impl Layout {
     pub fn experiment_dir(&self, arg: &Path) -> Result<PathBuf> {
         let candidates = [self.root.join(arg), self.experiments().join(arg)];
         if let Some(dir) = candidates.iter().find(|d| d.join(config::FILE_NAME).is_file()) {
-            return Ok(dir.clone());
+            return Ok(tidy(dir));
         }
         let known: Vec<String> = self.experiment_dirs().iter().filter_map(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
         Err(LabError::Usage(format!(
@@ -53,10 +53,16 @@ impl Layout {
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.join(config::FILE_NAME).is_file())
+            .map(|p| tidy(&p))
             .collect();
         dirs.sort();
         dirs
     }
+}
+
+/// `./experiments/x` reads better as `experiments/x` in messages and manifests.
+fn tidy(path: &Path) -> PathBuf {
+    path.strip_prefix(".").unwrap_or(path).to_path_buf()
 }
 
 /// What `lab run` was asked to do.

@@ -50,3 +50,6 @@ pub fn experiment_name(dir: &Path) -> String {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     canonical.file_name().map_or_else(|| "experiment".to_string(), |n| n.to_string_lossy().into_owned())
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,88 @@
+//! Helpers for end-to-end tests: a temporary project with fixture experiments, and the real
+//! `lab` binary run inside it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary project root holding `experiments/NAME/` copies of fixtures.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// A project with the fixture folders `tests/fixtures/<name>` copied to `experiments/<name>`.
+    pub fn with_fixtures(names: &[&str]) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for name in names {
+            let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+            copy_dir(&from, &dir.path().join("experiments").join(name));
+        }
+        Project { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Runs `lab ARGS` in the project root.
+    pub fn lab(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_lab")).args(args).current_dir(self.root()).env("NO_COLOR", "1").output().expect("lab runs")
+    }
+
+    /// Runs `lab ARGS` and insists it exits with `code`.
+    pub fn lab_ok(&self, args: &[&str], code: i32) -> Output {
+        let out = self.lab(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "lab {args:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// The only session folder of an experiment.
+    pub fn session(&self, experiment: &str) -> PathBuf {
+        let mut sessions: Vec<PathBuf> = std::fs::read_dir(self.path("data").join(experiment)).expect("data folder").flatten().map(|e| e.path()).collect();
+        sessions.sort();
+        sessions.pop().expect("a session")
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.path(relative)).unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
+    }
+}
+
+/// Copies a folder tree (files and folders only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read fixture").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy file");
+        }
+    }
+}
+
+/// Reads a CSV file into header-keyed rows.
+pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).expect("csv");
+    let headers = reader.headers().expect("headers").clone();
+    reader.records().map(|r| headers.iter().map(String::from).zip(r.expect("row").iter().map(String::from)).collect()).collect()
+}
+
+/// `lab check NAME --json` parsed.
+pub fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
+    let out = project.lab(&["check", experiment, "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("check --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
+}

@@ -1,0 +1,138 @@
+//! End to end: `lab run` on small fixture experiments in a temporary project, then the stored
+//! CSV, the verdicts and the written chapter.
+
+mod common;
+
+use common::{csv_rows, verdicts, Project};
+
+#[test]
+fn tiny_experiment_runs_stores_analyses_and_renders() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 0);
+    let session = project.session("tiny");
+
+    // 2 variants × 2 values of n × (1 warm-up + 3 repetitions), one row per process.
+    let runs = csv_rows(&session.join("runs.csv"));
+    assert_eq!(runs.len(), 16);
+    assert_eq!(runs.iter().filter(|r| r["warmup"] == "true").count(), 4);
+    assert!(runs.iter().all(|r| r["exit_code"] == "0" && r["valid"] == "true" && r["timed_out"] == "false"));
+    let positions: Vec<usize> = runs.iter().map(|r| r["position"].parse().unwrap()).collect();
+    assert_eq!(positions, (1..=16).collect::<Vec<_>>());
+    assert!(runs.iter().all(|r| r["wall_ns"].parse::<u64>().unwrap() > 0));
+
+    // Every run printed its score: FACTOR × n.
+    let samples = csv_rows(&session.join("samples.csv"));
+    for run in &runs {
+        let expected = match (run["variant"].as_str(), run["n"].as_str()) {
+            ("double", "1") => "2",
+            ("double", "2") => "4",
+            ("triple", "1") => "3",
+            _ => "6",
+        };
+        let score: Vec<&str> = samples.iter().filter(|s| s["run_id"] == run["run_id"] && s["metric"] == "score").map(|s| s["value"].as_str()).collect();
+        assert_eq!(score, vec![expected], "run {}", run["run_id"]);
+    }
+
+    // The verdicts: the ratio is exactly 1.5 (> 1.4 passes) and double never beats triple.
+    let checks = verdicts(&project, "tiny");
+    let verdict = |name: &str| checks.iter().find(|c| c["name"] == name).map(|c| c["verdict"].as_str().unwrap().to_string()).unwrap();
+    assert_eq!(verdict("triple beats double by at least 1.4 at n=2"), "pass");
+    assert_eq!(verdict("double beats triple at n=1"), "fail");
+    assert_eq!(verdict("every run exited normally"), "pass");
+
+    let page = project.read("book/src/tiny/index.md");
+    assert!(page.contains("| ✅ pass | triple beats double by at least 1.4 at n=2 |"), "{page}");
+    assert!(page.contains("| ❌ fail | double beats triple at n=1 |"));
+    assert!(page.contains("a/b = 1.50 [1.50, 1.50]"), "the evidence shows the ratio and its CI");
+    assert!(page.contains("| triple | n=2 | 6.00 [6.00, 6.00] | 3 |"), "results table row");
+    let svg = project.read("book/src/tiny/score-by-n.svg");
+    assert!(svg.contains("double") && svg.contains("triple"), "the chart names the variants");
+    assert!(project.read("book/src/SUMMARY.md").contains("[Tiny: double against triple](tiny/index.md)"));
+}
+
+#[test]
+fn report_is_byte_identical_and_runs_nothing() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 0);
+    let files = ["book/src/tiny/index.md", "book/src/tiny/analysis.json", "book/src/tiny/score-by-n.svg", "book/src/SUMMARY.md"];
+    let first: Vec<String> = files.iter().map(|f| project.read(f)).collect();
+    let sessions_before = std::fs::read_dir(project.path("data/tiny")).unwrap().count();
+    project.lab_ok(&["report", "tiny", "--quiet"], 0);
+    project.lab_ok(&["report", "--quiet"], 0);
+    let second: Vec<String> = files.iter().map(|f| project.read(f)).collect();
+    assert_eq!(first, second);
+    assert_eq!(std::fs::read_dir(project.path("data/tiny")).unwrap().count(), sessions_before);
+}
+
+#[test]
+fn broken_runs_are_data_not_crashes() {
+    let project = Project::with_fixtures(&["broken"]);
+    let out = project.lab_ok(&["run", "experiments/broken"], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[4/6]") && stderr.contains("timed out"), "plain progress lines off a terminal:\n{stderr}");
+    let runs = csv_rows(&project.session("broken").join("runs.csv"));
+    let by_mode = |m: &str| runs.iter().find(|r| r["mode"] == m).unwrap().clone();
+    assert_eq!(by_mode("ok")["valid"], "true");
+    assert_eq!(by_mode("crash")["signal"], "11");
+    assert_eq!(by_mode("fail")["exit_code"], "3");
+    let hang = by_mode("hang");
+    assert_eq!(hang["timed_out"], "true");
+    assert!(hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000, "killed at the 300 ms timeout");
+    assert_eq!(by_mode("silent")["invalid_reason"], "printed no value for metric `value`");
+    assert_eq!(project.read(&format!("{}/logs/r0003.err", project.session("broken").display())).trim(), "no such file: input.dat");
+
+    // A validity check failed: `lab check` says so with exit code 1.
+    let check = project.lab_ok(&["check", "broken"], 1);
+    let table = String::from_utf8_lossy(&check.stdout);
+    assert!(table.contains("fail") && table.contains("every run exited normally"), "{table}");
+
+    // Text from run output is escaped on the page.
+    let page = project.read("book/src/broken/index.md");
+    assert!(!page.contains("<script>"), "raw script tag on the page");
+    assert!(page.contains("&lt;script&gt;"));
+    assert!(page.contains("| r0002 | prog mode=crash | killed by signal 11 (SIGSEGV) |"), "{page}");
+}
+
+#[test]
+fn a_bad_config_exits_2_with_its_location_and_writes_nothing() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let file = project.path("experiments/tiny/lab.toml");
+    let text = std::fs::read_to_string(&file).unwrap().replace("\"{n}\"]\n\n[[variant]]", "\"{m}\"]\n\n[[variant]]");
+    std::fs::write(&file, text).unwrap();
+    let out = project.lab_ok(&["run", "experiments/tiny"], 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("experiments/tiny/lab.toml:14:7: `variant[1].run`: unknown placeholder {m}"), "{stderr}");
+    assert!(!project.path("data").exists() && !project.path("book").exists());
+}
+
+#[test]
+fn unknown_experiments_and_options_are_usage_errors() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let out = project.lab_ok(&["run", "nope"], 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("experiments here: tiny"));
+    project.lab_ok(&["run", "tiny", "--frobnicate"], 2);
+    project.lab_ok(&["check", "tiny"], 2);
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_runs_nothing() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let out = project.lab_ok(&["run", "tiny", "--dry-run"], 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("16 runs (shuffled order, seed 3)"), "{text}");
+    assert!(text.contains("sh bench.sh triple 2"));
+    assert!(!project.path("data").exists());
+}
+
+#[test]
+fn the_book_lists_each_experiment_once() {
+    let project = Project::with_fixtures(&["tiny", "broken"]);
+    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "broken", "--quiet"], 0);
+    project.lab_ok(&["report", "tiny", "--quiet"], 0);
+    let summary = project.read("book/src/SUMMARY.md");
+    assert_eq!(summary.matches("(tiny/index.md)").count(), 1, "{summary}");
+    assert_eq!(summary.matches("(broken/index.md)").count(), 1, "{summary}");
+    let intro = project.read("book/src/introduction.md");
+    assert!(intro.contains("| no: a validity check failed |"), "{intro}");
+}
