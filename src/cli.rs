@@ -52,6 +52,9 @@ pub enum Command {
     },
     /// List experiments, their sessions and the latest verdict counts.
     List,
+    /// Re-render the book from stored data and build its HTML into book/book/ (no mdbook
+    /// install needed).
+    Book,
 }
 
 #[cfg(test)]

@@ -39,6 +39,14 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             print!("{text}");
             Ok(code)
         }
+        Command::Book => {
+            app::report(layout, &[], cli.quiet)?;
+            let index = app::build_html(layout)?;
+            if !cli.quiet {
+                eprintln!("HTML written to {}", index.display());
+            }
+            Ok(EXIT_OK)
+        }
         Command::List => {
             print!("{}", app::list(layout)?);
             Ok(EXIT_OK)

@@ -136,3 +136,15 @@ fn the_book_lists_each_experiment_once() {
     let intro = project.read("book/src/introduction.md");
     assert!(intro.contains("| no: a validity check failed |"), "{intro}");
 }
+
+#[test]
+fn lab_book_builds_the_html_with_the_mdbook_library() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["book", "--quiet"], 0);
+    let html = project.read("book/book/tiny/index.html");
+    assert!(html.contains("Tiny: double against triple"));
+    assert!(html.contains("score-by-n.svg"), "the chart is embedded");
+    assert!(project.path("book/book/tiny/score-by-n.svg").is_file());
+    assert!(project.path("book/book/tiny/data/runs.csv").is_file(), "raw data is published with the book");
+}
