@@ -1,1 +1,84 @@
-fn main() {}
+//! Lab's own cost per run: spawning `true` directly versus through lab's runner (process group,
+//! watchdog thread, wait4, clocks) and through the whole per-run path (runner, metric parsing,
+//! CSV append and flush). The differences are what lab adds to every measured run.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lab::config;
+use lab::exec::{self, ProcessRunner, Progress, RunRequest, Runner};
+use lab::plan;
+use lab::store::{self, SessionWriter};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const EXPERIMENT: &str = r#"
+[experiment]
+title = "no-op"
+hypothesis = "lab adds little"
+repetitions = 1
+[params]
+n = [1]
+[[variant]]
+name = "noop"
+run = ["sh", "-c", "echo '{{\"v\": 1}}'"]
+[metric.v]
+json = "v"
+"#;
+
+fn raw_spawn(c: &mut Criterion) {
+    c.bench_function("spawn true (std::process, no lab)", |b| {
+        b.iter(|| Command::new("true").stdout(Stdio::null()).stderr(Stdio::null()).status().expect("true runs"))
+    });
+}
+
+fn runner(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let argv = vec!["true".to_string()];
+    let env = BTreeMap::new();
+    let request = RunRequest { argv: &argv, env: &env, cwd: dir.path(), cpus: None, timeout: Duration::from_secs(10), stdout: &out, stderr: &err };
+    c.bench_function("spawn true (lab's ProcessRunner)", |b| b.iter(|| ProcessRunner.run(&request)));
+}
+
+fn whole_run_path(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let experiment = config::parse(EXPERIMENT.trim_start(), Path::new("lab.toml"), dir.path(), None).expect("valid");
+    let plan = plan::plan(&experiment);
+    let progress = Progress::new(1, true);
+    let mut n = 0;
+    c.bench_function("one run through lab (runner, metrics, CSV append)", |b| {
+        b.iter(|| {
+            n += 1;
+            let session_dir = store::new_session_dir(dir.path(), "bench", n);
+            let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()]).expect("session");
+            exec::execute(&experiment, &plan.runs, &mut session, &mut ProcessRunner, &progress).expect("runs")
+        })
+    });
+}
+
+fn manifest_stub() -> store::Manifest {
+    store::Manifest {
+        lab_version: "bench".into(),
+        experiment: "bench".into(),
+        experiment_file_hash: String::new(),
+        profile: None,
+        command: String::new(),
+        seed: 1,
+        order: "shuffled".into(),
+        planned_runs: 1,
+        git: None,
+        host: store::host(),
+        load_before: String::new(),
+        load_after: None,
+        started_utc: String::new(),
+        finished_utc: None,
+        complete: false,
+        versions: Vec::new(),
+        build: None,
+        calibration: None,
+    }
+}
+
+criterion_group!(benches, raw_spawn, runner, whole_run_path);
+criterion_main!(benches);

@@ -54,7 +54,14 @@ pub enum Command {
     List,
     /// Re-render the book from stored data and build its HTML into book/book/ (no mdbook
     /// install needed).
-    Book,
+    Book {
+        /// Then serve it on 127.0.0.1 and rebuild when data, notes or lab.toml change.
+        #[arg(long)]
+        serve: bool,
+        /// The loopback port to serve on.
+        #[arg(long, default_value_t = 3000, requires = "serve")]
+        port: u16,
+    },
 }
 
 #[cfg(test)]

@@ -15,5 +15,6 @@ pub mod exec;
 pub mod format;
 pub mod plan;
 pub mod render;
+pub mod serve;
 pub mod stats;
 pub mod store;

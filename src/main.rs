@@ -39,11 +39,14 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             print!("{text}");
             Ok(code)
         }
-        Command::Book => {
+        Command::Book { serve, port } => {
             app::report(layout, &[], cli.quiet)?;
             let index = app::build_html(layout)?;
             if !cli.quiet {
                 eprintln!("HTML written to {}", index.display());
+            }
+            if *serve {
+                lab::serve::serve(layout, *port, cli.quiet)?;
             }
             Ok(EXIT_OK)
         }

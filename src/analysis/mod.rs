@@ -31,6 +31,8 @@ pub struct Analysis {
     pub cells: Vec<CellStats>,
     pub runs: Vec<RunView>,
     pub checks: Vec<CheckResult>,
+    /// When several hypothesis checks were decided: how many could have passed by chance.
+    pub multiplicity: Option<String>,
 }
 
 /// How many runs there were and how many were used.
@@ -47,11 +49,12 @@ pub struct Counts {
 pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
     let resampling = Resampling { seed: exp.seed, resamples: RESAMPLES, level: LEVEL };
     let mut runs = run_views(exp, session);
-    let automatic = checks::automatic_results(&runs);
+    let automatic = checks::automatic_results(&runs, session.manifest.calibration.as_ref());
     let mut declared = checks::exclusion_results(exp, &mut runs);
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
-    declared.extend(checks::cell_results(exp, &cells, resampling));
+    declared.extend(checks::cell_results(&checks::Inputs { exp, cells: &cells, runs: &runs, resampling }));
+    let checks = checks::assemble(automatic, declared);
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),
@@ -61,7 +64,8 @@ pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
         cell_keys,
         cells,
         runs,
-        checks: checks::assemble(automatic, declared),
+        multiplicity: checks::multiplicity(&checks),
+        checks,
     }
 }
 

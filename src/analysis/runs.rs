@@ -1,6 +1,6 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic checks.
 
-use crate::checks::automatic::{problems, RunFacts};
+use crate::checks::automatic::{echoed_config, problems, too_short, RunFacts};
 use crate::config::Experiment;
 use crate::exec::Exit;
 use crate::plan::CellKey;
@@ -19,6 +19,8 @@ pub struct RunView {
     pub wall_s: f64,
     pub exit: String,
     pub stdout_sha256: String,
+    /// Whether the run printed a `config` object echoing its configuration.
+    pub echoed_config: bool,
     /// Why the run is excluded from statistics; empty when it is valid.
     pub problems: Vec<String>,
     /// The checks that excluded it, parallel to `problems`.
@@ -55,17 +57,24 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
     let mut views: Vec<RunView> = session
         .runs
         .iter()
-        .filter_map(|row| planned.get(row.run_id.as_str()).map(|p| view(exp, row, p.cell(), values.remove(row.run_id.as_str()).unwrap_or_default())))
+        .filter_map(|row| planned.get(row.run_id.as_str()).map(|p| view(exp, session, row, p.cell(), values.remove(row.run_id.as_str()).unwrap_or_default())))
         .collect();
     views.sort_by_key(|v| v.position);
     views
 }
 
-fn view(exp: &Experiment, row: &RunRow, cell: CellKey, values: BTreeMap<String, Vec<String>>) -> RunView {
+fn view(exp: &Experiment, session: &StoredSession, row: &RunRow, cell: CellKey, values: BTreeMap<String, Vec<String>>) -> RunView {
     let exit = row_exit(row);
     let pairs: Vec<(&str, &str)> = values.iter().flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str()))).collect();
     let facts = RunFacts { exit: &exit, timed_out: row.timed_out, suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns), values: &pairs };
-    let found = problems(&facts, &exp.metrics);
+    let mut found = problems(&facts, &exp.metrics);
+    if let Some(c) = &session.manifest.calibration {
+        found.extend(too_short(row.wall_ns, c));
+    }
+    // The echo is read from the stored log: analysis uses nothing but what was stored.
+    let stdout = std::fs::read_to_string(session.dir.join(crate::store::LOGS).join(format!("{}.out", row.run_id))).unwrap_or_default();
+    let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
+    found.extend(mismatches);
     RunView {
         id: row.run_id.clone(),
         position: row.position,
@@ -75,6 +84,7 @@ fn view(exp: &Experiment, row: &RunRow, cell: CellKey, values: BTreeMap<String, 
         wall_s: row.wall_ns as f64 / 1e9,
         exit: describe_exit(&exit),
         stdout_sha256: row.stdout_sha256.clone(),
+        echoed_config: echoed,
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,

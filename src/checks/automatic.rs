@@ -1,9 +1,13 @@
 //! Automatic validity checks, always on: how the process ended, timeouts, suspends, and
 //! missing or malformed metric values. The same rules judge a run as it is stored and when a
-//! stored session is analysed.
+//! stored session is analysed; the analysis adds two that need the whole session: runs too
+//! short to time against the session's calibration, and runs whose echoed configuration
+//! differs from the one requested.
 
 use crate::config::Metric;
-use crate::exec::Exit;
+use crate::exec::{Calibration, Exit};
+use crate::format::{seconds, value};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A suspend shorter than this is clock noise between the two back-to-back clock reads.
@@ -19,7 +23,29 @@ pub enum Problem {
     Suspended { ns: u64 },
     MissingMetric(String),
     NotANumber { metric: String, value: String },
+    /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
+    TooShort { wall_ns: u64, floor_ns: u64 },
+    /// A `config` key the run echoed differs from the requested parameter value.
+    ConfigMismatch { key: String, echoed: String, requested: String },
 }
+
+/// The automatic checks, by name, in report order.
+pub const CHECK_NAMES: [&str; 6] = [
+    "every run exited normally",
+    "no run timed out",
+    "no run spanned a system suspend",
+    "every run reported every metric",
+    TOO_SHORT,
+    CONFIG_ECHO,
+];
+pub const TOO_SHORT: &str = "every run was long enough to time";
+pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
+
+/// A run's own time (wall time less the median spawn cost) must be at least this many times
+/// the spawn cost's interquartile range, so spawn noise moves it by under 5%.
+pub const SPAWN_SPREAD_FACTOR: u64 = 20;
+/// A run must last at least this many ticks of the observed timer granularity (≤ 10% error).
+pub const GRANULARITY_FACTOR: u64 = 10;
 
 impl Problem {
     /// The automatic check this problem fails.
@@ -29,6 +55,8 @@ impl Problem {
             Problem::TimedOut => "no run timed out",
             Problem::Suspended { .. } => "no run spanned a system suspend",
             Problem::MissingMetric(_) | Problem::NotANumber { .. } => "every run reported every metric",
+            Problem::TooShort { .. } => TOO_SHORT,
+            Problem::ConfigMismatch { .. } => CONFIG_ECHO,
         }
     }
 }
@@ -43,6 +71,10 @@ impl fmt::Display for Problem {
             Problem::Suspended { ns } => write!(f, "the machine was suspended for {:.3} s during the run", *ns as f64 / 1e9),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
             Problem::NotANumber { metric, value } => write!(f, "metric `{metric}`: {value:?} is not a number"),
+            Problem::TooShort { wall_ns, floor_ns } => {
+                write!(f, "took {} where {} is the shortest run this session can time", millis(*wall_ns), millis(*floor_ns))
+            }
+            Problem::ConfigMismatch { key, echoed, requested } => write!(f, "echoed {key} = {echoed} when {key} = {requested} was requested"),
         }
     }
 }
@@ -59,6 +91,66 @@ fn signal_name(signal: i32) -> Option<&'static str> {
         libc::SIGINT => "SIGINT",
         _ => return None,
     })
+}
+
+fn millis(ns: u64) -> String {
+    value(ns as f64 / 1e6, "ms")
+}
+
+/// The shortest wall time a run may have: its own time beyond the median spawn cost must be
+/// `SPAWN_SPREAD_FACTOR` × the spawn IQR, and the whole run `GRANULARITY_FACTOR` timer ticks.
+/// Counting the spawn median in makes a no-op program too short however steady spawning is.
+pub fn timing_floor_ns(c: &Calibration) -> u64 {
+    (c.spawn_median_ns + SPAWN_SPREAD_FACTOR * c.spawn_iqr_ns).max(GRANULARITY_FACTOR * c.timer_granularity_ns)
+}
+
+/// How the timing floor was derived, for the evidence of the check.
+pub fn describe_floor(c: &Calibration) -> String {
+    format!(
+        "floor {} = spawn median {} + {SPAWN_SPREAD_FACTOR} × spawn IQR {} (timer granularity {} ns × {GRANULARITY_FACTOR} = {})",
+        seconds(timing_floor_ns(c) as f64 / 1e9),
+        millis(c.spawn_median_ns),
+        millis(c.spawn_iqr_ns),
+        c.timer_granularity_ns,
+        millis(GRANULARITY_FACTOR * c.timer_granularity_ns)
+    )
+}
+
+/// The run is too short to time when its wall time is under the floor.
+pub fn too_short(wall_ns: u64, c: &Calibration) -> Option<Problem> {
+    let floor_ns = timing_floor_ns(c);
+    (wall_ns < floor_ns).then_some(Problem::TooShort { wall_ns, floor_ns })
+}
+
+/// The `config` objects a run printed (JSON object lines with a `config` key holding an
+/// object), and every echoed key naming a parameter whose value differs from the requested
+/// one. Numbers compare numerically (4 and 4.0 agree); other values by their text.
+pub fn echoed_config(stdout: &str, params: &BTreeMap<String, String>) -> (bool, Vec<Problem>) {
+    let mut echoed = false;
+    let mut found = Vec::new();
+    let objects = stdout.lines().map(str::trim).filter(|l| l.starts_with('{')).filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+    for object in objects {
+        let Some(serde_json::Value::Object(config)) = object.get("config") else { continue };
+        echoed = true;
+        for (key, v) in config {
+            let Some(requested) = params.get(key) else { continue };
+            let text = match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if !same_value(&text, requested) {
+                found.push(Problem::ConfigMismatch { key: key.clone(), echoed: text, requested: requested.clone() });
+            }
+        }
+    }
+    (echoed, found)
+}
+
+fn same_value(echoed: &str, requested: &str) -> bool {
+    match (echoed.trim().parse::<f64>(), requested.trim().parse::<f64>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => echoed == requested,
+    }
 }
 
 /// What the automatic checks look at for one run.
@@ -122,6 +214,33 @@ mod tests {
         assert_eq!(found[1].to_string(), "the machine was suspended for 2.000 s during the run");
         assert_eq!(found[2], Problem::NotANumber { metric: "mops".into(), value: "nan".into() });
         assert_eq!(found[3], Problem::MissingMetric("sum".into()));
+    }
+
+    fn calibration(median: u64, iqr: u64, granularity: u64) -> Calibration {
+        Calibration { timer_reported_resolution_ns: 1, timer_granularity_ns: granularity, timer_read_ns: 20.0, spawn_median_ns: median, spawn_iqr_ns: iqr, spawn_samples: 30 }
+    }
+
+    #[test]
+    fn the_timing_floor_counts_spawn_cost_spread_and_granularity() {
+        let c = calibration(600_000, 50_000, 30);
+        assert_eq!(timing_floor_ns(&c), 1_600_000);
+        assert_eq!(too_short(1_599_999, &c), Some(Problem::TooShort { wall_ns: 1_599_999, floor_ns: 1_600_000 }));
+        assert_eq!(too_short(1_600_000, &c), None);
+        // A coarse timer dominates a steady spawn cost.
+        assert_eq!(timing_floor_ns(&calibration(100, 0, 1_000_000)), 10_000_000);
+        assert_eq!(too_short(900_000, &c).unwrap().to_string(), "took 0.900 ms where 1.60 ms is the shortest run this session can time");
+    }
+
+    #[test]
+    fn echoed_configuration_is_compared_with_the_request() {
+        let params: BTreeMap<String, String> = [("threads".to_string(), "4".to_string()), ("mode".to_string(), "fast".to_string())].into();
+        let ok = "start\n{\"config\": {\"threads\": 4.0, \"mode\": \"fast\", \"extra\": 1}}\n";
+        assert_eq!(echoed_config(ok, &params), (true, vec![]));
+        let bad = "{\"config\": {\"threads\": 2}, \"mops\": 3}";
+        let (echoed, found) = echoed_config(bad, &params);
+        assert!(echoed);
+        assert_eq!(found[0].to_string(), "echoed threads = 2 when threads = 4 was requested");
+        assert_eq!(echoed_config("{\"config\": \"x\"}\n{\"mops\": 1}", &params), (false, vec![]));
     }
 
     #[test]

@@ -2,26 +2,52 @@
 //! Validity checks come first; a failed one marks every hypothesis verdict untrusted.
 
 pub mod automatic;
+mod agree;
+mod ceiling;
+mod checksum;
 mod compare;
+mod distinct;
 mod duration;
+mod multiplicity;
+mod order;
+mod scaling;
+mod series;
+mod stable;
 mod verdict;
 
-pub use compare::decide;
+pub use compare::{decide, ratio_of};
+pub use multiplicity::multiplicity;
 pub use verdict::{CheckResult, RatioEvidence, Verdict};
 
 use crate::analysis::{CellStats, Resampling, RunView};
 use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
+use crate::exec::Calibration;
 
 /// Fewest valid runs per cell for a check that compares cells.
 pub const MIN_RUNS: usize = 3;
 
 /// The automatic checks, one result each, judged on every finished run (warm-ups included).
-pub fn automatic_results(runs: &[RunView]) -> Vec<CheckResult> {
-    let names = ["every run exited normally", "no run timed out", "no run spanned a system suspend", "every run reported every metric"];
-    names.iter().map(|name| automatic_result(name, runs)).collect()
+/// `calibration` is the session's; without one, runs cannot be judged too short to time.
+pub fn automatic_results(runs: &[RunView], calibration: Option<&Calibration>) -> Vec<CheckResult> {
+    automatic::CHECK_NAMES
+        .iter()
+        .map(|name| match *name {
+            automatic::TOO_SHORT if calibration.is_none() => automatic_not_run(name, "the session recorded no calibration of spawn cost and timer"),
+            automatic::CONFIG_ECHO if !runs.iter().any(|r| r.echoed_config) => {
+                automatic_not_run(name, "no run printed a `config` object; print {\"config\": {...}} to have it checked")
+            }
+            _ => automatic_result(name, runs, calibration),
+        })
+        .collect()
 }
 
-fn automatic_result(name: &str, runs: &[RunView]) -> CheckResult {
+fn automatic_not_run(name: &str, why: &str) -> CheckResult {
+    let mut result = CheckResult::new(name, "automatic", CheckClass::Validity, Verdict::NotRun).reading(why);
+    result.automatic = true;
+    result
+}
+
+fn automatic_result(name: &str, runs: &[RunView], calibration: Option<&Calibration>) -> CheckResult {
     let failing: Vec<(&RunView, &String)> = runs
         .iter()
         .flat_map(|r| r.failed_checks.iter().zip(&r.problems).filter(|(c, _)| c.as_str() == name).map(move |(_, p)| (r, p)))
@@ -34,12 +60,19 @@ fn automatic_result(name: &str, runs: &[RunView]) -> CheckResult {
     let mut result = CheckResult::new(name, "automatic", CheckClass::Validity, verdict);
     result.automatic = true;
     result.evidence = format!("{} of {} runs", failing.len(), runs.len());
+    if let Some(c) = calibration.filter(|_| name == automatic::TOO_SHORT) {
+        result.evidence.push_str(&format!("; {}", automatic::describe_floor(c)));
+    }
+    if name == automatic::CONFIG_ECHO {
+        result.evidence.push_str(&format!("; {} runs echoed a configuration", runs.iter().filter(|r| r.echoed_config).count()));
+    }
     result.reading = match failing.first() {
         None => format!("all {} runs", runs.len()),
         Some((run, problem)) if failing.len() == 1 => format!("run {}: {problem}", run.id),
         Some((run, problem)) => format!("run {}: {problem}, and {} more", run.id, failing.len() - 1),
     };
     result.runs = failing.iter().map(|(r, _)| r.id.clone()).collect();
+    result.runs.dedup();
     result
 }
 
@@ -55,18 +88,41 @@ pub fn exclusion_results(exp: &Experiment, runs: &mut [RunView]) -> Vec<(usize, 
         .collect()
 }
 
-/// Decides every check that works on cell statistics, in spec order.
-pub fn cell_results(exp: &Experiment, cells: &[CellStats], r: Resampling) -> Vec<(usize, CheckResult)> {
-    exp.checks.iter().enumerate().filter_map(|(i, spec)| cell_check(exp, spec, cells, r).map(|c| (i, c))).collect()
+/// What the declared checks that judge statistics look at.
+pub struct Inputs<'a> {
+    pub exp: &'a Experiment,
+    pub cells: &'a [CellStats],
+    /// Every finished run in execution order, exclusions applied.
+    pub runs: &'a [RunView],
+    pub resampling: Resampling,
 }
 
-fn cell_check(exp: &Experiment, spec: &CheckSpec, cells: &[CellStats], r: Resampling) -> Option<CheckResult> {
-    let unit = |m: &str| exp.metric(m).map_or(String::new(), |m| m.unit.clone());
-    match &spec.kind {
-        CheckKind::Duration { .. } => None,
-        CheckKind::Compare { metric, a, b, op, factor } => Some(compare::check(spec, metric, a, b, *op, *factor, cells, r, &unit(metric))),
-        _ => Some(CheckResult::new(&spec.name, kind_name(&spec.kind), spec.class, Verdict::NotRun).reading("this kind of check is not evaluated yet")),
-    }
+/// Decides every check that works on cell statistics or runs, in spec order.
+pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
+    inputs.exp.checks.iter().enumerate().filter_map(|(i, spec)| cell_check(inputs, spec).map(|c| (i, c))).collect()
+}
+
+fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
+    let unit = |m: &str| x.exp.metric(m).map_or(String::new(), |m| m.unit.clone());
+    let (cells, r) = (x.cells, x.resampling);
+    Some(match &spec.kind {
+        CheckKind::Duration { .. } => return None,
+        CheckKind::Compare { metric, a, b, op, factor } => compare::check(spec, metric, a, b, *op, *factor, cells, r, &unit(metric)),
+        CheckKind::Agree { metric, a, b, margin } => agree::check(spec, metric, a, b, *margin, cells, r, &unit(metric)),
+        CheckKind::Ceiling { metric, limit, calibration, fraction } => {
+            let ceiling = match (limit, calibration) {
+                (Some(l), _) => ceiling::Ceiling::Limit(*l),
+                (None, Some(sel)) => ceiling::Ceiling::Calibration(sel),
+                (None, None) => return None,
+            };
+            ceiling::check(spec, metric, &ceiling, *fraction, cells, r, &unit(metric))
+        }
+        CheckKind::Checksum { metric, reference } => checksum::check(spec, x.exp, metric, reference.as_deref(), x.runs),
+        CheckKind::Distinct { metric, along, variant, margin } => distinct::check(spec, x, metric, along, variant.as_deref(), *margin),
+        CheckKind::RunOrder { metric, alpha } => order::check(spec, x.exp, metric, *alpha, x.runs),
+        CheckKind::Stable { metric, max_cv, alpha } => stable::check(spec, metric, *max_cv, *alpha, cells, &unit(metric)),
+        CheckKind::Scaling { metric, along, variant, factor } => scaling::check(spec, x, metric, along, variant.as_deref(), *factor),
+    })
 }
 
 /// The name of a check kind as written in lab.toml.

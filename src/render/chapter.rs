@@ -15,6 +15,8 @@ pub struct ChapterContext {
     pub checks: Vec<CheckRow>,
     pub charts: Vec<Figure>,
     pub tables: Vec<Table>,
+    /// The experiment's notes.md, rendered with the analysis (Markdown).
+    pub notes: Option<String>,
     pub invalid_runs: Vec<InvalidRun>,
     pub variants: Vec<VariantRow>,
     pub environment: Vec<KeyValue>,
@@ -80,7 +82,7 @@ pub fn cell_text(text: &str) -> String {
     text.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>) -> ChapterContext {
+pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>, notes: Option<String>) -> ChapterContext {
     ChapterContext {
         title: exp.title.clone(),
         hypothesis: exp.hypothesis.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -88,6 +90,7 @@ pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>) -> Ch
         checks: analysis.checks.iter().map(check_row).collect(),
         charts,
         tables: tables(exp, analysis),
+        notes,
         invalid_runs: invalid_runs(exp, analysis),
         variants: variants(exp),
         environment: environment(analysis),

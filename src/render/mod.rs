@@ -5,6 +5,7 @@
 mod chapter;
 pub mod charts;
 mod figures;
+pub mod notes;
 mod templates;
 
 pub use chapter::{banner, shell_words};
@@ -83,7 +84,8 @@ fn render_chapter(src: &Path, item: &Rendered) -> Result<()> {
         write(&dir.join(&f.file), &f.svg)?;
     }
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
-    let context = chapter::context(exp, item.analysis, figures);
+    let notes = notes::render_notes(exp, item.analysis, &figures)?;
+    let context = chapter::context(exp, item.analysis, figures, notes);
     write(&dir.join("index.md"), &templates::render(&tera, "chapter.md", &context)?)?;
     let mut json = serde_json::to_string_pretty(item.analysis)?;
     json.push('\n');

@@ -16,7 +16,9 @@ impl Project {
     pub fn with_fixtures(names: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         for name in names {
-            let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+            let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(name);
             copy_dir(&from, &dir.path().join("experiments").join(name));
         }
         Project { dir }
@@ -32,7 +34,12 @@ impl Project {
 
     /// Runs `lab ARGS` in the project root.
     pub fn lab(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_lab")).args(args).current_dir(self.root()).env("NO_COLOR", "1").output().expect("lab runs")
+        Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(args)
+            .current_dir(self.root())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("lab runs")
     }
 
     /// Runs `lab ARGS` and insists it exits with `code`.
@@ -51,13 +58,18 @@ impl Project {
 
     /// The only session folder of an experiment.
     pub fn session(&self, experiment: &str) -> PathBuf {
-        let mut sessions: Vec<PathBuf> = std::fs::read_dir(self.path("data").join(experiment)).expect("data folder").flatten().map(|e| e.path()).collect();
+        let mut sessions: Vec<PathBuf> = std::fs::read_dir(self.path("data").join(experiment))
+            .expect("data folder")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         sessions.sort();
         sessions.pop().expect("a session")
     }
 
     pub fn read(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.path(relative)).unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
+        std::fs::read_to_string(self.path(relative))
+            .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
     }
 }
 
@@ -78,11 +90,25 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).expect("csv");
     let headers = reader.headers().expect("headers").clone();
-    reader.records().map(|r| headers.iter().map(String::from).zip(r.expect("row").iter().map(String::from)).collect()).collect()
+    reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .map(String::from)
+                .zip(r.expect("row").iter().map(String::from))
+                .collect()
+        })
+        .collect()
 }
 
 /// `lab check NAME --json` parsed.
 pub fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
     let out = project.lab(&["check", experiment, "--json"]);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("check --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check --json: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }

@@ -1,0 +1,48 @@
+//! How many hypothesis verdicts could be passes by chance when several are declared: each is
+//! decided on a 95% interval, so with k of them the family-wise chance of at least one false
+//! pass is at most k · 5% (Bonferroni) and 1 − 0.95^k for independent checks (Šidák 1967,
+//! JASA 62:626). The sentence goes into the report next to the verdicts.
+
+use super::verdict::{CheckResult, Verdict};
+use crate::config::CheckClass;
+use crate::format::percent;
+
+/// The nominal error rate of each hypothesis check (95% intervals, α = 0.05).
+const ALPHA: f64 = 0.05;
+
+/// A sentence for the report when two or more hypothesis checks were decided, else `None`.
+pub fn multiplicity(checks: &[CheckResult]) -> Option<String> {
+    let decided: Vec<&CheckResult> = checks.iter().filter(|c| c.class == CheckClass::Hypothesis && matches!(c.verdict, Verdict::Pass | Verdict::Fail)).collect();
+    let k = decided.len();
+    if k < 2 {
+        return None;
+    }
+    let passed = decided.iter().filter(|c| c.verdict == Verdict::Pass).count();
+    let sidak = 1.0 - (1.0 - ALPHA).powi(k as i32);
+    let bonferroni = (k as f64 * ALPHA).min(1.0);
+    let per_check = 1.0 - ALPHA / k as f64;
+    Some(format!(
+        "{k} hypothesis checks were decided, {passed} passed. Each is decided at 95% confidence, so if none of them held, the chance that at least one would pass anyway is up to {} ({} if they are independent); to hold it at 5% for the whole set, read each at {} confidence (Bonferroni).",
+        percent(bonferroni),
+        percent(sidak),
+        percent(per_check)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hypothesis(verdict: Verdict) -> CheckResult {
+        CheckResult::new("h", "compare", CheckClass::Hypothesis, verdict)
+    }
+
+    #[test]
+    fn counts_only_decided_hypotheses() {
+        assert_eq!(multiplicity(&[hypothesis(Verdict::Pass), hypothesis(Verdict::Inconclusive)]), None);
+        let text = multiplicity(&[hypothesis(Verdict::Pass), hypothesis(Verdict::Pass), hypothesis(Verdict::Fail)]).unwrap();
+        assert!(text.starts_with("3 hypothesis checks were decided, 2 passed."), "{text}");
+        assert!(text.contains("up to 15.0% (14.3% if they are independent)"), "{text}");
+        assert!(text.contains("at 98.3% confidence"), "{text}");
+    }
+}

@@ -1,0 +1,215 @@
+//! The literate part: an experiment's `notes.md` rendered through Tera with the analysis in
+//! context, so every number in the prose comes from the kept data.
+//!
+//! Vocabulary (documented for authors in README.md, "Literate notes"):
+//! - `cell(of="VARIANT param=value …", metric="NAME")` → the median with its 95% CI and unit,
+//!   e.g. "8.41 Mops/s [7.92, 8.80]"; with `stat="…"` one number instead: `median`, `mean`,
+//!   `sd`, `cv`, `min`, `max`, `p90`, `p99`, `lo`, `hi`, `n`. `metric` defaults to the first one.
+//! - `ratio(a="…", b="…", metric="NAME")` → "0.274 [0.250, 0.300]"; `stat="ratio"|"lo"|"hi"`.
+//! - `check(name="…")` → its mark and verdict, "✅ pass"; `field="mark"|"verdict"|"evidence"|"reading"`.
+//! - `chart(file="mops-by-threads.svg")` → the Markdown that embeds one of the chapter's charts.
+//! - the filter `num(digits=3)` formats a number; `manifest` and `counts` are variables.
+//!
+//! A reference to a cell, metric, check or chart that does not exist is an error naming the
+//! notes.md line, never an empty or zero number.
+
+use super::figures::Figure;
+use crate::analysis::{Analysis, CellStats};
+use crate::checks::ratio_of;
+use crate::config::Experiment;
+use crate::format::{ratio as fmt_ratio, significant, value};
+use anyhow::Result;
+use std::path::Path;
+use std::sync::Arc;
+use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
+
+/// A mistake in notes.md: an authoring error like a configuration error (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}\n  hint: the session data is kept; fix notes.md and run `lab report`")]
+pub struct NotesError(pub String);
+
+/// The author's notes file in an experiment folder.
+pub const NOTES_FILE: &str = "notes.md";
+
+/// Renders `notes.md` when the experiment has one.
+pub fn render_notes(exp: &Experiment, analysis: &Analysis, figures: &[Figure]) -> Result<Option<String>> {
+    let path = exp.dir.join(NOTES_FILE);
+    let Ok(source) = std::fs::read_to_string(&path) else { return Ok(None) };
+    render_source(&source, &path, exp, analysis, figures).map(Some)
+}
+
+/// Renders notes text; errors name `path` and the line of the failing expression.
+pub fn render_source(source: &str, path: &Path, exp: &Experiment, analysis: &Analysis, figures: &[Figure]) -> Result<String> {
+    let data = Arc::new(NotesData { exp: exp.clone(), analysis: analysis.clone(), charts: figures.iter().map(|f| (f.file.clone(), f.alt.clone())).collect() });
+    let mut tera = Tera::new();
+    register(&mut tera, &data);
+    // Registered without a .md suffix: the author's own Markdown and HTML pass through.
+    tera.add_raw_template("notes", source).map_err(|e| locate(&e, path, source))?;
+    let mut context = Context::new();
+    context.insert("manifest", &analysis.manifest);
+    context.insert("counts", &analysis.counts);
+    tera.render("notes", &context).map_err(|e| locate(&e, path, source))
+}
+
+struct NotesData {
+    exp: Experiment,
+    analysis: Analysis,
+    charts: Vec<(String, String)>,
+}
+
+fn register(tera: &mut Tera, data: &Arc<NotesData>) {
+    let d = Arc::clone(data);
+    tera.register_function("cell", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.cell_value(&kw) });
+    let d = Arc::clone(data);
+    tera.register_function("ratio", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.ratio_value(&kw) });
+    let d = Arc::clone(data);
+    tera.register_function("check", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.check_value(&kw) });
+    let d = Arc::clone(data);
+    tera.register_function("chart", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.chart_value(&kw) });
+    tera.register_filter("num", |x: f64, kw: Kwargs, _: &State| -> TeraResult<String> {
+        let digits: i64 = kw.get("digits")?.unwrap_or(3);
+        Ok(significant(x, digits.clamp(1, 12) as i32))
+    });
+}
+
+fn fail(message: String) -> tera::Error {
+    tera::Error::message(message)
+}
+
+impl NotesData {
+    fn metric_name(&self, kw: &Kwargs) -> TeraResult<String> {
+        let name: Option<String> = kw.get("metric")?;
+        let name = match name {
+            Some(n) => n,
+            None => self.exp.primary_metric().map(|m| m.name.clone()).ok_or_else(|| fail("the experiment has no numeric metric".into()))?,
+        };
+        match self.exp.metric(&name) {
+            Some(m) if !m.text => Ok(name),
+            Some(_) => Err(fail(format!("metric `{name}` is text; cells have statistics only for numeric metrics"))),
+            None => Err(fail(format!("no metric named `{name}`; metrics: {}", self.exp.metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")))),
+        }
+    }
+
+    /// The one cell a selector string like "nonfair threads=2" names.
+    fn find(&self, selector: &str, metric: &str) -> TeraResult<&CellStats> {
+        let mut words = selector.split_whitespace();
+        let variant = words.next().unwrap_or("");
+        let wanted: Vec<(&str, &str)> = words.filter_map(|w| w.split_once('=')).collect();
+        let matches: Vec<&CellStats> = self
+            .analysis
+            .cells
+            .iter()
+            .filter(|c| c.metric == metric && c.cell.variant == variant)
+            .filter(|c| wanted.iter().all(|(k, v)| c.cell.params.get(*k).is_some_and(|cv| same_value(cv, v))))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(fail(format!("no cell matches \"{selector}\" (metric `{metric}`); cells look like \"{}\"", self.analysis.cells.first().map_or(String::new(), |c| c.label.clone())))),
+            many => Err(fail(format!("\"{selector}\" matches {} cells; name every parameter that varies", many.len()))),
+        }
+    }
+
+    fn cell_value(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let of: String = kw.must_get("of")?;
+        let metric = self.metric_name(kw)?;
+        let cell = self.find(&of, &metric)?;
+        let unit = self.exp.metric(&metric).map_or(String::new(), |m| m.unit.clone());
+        let summary = cell.summary.as_ref().ok_or_else(|| fail(format!("cell \"{of}\" has no valid run")))?;
+        let (lo, hi) = cell.median_ci.map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
+        let text = if lo.is_finite() {
+            format!("{} [{}, {}]", value(summary.median, &unit), significant(lo, 3), significant(hi, 3))
+        } else {
+            value(summary.median, &unit)
+        };
+        let stats = serde_json::json!({
+            "n": cell.n, "median": summary.median, "mean": summary.mean, "sd": summary.sd,
+            "cv": summary.cv, "min": summary.min, "max": summary.max, "p90": summary.p90, "p99": summary.p99,
+            "lo": lo, "hi": hi,
+        });
+        pick(kw, "stat", text, &stats)
+    }
+
+    fn ratio_value(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let (a, b): (String, String) = (kw.must_get("a")?, kw.must_get("b")?);
+        let metric = self.metric_name(kw)?;
+        let (ca, cb) = (self.find(&a, &metric)?, self.find(&b, &metric)?);
+        let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
+        let (r, ci) = ratio_of(ca, cb, self.analysis.resampling, &label).map_err(fail)?;
+        let text = format!("{} [{}, {}]", fmt_ratio(r), fmt_ratio(ci.lo), fmt_ratio(ci.hi));
+        pick(kw, "stat", text, &serde_json::json!({ "ratio": r, "lo": ci.lo, "hi": ci.hi }))
+    }
+
+    fn check_value(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let name: String = kw.must_get("name")?;
+        let check = self.analysis.checks.iter().find(|c| c.name == name).ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
+        let text = format!("{} {}{}", check.verdict.mark(), check.verdict.word(), if check.untrusted { " (untrusted)" } else { "" });
+        let fields = serde_json::json!({
+            "verdict": check.verdict.word(), "mark": check.verdict.mark(), "evidence": check.evidence, "reading": check.reading,
+        });
+        pick(kw, "field", text, &fields)
+    }
+
+    fn chart_value(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let file: String = kw.must_get("file")?;
+        let (_, alt) = self.charts.iter().find(|(f, _)| *f == file).ok_or_else(|| {
+            fail(format!("no chart named \"{file}\"; charts: {}", self.charts.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>().join(", ")))
+        })?;
+        Ok(Value::from(format!("![{alt}]({file})")))
+    }
+}
+
+/// The default text, or the one field a `key=` argument asks for.
+fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> TeraResult<Value> {
+    let wanted: Option<String> = kw.get(key)?;
+    let Some(wanted) = wanted else { return Ok(Value::from(text)) };
+    match fields.get(&wanted) {
+        Some(v) => Ok(Value::from_serializable(v)),
+        None => {
+            let names: Vec<&str> = fields.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+            Err(fail(format!("no {key} \"{wanted}\"; choose one of: {}", names.join(", "))))
+        }
+    }
+}
+
+/// Parameter values compare numerically when both are numbers ("2" = "2.0").
+fn same_value(stored: &str, wanted: &str) -> bool {
+    match (stored.parse::<f64>(), wanted.parse::<f64>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => stored == wanted,
+    }
+}
+
+/// Turns a Tera error into one that names the notes file and, where it can, the line.
+fn locate(e: &tera::Error, path: &Path, source: &str) -> anyhow::Error {
+    let chain = error_chain(e);
+    let line = line_of_error(&chain, source);
+    let message = match line {
+        Some(line) => format!("{}:{line}: {chain}", path.display()),
+        None => format!("{}: {chain}", path.display()),
+    };
+    anyhow::Error::new(NotesError(message))
+}
+
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        parts.push(s.to_string());
+        source = s.source();
+    }
+    parts.dedup();
+    parts.join(": ")
+}
+
+/// The line of the first quoted name in the message that appears inside `{{ … }}` in the source.
+fn line_of_error(message: &str, source: &str) -> Option<usize> {
+    // Tera points at the expression as ` --> notes:LINE:COLUMN`.
+    if let Some(line) = message.split("--> notes:").nth(1).and_then(|r| r.split(':').next()).and_then(|n| n.trim().parse().ok()) {
+        return Some(line);
+    }
+    if let Some(line) = message.split("line ").nth(1).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse().ok()) {
+        return Some(line);
+    }
+    let quoted: Vec<&str> = message.split('"').skip(1).step_by(2).filter(|q| !q.is_empty()).collect();
+    source.lines().enumerate().find(|(_, l)| l.contains("{{") && quoted.iter().any(|q| l.contains(q))).map(|(i, _)| i + 1)
+}
