@@ -43,6 +43,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 wall_s: 1.0,
                 exit: "exit 0".into(),
                 stdout_sha256: String::new(),
+                echoed_config: false,
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
                 values: BTreeMap::from([("m".to_string(), vec![value.to_string()])]),

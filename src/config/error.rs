@@ -70,7 +70,7 @@ impl<'a> Locator<'a> {
     }
 
     /// An error from the TOML deserializer, with the key path recovered from the source.
-    pub fn from_toml(&self, err: &toml::de::Error) -> ConfigError {
+    pub fn toml_error(&self, err: &toml::de::Error) -> ConfigError {
         let span = err.span().unwrap_or(0..0);
         let key = key_path_at(self.source, span.start);
         let message = err.message().trim().to_string();

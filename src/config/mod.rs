@@ -36,7 +36,7 @@ pub fn load(dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError
 /// Parses and validates experiment source text; `file` and `dir` name where it came from.
 pub fn parse(source: &str, file: &Path, dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError> {
     let loc = Locator::new(file, source);
-    let raw: raw::RawFile = toml::from_str(source).map_err(|e| loc.from_toml(&e))?;
+    let raw: raw::RawFile = toml::from_str(source).map_err(|e| loc.toml_error(&e))?;
     let origin = validate::Origin {
         name: experiment_name(dir),
         dir: dir.to_path_buf(),
