@@ -111,7 +111,7 @@ fn run_output_stays_text(project: &Project, browser: &Browser) {
         "the broken chapter has script elements the theme did not add"
     );
     assert!(
-        hostile.contains("\"&lt;script&gt;\" is not a number"),
+        hostile.contains("&lt;script&gt;"),
         "the run's value is not shown as text after JS ran"
     );
 }

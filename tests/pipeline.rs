@@ -44,7 +44,7 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert!(page.contains("| ✅ pass | triple beats double by at least 1.4 at n=2 |"), "{page}");
     assert!(page.contains("| ❌ fail | double beats triple at n=1 |"));
     assert!(page.contains("a/b = 1.50 [1.50, 1.50]"), "the evidence shows the ratio and its CI");
-    assert!(page.contains("| triple | n=2 | 6.00 [6.00, 6.00] | 3 |"), "results table row");
+    assert!(page.contains("| triple | n=2 | 6.00 [6.00, 6.00] | n too small | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00 | 6.00 | 0 |"), "results table row:\n{page}");
     let svg = project.read("book/src/tiny/score-by-n.svg");
     assert!(svg.contains("double") && svg.contains("triple"), "the chart names the variants");
     assert!(project.read("book/src/SUMMARY.md").contains("[Tiny: double against triple](tiny/index.md)"));
@@ -172,4 +172,21 @@ fn a_note_naming_a_missing_cell_is_an_error_at_its_line() {
     std::fs::write(&notes, "{{ check(name=\"no such check\") }}\n").unwrap();
     let out = project.lab_ok(&["report", "tiny"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("notes.md:1:"));
+}
+
+#[test]
+fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_state() {
+    let project = Project::with_fixtures(&["iterations"]);
+    project.lab_ok(&["run", "iterations", "--quiet"], 0);
+    let out = project.lab_ok(&["report", "iterations", "--json"], 0);
+    let analysis: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = &analysis["cells"][0];
+    assert_eq!(cell["n"], 6, "n counts processes, not iterations");
+    let steady = &cell["steady"];
+    assert_eq!(steady["states"].as_array().unwrap().len(), 6);
+    assert!(steady["states"].as_array().unwrap().iter().all(|s| s == "Warmup"), "{steady}");
+    assert_eq!(steady["iterations_dropped"], 60, "ten warm-up iterations dropped from each run");
+    // Only steady values remain: the slow warm-up (24–60 µs) no longer reaches the maximum.
+    assert!(cell["summary"]["max"].as_f64().unwrap() < 17.0, "{}", cell["summary"]);
+    assert!(cell["design_effect"]["icc"].as_f64().unwrap() > 0.9, "runs differ far more than iterations");
 }

@@ -1,9 +1,10 @@
 //! Per-cell statistics of every numeric metric over the valid, non-warm-up runs.
 
 use super::runs::RunView;
-use crate::config::{Experiment, Metric};
+use super::shape::{self, Drift, SteadyStates};
+use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
-use crate::stats::{self, Interval, MedianCi, Statistic, Summary};
+use crate::stats::{self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -33,8 +34,22 @@ pub struct CellStats {
     pub run_ids: Vec<String>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
+    /// Percentile bootstrap CI of the median; two-stage when runs print several values.
     pub median_ci: Option<Interval>,
+    /// Distribution-free order-statistic CI of the median (None when n is too small).
     pub exact_median_ci: Option<MedianCi>,
+    /// BCa CI of the mean of run means.
+    pub mean_ci: Option<Interval>,
+    /// Between-run share of variance, when runs print several values.
+    pub design_effect: Option<DesignEffect>,
+    /// Hartigan's dip test over run means (n ≥ 4).
+    pub modes: Option<DipTest>,
+    /// Trend of run means against execution position (n ≥ 3).
+    pub drift: Option<Drift>,
+    /// Steady-state classification of runs that print many iterations.
+    pub steady: Option<SteadyStates>,
+    /// Tail percentiles with intervals, when there are at least 100 values.
+    pub percentiles: Option<Percentiles>,
 }
 
 impl CellStats {
@@ -66,13 +81,23 @@ pub fn cell_stats(exp: &Experiment, cells: &[CellKey], runs: &[RunView], resampl
         .collect()
 }
 
+/// Values are percentiles material from this many pooled values on.
+const MIN_VALUES_FOR_PERCENTILES: usize = 100;
+
 fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r: Resampling) -> CellStats {
-    let used: Vec<&&RunView> = runs.iter().filter(|v| !v.warmup && v.is_valid()).collect();
-    let values: Vec<Vec<f64>> = used.iter().map(|v| v.numbers(&metric.name, metric.warmup_iterations)).filter(|v| !v.is_empty()).collect();
+    let (used, values): (Vec<&RunView>, Vec<Vec<f64>>) = runs
+        .iter()
+        .filter(|v| !v.warmup && v.is_valid())
+        .map(|v| (*v, v.numbers(&metric.name, metric.warmup_iterations)))
+        .filter(|(_, values)| !values.is_empty())
+        .unzip();
+    let (values, steady) = shape::steady_segments(values, metric.better == Better::Lower);
     let pooled: Vec<f64> = values.iter().flatten().copied().collect();
     let mut sorted = pooled.clone();
     sorted.sort_by(f64::total_cmp);
-    let mut rng = stats::stream(r.seed, &stream_label(cell, &metric.name, "median"));
+    let means = shape::run_means(&values);
+    let positions: Vec<usize> = used.iter().map(|v| v.position).collect();
+    let stream = |purpose: &str| stats::stream(r.seed, &stream_label(cell, &metric.name, purpose));
     CellStats {
         cell: cell.clone(),
         label,
@@ -80,11 +105,19 @@ fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r
         n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),
         invalid_runs: runs.iter().filter(|v| !v.warmup && !v.is_valid()).count(),
-        median_ci: stats::percentile_ci(&values, Statistic::Median, r.resamples, r.level, &mut rng),
+        median_ci: stats::percentile_ci(&values, Statistic::Median, r.resamples, r.level, &mut stream("median")),
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
+        mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean")),
+        design_effect: shape::design(&values),
+        modes: shape::modes(&means),
+        drift: shape::drift(&means, &positions),
+        steady,
+        percentiles: (pooled.len() >= MIN_VALUES_FOR_PERCENTILES)
+            .then(|| stats::latency_percentiles(&pooled, r.resamples, r.level, &mut stream("percentiles")))
+            .flatten(),
         summary: Summary::of(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
-        positions: used.iter().map(|v| v.position).collect(),
+        positions,
         runs: values,
     }
 }

@@ -3,9 +3,11 @@
 
 mod cells;
 mod runs;
+mod shape;
 
 pub use cells::{cell_stats, stream_label, CellStats, Resampling};
 pub use runs::{row_exit, run_views, RunView};
+pub use shape::{Drift, SteadyStates};
 
 use crate::checks::{self, CheckResult};
 use crate::config::{CellSelector, Experiment};

@@ -49,6 +49,9 @@ pub struct TableRow {
     pub variant: String,
     pub params: String,
     pub median: String,
+    pub exact: String,
+    pub mean: String,
+    pub shape: String,
     pub n: usize,
     pub cv: String,
     pub min: String,
@@ -160,6 +163,13 @@ fn table_row(c: &CellStats) -> TableRow {
         _ => "no valid run".into(),
     };
     TableRow {
+        exact: c.exact_median_ci.as_ref().map_or("n too small".into(), |e| format!("[{}, {}] ({})", number(e.interval.lo), number(e.interval.hi), percent(e.coverage))),
+        mean: match (&c.summary, &c.mean_ci) {
+            (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.mean), number(ci.lo), number(ci.hi)),
+            (Some(s), None) => number(s.mean),
+            _ => "–".into(),
+        },
+        shape: cell_text(&shape_note(c)),
         variant: cell_text(&c.cell.variant),
         params: cell_text(&c.cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
 
@@ -170,6 +180,34 @@ fn table_row(c: &CellStats) -> TableRow {
         max: c.summary.as_ref().map_or("–".into(), |s| number(s.max)),
         excluded: c.invalid_runs,
     }
+}
+
+/// What the modality, drift and steady-state analyses found in a cell, in a few words.
+fn shape_note(c: &CellStats) -> String {
+    let mut notes = Vec::new();
+    if let Some(dip) = c.modes.as_ref().filter(|d| d.second_mode_detected) {
+        let modes: Vec<String> = dip.modes.iter().map(|m| format!("{} ({})", significant(m.median, 3), percent(m.share))).collect();
+        notes.push(format!("{} modes: {}", dip.modes.len(), modes.join(", ")));
+    }
+    if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
+        notes.push(format!("drift: {} per run position (Mann–Kendall p = {})", significant(drift.slope_per_position, 2), significant(drift.test.p_value, 2)));
+    }
+    if let Some(steady) = &c.steady {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for state in &steady.states {
+            let name = format!("{state:?}").to_lowercase();
+            match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, k)) => *k += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+        let parts: Vec<String> = counts.iter().map(|(n, k)| format!("{k} {n}")).collect();
+        notes.push(format!("runs: {}{}", parts.join(", "), if steady.consistent { "" } else { " (inconsistent)" }));
+    }
+    if let Some(d) = c.design_effect.as_ref().filter(|d| d.naive_ci_understatement > 1.5) {
+        notes.push(format!("pooling iterations would understate the CI {}×", significant(d.naive_ci_understatement, 2)));
+    }
+    notes.join("; ")
 }
 
 fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
