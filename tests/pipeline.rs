@@ -50,18 +50,50 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert!(project.read("book/src/SUMMARY.md").contains("[Tiny: double against triple](tiny/index.md)"));
 }
 
+/// Every file under `dir` with its bytes, by relative path.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
 #[test]
-fn report_is_byte_identical_and_runs_nothing() {
-    let project = Project::with_fixtures(&["tiny"]);
+fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
+    let project = Project::with_fixtures(&["tiny", "iterations"]);
     project.lab_ok(&["run", "experiments/tiny", "--quiet"], 0);
-    let files = ["book/src/tiny/index.md", "book/src/tiny/analysis.json", "book/src/tiny/score-by-n.svg", "book/src/SUMMARY.md"];
-    let first: Vec<String> = files.iter().map(|f| project.read(f)).collect();
+    project.lab_ok(&["run", "iterations", "--quiet"], 0);
+    let first = tree(&project.path("book"));
+    assert!(first.len() > 15, "{:?}", first.keys());
     let sessions_before = std::fs::read_dir(project.path("data/tiny")).unwrap().count();
+    std::fs::remove_dir_all(project.path("book")).unwrap();
     project.lab_ok(&["report", "tiny", "--quiet"], 0);
     project.lab_ok(&["report", "--quiet"], 0);
-    let second: Vec<String> = files.iter().map(|f| project.read(f)).collect();
-    assert_eq!(first, second);
+    let second = tree(&project.path("book"));
+    assert_eq!(first.keys().collect::<Vec<_>>(), second.keys().collect::<Vec<_>>());
+    for (path, bytes) in &first {
+        assert!(second[path] == *bytes, "{path} differs after a rebuild");
+    }
     assert_eq!(std::fs::read_dir(project.path("data/tiny")).unwrap().count(), sessions_before);
+}
+
+#[test]
+fn an_experiment_can_override_the_chapter_template() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let templates = project.path("experiments/tiny/templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::write(templates.join("chapter.md"), "# {{ title }}\n\nCustom page with {{ checks | length }} checks.\n").unwrap();
+    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    assert_eq!(project.read("book/src/tiny/index.md"), "# Tiny: double against triple\n\nCustom page with 8 checks.\n");
 }
 
 #[test]

@@ -96,7 +96,7 @@ fn verdict_word(v: Verdict) -> &'static str {
 
 fn reading(verdict: Verdict, failing: &[&(&CellStats, &CellStats, Pair)], judged: usize, margin: f64) -> String {
     let Some((a, b, p)) = failing.first() else { return String::new() };
-    let more = if failing.len() > 1 { format!(", and {} more pairs", failing.len() - 1) } else { String::new() };
+    let more = if failing.len() > 1 { format!(", and {} more", failing.len() - 1) } else { String::new() };
     match (verdict, p) {
         (Verdict::Pass, _) => format!("all {judged} adjacent pairs differ by more than ±{}", percent(margin)),
         (_, Pair::SameOutput) => format!("{} and {} printed identical output: the setting made no difference{more}", a.label, b.label),

@@ -1,7 +1,8 @@
 //! `order`: results must not depend on when a run executed or on the run before it (seed 003:
 //! heap context, warm caches and drift made position a hidden variable). Each valid measured
-//! run's value becomes a residual relative to its cell's median (value / median − 1), so all
-//! cells pool. Two tests, Holm-adjusted (Holm 1979) and failed below `alpha`:
+//! run's value becomes a residual relative to its cell's mean (value / mean − 1), so all cells
+//! pool. The mean, not the median: when carry-over splits a cell into two groups, the median
+//! sits inside the larger group and hides the effect, while the mean stays between them. Two tests, Holm-adjusted (Holm 1979) and failed below `alpha`:
 //! - trend: Mann–Kendall (Mann 1945; Kendall 1975) on residuals in execution order, sized by the
 //!   Theil–Sen slope (Sen 1968);
 //! - carry-over: Kruskal–Wallis (Kruskal & Wallis 1952) on residuals grouped by the variant of
@@ -62,10 +63,10 @@ fn residuals<'a>(runs: &'a [RunView], metric: &str, skip: usize) -> Vec<Residual
     for (r, v) in &values {
         by_cell.entry(&r.cell).or_default().push(*v);
     }
-    let medians: BTreeMap<_, f64> = by_cell.into_iter().filter(|(_, v)| v.len() >= 2).map(|(c, v)| (c, stats::median(&v))).collect();
+    let means: BTreeMap<_, f64> = by_cell.into_iter().filter(|(_, v)| v.len() >= 2).map(|(c, v)| (c, v.iter().sum::<f64>() / v.len() as f64)).collect();
     values
         .into_iter()
-        .filter_map(|(run, v)| medians.get(&run.cell).filter(|m| **m > 0.0).map(|m| Residual { run, value: v / m - 1.0 }))
+        .filter_map(|(run, v)| means.get(&run.cell).filter(|m| **m > 0.0).map(|m| Residual { run, value: v / m - 1.0 }))
         .collect()
 }
 
@@ -101,7 +102,7 @@ fn carry_over(groups: &BTreeMap<String, Vec<f64>>) -> Option<KruskalWallis> {
 fn evidence(n: usize, trend: &(MannKendall, f64), carry: Option<&KruskalWallis>, groups: &BTreeMap<String, Vec<f64>>, adjusted: &[f64]) -> String {
     let (mk, slope) = trend;
     let mut text = format!(
-        "{n} runs, residual = value / cell median − 1; trend: Mann–Kendall τ = {:.3}, p = {} (Holm-adjusted {}), Theil–Sen {} per 100 runs",
+        "{n} runs, residual = value / cell mean − 1; trend: Mann–Kendall τ = {:.3}, p = {} (Holm-adjusted {}), Theil–Sen {} per 100 runs",
         mk.tau,
         p(mk.p_value),
         p(adjusted[0]),
@@ -121,7 +122,7 @@ fn carry_reading(groups: &BTreeMap<String, Vec<f64>>, adjusted: f64) -> String {
     medians.sort_by(|a, b| a.1.total_cmp(&b.1));
     let (low, high) = (medians[0], medians[medians.len() - 1]);
     format!(
-        "runs that followed a `{}` run sat {} from their cell median, after `{}` {}: the previous run changes the result (adjusted p = {})",
+        "runs that followed a `{}` run sat {} from their cell mean, after `{}` {}: the previous run changes the result (adjusted p = {})",
         low.0,
         signed_percent(low.1),
         high.0,
