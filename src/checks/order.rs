@@ -20,7 +20,7 @@ pub const MIN_ORDER_RUNS: usize = 8;
 /// Fewest residuals in a predecessor group for the carry-over test (which needs two groups).
 pub const MIN_GROUP_RUNS: usize = 2;
 
-/// A residual: the run, its position and its relative deviation from its cell's median.
+/// A residual: the run and its relative deviation from its cell's mean.
 struct Residual<'a> {
     run: &'a RunView,
     value: f64,
@@ -122,7 +122,7 @@ fn carry_reading(groups: &BTreeMap<String, Vec<f64>>, adjusted: f64) -> String {
     medians.sort_by(|a, b| a.1.total_cmp(&b.1));
     let (low, high) = (medians[0], medians[medians.len() - 1]);
     format!(
-        "runs that followed a `{}` run sat {} from their cell mean, after `{}` {}: the previous run changes the result (adjusted p = {})",
+        "runs right after a `{}` run sat {} from their cell mean, right after `{}` {}: the previous run changes the result (adjusted p = {})",
         low.0,
         signed_percent(low.1),
         high.0,

@@ -155,7 +155,7 @@ fn forest(analysis: &Analysis) -> Result<Option<Figure>> {
     if rows.is_empty() {
         return Ok(None);
     }
-    let chart = ForestChart { title: "ratios decided by checks".into(), x_label: "ratio a / b (log scale)".into(), rows };
+    let chart = ForestChart { title: "ratios decided by checks".into(), x_label: "ratio a / b".into(), rows };
     Ok(Some(Figure {
         file: "ratios.svg".into(),
         heading: "Ratios behind the checks".into(),
