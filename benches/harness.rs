@@ -30,6 +30,14 @@ fn raw_spawn(c: &mut Criterion) {
     c.bench_function("spawn true (std::process, no lab)", |b| {
         b.iter(|| Command::new("true").stdout(Stdio::null()).stderr(Stdio::null()).status().expect("true runs"))
     });
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    c.bench_function("spawn the no-op JSON printer (std::process, no lab)", |b| {
+        b.iter(|| {
+            let stdout = std::fs::File::create(&out).expect("log file");
+            Command::new("sh").args(["-c", "echo '{\"v\": 1}'"]).stdout(stdout).stderr(Stdio::null()).status().expect("sh runs")
+        })
+    });
 }
 
 fn runner(c: &mut Criterion) {
@@ -46,14 +54,10 @@ fn whole_run_path(c: &mut Criterion) {
     let experiment = config::parse(EXPERIMENT.trim_start(), Path::new("lab.toml"), dir.path(), None).expect("valid");
     let plan = plan::plan(&experiment);
     let progress = Progress::new(1, true);
-    let mut n = 0;
-    c.bench_function("one run through lab (runner, metrics, CSV append)", |b| {
-        b.iter(|| {
-            n += 1;
-            let session_dir = store::new_session_dir(dir.path(), "bench", n);
-            let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()]).expect("session");
-            exec::execute(&experiment, &plan.runs, &mut session, &mut ProcessRunner, &progress).expect("runs")
-        })
+    let session_dir = store::new_session_dir(dir.path(), "bench", 0);
+    let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()]).expect("session");
+    c.bench_function("the no-op JSON printer through lab (runner, metrics, digest, CSV append)", |b| {
+        b.iter(|| exec::execute(&experiment, &plan.runs, &mut session, &mut ProcessRunner, &progress).expect("runs"))
     });
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{copy_dir, Project};
+use common::{Project, copy_dir};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,27 +38,50 @@ fn run(name: &str) -> (BTreeMap<String, Value>, i32) {
     let path = format!("experiments/traps/{name}");
     project.lab_ok(&["run", &path, "--quiet"], 0);
     let out = project.lab(&["check", &path, "--json"]);
-    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: check --json: {e}\n{}", String::from_utf8_lossy(&out.stderr)));
-    let by_name = checks.into_iter().map(|c| (c["name"].as_str().expect("name").to_string(), c)).collect();
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{name}: check --json: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let by_name = checks
+        .into_iter()
+        .map(|c| (c["name"].as_str().expect("name").to_string(), c))
+        .collect();
     (by_name, out.status.code().expect("exit code"))
 }
 
 /// Asserts the exact verdict of every check: `expected` overrides "pass" for the named ones,
 /// and `declared` lists the fixture's own checks besides the automatic ones.
-fn assert_verdicts(name: &str, checks: &BTreeMap<String, Value>, declared: &[&str], expected: &[(&str, &str)]) {
+fn assert_verdicts(
+    name: &str,
+    checks: &BTreeMap<String, Value>,
+    declared: &[&str],
+    expected: &[(&str, &str)],
+) {
     let mut names: Vec<&str> = vec![EXITED, TIMED_OUT, SUSPEND, METRICS, SHORT, ECHO];
     names.extend(declared);
     names.sort_unstable();
     let got: Vec<&str> = checks.keys().map(String::as_str).collect();
     assert_eq!(got, names, "{name}: the checks reported");
     for (check, c) in checks {
-        let want = expected.iter().find(|(n, _)| n == check).map_or("pass", |e| e.1);
-        assert_eq!(c["verdict"], want, "{name}: `{check}`: {}\n  evidence: {}", c["reading"], c["evidence"]);
+        let want = expected
+            .iter()
+            .find(|(n, _)| n == check)
+            .map_or("pass", |e| e.1);
+        assert_eq!(
+            c["verdict"], want,
+            "{name}: `{check}`: {}\n  evidence: {}",
+            c["reading"], c["evidence"]
+        );
     }
 }
 
 fn reading(checks: &BTreeMap<String, Value>, name: &str) -> String {
-    checks[name]["reading"].as_str().unwrap_or_default().to_string()
+    checks[name]["reading"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn runs(checks: &BTreeMap<String, Value>, name: &str) -> usize {
@@ -66,7 +89,11 @@ fn runs(checks: &BTreeMap<String, Value>, name: &str) -> usize {
 }
 
 /// Runs the flawed fixture and its clean twin of `kind`, checking the twin passes everything.
-fn flawed_and_clean(kind: &str, declared: &[&str], clean_expected: &[(&str, &str)]) -> (BTreeMap<String, Value>, i32) {
+fn flawed_and_clean(
+    kind: &str,
+    declared: &[&str],
+    clean_expected: &[(&str, &str)],
+) -> (BTreeMap<String, Value>, i32) {
     let (clean, code) = run(&format!("{kind}-clean"));
     assert_verdicts(&format!("{kind}-clean"), &clean, declared, clean_expected);
     assert_eq!(code, 0, "{kind}-clean: lab check exits 0");
@@ -81,7 +108,12 @@ fn duration_catches_a_run_past_its_deadline() {
     assert_eq!(code, 1);
     // Invocations 5 and 10 overshoot; both are measured runs (the first two are warm-ups).
     assert_eq!(runs(&flawed, check), 2);
-    assert!(reading(&flawed, check).contains("0.150 s request") || reading(&flawed, check).contains("0.200 s request"), "{}", reading(&flawed, check));
+    assert!(
+        reading(&flawed, check).contains("0.150 s request")
+            || reading(&flawed, check).contains("0.200 s request"),
+        "{}",
+        reading(&flawed, check)
+    );
 }
 
 #[test]
@@ -90,9 +122,16 @@ fn ceiling_catches_a_loop_measuring_the_clock() {
     let (flawed, code) = flawed_and_clean("ceiling", &[check], &[]);
     assert_verdicts("ceiling-flawed", &flawed, &[check], &[(check, "fail")]);
     assert_eq!(code, 1);
-    assert!(reading(&flawed, check).starts_with("bench reaches"), "{}", reading(&flawed, check));
+    assert!(
+        reading(&flawed, check).starts_with("bench reaches"),
+        "{}",
+        reading(&flawed, check)
+    );
     let ratio = flawed[check]["ratio"]["ratio"].as_f64().unwrap();
-    assert!(ratio > 0.8, "the clock-bound loop runs at the clock's rate: {ratio}");
+    assert!(
+        ratio > 0.8,
+        "the clock-bound loop runs at the clock's rate: {ratio}"
+    );
 }
 
 #[test]
@@ -113,18 +152,32 @@ fn checksum_catches_a_variant_with_a_wrong_answer() {
     assert_eq!(code, 1);
     // Exactly the five measured runs of fast at n = 2000, with the wrong sum.
     assert_eq!(runs(&flawed, check), 5);
-    assert!(reading(&flawed, check).contains("(fast n=2000) printed checksum 1999000 where ref printed 2001000"), "{}", reading(&flawed, check));
+    assert!(
+        reading(&flawed, check)
+            .contains("(fast n=2000) printed checksum 1999000 where ref printed 2001000"),
+        "{}",
+        reading(&flawed, check)
+    );
 }
 
 #[test]
 fn distinct_catches_options_swallowed_into_one_argument() {
     let check = "each block size gives a different time";
     // The program is told not to echo its configuration, so the echo check has nothing to read.
-    let (flawed, code) = flawed_and_clean("distinct", &[check], &[(ECHO, "not run")]);
-    assert_verdicts("distinct-flawed", &flawed, &[check], &[(check, "fail"), (ECHO, "not run")]);
+    let (flawed, code) = flawed_and_clean("distinct", &[check], &[(ECHO, "not-run")]);
+    assert_verdicts(
+        "distinct-flawed",
+        &flawed,
+        &[check],
+        &[(check, "fail"), (ECHO, "not-run")],
+    );
     assert_eq!(code, 1);
     let evidence = flawed[check]["evidence"].as_str().unwrap();
-    assert_eq!(evidence.matches("indistinguishable").count(), 2, "both adjacent pairs: {evidence}");
+    assert_eq!(
+        evidence.matches("indistinguishable").count(),
+        2,
+        "both adjacent pairs: {evidence}"
+    );
 }
 
 #[test]
@@ -133,7 +186,11 @@ fn order_catches_a_run_warmed_by_its_predecessor() {
     let (flawed, code) = flawed_and_clean("order", &[check], &[]);
     assert_verdicts("order-flawed", &flawed, &[check], &[(check, "fail")]);
     assert_eq!(code, 1);
-    assert!(reading(&flawed, check).starts_with("runs right after a `a` run sat −"), "{}", reading(&flawed, check));
+    assert!(
+        reading(&flawed, check).starts_with("runs right after a `a` run sat −"),
+        "{}",
+        reading(&flawed, check)
+    );
 }
 
 #[test]
@@ -142,8 +199,11 @@ fn stable_catches_a_fifth_of_runs_at_half_speed() {
     let (flawed, code) = flawed_and_clean("stable", &[check], &[]);
     assert_verdicts("stable-flawed", &flawed, &[check], &[(check, "fail")]);
     assert_eq!(code, 1);
-    // Invocations 2, 7, …, 27 are slow; the first is a warm-up: 5 of 30 measured runs.
-    assert_eq!(reading(&flawed, check), "steady has two modes: 83.3% of runs at 30.0 ms and 16.7% of runs at 60.0 ms (CV 30.5%)");
+    // Invocations 2, 7, …, 27 are slow: 6 of the 30 measured runs (the warm-up is invocation 1).
+    assert_eq!(
+        reading(&flawed, check),
+        "steady has two modes: 80.0% of runs at 30.0 ms and 20.0% of runs at 60.2 ms (CV 34.0%)"
+    );
 }
 
 #[test]
@@ -164,7 +224,11 @@ fn runs_too_short_to_time_are_invalid() {
     assert_eq!(code, 1);
     // Every noop run (one warm-up and five measured), and no other.
     assert_eq!(runs(&flawed, SHORT), 6);
-    assert!(reading(&flawed, SHORT).contains("is the shortest run this session can time"), "{}", reading(&flawed, SHORT));
+    assert!(
+        reading(&flawed, SHORT).contains("is the shortest run this session can time"),
+        "{}",
+        reading(&flawed, SHORT)
+    );
 }
 
 #[test]
@@ -174,5 +238,9 @@ fn runs_echoing_another_configuration_are_invalid() {
     assert_eq!(code, 1);
     // The six runs at threads = 4 (one warm-up), clamped to two.
     assert_eq!(runs(&flawed, ECHO), 6);
-    assert!(reading(&flawed, ECHO).contains("echoed threads = 2 when threads = 4 was requested"), "{}", reading(&flawed, ECHO));
+    assert!(
+        reading(&flawed, ECHO).contains("echoed threads = 2 when threads = 4 was requested"),
+        "{}",
+        reading(&flawed, ECHO)
+    );
 }

@@ -4,7 +4,7 @@
 
 use super::compare::ratio_of;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use crate::analysis::{find_cell, CellStats, Resampling};
+use crate::analysis::{CellStats, Resampling, find_cell};
 use crate::config::{CellSelector, CheckSpec};
 use crate::format::{percent, ratio, value};
 use crate::stats::Interval;
@@ -22,7 +22,16 @@ pub fn decide(margin: f64, ci: &Interval) -> Verdict {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector, margin: f64, cells: &[CellStats], r: Resampling, unit: &str) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    metric: &str,
+    a: &CellSelector,
+    b: &CellSelector,
+    margin: f64,
+    cells: &[CellStats],
+    r: Resampling,
+    unit: &str,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "agree", spec.class, Verdict::NotRun);
     let (Some(ca), Some(cb)) = (find_cell(cells, a, metric), find_cell(cells, b, metric)) else {
         return base.reading("a named cell has no runs in this session");
@@ -32,7 +41,10 @@ pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector,
         Err(why) => return base.reading(why),
     };
     let verdict = decide(margin, &ci);
-    let (ma, mb) = (ca.median().unwrap_or(f64::NAN), cb.median().unwrap_or(f64::NAN));
+    let (ma, mb) = (
+        ca.median().unwrap_or(f64::NAN),
+        cb.median().unwrap_or(f64::NAN),
+    );
     let (low, high) = (1.0 / (1.0 + margin), 1.0 + margin);
     let evidence = format!(
         "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] (95% CI); agreement needs a/b within [{}, {}] (±{})",
@@ -48,13 +60,42 @@ pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector,
         percent(margin)
     );
     let reading = match verdict {
-        Verdict::Pass => format!("{} and {} agree: {} is {}× the other, within ±{}", ca.label, cb.label, ca.label, ratio(r_hat), percent(margin)),
-        Verdict::Fail => format!("{} is {}× {}, which should match it within ±{}", ca.label, ratio(r_hat), cb.label, percent(margin)),
-        _ => format!("the interval [{}, {}] reaches outside ±{}: the data cannot decide", ratio(ci.lo), ratio(ci.hi), percent(margin)),
+        Verdict::Pass => format!(
+            "{} and {} agree: {} is {}× the other, within ±{}",
+            ca.label,
+            cb.label,
+            ca.label,
+            ratio(r_hat),
+            percent(margin)
+        ),
+        Verdict::Fail => format!(
+            "{} is {}× {}, which should match it within ±{}",
+            ca.label,
+            ratio(r_hat),
+            cb.label,
+            percent(margin)
+        ),
+        _ => format!(
+            "the interval [{}, {}] reaches outside ±{}: the data cannot decide",
+            ratio(ci.lo),
+            ratio(ci.hi),
+            percent(margin)
+        ),
     };
-    let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
+    let mut result = CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading);
     result.runs = ca.run_ids.iter().chain(&cb.run_ids).cloned().collect();
-    result.ratio = Some(RatioEvidence { a: ca.label.clone(), b: cb.label.clone(), a_value: ma, b_value: mb, ratio: r_hat, lo: ci.lo, hi: ci.hi, threshold: 1.0 });
+    result.ratio = Some(RatioEvidence {
+        a: ca.label.clone(),
+        b: cb.label.clone(),
+        a_value: ma,
+        b_value: mb,
+        ratio: r_hat,
+        lo: ci.lo,
+        hi: ci.hi,
+        threshold: 1.0,
+    });
     result
 }
 
@@ -63,7 +104,11 @@ mod tests {
     use super::*;
 
     fn iv(lo: f64, hi: f64) -> Interval {
-        Interval { lo, hi, level: 0.95 }
+        Interval {
+            lo,
+            hi,
+            level: 0.95,
+        }
     }
 
     #[test]

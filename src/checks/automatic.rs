@@ -20,13 +20,25 @@ pub enum Problem {
     Signal(i32),
     SpawnFailed(String),
     TimedOut,
-    Suspended { ns: u64 },
+    Suspended {
+        ns: u64,
+    },
     MissingMetric(String),
-    NotANumber { metric: String, value: String },
+    NotANumber {
+        metric: String,
+        value: String,
+    },
     /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
-    TooShort { wall_ns: u64, floor_ns: u64 },
+    TooShort {
+        wall_ns: u64,
+        floor_ns: u64,
+    },
     /// A `config` key the run echoed differs from the requested parameter value.
-    ConfigMismatch { key: String, echoed: String, requested: String },
+    ConfigMismatch {
+        key: String,
+        echoed: String,
+        requested: String,
+    },
 }
 
 /// The automatic checks, by name, in report order.
@@ -51,10 +63,14 @@ impl Problem {
     /// The automatic check this problem fails.
     pub fn check_name(&self) -> &'static str {
         match self {
-            Problem::ExitCode(_) | Problem::Signal(_) | Problem::SpawnFailed(_) => "every run exited normally",
+            Problem::ExitCode(_) | Problem::Signal(_) | Problem::SpawnFailed(_) => {
+                "every run exited normally"
+            }
             Problem::TimedOut => "no run timed out",
             Problem::Suspended { .. } => "no run spanned a system suspend",
-            Problem::MissingMetric(_) | Problem::NotANumber { .. } => "every run reported every metric",
+            Problem::MissingMetric(_) | Problem::NotANumber { .. } => {
+                "every run reported every metric"
+            }
             Problem::TooShort { .. } => TOO_SHORT,
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
         }
@@ -65,16 +81,40 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Problem::ExitCode(c) => write!(f, "exit code {c}"),
-            Problem::Signal(s) => write!(f, "killed by signal {s}{}", signal_name(*s).map(|n| format!(" ({n})")).unwrap_or_default()),
+            Problem::Signal(s) => write!(
+                f,
+                "killed by signal {s}{}",
+                signal_name(*s)
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            ),
             Problem::SpawnFailed(e) => f.write_str(e),
             Problem::TimedOut => f.write_str("timed out; its process group was killed"),
-            Problem::Suspended { ns } => write!(f, "the machine was suspended for {:.3} s during the run", *ns as f64 / 1e9),
+            Problem::Suspended { ns } => write!(
+                f,
+                "the machine was suspended for {:.3} s during the run",
+                *ns as f64 / 1e9
+            ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
-            Problem::NotANumber { metric, value } => write!(f, "metric `{metric}`: {value:?} is not a number"),
-            Problem::TooShort { wall_ns, floor_ns } => {
-                write!(f, "took {} where {} is the shortest run this session can time", millis(*wall_ns), millis(*floor_ns))
+            Problem::NotANumber { metric, value } => {
+                write!(f, "metric `{metric}`: {value:?} is not a number")
             }
-            Problem::ConfigMismatch { key, echoed, requested } => write!(f, "echoed {key} = {echoed} when {key} = {requested} was requested"),
+            Problem::TooShort { wall_ns, floor_ns } => {
+                write!(
+                    f,
+                    "took {} where {} is the shortest run this session can time",
+                    millis(*wall_ns),
+                    millis(*floor_ns)
+                )
+            }
+            Problem::ConfigMismatch {
+                key,
+                echoed,
+                requested,
+            } => write!(
+                f,
+                "echoed {key} = {echoed} when {key} = {requested} was requested"
+            ),
         }
     }
 }
@@ -101,7 +141,8 @@ fn millis(ns: u64) -> String {
 /// `SPAWN_SPREAD_FACTOR` × the spawn IQR, and the whole run `GRANULARITY_FACTOR` timer ticks.
 /// Counting the spawn median in makes a no-op program too short however steady spawning is.
 pub fn timing_floor_ns(c: &Calibration) -> u64 {
-    (c.spawn_median_ns + SPAWN_SPREAD_FACTOR * c.spawn_iqr_ns).max(GRANULARITY_FACTOR * c.timer_granularity_ns)
+    (c.spawn_median_ns + SPAWN_SPREAD_FACTOR * c.spawn_iqr_ns)
+        .max(GRANULARITY_FACTOR * c.timer_granularity_ns)
 }
 
 /// How the timing floor was derived, for the evidence of the check.
@@ -128,18 +169,30 @@ pub fn too_short(wall_ns: u64, c: &Calibration) -> Option<Problem> {
 pub fn echoed_config(stdout: &str, params: &BTreeMap<String, String>) -> (bool, Vec<Problem>) {
     let mut echoed = false;
     let mut found = Vec::new();
-    let objects = stdout.lines().map(str::trim).filter(|l| l.starts_with('{')).filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+    let objects = stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
     for object in objects {
-        let Some(serde_json::Value::Object(config)) = object.get("config") else { continue };
+        let Some(serde_json::Value::Object(config)) = object.get("config") else {
+            continue;
+        };
         echoed = true;
         for (key, v) in config {
-            let Some(requested) = params.get(key) else { continue };
+            let Some(requested) = params.get(key) else {
+                continue;
+            };
             let text = match v {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
             if !same_value(&text, requested) {
-                found.push(Problem::ConfigMismatch { key: key.clone(), echoed: text, requested: requested.clone() });
+                found.push(Problem::ConfigMismatch {
+                    key: key.clone(),
+                    echoed: text,
+                    requested: requested.clone(),
+                });
             }
         }
     }
@@ -147,7 +200,10 @@ pub fn echoed_config(stdout: &str, params: &BTreeMap<String, String>) -> (bool, 
 }
 
 fn same_value(echoed: &str, requested: &str) -> bool {
-    match (echoed.trim().parse::<f64>(), requested.trim().parse::<f64>()) {
+    match (
+        echoed.trim().parse::<f64>(),
+        requested.trim().parse::<f64>(),
+    ) {
         (Ok(a), Ok(b)) => a == b,
         _ => echoed == requested,
     }
@@ -176,15 +232,25 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
         }
     }
     if run.suspended_ns > SUSPEND_THRESHOLD_NS {
-        found.push(Problem::Suspended { ns: run.suspended_ns });
+        found.push(Problem::Suspended {
+            ns: run.suspended_ns,
+        });
     }
     for metric in metrics {
-        let mut values = run.values.iter().filter(|(m, _)| *m == metric.name).map(|(_, v)| *v).peekable();
+        let mut values = run
+            .values
+            .iter()
+            .filter(|(m, _)| *m == metric.name)
+            .map(|(_, v)| *v)
+            .peekable();
         if values.peek().is_none() {
             found.push(Problem::MissingMetric(metric.name.clone()));
         } else if !metric.text {
             if let Some(bad) = values.find(|v| !v.trim().parse::<f64>().is_ok_and(f64::is_finite)) {
-                found.push(Problem::NotANumber { metric: metric.name.clone(), value: bad.to_string() });
+                found.push(Problem::NotANumber {
+                    metric: metric.name.clone(),
+                    value: bad.to_string(),
+                });
             }
         }
     }
@@ -197,56 +263,116 @@ mod tests {
     use crate::config::{Better, Extractor};
 
     fn metric(name: &str, text: bool) -> Metric {
-        Metric { name: name.into(), extractor: Extractor::Json(name.into()), unit: String::new(), better: Better::Higher, text, warmup_iterations: 0 }
+        Metric {
+            name: name.into(),
+            extractor: Extractor::Json(name.into()),
+            unit: String::new(),
+            better: Better::Higher,
+            text,
+            warmup_iterations: 0,
+        }
     }
 
     #[test]
     fn finds_each_problem() {
         let metrics = [metric("mops", false), metric("sum", true)];
         let ok = Exit::Code(0);
-        let clean = RunFacts { exit: &ok, timed_out: false, suspended_ns: 5, values: &[("mops", "1.5"), ("sum", "ab")] };
+        let clean = RunFacts {
+            exit: &ok,
+            timed_out: false,
+            suspended_ns: 5,
+            values: &[("mops", "1.5"), ("sum", "ab")],
+        };
         assert!(problems(&clean, &metrics).is_empty());
         let crashed = Exit::Signal(libc::SIGSEGV);
-        let bad = RunFacts { exit: &crashed, timed_out: false, suspended_ns: 2_000_000_000, values: &[("mops", "nan")] };
+        let bad = RunFacts {
+            exit: &crashed,
+            timed_out: false,
+            suspended_ns: 2_000_000_000,
+            values: &[("mops", "nan")],
+        };
         let found = problems(&bad, &metrics);
         assert_eq!(found.len(), 4, "{found:?}");
-        assert_eq!(found[0].to_string(), format!("killed by signal {} (SIGSEGV)", libc::SIGSEGV));
-        assert_eq!(found[1].to_string(), "the machine was suspended for 2.000 s during the run");
-        assert_eq!(found[2], Problem::NotANumber { metric: "mops".into(), value: "nan".into() });
+        assert_eq!(
+            found[0].to_string(),
+            format!("killed by signal {} (SIGSEGV)", libc::SIGSEGV)
+        );
+        assert_eq!(
+            found[1].to_string(),
+            "the machine was suspended for 2.000 s during the run"
+        );
+        assert_eq!(
+            found[2],
+            Problem::NotANumber {
+                metric: "mops".into(),
+                value: "nan".into()
+            }
+        );
         assert_eq!(found[3], Problem::MissingMetric("sum".into()));
     }
 
     fn calibration(median: u64, iqr: u64, granularity: u64) -> Calibration {
-        Calibration { timer_reported_resolution_ns: 1, timer_granularity_ns: granularity, timer_read_ns: 20.0, spawn_median_ns: median, spawn_iqr_ns: iqr, spawn_samples: 30 }
+        Calibration {
+            timer_reported_resolution_ns: 1,
+            timer_granularity_ns: granularity,
+            timer_read_ns: 20.0,
+            spawn_median_ns: median,
+            spawn_iqr_ns: iqr,
+            spawn_samples: 30,
+        }
     }
 
     #[test]
     fn the_timing_floor_counts_spawn_cost_spread_and_granularity() {
         let c = calibration(600_000, 50_000, 30);
         assert_eq!(timing_floor_ns(&c), 1_600_000);
-        assert_eq!(too_short(1_599_999, &c), Some(Problem::TooShort { wall_ns: 1_599_999, floor_ns: 1_600_000 }));
+        assert_eq!(
+            too_short(1_599_999, &c),
+            Some(Problem::TooShort {
+                wall_ns: 1_599_999,
+                floor_ns: 1_600_000
+            })
+        );
         assert_eq!(too_short(1_600_000, &c), None);
         // A coarse timer dominates a steady spawn cost.
         assert_eq!(timing_floor_ns(&calibration(100, 0, 1_000_000)), 10_000_000);
-        assert_eq!(too_short(900_000, &c).unwrap().to_string(), "took 0.900 ms where 1.60 ms is the shortest run this session can time");
+        assert_eq!(
+            too_short(900_000, &c).unwrap().to_string(),
+            "took 0.900 ms where 1.60 ms is the shortest run this session can time"
+        );
     }
 
     #[test]
     fn echoed_configuration_is_compared_with_the_request() {
-        let params: BTreeMap<String, String> = [("threads".to_string(), "4".to_string()), ("mode".to_string(), "fast".to_string())].into();
+        let params: BTreeMap<String, String> = [
+            ("threads".to_string(), "4".to_string()),
+            ("mode".to_string(), "fast".to_string()),
+        ]
+        .into();
         let ok = "start\n{\"config\": {\"threads\": 4.0, \"mode\": \"fast\", \"extra\": 1}}\n";
         assert_eq!(echoed_config(ok, &params), (true, vec![]));
         let bad = "{\"config\": {\"threads\": 2}, \"mops\": 3}";
         let (echoed, found) = echoed_config(bad, &params);
         assert!(echoed);
-        assert_eq!(found[0].to_string(), "echoed threads = 2 when threads = 4 was requested");
-        assert_eq!(echoed_config("{\"config\": \"x\"}\n{\"mops\": 1}", &params), (false, vec![]));
+        assert_eq!(
+            found[0].to_string(),
+            "echoed threads = 2 when threads = 4 was requested"
+        );
+        assert_eq!(
+            echoed_config("{\"config\": \"x\"}\n{\"mops\": 1}", &params),
+            (false, vec![])
+        );
     }
 
     #[test]
     fn a_timeout_is_reported_once_not_also_as_a_signal() {
         let killed = Exit::Signal(libc::SIGKILL);
-        let run = RunFacts { exit: &killed, timed_out: true, suspended_ns: 0, values: &[] };
+        let run = RunFacts {
+            exit: &killed,
+            timed_out: true,
+            suspended_ns: 0,
+            values: &[],
+        };
         assert_eq!(problems(&run, &[]), vec![Problem::TimedOut]);
     }
 }

@@ -8,10 +8,10 @@
 //! calibration cell, it is the CI of the ratio cell / calibration, so the calibration's own
 //! uncertainty counts too (Davison & Hinkley 1997 §5.2, as in `compare`).
 
+use super::MIN_RUNS;
 use super::compare::ratio_of;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use super::MIN_RUNS;
-use crate::analysis::{selects, CellStats, Resampling};
+use crate::analysis::{CellStats, Resampling, selects};
 use crate::config::{CellSelector, CheckSpec};
 use crate::format::{percent, value};
 
@@ -43,7 +43,15 @@ pub fn decide(fraction: f64, lo: f64, hi: f64) -> Verdict {
     }
 }
 
-pub fn check(spec: &CheckSpec, metric: &str, ceiling: &Ceiling, fraction: f64, cells: &[CellStats], r: Resampling, unit: &str) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    metric: &str,
+    ceiling: &Ceiling,
+    fraction: f64,
+    cells: &[CellStats],
+    r: Resampling,
+    unit: &str,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "ceiling", spec.class, Verdict::NotRun);
     let mut judged = Vec::new();
     let mut skipped = Vec::new();
@@ -55,9 +63,17 @@ pub fn check(spec: &CheckSpec, metric: &str, ceiling: &Ceiling, fraction: f64, c
         }
     }
     let Some(worst) = judged.iter().max_by(|a, b| a.ratio.total_cmp(&b.ratio)) else {
-        return base.reading(skipped.first().cloned().unwrap_or_else(|| "no cell to set against the ceiling".into()));
+        return base.reading(
+            skipped
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "no cell to set against the ceiling".into()),
+        );
     };
-    let verdict = [Verdict::Fail, Verdict::Inconclusive].into_iter().find(|v| judged.iter().any(|j| j.verdict == *v)).unwrap_or(Verdict::Pass);
+    let verdict = [Verdict::Fail, Verdict::Inconclusive]
+        .into_iter()
+        .find(|v| judged.iter().any(|j| j.verdict == *v))
+        .unwrap_or(Verdict::Pass);
     let median = worst.cell.median().unwrap_or(f64::NAN);
     let evidence = format!(
         "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] (95% CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
@@ -71,45 +87,129 @@ pub fn check(spec: &CheckSpec, metric: &str, ceiling: &Ceiling, fraction: f64, c
         percent(fraction),
         judged.len(),
         judged.iter().filter(|j| j.verdict == Verdict::Fail).count(),
-        judged.iter().filter(|j| j.verdict == Verdict::Inconclusive).count(),
-        if skipped.is_empty() { String::new() } else { format!("; {} not judged: {}", skipped.len(), skipped[0]) }
+        judged
+            .iter()
+            .filter(|j| j.verdict == Verdict::Inconclusive)
+            .count(),
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!("; {} not judged: {}", skipped.len(), skipped[0])
+        }
     );
     let reading = match verdict {
-        Verdict::Pass => format!("every cell stays under {} of its ceiling; the closest, {}, is at {}", percent(fraction), worst.cell.label, percent(worst.ratio)),
-        Verdict::Fail => format!("{} reaches {} of {} ({}): it measures the ceiling, not the code", worst.cell.label, percent(worst.ratio), value(worst.ceiling, unit), worst.ceiling_label),
-        _ => format!("{} is at {} of its ceiling, and its interval straddles {}: the data cannot decide", worst.cell.label, percent(worst.ratio), percent(fraction)),
+        Verdict::Pass => format!(
+            "every cell stays under {} of its ceiling; the closest, {}, is at {}",
+            percent(fraction),
+            worst.cell.label,
+            percent(worst.ratio)
+        ),
+        Verdict::Fail => format!(
+            "{} reaches {} of {} ({}): it measures the ceiling, not the code",
+            worst.cell.label,
+            percent(worst.ratio),
+            value(worst.ceiling, unit),
+            worst.ceiling_label
+        ),
+        _ => format!(
+            "{} is at {} of its ceiling, and its interval straddles {}: the data cannot decide",
+            worst.cell.label,
+            percent(worst.ratio),
+            percent(fraction)
+        ),
     };
-    let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
-    result.runs = judged.iter().filter(|j| j.verdict == verdict).flat_map(|j| j.cell.run_ids.iter().cloned()).collect();
-    result.ratio = Some(RatioEvidence { a: worst.cell.label.clone(), b: worst.ceiling_label.clone(), a_value: median, b_value: worst.ceiling, ratio: worst.ratio, lo: worst.lo, hi: worst.hi, threshold: fraction });
+    let mut result = CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading);
+    result.runs = judged
+        .iter()
+        .filter(|j| j.verdict == verdict)
+        .flat_map(|j| j.cell.run_ids.iter().cloned())
+        .collect();
+    result.ratio = Some(RatioEvidence {
+        a: worst.cell.label.clone(),
+        b: worst.ceiling_label.clone(),
+        a_value: median,
+        b_value: worst.ceiling,
+        ratio: worst.ratio,
+        lo: worst.lo,
+        hi: worst.hi,
+        threshold: fraction,
+    });
     result
 }
 
 /// `None` for a calibration cell itself or a cell without a matching calibration cell.
-fn judge<'a>(spec: &CheckSpec, cell: &'a CellStats, ceiling: &Ceiling, fraction: f64, cells: &'a [CellStats], r: Resampling) -> Option<Result<Judged<'a>, String>> {
-    let judged = |ceiling: f64, ceiling_label: String, ratio: f64, lo: f64, hi: f64| Judged { cell, ceiling, ceiling_label, ratio, lo, hi, verdict: decide(fraction, lo, hi) };
+fn judge<'a>(
+    spec: &CheckSpec,
+    cell: &'a CellStats,
+    ceiling: &Ceiling,
+    fraction: f64,
+    cells: &'a [CellStats],
+    r: Resampling,
+) -> Option<Result<Judged<'a>, String>> {
+    let judged = |ceiling: f64, ceiling_label: String, ratio: f64, lo: f64, hi: f64| Judged {
+        cell,
+        ceiling,
+        ceiling_label,
+        ratio,
+        lo,
+        hi,
+        verdict: decide(fraction, lo, hi),
+    };
     match ceiling {
         Ceiling::Limit(limit) => {
-            let (Some(m), Some(ci)) = (cell.median(), cell.median_ci.filter(|_| cell.n >= MIN_RUNS)) else {
-                return Some(Err(format!("{} has {} valid runs; {MIN_RUNS} are needed", cell.label, cell.n)));
+            let (Some(m), Some(ci)) =
+                (cell.median(), cell.median_ci.filter(|_| cell.n >= MIN_RUNS))
+            else {
+                return Some(Err(format!(
+                    "{} has {} valid runs; {MIN_RUNS} are needed",
+                    cell.label, cell.n
+                )));
             };
-            Some(Ok(judged(*limit, "limit".into(), m / limit, ci.lo / limit, ci.hi / limit)))
+            Some(Ok(judged(
+                *limit,
+                "limit".into(),
+                m / limit,
+                ci.lo / limit,
+                ci.hi / limit,
+            )))
         }
         Ceiling::Calibration(selector) => {
             if selects(selector, &cell.cell) {
                 return None;
             }
-            let calibration = cells.iter().find(|c| c.metric == cell.metric && selects(selector, &c.cell) && same_other_params(selector, c, cell))?;
+            let calibration = cells.iter().find(|c| {
+                c.metric == cell.metric
+                    && selects(selector, &c.cell)
+                    && same_other_params(selector, c, cell)
+            })?;
             let label = format!("median of {}", calibration.label);
-            let found = ratio_of(cell, calibration, r, &format!("ceiling/{}/{}", spec.name, cell.label));
-            Some(found.map(|(x, ci)| judged(calibration.median().unwrap_or(f64::NAN), label, x, ci.lo, ci.hi)))
+            let found = ratio_of(
+                cell,
+                calibration,
+                r,
+                &format!("ceiling/{}/{}", spec.name, cell.label),
+            );
+            Some(found.map(|(x, ci)| {
+                judged(
+                    calibration.median().unwrap_or(f64::NAN),
+                    label,
+                    x,
+                    ci.lo,
+                    ci.hi,
+                )
+            }))
         }
     }
 }
 
 /// The calibration cell shares every parameter the selector does not fix.
 fn same_other_params(selector: &CellSelector, calibration: &CellStats, cell: &CellStats) -> bool {
-    cell.cell.params.iter().all(|(k, v)| selector.params.contains_key(k) || calibration.cell.params.get(k) == Some(v))
+    cell.cell
+        .params
+        .iter()
+        .all(|(k, v)| selector.params.contains_key(k) || calibration.cell.params.get(k) == Some(v))
 }
 
 #[cfg(test)]

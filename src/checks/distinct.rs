@@ -6,7 +6,7 @@
 
 use super::compare::ratio_of;
 use super::verdict::{CheckResult, Verdict};
-use super::{series, Inputs};
+use super::{Inputs, series};
 use crate::analysis::CellStats;
 use crate::config::CheckSpec;
 use crate::format::{percent, ratio};
@@ -15,7 +15,12 @@ use std::collections::BTreeSet;
 /// How one adjacent pair was judged.
 enum Pair {
     SameOutput,
-    Ratio { r: f64, lo: f64, hi: f64, verdict: Verdict },
+    Ratio {
+        r: f64,
+        lo: f64,
+        hi: f64,
+        verdict: Verdict,
+    },
     NotJudged(String),
 }
 
@@ -32,7 +37,14 @@ pub fn decide(margin: f64, lo: f64, hi: f64) -> Verdict {
     }
 }
 
-pub fn check(spec: &CheckSpec, x: &Inputs, metric: &str, along: &str, variant: Option<&str>, margin: f64) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    x: &Inputs,
+    metric: &str,
+    along: &str,
+    variant: Option<&str>,
+    margin: f64,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "distinct", spec.class, Verdict::NotRun);
     let mut pairs: Vec<(&CellStats, &CellStats, Pair)> = Vec::new();
     for s in series::along(x.exp, x.cells, metric, along, variant) {
@@ -45,18 +57,42 @@ pub fn check(spec: &CheckSpec, x: &Inputs, metric: &str, along: &str, variant: O
         Pair::Ratio { verdict, .. } => *verdict,
         Pair::NotJudged(_) => Verdict::NotRun,
     };
-    let judged = pairs.iter().filter(|p| verdict_of(&p.2) != Verdict::NotRun).count();
+    let judged = pairs
+        .iter()
+        .filter(|p| verdict_of(&p.2) != Verdict::NotRun)
+        .count();
     if judged == 0 {
-        let why = pairs.iter().find_map(|p| if let Pair::NotJudged(w) = &p.2 { Some(w.clone()) } else { None });
+        let why = pairs.iter().find_map(|p| {
+            if let Pair::NotJudged(w) = &p.2 {
+                Some(w.clone())
+            } else {
+                None
+            }
+        });
         return base.reading(why.unwrap_or_else(|| format!("no adjacent cells along `{along}`")));
     }
-    let verdict = [Verdict::Fail, Verdict::Inconclusive].into_iter().find(|v| pairs.iter().any(|p| verdict_of(&p.2) == *v)).unwrap_or(Verdict::Pass);
+    let verdict = [Verdict::Fail, Verdict::Inconclusive]
+        .into_iter()
+        .find(|v| pairs.iter().any(|p| verdict_of(&p.2) == *v))
+        .unwrap_or(Verdict::Pass);
     let evidence: Vec<String> = pairs.iter().map(|(a, b, p)| describe(a, b, p)).collect();
-    let evidence = format!("adjacent cells along `{along}` must differ by more than ±{}; {}", percent(margin), evidence.join("; "));
-    let failing: Vec<&(&CellStats, &CellStats, Pair)> = pairs.iter().filter(|p| verdict_of(&p.2) == verdict).collect();
+    let evidence = format!(
+        "adjacent cells along `{along}` must differ by more than ±{}; {}",
+        percent(margin),
+        evidence.join("; ")
+    );
+    let failing: Vec<&(&CellStats, &CellStats, Pair)> = pairs
+        .iter()
+        .filter(|p| verdict_of(&p.2) == verdict)
+        .collect();
     let reading = reading(verdict, &failing, judged, margin);
-    let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
-    let ids: BTreeSet<&String> = failing.iter().flat_map(|(a, b, _)| a.run_ids.iter().chain(&b.run_ids)).collect();
+    let mut result = CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading);
+    let ids: BTreeSet<&String> = failing
+        .iter()
+        .flat_map(|(a, b, _)| a.run_ids.iter().chain(&b.run_ids))
+        .collect();
     result.runs = ids.into_iter().cloned().collect();
     result
 }
@@ -65,23 +101,50 @@ fn judge(spec: &CheckSpec, x: &Inputs, a: &CellStats, b: &CellStats, margin: f64
     if same_output(x, a, b) {
         return Pair::SameOutput;
     }
-    match ratio_of(b, a, x.resampling, &format!("distinct/{}/{}", spec.name, b.label)) {
-        Ok((r, ci)) => Pair::Ratio { r, lo: ci.lo, hi: ci.hi, verdict: decide(margin, ci.lo, ci.hi) },
+    match ratio_of(
+        b,
+        a,
+        x.resampling,
+        &format!("distinct/{}/{}", spec.name, b.label),
+    ) {
+        Ok((r, ci)) => Pair::Ratio {
+            r,
+            lo: ci.lo,
+            hi: ci.hi,
+            verdict: decide(margin, ci.lo, ci.hi),
+        },
         Err(why) => Pair::NotJudged(why),
     }
 }
 
 /// Every valid measured run of both cells printed exactly the same standard output.
 fn same_output(x: &Inputs, a: &CellStats, b: &CellStats) -> bool {
-    let digests: BTreeSet<&str> =
-        x.runs.iter().filter(|r| a.run_ids.contains(&r.id) || b.run_ids.contains(&r.id)).map(|r| r.stdout_sha256.as_str()).collect();
+    let digests: BTreeSet<&str> = x
+        .runs
+        .iter()
+        .filter(|r| a.run_ids.contains(&r.id) || b.run_ids.contains(&r.id))
+        .map(|r| r.stdout_sha256.as_str())
+        .collect();
     !a.run_ids.is_empty() && !b.run_ids.is_empty() && digests.len() == 1
 }
 
 fn describe(a: &CellStats, b: &CellStats, p: &Pair) -> String {
     match p {
-        Pair::SameOutput => format!("{} vs {}: identical output in all {} runs", b.label, a.label, a.n + b.n),
-        Pair::Ratio { r, lo, hi, verdict } => format!("{} / {} = {} [{}, {}] (95% CI) {}", b.label, a.label, ratio(*r), ratio(*lo), ratio(*hi), verdict_word(*verdict)),
+        Pair::SameOutput => format!(
+            "{} vs {}: identical output in all {} runs",
+            b.label,
+            a.label,
+            a.n + b.n
+        ),
+        Pair::Ratio { r, lo, hi, verdict } => format!(
+            "{} / {} = {} [{}, {}] (95% CI) {}",
+            b.label,
+            a.label,
+            ratio(*r),
+            ratio(*lo),
+            ratio(*hi),
+            verdict_word(*verdict)
+        ),
         Pair::NotJudged(why) => format!("{} vs {}: not judged, {why}", b.label, a.label),
     }
 }
@@ -94,14 +157,44 @@ fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-fn reading(verdict: Verdict, failing: &[&(&CellStats, &CellStats, Pair)], judged: usize, margin: f64) -> String {
-    let Some((a, b, p)) = failing.first() else { return String::new() };
-    let more = if failing.len() > 1 { format!(", and {} more", failing.len() - 1) } else { String::new() };
+fn reading(
+    verdict: Verdict,
+    failing: &[&(&CellStats, &CellStats, Pair)],
+    judged: usize,
+    margin: f64,
+) -> String {
+    let Some((a, b, p)) = failing.first() else {
+        return String::new();
+    };
+    let more = if failing.len() > 1 {
+        format!(", and {} more", failing.len() - 1)
+    } else {
+        String::new()
+    };
     match (verdict, p) {
-        (Verdict::Pass, _) => format!("all {judged} adjacent pairs differ by more than ±{}", percent(margin)),
-        (_, Pair::SameOutput) => format!("{} and {} printed identical output: the setting made no difference{more}", a.label, b.label),
-        (Verdict::Fail, Pair::Ratio { r, .. }) => format!("{} is {}× {}, within ±{}: the setting made no measurable difference{more}", b.label, ratio(*r), a.label, percent(margin)),
-        (_, Pair::Ratio { lo, hi, .. }) => format!("{} vs {}: the interval [{}, {}] overlaps ±{}; the data cannot decide{more}", b.label, a.label, ratio(*lo), ratio(*hi), percent(margin)),
+        (Verdict::Pass, _) => format!(
+            "all {judged} adjacent pairs differ by more than ±{}",
+            percent(margin)
+        ),
+        (_, Pair::SameOutput) => format!(
+            "{} and {} printed identical output: the setting made no difference{more}",
+            a.label, b.label
+        ),
+        (Verdict::Fail, Pair::Ratio { r, .. }) => format!(
+            "{} is {}× {}, within ±{}: the setting made no measurable difference{more}",
+            b.label,
+            ratio(*r),
+            a.label,
+            percent(margin)
+        ),
+        (_, Pair::Ratio { lo, hi, .. }) => format!(
+            "{} vs {}: the interval [{}, {}] overlaps ±{}; the data cannot decide{more}",
+            b.label,
+            a.label,
+            ratio(*lo),
+            ratio(*hi),
+            percent(margin)
+        ),
         (_, Pair::NotJudged(why)) => why.clone(),
     }
 }

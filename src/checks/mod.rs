@@ -1,8 +1,8 @@
 //! Stage 6: every declared and automatic check → pass | fail | inconclusive | not run.
 //! Validity checks come first; a failed one marks every hypothesis verdict untrusted.
 
-pub mod automatic;
 mod agree;
+pub mod automatic;
 mod ceiling;
 mod checksum;
 mod compare;
@@ -32,25 +32,40 @@ pub fn automatic_results(runs: &[RunView], calibration: Option<&Calibration>) ->
     automatic::CHECK_NAMES
         .iter()
         .map(|name| match *name {
-            automatic::TOO_SHORT if calibration.is_none() => automatic_not_run(name, "the session recorded no calibration of spawn cost and timer"),
-            automatic::CONFIG_ECHO if !runs.iter().any(|r| r.echoed_config) => {
-                automatic_not_run(name, "no run printed a `config` object; print {\"config\": {...}} to have it checked")
-            }
+            automatic::TOO_SHORT if calibration.is_none() => automatic_not_run(
+                name,
+                "the session recorded no calibration of spawn cost and timer",
+            ),
+            automatic::CONFIG_ECHO if !runs.iter().any(|r| r.echoed_config) => automatic_not_run(
+                name,
+                "no run printed a `config` object; print {\"config\": {...}} to have it checked",
+            ),
             _ => automatic_result(name, runs, calibration),
         })
         .collect()
 }
 
 fn automatic_not_run(name: &str, why: &str) -> CheckResult {
-    let mut result = CheckResult::new(name, "automatic", CheckClass::Validity, Verdict::NotRun).reading(why);
+    let mut result =
+        CheckResult::new(name, "automatic", CheckClass::Validity, Verdict::NotRun).reading(why);
     result.automatic = true;
     result
 }
 
-fn automatic_result(name: &str, runs: &[RunView], calibration: Option<&Calibration>) -> CheckResult {
+fn automatic_result(
+    name: &str,
+    runs: &[RunView],
+    calibration: Option<&Calibration>,
+) -> CheckResult {
     let failing: Vec<(&RunView, &String)> = runs
         .iter()
-        .flat_map(|r| r.failed_checks.iter().zip(&r.problems).filter(|(c, _)| c.as_str() == name).map(move |(_, p)| (r, p)))
+        .flat_map(|r| {
+            r.failed_checks
+                .iter()
+                .zip(&r.problems)
+                .filter(|(c, _)| c.as_str() == name)
+                .map(move |(_, p)| (r, p))
+        })
         .collect();
     let verdict = match (runs.is_empty(), failing.is_empty()) {
         (true, _) => Verdict::NotRun,
@@ -61,15 +76,22 @@ fn automatic_result(name: &str, runs: &[RunView], calibration: Option<&Calibrati
     result.automatic = true;
     result.evidence = format!("{} of {} runs", failing.len(), runs.len());
     if let Some(c) = calibration.filter(|_| name == automatic::TOO_SHORT) {
-        result.evidence.push_str(&format!("; {}", automatic::describe_floor(c)));
+        result
+            .evidence
+            .push_str(&format!("; {}", automatic::describe_floor(c)));
     }
     if name == automatic::CONFIG_ECHO {
-        result.evidence.push_str(&format!("; {} runs echoed a configuration", runs.iter().filter(|r| r.echoed_config).count()));
+        result.evidence.push_str(&format!(
+            "; {} runs echoed a configuration",
+            runs.iter().filter(|r| r.echoed_config).count()
+        ));
     }
     result.reading = match failing.first() {
         None => format!("all {} runs", runs.len()),
         Some((run, problem)) if failing.len() == 1 => format!("run {}: {problem}", run.id),
-        Some((run, problem)) => format!("run {}: {problem}, and {} more", run.id, failing.len() - 1),
+        Some((run, problem)) => {
+            format!("run {}: {problem}, and {} more", run.id, failing.len() - 1)
+        }
     };
     result.runs = failing.iter().map(|(r, _)| r.id.clone()).collect();
     result.runs.dedup();
@@ -82,7 +104,14 @@ pub fn exclusion_results(exp: &Experiment, runs: &mut [RunView]) -> Vec<(usize, 
         .iter()
         .enumerate()
         .filter_map(|(i, spec)| match &spec.kind {
-            CheckKind::Duration { expect, tolerance, metric } => Some((i, duration::check(spec, expect, *tolerance, metric.as_deref(), runs))),
+            CheckKind::Duration {
+                expect,
+                tolerance,
+                metric,
+            } => Some((
+                i,
+                duration::check(spec, expect, *tolerance, metric.as_deref(), runs),
+            )),
             _ => None,
         })
         .collect()
@@ -99,7 +128,13 @@ pub struct Inputs<'a> {
 
 /// Decides every check that works on cell statistics or runs, in spec order.
 pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
-    inputs.exp.checks.iter().enumerate().filter_map(|(i, spec)| cell_check(inputs, spec).map(|c| (i, c))).collect()
+    inputs
+        .exp
+        .checks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, spec)| cell_check(inputs, spec).map(|c| (i, c)))
+        .collect()
 }
 
 fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
@@ -107,9 +142,25 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
     let (cells, r) = (x.cells, x.resampling);
     Some(match &spec.kind {
         CheckKind::Duration { .. } => return None,
-        CheckKind::Compare { metric, a, b, op, factor } => compare::check(spec, metric, a, b, *op, *factor, cells, r, &unit(metric)),
-        CheckKind::Agree { metric, a, b, margin } => agree::check(spec, metric, a, b, *margin, cells, r, &unit(metric)),
-        CheckKind::Ceiling { metric, limit, calibration, fraction } => {
+        CheckKind::Compare {
+            metric,
+            a,
+            b,
+            op,
+            factor,
+        } => compare::check(spec, metric, a, b, *op, *factor, cells, r, &unit(metric)),
+        CheckKind::Agree {
+            metric,
+            a,
+            b,
+            margin,
+        } => agree::check(spec, metric, a, b, *margin, cells, r, &unit(metric)),
+        CheckKind::Ceiling {
+            metric,
+            limit,
+            calibration,
+            fraction,
+        } => {
             let ceiling = match (limit, calibration) {
                 (Some(l), _) => ceiling::Ceiling::Limit(*l),
                 (None, Some(sel)) => ceiling::Ceiling::Calibration(sel),
@@ -117,11 +168,27 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
             };
             ceiling::check(spec, metric, &ceiling, *fraction, cells, r, &unit(metric))
         }
-        CheckKind::Checksum { metric, reference } => checksum::check(spec, x.exp, metric, reference.as_deref(), x.runs),
-        CheckKind::Distinct { metric, along, variant, margin } => distinct::check(spec, x, metric, along, variant.as_deref(), *margin),
+        CheckKind::Checksum { metric, reference } => {
+            checksum::check(spec, x.exp, metric, reference.as_deref(), x.runs)
+        }
+        CheckKind::Distinct {
+            metric,
+            along,
+            variant,
+            margin,
+        } => distinct::check(spec, x, metric, along, variant.as_deref(), *margin),
         CheckKind::RunOrder { metric, alpha } => order::check(spec, x.exp, metric, *alpha, x.runs),
-        CheckKind::Stable { metric, max_cv, alpha } => stable::check(spec, metric, *max_cv, *alpha, cells, &unit(metric)),
-        CheckKind::Scaling { metric, along, variant, factor } => scaling::check(spec, x, metric, along, variant.as_deref(), *factor),
+        CheckKind::Stable {
+            metric,
+            max_cv,
+            alpha,
+        } => stable::check(spec, metric, *max_cv, *alpha, cells, &unit(metric)),
+        CheckKind::Scaling {
+            metric,
+            along,
+            variant,
+            factor,
+        } => scaling::check(spec, x, metric, along, variant.as_deref(), *factor),
     })
 }
 
@@ -142,10 +209,18 @@ pub fn kind_name(kind: &CheckKind) -> &'static str {
 
 /// Orders results (automatic, then declared validity, then hypotheses) and marks hypotheses
 /// untrusted when any validity check failed.
-pub fn assemble(automatic: Vec<CheckResult>, mut declared: Vec<(usize, CheckResult)>) -> Vec<CheckResult> {
+pub fn assemble(
+    automatic: Vec<CheckResult>,
+    mut declared: Vec<(usize, CheckResult)>,
+) -> Vec<CheckResult> {
     declared.sort_by_key(|(i, c)| (c.class, *i));
-    let mut all: Vec<CheckResult> = automatic.into_iter().chain(declared.into_iter().map(|(_, c)| c)).collect();
-    let invalid = all.iter().any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+    let mut all: Vec<CheckResult> = automatic
+        .into_iter()
+        .chain(declared.into_iter().map(|(_, c)| c))
+        .collect();
+    let invalid = all
+        .iter()
+        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
     for c in all.iter_mut().filter(|c| c.class == CheckClass::Hypothesis) {
         c.untrusted = invalid;
     }

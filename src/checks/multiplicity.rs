@@ -12,12 +12,20 @@ const ALPHA: f64 = 0.05;
 
 /// A sentence for the report when two or more hypothesis checks were decided, else `None`.
 pub fn multiplicity(checks: &[CheckResult]) -> Option<String> {
-    let decided: Vec<&CheckResult> = checks.iter().filter(|c| c.class == CheckClass::Hypothesis && matches!(c.verdict, Verdict::Pass | Verdict::Fail)).collect();
+    let decided: Vec<&CheckResult> = checks
+        .iter()
+        .filter(|c| {
+            c.class == CheckClass::Hypothesis && matches!(c.verdict, Verdict::Pass | Verdict::Fail)
+        })
+        .collect();
     let k = decided.len();
     if k < 2 {
         return None;
     }
-    let passed = decided.iter().filter(|c| c.verdict == Verdict::Pass).count();
+    let passed = decided
+        .iter()
+        .filter(|c| c.verdict == Verdict::Pass)
+        .count();
     let sidak = 1.0 - (1.0 - ALPHA).powi(k as i32);
     let bonferroni = (k as f64 * ALPHA).min(1.0);
     let per_check = 1.0 - ALPHA / k as f64;
@@ -39,10 +47,24 @@ mod tests {
 
     #[test]
     fn counts_only_decided_hypotheses() {
-        assert_eq!(multiplicity(&[hypothesis(Verdict::Pass), hypothesis(Verdict::Inconclusive)]), None);
-        let text = multiplicity(&[hypothesis(Verdict::Pass), hypothesis(Verdict::Pass), hypothesis(Verdict::Fail)]).unwrap();
-        assert!(text.starts_with("3 hypothesis checks were decided, 2 passed."), "{text}");
-        assert!(text.contains("up to 15.0% (14.3% if they are independent)"), "{text}");
+        assert_eq!(
+            multiplicity(&[hypothesis(Verdict::Pass), hypothesis(Verdict::Inconclusive)]),
+            None
+        );
+        let text = multiplicity(&[
+            hypothesis(Verdict::Pass),
+            hypothesis(Verdict::Pass),
+            hypothesis(Verdict::Fail),
+        ])
+        .unwrap();
+        assert!(
+            text.starts_with("3 hypothesis checks were decided, 2 passed."),
+            "{text}"
+        );
+        assert!(
+            text.contains("up to 15.0% (14.3% if they are independent)"),
+            "{text}"
+        );
         assert!(text.contains("at 98.3% confidence"), "{text}");
     }
 }

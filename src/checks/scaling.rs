@@ -4,7 +4,7 @@
 
 use super::compare::ratio_of;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use super::{series, Inputs};
+use super::{Inputs, series};
 use crate::analysis::CellStats;
 use crate::config::CheckSpec;
 use crate::format::{ratio, value};
@@ -30,34 +30,91 @@ pub fn decide(factor: f64, lo: f64, hi: f64) -> Verdict {
     }
 }
 
-pub fn check(spec: &CheckSpec, x: &Inputs, metric: &str, along: &str, variant: Option<&str>, factor: f64) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    x: &Inputs,
+    metric: &str,
+    along: &str,
+    variant: Option<&str>,
+    factor: f64,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "scaling", spec.class, Verdict::NotRun);
     let unit = x.exp.metric(metric).map_or("", |m| m.unit.as_str());
     let mut judged = Vec::new();
     let mut skipped = Vec::new();
     for s in series::along(x.exp, x.cells, metric, along, variant) {
         let (first, last) = (s[0], s[s.len() - 1]);
-        match ratio_of(last, first, x.resampling, &format!("scaling/{}/{}", spec.name, first.label)) {
-            Ok((r, ci)) => judged.push(Judged { first, last, ratio: r, lo: ci.lo, hi: ci.hi, verdict: decide(factor, ci.lo, ci.hi) }),
+        match ratio_of(
+            last,
+            first,
+            x.resampling,
+            &format!("scaling/{}/{}", spec.name, first.label),
+        ) {
+            Ok((r, ci)) => judged.push(Judged {
+                first,
+                last,
+                ratio: r,
+                lo: ci.lo,
+                hi: ci.hi,
+                verdict: decide(factor, ci.lo, ci.hi),
+            }),
             Err(why) => skipped.push(why),
         }
     }
     if judged.is_empty() {
-        return base.reading(skipped.first().cloned().unwrap_or_else(|| format!("no cells along `{along}` to compare")));
+        return base.reading(
+            skipped
+                .first()
+                .cloned()
+                .unwrap_or_else(|| format!("no cells along `{along}` to compare")),
+        );
     }
-    let verdict = [Verdict::Fail, Verdict::Inconclusive].into_iter().find(|v| judged.iter().any(|j| j.verdict == *v)).unwrap_or(Verdict::Pass);
+    let verdict = [Verdict::Fail, Verdict::Inconclusive]
+        .into_iter()
+        .find(|v| judged.iter().any(|j| j.verdict == *v))
+        .unwrap_or(Verdict::Pass);
     // The series that decided: the worst (lowest) ratio among those with the verdict.
-    let decisive = judged.iter().filter(|j| j.verdict == verdict).min_by(|a, b| a.ratio.total_cmp(&b.ratio)).unwrap_or(&judged[0]);
+    let decisive = judged
+        .iter()
+        .filter(|j| j.verdict == verdict)
+        .min_by(|a, b| a.ratio.total_cmp(&b.ratio))
+        .unwrap_or(&judged[0]);
     let evidence: Vec<String> = judged.iter().map(|j| describe(j, unit)).collect();
-    let mut evidence = format!("needs last/first ≥ {} along `{along}`; {}", ratio(factor), evidence.join("; "));
+    let mut evidence = format!(
+        "needs last/first ≥ {} along `{along}`; {}",
+        ratio(factor),
+        evidence.join("; ")
+    );
     if !skipped.is_empty() {
-        evidence.push_str(&format!("; {} series not judged: {}", skipped.len(), skipped[0]));
+        evidence.push_str(&format!(
+            "; {} series not judged: {}",
+            skipped.len(),
+            skipped[0]
+        ));
     }
     let reading = reading(decisive, verdict, factor, unit);
-    let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
-    result.runs = judged.iter().flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids)).cloned().collect();
-    let (a_value, b_value) = (decisive.last.median().unwrap_or(f64::NAN), decisive.first.median().unwrap_or(f64::NAN));
-    result.ratio = Some(RatioEvidence { a: decisive.last.label.clone(), b: decisive.first.label.clone(), a_value, b_value, ratio: decisive.ratio, lo: decisive.lo, hi: decisive.hi, threshold: factor });
+    let mut result = CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading);
+    result.runs = judged
+        .iter()
+        .flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids))
+        .cloned()
+        .collect();
+    let (a_value, b_value) = (
+        decisive.last.median().unwrap_or(f64::NAN),
+        decisive.first.median().unwrap_or(f64::NAN),
+    );
+    result.ratio = Some(RatioEvidence {
+        a: decisive.last.label.clone(),
+        b: decisive.first.label.clone(),
+        a_value,
+        b_value,
+        ratio: decisive.ratio,
+        lo: decisive.lo,
+        hi: decisive.hi,
+        threshold: factor,
+    });
     result
 }
 
@@ -76,11 +133,33 @@ fn describe(j: &Judged, unit: &str) -> String {
 }
 
 fn reading(j: &Judged, verdict: Verdict, factor: f64, unit: &str) -> String {
-    let (from, to) = (value(j.first.median().unwrap_or(f64::NAN), unit), value(j.last.median().unwrap_or(f64::NAN), unit));
+    let (from, to) = (
+        value(j.first.median().unwrap_or(f64::NAN), unit),
+        value(j.last.median().unwrap_or(f64::NAN), unit),
+    );
     match verdict {
-        Verdict::Pass => format!("every series grows at least {}×; the least, {} → {}, grows {}× ({from} → {to})", ratio(factor), j.first.label, j.last.label, ratio(j.ratio)),
-        Verdict::Fail => format!("{} → {} grows only {}× ({from} → {to}), short of {}×", j.first.label, j.last.label, ratio(j.ratio), ratio(factor)),
-        _ => format!("{} → {}: the interval [{}, {}] straddles {}×; the data cannot decide", j.first.label, j.last.label, ratio(j.lo), ratio(j.hi), ratio(factor)),
+        Verdict::Pass => format!(
+            "every series grows at least {}×; the least, {} → {}, grows {}× ({from} → {to})",
+            ratio(factor),
+            j.first.label,
+            j.last.label,
+            ratio(j.ratio)
+        ),
+        Verdict::Fail => format!(
+            "{} → {} grows only {}× ({from} → {to}), short of {}×",
+            j.first.label,
+            j.last.label,
+            ratio(j.ratio),
+            ratio(factor)
+        ),
+        _ => format!(
+            "{} → {}: the interval [{}, {}] straddles {}×; the data cannot decide",
+            j.first.label,
+            j.last.label,
+            ratio(j.lo),
+            ratio(j.hi),
+            ratio(factor)
+        ),
     }
 }
 

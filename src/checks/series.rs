@@ -7,13 +7,36 @@ use std::collections::BTreeMap;
 
 /// The cells of `metric` (of `variant` only, when given) grouped by everything but `along`,
 /// each series ordered as `along`'s values are declared. Series come in plan order.
-pub fn along<'a>(exp: &Experiment, cells: &'a [CellStats], metric: &str, along: &str, variant: Option<&str>) -> Vec<Vec<&'a CellStats>> {
-    let Some(param) = exp.param(along) else { return Vec::new() };
-    let rank = |c: &CellStats| c.cell.params.get(along).and_then(|v| param.values.iter().position(|p| p.to_string() == *v));
+pub fn along<'a>(
+    exp: &Experiment,
+    cells: &'a [CellStats],
+    metric: &str,
+    along: &str,
+    variant: Option<&str>,
+) -> Vec<Vec<&'a CellStats>> {
+    let Some(param) = exp.param(along) else {
+        return Vec::new();
+    };
+    let rank = |c: &CellStats| {
+        c.cell
+            .params
+            .get(along)
+            .and_then(|v| param.values.iter().position(|p| p.to_string() == *v))
+    };
     let mut groups: Vec<(String, BTreeMap<&String, &String>, Vec<&CellStats>)> = Vec::new();
-    for cell in cells.iter().filter(|c| c.metric == metric && variant.is_none_or(|v| c.cell.variant == v) && rank(c).is_some()) {
-        let rest: BTreeMap<&String, &String> = cell.cell.params.iter().filter(|(k, _)| k.as_str() != along).collect();
-        match groups.iter_mut().find(|(v, r, _)| *v == cell.cell.variant && *r == rest) {
+    for cell in cells.iter().filter(|c| {
+        c.metric == metric && variant.is_none_or(|v| c.cell.variant == v) && rank(c).is_some()
+    }) {
+        let rest: BTreeMap<&String, &String> = cell
+            .cell
+            .params
+            .iter()
+            .filter(|(k, _)| k.as_str() != along)
+            .collect();
+        match groups
+            .iter_mut()
+            .find(|(v, r, _)| *v == cell.cell.variant && *r == rest)
+        {
             Some(group) => group.2.push(cell),
             None => groups.push((cell.cell.variant.clone(), rest, vec![cell])),
         }

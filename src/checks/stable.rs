@@ -5,8 +5,8 @@
 //! must not detect a second mode at `alpha`. The CV needs 3 runs; the dip test needs 4, so a
 //! cell with 3 runs is judged on its CV alone and the evidence says so.
 
-use super::verdict::{CheckResult, Verdict};
 use super::MIN_RUNS;
+use super::verdict::{CheckResult, Verdict};
 use crate::analysis::CellStats;
 use crate::config::CheckSpec;
 use crate::format::{percent, value};
@@ -34,57 +34,135 @@ pub fn cv(xs: &[f64]) -> Option<f64> {
     Some(var.sqrt() / mean)
 }
 
-pub fn check(spec: &CheckSpec, metric: &str, max_cv: f64, alpha: f64, cells: &[CellStats], unit: &str) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    metric: &str,
+    max_cv: f64,
+    alpha: f64,
+    cells: &[CellStats],
+    unit: &str,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "stable", spec.class, Verdict::NotRun);
-    let judged: Vec<Judged> = cells.iter().filter(|c| c.metric == metric).filter_map(|c| judge(c, max_cv, alpha)).collect();
-    let rank = |j: &Judged| (j.verdict == Verdict::Fail, j.dip.as_ref().is_some_and(|d| d.second_mode_detected));
-    let Some(worst) = judged.iter().max_by(|a, b| rank(a).cmp(&rank(b)).then(a.cv.total_cmp(&b.cv))) else {
+    let judged: Vec<Judged> = cells
+        .iter()
+        .filter(|c| c.metric == metric)
+        .filter_map(|c| judge(c, max_cv, alpha))
+        .collect();
+    let rank = |j: &Judged| {
+        (
+            j.verdict == Verdict::Fail,
+            j.dip.as_ref().is_some_and(|d| d.second_mode_detected),
+        )
+    };
+    let Some(worst) = judged
+        .iter()
+        .max_by(|a, b| rank(a).cmp(&rank(b)).then(a.cv.total_cmp(&b.cv)))
+    else {
         return base.reading(format!("no cell has {MIN_RUNS} valid runs; the CV needs {MIN_RUNS} and the dip test {DIP_MIN_RUNS}"));
     };
     let failed = judged.iter().filter(|j| j.verdict == Verdict::Fail).count();
-    let verdict = if failed > 0 { Verdict::Fail } else { Verdict::Pass };
+    let verdict = if failed > 0 {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
     let no_dip = judged.iter().filter(|j| j.dip.is_none()).count();
-    let mut evidence = format!("{} cells judged, {failed} failed; limit CV ≤ {}, dip test at α = {alpha}; worst {}: {}", judged.len(), percent(max_cv), worst.cell.label, describe(worst, unit));
+    let mut evidence = format!(
+        "{} cells judged, {failed} failed; limit CV ≤ {}, dip test at α = {alpha}; worst {}: {}",
+        judged.len(),
+        percent(max_cv),
+        worst.cell.label,
+        describe(worst, unit)
+    );
     if no_dip > 0 {
         evidence.push_str(&format!("; {no_dip} cells judged on CV only (the dip test needs {DIP_MIN_RUNS} runs and α of 0.05 or 0.01)"));
     }
     let reading = match verdict {
-        Verdict::Pass => format!("every cell's spread is within {} (largest {}, {}) and no second mode detected", percent(max_cv), percent(worst.cv), worst.cell.label),
+        Verdict::Pass => format!(
+            "every cell's spread is within {} (largest {}, {}) and no second mode detected",
+            percent(max_cv),
+            percent(worst.cv),
+            worst.cell.label
+        ),
         _ => fail_reading(worst, max_cv, unit),
     };
-    let runs = judged.iter().filter(|j| j.verdict == verdict).flat_map(|j| j.cell.run_ids.iter().cloned()).collect();
-    CheckResult { verdict, ..base }.evidence(evidence).reading(reading).runs(runs)
+    let runs = judged
+        .iter()
+        .filter(|j| j.verdict == verdict)
+        .flat_map(|j| j.cell.run_ids.iter().cloned())
+        .collect();
+    CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading)
+        .runs(runs)
 }
 
 fn judge(cell: &CellStats, max_cv: f64, alpha: f64) -> Option<Judged<'_>> {
-    let per_run: Vec<f64> = cell.runs.iter().filter(|r| !r.is_empty()).map(|r| stats::median(r)).collect();
+    let per_run: Vec<f64> = cell
+        .runs
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| stats::median(r))
+        .collect();
     if per_run.len() < MIN_RUNS {
         return None;
     }
     let cv = cv(&per_run)?;
     let dip = stats::dip_test(&per_run, alpha);
     let bimodal = dip.as_ref().is_some_and(|d| d.second_mode_detected);
-    let verdict = if cv > max_cv || bimodal { Verdict::Fail } else { Verdict::Pass };
-    Some(Judged { cell, cv, dip, verdict })
+    let verdict = if cv > max_cv || bimodal {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    Some(Judged {
+        cell,
+        cv,
+        dip,
+        verdict,
+    })
 }
 
 fn describe(j: &Judged, unit: &str) -> String {
     let dip = match &j.dip {
         None => "dip test not run".to_string(),
-        Some(d) if d.second_mode_detected => format!("dip {:.3} > critical {:.3} (n = {}): second mode, {}", d.dip, d.critical, d.n, modes(d, unit)),
-        Some(d) => format!("dip {:.3} ≤ critical {:.3} (n = {}): no second mode detected", d.dip, d.critical, d.n),
+        Some(d) if d.second_mode_detected => format!(
+            "dip {:.3} > critical {:.3} (n = {}): second mode, {}",
+            d.dip,
+            d.critical,
+            d.n,
+            modes(d, unit)
+        ),
+        Some(d) => format!(
+            "dip {:.3} ≤ critical {:.3} (n = {}): no second mode detected",
+            d.dip, d.critical, d.n
+        ),
     };
     format!("CV {} over {} runs, {dip}", percent(j.cv), j.cell.n)
 }
 
 fn modes(d: &DipTest, unit: &str) -> String {
-    d.modes.iter().map(|m| format!("{} of runs at {}", percent(m.share), value(m.median, unit))).collect::<Vec<_>>().join(" and ")
+    d.modes
+        .iter()
+        .map(|m| format!("{} of runs at {}", percent(m.share), value(m.median, unit)))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 fn fail_reading(j: &Judged, max_cv: f64, unit: &str) -> String {
     match &j.dip {
-        Some(d) if d.second_mode_detected => format!("{} has two modes: {} (CV {})", j.cell.label, modes(d, unit), percent(j.cv)),
-        _ => format!("{} varies {} from run to run, above the {} limit", j.cell.label, percent(j.cv), percent(max_cv)),
+        Some(d) if d.second_mode_detected => format!(
+            "{} has two modes: {} (CV {})",
+            j.cell.label,
+            modes(d, unit),
+            percent(j.cv)
+        ),
+        _ => format!(
+            "{} varies {} from run to run, above the {} limit",
+            j.cell.label,
+            percent(j.cv),
+            percent(max_cv)
+        ),
     }
 }
 
