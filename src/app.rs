@@ -21,13 +21,18 @@ impl Layout {
         Layout { root: root.into() }
     }
     pub fn experiments(&self) -> PathBuf {
-        self.root.join("experiments")
+        self.at("experiments")
     }
     pub fn data(&self) -> PathBuf {
-        self.root.join("data")
+        self.at("data")
     }
     pub fn book(&self) -> PathBuf {
-        self.root.join("book")
+        self.at("book")
+    }
+
+    /// A path under the root, written without a leading `./` for messages and manifests.
+    fn at(&self, name: &str) -> PathBuf {
+        tidy(&self.root.join(name))
     }
 
     /// An experiment folder from a path or a bare name.
