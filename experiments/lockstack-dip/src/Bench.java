@@ -101,9 +101,11 @@ public final class Bench {
             ops += n;
         }
         double elapsed = run.elapsedNanos / 1e9;
-        System.out.println("{\"impl\":\"" + o.impl + "\""
+        // "config" echoes the options as parsed, so a harness can verify that what ran is
+        // what was asked for (trap 5 of the seed: options swallowed by the shell).
+        System.out.println("{\"config\":{\"impl\":\"" + o.impl + "\""
                 + ",\"threads\":" + o.threads
-                + ",\"seconds\":" + o.seconds
+                + ",\"seconds\":" + o.seconds + "}"
                 + ",\"ops\":" + ops
                 + ",\"mops\":" + String.format(Locale.ROOT, "%.4f", ops / elapsed / 1e6)
                 + ",\"elapsed_s\":" + String.format(Locale.ROOT, "%.4f", elapsed)
