@@ -44,7 +44,7 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert!(page.contains("| ✅ pass | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
     assert!(page.contains("| ❌ fail | **double beats triple at n=1**"));
     assert!(page.contains("a/b = 1.50 [1.50, 1.50]"), "the evidence shows the ratio and its CI");
-    assert!(page.contains("| triple | n=2 | 6.00 [6.00, 6.00] | n too small | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00 | 6.00 | 0 |"), "results table row:\n{page}");
+    assert!(page.contains("| triple | 2 | 6.00 [6.00, 6.00] | – | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00–6.00 | 0 |"), "results table row:\n{page}");
     let svg = project.read("book/src/tiny/score-by-n.svg");
     assert!(svg.contains("double") && svg.contains("triple"), "the chart names the variants");
     assert!(project.read("book/src/SUMMARY.md").contains("[Tiny: double against triple](tiny/index.md)"));

@@ -40,22 +40,22 @@ pub struct CheckRow {
 pub struct Table {
     pub metric: String,
     pub unit: String,
-    pub params: String,
+    /// The parameters that take several values: one column each.
+    pub params: Vec<String>,
     pub rows: Vec<TableRow>,
 }
 
 #[derive(Serialize)]
 pub struct TableRow {
     pub variant: String,
-    pub params: String,
+    pub params: Vec<String>,
     pub median: String,
     pub exact: String,
     pub mean: String,
     pub shape: String,
     pub n: usize,
     pub cv: String,
-    pub min: String,
-    pub max: String,
+    pub range: String,
     pub excluded: usize,
 }
 
@@ -149,13 +149,18 @@ fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
         .map(|m| Table {
             metric: m.name.clone(),
             unit: m.unit.clone(),
-            params: exp.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
-            rows: analysis.cells.iter().filter(|c| c.metric == m.name).map(table_row).collect(),
+            params: varying(exp).iter().map(|p| cell_text(p)).collect(),
+            rows: analysis.cells.iter().filter(|c| c.metric == m.name).map(|c| table_row(exp, c)).collect(),
         })
         .collect()
 }
 
-fn table_row(c: &CellStats) -> TableRow {
+/// Names of the parameters that take more than one value.
+fn varying(exp: &Experiment) -> Vec<String> {
+    exp.params.iter().filter(|p| p.values.len() > 1).map(|p| p.name.clone()).collect()
+}
+
+fn table_row(exp: &Experiment, c: &CellStats) -> TableRow {
     let number = |x: f64| significant(x, 3);
     let median = match (&c.summary, &c.median_ci) {
         (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.median), number(ci.lo), number(ci.hi)),
@@ -163,7 +168,7 @@ fn table_row(c: &CellStats) -> TableRow {
         _ => "no valid run".into(),
     };
     TableRow {
-        exact: c.exact_median_ci.as_ref().map_or("n too small".into(), |e| format!("[{}, {}] ({})", number(e.interval.lo), number(e.interval.hi), percent(e.coverage))),
+        exact: c.exact_median_ci.as_ref().map_or("–".into(), |e| format!("[{}, {}] ({})", number(e.interval.lo), number(e.interval.hi), percent(e.coverage))),
         mean: match (&c.summary, &c.mean_ci) {
             (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.mean), number(ci.lo), number(ci.hi)),
             (Some(s), None) => number(s.mean),
@@ -171,13 +176,12 @@ fn table_row(c: &CellStats) -> TableRow {
         },
         shape: cell_text(&shape_note(c)),
         variant: cell_text(&c.cell.variant),
-        params: cell_text(&c.cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")),
+        params: varying(exp).iter().map(|p| cell_text(c.cell.params.get(p).map_or("", String::as_str))).collect(),
 
         median,
         n: c.n,
-        cv: c.summary.as_ref().filter(|s| s.n > 1).map_or("–".into(), |s| percent(s.cv)),
-        min: c.summary.as_ref().map_or("–".into(), |s| number(s.min)),
-        max: c.summary.as_ref().map_or("–".into(), |s| number(s.max)),
+        cv: c.summary.as_ref().filter(|s| s.n > 1 && s.cv.is_finite()).map_or("–".into(), |s| percent(s.cv)),
+        range: c.summary.as_ref().map_or("–".into(), |s| format!("{}–{}", number(s.min), number(s.max))),
         excluded: c.invalid_runs,
     }
 }

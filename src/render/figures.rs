@@ -20,7 +20,7 @@ pub struct Figure {
 /// Every chart the chapter shows, in page order.
 pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
-    for metric in exp.metrics.iter().filter(|m| !m.text) {
+    for metric in exp.metrics.iter().filter(|m| !m.text && !is_duration_metric(exp, &m.name)) {
         for param in exp.params.iter().filter(|p| p.is_numeric() && p.values.len() > 1) {
             out.push(scaling(exp, analysis, metric, param)?);
         }
@@ -33,6 +33,12 @@ pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
         out.push(f);
     }
     Ok(out)
+}
+
+/// A metric that only reports a run's own elapsed time for a duration check: flat by design,
+/// its table and the check say all there is.
+fn is_duration_metric(exp: &Experiment, name: &str) -> bool {
+    exp.checks.iter().any(|c| matches!(&c.kind, crate::config::CheckKind::Duration { metric: Some(m), .. } if m == name))
 }
 
 fn axis_label(metric: &Metric) -> String {

@@ -46,6 +46,7 @@ pub fn render_book(book_dir: &Path, items: &[Rendered]) -> Result<()> {
     let entries: Vec<BookEntry> = items.iter().map(book_entry).collect();
     let book = serde_json::json!({ "title": "Lab notebook", "experiments": entries });
     write(&book_dir.join("book.toml"), &templates::render(&defaults, "book.toml", &book)?)?;
+    write(&book_dir.join("lab.css"), &templates::render(&defaults, "lab.css", &book)?)?;
     write(&src.join("SUMMARY.md"), &templates::render(&defaults, "SUMMARY.md", &book)?)?;
     write(&src.join("introduction.md"), &templates::render(&defaults, "introduction.md", &book)?)?;
     write(&src.join("how-to-read.md"), &templates::render(&defaults, "how-to-read.md", &book)?)?;

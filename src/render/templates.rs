@@ -6,12 +6,13 @@ use std::path::Path;
 use tera::{Context, Tera};
 
 /// (name, embedded default) of every template.
-const DEFAULTS: [(&str, &str); 5] = [
+const DEFAULTS: [(&str, &str); 6] = [
     ("book.toml", include_str!("../../templates/book.toml")),
     ("SUMMARY.md", include_str!("../../templates/SUMMARY.md")),
     ("introduction.md", include_str!("../../templates/introduction.md")),
     ("chapter.md", include_str!("../../templates/chapter.md")),
     ("how-to-read.md", include_str!("../../templates/how-to-read.md")),
+    ("lab.css", include_str!("../../templates/lab.css")),
 ];
 
 /// A Tera instance holding the defaults, or an experiment's overrides where it has them.
