@@ -221,4 +221,24 @@ fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_st
     // Only steady values remain: the slow warm-up (24–60 µs) no longer reaches the maximum.
     assert!(cell["summary"]["max"].as_f64().unwrap() < 17.0, "{}", cell["summary"]);
     assert!(cell["design_effect"]["icc"].as_f64().unwrap() > 0.9, "runs differ far more than iterations");
+    assert_eq!(cell["percentiles"]["n"], 180);
+    assert!(cell["percentiles"]["p99"]["ci"].is_object() && cell["percentiles"]["p999"]["ci"].is_null());
+    let page = project.read("book/src/iterations/index.md");
+    assert!(page.contains("### Percentiles") && page.contains("| latency_us | jit | 180 |"), "{page}");
+}
+
+#[test]
+fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let file = project.path("experiments/tiny/lab.toml");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let with_build = |build: &str| original.replace("[params]", &format!("[build]\nrun = {build}\n\n[params]"));
+    std::fs::write(&file, with_build(r#"["no-such-compiler", "x.c"]"#)).unwrap();
+    let out = project.lab_ok(&["run", "tiny"], 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start `no-such-compiler`: not found"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&file, with_build(r#"["sh", "-c", "echo compiling; echo 'x.c:3: error: expected ;' >&2; exit 1"]"#)).unwrap();
+    let out = project.lab_ok(&["run", "tiny"], 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed (exit status: 1)") && stderr.contains("x.c:3: error: expected ;"), "{stderr}");
+    assert!(!project.path("data").exists(), "no session for a failed build");
 }

@@ -13,6 +13,10 @@ pub struct ChapterContext {
     pub hypothesis: String,
     pub banner: String,
     pub checks: Vec<CheckRow>,
+    /// How many hypothesis passes chance alone could explain, when several were decided.
+    pub multiplicity: Option<String>,
+    /// Tail percentiles of cells with enough values (latency-like metrics).
+    pub percentiles: Vec<PercentileRow>,
     pub charts: Vec<Figure>,
     pub tables: Vec<Table>,
     /// The experiment's notes.md, rendered with the analysis (Markdown).
@@ -60,6 +64,18 @@ pub struct TableRow {
 }
 
 #[derive(Serialize)]
+pub struct PercentileRow {
+    pub metric: String,
+    pub cell: String,
+    pub n: usize,
+    pub p50: String,
+    pub p90: String,
+    pub p99: String,
+    pub p999: String,
+    pub max: String,
+}
+
+#[derive(Serialize)]
 pub struct InvalidRun {
     pub id: String,
     pub cell: String,
@@ -91,6 +107,8 @@ pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>, notes
         hypothesis: exp.hypothesis.split_whitespace().collect::<Vec<_>>().join(" "),
         banner: banner(&analysis.checks),
         checks: analysis.checks.iter().map(check_row).collect(),
+        multiplicity: analysis.multiplicity.clone(),
+        percentiles: percentile_rows(exp, analysis),
         charts,
         tables: tables(exp, analysis),
         notes,
@@ -212,6 +230,31 @@ fn shape_note(c: &CellStats) -> String {
         notes.push(format!("pooling iterations would understate the CI {}×", significant(d.naive_ci_understatement, 2)));
     }
     notes.join("; ")
+}
+
+fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
+    let show = |e: &crate::stats::PercentileEstimate, unit: &str| match &e.ci {
+        Some(ci) => format!("{} [{}, {}]", value(e.value, unit), significant(ci.lo, 3), significant(ci.hi, 3)),
+        None => value(e.value, unit),
+    };
+    analysis
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let p = c.percentiles.as_ref()?;
+            let unit = exp.metric(&c.metric).map_or("", |m| m.unit.as_str());
+            Some(PercentileRow {
+                metric: c.metric.clone(),
+                cell: cell_text(&c.label),
+                n: p.n,
+                p50: show(&p.p50, unit),
+                p90: show(&p.p90, unit),
+                p99: show(&p.p99, unit),
+                p999: show(&p.p999, unit),
+                max: value(p.max, unit),
+            })
+        })
+        .collect()
 }
 
 fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {

@@ -1,0 +1,58 @@
+//! `lab book --serve`: the HTML on loopback, rebuilt when notes change.
+
+mod common;
+
+use common::Project;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// GET `path` from the server; `None` until it answers.
+fn get(port: u16, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    Some(response)
+}
+
+fn wait_for(port: u16, path: &str, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Some(r) = get(port, path).filter(|r| r.contains(needle)) {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("{path} never contained {needle:?}");
+}
+
+#[test]
+fn serves_the_book_on_loopback_and_rebuilds_on_change() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["book", "--serve", "--port", &port.to_string(), "--quiet"])
+        .current_dir(project.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let page = wait_for(port, "/tiny/index.html", "Tiny: double against triple");
+    assert!(page.starts_with("HTTP/1.1 200") || page.starts_with("HTTP/1.0 200"), "{page}");
+    assert!(page.contains("text/html"));
+    assert!(get(port, "/tiny/score-by-n.svg").unwrap().contains("image/svg+xml"));
+    assert!(get(port, "/../../etc/passwd").unwrap().contains("404"));
+
+    std::fs::write(project.path("experiments/tiny/notes.md"), "A fresh note: {{ cell(of=\"triple n=2\") }}.\n").unwrap();
+    wait_for(port, "/tiny/index.html", "A fresh note: 6.00 points");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
