@@ -1,8 +1,8 @@
 //! Analysis speed: per-cell statistics with 10,000-resample bootstrap intervals for a synthetic
 //! session of 100,000 runs (5,000 cells × 20 runs). Target: under 5 s on 2 cores.
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use lab::analysis::{cell_stats, Resampling, RunView};
+use criterion::{Criterion, criterion_group, criterion_main};
+use lab::analysis::{Resampling, RunView, cell_stats};
 use lab::config;
 use lab::plan::CellKey;
 use std::collections::BTreeMap;
@@ -17,7 +17,8 @@ fn experiment() -> config::Experiment {
         "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\n[params]\ni = [{}]\n[[variant]]\nname = \"v\"\nrun = [\"true\"]\n[metric.m]\njson = \"m\"\n",
         values.join(", ")
     );
-    config::parse(&source, Path::new("lab.toml"), Path::new("bench"), None).expect("valid experiment")
+    config::parse(&source, Path::new("lab.toml"), Path::new("bench"), None)
+        .expect("valid experiment")
 }
 
 /// Deterministic pseudo-random run values around a per-cell level.
@@ -29,7 +30,12 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
         state ^= state << 17;
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    let cells: Vec<CellKey> = (0..CELLS).map(|i| CellKey { variant: "v".into(), params: BTreeMap::from([("i".into(), i.to_string())]) }).collect();
+    let cells: Vec<CellKey> = (0..CELLS)
+        .map(|i| CellKey {
+            variant: "v".into(),
+            params: BTreeMap::from([("i".into(), i.to_string())]),
+        })
+        .collect();
     let mut views = Vec::with_capacity(CELLS * RUNS_PER_CELL);
     for (c, cell) in cells.iter().enumerate() {
         for r in 0..RUNS_PER_CELL {
@@ -56,10 +62,16 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
 fn analysis(c: &mut Criterion) {
     let exp = experiment();
     let (cells, views) = runs();
-    let resampling = Resampling { seed: 1, resamples: 10_000, level: 0.95 };
+    let resampling = Resampling {
+        seed: 1,
+        resamples: 10_000,
+        level: 0.95,
+    };
     let mut group = c.benchmark_group("analysis");
     group.sample_size(10);
-    group.bench_function("5,000 cells × 20 runs, 10,000 resamples", |b| b.iter(|| cell_stats(&exp, &cells, &views, resampling)));
+    group.bench_function("5,000 cells × 20 runs, 10,000 resamples", |b| {
+        b.iter(|| cell_stats(&exp, &cells, &views, resampling))
+    });
     group.finish();
 }
 

@@ -2,7 +2,7 @@
 //! watchdog thread, wait4, clocks) and through the whole per-run path (runner, metric parsing,
 //! CSV append and flush). The differences are what lab adds to every measured run.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use lab::config;
 use lab::exec::{self, ProcessRunner, Progress, RunRequest, Runner};
 use lab::plan;
@@ -28,14 +28,25 @@ json = "v"
 
 fn raw_spawn(c: &mut Criterion) {
     c.bench_function("spawn true (std::process, no lab)", |b| {
-        b.iter(|| Command::new("true").stdout(Stdio::null()).stderr(Stdio::null()).status().expect("true runs"))
+        b.iter(|| {
+            Command::new("true")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("true runs")
+        })
     });
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     c.bench_function("spawn the no-op JSON printer (std::process, no lab)", |b| {
         b.iter(|| {
             let stdout = std::fs::File::create(&out).expect("log file");
-            Command::new("sh").args(["-c", "echo '{\"v\": 1}'"]).stdout(stdout).stderr(Stdio::null()).status().expect("sh runs")
+            Command::new("sh")
+                .args(["-c", "echo '{\"v\": 1}'"])
+                .stdout(stdout)
+                .stderr(Stdio::null())
+                .status()
+                .expect("sh runs")
         })
     });
 }
@@ -45,20 +56,49 @@ fn runner(c: &mut Criterion) {
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
     let argv = vec!["true".to_string()];
     let env = BTreeMap::new();
-    let request = RunRequest { argv: &argv, env: &env, cwd: dir.path(), cpus: None, timeout: Duration::from_secs(10), stdout: &out, stderr: &err };
-    c.bench_function("spawn true (lab's ProcessRunner)", |b| b.iter(|| ProcessRunner.run(&request)));
+    let request = RunRequest {
+        argv: &argv,
+        env: &env,
+        cwd: dir.path(),
+        cpus: None,
+        timeout: Duration::from_secs(10),
+        stdout: &out,
+        stderr: &err,
+    };
+    c.bench_function("spawn true (lab's ProcessRunner)", |b| {
+        b.iter(|| ProcessRunner.run(&request))
+    });
 }
 
 fn whole_run_path(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let experiment = config::parse(EXPERIMENT.trim_start(), Path::new("lab.toml"), dir.path(), None).expect("valid");
+    let experiment = config::parse(
+        EXPERIMENT.trim_start(),
+        Path::new("lab.toml"),
+        dir.path(),
+        None,
+    )
+    .expect("valid");
     let plan = plan::plan(&experiment);
     let progress = Progress::new(1, true);
     let session_dir = store::new_session_dir(dir.path(), "bench", 0);
-    let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()]).expect("session");
-    c.bench_function("the no-op JSON printer through lab (runner, metrics, digest, CSV append)", |b| {
-        b.iter(|| exec::execute(&experiment, &plan.runs, &mut session, &mut ProcessRunner, &progress).expect("runs"))
-    });
+    let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()])
+        .expect("session");
+    c.bench_function(
+        "the no-op JSON printer through lab (runner, metrics, digest, CSV append)",
+        |b| {
+            b.iter(|| {
+                exec::execute(
+                    &experiment,
+                    &plan.runs,
+                    &mut session,
+                    &mut ProcessRunner,
+                    &progress,
+                )
+                .expect("runs")
+            })
+        },
+    );
 }
 
 fn manifest_stub() -> store::Manifest {

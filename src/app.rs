@@ -4,7 +4,7 @@
 use crate::analysis::{self, Analysis};
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{self, CheckClass, CheckKind, Experiment};
-use crate::error::{LabError, Result, EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
 use crate::plan::{self, Plan};
 use crate::render::{self, Rendered};
@@ -38,15 +38,27 @@ impl Layout {
     /// An experiment folder from a path or a bare name.
     pub fn experiment_dir(&self, arg: &Path) -> Result<PathBuf> {
         let candidates = [self.root.join(arg), self.experiments().join(arg)];
-        if let Some(dir) = candidates.iter().find(|d| d.join(config::FILE_NAME).is_file()) {
+        if let Some(dir) = candidates
+            .iter()
+            .find(|d| d.join(config::FILE_NAME).is_file())
+        {
             return Ok(tidy(dir));
         }
-        let known: Vec<String> = self.experiment_dirs().iter().filter_map(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+        let known: Vec<String> = self
+            .experiment_dirs()
+            .iter()
+            .filter_map(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
         Err(LabError::Usage(format!(
             "no experiment at {}: expected a folder holding {}\n  hint: experiments here: {}",
             arg.display(),
             config::FILE_NAME,
-            if known.is_empty() { "none (create experiments/NAME/lab.toml)".to_string() } else { known.join(", ") }
+            if known.is_empty() {
+                "none (create experiments/NAME/lab.toml)".to_string()
+            } else {
+                known.join(", ")
+            }
         )))
     }
 
@@ -90,9 +102,17 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         print!("{}", describe_plan(&exp, &plan, layout));
         return Ok(EXIT_OK);
     }
-    let (mut session, mut manifest, todo) = if opts.resume { resume(layout, &exp, &plan)? } else { start(layout, &exp, &plan, runner, arg, opts)? };
+    let (mut session, mut manifest, todo) = if opts.resume {
+        resume(layout, &exp, &plan)?
+    } else {
+        start(layout, &exp, &plan, runner, arg, opts)?
+    };
     let progress = Progress::new(plan.runs.len(), opts.quiet);
-    progress.note(&format!("session {} ({} runs to go)", session.dir.display(), todo.len()));
+    progress.note(&format!(
+        "session {} ({} runs to go)",
+        session.dir.display(),
+        todo.len()
+    ));
     let ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
     progress.done();
     manifest.load_after = Some(store::load_average());
@@ -100,18 +120,37 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     manifest.complete = ending == Ending::Complete;
     session.finish(&manifest)?;
     if ending == Ending::Interrupted {
-        eprintln!("interrupted: every finished run is kept in {}; `lab run {} --resume` completes the plan", session.dir.display(), arg.display());
+        eprintln!(
+            "interrupted: every finished run is kept in {}; `lab run {} --resume` completes the plan",
+            session.dir.display(),
+            arg.display()
+        );
         return Ok(EXIT_INTERRUPTED);
     }
     report(layout, &[], opts.quiet)?;
     if !opts.quiet {
-        eprintln!("wrote {}", layout.book().join("src").join(&exp.name).join("index.md").display());
+        eprintln!(
+            "wrote {}",
+            layout
+                .book()
+                .join("src")
+                .join(&exp.name)
+                .join("index.md")
+                .display()
+        );
     }
     Ok(EXIT_OK)
 }
 
 /// Builds, calibrates and creates a new session.
-fn start(layout: &Layout, exp: &Experiment, plan: &Plan, runner: &mut dyn Runner, arg: &Path, opts: &RunOptions) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
+fn start(
+    layout: &Layout,
+    exp: &Experiment,
+    plan: &Plan,
+    runner: &mut dyn Runner,
+    arg: &Path,
+    opts: &RunOptions,
+) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
     if !opts.quiet && exp.build.is_some() {
         eprintln!("building {}…", exp.name);
     }
@@ -145,21 +184,43 @@ fn start(layout: &Layout, exp: &Experiment, plan: &Plan, runner: &mut dyn Runner
 }
 
 /// Reopens the latest unfinished session of the same plan.
-fn resume(layout: &Layout, exp: &Experiment, plan: &Plan) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
+fn resume(
+    layout: &Layout,
+    exp: &Experiment,
+    plan: &Plan,
+) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
     let Some(dir) = store::sessions(&layout.data(), &exp.name).pop() else {
-        return Err(LabError::Usage(format!("nothing to resume: {} has no session yet", exp.name)));
+        return Err(LabError::Usage(format!(
+            "nothing to resume: {} has no session yet",
+            exp.name
+        )));
     };
     let stored = store::load_session(&dir)?;
     if stored.manifest.complete {
-        return Err(LabError::Usage(format!("nothing to resume: the latest session {} is complete", stored.name)));
+        return Err(LabError::Usage(format!(
+            "nothing to resume: the latest session {} is complete",
+            stored.name
+        )));
     }
     if stored.plan.runs != plan.runs {
-        return Err(LabError::Usage(format!("cannot resume {}: lab.toml or the profile changed since it started, so the plan differs", stored.name)));
+        return Err(LabError::Usage(format!(
+            "cannot resume {}: lab.toml or the profile changed since it started, so the plan differs",
+            stored.name
+        )));
     }
     exec::build(exp)?;
     let done: Vec<&str> = stored.runs.iter().map(|r| r.run_id.as_str()).collect();
-    let todo = plan.runs.iter().filter(|r| !done.contains(&r.id.as_str())).cloned().collect();
-    Ok((SessionWriter::reopen(dir, param_names(exp))?, stored.manifest, todo))
+    let todo = plan
+        .runs
+        .iter()
+        .filter(|r| !done.contains(&r.id.as_str()))
+        .cloned()
+        .collect();
+    Ok((
+        SessionWriter::reopen(dir, param_names(exp))?,
+        stored.manifest,
+        todo,
+    ))
 }
 
 fn param_names(exp: &Experiment) -> Vec<String> {
@@ -176,7 +237,9 @@ fn reproduce_command(arg: &Path, profile: Option<&str>) -> String {
 
 /// The plan as text, with its estimated duration.
 fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
-    let previous = store::sessions(&layout.data(), &exp.name).pop().and_then(|d| store::load_session(&d).ok());
+    let previous = store::sessions(&layout.data(), &exp.name)
+        .pop()
+        .and_then(|d| store::load_session(&d).ok());
     let mut out = String::new();
     let mut total = 0.0;
     let mut known = true;
@@ -185,21 +248,53 @@ fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
         total += estimate.unwrap_or(0.0);
         known &= estimate.is_some();
         let kind = if run.warmup { "warm-up" } else { "" };
-        out.push_str(&format!("{:>4} {} {} {kind}\n    {}\n", run.position, run.id, run.cell(), render::shell_words(&run.argv)));
+        out.push_str(&format!(
+            "{:>4} {} {} {kind}\n    {}\n",
+            run.position,
+            run.id,
+            run.cell(),
+            render::shell_words(&run.argv)
+        ));
     }
-    let estimate = if known { format!("about {}", crate::format::seconds(total)) } else { format!("at least {} (some runs have no estimate)", crate::format::seconds(total)) };
-    out.push_str(&format!("{} runs ({} order, seed {}); estimated duration {estimate}\n", plan.runs.len(), format!("{:?}", plan.order).to_lowercase(), plan.seed));
+    let estimate = if known {
+        format!("about {}", crate::format::seconds(total))
+    } else {
+        format!(
+            "at least {} (some runs have no estimate)",
+            crate::format::seconds(total)
+        )
+    };
+    out.push_str(&format!(
+        "{} runs ({} order, seed {}); estimated duration {estimate}\n",
+        plan.runs.len(),
+        format!("{:?}", plan.order).to_lowercase(),
+        plan.seed
+    ));
     out
 }
 
 /// A run's expected seconds: the mean wall time of its cell in the previous session, else
 /// what its duration check requests.
-fn estimate_seconds(exp: &Experiment, run: &plan::PlannedRun, previous: Option<&StoredSession>) -> Option<f64> {
+fn estimate_seconds(
+    exp: &Experiment,
+    run: &plan::PlannedRun,
+    previous: Option<&StoredSession>,
+) -> Option<f64> {
     let cell = run.cell();
     let past: Vec<f64> = previous
         .map(|s| {
-            let ids: Vec<&str> = s.plan.runs.iter().filter(|r| r.cell() == cell).map(|r| r.id.as_str()).collect();
-            s.runs.iter().filter(|r| ids.contains(&r.run_id.as_str())).map(|r| r.wall_ns as f64 / 1e9).collect()
+            let ids: Vec<&str> = s
+                .plan
+                .runs
+                .iter()
+                .filter(|r| r.cell() == cell)
+                .map(|r| r.id.as_str())
+                .collect();
+            s.runs
+                .iter()
+                .filter(|r| ids.contains(&r.run_id.as_str()))
+                .map(|r| r.wall_ns as f64 / 1e9)
+                .collect()
         })
         .unwrap_or_default();
     if !past.is_empty() {
@@ -208,16 +303,24 @@ fn estimate_seconds(exp: &Experiment, run: &plan::PlannedRun, previous: Option<&
     exp.checks.iter().find_map(|c| match &c.kind {
         CheckKind::Duration { expect, .. } => {
             let values = run.params.clone();
-            config::template::substitute(expect, &values).trim().parse().ok()
+            config::template::substitute(expect, &values)
+                .trim()
+                .parse()
+                .ok()
         }
         _ => None,
     })
 }
 
 /// The latest session of an experiment, analysed under the profile it ran with.
-pub fn analyse_latest(layout: &Layout, dir: &Path) -> Result<Option<(Experiment, StoredSession, Analysis)>> {
+pub fn analyse_latest(
+    layout: &Layout,
+    dir: &Path,
+) -> Result<Option<(Experiment, StoredSession, Analysis)>> {
     let name = config::experiment_name(dir);
-    let Some(session_dir) = store::sessions(&layout.data(), &name).pop() else { return Ok(None) };
+    let Some(session_dir) = store::sessions(&layout.data(), &name).pop() else {
+        return Ok(None);
+    };
     let session = store::load_session(&session_dir)?;
     let exp = config::load(dir, session.manifest.profile.as_deref())?;
     let analysis = analysis::analyze(&exp, &session);
@@ -226,7 +329,13 @@ pub fn analyse_latest(layout: &Layout, dir: &Path) -> Result<Option<(Experiment,
 
 /// `lab report`: re-renders the book from stored sessions (all experiments with data).
 pub fn report(layout: &Layout, only: &[PathBuf], quiet: bool) -> Result<()> {
-    let dirs = if only.is_empty() { layout.experiment_dirs() } else { only.iter().map(|a| layout.experiment_dir(a)).collect::<Result<_>>()? };
+    let dirs = if only.is_empty() {
+        layout.experiment_dirs()
+    } else {
+        only.iter()
+            .map(|a| layout.experiment_dir(a))
+            .collect::<Result<_>>()?
+    };
     let mut analysed = Vec::new();
     for dir in &dirs {
         match analyse_latest(layout, dir)? {
@@ -237,21 +346,41 @@ pub fn report(layout: &Layout, only: &[PathBuf], quiet: bool) -> Result<()> {
     }
     if !only.is_empty() {
         // The book lists every experiment with data, not just the ones asked for.
-        for dir in layout.experiment_dirs().iter().filter(|d| !dirs.contains(d)) {
+        for dir in layout
+            .experiment_dirs()
+            .iter()
+            .filter(|d| !dirs.contains(d))
+        {
             analysed.extend(analyse_latest(layout, dir)?);
         }
     }
     analysed.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let items: Vec<Rendered> = analysed.iter().map(|(e, s, a)| Rendered { experiment: e, analysis: a, session_dir: &s.dir }).collect();
+    let items: Vec<Rendered> = analysed
+        .iter()
+        .map(|(e, s, a)| Rendered {
+            experiment: e,
+            analysis: a,
+            session_dir: &s.dir,
+        })
+        .collect();
     render::render_book(&layout.book(), &items)?;
     if !quiet {
-        eprintln!("book written to {} ({} experiment{})", layout.book().display(), items.len(), if items.len() == 1 { "" } else { "s" });
+        eprintln!(
+            "book written to {} ({} experiment{})",
+            layout.book().display(),
+            items.len(),
+            if items.len() == 1 { "" } else { "s" }
+        );
     }
     Ok(())
 }
 
 fn no_session(dir: &Path) -> LabError {
-    LabError::Usage(format!("{} has no session yet\n  hint: run `lab run {}` first", config::experiment_name(dir), dir.display()))
+    LabError::Usage(format!(
+        "{} has no session yet\n  hint: run `lab run {}` first",
+        config::experiment_name(dir),
+        dir.display()
+    ))
 }
 
 /// `lab report --json EXP`: the analysis as JSON.
@@ -265,19 +394,45 @@ pub fn report_json(layout: &Layout, arg: &Path) -> Result<String> {
 pub fn check(layout: &Layout, arg: &Path, json: bool) -> Result<(String, i32)> {
     let dir = layout.experiment_dir(arg)?;
     let (_, _, analysis) = analyse_latest(layout, &dir)?.ok_or_else(|| no_session(&dir))?;
-    let failed = analysis.checks.iter().any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
-    let text = if json { serde_json::to_string_pretty(&analysis.checks).map_err(anyhow::Error::from)? + "\n" } else { verdict_table(&analysis.checks) };
+    let failed = analysis
+        .checks
+        .iter()
+        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+    let text = if json {
+        serde_json::to_string_pretty(&analysis.checks).map_err(anyhow::Error::from)? + "\n"
+    } else {
+        verdict_table(&analysis.checks)
+    };
     Ok((text, if failed { EXIT_CHECK_FAILED } else { EXIT_OK }))
 }
 
 /// The verdicts as an aligned text table, validity first.
 pub fn verdict_table(checks: &[CheckResult]) -> String {
-    let width = checks.iter().map(|c| c.name.chars().count()).max().unwrap_or(5).max(5);
-    let mut out = format!("{:<13} {:<10} {:<width$}  {}\n", "VERDICT", "CLASS", "CHECK", "READING");
+    let width = checks
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut out = format!(
+        "{:<13} {:<10} {:<width$}  {}\n",
+        "VERDICT", "CLASS", "CHECK", "READING"
+    );
     for c in checks {
-        let class = if c.class == CheckClass::Validity { "validity" } else { "hypothesis" };
-        let verdict = if c.untrusted { format!("{}*", c.verdict.word()) } else { c.verdict.word().to_string() };
-        out.push_str(&format!("{verdict:<13} {class:<10} {:<width$}  {}\n", c.name, c.reading));
+        let class = if c.class == CheckClass::Validity {
+            "validity"
+        } else {
+            "hypothesis"
+        };
+        let verdict = if c.untrusted {
+            format!("{}*", c.verdict.word())
+        } else {
+            c.verdict.word().to_string()
+        };
+        out.push_str(&format!(
+            "{verdict:<13} {class:<10} {:<width$}  {}\n",
+            c.name, c.reading
+        ));
     }
     if checks.iter().any(|c| c.untrusted) {
         out.push_str("* untrusted: a validity check failed\n");
@@ -291,8 +446,17 @@ pub fn list(layout: &Layout) -> Result<String> {
     for dir in layout.experiment_dirs() {
         let name = config::experiment_name(&dir);
         let sessions = store::sessions(&layout.data(), &name);
-        let latest = sessions.last().and_then(|s| s.file_name()).map_or("no session".into(), |n| format!("latest {}", n.to_string_lossy()));
-        out.push_str(&format!("{name:<24} {} session{}, {latest}\n", sessions.len(), if sessions.len() == 1 { "" } else { "s" }));
+        let latest = sessions
+            .last()
+            .and_then(|s| s.file_name())
+            .map_or("no session".into(), |n| {
+                format!("latest {}", n.to_string_lossy())
+            });
+        out.push_str(&format!(
+            "{name:<24} {} session{}, {latest}\n",
+            sessions.len(),
+            if sessions.len() == 1 { "" } else { "s" }
+        ));
     }
     if out.is_empty() {
         out.push_str("no experiments: create experiments/NAME/lab.toml\n");
@@ -302,7 +466,10 @@ pub fn list(layout: &Layout) -> Result<String> {
 
 /// Builds the book's HTML with the mdBook library; returns the path of its index page.
 pub fn build_html(layout: &Layout) -> Result<PathBuf> {
-    let book = mdbook_driver::MDBook::load(layout.book()).map_err(|e| anyhow::anyhow!("cannot load the book in {}: {e:#}", layout.book().display()))?;
-    book.build().map_err(|e| anyhow::anyhow!("building the book's HTML failed: {e:#}"))?;
+    let book = mdbook_driver::MDBook::load(layout.book()).map_err(|e| {
+        anyhow::anyhow!("cannot load the book in {}: {e:#}", layout.book().display())
+    })?;
+    book.build()
+        .map_err(|e| anyhow::anyhow!("building the book's HTML failed: {e:#}"))?;
     Ok(book.build_dir_for("html").join("index.html"))
 }

@@ -31,7 +31,12 @@ impl LabError {
     pub fn exit_code(&self) -> i32 {
         match self {
             LabError::Config(_) | LabError::Usage(_) | LabError::Build(_) => EXIT_USAGE,
-            LabError::Other(e) if e.downcast_ref::<crate::render::notes::NotesError>().is_some() => EXIT_USAGE,
+            LabError::Other(e)
+                if e.downcast_ref::<crate::render::notes::NotesError>()
+                    .is_some() =>
+            {
+                EXIT_USAGE
+            }
             LabError::Other(_) => EXIT_INTERNAL,
         }
     }

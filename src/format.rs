@@ -29,7 +29,13 @@ pub fn percent(fraction: f64) -> String {
 /// without trailing zeros beyond what the digits need.
 pub fn significant(x: f64, digits: i32) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "n/a".into() } else if x > 0.0 { "∞".into() } else { "−∞".into() };
+        return if x.is_nan() {
+            "n/a".into()
+        } else if x > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        };
     }
     if x == 0.0 {
         return "0".into();

@@ -4,7 +4,7 @@
 use clap::Parser;
 use lab::app::{self, Layout, RunOptions};
 use lab::cli::{Cli, Command};
-use lab::error::{LabError, EXIT_OK};
+use lab::error::{EXIT_OK, LabError};
 use lab::exec::ProcessRunner;
 use std::process::ExitCode;
 
@@ -22,18 +22,36 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
     match &cli.command {
-        Command::Run { experiment, profile, dry_run, resume } => {
-            let opts = RunOptions { profile: profile.as_deref(), dry_run: *dry_run, resume: *resume, quiet: cli.quiet };
+        Command::Run {
+            experiment,
+            profile,
+            dry_run,
+            resume,
+        } => {
+            let opts = RunOptions {
+                profile: profile.as_deref(),
+                dry_run: *dry_run,
+                resume: *resume,
+                quiet: cli.quiet,
+            };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }
-        Command::Report { experiments, json: true } => match experiments.as_slice() {
+        Command::Report {
+            experiments,
+            json: true,
+        } => match experiments.as_slice() {
             [one] => {
                 print!("{}", app::report_json(layout, one)?);
                 Ok(EXIT_OK)
             }
-            _ => Err(LabError::Usage("`lab report --json` takes exactly one experiment".into())),
+            _ => Err(LabError::Usage(
+                "`lab report --json` takes exactly one experiment".into(),
+            )),
         },
-        Command::Report { experiments, json: false } => app::report(layout, experiments, cli.quiet).map(|_| EXIT_OK),
+        Command::Report {
+            experiments,
+            json: false,
+        } => app::report(layout, experiments, cli.quiet).map(|_| EXIT_OK),
         Command::Check { experiment, json } => {
             let (text, code) = app::check(layout, experiment, *json)?;
             print!("{text}");

@@ -1,8 +1,8 @@
 //! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
 
-use crate::config::{template::substitute, Experiment, Order, ParamValue};
-use rand::seq::SliceRandom;
+use crate::config::{Experiment, Order, ParamValue, template::substitute};
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -45,7 +45,11 @@ impl PlannedRun {
     pub fn cell(&self) -> CellKey {
         CellKey {
             variant: self.variant.clone(),
-            params: self.params.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+            params: self
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
         }
     }
 }
@@ -91,13 +95,21 @@ pub fn plan(exp: &Experiment) -> Plan {
         .enumerate()
         .map(|(i, (c, block))| planned_run(exp, &cells[c], block, i + 1))
         .collect();
-    Plan { order: exp.order, seed: exp.seed, runs }
+    Plan {
+        order: exp.order,
+        seed: exp.seed,
+        runs,
+    }
 }
 
 fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> PlannedRun {
     let variant = &exp.variants[cell.variant];
     let warmup = block < exp.warmup_runs;
-    let repetition = if warmup { block + 1 } else { block - exp.warmup_runs + 1 };
+    let repetition = if warmup {
+        block + 1
+    } else {
+        block - exp.warmup_runs + 1
+    };
     PlannedRun {
         id: run_id(position),
         position,
@@ -105,7 +117,11 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
         params: cell.params.clone(),
         repetition,
         warmup,
-        argv: variant.argv.iter().map(|a| substitute(a, &cell.params)).collect(),
+        argv: variant
+            .argv
+            .iter()
+            .map(|a| substitute(a, &cell.params))
+            .collect(),
     }
 }
 
@@ -133,7 +149,10 @@ fn cells(exp: &Experiment) -> Vec<Cell> {
                 })
                 .collect();
         }
-        out.extend(combos.into_iter().map(|params| Cell { variant: vi, params }));
+        out.extend(combos.into_iter().map(|params| Cell {
+            variant: vi,
+            params,
+        }));
     }
     out
 }
@@ -178,7 +197,12 @@ params = {{ threads = [1] }}
         assert!(first.warmup);
         assert_eq!(plan.runs[1].repetition, 1);
         assert!(!plan.runs[1].warmup);
-        assert!(plan.runs.iter().filter(|r| r.variant == "b").all(|r| r.params["threads"] == ParamValue::Int(1)));
+        assert!(
+            plan.runs
+                .iter()
+                .filter(|r| r.variant == "b")
+                .all(|r| r.params["threads"] == ParamValue::Int(1))
+        );
         assert_eq!(plan.runs[23].id, "r0024");
     }
 

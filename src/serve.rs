@@ -3,7 +3,7 @@
 //! no measurement.
 
 use crate::app::{self, Layout};
-use anyhow::{anyhow, Result};
+use anyhow::{Result, anyhow};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -12,7 +12,8 @@ const POLL: Duration = Duration::from_secs(1);
 
 /// Serves `book/book/` on 127.0.0.1:`port` until interrupted.
 pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
-    let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(|e| anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let server = tiny_http::Server::http(("127.0.0.1", port))
+        .map_err(|e| anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     if !quiet {
         eprintln!("serving the book at http://127.0.0.1:{port}/ (Ctrl-C stops)");
     }
@@ -36,7 +37,9 @@ fn watch(layout: &Layout, quiet: bool) {
             continue;
         }
         seen = now;
-        let result = app::report(layout, &[], true).map_err(|e| e.to_string()).and_then(|_| app::build_html(layout).map_err(|e| e.to_string()));
+        let result = app::report(layout, &[], true)
+            .map_err(|e| e.to_string())
+            .and_then(|_| app::build_html(layout).map_err(|e| e.to_string()));
         match result {
             Ok(_) if !quiet => eprintln!("rebuilt the book"),
             Ok(_) => {}
@@ -47,14 +50,21 @@ fn watch(layout: &Layout, quiet: bool) {
 
 /// The latest modification time under experiments/ and data/.
 fn newest_input(layout: &Layout) -> Option<SystemTime> {
-    [layout.experiments(), layout.data()].iter().filter_map(|d| newest_in(d)).max()
+    [layout.experiments(), layout.data()]
+        .iter()
+        .filter_map(|d| newest_in(d))
+        .max()
 }
 
 fn newest_in(dir: &Path) -> Option<SystemTime> {
     let mut newest = std::fs::metadata(dir).and_then(|m| m.modified()).ok();
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let path = entry.path();
-        let time = if path.is_dir() { newest_in(&path) } else { entry.metadata().and_then(|m| m.modified()).ok() };
+        let time = if path.is_dir() {
+            newest_in(&path)
+        } else {
+            entry.metadata().and_then(|m| m.modified()).ok()
+        };
         newest = newest.max(time);
     }
     newest
@@ -63,7 +73,8 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
 fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
     match resolve(site, url).and_then(|p| std::fs::read(&p).ok().map(|bytes| (p, bytes))) {
         Some((path, bytes)) => {
-            let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path)).expect("static header is valid");
+            let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path))
+                .expect("static header is valid");
             tiny_http::Response::from_data(bytes).with_header(header)
         }
         None => tiny_http::Response::from_string("not found").with_status_code(404),
@@ -75,7 +86,10 @@ pub fn resolve(site: &Path, url: &str) -> Option<PathBuf> {
     let path = url.split(['?', '#']).next().unwrap_or("/");
     let decoded = percent_decode(path)?;
     let relative = Path::new(decoded.trim_start_matches('/'));
-    if relative.components().any(|c| !matches!(c, Component::Normal(_))) {
+    if relative
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_)))
+    {
         return None;
     }
     let mut file = site.join(relative);
@@ -129,9 +143,18 @@ mod tests {
         std::fs::write(site.path().join("index.html"), "home").unwrap();
         std::fs::write(site.path().join("exp/index.html"), "chapter").unwrap();
         std::fs::write(site.path().join("exp/a b.svg"), "svg").unwrap();
-        assert_eq!(resolve(site.path(), "/"), Some(site.path().join("index.html")));
-        assert_eq!(resolve(site.path(), "/exp/?x=1"), Some(site.path().join("exp/index.html")));
-        assert_eq!(resolve(site.path(), "/exp/a%20b.svg"), Some(site.path().join("exp/a b.svg")));
+        assert_eq!(
+            resolve(site.path(), "/"),
+            Some(site.path().join("index.html"))
+        );
+        assert_eq!(
+            resolve(site.path(), "/exp/?x=1"),
+            Some(site.path().join("exp/index.html"))
+        );
+        assert_eq!(
+            resolve(site.path(), "/exp/a%20b.svg"),
+            Some(site.path().join("exp/a b.svg"))
+        );
         assert_eq!(resolve(site.path(), "/../etc/passwd"), None);
         assert_eq!(resolve(site.path(), "/exp/%2e%2e/%2e%2e/x"), None);
         assert_eq!(resolve(site.path(), "/missing.html"), None);

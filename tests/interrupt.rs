@@ -2,19 +2,29 @@
 
 mod common;
 
-use common::{csv_rows, Project};
+use common::{Project, csv_rows};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn start(project: &Project, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_lab")).args(args).current_dir(project.root()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("lab starts")
+    Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(args)
+        .current_dir(project.root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lab starts")
 }
 
 /// Waits until the session's runs.csv holds at least `rows` runs.
 fn wait_for_rows(project: &Project, rows: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
-        let done = std::fs::read_dir(project.path("data/slow")).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()).map_or(0, |e| csv_rows(&e.path().join("runs.csv")).len());
+        let done = std::fs::read_dir(project.path("data/slow"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map_or(0, |e| csv_rows(&e.path().join("runs.csv")).len());
         if done >= rows {
             return;
         }
@@ -35,7 +45,10 @@ fn a_killed_session_keeps_its_finished_runs_and_reports() {
     assert!(runs.iter().all(|r| r["valid"] == "true"));
     project.lab_ok(&["report", "slow", "--quiet"], 0);
     let page = project.read("book/src/slow/index.md");
-    assert!(page.contains(&format!("{} of 8 planned runs finished", runs.len())), "{page}");
+    assert!(
+        page.contains(&format!("{} of 8 planned runs finished", runs.len())),
+        "{page}"
+    );
 }
 
 #[test]
@@ -46,10 +59,17 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
     // SAFETY: signalling the child we started.
     unsafe { libc::kill(lab.id() as libc::pid_t, libc::SIGINT) };
     let out = lab.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--resume"));
     let session = project.session("slow");
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
+            .unwrap();
     assert_eq!(manifest["complete"], false);
     let before = csv_rows(&session.join("runs.csv")).len();
     assert!(before < 8);
@@ -60,9 +80,17 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), 8, "every planned run exactly once");
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
+            .unwrap();
     assert_eq!(manifest["complete"], true);
-    assert_eq!(std::fs::read_dir(project.path("data/slow")).unwrap().count(), 1, "resumed, not a new session");
+    assert_eq!(
+        std::fs::read_dir(project.path("data/slow"))
+            .unwrap()
+            .count(),
+        1,
+        "resumed, not a new session"
+    );
     let out = project.lab_ok(&["run", "slow", "--resume"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is complete"));
 }

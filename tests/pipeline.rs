@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{csv_rows, verdicts, Project};
+use common::{Project, csv_rows, verdicts};
 
 #[test]
 fn tiny_experiment_runs_stores_analyses_and_renders() {
@@ -15,10 +15,19 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     let runs = csv_rows(&session.join("runs.csv"));
     assert_eq!(runs.len(), 16);
     assert_eq!(runs.iter().filter(|r| r["warmup"] == "true").count(), 4);
-    assert!(runs.iter().all(|r| r["exit_code"] == "0" && r["valid"] == "true" && r["timed_out"] == "false"));
-    let positions: Vec<usize> = runs.iter().map(|r| r["position"].parse().unwrap()).collect();
+    assert!(
+        runs.iter()
+            .all(|r| r["exit_code"] == "0" && r["valid"] == "true" && r["timed_out"] == "false")
+    );
+    let positions: Vec<usize> = runs
+        .iter()
+        .map(|r| r["position"].parse().unwrap())
+        .collect();
     assert_eq!(positions, (1..=16).collect::<Vec<_>>());
-    assert!(runs.iter().all(|r| r["wall_ns"].parse::<u64>().unwrap() > 0));
+    assert!(
+        runs.iter()
+            .all(|r| r["wall_ns"].parse::<u64>().unwrap() > 0)
+    );
 
     // Every run printed its score: FACTOR × n.
     let samples = csv_rows(&session.join("samples.csv"));
@@ -29,25 +38,53 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
             ("triple", "1") => "3",
             _ => "6",
         };
-        let score: Vec<&str> = samples.iter().filter(|s| s["run_id"] == run["run_id"] && s["metric"] == "score").map(|s| s["value"].as_str()).collect();
+        let score: Vec<&str> = samples
+            .iter()
+            .filter(|s| s["run_id"] == run["run_id"] && s["metric"] == "score")
+            .map(|s| s["value"].as_str())
+            .collect();
         assert_eq!(score, vec![expected], "run {}", run["run_id"]);
     }
 
     // The verdicts: the ratio is exactly 1.5 (> 1.4 passes) and double never beats triple.
     let checks = verdicts(&project, "tiny");
-    let verdict = |name: &str| checks.iter().find(|c| c["name"] == name).map(|c| c["verdict"].as_str().unwrap().to_string()).unwrap();
-    assert_eq!(verdict("triple beats double by at least 1.4 at n=2"), "pass");
+    let verdict = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(
+        verdict("triple beats double by at least 1.4 at n=2"),
+        "pass"
+    );
     assert_eq!(verdict("double beats triple at n=1"), "fail");
     assert_eq!(verdict("every run exited normally"), "pass");
 
     let page = project.read("book/src/tiny/index.md");
     assert!(page.contains("| ✅ pass | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
     assert!(page.contains("| ❌ fail | **double beats triple at n=1**"));
-    assert!(page.contains("a/b = 1.50 [1.50, 1.50]"), "the evidence shows the ratio and its CI");
-    assert!(page.contains("| triple | 2 | 6.00 [6.00, 6.00] | – | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00–6.00 | 0 |"), "results table row:\n{page}");
+    assert!(
+        page.contains("a/b = 1.50 [1.50, 1.50]"),
+        "the evidence shows the ratio and its CI"
+    );
+    assert!(
+        page.contains(
+            "| triple | 2 | 6.00 [6.00, 6.00] | – | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00–6.00 | 0 |"
+        ),
+        "results table row:\n{page}"
+    );
     let svg = project.read("book/src/tiny/score-by-n.svg");
-    assert!(svg.contains("double") && svg.contains("triple"), "the chart names the variants");
-    assert!(project.read("book/src/SUMMARY.md").contains("[Tiny: double against triple](tiny/index.md)"));
+    assert!(
+        svg.contains("double") && svg.contains("triple"),
+        "the chart names the variants"
+    );
+    assert!(
+        project
+            .read("book/src/SUMMARY.md")
+            .contains("[Tiny: double against triple](tiny/index.md)")
+    );
 }
 
 /// Every file under `dir` with its bytes, by relative path.
@@ -60,7 +97,10 @@ fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                files.insert(path.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&path).unwrap());
+                files.insert(
+                    path.strip_prefix(dir).unwrap().display().to_string(),
+                    std::fs::read(&path).unwrap(),
+                );
             }
         }
     }
@@ -74,16 +114,26 @@ fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     project.lab_ok(&["run", "iterations", "--quiet"], 0);
     let first = tree(&project.path("book"));
     assert!(first.len() > 15, "{:?}", first.keys());
-    let sessions_before = std::fs::read_dir(project.path("data/tiny")).unwrap().count();
+    let sessions_before = std::fs::read_dir(project.path("data/tiny"))
+        .unwrap()
+        .count();
     std::fs::remove_dir_all(project.path("book")).unwrap();
     project.lab_ok(&["report", "tiny", "--quiet"], 0);
     project.lab_ok(&["report", "--quiet"], 0);
     let second = tree(&project.path("book"));
-    assert_eq!(first.keys().collect::<Vec<_>>(), second.keys().collect::<Vec<_>>());
+    assert_eq!(
+        first.keys().collect::<Vec<_>>(),
+        second.keys().collect::<Vec<_>>()
+    );
     for (path, bytes) in &first {
         assert!(second[path] == *bytes, "{path} differs after a rebuild");
     }
-    assert_eq!(std::fs::read_dir(project.path("data/tiny")).unwrap().count(), sessions_before);
+    assert_eq!(
+        std::fs::read_dir(project.path("data/tiny"))
+            .unwrap()
+            .count(),
+        sessions_before
+    );
 }
 
 #[test]
@@ -91,9 +141,16 @@ fn an_experiment_can_override_the_chapter_template() {
     let project = Project::with_fixtures(&["tiny"]);
     let templates = project.path("experiments/tiny/templates");
     std::fs::create_dir_all(&templates).unwrap();
-    std::fs::write(templates.join("chapter.md"), "# {{ title }}\n\nCustom page with {{ checks | length }} checks.\n").unwrap();
+    std::fs::write(
+        templates.join("chapter.md"),
+        "# {{ title }}\n\nCustom page with {{ checks | length }} checks.\n",
+    )
+    .unwrap();
     project.lab_ok(&["run", "tiny", "--quiet"], 0);
-    assert_eq!(project.read("book/src/tiny/index.md"), "# Tiny: double against triple\n\nCustom page with 8 checks.\n");
+    assert_eq!(
+        project.read("book/src/tiny/index.md"),
+        "# Tiny: double against triple\n\nCustom page with 8 checks.\n"
+    );
 }
 
 #[test]
@@ -101,7 +158,10 @@ fn broken_runs_are_data_not_crashes() {
     let project = Project::with_fixtures(&["broken"]);
     let out = project.lab_ok(&["run", "experiments/broken"], 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("[4/6]") && stderr.contains("timed out"), "plain progress lines off a terminal:\n{stderr}");
+    assert!(
+        stderr.contains("[4/6]") && stderr.contains("timed out"),
+        "plain progress lines off a terminal:\n{stderr}"
+    );
     let runs = csv_rows(&project.session("broken").join("runs.csv"));
     let by_mode = |m: &str| runs.iter().find(|r| r["mode"] == m).unwrap().clone();
     assert_eq!(by_mode("ok")["valid"], "true");
@@ -109,31 +169,57 @@ fn broken_runs_are_data_not_crashes() {
     assert_eq!(by_mode("fail")["exit_code"], "3");
     let hang = by_mode("hang");
     assert_eq!(hang["timed_out"], "true");
-    assert!(hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000, "killed at the 300 ms timeout");
-    assert_eq!(by_mode("silent")["invalid_reason"], "printed no value for metric `value`");
-    assert_eq!(project.read(&format!("{}/logs/r0003.err", project.session("broken").display())).trim(), "no such file: input.dat");
+    assert!(
+        hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000,
+        "killed at the 300 ms timeout"
+    );
+    assert_eq!(
+        by_mode("silent")["invalid_reason"],
+        "printed no value for metric `value`"
+    );
+    assert_eq!(
+        project
+            .read(&format!(
+                "{}/logs/r0003.err",
+                project.session("broken").display()
+            ))
+            .trim(),
+        "no such file: input.dat"
+    );
 
     // A validity check failed: `lab check` says so with exit code 1.
     let check = project.lab_ok(&["check", "broken"], 1);
     let table = String::from_utf8_lossy(&check.stdout);
-    assert!(table.contains("fail") && table.contains("every run exited normally"), "{table}");
+    assert!(
+        table.contains("fail") && table.contains("every run exited normally"),
+        "{table}"
+    );
 
     // Text from run output is escaped on the page.
     let page = project.read("book/src/broken/index.md");
     assert!(!page.contains("<script>"), "raw script tag on the page");
     assert!(page.contains("&lt;script&gt;"));
-    assert!(page.contains("| r0002 | prog mode=crash | killed by signal 11 (SIGSEGV)"), "{page}");
+    assert!(
+        page.contains("| r0002 | prog mode=crash | killed by signal 11 (SIGSEGV)"),
+        "{page}"
+    );
 }
 
 #[test]
 fn a_bad_config_exits_2_with_its_location_and_writes_nothing() {
     let project = Project::with_fixtures(&["tiny"]);
     let file = project.path("experiments/tiny/lab.toml");
-    let text = std::fs::read_to_string(&file).unwrap().replace("\"{n}\"]\n\n[[variant]]", "\"{m}\"]\n\n[[variant]]");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"{n}\"]\n\n[[variant]]", "\"{m}\"]\n\n[[variant]]");
     std::fs::write(&file, text).unwrap();
     let out = project.lab_ok(&["run", "experiments/tiny"], 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("experiments/tiny/lab.toml:14:7: `variant[1].run`: unknown placeholder {m}"), "{stderr}");
+    assert!(
+        stderr
+            .contains("experiments/tiny/lab.toml:14:7: `variant[1].run`: unknown placeholder {m}"),
+        "{stderr}"
+    );
     assert!(!project.path("data").exists() && !project.path("book").exists());
 }
 
@@ -178,7 +264,10 @@ fn lab_book_builds_the_html_with_the_mdbook_library() {
     assert!(html.contains("Tiny: double against triple"));
     assert!(html.contains("score-by-n.svg"), "the chart is embedded");
     assert!(project.path("book/book/tiny/score-by-n.svg").is_file());
-    assert!(project.path("book/book/tiny/data/runs.csv").is_file(), "raw data is published with the book");
+    assert!(
+        project.path("book/book/tiny/data/runs.csv").is_file(),
+        "raw data is published with the book"
+    );
 }
 
 #[test]
@@ -186,7 +275,10 @@ fn notes_are_rendered_with_numbers_from_the_data() {
     let project = Project::with_fixtures(&["tiny"]);
     project.lab_ok(&["run", "tiny", "--quiet"], 0);
     let page = project.read("book/src/tiny/index.md");
-    assert!(page.contains("Triple scored 6.00 points [6.00, 6.00] at n=2, double 4.0."), "{page}");
+    assert!(
+        page.contains("Triple scored 6.00 points [6.00, 6.00] at n=2, double 4.0."),
+        "{page}"
+    );
     assert!(page.contains("The ratio is 1.50 [1.50, 1.50], so the check says ✅."));
     assert!(page.contains("![score against n, one line per variant](score-by-n.svg)"));
     assert!(page.contains("Seeds: 3; 12 valid runs."));
@@ -196,11 +288,21 @@ fn notes_are_rendered_with_numbers_from_the_data() {
 fn a_note_naming_a_missing_cell_is_an_error_at_its_line() {
     let project = Project::with_fixtures(&["tiny"]);
     let notes = project.path("experiments/tiny/notes.md");
-    std::fs::write(&notes, "Fine line.\n\nQuadruple: {{ cell(of=\"quadruple n=2\") }}\n").unwrap();
+    std::fs::write(
+        &notes,
+        "Fine line.\n\nQuadruple: {{ cell(of=\"quadruple n=2\") }}\n",
+    )
+    .unwrap();
     let out = project.lab_ok(&["run", "tiny", "--quiet"], 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("notes.md:3:") && stderr.contains("no cell matches \"quadruple n=2\""), "{stderr}");
-    assert!(project.session("tiny").join("runs.csv").is_file(), "the session is kept");
+    assert!(
+        stderr.contains("notes.md:3:") && stderr.contains("no cell matches \"quadruple n=2\""),
+        "{stderr}"
+    );
+    assert!(
+        project.session("tiny").join("runs.csv").is_file(),
+        "the session is kept"
+    );
     std::fs::write(&notes, "{{ check(name=\"no such check\") }}\n").unwrap();
     let out = project.lab_ok(&["report", "tiny"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("notes.md:1:"));
@@ -216,15 +318,37 @@ fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_st
     assert_eq!(cell["n"], 6, "n counts processes, not iterations");
     let steady = &cell["steady"];
     assert_eq!(steady["states"].as_array().unwrap().len(), 6);
-    assert!(steady["states"].as_array().unwrap().iter().all(|s| s == "Warmup"), "{steady}");
-    assert_eq!(steady["iterations_dropped"], 60, "ten warm-up iterations dropped from each run");
+    assert!(
+        steady["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s == "Warmup"),
+        "{steady}"
+    );
+    assert_eq!(
+        steady["iterations_dropped"], 60,
+        "ten warm-up iterations dropped from each run"
+    );
     // Only steady values remain: the slow warm-up (24–60 µs) no longer reaches the maximum.
-    assert!(cell["summary"]["max"].as_f64().unwrap() < 17.0, "{}", cell["summary"]);
-    assert!(cell["design_effect"]["icc"].as_f64().unwrap() > 0.9, "runs differ far more than iterations");
+    assert!(
+        cell["summary"]["max"].as_f64().unwrap() < 17.0,
+        "{}",
+        cell["summary"]
+    );
+    assert!(
+        cell["design_effect"]["icc"].as_f64().unwrap() > 0.9,
+        "runs differ far more than iterations"
+    );
     assert_eq!(cell["percentiles"]["n"], 180);
-    assert!(cell["percentiles"]["p99"]["ci"].is_object() && cell["percentiles"]["p999"]["ci"].is_null());
+    assert!(
+        cell["percentiles"]["p99"]["ci"].is_object() && cell["percentiles"]["p999"]["ci"].is_null()
+    );
     let page = project.read("book/src/iterations/index.md");
-    assert!(page.contains("### Percentiles") && page.contains("| latency_us | jit | 180 |"), "{page}");
+    assert!(
+        page.contains("### Percentiles") && page.contains("| latency_us | jit | 180 |"),
+        "{page}"
+    );
 }
 
 #[test]
@@ -232,13 +356,30 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
     let project = Project::with_fixtures(&["tiny"]);
     let file = project.path("experiments/tiny/lab.toml");
     let original = std::fs::read_to_string(&file).unwrap();
-    let with_build = |build: &str| original.replace("[params]", &format!("[build]\nrun = {build}\n\n[params]"));
+    let with_build =
+        |build: &str| original.replace("[params]", &format!("[build]\nrun = {build}\n\n[params]"));
     std::fs::write(&file, with_build(r#"["no-such-compiler", "x.c"]"#)).unwrap();
     let out = project.lab_ok(&["run", "tiny"], 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start `no-such-compiler`: not found"), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(&file, with_build(r#"["sh", "-c", "echo compiling; echo 'x.c:3: error: expected ;' >&2; exit 1"]"#)).unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot start `no-such-compiler`: not found"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(
+        &file,
+        with_build(
+            r#"["sh", "-c", "echo compiling; echo 'x.c:3: error: expected ;' >&2; exit 1"]"#,
+        ),
+    )
+    .unwrap();
     let out = project.lab_ok(&["run", "tiny"], 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("failed (exit status: 1)") && stderr.contains("x.c:3: error: expected ;"), "{stderr}");
-    assert!(!project.path("data").exists(), "no session for a failed build");
+    assert!(
+        stderr.contains("failed (exit status: 1)") && stderr.contains("x.c:3: error: expected ;"),
+        "{stderr}"
+    );
+    assert!(
+        !project.path("data").exists(),
+        "no session for a failed build"
+    );
 }

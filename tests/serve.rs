@@ -9,7 +9,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// GET `path` from the server; `None` until it answers.
@@ -46,12 +50,23 @@ fn serves_the_book_on_loopback_and_rebuilds_on_change() {
         .spawn()
         .unwrap();
     let page = wait_for(port, "/tiny/index.html", "Tiny: double against triple");
-    assert!(page.starts_with("HTTP/1.1 200") || page.starts_with("HTTP/1.0 200"), "{page}");
+    assert!(
+        page.starts_with("HTTP/1.1 200") || page.starts_with("HTTP/1.0 200"),
+        "{page}"
+    );
     assert!(page.contains("text/html"));
-    assert!(get(port, "/tiny/score-by-n.svg").unwrap().contains("image/svg+xml"));
+    assert!(
+        get(port, "/tiny/score-by-n.svg")
+            .unwrap()
+            .contains("image/svg+xml")
+    );
     assert!(get(port, "/../../etc/passwd").unwrap().contains("404"));
 
-    std::fs::write(project.path("experiments/tiny/notes.md"), "A fresh note: {{ cell(of=\"triple n=2\") }}.\n").unwrap();
+    std::fs::write(
+        project.path("experiments/tiny/notes.md"),
+        "A fresh note: {{ cell(of=\"triple n=2\") }}.\n",
+    )
+    .unwrap();
     wait_for(port, "/tiny/index.html", "A fresh note: 6.00 points");
     server.kill().unwrap();
     server.wait().unwrap();

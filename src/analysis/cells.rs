@@ -4,7 +4,9 @@ use super::runs::RunView;
 use super::shape::{self, Drift, SteadyStates};
 use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
-use crate::stats::{self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary};
+use crate::stats::{
+    self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -69,22 +71,44 @@ pub fn stream_label(cell: &CellKey, metric: &str, purpose: &str) -> String {
 }
 
 /// Statistics for every (cell, numeric metric) that has planned runs, in plan order.
-pub fn cell_stats(exp: &Experiment, cells: &[CellKey], runs: &[RunView], resampling: Resampling) -> Vec<CellStats> {
-    let jobs: Vec<(&CellKey, &Metric)> = cells.iter().flat_map(|c| exp.metrics.iter().filter(|m| !m.text).map(move |m| (c, m))).collect();
+pub fn cell_stats(
+    exp: &Experiment,
+    cells: &[CellKey],
+    runs: &[RunView],
+    resampling: Resampling,
+) -> Vec<CellStats> {
+    let jobs: Vec<(&CellKey, &Metric)> = cells
+        .iter()
+        .flat_map(|c| exp.metrics.iter().filter(|m| !m.text).map(move |m| (c, m)))
+        .collect();
     let mut by_cell: BTreeMap<&CellKey, Vec<&RunView>> = BTreeMap::new();
     for run in runs {
         by_cell.entry(&run.cell).or_default().push(run);
     }
     // One seeded stream per cell: results do not depend on how rayon schedules the work.
     jobs.par_iter()
-        .map(|(cell, metric)| one_cell(cell, super::cell_label(exp, cell), metric, by_cell.get(cell).map_or(&[][..], |v| v), resampling))
+        .map(|(cell, metric)| {
+            one_cell(
+                cell,
+                super::cell_label(exp, cell),
+                metric,
+                by_cell.get(cell).map_or(&[][..], |v| v),
+                resampling,
+            )
+        })
         .collect()
 }
 
 /// Values are percentiles material from this many pooled values on.
 const MIN_VALUES_FOR_PERCENTILES: usize = 100;
 
-fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r: Resampling) -> CellStats {
+fn one_cell(
+    cell: &CellKey,
+    label: String,
+    metric: &Metric,
+    runs: &[&RunView],
+    r: Resampling,
+) -> CellStats {
     let (used, values): (Vec<&RunView>, Vec<Vec<f64>>) = runs
         .iter()
         .filter(|v| !v.warmup && v.is_valid())
@@ -105,7 +129,13 @@ fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r
         n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),
         invalid_runs: runs.iter().filter(|v| !v.warmup && !v.is_valid()).count(),
-        median_ci: stats::percentile_ci(&values, Statistic::Median, r.resamples, r.level, &mut stream("median")),
+        median_ci: stats::percentile_ci(
+            &values,
+            Statistic::Median,
+            r.resamples,
+            r.level,
+            &mut stream("median"),
+        ),
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
         mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean")),
         design_effect: shape::design(&values),
@@ -113,7 +143,14 @@ fn one_cell(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView], r
         drift: shape::drift(&means, &positions),
         steady,
         percentiles: (pooled.len() >= MIN_VALUES_FOR_PERCENTILES)
-            .then(|| stats::latency_percentiles(&pooled, r.resamples, r.level, &mut stream("percentiles")))
+            .then(|| {
+                stats::latency_percentiles(
+                    &pooled,
+                    r.resamples,
+                    r.level,
+                    &mut stream("percentiles"),
+                )
+            })
             .flatten(),
         summary: Summary::of(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),

@@ -5,8 +5,8 @@ mod cells;
 mod runs;
 mod shape;
 
-pub use cells::{cell_stats, stream_label, CellStats, Resampling};
-pub use runs::{row_exit, run_views, RunView};
+pub use cells::{CellStats, Resampling, cell_stats, stream_label};
+pub use runs::{RunView, row_exit, run_views};
 pub use shape::{Drift, SteadyStates};
 
 use crate::checks::{self, CheckResult};
@@ -49,13 +49,22 @@ pub struct Counts {
 
 /// Analyses one stored session of `exp`.
 pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
-    let resampling = Resampling { seed: exp.seed, resamples: RESAMPLES, level: LEVEL };
+    let resampling = Resampling {
+        seed: exp.seed,
+        resamples: RESAMPLES,
+        level: LEVEL,
+    };
     let mut runs = run_views(exp, session);
     let automatic = checks::automatic_results(&runs, session.manifest.calibration.as_ref());
     let mut declared = checks::exclusion_results(exp, &mut runs);
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
-    declared.extend(checks::cell_results(&checks::Inputs { exp, cells: &cells, runs: &runs, resampling }));
+    declared.extend(checks::cell_results(&checks::Inputs {
+        exp,
+        cells: &cells,
+        runs: &runs,
+        resampling,
+    }));
     let checks = checks::assemble(automatic, declared);
     Analysis {
         experiment: exp.name.clone(),
@@ -76,7 +85,9 @@ fn cell_keys(exp: &Experiment, session: &StoredSession) -> Vec<CellKey> {
     let mut keys: Vec<CellKey> = session.plan.runs.iter().map(|r| r.cell()).collect();
     keys.sort_by(|a, b| {
         let rank = |k: &CellKey| exp.variants.iter().position(|v| v.name == k.variant);
-        rank(a).cmp(&rank(b)).then_with(|| compare_params(exp, a, b))
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| compare_params(exp, a, b))
     });
     keys.dedup();
     keys
@@ -96,7 +107,9 @@ pub fn cell_label(exp: &Experiment, cell: &CellKey) -> String {
 /// Orders cells by parameters in declared order, numerically where values are numbers.
 fn compare_params(exp: &Experiment, a: &CellKey, b: &CellKey) -> std::cmp::Ordering {
     for p in &exp.params {
-        let (Some(va), Some(vb)) = (a.params.get(&p.name), b.params.get(&p.name)) else { continue };
+        let (Some(va), Some(vb)) = (a.params.get(&p.name), b.params.get(&p.name)) else {
+            continue;
+        };
         let ord = match (va.parse::<f64>(), vb.parse::<f64>()) {
             (Ok(x), Ok(y)) => x.total_cmp(&y),
             _ => va.cmp(vb),
@@ -120,12 +133,25 @@ fn counts(session: &StoredSession, runs: &[RunView]) -> Counts {
 }
 
 /// The statistics of `metric` in the cell a selector names.
-pub fn find_cell<'a>(cells: &'a [CellStats], selector: &CellSelector, metric: &str) -> Option<&'a CellStats> {
-    cells.iter().find(|c| c.metric == metric && selects(selector, &c.cell))
+pub fn find_cell<'a>(
+    cells: &'a [CellStats],
+    selector: &CellSelector,
+    metric: &str,
+) -> Option<&'a CellStats> {
+    cells
+        .iter()
+        .find(|c| c.metric == metric && selects(selector, &c.cell))
 }
 
 /// Whether a selector names this cell.
 pub fn selects(selector: &CellSelector, cell: &CellKey) -> bool {
     selector.variant.as_ref().is_none_or(|v| *v == cell.variant)
-        && selector.params.iter().all(|(k, v)| cell.params.get(k).is_some_and(|c| c.parse::<f64>().ok().zip(v.as_f64()).map_or(*c == v.to_string(), |(x, y)| x == y)))
+        && selector.params.iter().all(|(k, v)| {
+            cell.params.get(k).is_some_and(|c| {
+                c.parse::<f64>()
+                    .ok()
+                    .zip(v.as_f64())
+                    .map_or(*c == v.to_string(), |(x, y)| x == y)
+            })
+        })
 }

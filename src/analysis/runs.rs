@@ -1,6 +1,6 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic checks.
 
-use crate::checks::automatic::{echoed_config, problems, too_short, RunFacts};
+use crate::checks::automatic::{RunFacts, echoed_config, problems, too_short};
 use crate::config::Experiment;
 use crate::exec::Exit;
 use crate::plan::CellKey;
@@ -43,7 +43,12 @@ impl RunView {
 
     /// The run's numeric values of `metric`, after dropping `skip` warm-up iterations.
     pub fn numbers(&self, metric: &str, skip: usize) -> Vec<f64> {
-        self.values.get(metric).map_or_else(Vec::new, |v| v.iter().skip(skip).filter_map(|s| s.trim().parse().ok()).collect())
+        self.values.get(metric).map_or_else(Vec::new, |v| {
+            v.iter()
+                .skip(skip)
+                .filter_map(|s| s.trim().parse().ok())
+                .collect()
+        })
     }
 }
 
@@ -51,28 +56,68 @@ impl RunView {
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
     let mut values: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for s in &session.samples {
-        values.entry(s.run_id.as_str()).or_default().entry(s.metric.clone()).or_default().push(s.value.clone());
+        values
+            .entry(s.run_id.as_str())
+            .or_default()
+            .entry(s.metric.clone())
+            .or_default()
+            .push(s.value.clone());
     }
-    let planned: BTreeMap<&str, _> = session.plan.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+    let planned: BTreeMap<&str, _> = session
+        .plan
+        .runs
+        .iter()
+        .map(|r| (r.id.as_str(), r))
+        .collect();
     let mut views: Vec<RunView> = session
         .runs
         .iter()
-        .filter_map(|row| planned.get(row.run_id.as_str()).map(|p| view(exp, session, row, p.cell(), values.remove(row.run_id.as_str()).unwrap_or_default())))
+        .filter_map(|row| {
+            planned.get(row.run_id.as_str()).map(|p| {
+                view(
+                    exp,
+                    session,
+                    row,
+                    p.cell(),
+                    values.remove(row.run_id.as_str()).unwrap_or_default(),
+                )
+            })
+        })
         .collect();
     views.sort_by_key(|v| v.position);
     views
 }
 
-fn view(exp: &Experiment, session: &StoredSession, row: &RunRow, cell: CellKey, values: BTreeMap<String, Vec<String>>) -> RunView {
+fn view(
+    exp: &Experiment,
+    session: &StoredSession,
+    row: &RunRow,
+    cell: CellKey,
+    values: BTreeMap<String, Vec<String>>,
+) -> RunView {
     let exit = row_exit(row);
-    let pairs: Vec<(&str, &str)> = values.iter().flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str()))).collect();
-    let facts = RunFacts { exit: &exit, timed_out: row.timed_out, suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns), values: &pairs };
+    let pairs: Vec<(&str, &str)> = values
+        .iter()
+        .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
+        .collect();
+    let facts = RunFacts {
+        exit: &exit,
+        timed_out: row.timed_out,
+        suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns),
+        values: &pairs,
+    };
     let mut found = problems(&facts, &exp.metrics);
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
     // The echo is read from the stored log: analysis uses nothing but what was stored.
-    let stdout = std::fs::read_to_string(session.dir.join(crate::store::LOGS).join(format!("{}.out", row.run_id))).unwrap_or_default();
+    let stdout = std::fs::read_to_string(
+        session
+            .dir
+            .join(crate::store::LOGS)
+            .join(format!("{}.out", row.run_id)),
+    )
+    .unwrap_or_default();
     let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
     found.extend(mismatches);
     RunView {

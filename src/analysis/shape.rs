@@ -29,8 +29,14 @@ pub struct SteadyStates {
 }
 
 /// Run values reduced to each run's steady segment, with the classification that chose it.
-pub fn steady_segments(runs: Vec<Vec<f64>>, lower_is_better: bool) -> (Vec<Vec<f64>>, Option<SteadyStates>) {
-    if runs.iter().all(|r| r.len() < MIN_ITERATIONS_FOR_STEADY_STATE) {
+pub fn steady_segments(
+    runs: Vec<Vec<f64>>,
+    lower_is_better: bool,
+) -> (Vec<Vec<f64>>, Option<SteadyStates>) {
+    if runs
+        .iter()
+        .all(|r| r.len() < MIN_ITERATIONS_FOR_STEADY_STATE)
+    {
         return (runs, None);
     }
     let mut states = Vec::with_capacity(runs.len());
@@ -50,7 +56,14 @@ pub fn steady_segments(runs: Vec<Vec<f64>>, lower_is_better: bool) -> (Vec<Vec<f
         })
         .collect();
     let consistent = stats::consistent(&states);
-    (kept, Some(SteadyStates { states, consistent, iterations_dropped: dropped }))
+    (
+        kept,
+        Some(SteadyStates {
+            states,
+            consistent,
+            iterations_dropped: dropped,
+        }),
+    )
 }
 
 /// The dip test over one value per run (each run's mean).
@@ -63,7 +76,10 @@ pub fn drift(run_means: &[f64], positions: &[usize]) -> Option<Drift> {
     let test = stats::mann_kendall(run_means)?;
     let xs: Vec<f64> = positions.iter().map(|p| *p as f64).collect();
     let slope_per_position = stats::theil_sen_slope(&xs, run_means)?;
-    Some(Drift { test, slope_per_position })
+    Some(Drift {
+        test,
+        slope_per_position,
+    })
 }
 
 /// How much of the variance lies between runs, when runs print several values.
@@ -76,5 +92,7 @@ pub fn design(runs: &[Vec<f64>]) -> Option<DesignEffect> {
 
 /// Each run's mean: the unit that modes and drift are judged on.
 pub fn run_means(runs: &[Vec<f64>]) -> Vec<f64> {
-    runs.iter().map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64).collect()
+    runs.iter()
+        .map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64)
+        .collect()
 }

@@ -2,9 +2,9 @@
 //! the ratio of their medians: pass if the whole interval satisfies it, fail if the whole
 //! interval contradicts it, inconclusive when it straddles the threshold.
 
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use super::MIN_RUNS;
-use crate::analysis::{find_cell, CellStats, Resampling};
+use super::verdict::{CheckResult, RatioEvidence, Verdict};
+use crate::analysis::{CellStats, Resampling, find_cell};
 use crate::config::{CellSelector, CheckSpec, Comparison};
 use crate::format::{ratio, value};
 use crate::stats::{self, Interval, Statistic};
@@ -26,20 +26,45 @@ pub fn decide(op: Comparison, threshold: f64, interval: &Interval) -> Verdict {
 }
 
 /// The ratio of two cells' medians with its CI, or why it cannot be computed.
-pub fn ratio_of(a: &CellStats, b: &CellStats, r: Resampling, label: &str) -> Result<(f64, Interval), String> {
+pub fn ratio_of(
+    a: &CellStats,
+    b: &CellStats,
+    r: Resampling,
+    label: &str,
+) -> Result<(f64, Interval), String> {
     for cell in [a, b] {
         if cell.n < MIN_RUNS {
-            return Err(format!("{} has {} valid runs; {MIN_RUNS} are needed", cell.label, cell.n));
+            return Err(format!(
+                "{} has {} valid runs; {MIN_RUNS} are needed",
+                cell.label, cell.n
+            ));
         }
     }
     let mut rng = stats::stream(r.seed, label);
-    stats::ratio_ci(&a.runs, &b.runs, Statistic::Median, r.resamples, r.level, &mut rng)
-        .map(|e| (e.ratio, e.interval))
-        .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
+    stats::ratio_ci(
+        &a.runs,
+        &b.runs,
+        Statistic::Median,
+        r.resamples,
+        r.level,
+        &mut rng,
+    )
+    .map(|e| (e.ratio, e.interval))
+    .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector, op: Comparison, factor: f64, cells: &[CellStats], r: Resampling, unit: &str) -> CheckResult {
+pub fn check(
+    spec: &CheckSpec,
+    metric: &str,
+    a: &CellSelector,
+    b: &CellSelector,
+    op: Comparison,
+    factor: f64,
+    cells: &[CellStats],
+    r: Resampling,
+    unit: &str,
+) -> CheckResult {
     let base = CheckResult::new(&spec.name, "compare", spec.class, Verdict::NotRun);
     let (Some(ca), Some(cb)) = (find_cell(cells, a, metric), find_cell(cells, b, metric)) else {
         return base.reading("a named cell has no runs in this session");
@@ -49,19 +74,60 @@ pub fn check(spec: &CheckSpec, metric: &str, a: &CellSelector, b: &CellSelector,
         Err(why) => return base.reading(why),
     };
     let verdict = decide(op, factor, &ci);
-    let (ma, mb) = (ca.median().unwrap_or(f64::NAN), cb.median().unwrap_or(f64::NAN));
+    let (ma, mb) = (
+        ca.median().unwrap_or(f64::NAN),
+        cb.median().unwrap_or(f64::NAN),
+    );
     let evidence = format!(
         "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] (95% CI); needs a/b {} {}",
-        ca.label, value(ma, unit), cb.label, value(mb, unit), ratio(r_hat), ratio(ci.lo), ratio(ci.hi), op.symbol(), ratio(factor)
+        ca.label,
+        value(ma, unit),
+        cb.label,
+        value(mb, unit),
+        ratio(r_hat),
+        ratio(ci.lo),
+        ratio(ci.hi),
+        op.symbol(),
+        ratio(factor)
     );
     let reading = match verdict {
-        Verdict::Pass => format!("{} is {}× {}, and the whole interval is {} {}", ca.label, ratio(r_hat), cb.label, op.symbol(), ratio(factor)),
-        Verdict::Fail => format!("{} is {}× {}: the whole interval contradicts {} {}", ca.label, ratio(r_hat), cb.label, op.symbol(), ratio(factor)),
-        _ => format!("the interval [{}, {}] straddles {}: the data cannot decide", ratio(ci.lo), ratio(ci.hi), ratio(factor)),
+        Verdict::Pass => format!(
+            "{} is {}× {}, and the whole interval is {} {}",
+            ca.label,
+            ratio(r_hat),
+            cb.label,
+            op.symbol(),
+            ratio(factor)
+        ),
+        Verdict::Fail => format!(
+            "{} is {}× {}: the whole interval contradicts {} {}",
+            ca.label,
+            ratio(r_hat),
+            cb.label,
+            op.symbol(),
+            ratio(factor)
+        ),
+        _ => format!(
+            "the interval [{}, {}] straddles {}: the data cannot decide",
+            ratio(ci.lo),
+            ratio(ci.hi),
+            ratio(factor)
+        ),
     };
-    let mut result = CheckResult { verdict, ..base }.evidence(evidence).reading(reading);
+    let mut result = CheckResult { verdict, ..base }
+        .evidence(evidence)
+        .reading(reading);
     result.runs = ca.run_ids.iter().chain(&cb.run_ids).cloned().collect();
-    result.ratio = Some(RatioEvidence { a: ca.label.clone(), b: cb.label.clone(), a_value: ma, b_value: mb, ratio: r_hat, lo: ci.lo, hi: ci.hi, threshold: factor });
+    result.ratio = Some(RatioEvidence {
+        a: ca.label.clone(),
+        b: cb.label.clone(),
+        a_value: ma,
+        b_value: mb,
+        ratio: r_hat,
+        lo: ci.lo,
+        hi: ci.hi,
+        threshold: factor,
+    });
     result
 }
 
@@ -70,26 +136,60 @@ mod tests {
     use super::*;
 
     fn iv(lo: f64, hi: f64) -> Interval {
-        Interval { lo, hi, level: 0.95 }
+        Interval {
+            lo,
+            hi,
+            level: 0.95,
+        }
     }
 
     #[test]
     fn less_than_is_decided_at_its_boundaries() {
         assert_eq!(decide(Comparison::Less, 0.5, &iv(0.2, 0.49)), Verdict::Pass);
-        assert_eq!(decide(Comparison::Less, 0.5, &iv(0.2, 0.5)), Verdict::Inconclusive);
+        assert_eq!(
+            decide(Comparison::Less, 0.5, &iv(0.2, 0.5)),
+            Verdict::Inconclusive
+        );
         assert_eq!(decide(Comparison::Less, 0.5, &iv(0.5, 0.7)), Verdict::Fail);
-        assert_eq!(decide(Comparison::LessEqual, 0.5, &iv(0.2, 0.5)), Verdict::Pass);
-        assert_eq!(decide(Comparison::LessEqual, 0.5, &iv(0.5, 0.7)), Verdict::Inconclusive);
-        assert_eq!(decide(Comparison::LessEqual, 0.5, &iv(0.51, 0.7)), Verdict::Fail);
+        assert_eq!(
+            decide(Comparison::LessEqual, 0.5, &iv(0.2, 0.5)),
+            Verdict::Pass
+        );
+        assert_eq!(
+            decide(Comparison::LessEqual, 0.5, &iv(0.5, 0.7)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(Comparison::LessEqual, 0.5, &iv(0.51, 0.7)),
+            Verdict::Fail
+        );
     }
 
     #[test]
     fn greater_than_is_decided_at_its_boundaries() {
-        assert_eq!(decide(Comparison::Greater, 1.0, &iv(1.01, 2.0)), Verdict::Pass);
-        assert_eq!(decide(Comparison::Greater, 1.0, &iv(1.0, 2.0)), Verdict::Inconclusive);
-        assert_eq!(decide(Comparison::Greater, 1.0, &iv(0.5, 1.0)), Verdict::Fail);
-        assert_eq!(decide(Comparison::GreaterEqual, 1.0, &iv(1.0, 2.0)), Verdict::Pass);
-        assert_eq!(decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 0.99)), Verdict::Fail);
-        assert_eq!(decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 1.0)), Verdict::Inconclusive);
+        assert_eq!(
+            decide(Comparison::Greater, 1.0, &iv(1.01, 2.0)),
+            Verdict::Pass
+        );
+        assert_eq!(
+            decide(Comparison::Greater, 1.0, &iv(1.0, 2.0)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(Comparison::Greater, 1.0, &iv(0.5, 1.0)),
+            Verdict::Fail
+        );
+        assert_eq!(
+            decide(Comparison::GreaterEqual, 1.0, &iv(1.0, 2.0)),
+            Verdict::Pass
+        );
+        assert_eq!(
+            decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 0.99)),
+            Verdict::Fail
+        );
+        assert_eq!(
+            decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 1.0)),
+            Verdict::Inconclusive
+        );
     }
 }

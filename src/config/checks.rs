@@ -24,16 +24,34 @@ const KINDS: &[(&str, &[&str])] = &[
     ("scaling", &["metric", "along", "variant", "factor"]),
 ];
 
-pub fn validate_checks(raw: &[Spanned<RawCheck>], exp: &Experiment, loc: &Locator) -> Result<Vec<CheckSpec>> {
+pub fn validate_checks(
+    raw: &[Spanned<RawCheck>],
+    exp: &Experiment,
+    loc: &Locator,
+) -> Result<Vec<CheckSpec>> {
     let mut checks: Vec<CheckSpec> = Vec::new();
     for (i, spanned) in raw.iter().enumerate() {
-        let ctx = Ctx { raw: spanned.get_ref(), key: format!("check[{}]", i + 1), span: spanned.span(), exp, loc };
+        let ctx = Ctx {
+            raw: spanned.get_ref(),
+            key: format!("check[{}]", i + 1),
+            span: spanned.span(),
+            exp,
+            loc,
+        };
         let name = ctx.raw.name.get_ref().trim().to_string();
         if checks.iter().any(|c| c.name == name) {
-            return Err(loc.error(ctx.raw.name.span(), &ctx.key("name"), format!("duplicate check name {name:?}")));
+            return Err(loc.error(
+                ctx.raw.name.span(),
+                &ctx.key("name"),
+                format!("duplicate check name {name:?}"),
+            ));
         }
         let kind = ctx.kind()?;
-        checks.push(CheckSpec { name, class: ctx.class(&kind)?, kind });
+        checks.push(CheckSpec {
+            name,
+            class: ctx.class(&kind)?,
+            kind,
+        });
     }
     Ok(checks)
 }
@@ -56,7 +74,12 @@ impl Ctx<'_> {
         let Some((_, allowed)) = KINDS.iter().find(|(k, _)| *k == kind) else {
             let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
             let hint = format!("kinds: {}", names.join(", "));
-            return Err(self.loc.hinted(self.raw.kind.span(), &self.key("kind"), format!("unknown check kind {kind:?}"), hint));
+            return Err(self.loc.hinted(
+                self.raw.kind.span(),
+                &self.key("kind"),
+                format!("unknown check kind {kind:?}"),
+                hint,
+            ));
         };
         self.reject_foreign_keys(kind, allowed)?;
         match kind {
@@ -69,14 +92,20 @@ impl Ctx<'_> {
                 b: self.cell("b", self.raw.b.as_ref())?,
                 margin: self.fraction("margin", self.raw.margin.as_ref(), None)?,
             }),
-            "checksum" => Ok(CheckKind::Checksum { metric: self.metric(false)?, reference: self.variant_name(self.raw.reference.as_ref(), "reference")? }),
+            "checksum" => Ok(CheckKind::Checksum {
+                metric: self.metric(false)?,
+                reference: self.variant_name(self.raw.reference.as_ref(), "reference")?,
+            }),
             "distinct" => Ok(CheckKind::Distinct {
                 metric: self.metric(false)?,
                 along: self.param_name()?,
                 variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
                 margin: self.fraction("margin", self.raw.margin.as_ref(), Some(0.01))?,
             }),
-            "order" => Ok(CheckKind::RunOrder { metric: self.metric(true)?, alpha: self.alpha()? }),
+            "order" => Ok(CheckKind::RunOrder {
+                metric: self.metric(true)?,
+                alpha: self.alpha()?,
+            }),
             "stable" => Ok(CheckKind::Stable {
                 metric: self.metric(true)?,
                 max_cv: self.fraction("max_cv", self.raw.max_cv.as_ref(), Some(0.10))?,
@@ -108,7 +137,12 @@ impl Ctx<'_> {
         for (field, span) in present {
             if let Some(span) = span.filter(|_| !allowed.contains(&field)) {
                 let hint = format!("a `{kind}` check takes: {}", allowed.join(", "));
-                return Err(self.loc.hinted(span, &self.key(field), format!("not a key of a `{kind}` check"), hint));
+                return Err(self.loc.hinted(
+                    span,
+                    &self.key(field),
+                    format!("not a key of a `{kind}` check"),
+                    hint,
+                ));
             }
         }
         Ok(())
@@ -123,12 +157,22 @@ impl Ctx<'_> {
             None => Ok(default),
             Some(c) if c.get_ref() == "validity" => Ok(CheckClass::Validity),
             Some(c) if c.get_ref() == "hypothesis" => Ok(CheckClass::Hypothesis),
-            Some(c) => Err(self.loc.hinted(c.span(), &self.key("class"), format!("unknown class {:?}", c.get_ref()), "write \"validity\" or \"hypothesis\"")),
+            Some(c) => Err(self.loc.hinted(
+                c.span(),
+                &self.key("class"),
+                format!("unknown class {:?}", c.get_ref()),
+                "write \"validity\" or \"hypothesis\"",
+            )),
         }
     }
 
     fn missing(&self, field: &str, hint: &str) -> ConfigError {
-        self.loc.hinted(self.span.clone(), &self.key(field), format!("a `{}` check needs `{field}`", self.raw.kind.get_ref()), hint)
+        self.loc.hinted(
+            self.span.clone(),
+            &self.key(field),
+            format!("a `{}` check needs `{field}`", self.raw.kind.get_ref()),
+            hint,
+        )
     }
 
     /// The named metric; numeric ones only when `numeric`.
@@ -139,10 +183,26 @@ impl Ctx<'_> {
         match self.exp.metric(m.get_ref()) {
             None => {
                 let known: Vec<&str> = self.exp.metrics.iter().map(|m| m.name.as_str()).collect();
-                let hint = format!("metrics declared: {}", if known.is_empty() { "none".to_string() } else { known.join(", ") });
-                Err(self.loc.hinted(m.span(), &self.key("metric"), format!("no metric named {:?}", m.get_ref()), hint))
+                let hint = format!(
+                    "metrics declared: {}",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+                Err(self.loc.hinted(
+                    m.span(),
+                    &self.key("metric"),
+                    format!("no metric named {:?}", m.get_ref()),
+                    hint,
+                ))
             }
-            Some(metric) if numeric && metric.text => Err(self.loc.error(m.span(), &self.key("metric"), "this check needs a numeric metric, and this one is `text = true`")),
+            Some(metric) if numeric && metric.text => Err(self.loc.error(
+                m.span(),
+                &self.key("metric"),
+                "this check needs a numeric metric, and this one is `text = true`",
+            )),
             Some(_) => Ok(m.get_ref().clone()),
         }
     }
@@ -157,7 +217,12 @@ impl Ctx<'_> {
 
     fn unknown_variant(&self, name: &str, span: Range<usize>, field: &str) -> ConfigError {
         let known: Vec<&str> = self.exp.variants.iter().map(|v| v.name.as_str()).collect();
-        self.loc.hinted(span, &self.key(field), format!("no variant named {name:?}"), format!("variants: {}", known.join(", ")))
+        self.loc.hinted(
+            span,
+            &self.key(field),
+            format!("no variant named {name:?}"),
+            format!("variants: {}", known.join(", ")),
+        )
     }
 
     fn param_name(&self) -> Result<String> {
@@ -166,14 +231,34 @@ impl Ctx<'_> {
         };
         match self.exp.param(p.get_ref()) {
             Some(param) if param.values.len() >= 2 => Ok(p.get_ref().clone()),
-            Some(_) => Err(self.loc.error(p.span(), &self.key("along"), "this parameter has a single value: there is nothing to compare along it")),
-            None => Err(self.loc.error(p.span(), &self.key("along"), format!("no parameter named {:?} in [params]", p.get_ref()))),
+            Some(_) => Err(self.loc.error(
+                p.span(),
+                &self.key("along"),
+                "this parameter has a single value: there is nothing to compare along it",
+            )),
+            None => Err(self.loc.error(
+                p.span(),
+                &self.key("along"),
+                format!("no parameter named {:?} in [params]", p.get_ref()),
+            )),
         }
     }
 
-    fn fraction(&self, field: &str, raw: Option<&Spanned<String>>, default: Option<f64>) -> Result<f64> {
+    fn fraction(
+        &self,
+        field: &str,
+        raw: Option<&Spanned<String>>,
+        default: Option<f64>,
+    ) -> Result<f64> {
         match (raw, default) {
-            (Some(s), _) => parse_fraction(s.get_ref()).ok_or_else(|| self.loc.hinted(s.span(), &self.key(field), "not a fraction", "write e.g. \"2.5%\" or \"0.025\"")),
+            (Some(s), _) => parse_fraction(s.get_ref()).ok_or_else(|| {
+                self.loc.hinted(
+                    s.span(),
+                    &self.key(field),
+                    "not a fraction",
+                    "write e.g. \"2.5%\" or \"0.025\"",
+                )
+            }),
             (None, Some(d)) => Ok(d),
             (None, None) => Err(self.missing(field, "write e.g. \"5%\"")),
         }
@@ -183,20 +268,33 @@ impl Ctx<'_> {
         match self.raw.alpha.as_ref() {
             None => Ok(0.05),
             Some(a) if *a.get_ref() > 0.0 && *a.get_ref() < 1.0 => Ok(*a.get_ref()),
-            Some(a) => Err(self.loc.error(a.span(), &self.key("alpha"), "alpha must lie strictly between 0 and 1")),
+            Some(a) => Err(self.loc.error(
+                a.span(),
+                &self.key("alpha"),
+                "alpha must lie strictly between 0 and 1",
+            )),
         }
     }
 
     fn positive(&self, field: &str, raw: Option<&Spanned<f64>>) -> Result<Option<f64>> {
         match raw {
-            Some(v) if !(v.get_ref().is_finite() && *v.get_ref() > 0.0) => Err(self.loc.error(v.span(), &self.key(field), "must be a positive number")),
+            Some(v) if !(v.get_ref().is_finite() && *v.get_ref() > 0.0) => {
+                Err(self
+                    .loc
+                    .error(v.span(), &self.key(field), "must be a positive number"))
+            }
             other => Ok(other.map(|v| *v.get_ref())),
         }
     }
 
     fn duration(&self) -> Result<CheckKind> {
         let expect = match self.raw.expect.as_ref() {
-            None => return Err(self.missing("expect", "the requested seconds, e.g. expect = \"{seconds}\"")),
+            None => {
+                return Err(self.missing(
+                    "expect",
+                    "the requested seconds, e.g. expect = \"{seconds}\"",
+                ));
+            }
             Some(e) => e,
         };
         let text = match expect.get_ref() {
@@ -208,7 +306,11 @@ impl Ctx<'_> {
             Some(_) => Some(self.metric(true)?),
             None => None,
         };
-        Ok(CheckKind::Duration { expect: text, tolerance: self.fraction("tolerance", self.raw.tolerance.as_ref(), None)?, metric })
+        Ok(CheckKind::Duration {
+            expect: text,
+            tolerance: self.fraction("tolerance", self.raw.tolerance.as_ref(), None)?,
+            metric,
+        })
     }
 
     /// The template must yield a positive number of seconds for every value of its parameters.
@@ -218,18 +320,31 @@ impl Ctx<'_> {
         let mut values = BTreeMap::new();
         for name in &names {
             let Some(param) = self.exp.param(name) else {
-                return Err(self.loc.error(span, &key, format!("unknown placeholder {{{name}}}: not a parameter")));
+                return Err(self.loc.error(
+                    span,
+                    &key,
+                    format!("unknown placeholder {{{name}}}: not a parameter"),
+                ));
             };
             for v in &param.values {
                 values.insert(name.clone(), v.clone());
                 let seconds = substitute(text, &values).trim().parse::<f64>();
                 if !seconds.is_ok_and(|s| s > 0.0) {
-                    return Err(self.loc.error(span, &key, format!("{name} = {v} does not give a positive number of seconds")));
+                    return Err(self.loc.error(
+                        span,
+                        &key,
+                        format!("{name} = {v} does not give a positive number of seconds"),
+                    ));
                 }
             }
         }
         if names.is_empty() && !text.trim().parse::<f64>().is_ok_and(|s| s > 0.0) {
-            return Err(self.loc.hinted(span, &key, format!("{text:?} is not a number of seconds"), "write e.g. \"{seconds}\" or 2.0"));
+            return Err(self.loc.hinted(
+                span,
+                &key,
+                format!("{text:?} is not a number of seconds"),
+                "write e.g. \"{seconds}\" or 2.0",
+            ));
         }
         Ok(())
     }
@@ -239,22 +354,52 @@ impl Ctx<'_> {
             return Err(self.missing("expect", "e.g. expect = \"a < 0.5 * b\""));
         };
         let RawExpect::Text(text) = expect.get_ref() else {
-            return Err(self.loc.error(expect.span(), &self.key("expect"), "expected an expression such as \"a < 0.5 * b\""));
+            return Err(self.loc.error(
+                expect.span(),
+                &self.key("expect"),
+                "expected an expression such as \"a < 0.5 * b\"",
+            ));
         };
         let (op, factor) = parse_comparison(text).ok_or_else(|| {
-            self.loc.hinted(expect.span(), &self.key("expect"), format!("cannot read {text:?}"), "write `a OP [FACTOR *] b` with OP one of <, <=, >, >=, e.g. \"a < 0.5 * b\"")
+            self.loc.hinted(
+                expect.span(),
+                &self.key("expect"),
+                format!("cannot read {text:?}"),
+                "write `a OP [FACTOR *] b` with OP one of <, <=, >, >=, e.g. \"a < 0.5 * b\"",
+            )
         })?;
-        Ok(CheckKind::Compare { metric: self.metric(true)?, a: self.cell("a", self.raw.a.as_ref())?, b: self.cell("b", self.raw.b.as_ref())?, op, factor })
+        Ok(CheckKind::Compare {
+            metric: self.metric(true)?,
+            a: self.cell("a", self.raw.a.as_ref())?,
+            b: self.cell("b", self.raw.b.as_ref())?,
+            op,
+            factor,
+        })
     }
 
     fn ceiling(&self) -> Result<CheckKind> {
         let limit = self.positive("limit", self.raw.limit.as_ref())?;
-        let calibration = self.raw.calibration.as_ref().map(|c| self.selector("calibration", c)).transpose()?;
+        let calibration = self
+            .raw
+            .calibration
+            .as_ref()
+            .map(|c| self.selector("calibration", c))
+            .transpose()?;
         if limit.is_some() == calibration.is_some() {
-            return Err(self.missing("limit", "give either limit = NUMBER or calibration = { variant = \"NAME\" }, not both"));
+            return Err(self.missing(
+                "limit",
+                "give either limit = NUMBER or calibration = { variant = \"NAME\" }, not both",
+            ));
         }
-        let fraction = self.positive("fraction", self.raw.fraction.as_ref())?.unwrap_or(0.8);
-        Ok(CheckKind::Ceiling { metric: self.metric(true)?, limit, calibration, fraction })
+        let fraction = self
+            .positive("fraction", self.raw.fraction.as_ref())?
+            .unwrap_or(0.8);
+        Ok(CheckKind::Ceiling {
+            metric: self.metric(true)?,
+            limit,
+            calibration,
+            fraction,
+        })
     }
 
     fn scaling(&self) -> Result<CheckKind> {
@@ -270,27 +415,59 @@ impl Ctx<'_> {
     }
 
     /// A selector that must name exactly one cell.
-    fn cell(&self, field: &str, raw: Option<&Spanned<BTreeMap<String, toml::Value>>>) -> Result<CellSelector> {
+    fn cell(
+        &self,
+        field: &str,
+        raw: Option<&Spanned<BTreeMap<String, toml::Value>>>,
+    ) -> Result<CellSelector> {
         let Some(raw) = raw else {
             return Err(self.missing(field, "e.g. { variant = \"fast\", threads = 2 }"));
         };
         let selector = self.selector(field, raw)?;
         if selector.variant.is_none() && self.exp.variants.len() > 1 {
-            return Err(self.loc.hinted(raw.span(), &self.key(field), "this names several cells", "add variant = \"NAME\""));
+            return Err(self.loc.hinted(
+                raw.span(),
+                &self.key(field),
+                "this names several cells",
+                "add variant = \"NAME\"",
+            ));
         }
-        if let Some(p) = self.exp.params.iter().find(|p| p.values.len() > 1 && !selector.params.contains_key(&p.name)) {
-            let msg = format!("this names several cells: `{}` has {} values", p.name, p.values.len());
-            return Err(self.loc.hinted(raw.span(), &self.key(field), msg, format!("add {} = VALUE", p.name)));
+        if let Some(p) = self
+            .exp
+            .params
+            .iter()
+            .find(|p| p.values.len() > 1 && !selector.params.contains_key(&p.name))
+        {
+            let msg = format!(
+                "this names several cells: `{}` has {} values",
+                p.name,
+                p.values.len()
+            );
+            return Err(self.loc.hinted(
+                raw.span(),
+                &self.key(field),
+                msg,
+                format!("add {} = VALUE", p.name),
+            ));
         }
         Ok(selector)
     }
 
-    fn selector(&self, field: &str, raw: &Spanned<BTreeMap<String, toml::Value>>) -> Result<CellSelector> {
+    fn selector(
+        &self,
+        field: &str,
+        raw: &Spanned<BTreeMap<String, toml::Value>>,
+    ) -> Result<CellSelector> {
         let key = self.key(field);
-        let mut selector = CellSelector { variant: None, params: BTreeMap::new() };
+        let mut selector = CellSelector {
+            variant: None,
+            params: BTreeMap::new(),
+        };
         for (name, value) in raw.get_ref() {
             if name == "variant" {
-                let v = value.as_str().ok_or_else(|| self.loc.error(raw.span(), &key, "variant must be a string"))?;
+                let v = value
+                    .as_str()
+                    .ok_or_else(|| self.loc.error(raw.span(), &key, "variant must be a string"))?;
                 if self.exp.variant(v).is_none() {
                     return Err(self.unknown_variant(v, raw.span(), field));
                 }
@@ -298,12 +475,28 @@ impl Ctx<'_> {
                 continue;
             }
             let Some(param) = self.exp.param(name) else {
-                return Err(self.loc.hinted(raw.span(), &format!("{key}.{name}"), "not a parameter", "a cell is named by `variant` and parameters declared in [params]"));
+                return Err(self.loc.hinted(
+                    raw.span(),
+                    &format!("{key}.{name}"),
+                    "not a parameter",
+                    "a cell is named by `variant` and parameters declared in [params]",
+                ));
             };
-            let value = toml_to_param(value).ok_or_else(|| self.loc.error(raw.span(), &format!("{key}.{name}"), "a parameter value must be a number or a string"))?;
+            let value = toml_to_param(value).ok_or_else(|| {
+                self.loc.error(
+                    raw.span(),
+                    &format!("{key}.{name}"),
+                    "a parameter value must be a number or a string",
+                )
+            })?;
             let Some(declared) = param.values.iter().find(|v| v.same_as(&value)) else {
                 let values: Vec<String> = param.values.iter().map(|v| v.to_string()).collect();
-                return Err(self.loc.hinted(raw.span(), &format!("{key}.{name}"), format!("{value} is not a value of `{name}`"), format!("values: {}", values.join(", "))));
+                return Err(self.loc.hinted(
+                    raw.span(),
+                    &format!("{key}.{name}"),
+                    format!("{value} is not a value of `{name}`"),
+                    format!("values: {}", values.join(", ")),
+                ));
             };
             selector.params.insert(name.clone(), declared.clone());
         }
@@ -324,9 +517,14 @@ fn toml_to_param(value: &toml::Value) -> Option<ParamValue> {
 pub fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let rest = compact.strip_prefix('a')?;
-    let (op, rest) = [("<=", Comparison::LessEqual), (">=", Comparison::GreaterEqual), ("<", Comparison::Less), (">", Comparison::Greater)]
-        .into_iter()
-        .find_map(|(s, op)| rest.strip_prefix(s).map(|r| (op, r)))?;
+    let (op, rest) = [
+        ("<=", Comparison::LessEqual),
+        (">=", Comparison::GreaterEqual),
+        ("<", Comparison::Less),
+        (">", Comparison::Greater),
+    ]
+    .into_iter()
+    .find_map(|(s, op)| rest.strip_prefix(s).map(|r| (op, r)))?;
     let factor = if rest == "b" {
         1.0
     } else if let Some(f) = rest.strip_suffix("*b") {
@@ -343,8 +541,14 @@ mod tests {
 
     #[test]
     fn comparison_forms() {
-        assert_eq!(parse_comparison("a < 0.5 * b"), Some((Comparison::Less, 0.5)));
-        assert_eq!(parse_comparison("a>=b*0.9"), Some((Comparison::GreaterEqual, 0.9)));
+        assert_eq!(
+            parse_comparison("a < 0.5 * b"),
+            Some((Comparison::Less, 0.5))
+        );
+        assert_eq!(
+            parse_comparison("a>=b*0.9"),
+            Some((Comparison::GreaterEqual, 0.9))
+        );
         assert_eq!(parse_comparison("a > b"), Some((Comparison::Greater, 1.0)));
         assert_eq!(parse_comparison("b < a"), None);
         assert_eq!(parse_comparison("a < -1 * b"), None);

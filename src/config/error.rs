@@ -107,7 +107,10 @@ pub fn key_path_at(source: &str, offset: usize) -> String {
     let mut pos = 0;
     for line in source.split_inclusive('\n') {
         let trimmed = line.trim();
-        if let Some(name) = trimmed.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+        if let Some(name) = trimmed
+            .strip_prefix("[[")
+            .and_then(|r| r.split("]]").next())
+        {
             let n = array_counts.entry(name.trim().to_string()).or_insert(0);
             *n += 1;
             table = format!("{}[{}]", name.trim(), *n);
@@ -134,7 +137,10 @@ pub fn key_path_at(source: &str, offset: usize) -> String {
 
 fn hint_for_toml_message(message: &str) -> Option<String> {
     if message.starts_with("unknown field") {
-        Some("remove the key or fix its spelling; the keys this table accepts are listed above".into())
+        Some(
+            "remove the key or fix its spelling; the keys this table accepts are listed above"
+                .into(),
+        )
     } else if message.starts_with("missing field") {
         Some("add the key; see README.md, \"A tour of lab.toml\"".into())
     } else if message.starts_with("invalid type") {

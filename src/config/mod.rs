@@ -34,7 +34,12 @@ pub fn load(dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError
 }
 
 /// Parses and validates experiment source text; `file` and `dir` name where it came from.
-pub fn parse(source: &str, file: &Path, dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError> {
+pub fn parse(
+    source: &str,
+    file: &Path,
+    dir: &Path,
+    profile: Option<&str>,
+) -> Result<Experiment, ConfigError> {
     let loc = Locator::new(file, source);
     let raw: raw::RawFile = toml::from_str(source).map_err(|e| loc.toml_error(&e))?;
     let origin = validate::Origin {
@@ -48,7 +53,10 @@ pub fn parse(source: &str, file: &Path, dir: &Path, profile: Option<&str>) -> Re
 /// The experiment's name: its folder's name.
 pub fn experiment_name(dir: &Path) -> String {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    canonical.file_name().map_or_else(|| "experiment".to_string(), |n| n.to_string_lossy().into_owned())
+    canonical.file_name().map_or_else(
+        || "experiment".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 #[cfg(test)]

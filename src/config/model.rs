@@ -155,23 +155,60 @@ pub enum CheckClass {
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum CheckKind {
     /// Each run's duration (wall time or a metric in seconds) is `expect` ± `tolerance`.
-    Duration { expect: String, tolerance: f64, metric: Option<String> },
+    Duration {
+        expect: String,
+        tolerance: f64,
+        metric: Option<String>,
+    },
     /// `a <op> factor · b`, decided on the CI of the ratio a / b.
-    Compare { metric: String, a: CellSelector, b: CellSelector, op: Comparison, factor: f64 },
+    Compare {
+        metric: String,
+        a: CellSelector,
+        b: CellSelector,
+        op: Comparison,
+        factor: f64,
+    },
     /// A metric stays below `fraction` of a ceiling (a number or a calibration cell).
-    Ceiling { metric: String, limit: Option<f64>, calibration: Option<CellSelector>, fraction: f64 },
+    Ceiling {
+        metric: String,
+        limit: Option<f64>,
+        calibration: Option<CellSelector>,
+        fraction: f64,
+    },
     /// Two cells agree within `margin`, decided on the CI of their ratio.
-    Agree { metric: String, a: CellSelector, b: CellSelector, margin: f64 },
+    Agree {
+        metric: String,
+        a: CellSelector,
+        b: CellSelector,
+        margin: f64,
+    },
     /// A text metric is identical across variants (or equal to a reference variant's).
-    Checksum { metric: String, reference: Option<String> },
+    Checksum {
+        metric: String,
+        reference: Option<String>,
+    },
     /// Cells differing along a parameter are distinguishable.
-    Distinct { metric: String, along: String, variant: Option<String>, margin: f64 },
+    Distinct {
+        metric: String,
+        along: String,
+        variant: Option<String>,
+        margin: f64,
+    },
     /// No trend against execution position and no carry-over from the previous run.
     RunOrder { metric: String, alpha: f64 },
     /// Run-to-run spread under `max_cv` and no second mode.
-    Stable { metric: String, max_cv: f64, alpha: f64 },
+    Stable {
+        metric: String,
+        max_cv: f64,
+        alpha: f64,
+    },
     /// The metric grows along a parameter by at least `factor` from its first to last value.
-    Scaling { metric: String, along: String, variant: Option<String>, factor: f64 },
+    Scaling {
+        metric: String,
+        along: String,
+        variant: Option<String>,
+        factor: f64,
+    },
 }
 
 /// A declared check.

@@ -14,11 +14,13 @@ pub fn placeholders(text: &str) -> Result<Vec<String>, String> {
             continue;
         }
         if c == b'}' {
-            return Err(format!("unmatched `}}` in {text:?} (write `}}}}` for a literal brace)"));
+            return Err(format!(
+                "unmatched `}}` in {text:?} (write `}}}}` for a literal brace)"
+            ));
         }
-        let end = after
-            .find('}')
-            .ok_or_else(|| format!("unclosed `{{` in {text:?} (write `{{{{` for a literal brace)"))?;
+        let end = after.find('}').ok_or_else(|| {
+            format!("unclosed `{{` in {text:?} (write `{{{{` for a literal brace)")
+        })?;
         names.push(after[..end].trim().to_string());
         rest = &after[end + 1..];
     }
@@ -65,7 +67,10 @@ mod tests {
 
     #[test]
     fn finds_placeholders_and_skips_escaped_braces() {
-        assert_eq!(placeholders("--threads={threads}").unwrap(), vec!["threads"]);
+        assert_eq!(
+            placeholders("--threads={threads}").unwrap(),
+            vec!["threads"]
+        );
         assert_eq!(placeholders("${{HOME}}").unwrap(), Vec::<String>::new());
         assert!(placeholders("{oops").is_err());
         assert!(placeholders("oops}").is_err());

@@ -36,7 +36,10 @@ fn error(source: &str) -> ConfigError {
 
 /// The 1-based line of the first occurrence of `needle`.
 fn line_of(source: &str, needle: &str) -> usize {
-    source[..source.find(needle).expect("needle present")].matches('\n').count() + 1
+    source[..source.find(needle).expect("needle present")]
+        .matches('\n')
+        .count()
+        + 1
 }
 
 #[test]
@@ -54,13 +57,24 @@ fn unknown_key_names_file_line_column_and_key() {
     assert_eq!(e.file, Path::new("exp/lab.toml"));
     assert_eq!((e.line, e.column), (4, 1));
     assert_eq!(e.key, "experiment.repetitons");
-    assert!(e.message.contains("unknown field `repetitons`"), "{}", e.message);
-    assert!(e.to_string().starts_with("exp/lab.toml:4:1: `experiment.repetitons`: unknown field"), "{e}");
+    assert!(
+        e.message.contains("unknown field `repetitons`"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.to_string()
+            .starts_with("exp/lab.toml:4:1: `experiment.repetitons`: unknown field"),
+        "{e}"
+    );
 }
 
 #[test]
 fn wrong_type_names_the_key() {
-    let src = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nrepetitions = \"five\"");
+    let src = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nrepetitions = \"five\"",
+    );
     let e = error(&src);
     assert_eq!(e.line, 4);
     assert_eq!(e.key, "experiment.repetitions");
@@ -69,11 +83,18 @@ fn wrong_type_names_the_key() {
 
 #[test]
 fn unknown_placeholder_is_an_error_at_the_command() {
-    let src = BASE.replace("--slow\", \"--threads={threads}", "--slow\", \"--threads={thread}");
+    let src = BASE.replace(
+        "--slow\", \"--threads={threads}",
+        "--slow\", \"--threads={thread}",
+    );
     let e = error(&src);
     assert_eq!(e.line, line_of(&src, "[\"prog\", \"--slow\""));
     assert_eq!(e.key, "variant[2].run");
-    assert!(e.message.contains("unknown placeholder {thread}"), "{}", e.message);
+    assert!(
+        e.message.contains("unknown placeholder {thread}"),
+        "{}",
+        e.message
+    );
     assert!(e.hint.as_deref().unwrap_or("").contains("threads"));
 }
 
@@ -91,7 +112,10 @@ fn duplicate_variant_name_is_an_error() {
     let src = BASE.replace("name = \"slow\"", "name = \"fast\"");
     let e = error(&src);
     assert_eq!(e.key, "variant[2].name");
-    assert_eq!(e.line, line_of(&src, "name = \"fast\"\nrun = [\"prog\", \"--slow\"") );
+    assert_eq!(
+        e.line,
+        line_of(&src, "name = \"fast\"\nrun = [\"prog\", \"--slow\"")
+    );
     assert!(e.message.contains("duplicate variant name \"fast\""));
 }
 
@@ -103,7 +127,11 @@ fn check_naming_a_missing_variant_is_an_error() {
     let e = error(&src);
     assert_eq!(e.key, "check[1].a");
     assert_eq!(e.line, line_of(&src, "a = { variant = \"fats\""));
-    assert!(e.message.contains("no variant named \"fats\""), "{}", e.message);
+    assert!(
+        e.message.contains("no variant named \"fats\""),
+        "{}",
+        e.message
+    );
     assert!(e.hint.as_deref().unwrap_or("").contains("fast, slow"));
 }
 
@@ -128,7 +156,9 @@ fn a_cell_selector_must_name_one_cell() {
 
 #[test]
 fn keys_of_another_kind_are_rejected() {
-    let src = format!("{BASE}\n[[check]]\nname = \"c\"\nkind = \"stable\"\nmetric = \"mops\"\ntolerance = \"5%\"\n");
+    let src = format!(
+        "{BASE}\n[[check]]\nname = \"c\"\nkind = \"stable\"\nmetric = \"mops\"\ntolerance = \"5%\"\n"
+    );
     let e = error(&src);
     assert_eq!(e.key, "check[1].tolerance");
     assert!(e.message.contains("not a key of a `stable` check"));
@@ -140,7 +170,10 @@ fn bad_expressions_timeouts_and_regexes_are_errors() {
         "{BASE}\n[[check]]\nname = \"c\"\nkind = \"compare\"\nmetric = \"mops\"\na = {{ variant = \"fast\", threads = 2 }}\nb = {{ variant = \"slow\", threads = 2 }}\nexpect = \"a is bigger\"\n"
     );
     assert_eq!(error(&src).key, "check[1].expect");
-    let src = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\ntimeout = \"soon\"");
+    let src = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\ntimeout = \"soon\"",
+    );
     let e = error(&src);
     assert_eq!((e.key.as_str(), e.line), ("timeout", 4));
     let src = BASE.replace("json = \"mops\"", "regex = 'mops=\\S+'");
@@ -161,24 +194,40 @@ fn an_unknown_profile_lists_the_known_ones() {
 
 #[test]
 fn a_profile_replaces_parameter_lists_and_keeps_their_order() {
-    let src = BASE.replace("threads = [1, 2]", "threads = [1, 2]\nseconds = [2.0]") + "\n[profile.quick]\nparams.seconds = [0.5]\n";
+    let src = BASE.replace("threads = [1, 2]", "threads = [1, 2]\nseconds = [2.0]")
+        + "\n[profile.quick]\nparams.seconds = [0.5]\n";
     let exp = parse(&src, Path::new("lab.toml"), Path::new("x"), Some("quick")).unwrap();
     let names: Vec<&str> = exp.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["threads", "seconds"]);
-    assert_eq!(exp.param("seconds").unwrap().values, vec![ParamValue::Float(0.5)]);
+    assert_eq!(
+        exp.param("seconds").unwrap().values,
+        vec![ParamValue::Float(0.5)]
+    );
 }
 
 #[test]
 fn an_argument_with_spaces_gets_a_warning_with_a_hint() {
-    let src = BASE.replace("\"--slow\", \"--threads={threads}\"", "\"--slow --threads={threads}\"");
+    let src = BASE.replace(
+        "\"--slow\", \"--threads={threads}\"",
+        "\"--slow --threads={threads}\"",
+    );
     let exp = load(&src).unwrap();
     assert_eq!(exp.warnings.len(), 1);
     let w = &exp.warnings[0];
-    assert!(w.contains("variant[2].run") && w.contains("contains a space") && w.contains("hint: it is passed as ONE argument"), "{w}");
+    assert!(
+        w.contains("variant[2].run")
+            && w.contains("contains a space")
+            && w.contains("hint: it is passed as ONE argument"),
+        "{w}"
+    );
 }
 
 #[test]
 fn a_missing_section_is_reported() {
     let e = error("[params]\nthreads = [1]\n");
-    assert!(e.message.contains("missing field `experiment`"), "{}", e.message);
+    assert!(
+        e.message.contains("missing field `experiment`"),
+        "{}",
+        e.message
+    );
 }

@@ -105,7 +105,11 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
     for (param, values) in profile.params {
         if !raw.params.contains_key(&param) {
             let key = format!("profile.{name}.params.{param}");
-            return Err(loc.error(values.span(), &key, "this parameter is not declared in [params]"));
+            return Err(loc.error(
+                values.span(),
+                &key,
+                "this parameter is not declared in [params]",
+            ));
         }
         raw.params.insert(param, values);
     }
@@ -118,7 +122,12 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
 
 fn parse_timeout(text: &Spanned<String>, loc: &Locator) -> Result<Duration> {
     parse_duration(text.get_ref()).ok_or_else(|| {
-        loc.hinted(text.span(), "timeout", "not a duration", "write e.g. \"60s\", \"500ms\" or \"2m\"")
+        loc.hinted(
+            text.span(),
+            "timeout",
+            "not a duration",
+            "write e.g. \"60s\", \"500ms\" or \"2m\"",
+        )
     })
 }
 
@@ -149,13 +158,25 @@ fn validate_params(
         let key = format!("params.{name}");
         if values.get_ref().is_empty() {
             let hint = "give at least one value, or remove the parameter";
-            return Err(loc.hinted(values.span(), &key, "empty list: the matrix has no cells", hint));
+            return Err(loc.hinted(
+                values.span(),
+                &key,
+                "empty list: the matrix has no cells",
+                hint,
+            ));
         }
         let converted = convert_values(values.get_ref());
         if let Some(dup) = first_duplicate(&converted) {
-            return Err(loc.error(values.span(), &key, format!("the value {dup} is listed twice")));
+            return Err(loc.error(
+                values.span(),
+                &key,
+                format!("the value {dup} is listed twice"),
+            ));
         }
-        params.push(Param { name: name.clone(), values: converted });
+        params.push(Param {
+            name: name.clone(),
+            values: converted,
+        });
     }
     Ok(params)
 }
@@ -171,7 +192,12 @@ fn first_duplicate(values: &[ParamValue]) -> Option<&ParamValue> {
 fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Result<Vec<Variant>> {
     if raw.is_empty() {
         let hint = "add a [[variant]] table with a name and a run = [\"program\", \"arg\"] command";
-        return Err(loc.hinted(0..0, "variant", "no variants: there is nothing to run", hint));
+        return Err(loc.hinted(
+            0..0,
+            "variant",
+            "no variants: there is nothing to run",
+            hint,
+        ));
     }
     let mut variants: Vec<Variant> = Vec::new();
     for (i, v) in raw.iter().enumerate() {
@@ -183,7 +209,12 @@ fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Res
         }
         if variants.iter().any(|w| w.name == name) {
             let msg = format!("duplicate variant name {name:?}");
-            return Err(loc.hinted(v.name.span(), &format!("{key}.name"), msg, "give every variant its own name"));
+            return Err(loc.hinted(
+                v.name.span(),
+                &format!("{key}.name"),
+                msg,
+                "give every variant its own name",
+            ));
         }
         check_argv(&v.run, &format!("{key}.run"), params, loc)?;
         variants.push(Variant {
@@ -191,7 +222,11 @@ fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Res
             label: v.label.clone(),
             argv: v.run.get_ref().clone(),
             env: v.env.clone(),
-            cpus: v.cpus.as_ref().map(|c| parse_cpus(c, &key, loc)).transpose()?,
+            cpus: v
+                .cpus
+                .as_ref()
+                .map(|c| parse_cpus(c, &key, loc))
+                .transpose()?,
             only: validate_restrictions(&v.params, params, &key, loc)?,
         });
     }
@@ -199,7 +234,12 @@ fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Res
 }
 
 /// Checks an argv: non-empty, and every placeholder names a parameter.
-fn check_argv(argv: &Spanned<Vec<String>>, key: &str, params: &[Param], loc: &Locator) -> Result<()> {
+fn check_argv(
+    argv: &Spanned<Vec<String>>,
+    key: &str,
+    params: &[Param],
+    loc: &Locator,
+) -> Result<()> {
     if argv.get_ref().is_empty() || argv.get_ref()[0].trim().is_empty() {
         let hint = "write the command as an array: run = [\"program\", \"--flag=value\"]";
         return Err(loc.hinted(argv.span(), key, "empty command", hint));
@@ -209,7 +249,10 @@ fn check_argv(argv: &Spanned<Vec<String>>, key: &str, params: &[Param], loc: &Lo
         if let Some(unknown) = names.iter().find(|n| !params.iter().any(|p| &p.name == *n)) {
             let declared: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
             let msg = format!("unknown placeholder {{{unknown}}} in {element:?}");
-            let hint = format!("placeholders name parameters declared in [params]: {}", declared.join(", "));
+            let hint = format!(
+                "placeholders name parameters declared in [params]: {}",
+                declared.join(", ")
+            );
             return Err(loc.hinted(argv.span(), key, msg, hint));
         }
     }
@@ -217,13 +260,23 @@ fn check_argv(argv: &Spanned<Vec<String>>, key: &str, params: &[Param], loc: &Lo
 }
 
 fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<usize>> {
-    let bad = || loc.hinted(text.span(), &format!("{key}.cpus"), "not a CPU list", "write e.g. \"0\", \"0-3\" or \"0,2\"");
+    let bad = || {
+        loc.hinted(
+            text.span(),
+            &format!("{key}.cpus"),
+            "not a CPU list",
+            "write e.g. \"0\", \"0-3\" or \"0,2\"",
+        )
+    };
     let mut cpus = Vec::new();
     for part in text.get_ref().split(',') {
         let part = part.trim();
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                let (a, b): (usize, usize) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
                 if a > b {
                     return Err(bad());
                 }
@@ -247,22 +300,36 @@ fn validate_restrictions(
     for (name, values) in raw {
         let key = format!("{key}.params.{name}");
         let Some(param) = params.iter().find(|p| &p.name == name) else {
-            return Err(loc.error(values.span(), &key, "this parameter is not declared in [params]"));
+            return Err(loc.error(
+                values.span(),
+                &key,
+                "this parameter is not declared in [params]",
+            ));
         };
         let converted = convert_values(values.get_ref());
-        if let Some(v) = converted.iter().find(|v| !param.values.iter().any(|w| w.same_as(v))) {
+        if let Some(v) = converted
+            .iter()
+            .find(|v| !param.values.iter().any(|w| w.same_as(v)))
+        {
             let msg = format!("{v} is not one of the values of `{name}` in [params]");
             return Err(loc.error(values.span(), &key, msg));
         }
         if converted.is_empty() {
-            return Err(loc.error(values.span(), &key, "empty list: this variant would never run"));
+            return Err(loc.error(
+                values.span(),
+                &key,
+                "empty list: this variant would never run",
+            ));
         }
         only.insert(name.clone(), converted);
     }
     Ok(only)
 }
 
-fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -> Result<Vec<Metric>> {
+fn validate_metrics(
+    raw: &BTreeMap<String, Spanned<RawMetric>>,
+    loc: &Locator,
+) -> Result<Vec<Metric>> {
     let mut metrics = Vec::new();
     for name in declared_order(raw) {
         let spanned = &raw[&name];
@@ -273,7 +340,12 @@ fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -
             (None, Some(r)) => Extractor::Regex(check_regex(r, &key, loc)?),
             _ => {
                 let hint = "write json = \"key\" to read a JSON line, or regex = 'value=(\\S+)'";
-                return Err(loc.hinted(spanned.span(), &key, "give exactly one of `json` or `regex`", hint));
+                return Err(loc.hinted(
+                    spanned.span(),
+                    &key,
+                    "give exactly one of `json` or `regex`",
+                    hint,
+                ));
             }
         };
         metrics.push(Metric {
@@ -293,7 +365,8 @@ fn validate_metrics(raw: &BTreeMap<String, Spanned<RawMetric>>, loc: &Locator) -
 
 fn check_regex(r: &Spanned<String>, key: &str, loc: &Locator) -> Result<String> {
     let key = format!("{key}.regex");
-    let compiled = regex::Regex::new(r.get_ref()).map_err(|e| loc.error(r.span(), &key, format!("bad regular expression: {e}")))?;
+    let compiled = regex::Regex::new(r.get_ref())
+        .map_err(|e| loc.error(r.span(), &key, format!("bad regular expression: {e}")))?;
     if compiled.captures_len() < 2 {
         let hint = "put the value in parentheses, e.g. 'mops=(\\S+)'";
         return Err(loc.hinted(r.span(), &key, "the regex has no capture group", hint));

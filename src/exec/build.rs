@@ -26,19 +26,33 @@ pub enum BuildError {
     #[error("the build could not start: {0}")]
     Spawn(String),
     #[error("the build `{command}` failed ({status}); the end of its output:\n{tail}")]
-    Failed { command: String, status: String, tail: String },
+    Failed {
+        command: String,
+        status: String,
+        tail: String,
+    },
     #[error("cannot read build input {path}: {source}")]
-    Input { path: String, source: std::io::Error },
+    Input {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// Runs the experiment's build unless its fingerprint matches the last successful one.
 pub fn build(exp: &Experiment) -> Result<Option<BuildReport>, BuildError> {
-    let Some(build) = &exp.build else { return Ok(None) };
+    let Some(build) = &exp.build else {
+        return Ok(None);
+    };
     let fingerprint = fingerprint(exp)?;
     let stamp = exp.dir.join(STAMP_FILE);
     let outputs_present = build.outputs.iter().all(|o| exp.dir.join(o).exists());
     let unchanged = std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == fingerprint);
-    let mut report = BuildReport { command: build.argv.clone(), fingerprint: fingerprint.clone(), ran: false, wall_ms: 0 };
+    let mut report = BuildReport {
+        command: build.argv.clone(),
+        fingerprint: fingerprint.clone(),
+        ran: false,
+        wall_ms: 0,
+    };
     if unchanged && outputs_present {
         return Ok(Some(report));
     }
@@ -63,7 +77,11 @@ fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
     }
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
-    Err(BuildError::Failed { command: argv.join(" "), status: output.status.to_string(), tail: tail(&text, 20) })
+    Err(BuildError::Failed {
+        command: argv.join(" "),
+        status: output.status.to_string(),
+        tail: tail(&text, 20),
+    })
 }
 
 /// The last `lines` lines of `text`.
@@ -74,7 +92,9 @@ pub fn tail(text: &str, lines: usize) -> String {
 
 /// SHA-256 over the command and every input file (path and content, sorted by path).
 fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
-    let Some(build) = &exp.build else { return Ok(String::new()) };
+    let Some(build) = &exp.build else {
+        return Ok(String::new());
+    };
     let mut hasher = Sha256::new();
     for arg in &build.argv {
         hasher.update(arg.as_bytes());
@@ -83,13 +103,27 @@ fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
     let mut files = Vec::new();
     for pattern in &build.inputs {
         let full = exp.dir.join(pattern).to_string_lossy().into_owned();
-        files.extend(glob::glob(&full).into_iter().flatten().flatten().filter(|p| p.is_file()));
+        files.extend(
+            glob::glob(&full)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|p| p.is_file()),
+        );
     }
     files.sort();
     files.dedup();
     for file in files {
-        let content = std::fs::read(&file).map_err(|source| BuildError::Input { path: file.display().to_string(), source })?;
-        hasher.update(file.strip_prefix(&exp.dir).unwrap_or(&file).to_string_lossy().as_bytes());
+        let content = std::fs::read(&file).map_err(|source| BuildError::Input {
+            path: file.display().to_string(),
+            source,
+        })?;
+        hasher.update(
+            file.strip_prefix(&exp.dir)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .as_bytes(),
+        );
         hasher.update([0]);
         hasher.update(&content);
     }

@@ -28,9 +28,22 @@ pub struct Calibration {
 pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
     let argv = vec!["true".to_string()];
     let env = BTreeMap::new();
-    let (out, err) = (scratch.join("calibration.out"), scratch.join("calibration.err"));
-    let request = RunRequest { argv: &argv, env: &env, cwd: scratch, cpus: None, timeout: Duration::from_secs(10), stdout: &out, stderr: &err };
-    let mut walls: Vec<u64> = (0..SPAWN_SAMPLES).map(|_| runner.run(&request).wall_ns).collect();
+    let (out, err) = (
+        scratch.join("calibration.out"),
+        scratch.join("calibration.err"),
+    );
+    let request = RunRequest {
+        argv: &argv,
+        env: &env,
+        cwd: scratch,
+        cpus: None,
+        timeout: Duration::from_secs(10),
+        stdout: &out,
+        stderr: &err,
+    };
+    let mut walls: Vec<u64> = (0..SPAWN_SAMPLES)
+        .map(|_| runner.run(&request).wall_ns)
+        .collect();
     walls.sort_unstable();
     let _ = std::fs::remove_file(out);
     let _ = std::fs::remove_file(err);

@@ -2,7 +2,10 @@
 
 /// Nanoseconds on `clock`, from an arbitrary origin.
 fn read(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; both clocks exist on every Linux since 2.6.39.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -27,13 +30,19 @@ pub struct Instant2 {
 
 impl Instant2 {
     pub fn now() -> Self {
-        Instant2 { monotonic: monotonic_ns(), boottime: boottime_ns() }
+        Instant2 {
+            monotonic: monotonic_ns(),
+            boottime: boottime_ns(),
+        }
     }
 }
 
 /// The reported resolution of CLOCK_MONOTONIC.
 pub fn reported_resolution_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: as in `read`.
     unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -73,7 +82,10 @@ mod tests {
         let a = Instant2::now();
         let b = Instant2::now();
         assert!(b.monotonic >= a.monotonic);
-        assert!(a.boottime >= a.monotonic, "boottime includes suspended time");
+        assert!(
+            a.boottime >= a.monotonic,
+            "boottime includes suspended time"
+        );
         assert!(observed_granularity_ns(10) > 0);
     }
 }

@@ -27,9 +27,13 @@ impl MetricReader {
             .iter()
             .map(|m| {
                 let reader = match &m.extractor {
-                    Extractor::Json(key) => Reader::Json(key.split('.').map(str::to_string).collect()),
+                    Extractor::Json(key) => {
+                        Reader::Json(key.split('.').map(str::to_string).collect())
+                    }
                     // Validated at load time, so compiling cannot fail here.
-                    Extractor::Regex(r) => Reader::Regex(Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid"))),
+                    Extractor::Regex(r) => Reader::Regex(
+                        Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid")),
+                    ),
                 };
                 (m.name.clone(), reader)
             })
@@ -43,9 +47,22 @@ impl MetricReader {
         for (name, reader) in &self.metrics {
             let values = match reader {
                 Reader::Json(path) => json_values(output, path),
-                Reader::Regex(re) => re.captures_iter(output).filter_map(|c| c.get(1)).map(|m| m.as_str().to_string()).collect(),
+                Reader::Regex(re) => re
+                    .captures_iter(output)
+                    .filter_map(|c| c.get(1))
+                    .map(|m| m.as_str().to_string())
+                    .collect(),
             };
-            samples.extend(values.into_iter().enumerate().map(|(iteration, value)| Sample { metric: name.clone(), iteration, value }));
+            samples.extend(
+                values
+                    .into_iter()
+                    .enumerate()
+                    .map(|(iteration, value)| Sample {
+                        metric: name.clone(),
+                        iteration,
+                        value,
+                    }),
+            );
         }
         samples
     }
@@ -80,7 +97,14 @@ mod tests {
     use crate::config::Better;
 
     fn metric(name: &str, extractor: Extractor) -> Metric {
-        Metric { name: name.into(), extractor, unit: String::new(), better: Better::Higher, text: false, warmup_iterations: 0 }
+        Metric {
+            name: name.into(),
+            extractor,
+            unit: String::new(),
+            better: Better::Higher,
+            text: false,
+            warmup_iterations: 0,
+        }
     }
 
     #[test]
@@ -92,10 +116,21 @@ mod tests {
         ]);
         let out = "warming up\n{\"mops\": 8.4, \"a\": {\"b\": \"x\"}}\nlat=1.5 lat=2\n{\"mops\": 9}\nnot {json\n";
         let s = reader.read(out);
-        let values = |m: &str| s.iter().filter(|x| x.metric == m).map(|x| x.value.as_str()).collect::<Vec<_>>();
+        let values = |m: &str| {
+            s.iter()
+                .filter(|x| x.metric == m)
+                .map(|x| x.value.as_str())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(values("mops"), vec!["8.4", "9"]);
         assert_eq!(values("nested"), vec!["x"]);
         assert_eq!(values("lat"), vec!["1.5", "2"]);
-        assert_eq!(s.iter().find(|x| x.metric == "mops" && x.value == "9").unwrap().iteration, 1);
+        assert_eq!(
+            s.iter()
+                .find(|x| x.metric == "mops" && x.value == "9")
+                .unwrap()
+                .iteration,
+            1
+        );
     }
 }

@@ -10,14 +10,14 @@ mod metrics;
 mod process;
 mod progress;
 
-pub use build::{build, tail, BuildError, BuildReport};
-pub use calibrate::{calibrate, Calibration};
+pub use build::{BuildError, BuildReport, build, tail};
+pub use calibrate::{Calibration, calibrate};
 pub use measure::{Exit, Measurement, RunRequest, Runner};
 pub use metrics::{MetricReader, Sample};
-pub use process::{spawn_error, ProcessRunner};
+pub use process::{ProcessRunner, spawn_error};
 pub use progress::Progress;
 
-use crate::checks::automatic::{problems, RunFacts};
+use crate::checks::automatic::{RunFacts, problems};
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
 use crate::store::SessionWriter;
@@ -32,7 +32,13 @@ pub enum Ending {
 }
 
 /// Runs `runs` in order, appending each to the session as it finishes.
-pub fn execute(exp: &Experiment, runs: &[PlannedRun], session: &mut SessionWriter, runner: &mut dyn Runner, progress: &Progress) -> Result<Ending> {
+pub fn execute(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    session: &mut SessionWriter,
+    runner: &mut dyn Runner,
+    progress: &Progress,
+) -> Result<Ending> {
     interrupt::install();
     let reader = MetricReader::new(&exp.metrics);
     for run in runs {
@@ -69,7 +75,18 @@ pub fn execute(exp: &Experiment, runs: &[PlannedRun], session: &mut SessionWrite
 
 /// The automatic checks' verdict on a fresh run, as stored in runs.csv.
 fn judge(m: &Measurement, samples: &[Sample], exp: &Experiment) -> Vec<String> {
-    let values: Vec<(&str, &str)> = samples.iter().map(|s| (s.metric.as_str(), s.value.as_str())).collect();
-    let facts = RunFacts { exit: &m.exit, timed_out: m.timed_out, suspended_ns: m.suspended_ns(), values: &values };
-    problems(&facts, &exp.metrics).iter().map(ToString::to_string).collect()
+    let values: Vec<(&str, &str)> = samples
+        .iter()
+        .map(|s| (s.metric.as_str(), s.value.as_str()))
+        .collect();
+    let facts = RunFacts {
+        exit: &m.exit,
+        timed_out: m.timed_out,
+        suspended_ns: m.suspended_ns(),
+        values: &values,
+    };
+    problems(&facts, &exp.metrics)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }

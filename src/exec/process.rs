@@ -7,7 +7,7 @@ use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -25,7 +25,9 @@ impl Runner for ProcessRunner {
         let start = Instant2::now();
         let child = match command.spawn() {
             Ok(child) => child,
-            Err(e) => return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms),
+            Err(e) => {
+                return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
+            }
         };
         let pid = child.id() as libc::pid_t;
         let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
@@ -53,8 +55,10 @@ impl Runner for ProcessRunner {
 }
 
 fn prepare(request: &RunRequest) -> Result<Command, String> {
-    let stdout = File::create(request.stdout).map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
-    let stderr = File::create(request.stderr).map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
+    let stdout = File::create(request.stdout)
+        .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
+    let stderr = File::create(request.stderr)
+        .map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
     let mut command = Command::new(&request.argv[0]);
     command
         .args(&request.argv[1..])
@@ -82,8 +86,12 @@ fn prepare(request: &RunRequest) -> Result<Command, String> {
 /// A readable reason for a failed spawn, naming the program.
 pub fn spawn_error(program: &str, e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::NotFound => format!("cannot start `{program}`: not found (is it installed and on PATH?)"),
-        std::io::ErrorKind::PermissionDenied => format!("cannot start `{program}`: permission denied (is it executable?)"),
+        std::io::ErrorKind::NotFound => {
+            format!("cannot start `{program}`: not found (is it installed and on PATH?)")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("cannot start `{program}`: permission denied (is it executable?)")
+        }
         _ => format!("cannot start `{program}`: {e}"),
     }
 }
@@ -102,11 +110,15 @@ fn granted_cpus(pid: libc::pid_t) -> Vec<usize> {
     // SAFETY: as in cpu_set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is writable and sized as passed.
-    if unsafe { libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+    if unsafe { libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) }
+        != 0
+    {
         return Vec::new();
     }
     // SAFETY: CPU_ISSET reads within the set.
-    (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
 }
 
 /// Blocks in `wait4` until the process ends; on EINTR from Ctrl-C it kills the group first.
@@ -140,7 +152,9 @@ fn timeval_ns(tv: libc::timeval) -> u64 {
 }
 
 fn unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Sleeps (blocked on a channel, not polling) until the deadline, then kills the process group.
@@ -162,7 +176,11 @@ impl Watchdog {
                 unsafe { libc::kill(-pgid, libc::SIGKILL) };
             }
         });
-        Watchdog { cancel, fired, thread }
+        Watchdog {
+            cancel,
+            fired,
+            thread,
+        }
     }
 
     /// Stops the watchdog; true when it had fired.
@@ -213,7 +231,11 @@ mod tests {
         let (m, _) = run(&["sh", "-c", "sleep 30 & sleep 30; wait"], 200, None);
         assert!(m.timed_out);
         assert_eq!(m.exit, Exit::Signal(libc::SIGKILL));
-        assert!(m.wall_ns < 5_000_000_000, "killed near the deadline, took {} ns", m.wall_ns);
+        assert!(
+            m.wall_ns < 5_000_000_000,
+            "killed near the deadline, took {} ns",
+            m.wall_ns
+        );
     }
 
     #[test]
@@ -227,15 +249,32 @@ mod tests {
 
     #[test]
     fn affinity_is_applied_and_recorded() {
-        let (m, out) = run(&["sh", "-c", "grep Cpus_allowed_list /proc/self/status"], 5_000, Some(&[0]));
+        let (m, out) = run(
+            &["sh", "-c", "grep Cpus_allowed_list /proc/self/status"],
+            5_000,
+            Some(&[0]),
+        );
         assert_eq!(m.cpus_granted, Some(vec![0]));
         assert!(out.trim().ends_with('0'), "{out}");
     }
 
     #[test]
     fn rusage_counts_cpu_time() {
-        let (m, _) = run(&["sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], 10_000, None);
-        assert!(m.user_ns + m.sys_ns > 1_000_000, "user {} sys {}", m.user_ns, m.sys_ns);
+        let (m, _) = run(
+            &[
+                "sh",
+                "-c",
+                "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
+            ],
+            10_000,
+            None,
+        );
+        assert!(
+            m.user_ns + m.sys_ns > 1_000_000,
+            "user {} sys {}",
+            m.user_ns,
+            m.sys_ns
+        );
         assert!(m.max_rss_kib > 0);
     }
 }

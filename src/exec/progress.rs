@@ -22,8 +22,10 @@ impl Progress {
             return Progress::Lines { total };
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         Progress::Bar(bar)
     }
@@ -37,11 +39,22 @@ impl Progress {
 
     /// Says how a run ended.
     pub fn finished(&self, run: &PlannedRun, wall_ns: u64, problems: &[String]) {
-        let outcome = if problems.is_empty() { "ok".to_string() } else { problems.join("; ") };
+        let outcome = if problems.is_empty() {
+            "ok".to_string()
+        } else {
+            problems.join("; ")
+        };
         match self {
             Progress::Quiet => {}
             Progress::Lines { total } => {
-                let line = format!("[{}/{}] {} {:.3} s {}\n", run.position, total, describe(run), wall_ns as f64 / 1e9, outcome);
+                let line = format!(
+                    "[{}/{}] {} {:.3} s {}\n",
+                    run.position,
+                    total,
+                    describe(run),
+                    wall_ns as f64 / 1e9,
+                    outcome
+                );
                 let _ = std::io::stderr().write_all(line.as_bytes());
             }
             Progress::Bar(bar) => {
@@ -72,5 +85,10 @@ impl Progress {
 fn describe(run: &PlannedRun) -> String {
     let params: Vec<String> = run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let kind = if run.warmup { "warm-up" } else { "rep" };
-    format!("{} {} ({kind} {})", run.variant, params.join(" "), run.repetition)
+    format!(
+        "{} {} ({kind} {})",
+        run.variant,
+        params.join(" "),
+        run.repetition
+    )
 }

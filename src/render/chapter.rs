@@ -98,13 +98,24 @@ pub struct KeyValue {
 
 /// Makes text safe inside one Markdown table cell (HTML escaping is Tera's job).
 pub fn cell_text(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ")
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
 }
 
-pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>, notes: Option<String>) -> ChapterContext {
+pub fn context(
+    exp: &Experiment,
+    analysis: &Analysis,
+    charts: Vec<Figure>,
+    notes: Option<String>,
+) -> ChapterContext {
     ChapterContext {
         title: exp.title.clone(),
-        hypothesis: exp.hypothesis.split_whitespace().collect::<Vec<_>>().join(" "),
+        hypothesis: exp
+            .hypothesis
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
         banner: banner(&analysis.checks),
         checks: analysis.checks.iter().map(check_row).collect(),
         multiplicity: analysis.multiplicity.clone(),
@@ -118,7 +129,11 @@ pub fn context(exp: &Experiment, analysis: &Analysis, charts: Vec<Figure>, notes
         session: analysis.session.clone(),
         counts: format!(
             "{} of {} planned runs finished, {} warm-up, {} valid, {} excluded",
-            analysis.counts.finished, analysis.counts.planned, analysis.counts.warmup, analysis.counts.valid, analysis.counts.invalid
+            analysis.counts.finished,
+            analysis.counts.planned,
+            analysis.counts.warmup,
+            analysis.counts.valid,
+            analysis.counts.invalid
         ),
         reproduce: analysis.manifest.command.clone(),
         resamples: analysis.resampling.resamples,
@@ -131,9 +146,16 @@ pub fn banner(checks: &[CheckResult]) -> String {
     let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
     let mut text = format!(
         "**Verdicts:** {} ✅ pass · {} ❌ fail · {} ⚠️ inconclusive · {} ⏸️ not run.",
-        count(Verdict::Pass), count(Verdict::Fail), count(Verdict::Inconclusive), count(Verdict::NotRun)
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::Inconclusive),
+        count(Verdict::NotRun)
     );
-    let failed: Vec<&str> = checks.iter().filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail).map(|c| c.name.as_str()).collect();
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
+        .map(|c| c.name.as_str())
+        .collect();
     if !failed.is_empty() {
         text.push_str(&format!(
             " **Untrusted:** the validity check{} “{}” failed, so the hypothesis verdicts below may rest on broken measurements.",
@@ -168,38 +190,70 @@ fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
             metric: m.name.clone(),
             unit: m.unit.clone(),
             params: varying(exp).iter().map(|p| cell_text(p)).collect(),
-            rows: analysis.cells.iter().filter(|c| c.metric == m.name).map(|c| table_row(exp, c)).collect(),
+            rows: analysis
+                .cells
+                .iter()
+                .filter(|c| c.metric == m.name)
+                .map(|c| table_row(exp, c))
+                .collect(),
         })
         .collect()
 }
 
 /// Names of the parameters that take more than one value.
 fn varying(exp: &Experiment) -> Vec<String> {
-    exp.params.iter().filter(|p| p.values.len() > 1).map(|p| p.name.clone()).collect()
+    exp.params
+        .iter()
+        .filter(|p| p.values.len() > 1)
+        .map(|p| p.name.clone())
+        .collect()
 }
 
 fn table_row(exp: &Experiment, c: &CellStats) -> TableRow {
     let number = |x: f64| significant(x, 3);
     let median = match (&c.summary, &c.median_ci) {
-        (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.median), number(ci.lo), number(ci.hi)),
+        (Some(s), Some(ci)) => format!(
+            "{} [{}, {}]",
+            number(s.median),
+            number(ci.lo),
+            number(ci.hi)
+        ),
         (Some(s), None) => number(s.median),
         _ => "no valid run".into(),
     };
     TableRow {
-        exact: c.exact_median_ci.as_ref().map_or("–".into(), |e| format!("[{}, {}] ({})", number(e.interval.lo), number(e.interval.hi), percent(e.coverage))),
+        exact: c.exact_median_ci.as_ref().map_or("–".into(), |e| {
+            format!(
+                "[{}, {}] ({})",
+                number(e.interval.lo),
+                number(e.interval.hi),
+                percent(e.coverage)
+            )
+        }),
         mean: match (&c.summary, &c.mean_ci) {
-            (Some(s), Some(ci)) => format!("{} [{}, {}]", number(s.mean), number(ci.lo), number(ci.hi)),
+            (Some(s), Some(ci)) => {
+                format!("{} [{}, {}]", number(s.mean), number(ci.lo), number(ci.hi))
+            }
             (Some(s), None) => number(s.mean),
             _ => "–".into(),
         },
         shape: cell_text(&shape_note(c)),
         variant: cell_text(&c.cell.variant),
-        params: varying(exp).iter().map(|p| cell_text(c.cell.params.get(p).map_or("", String::as_str))).collect(),
+        params: varying(exp)
+            .iter()
+            .map(|p| cell_text(c.cell.params.get(p).map_or("", String::as_str)))
+            .collect(),
 
         median,
         n: c.n,
-        cv: c.summary.as_ref().filter(|s| s.n > 1 && s.cv.is_finite()).map_or("–".into(), |s| percent(s.cv)),
-        range: c.summary.as_ref().map_or("–".into(), |s| format!("{}–{}", number(s.min), number(s.max))),
+        cv: c
+            .summary
+            .as_ref()
+            .filter(|s| s.n > 1 && s.cv.is_finite())
+            .map_or("–".into(), |s| percent(s.cv)),
+        range: c.summary.as_ref().map_or("–".into(), |s| {
+            format!("{}–{}", number(s.min), number(s.max))
+        }),
         excluded: c.invalid_runs,
     }
 }
@@ -208,11 +262,19 @@ fn table_row(exp: &Experiment, c: &CellStats) -> TableRow {
 fn shape_note(c: &CellStats) -> String {
     let mut notes = Vec::new();
     if let Some(dip) = c.modes.as_ref().filter(|d| d.second_mode_detected) {
-        let modes: Vec<String> = dip.modes.iter().map(|m| format!("{} ({})", significant(m.median, 3), percent(m.share))).collect();
+        let modes: Vec<String> = dip
+            .modes
+            .iter()
+            .map(|m| format!("{} ({})", significant(m.median, 3), percent(m.share)))
+            .collect();
         notes.push(format!("{} modes: {}", dip.modes.len(), modes.join(", ")));
     }
     if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
-        notes.push(format!("drift: {} per run position (Mann–Kendall p = {})", significant(drift.slope_per_position, 2), significant(drift.test.p_value, 2)));
+        notes.push(format!(
+            "drift: {} per run position (Mann–Kendall p = {})",
+            significant(drift.slope_per_position, 2),
+            significant(drift.test.p_value, 2)
+        ));
     }
     if let Some(steady) = &c.steady {
         let mut counts: Vec<(String, usize)> = Vec::new();
@@ -224,17 +286,37 @@ fn shape_note(c: &CellStats) -> String {
             }
         }
         let parts: Vec<String> = counts.iter().map(|(n, k)| format!("{k} {n}")).collect();
-        notes.push(format!("runs: {}{}", parts.join(", "), if steady.consistent { "" } else { " (inconsistent)" }));
+        notes.push(format!(
+            "runs: {}{}",
+            parts.join(", "),
+            if steady.consistent {
+                ""
+            } else {
+                " (inconsistent)"
+            }
+        ));
     }
-    if let Some(d) = c.design_effect.as_ref().filter(|d| d.naive_ci_understatement > 1.5) {
-        notes.push(format!("pooling iterations would understate the CI {}×", significant(d.naive_ci_understatement, 2)));
+    if let Some(d) = c
+        .design_effect
+        .as_ref()
+        .filter(|d| d.naive_ci_understatement > 1.5)
+    {
+        notes.push(format!(
+            "pooling iterations would understate the CI {}×",
+            significant(d.naive_ci_understatement, 2)
+        ));
     }
     notes.join("; ")
 }
 
 fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
     let show = |e: &crate::stats::PercentileEstimate, unit: &str| match &e.ci {
-        Some(ci) => format!("{} [{}, {}]", value(e.value, unit), significant(ci.lo, 3), significant(ci.hi, 3)),
+        Some(ci) => format!(
+            "{} [{}, {}]",
+            value(e.value, unit),
+            significant(ci.lo, 3),
+            significant(ci.hi, 3)
+        ),
         None => value(e.value, unit),
     };
     analysis
@@ -264,7 +346,11 @@ fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
         .filter(|r| !r.is_valid())
         .map(|r| InvalidRun {
             id: r.id.clone(),
-            cell: cell_text(&format!("{}{}", crate::analysis::cell_label(exp, &r.cell), if r.warmup { " (warm-up)" } else { "" })),
+            cell: cell_text(&format!(
+                "{}{}",
+                crate::analysis::cell_label(exp, &r.cell),
+                if r.warmup { " (warm-up)" } else { "" }
+            )),
             reasons: cell_text(&r.problems.join("; ")),
         })
         .collect()
@@ -276,12 +362,30 @@ fn variants(exp: &Experiment) -> Vec<VariantRow> {
         .map(|v| {
             let mut extra = Vec::new();
             if !v.env.is_empty() {
-                extra.push(format!("env {}", v.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")));
+                extra.push(format!(
+                    "env {}",
+                    v.env
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
             }
             if let Some(cpus) = &v.cpus {
-                extra.push(format!("pinned to CPUs {}", cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")));
+                extra.push(format!(
+                    "pinned to CPUs {}",
+                    cpus.iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ));
             }
-            VariantRow { name: v.name.clone(), label: v.label.clone(), command: shell_words(&v.argv), extra: extra.join("; ") }
+            VariantRow {
+                name: v.name.clone(),
+                label: v.label.clone(),
+                command: shell_words(&v.argv),
+                extra: extra.join("; "),
+            }
         })
         .collect()
 }
@@ -290,7 +394,10 @@ fn variants(exp: &Experiment) -> Vec<VariantRow> {
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c)) {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c))
+            {
                 a.clone()
             } else {
                 format!("'{}'", a.replace('\'', "'\\''"))
@@ -305,28 +412,120 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     let mut rows = vec![
         ("lab version", m.lab_version.clone()),
         ("host", m.host.name.clone()),
-        ("CPU", m.host.cpu_model.clone().unwrap_or_else(|| "unknown".into())),
-        ("logical CPUs", format!("{} (allowed: {})", m.host.logical_cpus, m.host.allowed_cpus.clone().unwrap_or_default())),
-        ("governor", m.host.governor.clone().unwrap_or_else(|| "not readable".into())),
-        ("turbo", m.host.turbo.clone().unwrap_or_else(|| "not readable".into())),
+        (
+            "CPU",
+            m.host.cpu_model.clone().unwrap_or_else(|| "unknown".into()),
+        ),
+        (
+            "logical CPUs",
+            format!(
+                "{} (allowed: {})",
+                m.host.logical_cpus,
+                m.host.allowed_cpus.clone().unwrap_or_default()
+            ),
+        ),
+        (
+            "governor",
+            m.host
+                .governor
+                .clone()
+                .unwrap_or_else(|| "not readable".into()),
+        ),
+        (
+            "turbo",
+            m.host
+                .turbo
+                .clone()
+                .unwrap_or_else(|| "not readable".into()),
+        ),
         ("kernel", m.host.kernel.clone().unwrap_or_default()),
         ("memory", m.host.memory_total.clone().unwrap_or_default()),
-        ("load before / after", format!("{} / {}", m.load_before, m.load_after.clone().unwrap_or_else(|| "–".into()))),
-        ("started / finished", format!("{} / {}", m.started_utc, m.finished_utc.clone().unwrap_or_else(|| "unfinished".into()))),
-        ("git", m.git.as_ref().map_or("not a git checkout".into(), |g| format!("{}{}", g.commit, if g.dirty { " (uncommitted changes)" } else { "" }))),
+        (
+            "load before / after",
+            format!(
+                "{} / {}",
+                m.load_before,
+                m.load_after.clone().unwrap_or_else(|| "–".into())
+            ),
+        ),
+        (
+            "started / finished",
+            format!(
+                "{} / {}",
+                m.started_utc,
+                m.finished_utc
+                    .clone()
+                    .unwrap_or_else(|| "unfinished".into())
+            ),
+        ),
+        (
+            "git",
+            m.git.as_ref().map_or("not a git checkout".into(), |g| {
+                format!(
+                    "{}{}",
+                    g.commit,
+                    if g.dirty {
+                        " (uncommitted changes)"
+                    } else {
+                        ""
+                    }
+                )
+            }),
+        ),
         ("lab.toml SHA-256", m.experiment_file_hash.clone()),
-        ("profile", m.profile.clone().unwrap_or_else(|| "default".into())),
+        (
+            "profile",
+            m.profile.clone().unwrap_or_else(|| "default".into()),
+        ),
         ("order", format!("{}, seed {}", m.order, m.seed)),
     ];
     if let Some(c) = &m.calibration {
-        rows.push(("timer", format!("granularity {} ns, read cost {} ns", c.timer_granularity_ns, significant(c.timer_read_ns, 3))));
-        rows.push(("process spawn", format!("median {}, IQR {} ({} samples)", value(c.spawn_median_ns as f64 / 1e6, "ms"), value(c.spawn_iqr_ns as f64 / 1e6, "ms"), c.spawn_samples)));
+        rows.push((
+            "timer",
+            format!(
+                "granularity {} ns, read cost {} ns",
+                c.timer_granularity_ns,
+                significant(c.timer_read_ns, 3)
+            ),
+        ));
+        rows.push((
+            "process spawn",
+            format!(
+                "median {}, IQR {} ({} samples)",
+                value(c.spawn_median_ns as f64 / 1e6, "ms"),
+                value(c.spawn_iqr_ns as f64 / 1e6, "ms"),
+                c.spawn_samples
+            ),
+        ));
     }
     if let Some(b) = &m.build {
-        rows.push(("build", format!("{} ({})", shell_words(&b.command), if b.ran { format!("ran, {} ms", b.wall_ms) } else { "unchanged, skipped".into() })));
+        rows.push((
+            "build",
+            format!(
+                "{} ({})",
+                shell_words(&b.command),
+                if b.ran {
+                    format!("ran, {} ms", b.wall_ms)
+                } else {
+                    "unchanged, skipped".into()
+                }
+            ),
+        ));
     }
     for v in &m.versions {
-        rows.push(("version", format!("{}: {}", shell_words(&v.command), v.output.lines().next().unwrap_or(""))));
+        rows.push((
+            "version",
+            format!(
+                "{}: {}",
+                shell_words(&v.command),
+                v.output.lines().next().unwrap_or("")
+            ),
+        ));
     }
-    rows.into_iter().map(|(k, v)| KeyValue { key: k.to_string(), value: cell_text(&v) }).collect()
+    rows.into_iter()
+        .map(|(k, v)| KeyValue {
+            key: k.to_string(),
+            value: cell_text(&v),
+        })
+        .collect()
 }

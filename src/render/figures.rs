@@ -1,6 +1,9 @@
 //! Chart inputs built from an analysis, and the SVG files written beside the chapter.
 
-use super::charts::{self, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series, SeriesPoint, StripCell, StripChart};
+use super::charts::{
+    self, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series, SeriesPoint,
+    StripCell, StripChart,
+};
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::Verdict;
 use crate::config::{Experiment, Metric, Param};
@@ -20,8 +23,16 @@ pub struct Figure {
 /// Every chart the chapter shows, in page order.
 pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
-    for metric in exp.metrics.iter().filter(|m| !m.text && !is_duration_metric(exp, &m.name)) {
-        for param in exp.params.iter().filter(|p| p.is_numeric() && p.values.len() > 1) {
+    for metric in exp
+        .metrics
+        .iter()
+        .filter(|m| !m.text && !is_duration_metric(exp, &m.name))
+    {
+        for param in exp
+            .params
+            .iter()
+            .filter(|p| p.is_numeric() && p.values.len() > 1)
+        {
             out.push(scaling(exp, analysis, metric, param)?);
         }
     }
@@ -42,7 +53,11 @@ fn is_duration_metric(exp: &Experiment, name: &str) -> bool {
 }
 
 fn axis_label(metric: &Metric) -> String {
-    if metric.unit.is_empty() { metric.name.clone() } else { format!("{} ({})", metric.name, metric.unit) }
+    if metric.unit.is_empty() {
+        metric.name.clone()
+    } else {
+        format!("{} ({})", metric.name, metric.unit)
+    }
 }
 
 /// The series a cell belongs to: its variant plus every other multi-valued parameter.
@@ -56,20 +71,44 @@ fn series_name(cell: &crate::plan::CellKey, along: &str, exp: &Experiment) -> St
     name
 }
 
-fn scaling(exp: &Experiment, analysis: &Analysis, metric: &Metric, param: &Param) -> Result<Figure> {
+fn scaling(
+    exp: &Experiment,
+    analysis: &Analysis,
+    metric: &Metric,
+    param: &Param,
+) -> Result<Figure> {
     let mut series: Vec<Series> = Vec::new();
     for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
         let name = series_name(&cell.cell, &param.name, exp);
-        let Some(x) = cell.cell.params.get(&param.name).and_then(|v| v.parse::<f64>().ok()) else { continue };
+        let Some(x) = cell
+            .cell
+            .params
+            .get(&param.name)
+            .and_then(|v| v.parse::<f64>().ok())
+        else {
+            continue;
+        };
         let point = series_point(cell, x);
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
-            None => series.push(Series { name, points: vec![point] }),
+            None => series.push(Series {
+                name,
+                points: vec![point],
+            }),
         }
     }
     let values: Vec<f64> = param.values.iter().filter_map(|v| v.as_f64()).collect();
-    let log_x = values.iter().all(|v| *v > 0.0) && values.iter().cloned().fold(0.0, f64::max) / values.iter().cloned().fold(f64::INFINITY, f64::min) >= 8.0;
-    let chart = ScalingChart { title: format!("{} by {}", metric.name, param.name), x_label: param.name.clone(), y_label: axis_label(metric), log_x, series };
+    let log_x = values.iter().all(|v| *v > 0.0)
+        && values.iter().cloned().fold(0.0, f64::max)
+            / values.iter().cloned().fold(f64::INFINITY, f64::min)
+            >= 8.0;
+    let chart = ScalingChart {
+        title: format!("{} by {}", metric.name, param.name),
+        x_label: param.name.clone(),
+        y_label: axis_label(metric),
+        log_x,
+        series,
+    };
     Ok(Figure {
         file: format!("{}-by-{}.svg", metric.name, param.name),
         heading: format!("{} by {}", metric.name, param.name),
@@ -80,8 +119,16 @@ fn scaling(exp: &Experiment, analysis: &Analysis, metric: &Metric, param: &Param
 }
 
 fn series_point(cell: &CellStats, x: f64) -> SeriesPoint {
-    let (lo, hi) = cell.median_ci.map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
-    SeriesPoint { x, center: cell.median().unwrap_or(f64::NAN), lo, hi, raw: cell.pooled() }
+    let (lo, hi) = cell
+        .median_ci
+        .map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
+    SeriesPoint {
+        x,
+        center: cell.median().unwrap_or(f64::NAN),
+        lo,
+        hi,
+        raw: cell.pooled(),
+    }
 }
 
 fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
@@ -91,12 +138,28 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
         .iter()
         .filter(|c| c.metric == metric.name)
         .map(|c| {
-            let (lo, hi) = c.median_ci.map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
-            let group = variants.iter().position(|v| *v == c.cell.variant).unwrap_or(0);
-            StripCell { label: c.label.clone(), group, values: c.pooled(), median: c.median().unwrap_or(f64::NAN), lo, hi }
+            let (lo, hi) = c
+                .median_ci
+                .map_or((f64::NAN, f64::NAN), |ci| (ci.lo, ci.hi));
+            let group = variants
+                .iter()
+                .position(|v| *v == c.cell.variant)
+                .unwrap_or(0);
+            StripCell {
+                label: c.label.clone(),
+                group,
+                values: c.pooled(),
+                median: c.median().unwrap_or(f64::NAN),
+                lo,
+                hi,
+            }
         })
         .collect();
-    let chart = StripChart { title: format!("every run, {}", metric.name), y_label: axis_label(metric), cells };
+    let chart = StripChart {
+        title: format!("every run, {}", metric.name),
+        y_label: axis_label(metric),
+        cells,
+    };
     Ok(Figure {
         file: format!("{}-runs.svg", metric.name),
         heading: "Every run".into(),
@@ -120,15 +183,30 @@ fn run_order(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
     let variants = variant_order(analysis);
     let mut points = Vec::new();
     for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
-        let Some(median) = cell.median().filter(|m| *m != 0.0) else { continue };
-        let series = variants.iter().position(|v| *v == cell.cell.variant).unwrap_or(0);
+        let Some(median) = cell.median().filter(|m| *m != 0.0) else {
+            continue;
+        };
+        let series = variants
+            .iter()
+            .position(|v| *v == cell.cell.variant)
+            .unwrap_or(0);
         for (values, position) in cell.runs.iter().zip(&cell.positions) {
             let run_value = values.iter().sum::<f64>() / values.len().max(1) as f64;
-            points.push(OrderPoint { position: *position, value: run_value / median, series, relative: true });
+            points.push(OrderPoint {
+                position: *position,
+                value: run_value / median,
+                series,
+                relative: true,
+            });
         }
     }
     points.sort_by_key(|p| p.position);
-    let chart = RunOrderChart { title: format!("{} in execution order", metric.name), y_label: axis_label(metric), series_names: variants, points };
+    let chart = RunOrderChart {
+        title: format!("{} in execution order", metric.name),
+        y_label: axis_label(metric),
+        series_names: variants,
+        points,
+    };
     Ok(Figure {
         file: format!("{}-order.svg", metric.name),
         heading: "In execution order".into(),
@@ -161,7 +239,11 @@ fn forest(analysis: &Analysis) -> Result<Option<Figure>> {
     if rows.is_empty() {
         return Ok(None);
     }
-    let chart = ForestChart { title: "ratios decided by checks".into(), x_label: "ratio a / b".into(), rows };
+    let chart = ForestChart {
+        title: "ratios decided by checks".into(),
+        x_label: "ratio a / b".into(),
+        rows,
+    };
     Ok(Some(Figure {
         file: "ratios.svg".into(),
         heading: "Ratios behind the checks".into(),

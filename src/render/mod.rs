@@ -45,11 +45,26 @@ pub fn render_book(book_dir: &Path, items: &[Rendered]) -> Result<()> {
     let defaults = templates::engine(None)?;
     let entries: Vec<BookEntry> = items.iter().map(book_entry).collect();
     let book = serde_json::json!({ "title": "Lab notebook", "experiments": entries });
-    write(&book_dir.join("book.toml"), &templates::render(&defaults, "book.toml", &book)?)?;
-    write(&book_dir.join("lab.css"), &templates::render(&defaults, "lab.css", &book)?)?;
-    write(&src.join("SUMMARY.md"), &templates::render(&defaults, "SUMMARY.md", &book)?)?;
-    write(&src.join("introduction.md"), &templates::render(&defaults, "introduction.md", &book)?)?;
-    write(&src.join("how-to-read.md"), &templates::render(&defaults, "how-to-read.md", &book)?)?;
+    write(
+        &book_dir.join("book.toml"),
+        &templates::render(&defaults, "book.toml", &book)?,
+    )?;
+    write(
+        &book_dir.join("lab.css"),
+        &templates::render(&defaults, "lab.css", &book)?,
+    )?;
+    write(
+        &src.join("SUMMARY.md"),
+        &templates::render(&defaults, "SUMMARY.md", &book)?,
+    )?;
+    write(
+        &src.join("introduction.md"),
+        &templates::render(&defaults, "introduction.md", &book)?,
+    )?;
+    write(
+        &src.join("how-to-read.md"),
+        &templates::render(&defaults, "how-to-read.md", &book)?,
+    )?;
     for item in items {
         render_chapter(&src, item)?;
     }
@@ -59,7 +74,9 @@ pub fn render_book(book_dir: &Path, items: &[Rendered]) -> Result<()> {
 fn book_entry(item: &Rendered) -> BookEntry {
     let checks = &item.analysis.checks;
     let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
-    let untrusted = checks.iter().any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+    let untrusted = checks
+        .iter()
+        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
     BookEntry {
         name: item.experiment.name.clone(),
         title: item.experiment.title.clone(),
@@ -68,7 +85,11 @@ fn book_entry(item: &Rendered) -> BookEntry {
         fail: count(Verdict::Fail),
         inconclusive: count(Verdict::Inconclusive),
         not_run: count(Verdict::NotRun),
-        trusted: if untrusted { "no: a validity check failed" } else { "yes" },
+        trusted: if untrusted {
+            "no: a validity check failed"
+        } else {
+            "yes"
+        },
     }
 }
 
@@ -87,12 +108,16 @@ fn render_chapter(src: &Path, item: &Rendered) -> Result<()> {
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let notes = notes::render_notes(exp, item.analysis, &figures)?;
     let context = chapter::context(exp, item.analysis, figures, notes);
-    write(&dir.join("index.md"), &templates::render(&tera, "chapter.md", &context)?)?;
+    write(
+        &dir.join("index.md"),
+        &templates::render(&tera, "chapter.md", &context)?,
+    )?;
     let mut json = serde_json::to_string_pretty(item.analysis)?;
     json.push('\n');
     write(&dir.join("analysis.json"), &json)?;
     for name in [RUNS, SAMPLES] {
-        fs::copy(item.session_dir.join(name), dir.join("data").join(name)).with_context(|| format!("cannot copy {name}"))?;
+        fs::copy(item.session_dir.join(name), dir.join("data").join(name))
+            .with_context(|| format!("cannot copy {name}"))?;
     }
     Ok(())
 }

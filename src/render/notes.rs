@@ -32,23 +32,44 @@ pub struct NotesError(pub String);
 pub const NOTES_FILE: &str = "notes.md";
 
 /// Renders `notes.md` when the experiment has one.
-pub fn render_notes(exp: &Experiment, analysis: &Analysis, figures: &[Figure]) -> Result<Option<String>> {
+pub fn render_notes(
+    exp: &Experiment,
+    analysis: &Analysis,
+    figures: &[Figure],
+) -> Result<Option<String>> {
     let path = exp.dir.join(NOTES_FILE);
-    let Ok(source) = std::fs::read_to_string(&path) else { return Ok(None) };
+    let Ok(source) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
     render_source(&source, &path, exp, analysis, figures).map(Some)
 }
 
 /// Renders notes text; errors name `path` and the line of the failing expression.
-pub fn render_source(source: &str, path: &Path, exp: &Experiment, analysis: &Analysis, figures: &[Figure]) -> Result<String> {
-    let data = Arc::new(NotesData { exp: exp.clone(), analysis: analysis.clone(), charts: figures.iter().map(|f| (f.file.clone(), f.alt.clone())).collect() });
+pub fn render_source(
+    source: &str,
+    path: &Path,
+    exp: &Experiment,
+    analysis: &Analysis,
+    figures: &[Figure],
+) -> Result<String> {
+    let data = Arc::new(NotesData {
+        exp: exp.clone(),
+        analysis: analysis.clone(),
+        charts: figures
+            .iter()
+            .map(|f| (f.file.clone(), f.alt.clone()))
+            .collect(),
+    });
     let mut tera = Tera::new();
     register(&mut tera, &data);
     // Registered without a .md suffix: the author's own Markdown and HTML pass through.
-    tera.add_raw_template("notes", source).map_err(|e| locate(&e, path, source))?;
+    tera.add_raw_template("notes", source)
+        .map_err(|e| locate(&e, path, source))?;
     let mut context = Context::new();
     context.insert("manifest", &analysis.manifest);
     context.insert("counts", &analysis.counts);
-    tera.render("notes", &context).map_err(|e| locate(&e, path, source))
+    tera.render("notes", &context)
+        .map_err(|e| locate(&e, path, source))
 }
 
 struct NotesData {
@@ -59,17 +80,28 @@ struct NotesData {
 
 fn register(tera: &mut Tera, data: &Arc<NotesData>) {
     let d = Arc::clone(data);
-    tera.register_function("cell", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.cell_value(&kw) });
-    let d = Arc::clone(data);
-    tera.register_function("ratio", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.ratio_value(&kw) });
-    let d = Arc::clone(data);
-    tera.register_function("check", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.check_value(&kw) });
-    let d = Arc::clone(data);
-    tera.register_function("chart", move |kw: Kwargs, _: &State| -> TeraResult<Value> { d.chart_value(&kw) });
-    tera.register_filter("num", |x: f64, kw: Kwargs, _: &State| -> TeraResult<String> {
-        let digits: i64 = kw.get("digits")?.unwrap_or(3);
-        Ok(significant(x, digits.clamp(1, 12) as i32))
+    tera.register_function("cell", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+        d.cell_value(&kw)
     });
+    let d = Arc::clone(data);
+    tera.register_function("ratio", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+        d.ratio_value(&kw)
+    });
+    let d = Arc::clone(data);
+    tera.register_function("check", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+        d.check_value(&kw)
+    });
+    let d = Arc::clone(data);
+    tera.register_function("chart", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+        d.chart_value(&kw)
+    });
+    tera.register_filter(
+        "num",
+        |x: f64, kw: Kwargs, _: &State| -> TeraResult<String> {
+            let digits: i64 = kw.get("digits")?.unwrap_or(3);
+            Ok(significant(x, digits.clamp(1, 12) as i32))
+        },
+    );
 }
 
 fn fail(message: String) -> tera::Error {
@@ -81,12 +113,26 @@ impl NotesData {
         let name: Option<String> = kw.get("metric")?;
         let name = match name {
             Some(n) => n,
-            None => self.exp.primary_metric().map(|m| m.name.clone()).ok_or_else(|| fail("the experiment has no numeric metric".into()))?,
+            None => self
+                .exp
+                .primary_metric()
+                .map(|m| m.name.clone())
+                .ok_or_else(|| fail("the experiment has no numeric metric".into()))?,
         };
         match self.exp.metric(&name) {
             Some(m) if !m.text => Ok(name),
-            Some(_) => Err(fail(format!("metric `{name}` is text; cells have statistics only for numeric metrics"))),
-            None => Err(fail(format!("no metric named `{name}`; metrics: {}", self.exp.metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")))),
+            Some(_) => Err(fail(format!(
+                "metric `{name}` is text; cells have statistics only for numeric metrics"
+            ))),
+            None => Err(fail(format!(
+                "no metric named `{name}`; metrics: {}",
+                self.exp
+                    .metrics
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
         }
     }
 
@@ -100,12 +146,25 @@ impl NotesData {
             .cells
             .iter()
             .filter(|c| c.metric == metric && c.cell.variant == variant)
-            .filter(|c| wanted.iter().all(|(k, v)| c.cell.params.get(*k).is_some_and(|cv| same_value(cv, v))))
+            .filter(|c| {
+                wanted
+                    .iter()
+                    .all(|(k, v)| c.cell.params.get(*k).is_some_and(|cv| same_value(cv, v)))
+            })
             .collect();
         match matches.as_slice() {
             [one] => Ok(one),
-            [] => Err(fail(format!("no cell matches \"{selector}\" (metric `{metric}`); cells look like \"{}\"", self.analysis.cells.first().map_or(String::new(), |c| c.label.clone())))),
-            many => Err(fail(format!("\"{selector}\" matches {} cells; name every parameter that varies", many.len()))),
+            [] => Err(fail(format!(
+                "no cell matches \"{selector}\" (metric `{metric}`); cells look like \"{}\"",
+                self.analysis
+                    .cells
+                    .first()
+                    .map_or(String::new(), |c| c.label.clone())
+            ))),
+            many => Err(fail(format!(
+                "\"{selector}\" matches {} cells; name every parameter that varies",
+                many.len()
+            ))),
         }
     }
 
@@ -113,11 +172,24 @@ impl NotesData {
         let of: String = kw.must_get("of")?;
         let metric = self.metric_name(kw)?;
         let cell = self.find(&of, &metric)?;
-        let unit = self.exp.metric(&metric).map_or(String::new(), |m| m.unit.clone());
-        let summary = cell.summary.as_ref().ok_or_else(|| fail(format!("cell \"{of}\" has no valid run")))?;
-        let (lo, hi) = cell.median_ci.map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
+        let unit = self
+            .exp
+            .metric(&metric)
+            .map_or(String::new(), |m| m.unit.clone());
+        let summary = cell
+            .summary
+            .as_ref()
+            .ok_or_else(|| fail(format!("cell \"{of}\" has no valid run")))?;
+        let (lo, hi) = cell
+            .median_ci
+            .map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
         let text = if lo.is_finite() {
-            format!("{} [{}, {}]", value(summary.median, &unit), significant(lo, 3), significant(hi, 3))
+            format!(
+                "{} [{}, {}]",
+                value(summary.median, &unit),
+                significant(lo, 3),
+                significant(hi, 3)
+            )
         } else {
             value(summary.median, &unit)
         };
@@ -135,14 +207,34 @@ impl NotesData {
         let (ca, cb) = (self.find(&a, &metric)?, self.find(&b, &metric)?);
         let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
         let (r, ci) = ratio_of(ca, cb, self.analysis.resampling, &label).map_err(fail)?;
-        let text = format!("{} [{}, {}]", fmt_ratio(r), fmt_ratio(ci.lo), fmt_ratio(ci.hi));
-        pick(kw, "stat", text, &serde_json::json!({ "ratio": r, "lo": ci.lo, "hi": ci.hi }))
+        let text = format!(
+            "{} [{}, {}]",
+            fmt_ratio(r),
+            fmt_ratio(ci.lo),
+            fmt_ratio(ci.hi)
+        );
+        pick(
+            kw,
+            "stat",
+            text,
+            &serde_json::json!({ "ratio": r, "lo": ci.lo, "hi": ci.hi }),
+        )
     }
 
     fn check_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let name: String = kw.must_get("name")?;
-        let check = self.analysis.checks.iter().find(|c| c.name == name).ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
-        let text = format!("{} {}{}", check.verdict.mark(), check.verdict.word(), if check.untrusted { " (untrusted)" } else { "" });
+        let check = self
+            .analysis
+            .checks
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
+        let text = format!(
+            "{} {}{}",
+            check.verdict.mark(),
+            check.verdict.word(),
+            if check.untrusted { " (untrusted)" } else { "" }
+        );
         let fields = serde_json::json!({
             "verdict": check.verdict.word(), "mark": check.verdict.mark(), "evidence": check.evidence, "reading": check.reading,
         });
@@ -151,9 +243,20 @@ impl NotesData {
 
     fn chart_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let file: String = kw.must_get("file")?;
-        let (_, alt) = self.charts.iter().find(|(f, _)| *f == file).ok_or_else(|| {
-            fail(format!("no chart named \"{file}\"; charts: {}", self.charts.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>().join(", ")))
-        })?;
+        let (_, alt) = self
+            .charts
+            .iter()
+            .find(|(f, _)| *f == file)
+            .ok_or_else(|| {
+                fail(format!(
+                    "no chart named \"{file}\"; charts: {}",
+                    self.charts
+                        .iter()
+                        .map(|(f, _)| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
         Ok(Value::from(format!("![{alt}]({file})")))
     }
 }
@@ -161,12 +264,20 @@ impl NotesData {
 /// The default text, or the one field a `key=` argument asks for.
 fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> TeraResult<Value> {
     let wanted: Option<String> = kw.get(key)?;
-    let Some(wanted) = wanted else { return Ok(Value::from(text)) };
+    let Some(wanted) = wanted else {
+        return Ok(Value::from(text));
+    };
     match fields.get(&wanted) {
         Some(v) => Ok(Value::from_serializable(v)),
         None => {
-            let names: Vec<&str> = fields.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
-            Err(fail(format!("no {key} \"{wanted}\"; choose one of: {}", names.join(", "))))
+            let names: Vec<&str> = fields
+                .as_object()
+                .map(|o| o.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            Err(fail(format!(
+                "no {key} \"{wanted}\"; choose one of: {}",
+                names.join(", ")
+            )))
         }
     }
 }
@@ -204,12 +315,31 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// The line of the first quoted name in the message that appears inside `{{ … }}` in the source.
 fn line_of_error(message: &str, source: &str) -> Option<usize> {
     // Tera points at the expression as ` --> notes:LINE:COLUMN`.
-    if let Some(line) = message.split("--> notes:").nth(1).and_then(|r| r.split(':').next()).and_then(|n| n.trim().parse().ok()) {
+    if let Some(line) = message
+        .split("--> notes:")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+    {
         return Some(line);
     }
-    if let Some(line) = message.split("line ").nth(1).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse().ok()) {
+    if let Some(line) = message
+        .split("line ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+    {
         return Some(line);
     }
-    let quoted: Vec<&str> = message.split('"').skip(1).step_by(2).filter(|q| !q.is_empty()).collect();
-    source.lines().enumerate().find(|(_, l)| l.contains("{{") && quoted.iter().any(|q| l.contains(q))).map(|(i, _)| i + 1)
+    let quoted: Vec<&str> = message
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| !q.is_empty())
+        .collect();
+    source
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("{{") && quoted.iter().any(|q| l.contains(q)))
+        .map(|(i, _)| i + 1)
 }

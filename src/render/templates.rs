@@ -9,9 +9,15 @@ use tera::{Context, Tera};
 const DEFAULTS: [(&str, &str); 6] = [
     ("book.toml", include_str!("../../templates/book.toml")),
     ("SUMMARY.md", include_str!("../../templates/SUMMARY.md")),
-    ("introduction.md", include_str!("../../templates/introduction.md")),
+    (
+        "introduction.md",
+        include_str!("../../templates/introduction.md"),
+    ),
     ("chapter.md", include_str!("../../templates/chapter.md")),
-    ("how-to-read.md", include_str!("../../templates/how-to-read.md")),
+    (
+        "how-to-read.md",
+        include_str!("../../templates/how-to-read.md"),
+    ),
     ("lab.css", include_str!("../../templates/lab.css")),
 ];
 
@@ -23,17 +29,24 @@ pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
     for (name, default) in DEFAULTS {
         let custom = override_dir.map(|d| d.join(name)).filter(|p| p.is_file());
         let text = match &custom {
-            Some(path) => std::fs::read_to_string(path).with_context(|| format!("cannot read template {}", path.display()))?,
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read template {}", path.display()))?,
             None => default.to_string(),
         };
-        let origin = custom.as_ref().map_or_else(|| format!("built-in template {name}"), |p| p.display().to_string());
-        tera.add_raw_template(name, &text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let origin = custom.as_ref().map_or_else(
+            || format!("built-in template {name}"),
+            |p| p.display().to_string(),
+        );
+        tera.add_raw_template(name, &text)
+            .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
     }
     Ok(tera)
 }
 
 /// Renders one template with a serialisable context.
 pub fn render<T: serde::Serialize>(tera: &Tera, name: &str, value: &T) -> Result<String> {
-    let context = Context::from_serialize(value).map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;
-    tera.render(name, &context).map_err(|e| anyhow::anyhow!("template {name}: {e}"))
+    let context =
+        Context::from_serialize(value).map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;
+    tera.render(name, &context)
+        .map_err(|e| anyhow::anyhow!("template {name}: {e}"))
 }

@@ -58,19 +58,34 @@ pub struct ToolVersion {
 }
 
 fn read_trimmed(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 fn proc_field(path: &str, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
-    text.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string())
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
 }
 
 /// Reads what can be read about this machine.
 pub fn host() -> Host {
     let turbo = read_trimmed("/sys/devices/system/cpu/intel_pstate/no_turbo")
-        .map(|v| if v == "1" { "off".to_string() } else { "on".to_string() })
-        .or_else(|| read_trimmed("/sys/devices/system/cpu/cpufreq/boost").map(|v| if v == "1" { "on".into() } else { "off".into() }));
+        .map(|v| {
+            if v == "1" {
+                "off".to_string()
+            } else {
+                "on".to_string()
+            }
+        })
+        .or_else(|| {
+            read_trimmed("/sys/devices/system/cpu/cpufreq/boost")
+                .map(|v| if v == "1" { "on".into() } else { "off".into() })
+        });
     Host {
         name: host_name(),
         cpu_model: proc_field("/proc/cpuinfo", "model name"),
@@ -86,21 +101,40 @@ pub fn host() -> Host {
 /// The host name, safe to use in a folder name.
 pub fn host_name() -> String {
     let raw = read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "host".to_string());
-    raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect()
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// The 1, 5 and 15 minute load averages.
 pub fn load_average() -> String {
-    read_trimmed("/proc/loadavg").map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    read_trimmed("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// The commit of the repository holding `dir`, and whether its work tree has changes.
 pub fn git_state(dir: &Path) -> Option<GitState> {
     let git = |args: &[&str]| {
-        Command::new("git").args(args).current_dir(dir).stderr(Stdio::null()).output().ok().filter(|o| o.status.success())
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
     };
-    let commit = String::from_utf8_lossy(&git(&["rev-parse", "HEAD"])?.stdout).trim().to_string();
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|o| !o.stdout.is_empty());
+    let commit = String::from_utf8_lossy(&git(&["rev-parse", "HEAD"])?.stdout)
+        .trim()
+        .to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
     Some(GitState { commit, dirty })
 }
 
@@ -109,7 +143,12 @@ pub fn tool_versions(commands: &[Vec<String>], dir: &Path) -> Vec<ToolVersion> {
     commands
         .iter()
         .map(|argv| {
-            let output = match Command::new(&argv[0]).args(&argv[1..]).current_dir(dir).stdin(Stdio::null()).output() {
+            let output = match Command::new(&argv[0])
+                .args(&argv[1..])
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .output()
+            {
                 Ok(o) => {
                     let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
                     text.push_str(&String::from_utf8_lossy(&o.stderr));
@@ -117,7 +156,10 @@ pub fn tool_versions(commands: &[Vec<String>], dir: &Path) -> Vec<ToolVersion> {
                 }
                 Err(e) => crate::exec::spawn_error(&argv[0], &e),
             };
-            ToolVersion { command: argv.clone(), output }
+            ToolVersion {
+                command: argv.clone(),
+                output,
+            }
         })
         .collect()
 }
@@ -135,12 +177,19 @@ pub fn utc_timestamp(unix_ms: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Now, in Unix milliseconds.
 pub fn now_unix_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 #[cfg(test)]

@@ -4,13 +4,28 @@ use crate::exec::{Exit, Measurement};
 use crate::plan::PlannedRun;
 use crate::store::manifest::utc_timestamp;
 use anyhow::{Context, Result};
-use serde::{de::DeserializeOwned, Deserialize};
+use serde::{Deserialize, de::DeserializeOwned};
 use std::path::Path;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
 const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
-    "repetition", "warmup", "start_utc", "wall_ns", "boottime_ns", "user_ns", "sys_ns", "max_rss_kib",
-    "voluntary_cs", "involuntary_cs", "exit_code", "signal", "spawn_error", "timed_out", "cpus", "stdout_sha256", "valid",
+    "repetition",
+    "warmup",
+    "start_utc",
+    "wall_ns",
+    "boottime_ns",
+    "user_ns",
+    "sys_ns",
+    "max_rss_kib",
+    "voluntary_cs",
+    "involuntary_cs",
+    "exit_code",
+    "signal",
+    "spawn_error",
+    "timed_out",
+    "cpus",
+    "stdout_sha256",
+    "valid",
     "invalid_reason",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
@@ -60,15 +75,38 @@ pub fn run_header(params: &[String]) -> Vec<String> {
         .collect()
 }
 
-pub fn run_record(run: &PlannedRun, m: &Measurement, stdout_sha256: &str, invalid: &[String], params: &[String]) -> Vec<String> {
+pub fn run_record(
+    run: &PlannedRun,
+    m: &Measurement,
+    stdout_sha256: &str,
+    invalid: &[String],
+    params: &[String],
+) -> Vec<String> {
     let (code, signal, spawn) = match &m.exit {
         Exit::Code(c) => (c.to_string(), String::new(), String::new()),
         Exit::Signal(s) => (String::new(), s.to_string(), String::new()),
         Exit::SpawnFailed(e) => (String::new(), String::new(), e.clone()),
     };
-    let cpus = m.cpus_granted.as_ref().map(|c| c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")).unwrap_or_default();
-    let mut record = vec![run.id.clone(), run.position.to_string(), run.variant.clone()];
-    record.extend(params.iter().map(|p| run.params.get(p).map(|v| v.to_string()).unwrap_or_default()));
+    let cpus = m
+        .cpus_granted
+        .as_ref()
+        .map(|c| {
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    let mut record = vec![
+        run.id.clone(),
+        run.position.to_string(),
+        run.variant.clone(),
+    ];
+    record.extend(
+        params
+            .iter()
+            .map(|p| run.params.get(p).map(|v| v.to_string()).unwrap_or_default()),
+    );
     record.extend([
         run.repetition.to_string(),
         run.warmup.to_string(),
@@ -94,7 +132,10 @@ pub fn run_record(run: &PlannedRun, m: &Measurement, stdout_sha256: &str, invali
 
 /// Reads every complete row; a torn last line left by a killed session is dropped.
 pub fn read_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let mut rows = Vec::new();
     let records: Vec<_> = reader.deserialize::<T>().collect();
     let last = records.len().saturating_sub(1);
@@ -102,7 +143,10 @@ pub fn read_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
         match record {
             Ok(row) => rows.push(row),
             Err(_) if i == last => break,
-            Err(e) => return Err(e).with_context(|| format!("{}: row {} is damaged", path.display(), i + 2)),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("{}: row {} is damaged", path.display(), i + 2));
+            }
         }
     }
     Ok(rows)
