@@ -6,6 +6,7 @@ mod chapter;
 pub mod charts;
 mod figures;
 pub mod notes;
+mod tables;
 mod templates;
 
 pub use chapter::{banner, shell_words};

@@ -3,11 +3,12 @@
 use super::duration::parse_fraction;
 use super::error::{ConfigError, Locator};
 use super::model::*;
-use super::raw::{RawCheck, RawExpect};
-use super::template::{placeholders, substitute};
-use std::collections::BTreeMap;
+use super::raw::RawCheck;
 use std::ops::Range;
 use toml::Spanned;
+
+mod cells;
+mod expect;
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
@@ -287,96 +288,6 @@ impl Ctx<'_> {
         }
     }
 
-    fn duration(&self) -> Result<CheckKind> {
-        let expect = match self.raw.expect.as_ref() {
-            None => {
-                return Err(self.missing(
-                    "expect",
-                    "the requested seconds, e.g. expect = \"{seconds}\"",
-                ));
-            }
-            Some(e) => e,
-        };
-        let text = match expect.get_ref() {
-            RawExpect::Number(n) => n.to_string(),
-            RawExpect::Text(t) => t.clone(),
-        };
-        self.check_seconds_template(&text, expect.span())?;
-        let metric = match self.raw.metric.as_ref() {
-            Some(_) => Some(self.metric(true)?),
-            None => None,
-        };
-        Ok(CheckKind::Duration {
-            expect: text,
-            tolerance: self.fraction("tolerance", self.raw.tolerance.as_ref(), None)?,
-            metric,
-        })
-    }
-
-    /// The template must yield a positive number of seconds for every value of its parameters.
-    fn check_seconds_template(&self, text: &str, span: Range<usize>) -> Result<()> {
-        let key = self.key("expect");
-        let names = placeholders(text).map_err(|m| self.loc.error(span.clone(), &key, m))?;
-        let mut values = BTreeMap::new();
-        for name in &names {
-            let Some(param) = self.exp.param(name) else {
-                return Err(self.loc.error(
-                    span,
-                    &key,
-                    format!("unknown placeholder {{{name}}}: not a parameter"),
-                ));
-            };
-            for v in &param.values {
-                values.insert(name.clone(), v.clone());
-                let seconds = substitute(text, &values).trim().parse::<f64>();
-                if !seconds.is_ok_and(|s| s > 0.0) {
-                    return Err(self.loc.error(
-                        span,
-                        &key,
-                        format!("{name} = {v} does not give a positive number of seconds"),
-                    ));
-                }
-            }
-        }
-        if names.is_empty() && !text.trim().parse::<f64>().is_ok_and(|s| s > 0.0) {
-            return Err(self.loc.hinted(
-                span,
-                &key,
-                format!("{text:?} is not a number of seconds"),
-                "write e.g. \"{seconds}\" or 2.0",
-            ));
-        }
-        Ok(())
-    }
-
-    fn compare(&self) -> Result<CheckKind> {
-        let Some(expect) = self.raw.expect.as_ref() else {
-            return Err(self.missing("expect", "e.g. expect = \"a < 0.5 * b\""));
-        };
-        let RawExpect::Text(text) = expect.get_ref() else {
-            return Err(self.loc.error(
-                expect.span(),
-                &self.key("expect"),
-                "expected an expression such as \"a < 0.5 * b\"",
-            ));
-        };
-        let (op, factor) = parse_comparison(text).ok_or_else(|| {
-            self.loc.hinted(
-                expect.span(),
-                &self.key("expect"),
-                format!("cannot read {text:?}"),
-                "write `a OP [FACTOR *] b` with OP one of <, <=, >, >=, e.g. \"a < 0.5 * b\"",
-            )
-        })?;
-        Ok(CheckKind::Compare {
-            metric: self.metric(true)?,
-            a: self.cell("a", self.raw.a.as_ref())?,
-            b: self.cell("b", self.raw.b.as_ref())?,
-            op,
-            factor,
-        })
-    }
-
     fn ceiling(&self) -> Result<CheckKind> {
         let limit = self.positive("limit", self.raw.limit.as_ref())?;
         let calibration = self
@@ -412,145 +323,5 @@ impl Ctx<'_> {
             variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
             factor,
         })
-    }
-
-    /// A selector that must name exactly one cell.
-    fn cell(
-        &self,
-        field: &str,
-        raw: Option<&Spanned<BTreeMap<String, toml::Value>>>,
-    ) -> Result<CellSelector> {
-        let Some(raw) = raw else {
-            return Err(self.missing(field, "e.g. { variant = \"fast\", threads = 2 }"));
-        };
-        let selector = self.selector(field, raw)?;
-        if selector.variant.is_none() && self.exp.variants.len() > 1 {
-            return Err(self.loc.hinted(
-                raw.span(),
-                &self.key(field),
-                "this names several cells",
-                "add variant = \"NAME\"",
-            ));
-        }
-        if let Some(p) = self
-            .exp
-            .params
-            .iter()
-            .find(|p| p.values.len() > 1 && !selector.params.contains_key(&p.name))
-        {
-            let msg = format!(
-                "this names several cells: `{}` has {} values",
-                p.name,
-                p.values.len()
-            );
-            return Err(self.loc.hinted(
-                raw.span(),
-                &self.key(field),
-                msg,
-                format!("add {} = VALUE", p.name),
-            ));
-        }
-        Ok(selector)
-    }
-
-    fn selector(
-        &self,
-        field: &str,
-        raw: &Spanned<BTreeMap<String, toml::Value>>,
-    ) -> Result<CellSelector> {
-        let key = self.key(field);
-        let mut selector = CellSelector {
-            variant: None,
-            params: BTreeMap::new(),
-        };
-        for (name, value) in raw.get_ref() {
-            if name == "variant" {
-                let v = value
-                    .as_str()
-                    .ok_or_else(|| self.loc.error(raw.span(), &key, "variant must be a string"))?;
-                if self.exp.variant(v).is_none() {
-                    return Err(self.unknown_variant(v, raw.span(), field));
-                }
-                selector.variant = Some(v.to_string());
-                continue;
-            }
-            let Some(param) = self.exp.param(name) else {
-                return Err(self.loc.hinted(
-                    raw.span(),
-                    &format!("{key}.{name}"),
-                    "not a parameter",
-                    "a cell is named by `variant` and parameters declared in [params]",
-                ));
-            };
-            let value = toml_to_param(value).ok_or_else(|| {
-                self.loc.error(
-                    raw.span(),
-                    &format!("{key}.{name}"),
-                    "a parameter value must be a number or a string",
-                )
-            })?;
-            let Some(declared) = param.values.iter().find(|v| v.same_as(&value)) else {
-                let values: Vec<String> = param.values.iter().map(|v| v.to_string()).collect();
-                return Err(self.loc.hinted(
-                    raw.span(),
-                    &format!("{key}.{name}"),
-                    format!("{value} is not a value of `{name}`"),
-                    format!("values: {}", values.join(", ")),
-                ));
-            };
-            selector.params.insert(name.clone(), declared.clone());
-        }
-        Ok(selector)
-    }
-}
-
-fn toml_to_param(value: &toml::Value) -> Option<ParamValue> {
-    match value {
-        toml::Value::Integer(i) => Some(ParamValue::Int(*i)),
-        toml::Value::Float(f) => Some(ParamValue::Float(*f)),
-        toml::Value::String(s) => Some(ParamValue::Text(s.clone())),
-        _ => None,
-    }
-}
-
-/// Parses `a OP b`, `a OP F * b` or `a OP b * F`.
-pub fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let rest = compact.strip_prefix('a')?;
-    let (op, rest) = [
-        ("<=", Comparison::LessEqual),
-        (">=", Comparison::GreaterEqual),
-        ("<", Comparison::Less),
-        (">", Comparison::Greater),
-    ]
-    .into_iter()
-    .find_map(|(s, op)| rest.strip_prefix(s).map(|r| (op, r)))?;
-    let factor = if rest == "b" {
-        1.0
-    } else if let Some(f) = rest.strip_suffix("*b") {
-        f.parse().ok()?
-    } else {
-        rest.strip_prefix("b*")?.parse().ok()?
-    };
-    (factor > 0.0 && f64::is_finite(factor)).then_some((op, factor))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn comparison_forms() {
-        assert_eq!(
-            parse_comparison("a < 0.5 * b"),
-            Some((Comparison::Less, 0.5))
-        );
-        assert_eq!(
-            parse_comparison("a>=b*0.9"),
-            Some((Comparison::GreaterEqual, 0.9))
-        );
-        assert_eq!(parse_comparison("a > b"), Some((Comparison::Greater, 1.0)));
-        assert_eq!(parse_comparison("b < a"), None);
-        assert_eq!(parse_comparison("a < -1 * b"), None);
     }
 }
