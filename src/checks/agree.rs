@@ -2,8 +2,8 @@
 //! the OpenMP build on one thread ran 5.5× slower than the sequential build). Decided on the
 //! bootstrap CI of the ratio of their medians against the band [1/(1+m), 1+m].
 
-use super::compare::ratio_of;
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
+use super::compare::{ratio_of, with_ratio};
+use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{CellStats, Resampling, find_cell};
 use crate::config::{CellSelector, CheckSpec};
 use crate::format::{percent, ratio, value};
@@ -82,21 +82,10 @@ pub fn check(
             percent(margin)
         ),
     };
-    let mut result = CheckResult { verdict, ..base }
+    let result = CheckResult { verdict, ..base }
         .evidence(evidence)
         .reading(reading);
-    result.runs = ca.run_ids.iter().chain(&cb.run_ids).cloned().collect();
-    result.ratio = Some(RatioEvidence {
-        a: ca.label.clone(),
-        b: cb.label.clone(),
-        a_value: ma,
-        b_value: mb,
-        ratio: r_hat,
-        lo: ci.lo,
-        hi: ci.hi,
-        threshold: 1.0,
-    });
-    result
+    with_ratio(result, ca, cb, r_hat, &ci, 1.0)
 }
 
 #[cfg(test)]

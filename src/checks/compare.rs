@@ -114,19 +114,31 @@ pub fn check(
             ratio(factor)
         ),
     };
-    let mut result = CheckResult { verdict, ..base }
+    let result = CheckResult { verdict, ..base }
         .evidence(evidence)
         .reading(reading);
-    result.runs = ca.run_ids.iter().chain(&cb.run_ids).cloned().collect();
+    with_ratio(result, ca, cb, r_hat, &ci, factor)
+}
+
+/// Attaches the two cells' runs and the ratio evidence that the forest chart draws.
+pub(super) fn with_ratio(
+    mut result: CheckResult,
+    a: &CellStats,
+    b: &CellStats,
+    ratio: f64,
+    ci: &Interval,
+    threshold: f64,
+) -> CheckResult {
+    result.runs = a.run_ids.iter().chain(&b.run_ids).cloned().collect();
     result.ratio = Some(RatioEvidence {
-        a: ca.label.clone(),
-        b: cb.label.clone(),
-        a_value: ma,
-        b_value: mb,
-        ratio: r_hat,
+        a: a.label.clone(),
+        b: b.label.clone(),
+        a_value: a.median().unwrap_or(f64::NAN),
+        b_value: b.median().unwrap_or(f64::NAN),
+        ratio,
         lo: ci.lo,
         hi: ci.hi,
-        threshold: factor,
+        threshold,
     });
     result
 }

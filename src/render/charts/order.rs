@@ -204,6 +204,7 @@ fn point_layer(pts: &[&OrderPoint], map: &impl Fn(f64, f64) -> (i32, i32)) -> Ov
 
 #[cfg(test)]
 mod tests {
+    use super::super::points::count_marks as marks;
     use super::*;
 
     fn chart(n: usize, relative: bool) -> RunOrderChart {
@@ -226,14 +227,6 @@ mod tests {
             ],
             points,
         }
-    }
-
-    /// Point marks: one `M` per mark inside the point paths.
-    fn marks(svg: &str) -> usize {
-        svg.lines()
-            .filter(|l| l.contains("stroke-linecap="))
-            .map(|l| l.matches('M').count())
-            .sum()
     }
 
     #[test]

@@ -264,6 +264,15 @@ pub fn empty_chart(title: &str, why: &str) -> Result<String, ChartError> {
     })
 }
 
+/// Point marks in an SVG: one `M` per mark inside the point paths (for tests).
+#[cfg(test)]
+pub fn count_marks(svg: &str) -> usize {
+    svg.lines()
+        .filter(|l| l.contains("stroke-linecap="))
+        .map(|l| l.matches('M').count())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

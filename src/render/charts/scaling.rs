@@ -263,6 +263,7 @@ fn draw_series(
 
 #[cfg(test)]
 mod tests {
+    use super::super::points::count_marks as marks;
     use super::*;
 
     fn chart(runs: usize, log_x: bool) -> ScalingChart {
@@ -297,13 +298,6 @@ mod tests {
             log_x,
             series,
         }
-    }
-
-    fn marks(svg: &str) -> usize {
-        svg.lines()
-            .filter(|l| l.contains("stroke-linecap="))
-            .map(|l| l.matches('M').count())
-            .sum()
     }
 
     #[test]
