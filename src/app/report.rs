@@ -2,7 +2,7 @@
 
 use super::Layout;
 use crate::analysis::{self, Analysis};
-use crate::checks::{CheckResult, Verdict};
+use crate::checks::{CheckResult, Tally, Verdict};
 use crate::config::{self, CheckClass, Experiment};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::render::{self, Rendered};
@@ -143,14 +143,23 @@ pub fn list(layout: &Layout) -> Result<String> {
     for dir in layout.experiment_dirs() {
         let name = config::experiment_name(&dir);
         let sessions = store::sessions(&layout.data(), &name);
-        let latest = sessions
-            .last()
-            .and_then(|s| s.file_name())
-            .map_or("no session".into(), |n| {
-                format!("latest {}", n.to_string_lossy())
-            });
+        let latest = match analyse_latest(layout, &dir) {
+            Ok(Some((_, _, a))) => {
+                let t = Tally::of(&a.checks);
+                let trust = if t.untrusted { ", untrusted" } else { "" };
+                format!(
+                    "latest {}: {} pass, {} fail, {} inconclusive, {} not run{trust}",
+                    a.session, t.pass, t.fail, t.inconclusive, t.not_run
+                )
+            }
+            Ok(None) => "no session yet".to_string(),
+            Err(e) => format!(
+                "cannot analyse: {}",
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        };
         out.push_str(&format!(
-            "{name:<24} {} session{}, {latest}\n",
+            "{name:<24} {} session{}; {latest}\n",
             sessions.len(),
             if sessions.len() == 1 { "" } else { "s" }
         ));

@@ -17,7 +17,7 @@ mod verdict;
 
 pub use compare::{decide, ratio_of};
 pub use multiplicity::multiplicity;
-pub use verdict::{CheckResult, RatioEvidence, Verdict};
+pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
 use crate::analysis::{CellStats, Resampling, RunView};
 use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};

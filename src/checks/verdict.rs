@@ -42,6 +42,31 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// How many checks ended in each verdict, and whether a validity check failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub pass: usize,
+    pub fail: usize,
+    pub inconclusive: usize,
+    pub not_run: usize,
+    pub untrusted: bool,
+}
+
+impl Tally {
+    pub fn of(checks: &[CheckResult]) -> Self {
+        let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
+        Tally {
+            pass: count(Verdict::Pass),
+            fail: count(Verdict::Fail),
+            inconclusive: count(Verdict::Inconclusive),
+            not_run: count(Verdict::NotRun),
+            untrusted: checks
+                .iter()
+                .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail),
+        }
+    }
+}
+
 /// A ratio interval compared with a threshold, drawn in the forest chart.
 #[derive(Debug, Clone, Serialize)]
 pub struct RatioEvidence {

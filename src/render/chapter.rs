@@ -3,7 +3,7 @@
 use super::figures::Figure;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
-use crate::checks::{CheckResult, Verdict};
+use crate::checks::{CheckResult, Tally, Verdict};
 use crate::config::{CheckClass, Experiment};
 use crate::format::{significant, value};
 use serde::Serialize;
@@ -109,13 +109,10 @@ pub fn context(
 
 /// The verdict strip: counts per verdict, and the untrusted warning when it applies.
 pub fn banner(checks: &[CheckResult]) -> String {
-    let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
+    let t = Tally::of(checks);
     let mut text = format!(
         "**Verdicts:** {} ✅ pass · {} ❌ fail · {} ⚠️ inconclusive · {} ⏸️ not run.",
-        count(Verdict::Pass),
-        count(Verdict::Fail),
-        count(Verdict::Inconclusive),
-        count(Verdict::NotRun)
+        t.pass, t.fail, t.inconclusive, t.not_run
     );
     let failed: Vec<&str> = checks
         .iter()

@@ -12,8 +12,8 @@ mod templates;
 pub use chapter::{banner, shell_words};
 
 use crate::analysis::Analysis;
-use crate::checks::Verdict;
-use crate::config::{CheckClass, Experiment};
+use crate::checks::Tally;
+use crate::config::Experiment;
 use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -73,20 +73,16 @@ pub fn render_book(book_dir: &Path, items: &[Rendered]) -> Result<()> {
 }
 
 fn book_entry(item: &Rendered) -> BookEntry {
-    let checks = &item.analysis.checks;
-    let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
-    let untrusted = checks
-        .iter()
-        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+    let tally = Tally::of(&item.analysis.checks);
     BookEntry {
         name: item.experiment.name.clone(),
         title: item.experiment.title.clone(),
         session: item.analysis.session.clone(),
-        pass: count(Verdict::Pass),
-        fail: count(Verdict::Fail),
-        inconclusive: count(Verdict::Inconclusive),
-        not_run: count(Verdict::NotRun),
-        trusted: if untrusted {
+        pass: tally.pass,
+        fail: tally.fail,
+        inconclusive: tally.inconclusive,
+        not_run: tally.not_run,
+        trusted: if tally.untrusted {
             "no: a validity check failed"
         } else {
             "yes"
