@@ -255,9 +255,15 @@ fn the_book_lists_each_experiment_once() {
     assert!(intro.contains("| no: a validity check failed |"), "{intro}");
     let list = String::from_utf8_lossy(&project.lab_ok(&["list"], 0).stdout).into_owned();
     let broken = list.lines().find(|l| l.starts_with("broken")).unwrap();
-    assert!(broken.contains("1 session; latest ") && broken.ends_with(", untrusted"), "{list}");
+    assert!(
+        broken.contains("1 session; latest ") && broken.ends_with(", untrusted"),
+        "{list}"
+    );
     let tiny = list.lines().find(|l| l.starts_with("tiny")).unwrap();
-    assert!(tiny.contains(", 1 fail, 0 inconclusive, 1 not run") && !tiny.contains("untrusted"), "{list}");
+    assert!(
+        tiny.contains(", 1 fail, 0 inconclusive, 1 not run") && !tiny.contains("untrusted"),
+        "{list}"
+    );
 }
 
 #[test]
