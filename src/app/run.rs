@@ -4,9 +4,11 @@ use super::{Layout, report};
 use crate::config::{self, CheckKind, Experiment};
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
+use crate::plan::CellKey;
 use crate::plan::{self, Plan};
 use crate::render;
 use crate::store::{self, Manifest, SessionWriter, StoredSession};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What `lab run` was asked to do.
@@ -166,12 +168,14 @@ fn reproduce_command(arg: &Path, profile: Option<&str>) -> String {
 fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
     let previous = store::sessions(&layout.data(), &exp.name)
         .pop()
-        .and_then(|d| store::load_session(&d).ok());
+        .and_then(|d| store::load_session(&d).ok())
+        .map(|s| mean_wall_by_cell(&s))
+        .unwrap_or_default();
     let mut out = String::new();
     let mut total = 0.0;
     let mut known = true;
     for run in &plan.runs {
-        let estimate = estimate_seconds(exp, run, previous.as_ref());
+        let estimate = estimate_seconds(exp, run, &previous);
         total += estimate.unwrap_or(0.0);
         known &= estimate.is_some();
         let kind = if run.warmup { "warm-up" } else { "" };
@@ -200,32 +204,36 @@ fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
     out
 }
 
+/// The mean wall time of each cell's finished runs in a stored session, computed once.
+fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
+    let cells: BTreeMap<&str, CellKey> = session
+        .plan
+        .runs
+        .iter()
+        .map(|r| (r.id.as_str(), r.cell()))
+        .collect();
+    let mut sums: BTreeMap<CellKey, (f64, usize)> = BTreeMap::new();
+    for row in &session.runs {
+        if let Some(cell) = cells.get(row.run_id.as_str()) {
+            let entry = sums.entry(cell.clone()).or_default();
+            entry.0 += row.wall_ns as f64 / 1e9;
+            entry.1 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(cell, (sum, n))| (cell, sum / n as f64))
+        .collect()
+}
+
 /// A run's expected seconds: the mean wall time of its cell in the previous session, else
 /// what its duration check requests.
 fn estimate_seconds(
     exp: &Experiment,
     run: &plan::PlannedRun,
-    previous: Option<&StoredSession>,
+    previous: &BTreeMap<CellKey, f64>,
 ) -> Option<f64> {
-    let cell = run.cell();
-    let past: Vec<f64> = previous
-        .map(|s| {
-            let ids: Vec<&str> = s
-                .plan
-                .runs
-                .iter()
-                .filter(|r| r.cell() == cell)
-                .map(|r| r.id.as_str())
-                .collect();
-            s.runs
-                .iter()
-                .filter(|r| ids.contains(&r.run_id.as_str()))
-                .map(|r| r.wall_ns as f64 / 1e9)
-                .collect()
-        })
-        .unwrap_or_default();
-    if !past.is_empty() {
-        return Some(past.iter().sum::<f64>() / past.len() as f64);
+    if let Some(seconds) = previous.get(&run.cell()) {
+        return Some(*seconds);
     }
     exp.checks.iter().find_map(|c| match &c.kind {
         CheckKind::Duration { expect, .. } => {

@@ -90,15 +90,8 @@ pub fn check(
 
 #[cfg(test)]
 mod tests {
+    use super::super::interval as iv;
     use super::*;
-
-    fn iv(lo: f64, hi: f64) -> Interval {
-        Interval {
-            lo,
-            hi,
-            level: 0.95,
-        }
-    }
 
     #[test]
     fn the_band_is_symmetric_on_the_log_scale() {

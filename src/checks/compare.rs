@@ -145,15 +145,8 @@ pub(super) fn with_ratio(
 
 #[cfg(test)]
 mod tests {
+    use super::super::interval as iv;
     use super::*;
-
-    fn iv(lo: f64, hi: f64) -> Interval {
-        Interval {
-            lo,
-            hi,
-            level: 0.95,
-        }
-    }
 
     #[test]
     fn less_than_is_decided_at_its_boundaries() {

@@ -23,6 +23,16 @@ use crate::analysis::{CellStats, Resampling, RunView};
 use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
 use crate::exec::Calibration;
 
+/// A 95% interval, for the decision-rule tests of the checks.
+#[cfg(test)]
+pub(crate) fn interval(lo: f64, hi: f64) -> crate::stats::Interval {
+    crate::stats::Interval {
+        lo,
+        hi,
+        level: 0.95,
+    }
+}
+
 /// Fewest valid runs per cell for a check that compares cells.
 pub const MIN_RUNS: usize = 3;
 
