@@ -81,9 +81,19 @@ fn whole_run_path(c: &mut Criterion) {
     .expect("valid");
     let plan = plan::plan(&experiment);
     let progress = Progress::new(1, true);
-    let session_dir = store::new_session_dir(dir.path(), "bench", 0);
-    let mut session = SessionWriter::create(session_dir, &manifest_stub(), &plan, vec!["n".into()])
-        .expect("session");
+    let session_dir = store::new_session_dir(&dir.path().join("bench"), 0);
+    let sealed = store::Sealed {
+        lab_toml: EXPERIMENT.to_string(),
+        notes: None,
+    };
+    let mut session = SessionWriter::create(
+        session_dir,
+        &manifest_stub(),
+        &plan,
+        vec!["n".into()],
+        &sealed,
+    )
+    .expect("session");
     c.bench_function(
         "the no-op JSON printer through lab (runner, metrics, digest, CSV append)",
         |b| {
@@ -118,6 +128,9 @@ fn manifest_stub() -> store::Manifest {
         started_utc: String::new(),
         finished_utc: None,
         complete: false,
+        resumed: 0,
+        derived_from: None,
+        damaged: None,
         versions: Vec::new(),
         build: None,
         calibration: None,

@@ -34,10 +34,15 @@ pub enum Command {
         #[arg(long, conflicts_with = "dry_run")]
         resume: bool,
     },
-    /// Re-render chapters from stored sessions without running anything.
+    /// Re-render chapters from stored sessions without running anything. Each session is
+    /// judged by the lab.toml it ran with.
     Report {
         /// Experiments to render (default: every experiment with data).
         experiments: Vec<PathBuf>,
+        /// Render this session (its folder name under data/NAME/, or a unique prefix) instead
+        /// of the latest; needs exactly one experiment.
+        #[arg(long)]
+        session: Option<String>,
         /// Print the analysis of the given experiment as JSON instead of writing the book.
         #[arg(long)]
         json: bool,
@@ -46,15 +51,35 @@ pub enum Command {
     Check {
         /// The experiment folder or its name.
         experiment: PathBuf,
+        /// Judge this session instead of the latest.
+        #[arg(long)]
+        session: Option<String>,
         /// Print the verdicts as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
+    /// into a new session that names its parent; runs nothing and changes no session.
+    ///
+    /// Example: fix a metric's regex in lab.toml, then `lab reanalyze lockstack-dip`.
+    Reanalyze {
+        /// The experiment folder or its name.
+        experiment: PathBuf,
+        /// The session to re-read (default: the latest).
+        #[arg(long)]
+        session: Option<String>,
     },
     /// List experiments, their sessions and the latest verdict counts.
     List,
     /// Re-render the book from stored data and build its HTML into book/book/ (no mdbook
     /// install needed).
     Book {
+        /// Render this session of the one experiment named (default: every latest session).
+        #[arg(long, requires = "experiment")]
+        session: Option<String>,
+        /// The experiment whose chapter `--session` chooses.
+        #[arg(long)]
+        experiment: Option<PathBuf>,
         /// Then serve it on 127.0.0.1 and rebuild when data, notes or lab.toml change.
         #[arg(long)]
         serve: bool,

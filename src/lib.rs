@@ -1,9 +1,10 @@
 //! lab: turns a benchmark investigation into a reproducible, publishable notebook.
 //!
-//! The pipeline, one module per stage: `config` (lab.toml → Experiment) → `plan` (runs in a
-//! seeded order) → `exec` (one process per run) → `store` (append-only session files) →
-//! `analysis` (statistics from stored data only) → `checks` (verdicts) → `render` (charts
-//! and the mdBook chapter).
+//! The pipeline, one module per stage, each taking the previous one's typed output:
+//! `config` (lab.toml → Experiment) → `plan` (runs in a seeded order) → `exec` (one process
+//! per run) → `store` (sealed, append-only session files) → `validity` (valid / invalid with
+//! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `render` (charts
+//! and the mdBook chapter). `app` strings them together per command.
 
 pub mod analysis;
 pub mod app;
@@ -18,3 +19,4 @@ pub mod render;
 pub mod serve;
 pub mod stats;
 pub mod store;
+pub mod validity;

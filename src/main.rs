@@ -2,7 +2,7 @@
 //! prints errors and chooses the exit code.
 
 use clap::Parser;
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, Layout, ReportOptions, RunOptions};
 use lab::cli::{Cli, Command};
 use lab::error::{EXIT_OK, LabError};
 use lab::exec::ProcessRunner;
@@ -33,15 +33,17 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 dry_run: *dry_run,
                 resume: *resume,
                 quiet: cli.quiet,
+                command_line: typed_command(),
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }
         Command::Report {
             experiments,
+            session,
             json: true,
         } => match experiments.as_slice() {
             [one] => {
-                print!("{}", app::report_json(layout, one)?);
+                print!("{}", app::report_json(layout, one, session.as_deref())?);
                 Ok(EXIT_OK)
             }
             _ => Err(LabError::Usage(
@@ -50,15 +52,45 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
         },
         Command::Report {
             experiments,
+            session,
             json: false,
-        } => app::report(layout, experiments, cli.quiet).map(|_| EXIT_OK),
-        Command::Check { experiment, json } => {
-            let (text, code) = app::check(layout, experiment, *json)?;
+        } => app::report(
+            layout,
+            &ReportOptions {
+                only: experiments,
+                session: session.as_deref(),
+                quiet: cli.quiet,
+            },
+        )
+        .map(|_| EXIT_OK),
+        Command::Check {
+            experiment,
+            session,
+            json,
+        } => {
+            let (text, code) = app::check(layout, experiment, session.as_deref(), *json)?;
             print!("{text}");
             Ok(code)
         }
-        Command::Book { serve, port } => {
-            app::report(layout, &[], cli.quiet)?;
+        Command::Reanalyze {
+            experiment,
+            session,
+        } => app::reanalyze(layout, experiment, session.as_deref(), cli.quiet),
+        Command::Book {
+            serve,
+            port,
+            session,
+            experiment,
+        } => {
+            let chosen: Vec<std::path::PathBuf> = experiment.iter().cloned().collect();
+            app::report(
+                layout,
+                &ReportOptions {
+                    only: &chosen,
+                    session: session.as_deref(),
+                    quiet: cli.quiet,
+                },
+            )?;
             let index = app::build_html(layout)?;
             if !cli.quiet {
                 eprintln!("HTML written to {}", index.display());
@@ -73,4 +105,18 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             Ok(EXIT_OK)
         }
     }
+}
+
+/// The command line as typed, each argument quoted as a shell would need it.
+fn typed_command() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if let Some(program) = args.first_mut() {
+        let name = std::path::Path::new(program.as_str())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        if let Some(name) = name {
+            *program = name;
+        }
+    }
+    lab::render::shell_words(&args)
 }

@@ -222,4 +222,32 @@ params = {{ threads = [1] }}
         assert!(a.runs[..6].iter().all(|r| r.warmup));
         assert!(a.runs[6..].iter().all(|r| !r.warmup));
     }
+
+    /// A golden plan: the shuffled order for seed 7 is part of every stored session's record,
+    /// so a change to the shuffle (or to the RNG crate) must be deliberate.
+    #[test]
+    fn the_shuffled_order_for_seed_7_is_pinned() {
+        let order: Vec<String> = plan(&experiment("shuffled", 7))
+            .runs
+            .iter()
+            .take(12)
+            .map(|r| format!("{}", r.cell()))
+            .collect();
+        assert_eq!(order, GOLDEN_SEED_7);
+    }
+
+    const GOLDEN_SEED_7: [&str; 12] = [
+        "b size=s threads=1",
+        "a size=l threads=2",
+        "a size=s threads=2",
+        "a size=s threads=1",
+        "b size=l threads=1",
+        "a size=l threads=1",
+        "b size=l threads=1",
+        "a size=s threads=2",
+        "a size=s threads=1",
+        "a size=l threads=1",
+        "b size=s threads=1",
+        "a size=l threads=2",
+    ];
 }

@@ -37,9 +37,16 @@ fn watch(layout: &Layout, quiet: bool) {
             continue;
         }
         seen = now;
-        let result = app::report(layout, &[], true)
-            .map_err(|e| e.to_string())
-            .and_then(|_| app::build_html(layout).map_err(|e| e.to_string()));
+        let result = app::report(
+            layout,
+            &app::ReportOptions {
+                only: &[],
+                session: None,
+                quiet: true,
+            },
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|_| app::build_html(layout).map_err(|e| e.to_string()));
         match result {
             Ok(_) if !quiet => eprintln!("rebuilt the book"),
             Ok(_) => {}

@@ -20,11 +20,10 @@ fn start(project: &Project, args: &[&str]) -> Child {
 fn wait_for_rows(project: &Project, rows: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
-        let done = std::fs::read_dir(project.path("data/slow"))
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| e.ok())
-            .map_or(0, |e| csv_rows(&e.path().join("runs.csv")).len());
+        let done = project
+            .sessions("slow")
+            .first()
+            .map_or(0, |s| csv_rows(&s.join("runs.csv")).len());
         if done >= rows {
             return;
         }
@@ -42,7 +41,10 @@ fn a_killed_session_keeps_its_finished_runs_and_reports() {
     lab.wait().unwrap();
     let runs = csv_rows(&project.session("slow").join("runs.csv"));
     assert!(runs.len() >= 3 && runs.len() < 8, "{} rows", runs.len());
-    assert!(runs.iter().all(|r| r["valid"] == "true"));
+    assert!(
+        runs.iter()
+            .all(|r| r["exit_code"] == "0" && r["samples"] == "1")
+    );
     project.lab_ok(&["report", "slow", "--quiet"], 0);
     let page = project.read("book/src/slow/index.md");
     assert!(
@@ -85,12 +87,11 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
             .unwrap();
     assert_eq!(manifest["complete"], true);
     assert_eq!(
-        std::fs::read_dir(project.path("data/slow"))
-            .unwrap()
-            .count(),
+        project.sessions("slow").len(),
         1,
         "resumed, not a new session"
     );
+    assert_eq!(manifest["resumed"], 1);
     let out = project.lab_ok(&["run", "slow", "--resume"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is complete"));
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Project, csv_rows, verdicts};
+use common::{Project, csv_rows, tree, verdicts};
 
 #[test]
 fn tiny_experiment_runs_stores_analyses_and_renders() {
@@ -17,7 +17,7 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert_eq!(runs.iter().filter(|r| r["warmup"] == "true").count(), 4);
     assert!(
         runs.iter()
-            .all(|r| r["exit_code"] == "0" && r["valid"] == "true" && r["timed_out"] == "false")
+            .all(|r| r["exit_code"] == "0" && r["samples"] == "2" && r["timed_out"] == "false")
     );
     let positions: Vec<usize> = runs
         .iter()
@@ -87,26 +87,6 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     );
 }
 
-/// Every file under `dir` with its bytes, by relative path.
-fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.insert(
-                    path.strip_prefix(dir).unwrap().display().to_string(),
-                    std::fs::read(&path).unwrap(),
-                );
-            }
-        }
-    }
-    files
-}
-
 #[test]
 fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     let project = Project::with_fixtures(&["tiny", "iterations"]);
@@ -114,9 +94,7 @@ fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     project.lab_ok(&["run", "iterations", "--quiet"], 0);
     let first = tree(&project.path("book"));
     assert!(first.len() > 15, "{:?}", first.keys());
-    let sessions_before = std::fs::read_dir(project.path("data/tiny"))
-        .unwrap()
-        .count();
+    let sessions_before = project.sessions("tiny").len();
     std::fs::remove_dir_all(project.path("book")).unwrap();
     project.lab_ok(&["report", "tiny", "--quiet"], 0);
     project.lab_ok(&["report", "--quiet"], 0);
@@ -128,12 +106,7 @@ fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     for (path, bytes) in &first {
         assert!(second[path] == *bytes, "{path} differs after a rebuild");
     }
-    assert_eq!(
-        std::fs::read_dir(project.path("data/tiny"))
-            .unwrap()
-            .count(),
-        sessions_before
-    );
+    assert_eq!(project.sessions("tiny").len(), sessions_before);
 }
 
 #[test]
@@ -164,7 +137,7 @@ fn broken_runs_are_data_not_crashes() {
     );
     let runs = csv_rows(&project.session("broken").join("runs.csv"));
     let by_mode = |m: &str| runs.iter().find(|r| r["mode"] == m).unwrap().clone();
-    assert_eq!(by_mode("ok")["valid"], "true");
+    assert_eq!(by_mode("ok")["exit_code"], "0");
     assert_eq!(by_mode("crash")["signal"], "11");
     assert_eq!(by_mode("fail")["exit_code"], "3");
     let hang = by_mode("hang");
@@ -173,10 +146,17 @@ fn broken_runs_are_data_not_crashes() {
         hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000,
         "killed at the 300 ms timeout"
     );
-    assert_eq!(
-        by_mode("silent")["invalid_reason"],
-        "printed no value for metric `value`"
-    );
+    let silent = by_mode("silent")["run_id"].clone();
+    let report = project.lab_ok(&["report", "broken", "--json"], 0);
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let problems = report["analysis"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == silent.as_str())
+        .map(|r| r["problems"].clone())
+        .unwrap();
+    assert_eq!(problems[0], "printed no value for metric `value`");
     assert_eq!(
         project
             .read(&format!(
@@ -324,7 +304,8 @@ fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_st
     let project = Project::with_fixtures(&["iterations"]);
     project.lab_ok(&["run", "iterations", "--quiet"], 0);
     let out = project.lab_ok(&["report", "iterations", "--json"], 0);
-    let analysis: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let analysis = &report["analysis"];
     let cell = &analysis["cells"][0];
     assert_eq!(cell["n"], 6, "n counts processes, not iterations");
     let steady = &cell["steady"];
@@ -390,7 +371,7 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
         "{stderr}"
     );
     assert!(
-        !project.path("data").exists(),
+        project.sessions("tiny").is_empty(),
         "no session for a failed build"
     );
 }

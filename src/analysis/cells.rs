@@ -1,12 +1,12 @@
 //! Per-cell statistics of every numeric metric over the valid, non-warm-up runs.
 
-use super::runs::RunView;
 use super::shape::{self, Drift, SteadyStates};
 use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
 use crate::stats::{
     self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary,
 };
+use crate::validity::RunView;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;

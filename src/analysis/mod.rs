@@ -1,18 +1,18 @@
-//! Stage 5: from a stored session to per-cell statistics and check verdicts. A pure function
-//! of the experiment and the stored data: the same inputs give the same `Analysis`.
+//! Stage 6: from the judged runs of a session to per-cell statistics. A pure function of the
+//! experiment and the stored data: the same inputs give the same `Analysis`. It judges
+//! nothing (the validity stage did) and decides nothing (the checks stage does).
 
 mod cells;
-mod runs;
 mod shape;
 
+pub use crate::validity::RunView;
 pub use cells::{CellStats, Resampling, cell_stats, stream_label};
-pub use runs::{RunView, row_exit, run_views};
 pub use shape::{Drift, SteadyStates};
 
-use crate::checks::{self, CheckResult};
 use crate::config::{CellSelector, Experiment};
 use crate::plan::CellKey;
 use crate::store::{Manifest, StoredSession};
+use crate::validity::Validity;
 use serde::Serialize;
 
 /// Bootstrap resamples per interval.
@@ -32,9 +32,6 @@ pub struct Analysis {
     pub cell_keys: Vec<CellKey>,
     pub cells: Vec<CellStats>,
     pub runs: Vec<RunView>,
-    pub checks: Vec<CheckResult>,
-    /// When several hypothesis checks were decided: how many could have passed by chance.
-    pub multiplicity: Option<String>,
 }
 
 /// How many runs there were and how many were used.
@@ -47,25 +44,16 @@ pub struct Counts {
     pub valid: usize,
 }
 
-/// Analyses one stored session of `exp`.
-pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
+/// Analyses one stored session of `exp` from its judged runs.
+pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -> Analysis {
     let resampling = Resampling {
         seed: exp.seed,
         resamples: RESAMPLES,
         level: LEVEL,
     };
-    let mut runs = run_views(exp, session);
-    let automatic = checks::automatic_results(&runs, session.manifest.calibration.as_ref());
-    let mut declared = checks::exclusion_results(exp, &mut runs);
+    let runs = validity.runs.clone();
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
-    declared.extend(checks::cell_results(&checks::Inputs {
-        exp,
-        cells: &cells,
-        runs: &runs,
-        resampling,
-    }));
-    let checks = checks::assemble(automatic, declared);
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),
@@ -75,8 +63,6 @@ pub fn analyze(exp: &Experiment, session: &StoredSession) -> Analysis {
         cell_keys,
         cells,
         runs,
-        multiplicity: checks::multiplicity(&checks),
-        checks,
     }
 }
 

@@ -1,11 +1,15 @@
 //! The commands, each a straight line through the pipeline: config → plan → exec → store →
 //! analysis → checks → render. `run` measures; `report` only reads what was stored.
 
+mod reanalyze;
 mod report;
 mod run;
+mod session;
 
-pub use report::{analyse_latest, build_html, check, list, report, report_json, verdict_table};
+pub use reanalyze::reanalyze;
+pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use run::{RunOptions, run};
+pub use session::{Assessed, assess, assess_chosen, find_session};
 
 use crate::config;
 use crate::error::{LabError, Result};
@@ -25,6 +29,10 @@ impl Layout {
     }
     pub fn data(&self) -> PathBuf {
         self.at("data")
+    }
+    /// Where an experiment's sessions are kept: `data/NAME`.
+    pub fn data_dir(&self, experiment: &str) -> PathBuf {
+        self.data().join(experiment)
     }
     pub fn book(&self) -> PathBuf {
         self.at("book")

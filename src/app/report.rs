@@ -1,75 +1,145 @@
 //! The commands that only read stored sessions: report, check, list and the HTML build.
 
 use super::Layout;
-use crate::analysis::{self, Analysis};
+use super::session::{Assessed, assess_chosen};
 use crate::checks::{CheckResult, Tally, Verdict};
-use crate::config::{self, CheckClass, Experiment};
-use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
-use crate::render::{self, Rendered};
-use crate::store::{self, StoredSession};
+use crate::config::{self, CheckClass};
+use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
+use crate::render::{self, BookEntry, Rendered};
 use std::path::{Path, PathBuf};
 
-/// The latest session of an experiment, analysed under the profile it ran with.
-pub fn analyse_latest(
-    layout: &Layout,
-    dir: &Path,
-) -> Result<Option<(Experiment, StoredSession, Analysis)>> {
-    let name = config::experiment_name(dir);
-    let Some(session_dir) = store::sessions(&layout.data(), &name).pop() else {
-        return Ok(None);
-    };
-    let session = store::load_session(&session_dir)?;
-    let exp = config::load(dir, session.manifest.profile.as_deref())?;
-    let analysis = analysis::analyze(&exp, &session);
-    Ok(Some((exp, session, analysis)))
+/// Which experiments to render, and which session of them.
+pub struct ReportOptions<'a> {
+    /// Experiment arguments; empty means every experiment with data.
+    pub only: &'a [PathBuf],
+    /// A session of the one experiment named in `only` (default: its latest).
+    pub session: Option<&'a str>,
+    pub quiet: bool,
 }
 
-/// `lab report`: re-renders the book from stored sessions (all experiments with data).
-pub fn report(layout: &Layout, only: &[PathBuf], quiet: bool) -> Result<()> {
-    let dirs = if only.is_empty() {
+/// What went wrong with one experiment's chapter.
+struct Failure {
+    name: String,
+    error: LabError,
+}
+
+/// `lab report`: re-renders chapters from stored sessions, each on its own: one experiment's
+/// failure leaves its previous chapter, and every other chapter, as they were.
+pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<()> {
+    if opts.session.is_some() && opts.only.len() != 1 {
+        return Err(LabError::Usage(
+            "`--session` names a session of one experiment: give exactly one experiment".into(),
+        ));
+    }
+    let dirs = if opts.only.is_empty() {
         layout.experiment_dirs()
     } else {
-        only.iter()
+        opts.only
+            .iter()
             .map(|a| layout.experiment_dir(a))
             .collect::<Result<_>>()?
     };
-    let mut analysed = Vec::new();
+    let book = layout.book();
+    let mut rendered = Vec::new();
+    let mut failures = Vec::new();
     for dir in &dirs {
-        match analyse_latest(layout, dir)? {
-            Some(found) => analysed.push(found),
-            None if !only.is_empty() => return Err(no_session(dir)),
-            None => {}
+        let name = config::experiment_name(dir);
+        match render_one(layout, dir, opts) {
+            Ok(Some(entry)) => rendered.push(entry),
+            Ok(None) if !opts.only.is_empty() => failures.push(Failure {
+                error: no_session(dir),
+                name,
+            }),
+            Ok(None) => {}
+            Err(error) => failures.push(Failure { name, error }),
         }
     }
-    if !only.is_empty() {
-        // The book lists every experiment with data, not just the ones asked for.
-        for dir in layout
-            .experiment_dirs()
-            .iter()
-            .filter(|d| !dirs.contains(d))
-        {
-            analysed.extend(analyse_latest(layout, dir)?);
-        }
-    }
-    analysed.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let items: Vec<Rendered> = analysed
-        .iter()
-        .map(|(e, s, a)| Rendered {
-            experiment: e,
-            analysis: a,
-            session_dir: &s.dir,
-        })
-        .collect();
-    render::render_book(&layout.book(), &items)?;
-    if !quiet {
+    let count = rendered.len();
+    let entries = book_entries(layout, rendered, &failures)?;
+    render::render_index(&book, &entries)?;
+    if !opts.quiet {
         eprintln!(
-            "book written to {} ({} experiment{})",
-            layout.book().display(),
-            items.len(),
-            if items.len() == 1 { "" } else { "s" }
+            "book written to {}: {count} chapter{} rendered{}",
+            book.display(),
+            if count == 1 { "" } else { "s" },
+            if failures.is_empty() {
+                String::new()
+            } else {
+                format!(", {} could not be", failures.len())
+            }
         );
     }
-    Ok(())
+    failed(failures)
+}
+
+/// Renders one experiment's chapter; `Ok(None)` when it has no session yet.
+fn render_one(layout: &Layout, dir: &Path, opts: &ReportOptions) -> Result<Option<BookEntry>> {
+    let Some(assessed) = assess_chosen(layout, dir, opts.session)? else {
+        return Ok(None);
+    };
+    for notice in &assessed.notices {
+        eprintln!("note: {notice}");
+    }
+    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(Some(entry))
+}
+
+fn rendered(a: &Assessed) -> Rendered<'_> {
+    Rendered {
+        experiment: &a.experiment,
+        analysis: &a.analysis,
+        findings: &a.findings,
+        session_dir: &a.session.dir,
+        notices: &a.notices,
+    }
+}
+
+/// The book's list of experiments: those just rendered, and every other one from the chapter
+/// it already has; one that failed with no chapter gets a short "could not render" page.
+fn book_entries(
+    layout: &Layout,
+    mut entries: Vec<BookEntry>,
+    failures: &[Failure],
+) -> Result<Vec<BookEntry>> {
+    let book = layout.book();
+    for dir in layout.experiment_dirs() {
+        let name = config::experiment_name(&dir);
+        if entries.iter().any(|e| e.name == name) {
+            continue;
+        }
+        let failure = failures.iter().find(|f| f.name == name);
+        if book.join("src").join(&name).join("index.md").is_file() {
+            entries.extend(render::existing_entry(&book, &name));
+        } else if let Some(f) = failure {
+            let reason = format!("{:#}", f.error);
+            entries.push(render::render_failure_page(&book, &name, &reason)?);
+        }
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(entries)
+}
+
+/// One error naming every chapter that could not be rendered, with the most telling exit code.
+fn failed(failures: Vec<Failure>) -> Result<()> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let usage = failures.iter().all(|f| f.error.exit_code() == EXIT_USAGE);
+    let text = failures
+        .iter()
+        .map(|f| format!("{}: {:#}", f.name, f.error))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let message =
+        format!("{text}\n  (every chapter that could not be rendered was left as it was)");
+    Err(if usage {
+        LabError::Usage(message)
+    } else {
+        LabError::Other(anyhow::anyhow!(message))
+    })
 }
 
 fn no_session(dir: &Path) -> LabError {
@@ -80,25 +150,44 @@ fn no_session(dir: &Path) -> LabError {
     ))
 }
 
-/// `lab report --json EXP`: the analysis as JSON.
-pub fn report_json(layout: &Layout, arg: &Path) -> Result<String> {
+/// The chosen (or latest) session of one experiment, assessed.
+fn assessed(layout: &Layout, arg: &Path, session: Option<&str>) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
-    let (_, _, analysis) = analyse_latest(layout, &dir)?.ok_or_else(|| no_session(&dir))?;
-    Ok(serde_json::to_string_pretty(&analysis).map_err(anyhow::Error::from)? + "\n")
+    let found = assess_chosen(layout, &dir, session)?.ok_or_else(|| no_session(&dir))?;
+    for notice in &found.notices {
+        eprintln!("note: {notice}");
+    }
+    Ok(found)
+}
+
+/// `lab report --json EXP`: the analysis and the verdicts as JSON.
+pub fn report_json(layout: &Layout, arg: &Path, session: Option<&str>) -> Result<String> {
+    let a = assessed(layout, arg, session)?;
+    let value = serde_json::json!({
+        "analysis": a.analysis,
+        "checks": a.findings.checks,
+        "multiplicity": a.findings.multiplicity,
+        "notices": a.notices,
+    });
+    Ok(serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)? + "\n")
 }
 
 /// `lab check`: the verdicts and the exit code (1 when a validity check failed).
-pub fn check(layout: &Layout, arg: &Path, json: bool) -> Result<(String, i32)> {
-    let dir = layout.experiment_dir(arg)?;
-    let (_, _, analysis) = analyse_latest(layout, &dir)?.ok_or_else(|| no_session(&dir))?;
-    let failed = analysis
-        .checks
+pub fn check(
+    layout: &Layout,
+    arg: &Path,
+    session: Option<&str>,
+    json: bool,
+) -> Result<(String, i32)> {
+    let a = assessed(layout, arg, session)?;
+    let checks = &a.findings.checks;
+    let failed = checks
         .iter()
         .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
     let text = if json {
-        serde_json::to_string_pretty(&analysis.checks).map_err(anyhow::Error::from)? + "\n"
+        serde_json::to_string_pretty(checks).map_err(anyhow::Error::from)? + "\n"
     } else {
-        verdict_table(&analysis.checks)
+        verdict_table(checks)
     };
     Ok((text, if failed { EXIT_CHECK_FAILED } else { EXIT_OK }))
 }
@@ -142,14 +231,19 @@ pub fn list(layout: &Layout) -> Result<String> {
     let mut out = String::new();
     for dir in layout.experiment_dirs() {
         let name = config::experiment_name(&dir);
-        let sessions = store::sessions(&layout.data(), &name);
-        let latest = match analyse_latest(layout, &dir) {
-            Ok(Some((_, _, a))) => {
-                let t = Tally::of(&a.checks);
+        let sessions = crate::store::sessions(&layout.data_dir(&name));
+        let latest = match assess_chosen(layout, &dir, None) {
+            Ok(Some(a)) => {
+                let t = Tally::of(&a.findings.checks);
                 let trust = if t.untrusted { ", untrusted" } else { "" };
                 format!(
-                    "latest {}: {} pass, {} fail, {} inconclusive, {} not run{trust}",
-                    a.session, t.pass, t.fail, t.inconclusive, t.not_run
+                    "latest {} ({}): {} pass, {} fail, {} inconclusive, {} not run{trust}",
+                    a.session.name,
+                    a.session.manifest.status(),
+                    t.pass,
+                    t.fail,
+                    t.inconclusive,
+                    t.not_run
                 )
             }
             Ok(None) => "no session yet".to_string(),

@@ -1,13 +1,15 @@
-//! `lab run`: plan, build, calibrate, execute and store a session, then render the book.
+//! `lab run`: plan, build, calibrate, execute and store a session, then render its chapter.
+//! One writer per experiment: a second `lab run` of the same experiment is refused.
 
-use super::{Layout, report};
+use super::Layout;
+use super::report::{ReportOptions, report};
 use crate::config::{self, CheckKind, Experiment};
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
 use crate::plan::CellKey;
 use crate::plan::{self, Plan};
 use crate::render;
-use crate::store::{self, Manifest, SessionWriter, StoredSession};
+use crate::store::{self, Lock, Manifest, Sealed, SessionWriter, StoredSession};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -17,12 +19,20 @@ pub struct RunOptions<'a> {
     pub dry_run: bool,
     pub resume: bool,
     pub quiet: bool,
+    /// The command line as typed, recorded in the manifest.
+    pub command_line: String,
 }
 
 /// `lab run`: returns the exit code.
 pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runner) -> Result<i32> {
     let dir = layout.experiment_dir(arg)?;
-    let exp = config::load(&dir, opts.profile)?;
+    let sealed = Sealed::read(&dir)?;
+    let exp = config::parse(
+        &sealed.lab_toml,
+        &dir.join(config::FILE_NAME),
+        &dir,
+        opts.profile,
+    )?;
     for w in &exp.warnings {
         eprintln!("warning: {w}");
     }
@@ -31,12 +41,15 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         print!("{}", describe_plan(&exp, &plan, layout));
         return Ok(EXIT_OK);
     }
-    let (mut session, mut manifest, todo) = if opts.resume {
-        resume(layout, &exp, &plan)?
+    let _lock = writer_lock(layout, &exp, &opts.command_line)?;
+    let _machine = machine_lock(&exp, &opts.command_line, opts.quiet)?;
+    let (exp, mut session, mut manifest, todo) = if opts.resume {
+        resume(layout, exp, opts)?
     } else {
-        start(layout, &exp, &plan, runner, arg, opts)?
+        let (session, manifest) = start(layout, &exp, &plan, runner, &sealed, opts)?;
+        (exp, session, manifest, plan.runs.clone())
     };
-    let progress = Progress::new(plan.runs.len(), opts.quiet);
+    let progress = Progress::new(manifest.planned_runs, opts.quiet);
     progress.note(&format!(
         "session {} ({} runs to go)",
         session.dir.display(),
@@ -47,16 +60,36 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     manifest.load_after = Some(store::load_average());
     manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
     manifest.complete = ending == Ending::Complete;
-    session.finish(&manifest)?;
-    if ending == Ending::Interrupted {
-        eprintln!(
-            "interrupted: every finished run is kept in {}; `lab run {} --resume` completes the plan",
-            session.dir.display(),
-            arg.display()
-        );
-        return Ok(EXIT_INTERRUPTED);
+    if let Ending::Damaged(why) = &ending {
+        manifest.damaged = Some(why.clone());
     }
-    report(layout, &[], opts.quiet)?;
+    session.finish(&manifest)?;
+    match ending {
+        Ending::Interrupted => {
+            eprintln!(
+                "interrupted: every finished run is kept in {}; `lab run {} --resume` completes the plan",
+                session.dir.display(),
+                arg.display()
+            );
+            return Ok(EXIT_INTERRUPTED);
+        }
+        Ending::Damaged(why) => {
+            return Err(LabError::Other(anyhow::anyhow!(
+                "{why}\n  lab put back what it had written and stopped; session {} is marked damaged and kept as it is",
+                session.dir.display()
+            )));
+        }
+        Ending::Complete => {}
+    }
+    let name = session_name(&session.dir);
+    report(
+        layout,
+        &ReportOptions {
+            only: std::slice::from_ref(&dir),
+            session: Some(&name),
+            quiet: opts.quiet,
+        },
+    )?;
     if !opts.quiet {
         eprintln!(
             "wrote {}",
@@ -71,21 +104,54 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     Ok(EXIT_OK)
 }
 
-/// Builds, calibrates and creates a new session.
+fn session_name(dir: &Path) -> String {
+    dir.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The experiment's writer lock, or a refusal naming who holds it.
+fn writer_lock(layout: &Layout, exp: &Experiment, command: &str) -> Result<Lock> {
+    match store::lock_experiment(&layout.data_dir(&exp.name), command)? {
+        Ok(lock) => Ok(lock),
+        Err(held) => Err(LabError::Usage(format!(
+            "{} is being written by another lab ({}); one session of an experiment runs at a time\n  hint: wait for it to finish, or stop it (Ctrl-C keeps its finished runs)",
+            exp.name, held.holder
+        ))),
+    }
+}
+
+/// The machine-wide measuring lock; when another session holds it, a warning (two sessions
+/// measuring at once disturb each other) and no lock.
+fn machine_lock(exp: &Experiment, command: &str, quiet: bool) -> Result<Option<Lock>> {
+    match store::lock_machine(&format!("{command} ({})", exp.name))? {
+        Ok(lock) => Ok(Some(lock)),
+        Err(held) => {
+            if !quiet {
+                eprintln!(
+                    "warning: another lab session is measuring on this machine ({}); the two will disturb each other's timings",
+                    held.holder
+                );
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Builds, calibrates and creates a new session, sealing the files it runs with.
 fn start(
     layout: &Layout,
     exp: &Experiment,
     plan: &Plan,
     runner: &mut dyn Runner,
-    arg: &Path,
+    sealed: &Sealed,
     opts: &RunOptions,
-) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
+) -> Result<(SessionWriter, Manifest)> {
     if !opts.quiet && exp.build.is_some() {
         eprintln!("building {}…", exp.name);
     }
     let build = exec::build(exp)?;
     let started = store::now_unix_ms();
-    let dir = store::new_session_dir(&layout.data(), &exp.name, started);
+    let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
     let scratch = std::env::temp_dir();
     let calibration = exec::calibrate(runner, &scratch);
     let manifest = Manifest {
@@ -93,7 +159,7 @@ fn start(
         experiment: exp.name.clone(),
         experiment_file_hash: exp.source_hash.clone(),
         profile: exp.profile.clone(),
-        command: reproduce_command(arg, opts.profile),
+        command: opts.command_line.clone(),
         seed: exp.seed,
         order: format!("{:?}", exp.order).to_lowercase(),
         planned_runs: plan.runs.len(),
@@ -104,69 +170,110 @@ fn start(
         started_utc: store::utc_timestamp(started),
         finished_utc: None,
         complete: false,
+        resumed: 0,
+        derived_from: None,
+        damaged: None,
         versions: store::tool_versions(&exp.versions, &exp.dir),
         build,
         calibration: Some(calibration),
     };
-    let session = SessionWriter::create(dir, &manifest, plan, param_names(exp))?;
-    Ok((session, manifest, plan.runs.clone()))
+    let session = SessionWriter::create(dir, &manifest, plan, param_names(exp), sealed)?;
+    Ok((session, manifest))
 }
 
-/// Reopens the latest unfinished session of the same plan.
+/// Reopens the latest unfinished session under the lab.toml it started with, sets aside what
+/// a kill left half-written, and returns the runs it is missing.
 fn resume(
     layout: &Layout,
-    exp: &Experiment,
-    plan: &Plan,
-) -> Result<(SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
-    let Some(dir) = store::sessions(&layout.data(), &exp.name).pop() else {
+    today: Experiment,
+    opts: &RunOptions,
+) -> Result<(Experiment, SessionWriter, Manifest, Vec<plan::PlannedRun>)> {
+    let Some(dir) = store::sessions(&layout.data_dir(&today.name)).pop() else {
         return Err(LabError::Usage(format!(
             "nothing to resume: {} has no session yet",
-            exp.name
+            today.name
         )));
     };
+    let name = session_name(&dir);
+    for tail in store::repair(&dir)? {
+        eprintln!("note: session {name}: {}", tail.describe());
+    }
     let stored = store::load_session(&dir)?;
     if stored.manifest.complete {
         return Err(LabError::Usage(format!(
-            "nothing to resume: the latest session {} is complete",
-            stored.name
+            "nothing to resume: the latest session {name} is complete"
         )));
     }
-    if stored.plan.runs != plan.runs {
+    if stored.manifest.profile.as_deref() != opts.profile {
         return Err(LabError::Usage(format!(
-            "cannot resume {}: lab.toml or the profile changed since it started, so the plan differs",
-            stored.name
+            "cannot resume {name}: it ran with profile {}, not {}\n  hint: `lab run {} --resume{}`",
+            stored.manifest.profile.as_deref().unwrap_or("default"),
+            opts.profile.unwrap_or("default"),
+            today.dir.display(),
+            stored
+                .manifest
+                .profile
+                .as_deref()
+                .map_or(String::new(), |p| format!(" --profile {p}"))
         )));
     }
-    exec::build(exp)?;
-    let done: Vec<&str> = stored.runs.iter().map(|r| r.run_id.as_str()).collect();
-    let todo = plan
+    let exp = resumed_experiment(&stored, today)?;
+    exec::build(&exp)?;
+    let done: std::collections::BTreeSet<&str> =
+        stored.runs.iter().map(|r| r.run_id.as_str()).collect();
+    let todo = stored
+        .plan
         .runs
         .iter()
-        .filter(|r| !done.contains(&r.id.as_str()))
+        .filter(|r| !done.contains(r.id.as_str()))
         .cloned()
         .collect();
+    let mut manifest = stored.manifest.clone();
+    manifest.resumed += 1;
     Ok((
-        SessionWriter::reopen(dir, param_names(exp))?,
-        stored.manifest,
+        exp,
+        SessionWriter::reopen(dir, store::param_columns(&stored.dir)?)?,
+        manifest,
         todo,
     ))
+}
+
+/// The experiment a resumed session continues: its sealed lab.toml. A session from before
+/// sealing continues only when today's file gives the same plan.
+fn resumed_experiment(stored: &StoredSession, today: Experiment) -> Result<Experiment> {
+    let Some(sealed) = &stored.sealed else {
+        if plan::plan(&today).runs != stored.plan.runs {
+            return Err(LabError::Usage(format!(
+                "cannot resume {}: lab.toml or the profile changed since it started, so the plan differs",
+                stored.name
+            )));
+        }
+        return Ok(today);
+    };
+    let file = stored.dir.join(store::SEALED).join(config::FILE_NAME);
+    let exp = config::parse(
+        &sealed.lab_toml,
+        &file,
+        &today.dir,
+        stored.manifest.profile.as_deref(),
+    )?;
+    if exp.source_hash != today.source_hash {
+        eprintln!(
+            "note: {} has changed since session {} started; it continues with the lab.toml it started with",
+            today.file.display(),
+            stored.name
+        );
+    }
+    Ok(exp)
 }
 
 fn param_names(exp: &Experiment) -> Vec<String> {
     exp.params.iter().map(|p| p.name.clone()).collect()
 }
 
-fn reproduce_command(arg: &Path, profile: Option<&str>) -> String {
-    let mut cmd = format!("cargo run --release -- run {}", arg.display());
-    if let Some(p) = profile {
-        cmd.push_str(&format!(" --profile {p}"));
-    }
-    cmd
-}
-
 /// The plan as text, with its estimated duration.
 fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
-    let previous = store::sessions(&layout.data(), &exp.name)
+    let previous = store::sessions(&layout.data_dir(&exp.name))
         .pop()
         .and_then(|d| store::load_session(&d).ok())
         .map(|s| mean_wall_by_cell(&s))

@@ -2,7 +2,6 @@
 //! Validity checks come first; a failed one marks every hypothesis verdict untrusted.
 
 mod agree;
-pub mod automatic;
 mod ceiling;
 mod checksum;
 mod compare;
@@ -19,9 +18,52 @@ pub use compare::{decide, ratio_of};
 pub use multiplicity::multiplicity;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
-use crate::analysis::{CellStats, Resampling, RunView};
+use crate::analysis::{Analysis, CellStats, Resampling, RunView};
 use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
-use crate::exec::Calibration;
+use crate::store::Calibration;
+use crate::validity::{Validity, automatic};
+use serde::Serialize;
+
+/// Every verdict on one analysed session, in report order, and the multiplicity note.
+#[derive(Debug, Clone, Serialize)]
+pub struct Findings {
+    pub checks: Vec<CheckResult>,
+    /// When several hypothesis checks were decided: how many could have passed by chance.
+    pub multiplicity: Option<String>,
+}
+
+/// The name of the check that fails when a run changed the session's own files.
+pub const INTACT: &str = "no run changed the session's files";
+
+/// Decides every automatic and declared check from the validity judgement and the analysis.
+pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> Findings {
+    let mut automatic = automatic_results(&analysis.runs, analysis.manifest.calibration.as_ref());
+    if let Some(damage) = &analysis.manifest.damaged {
+        let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
+            .reading(damage);
+        intact.automatic = true;
+        automatic.push(intact);
+    }
+    let mut declared: Vec<(usize, CheckResult)> = validity
+        .durations
+        .iter()
+        .filter_map(|d| {
+            let spec = exp.checks.get(d.spec_index)?;
+            Some((d.spec_index, duration::check(spec, d)))
+        })
+        .collect();
+    declared.extend(cell_results(&Inputs {
+        exp,
+        cells: &analysis.cells,
+        runs: &analysis.runs,
+        resampling: analysis.resampling,
+    }));
+    let checks = assemble(automatic, declared);
+    Findings {
+        multiplicity: multiplicity(&checks),
+        checks,
+    }
+}
 
 /// A 95% interval, for the decision-rule tests of the checks.
 #[cfg(test)]
@@ -106,25 +148,6 @@ fn automatic_result(
     result.runs = failing.iter().map(|(r, _)| r.id.clone()).collect();
     result.runs.dedup();
     result
-}
-
-/// Applies the checks that exclude runs (duration), returning their results in spec order.
-pub fn exclusion_results(exp: &Experiment, runs: &mut [RunView]) -> Vec<(usize, CheckResult)> {
-    exp.checks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, spec)| match &spec.kind {
-            CheckKind::Duration {
-                expect,
-                tolerance,
-                metric,
-            } => Some((
-                i,
-                duration::check(spec, expect, *tolerance, metric.as_deref(), runs),
-            )),
-            _ => None,
-        })
-        .collect()
 }
 
 /// What the declared checks that judge statistics look at.

@@ -1,11 +1,11 @@
 //! The outcome of a check and the evidence that decided it.
 
 use crate::config::CheckClass;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Every check ends in one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Pass,
@@ -68,7 +68,7 @@ impl Tally {
 }
 
 /// A ratio interval compared with a threshold, drawn in the forest chart.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RatioEvidence {
     pub a: String,
     pub b: String,
@@ -81,7 +81,7 @@ pub struct RatioEvidence {
 }
 
 /// A decided check.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckResult {
     pub name: String,
     pub kind: String,

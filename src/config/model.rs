@@ -237,6 +237,9 @@ pub struct Experiment {
     pub versions: Vec<Vec<String>>,
     pub build: Option<Build>,
     pub params: Vec<Param>,
+    /// Every value each parameter takes in lab.toml under any profile: a notes reference to
+    /// one of these is declared even when this session's profile did not run it.
+    pub declared_values: BTreeMap<String, Vec<ParamValue>>,
     pub variants: Vec<Variant>,
     pub metrics: Vec<Metric>,
     pub checks: Vec<CheckSpec>,

@@ -33,8 +33,10 @@ pub fn validate(
     let mut raw = raw;
     // Declared order, taken before a profile replaces some lists with its own.
     let param_order = declared_order(&raw.params);
+    let base_params = validate_params(&raw.params, loc)?;
     let overrides = apply_profile(&mut raw, profile, loc)?;
     let mut params = validate_params(&raw.params, loc)?;
+    let declared_values = declared_values(&base_params, &params);
     params.sort_by_key(|p| param_order.iter().position(|n| *n == p.name));
     let variants = validate_variants(&raw.variants, &params, loc)?;
     let metrics = validate_metrics(&raw.metrics, loc)?;
@@ -69,6 +71,7 @@ pub fn validate(
         versions: validate_versions(&e.versions, loc)?,
         build: validate_build(raw.build.as_ref(), loc)?,
         params,
+        declared_values,
         variants,
         metrics,
         checks: Vec::new(),
@@ -78,6 +81,20 @@ pub fn validate(
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
+}
+
+/// Every value each parameter takes in the file, with or without a profile.
+fn declared_values(base: &[Param], profiled: &[Param]) -> BTreeMap<String, Vec<ParamValue>> {
+    let mut all: BTreeMap<String, Vec<ParamValue>> = BTreeMap::new();
+    for p in base.iter().chain(profiled) {
+        let values = all.entry(p.name.clone()).or_default();
+        for v in &p.values {
+            if !values.iter().any(|x| x.same_as(v)) {
+                values.push(v.clone());
+            }
+        }
+    }
+    all
 }
 
 /// What a profile changes besides parameter lists (which it replaces in place).

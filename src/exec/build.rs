@@ -2,6 +2,7 @@
 
 use super::process::spawn_error;
 use crate::config::Experiment;
+use crate::store::BuildReport;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -9,16 +10,6 @@ use thiserror::Error;
 
 /// Where the fingerprint of the last successful build is kept, in the experiment folder.
 const STAMP_FILE: &str = ".lab-build";
-
-/// What the build step did.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
-pub struct BuildReport {
-    pub command: Vec<String>,
-    pub fingerprint: String,
-    /// False when the inputs were unchanged and the outputs present.
-    pub ran: bool,
-    pub wall_ms: u64,
-}
 
 /// A build that could not start or did not succeed.
 #[derive(Debug, Error)]

@@ -3,26 +3,13 @@
 
 use super::clock;
 use super::measure::{RunRequest, Runner};
-use serde::{Deserialize, Serialize};
+use crate::store::Calibration;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 /// How many empty processes are spawned to measure spawn cost.
 const SPAWN_SAMPLES: usize = 30;
-
-/// What the calibration measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    pub timer_reported_resolution_ns: u64,
-    pub timer_granularity_ns: u64,
-    pub timer_read_ns: f64,
-    /// Median wall time of running `true`.
-    pub spawn_median_ns: u64,
-    /// Interquartile range of the same: the noise any run's wall time carries.
-    pub spawn_iqr_ns: u64,
-    pub spawn_samples: usize,
-}
 
 /// Measures the clock and the spawn cost through `runner`, writing throw-away logs to `scratch`.
 pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {

@@ -1,18 +1,9 @@
 //! What one process run yields: timings, resource use and how it ended.
 
-use serde::{Deserialize, Serialize};
+use crate::store::Exit;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
-
-/// How a run's process ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Exit {
-    Code(i32),
-    Signal(i32),
-    /// The process could not be started at all (program missing, not executable…).
-    SpawnFailed(String),
-}
 
 /// Everything measured about one run.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,6 +1,7 @@
 //! Reading metric values out of a run's standard output: JSON object lines or a regex.
 
 use crate::config::{Extractor, Metric};
+use crate::store::SampleRow;
 use regex::Regex;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).
@@ -39,6 +40,19 @@ impl MetricReader {
             })
             .collect();
         MetricReader { metrics }
+    }
+
+    /// The stored rows of every value of every metric in `output`.
+    pub fn read_rows(&self, output: &str, run_id: &str) -> Vec<SampleRow> {
+        self.read(output)
+            .into_iter()
+            .map(|s| SampleRow {
+                run_id: run_id.to_string(),
+                metric: s.metric,
+                iteration: s.iteration,
+                value: s.value,
+            })
+            .collect()
     }
 
     /// Every value of every metric in `output`, in order of appearance.

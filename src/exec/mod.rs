@@ -10,28 +10,31 @@ mod metrics;
 mod process;
 mod progress;
 
-pub use build::{BuildError, BuildReport, build, tail};
-pub use calibrate::{Calibration, calibrate};
-pub use measure::{Exit, Measurement, RunRequest, Runner};
-pub use metrics::{MetricReader, Sample};
+pub use build::{BuildError, build, tail};
+pub use calibrate::calibrate;
+pub use measure::{Measurement, RunRequest, Runner};
+pub use metrics::MetricReader;
 pub use process::{ProcessRunner, spawn_error};
 pub use progress::Progress;
 
-use crate::checks::automatic::{RunFacts, problems};
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
-use crate::store::SessionWriter;
+use crate::store::{Exit, RunRow, SampleRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
 use sha2::{Digest, Sha256};
+use std::io::Read;
 
 /// How a session's run loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
     Complete,
     Interrupted,
+    /// A run changed the session's own files; lab restored them and stopped.
+    Damaged(String),
 }
 
-/// Runs `runs` in order, appending each to the session as it finishes.
+/// Runs `runs` in order, appending each to the session as it finishes. Nothing is judged
+/// here: the validity stage reads what was stored.
 pub fn execute(
     exp: &Experiment,
     runs: &[PlannedRun],
@@ -63,30 +66,79 @@ pub fn execute(
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
-        let output = std::fs::read_to_string(&stdout).unwrap_or_default();
-        let samples = reader.read(&output);
-        let invalid = judge(&measurement, &samples, exp);
-        let digest = format!("{:x}", Sha256::digest(output.as_bytes()));
-        session.append(run, &measurement, &digest, &samples, &invalid)?;
-        progress.finished(run, measurement.wall_ns, &invalid);
+        let changes = session.verify()?;
+        let (digest, samples) = read_output(&stdout, &reader, &run.id);
+        session.append(run, &run_row(run, &measurement, digest), &samples)?;
+        progress.finished(run, measurement.wall_ns, &outcome(&measurement));
+        if !changes.is_empty() {
+            return Ok(Ending::Damaged(format!(
+                "run {} changed the session's files: {}",
+                run.id,
+                changes.join(", ")
+            )));
+        }
     }
     Ok(Ending::Complete)
 }
 
-/// The automatic checks' verdict on a fresh run, as stored in runs.csv.
-fn judge(m: &Measurement, samples: &[Sample], exp: &Experiment) -> Vec<String> {
-    let values: Vec<(&str, &str)> = samples
-        .iter()
-        .map(|s| (s.metric.as_str(), s.value.as_str()))
-        .collect();
-    let facts = RunFacts {
-        exit: &m.exit,
-        timed_out: m.timed_out,
-        suspended_ns: m.suspended_ns(),
-        values: &values,
+/// The SHA-256 of the bytes the run printed, and the metric values read from them.
+fn read_output(
+    stdout: &std::path::Path,
+    reader: &MetricReader,
+    run_id: &str,
+) -> (String, Vec<SampleRow>) {
+    let mut bytes = Vec::new();
+    if let Ok(mut file) = std::fs::File::open(stdout) {
+        let _ = file.read_to_end(&mut bytes);
+    }
+    let digest = format!("{:x}", Sha256::digest(&bytes));
+    let samples = reader.read_rows(&String::from_utf8_lossy(&bytes), run_id);
+    (digest, samples)
+}
+
+/// The stored row of a measured run.
+pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunRow {
+    let (exit_code, signal, spawn_error) = match &m.exit {
+        Exit::Code(c) => (Some(*c), None, None),
+        Exit::Signal(s) => (None, Some(*s), None),
+        Exit::SpawnFailed(e) => (None, None, Some(e.clone())),
     };
-    problems(&facts, &exp.metrics)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+    RunRow {
+        run_id: run.id.clone(),
+        position: run.position,
+        variant: run.variant.clone(),
+        repetition: run.repetition,
+        warmup: run.warmup,
+        start_utc: utc_timestamp(m.start_unix_ms),
+        wall_ns: m.wall_ns,
+        boottime_ns: m.boottime_ns,
+        user_ns: m.user_ns,
+        sys_ns: m.sys_ns,
+        max_rss_kib: m.max_rss_kib,
+        voluntary_cs: m.voluntary_cs,
+        involuntary_cs: m.involuntary_cs,
+        exit_code,
+        signal,
+        spawn_error,
+        timed_out: m.timed_out,
+        cpus: m.cpus_granted.as_ref().map(|c| {
+            c.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
+        stdout_sha256,
+        samples: None,
+    }
+}
+
+/// How the process ended, for the progress line (a fact, not a verdict).
+fn outcome(m: &Measurement) -> String {
+    match (&m.exit, m.timed_out) {
+        (_, true) => "timed out".into(),
+        (Exit::Code(0), _) => "ok".into(),
+        (Exit::Code(c), _) => format!("exit code {c}"),
+        (Exit::Signal(s), _) => format!("killed by signal {s}"),
+        (Exit::SpawnFailed(e), _) => e.clone(),
+    }
 }

@@ -2,7 +2,8 @@
 //! watchdog thread that sleeps until the deadline and kills the whole group if it is reached.
 
 use super::clock::Instant2;
-use super::measure::{Exit, Measurement, RunRequest, Runner};
+use super::measure::{Measurement, RunRequest, Runner};
+use crate::store::Exit;
 use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};

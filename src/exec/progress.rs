@@ -38,12 +38,7 @@ impl Progress {
     }
 
     /// Says how a run ended.
-    pub fn finished(&self, run: &PlannedRun, wall_ns: u64, problems: &[String]) {
-        let outcome = if problems.is_empty() {
-            "ok".to_string()
-        } else {
-            problems.join("; ")
-        };
+    pub fn finished(&self, run: &PlannedRun, wall_ns: u64, outcome: &str) {
         match self {
             Progress::Quiet => {}
             Progress::Lines { total } => {
@@ -58,7 +53,7 @@ impl Progress {
                 let _ = std::io::stderr().write_all(line.as_bytes());
             }
             Progress::Bar(bar) => {
-                if !problems.is_empty() {
+                if outcome != "ok" {
                     bar.println(format!("{} {}: {outcome}", run.id, describe(run)));
                 }
                 bar.inc(1);

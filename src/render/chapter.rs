@@ -11,6 +11,10 @@ use serde::Serialize;
 #[derive(Serialize)]
 pub struct ChapterContext {
     pub title: String,
+    /// Which session the chapter shows: its name, profile, state, date and host.
+    pub shown: String,
+    /// What the reader must know about the record itself, one line each.
+    pub notices: Vec<String>,
     pub hypothesis: String,
     pub banner: String,
     pub checks: Vec<CheckRow>,
@@ -71,20 +75,24 @@ pub fn cell_text(text: &str) -> String {
 
 pub fn context(
     exp: &Experiment,
-    analysis: &Analysis,
+    item: &super::Rendered,
     charts: Vec<Figure>,
     notes: Option<String>,
 ) -> ChapterContext {
+    let analysis = item.analysis;
+    let checks = &item.findings.checks;
     ChapterContext {
+        shown: shown(analysis),
+        notices: item.notices.iter().map(|n| cell_text(n)).collect(),
         title: exp.title.clone(),
         hypothesis: exp
             .hypothesis
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" "),
-        banner: banner(&analysis.checks),
-        checks: analysis.checks.iter().map(check_row).collect(),
-        multiplicity: analysis.multiplicity.clone(),
+        banner: banner(checks),
+        checks: checks.iter().map(check_row).collect(),
+        multiplicity: item.findings.multiplicity.clone(),
         percentiles: percentile_rows(exp, analysis),
         charts,
         tables: tables(exp, analysis),
@@ -105,6 +113,19 @@ pub fn context(
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
     }
+}
+
+/// "Session `X` (profile quick; complete), started 2026-11-29T23:31:37Z on vm."
+fn shown(analysis: &Analysis) -> String {
+    let m = &analysis.manifest;
+    format!(
+        "Session `{}` (profile {}; {}), started {} on {}.",
+        analysis.session,
+        m.profile.as_deref().unwrap_or("default"),
+        m.status(),
+        m.started_utc,
+        m.host.name
+    )
 }
 
 /// The verdict strip: counts per verdict, and the untrusted warning when it applies.

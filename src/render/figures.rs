@@ -5,7 +5,7 @@ use super::charts::{
     StripCell, StripChart,
 };
 use crate::analysis::{Analysis, CellStats};
-use crate::checks::Verdict;
+use crate::checks::{CheckResult, Verdict};
 use crate::config::{Experiment, Metric, Param};
 use anyhow::Result;
 
@@ -21,7 +21,11 @@ pub struct Figure {
 }
 
 /// Every chart the chapter shows, in page order.
-pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
+pub fn figures(
+    exp: &Experiment,
+    analysis: &Analysis,
+    checks: &[CheckResult],
+) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
     for metric in exp
         .metrics
@@ -40,7 +44,7 @@ pub fn figures(exp: &Experiment, analysis: &Analysis) -> Result<Vec<Figure>> {
         out.push(strip(analysis, metric)?);
         out.push(run_order(analysis, metric)?);
     }
-    if let Some(f) = forest(analysis)? {
+    if let Some(f) = forest(checks)? {
         out.push(f);
     }
     Ok(out)
@@ -216,9 +220,8 @@ fn run_order(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
     })
 }
 
-fn forest(analysis: &Analysis) -> Result<Option<Figure>> {
-    let rows: Vec<ForestRow> = analysis
-        .checks
+fn forest(checks: &[CheckResult]) -> Result<Option<Figure>> {
+    let rows: Vec<ForestRow> = checks
         .iter()
         .filter_map(|c| {
             c.ratio.as_ref().map(|r| ForestRow {

@@ -1,6 +1,10 @@
-//! Stage 7: SVG charts and Tera templates → `book/` (book.toml, src/SUMMARY.md, one chapter per
+//! Stage 8: SVG charts and Tera templates → `book/` (book.toml, src/SUMMARY.md, one chapter per
 //! experiment with its charts, raw CSV files and analysis.json). A pure function of the
 //! experiments and their stored sessions: rendering twice gives byte-identical files.
+//!
+//! Each chapter is written whole into a staging folder and swapped in only when complete, so a
+//! failure leaves the previous chapter as it was; the book's index pages are replaced the same
+//! way, and list an experiment whose chapter could not be rendered from its previous chapter.
 
 mod chapter;
 pub mod charts;
@@ -12,113 +16,220 @@ mod templates;
 pub use chapter::{banner, shell_words};
 
 use crate::analysis::Analysis;
-use crate::checks::Tally;
+use crate::checks::{CheckResult, Findings, Tally};
 use crate::config::Experiment;
 use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// One experiment with the analysis of its latest session.
+/// One experiment with the analysis of the session its chapter shows.
 pub struct Rendered<'a> {
     pub experiment: &'a Experiment,
     pub analysis: &'a Analysis,
+    pub findings: &'a Findings,
     pub session_dir: &'a Path,
+    /// Lines about the record itself (lab.toml edited since, tails set aside…).
+    pub notices: &'a [String],
 }
 
+/// An experiment's line in SUMMARY.md and on the introduction page.
+#[derive(Debug, Clone, Serialize)]
+pub struct BookEntry {
+    pub name: String,
+    pub title: String,
+    pub session: String,
+    pub pass: usize,
+    pub fail: usize,
+    pub inconclusive: usize,
+    pub not_run: usize,
+    pub trusted: String,
+}
+
+/// What analysis.json holds: the analysis, every verdict, and the experiment's title.
 #[derive(Serialize)]
-struct BookEntry {
-    name: String,
-    title: String,
-    session: String,
-    pass: usize,
-    fail: usize,
-    inconclusive: usize,
-    not_run: usize,
-    trusted: &'static str,
+struct ChapterRecord<'a> {
+    title: &'a str,
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    checks: &'a [CheckResult],
+    multiplicity: &'a Option<String>,
 }
 
-/// Writes the whole book under `book_dir` for `items` (sorted by experiment name).
-pub fn render_book(book_dir: &Path, items: &[Rendered]) -> Result<()> {
+/// Writes `src/NAME/` for one experiment: staged, then swapped in whole. Returns the notes'
+/// warnings (references whose data this session lacks) and the chapter's book entry.
+pub fn render_chapter(book_dir: &Path, item: &Rendered) -> Result<(BookEntry, Vec<String>)> {
     let src = book_dir.join("src");
-    fs::create_dir_all(&src).with_context(|| format!("cannot create {}", src.display()))?;
-    let defaults = templates::engine(None)?;
-    let entries: Vec<BookEntry> = items.iter().map(book_entry).collect();
-    let book = serde_json::json!({ "title": "Lab notebook", "experiments": entries });
-    write(
-        &book_dir.join("book.toml"),
-        &templates::render(&defaults, "book.toml", &book)?,
-    )?;
-    write(
-        &book_dir.join("lab.css"),
-        &templates::render(&defaults, "lab.css", &book)?,
-    )?;
-    write(
-        &src.join("SUMMARY.md"),
-        &templates::render(&defaults, "SUMMARY.md", &book)?,
-    )?;
-    write(
-        &src.join("introduction.md"),
-        &templates::render(&defaults, "introduction.md", &book)?,
-    )?;
-    write(
-        &src.join("how-to-read.md"),
-        &templates::render(&defaults, "how-to-read.md", &book)?,
-    )?;
-    for item in items {
-        render_chapter(&src, item)?;
+    let name = &item.experiment.name;
+    let staging = src.join(format!(".{name}.staging"));
+    if staging.exists() {
+        fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot clear {}", staging.display()))?;
     }
-    Ok(())
+    let written = write_chapter(&staging, item);
+    let warnings = match written {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
+    swap_in(&staging, &src.join(name))?;
+    Ok((book_entry(item), warnings))
 }
 
-fn book_entry(item: &Rendered) -> BookEntry {
-    let tally = Tally::of(&item.analysis.checks);
-    BookEntry {
-        name: item.experiment.name.clone(),
-        title: item.experiment.title.clone(),
-        session: item.analysis.session.clone(),
-        pass: tally.pass,
-        fail: tally.fail,
-        inconclusive: tally.inconclusive,
-        not_run: tally.not_run,
-        trusted: if tally.untrusted {
-            "no: a validity check failed"
-        } else {
-            "yes"
-        },
-    }
-}
-
-/// Writes `src/NAME/`: index.md, the charts, analysis.json and the raw CSV files.
-fn render_chapter(src: &Path, item: &Rendered) -> Result<()> {
+fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let exp = item.experiment;
-    let dir = src.join(&exp.name);
-    if dir.exists() {
-        fs::remove_dir_all(&dir).with_context(|| format!("cannot clear {}", dir.display()))?;
-    }
-    fs::create_dir_all(dir.join("data"))?;
-    let figures = figures::figures(exp, item.analysis)?;
+    fs::create_dir_all(dir.join("data"))
+        .with_context(|| format!("cannot create {}", dir.display()))?;
+    let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     for f in &figures {
         write(&dir.join(&f.file), &f.svg)?;
     }
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
-    let notes = notes::render_notes(exp, item.analysis, &figures)?;
-    let context = chapter::context(exp, item.analysis, figures, notes);
+    let notes = notes::render_notes(exp, item.analysis, &item.findings.checks, &figures)?;
+    let (notes, warnings) = match notes {
+        Some(n) => (Some(n.text), n.warnings),
+        None => (None, Vec::new()),
+    };
+    let context = chapter::context(exp, item, figures, notes);
     write(
         &dir.join("index.md"),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
-    let mut json = serde_json::to_string_pretty(item.analysis)?;
+    let record = ChapterRecord {
+        title: &exp.title,
+        analysis: item.analysis,
+        checks: &item.findings.checks,
+        multiplicity: &item.findings.multiplicity,
+    };
+    let mut json = serde_json::to_string_pretty(&record)?;
     json.push('\n');
     write(&dir.join("analysis.json"), &json)?;
     for name in [RUNS, SAMPLES] {
         fs::copy(item.session_dir.join(name), dir.join("data").join(name))
             .with_context(|| format!("cannot copy {name}"))?;
     }
+    Ok(warnings)
+}
+
+/// Replaces `target` by `staging`: the old chapter is moved away first and removed last.
+fn swap_in(staging: &Path, target: &Path) -> Result<()> {
+    let old = target.with_file_name(format!(
+        ".{}.old",
+        target
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    ));
+    if old.exists() {
+        fs::remove_dir_all(&old)?;
+    }
+    if target.exists() {
+        fs::rename(target, &old)
+            .with_context(|| format!("cannot move {} aside", target.display()))?;
+    }
+    fs::rename(staging, target)
+        .with_context(|| format!("cannot move the new chapter to {}", target.display()))?;
+    if old.exists() {
+        fs::remove_dir_all(&old)?;
+    }
+    Ok(())
+}
+
+fn book_entry(item: &Rendered) -> BookEntry {
+    entry_from_checks(
+        &item.experiment.name,
+        &item.experiment.title,
+        &item.analysis.session,
+        &item.findings.checks,
+    )
+}
+
+fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResult]) -> BookEntry {
+    let tally = Tally::of(checks);
+    BookEntry {
+        name: name.to_string(),
+        title: title.to_string(),
+        session: session.to_string(),
+        pass: tally.pass,
+        fail: tally.fail,
+        inconclusive: tally.inconclusive,
+        not_run: tally.not_run,
+        trusted: if tally.untrusted {
+            "no: a validity check failed".into()
+        } else {
+            "yes".into()
+        },
+    }
+}
+
+/// The book entry of a chapter already on disk, read from its analysis.json.
+pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
+    let path = book_dir.join("src").join(name).join("analysis.json");
+    let record: serde_json::Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    let checks: Vec<CheckResult> = serde_json::from_value(record.get("checks")?.clone()).ok()?;
+    Some(entry_from_checks(
+        name,
+        record.get("title")?.as_str()?,
+        record.get("session")?.as_str()?,
+        &checks,
+    ))
+}
+
+/// Writes a short page for an experiment that has no chapter and could not get one.
+pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<BookEntry> {
+    let dir = book_dir.join("src").join(name);
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let text = format!(
+        "# {}\n\nThis chapter could not be rendered:\n\n<pre><code>{}</code></pre>\n",
+        notes::escape_markdown(name),
+        notes::escape_html(reason)
+    );
+    write_atomic(&dir.join("index.md"), &text)?;
+    Ok(BookEntry {
+        name: name.to_string(),
+        title: name.to_string(),
+        session: "–".into(),
+        pass: 0,
+        fail: 0,
+        inconclusive: 0,
+        not_run: 0,
+        trusted: "could not render".into(),
+    })
+}
+
+/// Writes book.toml, lab.css and the index pages for `entries` (sorted by name).
+pub fn render_index(book_dir: &Path, entries: &[BookEntry]) -> Result<()> {
+    let src = book_dir.join("src");
+    fs::create_dir_all(&src).with_context(|| format!("cannot create {}", src.display()))?;
+    let defaults = templates::engine(None)?;
+    let book = serde_json::json!({ "title": "Lab notebook", "experiments": entries });
+    let pages: [(PathBuf, &str); 5] = [
+        (book_dir.join("book.toml"), "book.toml"),
+        (book_dir.join("lab.css"), "lab.css"),
+        (src.join("SUMMARY.md"), "SUMMARY.md"),
+        (src.join("introduction.md"), "introduction.md"),
+        (src.join("how-to-read.md"), "how-to-read.md"),
+    ];
+    let rendered: Vec<(PathBuf, String)> = pages
+        .into_iter()
+        .map(|(path, name)| Ok((path, templates::render(&defaults, name, &book)?)))
+        .collect::<Result<_>>()?;
+    for (path, text) in rendered {
+        write_atomic(&path, &text)?;
+    }
     Ok(())
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a file.
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    write(Path::new(&tmp), text)?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }

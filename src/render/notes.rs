@@ -10,18 +10,49 @@
 //! - `chart(file="mops-by-threads.svg")` → the Markdown that embeds one of the chapter's charts.
 //! - the filter `num(digits=3)` formats a number; `manifest` and `counts` are variables.
 //!
-//! A reference to a cell, metric, check or chart that does not exist is an error naming the
-//! notes.md line, never an empty or zero number.
+//! A reference to a cell, metric, check or chart that lab.toml does not declare is an error
+//! naming `notes.md:LINE:COLUMN`, never an empty or zero number. A reference whose data this
+//! session lacks (a cell the profile did not run, too few runs for an interval) renders a
+//! visible `n/a (why)` marker and a warning, and the chapter is still written.
 
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
-use crate::checks::ratio_of;
+use crate::checks::{CheckResult, ratio_of};
 use crate::config::Experiment;
 use crate::format::{ratio as fmt_ratio, significant, value};
 use anyhow::Result;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
+
+/// Rendered notes, and a warning for each reference whose data the session lacks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notes {
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+/// Text made inert for Markdown: every punctuation character that could start markup is
+/// backslash-escaped, so a name cannot become a link, emphasis or a table cell break.
+pub fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    out
+}
+
+/// Text made inert for HTML.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
 
 /// A mistake in notes.md: an authoring error like a configuration error (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -35,13 +66,14 @@ pub const NOTES_FILE: &str = "notes.md";
 pub fn render_notes(
     exp: &Experiment,
     analysis: &Analysis,
+    checks: &[CheckResult],
     figures: &[Figure],
-) -> Result<Option<String>> {
+) -> Result<Option<Notes>> {
     let path = exp.dir.join(NOTES_FILE);
     let Ok(source) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    render_source(&source, &path, exp, analysis, figures).map(Some)
+    render_source(&source, &path, exp, analysis, checks, figures).map(Some)
 }
 
 /// Renders notes text; errors name `path` and the line of the failing expression.
@@ -50,11 +82,14 @@ pub fn render_source(
     path: &Path,
     exp: &Experiment,
     analysis: &Analysis,
+    checks: &[CheckResult],
     figures: &[Figure],
-) -> Result<String> {
+) -> Result<Notes> {
     let data = Arc::new(NotesData {
         exp: exp.clone(),
         analysis: analysis.clone(),
+        checks: checks.to_vec(),
+        warnings: Mutex::new(Vec::new()),
         charts: figures
             .iter()
             .map(|f| (f.file.clone(), f.alt.clone()))
@@ -68,14 +103,28 @@ pub fn render_source(
     let mut context = Context::new();
     context.insert("manifest", &analysis.manifest);
     context.insert("counts", &analysis.counts);
-    tera.render("notes", &context)
-        .map_err(|e| locate(&e, path, source))
+    let text = tera
+        .render("notes", &context)
+        .map_err(|e| locate(&e, path, source))?;
+    let warnings = data
+        .warnings
+        .lock()
+        .map(|w| {
+            w.iter()
+                .map(|w| format!("{}: {w}", path.display()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Notes { text, warnings })
 }
 
 struct NotesData {
     exp: Experiment,
     analysis: Analysis,
+    checks: Vec<CheckResult>,
     charts: Vec<(String, String)>,
+    /// References whose data the session lacks, each rendered as an `n/a (why)` marker.
+    warnings: Mutex<Vec<String>>,
 }
 
 fn register(tera: &mut Tera, data: &Arc<NotesData>) {
@@ -97,9 +146,13 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>) {
     });
     tera.register_filter(
         "num",
-        |x: f64, kw: Kwargs, _: &State| -> TeraResult<String> {
+        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
             let digits: i64 = kw.get("digits")?.unwrap_or(3);
-            Ok(significant(x, digits.clamp(1, 12) as i32))
+            match x.as_number().map(|n| n.as_float()) {
+                Some(x) => Ok(significant(x, digits.clamp(1, 12) as i32)),
+                // An `n/a (why)` marker passes through unchanged.
+                None => Ok(x.to_string()),
+            }
         },
     );
 }
@@ -133,6 +186,39 @@ impl NotesData {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))),
+        }
+    }
+
+    /// Records a reference whose data is missing and returns its visible marker.
+    fn missing(&self, reference: &str, why: &str) -> Value {
+        if let Ok(mut w) = self.warnings.lock() {
+            w.push(format!("{reference}: n/a ({why})"));
+        }
+        Value::from(format!("n/a ({why})"))
+    }
+
+    /// Whether lab.toml declares the cell a selector names, in any profile.
+    fn declares(&self, selector: &str) -> bool {
+        let mut words = selector.split_whitespace();
+        let variant = words.next().unwrap_or("");
+        self.exp.variant(variant).is_some()
+            && words.all(|w| {
+                w.split_once('=').is_some_and(|(k, v)| {
+                    self.exp
+                        .declared_values
+                        .get(k)
+                        .is_some_and(|values| values.iter().any(|x| same_value(&x.to_string(), v)))
+                })
+            })
+    }
+
+    /// The cell a selector names; `Ok(None)` when lab.toml declares it but this session did
+    /// not run it.
+    fn find_run(&self, selector: &str, metric: &str) -> TeraResult<Option<&CellStats>> {
+        match self.find(selector, metric) {
+            Ok(cell) => Ok(Some(cell)),
+            Err(_) if self.declares(selector) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -171,15 +257,17 @@ impl NotesData {
     fn cell_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let of: String = kw.must_get("of")?;
         let metric = self.metric_name(kw)?;
-        let cell = self.find(&of, &metric)?;
+        let reference = format!("cell \"{of}\"");
+        let Some(cell) = self.find_run(&of, &metric)? else {
+            return Ok(self.missing(&reference, "not run in this session"));
+        };
         let unit = self
             .exp
             .metric(&metric)
             .map_or(String::new(), |m| m.unit.clone());
-        let summary = cell
-            .summary
-            .as_ref()
-            .ok_or_else(|| fail(format!("cell \"{of}\" has no valid run")))?;
+        let Some(summary) = cell.summary.as_ref() else {
+            return Ok(self.missing(&reference, "no valid run"));
+        };
         let (lo, hi) = cell
             .median_ci
             .map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
@@ -204,9 +292,16 @@ impl NotesData {
     fn ratio_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let (a, b): (String, String) = (kw.must_get("a")?, kw.must_get("b")?);
         let metric = self.metric_name(kw)?;
-        let (ca, cb) = (self.find(&a, &metric)?, self.find(&b, &metric)?);
+        let reference = format!("ratio of \"{a}\" to \"{b}\"");
+        let (Some(ca), Some(cb)) = (self.find_run(&a, &metric)?, self.find_run(&b, &metric)?)
+        else {
+            return Ok(self.missing(&reference, "a cell was not run in this session"));
+        };
         let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
-        let (r, ci) = ratio_of(ca, cb, self.analysis.resampling, &label).map_err(fail)?;
+        let (r, ci) = match ratio_of(ca, cb, self.analysis.resampling, &label) {
+            Ok(found) => found,
+            Err(why) => return Ok(self.missing(&reference, &why)),
+        };
         let text = format!(
             "{} [{}, {}]",
             fmt_ratio(r),
@@ -224,7 +319,6 @@ impl NotesData {
     fn check_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let name: String = kw.must_get("name")?;
         let check = self
-            .analysis
             .checks
             .iter()
             .find(|c| c.name == name)
@@ -293,9 +387,12 @@ fn same_value(stored: &str, wanted: &str) -> bool {
 /// Turns a Tera error into one that names the notes file and, where it can, the line.
 fn locate(e: &tera::Error, path: &Path, source: &str) -> anyhow::Error {
     let chain = error_chain(e);
-    let line = line_of_error(&chain, source);
-    let message = match line {
-        Some(line) => format!("{}:{line}: {chain}", path.display()),
+    let message = match line_of_error(&chain, source) {
+        Some(line) => format!(
+            "{}:{line}:{}: {chain}",
+            path.display(),
+            column_of_error(&chain, source, line)
+        ),
         None => format!("{}: {chain}", path.display()),
     };
     anyhow::Error::new(NotesError(message))
@@ -310,6 +407,42 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     }
     parts.dedup();
     parts.join(": ")
+}
+
+/// The 1-based column on `line`: Tera's own when it gives one, else the `{{` of the first
+/// expression on the line that holds a name quoted in the message, else the first `{{`.
+fn column_of_error(message: &str, source: &str, line: usize) -> usize {
+    if let Some(column) = message
+        .split("--> notes:")
+        .nth(1)
+        .and_then(|r| r.split(':').nth(1))
+        .and_then(|n| n.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+    {
+        return column;
+    }
+    let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    let quoted = quoted_names(message);
+    let expressions: Vec<usize> = text.match_indices("{{").map(|(i, _)| i).collect();
+    let byte = expressions
+        .iter()
+        .find(|&&i| {
+            let end = text[i..].find("}}").map_or(text.len(), |e| i + e);
+            quoted.iter().any(|q| text[i..end].contains(q))
+        })
+        .or(expressions.first())
+        .copied()
+        .unwrap_or(0);
+    text[..byte].chars().count() + 1
+}
+
+fn quoted_names(message: &str) -> Vec<&str> {
+    message
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| !q.is_empty())
+        .collect()
 }
 
 /// The line of the first quoted name in the message that appears inside `{{ … }}` in the source.
@@ -331,12 +464,7 @@ fn line_of_error(message: &str, source: &str) -> Option<usize> {
     {
         return Some(line);
     }
-    let quoted: Vec<&str> = message
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .filter(|q| !q.is_empty())
-        .collect();
+    let quoted = quoted_names(message);
     source
         .lines()
         .enumerate()

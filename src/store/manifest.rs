@@ -1,7 +1,6 @@
 //! The session manifest: everything about the machine and the experiment needed to trust or
 //! reproduce a session.
 
-use crate::exec::{BuildReport, Calibration};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -11,9 +10,10 @@ use std::process::{Command, Stdio};
 pub struct Manifest {
     pub lab_version: String,
     pub experiment: String,
+    /// SHA-256 of the lab.toml the session ran with (sealed in `sealed/lab.toml`).
     pub experiment_file_hash: String,
     pub profile: Option<String>,
-    /// The command that reproduces the session.
+    /// The command line that started the session, as typed.
     pub command: String,
     pub seed: u64,
     pub order: String,
@@ -26,9 +26,69 @@ pub struct Manifest {
     pub finished_utc: Option<String>,
     /// True once every planned run has finished.
     pub complete: bool,
+    /// How many times `lab run --resume` continued the session.
+    #[serde(default)]
+    pub resumed: u32,
+    /// The session this one was derived from by `lab reanalyze`: same runs, today's lab.toml.
+    #[serde(default)]
+    pub derived_from: Option<String>,
+    /// Why the session's own files cannot be trusted whole (a run changed them).
+    #[serde(default)]
+    pub damaged: Option<String>,
     pub versions: Vec<ToolVersion>,
     pub build: Option<BuildReport>,
     pub calibration: Option<Calibration>,
+}
+
+impl Manifest {
+    /// How the session came to be, in a few words: complete, incomplete, resumed, derived.
+    pub fn status(&self) -> String {
+        let mut parts = vec![
+            if self.complete {
+                "complete"
+            } else {
+                "incomplete"
+            }
+            .to_string(),
+        ];
+        if self.resumed > 0 {
+            parts.push(format!(
+                "resumed {} time{}",
+                self.resumed,
+                if self.resumed == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(parent) = &self.derived_from {
+            parts.push(format!("re-analysed from session {parent}"));
+        }
+        if self.damaged.is_some() {
+            parts.push("damaged".to_string());
+        }
+        parts.join(", ")
+    }
+}
+
+/// What the build step did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildReport {
+    pub command: Vec<String>,
+    pub fingerprint: String,
+    /// False when the inputs were unchanged and the outputs present.
+    pub ran: bool,
+    pub wall_ms: u64,
+}
+
+/// What the session-start calibration measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub timer_reported_resolution_ns: u64,
+    pub timer_granularity_ns: u64,
+    pub timer_read_ns: f64,
+    /// Median wall time of running `true`.
+    pub spawn_median_ns: u64,
+    /// Interquartile range of the same: the noise any run's wall time carries.
+    pub spawn_iqr_ns: u64,
+    pub spawn_samples: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,7 +214,7 @@ pub fn tool_versions(commands: &[Vec<String>], dir: &Path) -> Vec<ToolVersion> {
                     text.push_str(&String::from_utf8_lossy(&o.stderr));
                     text.trim().lines().take(5).collect::<Vec<_>>().join("\n")
                 }
-                Err(e) => crate::exec::spawn_error(&argv[0], &e),
+                Err(e) => format!("cannot start `{}`: {e}", argv[0]),
             };
             ToolVersion {
                 command: argv.clone(),

@@ -1,17 +1,22 @@
-//! Stage 4: sessions on disk. `data/NAME/SESSION/` holds manifest.json, plan.json, runs.csv,
-//! samples.csv and logs/; every run is appended and flushed as it finishes, nothing is rewritten
-//! but the manifest's closing fields.
+//! Stage 4: sessions on disk, sealed and append-only. `data/NAME/SESSION/` holds
+//! `sealed/lab.toml` and `sealed/notes.md` (the files the session ran with), manifest.json,
+//! plan.json, runs.csv, samples.csv and logs/. Each run's samples and then its run row are
+//! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
 
+mod lock;
 mod manifest;
+mod read;
 mod rows;
+mod writer;
 
+pub use lock::{Held, LOCK_FILE, Lock, lock_experiment, lock_machine};
 pub use manifest::*;
-pub use rows::{RunRow, SampleRow};
+pub use read::{Rows, Tail, read_rows};
+pub use rows::{Exit, RunRow, SampleRow};
+pub use writer::{SessionWriter, repair};
 
-use crate::exec::{Measurement, Sample};
-use crate::plan::{Plan, PlannedRun};
 use anyhow::{Context, Result};
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::path::{Path, PathBuf};
 
 pub const MANIFEST: &str = "manifest.json";
@@ -19,136 +24,86 @@ pub const PLAN: &str = "plan.json";
 pub const RUNS: &str = "runs.csv";
 pub const SAMPLES: &str = "samples.csv";
 pub const LOGS: &str = "logs";
+/// The folder of the files a session ran with.
+pub const SEALED: &str = "sealed";
+/// Where bytes that are not data (torn or orphaned tails) are moved on `--resume`.
+pub const SET_ASIDE: &str = "set-aside";
 
-/// A session being written.
-pub struct SessionWriter {
-    pub dir: PathBuf,
-    runs: csv::Writer<File>,
-    samples: csv::Writer<File>,
-    param_names: Vec<String>,
+use crate::plan::Plan;
+
+/// The author's files as the session ran with them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sealed {
+    pub lab_toml: String,
+    pub notes: Option<String>,
+}
+
+impl Sealed {
+    /// The experiment's lab.toml and notes.md as they are now.
+    pub fn read(experiment_dir: &Path) -> Result<Self> {
+        let file = experiment_dir.join(crate::config::FILE_NAME);
+        Ok(Sealed {
+            lab_toml: fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?,
+            notes: fs::read_to_string(experiment_dir.join("notes.md")).ok(),
+        })
+    }
+
+    fn write(&self, session_dir: &Path) -> Result<()> {
+        let dir = session_dir.join(SEALED);
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write_file(&dir.join(crate::config::FILE_NAME), &self.lab_toml)?;
+        if let Some(notes) = &self.notes {
+            write_file(&dir.join("notes.md"), notes)?;
+        }
+        Ok(())
+    }
+
+    fn load(session_dir: &Path) -> Option<Self> {
+        let dir = session_dir.join(SEALED);
+        Some(Sealed {
+            lab_toml: fs::read_to_string(dir.join(crate::config::FILE_NAME)).ok()?,
+            notes: fs::read_to_string(dir.join("notes.md")).ok(),
+        })
+    }
 }
 
 /// The folder of a new session: `data/NAME/YYYYMMDDTHHMMSSZ-HOST`, never an existing one.
-pub fn new_session_dir(data_root: &Path, experiment: &str, unix_ms: u64) -> PathBuf {
+pub fn new_session_dir(data_dir: &Path, unix_ms: u64) -> PathBuf {
     let stamp: String = utc_timestamp(unix_ms)
         .chars()
         .filter(|c| !matches!(c, '-' | ':'))
         .collect();
     let base = format!("{stamp}-{}", host_name());
-    let parent = data_root.join(experiment);
-    let mut dir = parent.join(&base);
+    let mut dir = data_dir.join(&base);
     let mut n = 2;
     while dir.exists() {
-        dir = parent.join(format!("{base}-{n}"));
+        dir = data_dir.join(format!("{base}-{n}"));
         n += 1;
     }
     dir
 }
 
-impl SessionWriter {
-    /// Creates the session folder and writes the manifest, the plan and the CSV headers.
-    pub fn create(
-        dir: PathBuf,
-        manifest: &Manifest,
-        plan: &Plan,
-        param_names: Vec<String>,
-    ) -> Result<Self> {
-        fs::create_dir_all(dir.join(LOGS))
-            .with_context(|| format!("cannot create session folder {}", dir.display()))?;
-        write_json(&dir.join(MANIFEST), manifest)?;
-        write_json(&dir.join(PLAN), plan)?;
-        let mut runs = csv::Writer::from_writer(create_new(&dir.join(RUNS))?);
-        runs.write_record(rows::run_header(&param_names))?;
-        runs.flush()?;
-        let mut samples = csv::Writer::from_writer(create_new(&dir.join(SAMPLES))?);
-        samples.write_record(rows::SAMPLE_HEADER)?;
-        samples.flush()?;
-        Ok(SessionWriter {
-            dir,
-            runs,
-            samples,
-            param_names,
-        })
-    }
-
-    /// Reopens an unfinished session to append the runs it is missing.
-    pub fn reopen(dir: PathBuf, param_names: Vec<String>) -> Result<Self> {
-        let open = |name: &str| {
-            OpenOptions::new()
-                .append(true)
-                .open(dir.join(name))
-                .with_context(|| format!("cannot reopen {}", dir.join(name).display()))
-        };
-        let runs = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(open(RUNS)?);
-        let samples = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(open(SAMPLES)?);
-        Ok(SessionWriter {
-            dir,
-            runs,
-            samples,
-            param_names,
-        })
-    }
-
-    /// Where a run's stdout and stderr go.
-    pub fn log_paths(&self, run: &PlannedRun) -> (PathBuf, PathBuf) {
-        let logs = self.dir.join(LOGS);
-        (
-            logs.join(format!("{}.out", run.id)),
-            logs.join(format!("{}.err", run.id)),
-        )
-    }
-
-    /// Appends one finished run and its samples, and flushes both files.
-    pub fn append(
-        &mut self,
-        run: &PlannedRun,
-        m: &Measurement,
-        stdout_sha256: &str,
-        samples: &[Sample],
-        invalid: &[String],
-    ) -> Result<()> {
-        self.runs.write_record(rows::run_record(
-            run,
-            m,
-            stdout_sha256,
-            invalid,
-            &self.param_names,
-        ))?;
-        self.runs.flush()?;
-        for s in samples {
-            self.samples.write_record([
-                run.id.as_str(),
-                &s.metric,
-                &s.iteration.to_string(),
-                &s.value,
-            ])?;
-        }
-        self.samples.flush()?;
-        Ok(())
-    }
-
-    /// Records the closing state of the session in its manifest.
-    pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        write_json(&self.dir.join(MANIFEST), manifest)
-    }
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn create_new(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))
-}
-
+/// Writes JSON through a temporary file and a rename, so a kill never leaves half of it.
 fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
-    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    write_file(Path::new(&tmp), &text)?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+/// A hidden sibling of `dir` where it is assembled before being moved into place.
+fn staging_dir(dir: &Path) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    dir.with_file_name(format!(".{name}.partial"))
 }
 
 /// A stored session, read back for analysis.
@@ -160,14 +115,26 @@ pub struct StoredSession {
     pub plan: Plan,
     pub runs: Vec<RunRow>,
     pub samples: Vec<SampleRow>,
+    /// The lab.toml and notes.md it ran with; `None` for sessions written before sealing.
+    pub sealed: Option<Sealed>,
+    /// Bytes after the committed rows that were set aside on reading.
+    pub tails: Vec<Tail>,
 }
 
-/// Every session folder of an experiment, oldest first.
-pub fn sessions(data_root: &Path, experiment: &str) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(data_root.join(experiment))
+impl StoredSession {
+    /// Where run `id`'s stdout was kept.
+    pub fn stdout_path(&self, id: &str) -> PathBuf {
+        self.dir.join(LOGS).join(format!("{id}.out"))
+    }
+}
+
+/// Every session folder of an experiment's data folder, oldest first.
+pub fn sessions(data_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(data_dir)
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
         .filter(|p| p.join(MANIFEST).is_file())
         .collect();
@@ -175,7 +142,7 @@ pub fn sessions(data_root: &Path, experiment: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// Reads a session folder; a half-written last CSV line (a killed session) is skipped.
+/// Reads a session folder; torn or orphaned tails are set aside (see [`read_rows`]).
 pub fn load_session(dir: &Path) -> Result<StoredSession> {
     let read = |name: &str| {
         fs::read_to_string(dir.join(name))
@@ -185,6 +152,7 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         .with_context(|| format!("{} is not a lab manifest", dir.join(MANIFEST).display()))?;
     let plan: Plan = serde_json::from_str(&read(PLAN)?)
         .with_context(|| format!("{} is not a lab plan", dir.join(PLAN).display()))?;
+    let rows = read_rows(dir)?;
     Ok(StoredSession {
         name: dir
             .file_name()
@@ -192,7 +160,78 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         dir: dir.to_path_buf(),
         manifest,
         plan,
-        runs: rows::read_rows(&dir.join(RUNS))?,
-        samples: rows::read_rows(&dir.join(SAMPLES))?,
+        runs: rows.runs,
+        samples: rows.samples,
+        sealed: Sealed::load(dir),
+        tails: rows.tails,
     })
+}
+
+/// Writes a session derived from `parent`: its plan, runs and logs, with `samples` re-read
+/// from the logs under `sealed`, and `manifest` naming the parent. Written in a temporary
+/// folder and moved into place whole, so a reader never sees half of it.
+pub fn write_derived(
+    parent: &StoredSession,
+    dir: &Path,
+    manifest: &Manifest,
+    sealed: &Sealed,
+    param_names: &[String],
+    samples: &[(RunRow, Vec<SampleRow>)],
+) -> Result<()> {
+    let staging = dir.with_file_name(format!(
+        ".{}.derived",
+        dir.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    ));
+    if staging.exists() {
+        fs::remove_dir_all(&staging)?;
+    }
+    let mut writer = SessionWriter::create(
+        staging.clone(),
+        manifest,
+        &parent.plan,
+        param_names.to_vec(),
+        sealed,
+    )?;
+    let planned: std::collections::BTreeMap<&str, _> = parent
+        .plan
+        .runs
+        .iter()
+        .map(|r| (r.id.as_str(), r))
+        .collect();
+    for (row, values) in samples {
+        let Some(run) = planned.get(row.run_id.as_str()) else {
+            continue;
+        };
+        writer.append(run, row, values)?;
+        for ext in ["out", "err"] {
+            let from = parent.dir.join(LOGS).join(format!("{}.{ext}", row.run_id));
+            let to = staging.join(LOGS).join(format!("{}.{ext}", row.run_id));
+            if from.exists() && fs::hard_link(&from, &to).is_err() {
+                fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+            }
+        }
+    }
+    drop(writer);
+    fs::rename(&staging, dir)
+        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+}
+
+/// The parameter columns of a stored session's runs.csv, as its header has them.
+pub fn param_columns(dir: &Path) -> Result<Vec<String>> {
+    let path = dir.join(RUNS);
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let names: Vec<String> = reader
+        .headers()
+        .with_context(|| format!("cannot read the header of {}", path.display()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let from = names
+        .iter()
+        .position(|n| n == "variant")
+        .map_or(0, |i| i + 1);
+    let to = names.iter().position(|n| n == "repetition").unwrap_or(from);
+    Ok(names[from..to.max(from)].to_vec())
 }

@@ -1,14 +1,12 @@
 //! The tidy CSV rows of runs.csv and samples.csv: one row per run, one row per metric value.
+//! Store owns these types; exec fills them in, the validity stage reads them back.
 
-use crate::exec::{Exit, Measurement};
-use crate::plan::PlannedRun;
-use crate::store::manifest::utc_timestamp;
-use anyhow::{Context, Result};
-use serde::{Deserialize, de::DeserializeOwned};
-use std::path::Path;
+use crate::config::ParamValue;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 17] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -25,12 +23,21 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
     "timed_out",
     "cpus",
     "stdout_sha256",
-    "valid",
-    "invalid_reason",
+    "samples",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
-/// One row of runs.csv as read back (parameter columns are taken from plan.json instead).
+/// How a run's process ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    /// The process could not be started at all (program missing, not executable…).
+    SpawnFailed(String),
+}
+
+/// One row of runs.csv: what was measured, never a judgement (the validity stage judges).
+/// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RunRow {
     pub run_id: String,
@@ -53,12 +60,26 @@ pub struct RunRow {
     pub cpus: Option<String>,
     /// SHA-256 of everything the run printed on stdout: identical outputs are visible.
     pub stdout_sha256: String,
-    pub valid: bool,
-    pub invalid_reason: Option<String>,
+    /// How many rows of samples.csv belong to this run. The run row is written after them, so
+    /// it commits the run; sessions written before this column existed leave it empty.
+    #[serde(default)]
+    pub samples: Option<usize>,
+}
+
+impl RunRow {
+    /// How the run ended.
+    pub fn exit(&self) -> Exit {
+        match (&self.spawn_error, self.signal, self.exit_code) {
+            (Some(e), _, _) if !e.is_empty() => Exit::SpawnFailed(e.clone()),
+            (_, Some(s), _) => Exit::Signal(s),
+            (_, _, Some(c)) => Exit::Code(c),
+            _ => Exit::SpawnFailed("no exit status recorded".into()),
+        }
+    }
 }
 
 /// One row of samples.csv.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRow {
     pub run_id: String,
     pub metric: String,
@@ -75,79 +96,45 @@ pub fn run_header(params: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The CSV fields of one run row, with its parameter values in `params` column order.
 pub fn run_record(
-    run: &PlannedRun,
-    m: &Measurement,
-    stdout_sha256: &str,
-    invalid: &[String],
+    row: &RunRow,
+    values: &BTreeMap<String, ParamValue>,
     params: &[String],
 ) -> Vec<String> {
-    let (code, signal, spawn) = match &m.exit {
+    let (code, signal, spawn) = match row.exit() {
         Exit::Code(c) => (c.to_string(), String::new(), String::new()),
         Exit::Signal(s) => (String::new(), s.to_string(), String::new()),
-        Exit::SpawnFailed(e) => (String::new(), String::new(), e.clone()),
+        Exit::SpawnFailed(e) => (String::new(), String::new(), e),
     };
-    let cpus = m
-        .cpus_granted
-        .as_ref()
-        .map(|c| {
-            c.iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default();
     let mut record = vec![
-        run.id.clone(),
-        run.position.to_string(),
-        run.variant.clone(),
+        row.run_id.clone(),
+        row.position.to_string(),
+        row.variant.clone(),
     ];
     record.extend(
         params
             .iter()
-            .map(|p| run.params.get(p).map(|v| v.to_string()).unwrap_or_default()),
+            .map(|p| values.get(p).map(|v| v.to_string()).unwrap_or_default()),
     );
     record.extend([
-        run.repetition.to_string(),
-        run.warmup.to_string(),
-        utc_timestamp(m.start_unix_ms),
-        m.wall_ns.to_string(),
-        m.boottime_ns.to_string(),
-        m.user_ns.to_string(),
-        m.sys_ns.to_string(),
-        m.max_rss_kib.to_string(),
-        m.voluntary_cs.to_string(),
-        m.involuntary_cs.to_string(),
+        row.repetition.to_string(),
+        row.warmup.to_string(),
+        row.start_utc.clone(),
+        row.wall_ns.to_string(),
+        row.boottime_ns.to_string(),
+        row.user_ns.to_string(),
+        row.sys_ns.to_string(),
+        row.max_rss_kib.to_string(),
+        row.voluntary_cs.to_string(),
+        row.involuntary_cs.to_string(),
         code,
         signal,
         spawn,
-        m.timed_out.to_string(),
-        cpus,
-        stdout_sha256.to_string(),
-        invalid.is_empty().to_string(),
-        invalid.join("; "),
+        row.timed_out.to_string(),
+        row.cpus.clone().unwrap_or_default(),
+        row.stdout_sha256.clone(),
+        row.samples.map_or_else(String::new, |n| n.to_string()),
     ]);
     record
-}
-
-/// Reads every complete row; a torn last line left by a killed session is dropped.
-pub fn read_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_path(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut rows = Vec::new();
-    let records: Vec<_> = reader.deserialize::<T>().collect();
-    let last = records.len().saturating_sub(1);
-    for (i, record) in records.into_iter().enumerate() {
-        match record {
-            Ok(row) => rows.push(row),
-            Err(_) if i == last => break,
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("{}: row {} is damaged", path.display(), i + 2));
-            }
-        }
-    }
-    Ok(rows)
 }

@@ -56,15 +56,23 @@ impl Project {
         out
     }
 
-    /// The only session folder of an experiment.
+    /// The latest session folder of an experiment.
     pub fn session(&self, experiment: &str) -> PathBuf {
+        self.sessions(experiment).pop().expect("a session")
+    }
+
+    /// Every session folder of an experiment, oldest first (hidden entries such as the lock
+    /// file are not sessions).
+    pub fn sessions(&self, experiment: &str) -> Vec<PathBuf> {
         let mut sessions: Vec<PathBuf> = std::fs::read_dir(self.path("data").join(experiment))
-            .expect("data folder")
+            .into_iter()
             .flatten()
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
             .map(|e| e.path())
             .collect();
         sessions.sort();
-        sessions.pop().expect("a session")
+        sessions
     }
 
     pub fn read(&self, relative: &str) -> String {
@@ -111,4 +119,24 @@ pub fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// Every file under `dir` with its bytes, by relative path.
+pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(
+                    path.strip_prefix(dir).unwrap().display().to_string(),
+                    std::fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    files
 }

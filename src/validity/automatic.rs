@@ -1,12 +1,10 @@
-//! Automatic validity checks, always on: how the process ended, timeouts, suspends, and
-//! missing or malformed metric values. The same rules judge a run as it is stored and when a
-//! stored session is analysed; the analysis adds two that need the whole session: runs too
-//! short to time against the session's calibration, and runs whose echoed configuration
-//! differs from the one requested.
+//! The automatic validity rules, always on: how the process ended, timeouts, suspends,
+//! missing or malformed metric values, runs too short to time against the session's
+//! calibration, and runs whose echoed configuration differs from the one requested.
 
 use crate::config::Metric;
-use crate::exec::{Calibration, Exit};
 use crate::format::{seconds, value};
+use crate::store::{Calibration, Exit};
 use std::collections::BTreeMap;
 use std::fmt;
 

@@ -1,10 +1,9 @@
-//! Every stored run, joined with its plan entry and samples, judged by the automatic checks.
+//! Every stored run, joined with its plan entry and samples, judged by the automatic rules.
 
-use crate::checks::automatic::{RunFacts, echoed_config, problems, too_short};
+use super::automatic::{RunFacts, echoed_config, problems, too_short};
 use crate::config::Experiment;
-use crate::exec::Exit;
 use crate::plan::CellKey;
-use crate::store::{RunRow, StoredSession};
+use crate::store::{Exit, RunRow, StoredSession};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -95,7 +94,7 @@ fn view(
     cell: CellKey,
     values: BTreeMap<String, Vec<String>>,
 ) -> RunView {
-    let exit = row_exit(row);
+    let exit = row.exit();
     let pairs: Vec<(&str, &str)> = values
         .iter()
         .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
@@ -111,13 +110,8 @@ fn view(
         found.extend(too_short(row.wall_ns, c));
     }
     // The echo is read from the stored log: analysis uses nothing but what was stored.
-    let stdout = std::fs::read_to_string(
-        session
-            .dir
-            .join(crate::store::LOGS)
-            .join(format!("{}.out", row.run_id)),
-    )
-    .unwrap_or_default();
+    let stdout = std::fs::read(session.stdout_path(&row.run_id)).unwrap_or_default();
+    let stdout = String::from_utf8_lossy(&stdout);
     let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
     found.extend(mismatches);
     RunView {
@@ -133,16 +127,6 @@ fn view(
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,
-    }
-}
-
-/// How a stored run ended.
-pub fn row_exit(row: &RunRow) -> Exit {
-    match (&row.spawn_error, row.signal, row.exit_code) {
-        (Some(e), _, _) if !e.is_empty() => Exit::SpawnFailed(e.clone()),
-        (_, Some(s), _) => Exit::Signal(s),
-        (_, _, Some(c)) => Exit::Code(c),
-        _ => Exit::SpawnFailed("no exit status recorded".into()),
     }
 }
 

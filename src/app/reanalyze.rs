@@ -1,0 +1,103 @@
+//! `lab reanalyze`: today's lab.toml applied to a stored session's kept raw output, as a new
+//! derived session that names its parent. The parent stays untouched; nothing is run. This is
+//! how a fixed metric regex or a new check reaches old data.
+
+use super::report::{ReportOptions, report};
+use super::{Layout, find_session};
+use crate::config::{self, Experiment};
+use crate::error::{EXIT_OK, LabError, Result};
+use crate::exec::MetricReader;
+use crate::plan::{self, CellKey};
+use crate::store::{self, RunRow, SampleRow, Sealed, StoredSession};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Re-reads the chosen (or latest) session of `arg` under today's lab.toml into a new
+/// session, renders its chapter, and returns the exit code.
+pub fn reanalyze(layout: &Layout, arg: &Path, which: Option<&str>, quiet: bool) -> Result<i32> {
+    let dir = layout.experiment_dir(arg)?;
+    let parent_dir = find_session(layout, &dir, which)?.ok_or_else(|| {
+        LabError::Usage(format!(
+            "{} has no session to re-analyse\n  hint: run `lab run {}` first",
+            config::experiment_name(&dir),
+            dir.display()
+        ))
+    })?;
+    let parent = store::load_session(&parent_dir)?;
+    let sealed = Sealed::read(&dir)?;
+    let file = dir.join(config::FILE_NAME);
+    let exp = config::parse(
+        &sealed.lab_toml,
+        &file,
+        &dir,
+        parent.manifest.profile.as_deref(),
+    )?;
+    same_commands(&exp, &parent)?;
+    let reader = MetricReader::new(&exp.metrics);
+    let rows: Vec<(RunRow, Vec<SampleRow>)> = parent
+        .runs
+        .iter()
+        .map(|row| {
+            let output = std::fs::read(parent.stdout_path(&row.run_id)).unwrap_or_default();
+            let samples = reader.read_rows(&String::from_utf8_lossy(&output), &row.run_id);
+            (row.clone(), samples)
+        })
+        .collect();
+    let mut manifest = parent.manifest.clone();
+    manifest.derived_from = Some(parent.name.clone());
+    manifest.experiment_file_hash = exp.source_hash.clone();
+    let target = store::new_session_dir(&layout.data_dir(&exp.name), store::now_unix_ms());
+    let columns = store::param_columns(&parent.dir)?;
+    store::write_derived(&parent, &target, &manifest, &sealed, &columns, &rows)?;
+    let name = target
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if !quiet {
+        let values: usize = rows.iter().map(|(_, s)| s.len()).sum();
+        eprintln!(
+            "session {name}: {} runs of {} re-read with today's {} ({values} values; {} before)",
+            rows.len(),
+            parent.name,
+            file.display(),
+            parent.samples.len()
+        );
+    }
+    report(
+        layout,
+        &ReportOptions {
+            only: &[dir],
+            session: Some(&name),
+            quiet,
+        },
+    )?;
+    Ok(EXIT_OK)
+}
+
+/// Re-analysis reads what ran; it cannot change what ran. Today's lab.toml must give every
+/// cell of the session the command it ran with.
+fn same_commands(exp: &Experiment, parent: &StoredSession) -> Result<()> {
+    let today: BTreeMap<CellKey, Vec<String>> = plan::plan(exp)
+        .runs
+        .into_iter()
+        .map(|r| (r.cell(), r.argv))
+        .collect();
+    for run in &parent.plan.runs {
+        match today.get(&run.cell()) {
+            Some(argv) if *argv == run.argv => {}
+            found => {
+                return Err(LabError::Usage(format!(
+                    "cannot re-analyse session {}: today's {} {} for {} (it ran {})\n  hint: re-analysis re-reads what ran; a changed command or matrix needs `lab run`",
+                    parent.name,
+                    exp.file.display(),
+                    match found {
+                        Some(argv) => format!("runs {}", crate::render::shell_words(argv)),
+                        None => "has no such cell".to_string(),
+                    },
+                    run.cell(),
+                    crate::render::shell_words(&run.argv)
+                )));
+            }
+        }
+    }
+    Ok(())
+}

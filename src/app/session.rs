@@ -1,0 +1,134 @@
+//! One stored session, judged as it ran: the pipeline's read side (validity → analysis →
+//! checks) under the session's sealed lab.toml, never today's.
+
+use super::Layout;
+use crate::analysis::{self, Analysis};
+use crate::checks::{self, Findings};
+use crate::config::{self, Experiment};
+use crate::error::{LabError, Result};
+use crate::store::{self, SEALED, StoredSession};
+use crate::validity;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// A session with everything the report shows about it.
+pub struct Assessed {
+    pub experiment: Experiment,
+    pub session: StoredSession,
+    pub analysis: Analysis,
+    pub findings: Findings,
+    /// What the reader must know about the record itself, one line each: lab.toml edited
+    /// since the session ran, tails set aside, a session from before sealing.
+    pub notices: Vec<String>,
+}
+
+/// Judges, analyses and checks one stored session of the experiment in `dir`.
+pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
+    let (experiment, mut notices) = sealed_experiment(dir, &session)?;
+    notices.extend(session.tails.iter().map(|t| t.describe()));
+    let validity = validity::judge(&experiment, &session);
+    let analysis = analysis::analyze(&experiment, &session, &validity);
+    let findings = checks::evaluate(&experiment, &validity, &analysis);
+    Ok(Assessed {
+        experiment,
+        session,
+        analysis,
+        findings,
+        notices,
+    })
+}
+
+/// The experiment as the session ran it: its sealed lab.toml under its profile. A session
+/// from before sealing is read with today's lab.toml, said so when that file has changed.
+fn sealed_experiment(dir: &Path, session: &StoredSession) -> Result<(Experiment, Vec<String>)> {
+    let profile = session.manifest.profile.as_deref();
+    let today = current_hash(dir);
+    let mut notices = Vec::new();
+    let experiment = match &session.sealed {
+        Some(sealed) => {
+            let file = session.dir.join(SEALED).join(config::FILE_NAME);
+            let exp = config::parse(&sealed.lab_toml, &file, dir, profile)?;
+            if today.as_deref() != Some(exp.source_hash.as_str()) {
+                notices.push(format!(
+                    "{} has changed since session {} ran (sha256 {} then, {} now): its verdicts use the lab.toml it ran with; `lab reanalyze {}` applies today's",
+                    dir.join(config::FILE_NAME).display(),
+                    session.name,
+                    short(&exp.source_hash),
+                    today.as_deref().map_or("unreadable", short),
+                    dir.display()
+                ));
+            }
+            exp
+        }
+        None => {
+            let exp = config::load(dir, profile)?;
+            if exp.source_hash != session.manifest.experiment_file_hash {
+                notices.push(format!(
+                    "session {} was stored before sessions kept their lab.toml, and {} has changed since (sha256 {} then, {} now): it is judged with today's file",
+                    session.name,
+                    dir.join(config::FILE_NAME).display(),
+                    short(&session.manifest.experiment_file_hash),
+                    short(&exp.source_hash)
+                ));
+            }
+            exp
+        }
+    };
+    Ok((experiment, notices))
+}
+
+fn current_hash(dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(dir.join(config::FILE_NAME)).ok()?;
+    Some(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// The folder of the session `which` names (its folder name, or a unique prefix of it), or
+/// the latest session when `which` is `None`. `Ok(None)`: the experiment has no session.
+pub fn find_session(layout: &Layout, dir: &Path, which: Option<&str>) -> Result<Option<PathBuf>> {
+    let name = config::experiment_name(dir);
+    let all = store::sessions(&layout.data_dir(&name));
+    let Some(wanted) = which else {
+        return Ok(all.last().cloned());
+    };
+    let names = |d: &PathBuf| {
+        d.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    if let Some(exact) = all.iter().find(|d| names(d) == wanted) {
+        return Ok(Some(exact.clone()));
+    }
+    let matching: Vec<&PathBuf> = all
+        .iter()
+        .filter(|d| names(d).starts_with(wanted))
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok(Some((*one).clone())),
+        _ => Err(LabError::Usage(format!(
+            "{name} has {} session{} named like \"{wanted}\"\n  hint: sessions of {name}: {}",
+            if matching.is_empty() {
+                "no".to_string()
+            } else {
+                matching.len().to_string()
+            },
+            if matching.len() == 1 { "" } else { "s" },
+            if all.is_empty() {
+                "none yet".to_string()
+            } else {
+                all.iter().map(names).collect::<Vec<_>>().join(", ")
+            }
+        ))),
+    }
+}
+
+/// Loads and assesses the chosen (or latest) session; `Ok(None)` when there is none.
+pub fn assess_chosen(layout: &Layout, dir: &Path, which: Option<&str>) -> Result<Option<Assessed>> {
+    let Some(session_dir) = find_session(layout, dir, which)? else {
+        return Ok(None);
+    };
+    let session = store::load_session(&session_dir)?;
+    assess(dir, session).map(Some)
+}

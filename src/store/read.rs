@@ -1,0 +1,405 @@
+//! Reading runs.csv and samples.csv back without trusting them. A run is committed by its row
+//! in runs.csv, written after its samples and carrying their count, so:
+//! - a last line without its newline is a torn write: set aside, never parsed;
+//! - sample rows of a run with no run row are the tail of a run that was cut short: set aside;
+//! - a duplicated row, or a run whose sample count differs from its rows, is damage: an error
+//!   naming the file and line, because no reading of it can be trusted.
+
+use super::rows::{RunRow, SampleRow};
+use super::{RUNS, SAMPLES};
+use anyhow::{Context, Result, bail};
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Bytes at the end of a file that are not data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tail {
+    pub file: &'static str,
+    /// Where the data ends: everything from here on is set aside.
+    pub keep_bytes: u64,
+    pub total_bytes: u64,
+    pub reason: String,
+}
+
+impl Tail {
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} byte{} after byte {} set aside ({})",
+            self.file,
+            self.total_bytes - self.keep_bytes,
+            if self.total_bytes - self.keep_bytes == 1 {
+                ""
+            } else {
+                "s"
+            },
+            self.keep_bytes,
+            self.reason
+        )
+    }
+}
+
+/// The committed rows of a session, and what was found after them.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    pub runs: Vec<RunRow>,
+    pub samples: Vec<SampleRow>,
+    pub tails: Vec<Tail>,
+}
+
+/// A parsed row with where it stands in its file.
+struct Located<T> {
+    row: T,
+    line: u64,
+    start: u64,
+}
+
+/// Reads the committed rows of the session in `dir`.
+pub fn read_rows(dir: &Path) -> Result<Rows> {
+    let runs_path = dir.join(RUNS);
+    let runs_bytes = read(&runs_path)?;
+    let runs_keep = complete_prefix(&runs_bytes);
+    let runs: Vec<Located<RunRow>> = parse(&runs_bytes[..runs_keep], &runs_path)?;
+    refuse_duplicate_runs(&runs, &runs_path)?;
+    let committed: BTreeMap<&str, Option<usize>> = runs
+        .iter()
+        .map(|r| (r.row.run_id.as_str(), r.row.samples))
+        .collect();
+
+    let samples_path = dir.join(SAMPLES);
+    let samples_bytes = read(&samples_path)?;
+    let samples_complete = complete_prefix(&samples_bytes);
+    let samples: Vec<Located<SampleRow>> =
+        parse(&samples_bytes[..samples_complete], &samples_path)?;
+    refuse_duplicate_samples(&samples, &samples_path)?;
+    let orphans_from = orphan_tail(&samples, &committed, &samples_path)?;
+    let samples_keep = orphans_from.map_or(samples_complete as u64, |i| samples[i].start);
+    let kept: Vec<SampleRow> = samples
+        .into_iter()
+        .take(orphans_from.unwrap_or(usize::MAX))
+        .map(|s| s.row)
+        .collect();
+    check_counts(&committed, &kept, &samples_path)?;
+
+    let mut tails = Vec::new();
+    if runs_keep < runs_bytes.len() {
+        tails.push(Tail {
+            file: RUNS,
+            keep_bytes: runs_keep as u64,
+            total_bytes: runs_bytes.len() as u64,
+            reason: "a row cut off mid-write".into(),
+        });
+    }
+    if samples_keep < samples_bytes.len() as u64 {
+        tails.push(Tail {
+            file: SAMPLES,
+            keep_bytes: samples_keep,
+            total_bytes: samples_bytes.len() as u64,
+            reason: if orphans_from.is_some() {
+                "values of a run that never finished".into()
+            } else {
+                "a row cut off mid-write".into()
+            },
+        });
+    }
+    Ok(Rows {
+        runs: runs.into_iter().map(|r| r.row).collect(),
+        samples: kept,
+        tails,
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The length of the part of `bytes` that ends with a newline.
+fn complete_prefix(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+/// Parses CSV rows (after the header), keeping each row's line and starting byte.
+fn parse<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<Vec<Located<T>>> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+    let headers = match reader.byte_headers() {
+        Ok(h) => h.clone(),
+        Err(_) if bytes.is_empty() => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("{}: unreadable header", path.display())),
+    };
+    let mut record = csv::ByteRecord::new();
+    let mut rows = Vec::new();
+    loop {
+        let more = reader
+            .read_byte_record(&mut record)
+            .with_context(|| format!("{}: unreadable row", path.display()))?;
+        if !more {
+            break;
+        }
+        let position = record
+            .position()
+            .cloned()
+            .unwrap_or_else(csv::Position::new);
+        let row: T = record.deserialize(Some(&headers)).with_context(|| {
+            format!(
+                "{}:{}: the row is damaged; the session cannot be read as it is",
+                path.display(),
+                position.line()
+            )
+        })?;
+        rows.push(Located {
+            row,
+            line: position.line(),
+            start: position.byte(),
+        });
+    }
+    Ok(rows)
+}
+
+fn refuse_duplicate_runs(runs: &[Located<RunRow>], path: &Path) -> Result<()> {
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in runs {
+        if let Some(first) = seen.insert(&r.row.run_id, r.line) {
+            bail!(
+                "{}:{}: run {} appears twice (first on line {first}); the session is damaged\n  hint: remove the duplicate row by hand, or set the session aside and run again",
+                path.display(),
+                r.line,
+                r.row.run_id
+            );
+        }
+    }
+    Ok(())
+}
+
+fn refuse_duplicate_samples(samples: &[Located<SampleRow>], path: &Path) -> Result<()> {
+    let mut seen: BTreeMap<(&str, &str, usize), u64> = BTreeMap::new();
+    for s in samples {
+        let key = (
+            s.row.run_id.as_str(),
+            s.row.metric.as_str(),
+            s.row.iteration,
+        );
+        if let Some(first) = seen.insert(key, s.line) {
+            bail!(
+                "{}:{}: value {} of `{}` for run {} appears twice (first on line {first}); the session is damaged",
+                path.display(),
+                s.line,
+                s.row.iteration,
+                s.row.metric,
+                s.row.run_id
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The index of the first sample row of an uncommitted run, when every row after it is
+/// uncommitted too (the tail of a run cut short). Uncommitted rows before committed ones are
+/// damage.
+fn orphan_tail(
+    samples: &[Located<SampleRow>],
+    committed: &BTreeMap<&str, Option<usize>>,
+    path: &Path,
+) -> Result<Option<usize>> {
+    let is_orphan = |s: &Located<SampleRow>| !committed.contains_key(s.row.run_id.as_str());
+    let Some(first) = samples.iter().position(is_orphan) else {
+        return Ok(None);
+    };
+    if let Some(later) = samples[first..].iter().find(|s| !is_orphan(s)) {
+        bail!(
+            "{}:{}: values of run {}, which never finished, stand before those of run {} (line {}); the session is damaged",
+            path.display(),
+            samples[first].line,
+            samples[first].row.run_id,
+            later.row.run_id,
+            later.line
+        );
+    }
+    Ok(Some(first))
+}
+
+/// Each committed run has exactly the number of sample rows its run row recorded.
+fn check_counts(
+    committed: &BTreeMap<&str, Option<usize>>,
+    samples: &[SampleRow],
+    path: &Path,
+) -> Result<()> {
+    let mut found: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in samples {
+        *found.entry(s.run_id.as_str()).or_default() += 1;
+    }
+    for (run, expected) in committed {
+        let Some(expected) = expected else { continue };
+        let actual = found.get(run).copied().unwrap_or(0);
+        if actual != *expected {
+            bail!(
+                "{}: run {run} has {actual} value row{} where its row in {RUNS} recorded {expected}; the session is damaged",
+                path.display(),
+                if actual == 1 { "" } else { "s" }
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ParamValue;
+    use crate::plan::{Plan, PlannedRun};
+    use crate::store::{Manifest, Sealed, SessionWriter};
+    use std::fs;
+
+    fn planned(id: usize) -> PlannedRun {
+        PlannedRun {
+            id: format!("r{id:04}"),
+            position: id,
+            variant: "v".into(),
+            params: [("n".to_string(), ParamValue::Int(id as i64))].into(),
+            repetition: 1,
+            warmup: false,
+            argv: vec!["true".into()],
+        }
+    }
+
+    fn row(run: &PlannedRun) -> RunRow {
+        RunRow {
+            run_id: run.id.clone(),
+            position: run.position,
+            variant: run.variant.clone(),
+            repetition: 1,
+            warmup: false,
+            start_utc: "2026-11-30T00:00:00Z".into(),
+            wall_ns: 1_000_000 * run.position as u64,
+            boottime_ns: 1_000_000 * run.position as u64,
+            user_ns: 1,
+            sys_ns: 1,
+            max_rss_kib: 1,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+            exit_code: Some(0),
+            signal: None,
+            spawn_error: None,
+            timed_out: false,
+            cpus: None,
+            stdout_sha256: "x".into(),
+            samples: None,
+        }
+    }
+
+    fn samples(run: &PlannedRun) -> Vec<SampleRow> {
+        (0..3)
+            .map(|i| SampleRow {
+                run_id: run.id.clone(),
+                metric: "ops".into(),
+                iteration: i,
+                value: format!("{}.{i}25", run.position),
+            })
+            .collect()
+    }
+
+    /// A session of `runs` complete runs, written by the real writer; returns its folder.
+    fn session(root: &Path, runs: usize) -> std::path::PathBuf {
+        let plan = Plan {
+            order: crate::config::Order::Sequential,
+            seed: 1,
+            runs: (1..=4).map(planned).collect(),
+        };
+        let manifest: Manifest =
+            serde_json::from_str(include_str!("../../tests/data/manifest.json"))
+                .expect("manifest fixture");
+        let sealed = Sealed {
+            lab_toml: "x".into(),
+            notes: None,
+        };
+        let dir = root.join("s");
+        let mut w = SessionWriter::create(dir.clone(), &manifest, &plan, vec!["n".into()], &sealed)
+            .unwrap();
+        for run in plan.runs.iter().take(runs) {
+            w.append(run, &row(run), &samples(run)).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_kill_at_any_byte_of_a_run_leaves_the_finished_runs_and_nothing_else() {
+        let root = tempfile::tempdir().unwrap();
+        let whole = session(root.path(), 3);
+        let complete = |f: &str| fs::read(whole.join(f)).unwrap();
+        let two = session(&root.path().join("two"), 2);
+        let (runs2, samples2) = (
+            fs::read(two.join(RUNS)).unwrap(),
+            fs::read(two.join(SAMPLES)).unwrap(),
+        );
+        let (runs3, samples3) = (complete(RUNS), complete(SAMPLES));
+        // The third run writes its samples, then its row: a kill can stop it after any byte.
+        let third: Vec<u8> = [&samples3[samples2.len()..], &runs3[runs2.len()..]].concat();
+        let split = samples3.len() - samples2.len();
+        for cut in 0..=third.len() {
+            let (s_part, r_part) = third[..cut].split_at(cut.min(split));
+            fs::write(two.join(SAMPLES), [&samples2[..], s_part].concat()).unwrap();
+            fs::write(two.join(RUNS), [&runs2[..], r_part].concat()).unwrap();
+            let read = read_rows(&two).unwrap_or_else(|e| panic!("cut at {cut}: {e:#}"));
+            let expected = if cut == third.len() { 3 } else { 2 };
+            assert_eq!(read.runs.len(), expected, "cut at {cut}");
+            assert_eq!(read.samples.len(), 3 * expected, "cut at {cut}");
+            assert_eq!(
+                read.tails.is_empty(),
+                cut == 0 || cut == third.len(),
+                "cut at {cut}"
+            );
+            // Resuming sets the tail aside and leaves exactly the committed rows.
+            crate::store::repair(&two).unwrap();
+            assert!(read_rows(&two).unwrap().tails.is_empty(), "cut at {cut}");
+            if expected == 2 {
+                assert_eq!(fs::read(two.join(RUNS)).unwrap(), runs2, "cut at {cut}");
+                assert_eq!(
+                    fs::read(two.join(SAMPLES)).unwrap(),
+                    samples2,
+                    "cut at {cut}"
+                );
+            }
+        }
+        let aside = fs::read_dir(two.join(crate::store::SET_ASIDE))
+            .unwrap()
+            .count();
+        assert!(aside > 0, "torn bytes are kept in set-aside/");
+    }
+
+    #[test]
+    fn duplicated_and_miscounted_rows_are_errors_naming_the_line() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = session(root.path(), 2);
+        let runs = fs::read_to_string(dir.join(RUNS)).unwrap();
+        let last = runs.lines().last().unwrap().to_string();
+        fs::write(dir.join(RUNS), format!("{runs}{last}\n")).unwrap();
+        let e = format!("{:#}", read_rows(&dir).unwrap_err());
+        assert!(
+            e.contains("runs.csv:4: run r0002 appears twice (first on line 3)"),
+            "{e}"
+        );
+
+        fs::write(dir.join(RUNS), &runs).unwrap();
+        let samples = fs::read_to_string(dir.join(SAMPLES)).unwrap();
+        let second = samples.lines().nth(2).unwrap().to_string();
+        fs::write(dir.join(SAMPLES), format!("{samples}{second}\n")).unwrap();
+        let e = format!("{:#}", read_rows(&dir).unwrap_err());
+        assert!(
+            e.contains(
+                "samples.csv:8: value 1 of `ops` for run r0001 appears twice (first on line 3)"
+            ),
+            "{e}"
+        );
+
+        // A row lost from the middle: the count in runs.csv no longer matches.
+        let fewer: Vec<&str> = samples
+            .lines()
+            .filter(|l| !l.starts_with("r0001,ops,1,"))
+            .collect();
+        fs::write(dir.join(SAMPLES), fewer.join("\n") + "\n").unwrap();
+        let e = format!("{:#}", read_rows(&dir).unwrap_err());
+        assert!(
+            e.contains("run r0001 has 2 value rows where its row in runs.csv recorded 3"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,296 @@
+//! Writing a session: files created once, rows appended as runs finish, and a check after
+//! every run that no run touched them. A run that deletes, replaces or edits a session file
+//! is caught by the file's identity (device, inode, length, and for whole files the mtime);
+//! lab puts back what it wrote, keeps what it found beside it, and the session is marked
+//! damaged by its caller.
+
+use super::read::{Tail, read_rows};
+use super::rows::{self, RunRow, SampleRow};
+use super::{LOGS, MANIFEST, Manifest, PLAN, RUNS, SAMPLES, SET_ASIDE, Sealed, write_json};
+use crate::plan::{Plan, PlannedRun};
+use anyhow::{Context, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// What identifies a file's content as the one lab wrote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Option<Identity> {
+        let m = fs::metadata(path).ok()?;
+        Some(Identity {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })
+    }
+}
+
+/// An append-only CSV file and how much lab has written to it.
+struct Appended {
+    path: PathBuf,
+    file: File,
+    identity: Identity,
+}
+
+/// A file written whole (manifest, plan, sealed copies) and its bytes.
+struct Whole {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    identity: Identity,
+}
+
+/// A session being written.
+pub struct SessionWriter {
+    pub dir: PathBuf,
+    runs: Appended,
+    samples: Appended,
+    whole: Vec<Whole>,
+    param_names: Vec<String>,
+}
+
+impl SessionWriter {
+    /// Creates the session folder: the sealed files, the manifest, the plan, the CSV headers.
+    pub fn create(
+        dir: PathBuf,
+        manifest: &Manifest,
+        plan: &Plan,
+        param_names: Vec<String>,
+        sealed: &Sealed,
+    ) -> Result<Self> {
+        // Staged, then moved into place whole: a session folder is never half-created.
+        let staging = super::staging_dir(&dir);
+        if staging.exists() {
+            fs::remove_dir_all(&staging)?;
+        }
+        fs::create_dir_all(staging.join(LOGS))
+            .with_context(|| format!("cannot create session folder {}", staging.display()))?;
+        sealed.write(&staging)?;
+        write_json(&staging.join(MANIFEST), manifest)?;
+        write_json(&staging.join(PLAN), plan)?;
+        create_csv(&staging.join(RUNS), &rows::run_header(&param_names))?;
+        create_csv(
+            &staging.join(SAMPLES),
+            &rows::SAMPLE_HEADER.map(String::from),
+        )?;
+        fs::rename(&staging, &dir)
+            .with_context(|| format!("cannot create session folder {}", dir.display()))?;
+        Self::open(dir, param_names)
+    }
+
+    /// Reopens an unfinished session to append the runs it is missing; call [`repair`] first.
+    pub fn reopen(dir: PathBuf, param_names: Vec<String>) -> Result<Self> {
+        Self::open(dir, param_names)
+    }
+
+    fn open(dir: PathBuf, param_names: Vec<String>) -> Result<Self> {
+        let whole = whole_files(&dir)
+            .into_iter()
+            .filter_map(|path| {
+                let bytes = fs::read(&path).ok()?;
+                Some(Whole {
+                    identity: Identity::of(&path)?,
+                    path,
+                    bytes,
+                })
+            })
+            .collect();
+        Ok(SessionWriter {
+            runs: Appended::open(dir.join(RUNS))?,
+            samples: Appended::open(dir.join(SAMPLES))?,
+            whole,
+            dir,
+            param_names,
+        })
+    }
+
+    /// Where a run's stdout and stderr go.
+    pub fn log_paths(&self, run: &PlannedRun) -> (PathBuf, PathBuf) {
+        let logs = self.dir.join(LOGS);
+        (
+            logs.join(format!("{}.out", run.id)),
+            logs.join(format!("{}.err", run.id)),
+        )
+    }
+
+    /// Appends one finished run: its samples first, then its row, which commits it.
+    pub fn append(&mut self, run: &PlannedRun, row: &RunRow, samples: &[SampleRow]) -> Result<()> {
+        let mut block = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        for s in samples {
+            block.serialize(s)?;
+        }
+        self.samples.append(&block.into_inner()?)?;
+        let mut row = row.clone();
+        row.samples = Some(samples.len());
+        let mut line = csv::Writer::from_writer(Vec::new());
+        line.write_record(rows::run_record(&row, &run.params, &self.param_names))?;
+        self.runs.append(&line.into_inner()?)
+    }
+
+    /// Whether every session file is still the one lab wrote. Each change found is undone (what
+    /// lab wrote is put back, what was found is kept beside it as `NAME.found`) and described.
+    pub fn verify(&mut self) -> Result<Vec<String>> {
+        let mut changes = Vec::new();
+        if !self.dir.join(LOGS).is_dir() {
+            fs::create_dir_all(self.dir.join(LOGS))?;
+            changes.push(format!(
+                "{LOGS}/ was deleted (earlier runs' output is lost)"
+            ));
+        }
+        for file in [&mut self.runs, &mut self.samples] {
+            changes.extend(file.verify()?);
+        }
+        for file in &mut self.whole {
+            changes.extend(file.verify()?);
+        }
+        Ok(changes)
+    }
+
+    /// Records the closing state of the session in its manifest.
+    pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        let path = self.dir.join(MANIFEST);
+        write_json(&path, manifest)?;
+        if let Some(w) = self.whole.iter_mut().find(|w| w.path == path) {
+            w.bytes = fs::read(&path)?;
+            w.identity = Identity::of(&path).unwrap_or(w.identity);
+        }
+        Ok(())
+    }
+}
+
+/// Every file of a session written whole, that later runs must not change.
+fn whole_files(dir: &Path) -> Vec<PathBuf> {
+    let sealed = dir.join(super::SEALED);
+    vec![
+        dir.join(MANIFEST),
+        dir.join(PLAN),
+        sealed.join(crate::config::FILE_NAME),
+        sealed.join("notes.md"),
+    ]
+}
+
+fn create_csv(path: &Path, header: &[String]) -> Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let mut line = csv::Writer::from_writer(Vec::new());
+    line.write_record(header)?;
+    file.write_all(&line.into_inner()?)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+impl Appended {
+    fn open(path: PathBuf) -> Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let identity =
+            Identity::of(&path).with_context(|| format!("cannot stat {}", path.display()))?;
+        Ok(Appended {
+            path,
+            file,
+            identity,
+        })
+    }
+
+    /// Appends and flushes: one `write` for the whole block, so a kill tears at most its end.
+    fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_all(bytes)
+            .with_context(|| format!("cannot append to {}", self.path.display()))?;
+        self.identity.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn verify(&mut self) -> Result<Option<String>> {
+        let now = Identity::of(&self.path);
+        let change = match now {
+            None => "was deleted",
+            Some(i) if (i.dev, i.ino) != (self.identity.dev, self.identity.ino) => "was replaced",
+            Some(i) if i.len != self.identity.len => "was changed",
+            Some(_) => return Ok(None),
+        };
+        let mut bytes = vec![0; self.identity.len as usize];
+        self.file.read_exact_at(&mut bytes, 0)?;
+        restore(&self.path, &bytes)?;
+        *self = Appended::open(self.path.clone())?;
+        Ok(Some(describe(&self.path, change)))
+    }
+}
+
+impl Whole {
+    fn verify(&mut self) -> Result<Option<String>> {
+        let change = match Identity::of(&self.path) {
+            None => "was deleted",
+            Some(i) if i != self.identity => "was changed",
+            Some(_) => return Ok(None),
+        };
+        restore(&self.path, &self.bytes)?;
+        self.identity = Identity::of(&self.path).unwrap_or(self.identity);
+        Ok(Some(describe(&self.path, change)))
+    }
+}
+
+/// "runs.csv was deleted", "sealed/lab.toml was changed": the path within the session.
+fn describe(path: &Path, change: &str) -> String {
+    let within = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .filter(|p| *p == super::SEALED)
+        .map_or_else(PathBuf::new, PathBuf::from)
+        .join(path.file_name().unwrap_or_default());
+    format!("{} {change}", within.display())
+}
+
+/// Puts `bytes` back at `path`, keeping whatever stands there as `path.found`.
+fn restore(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path.exists() {
+        let mut found = path.as_os_str().to_owned();
+        found.push(".found");
+        fs::rename(path, &found)?;
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(path, bytes).with_context(|| format!("cannot restore {}", path.display()))
+}
+
+/// Moves torn or orphaned tails out of runs.csv and samples.csv into `set-aside/`, so that
+/// appending continues after the last committed run. Returns what was moved.
+pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
+    let tails = read_rows(dir)?.tails;
+    for tail in &tails {
+        let path = dir.join(tail.file);
+        let bytes = fs::read(&path)?;
+        let aside_dir = dir.join(SET_ASIDE);
+        fs::create_dir_all(&aside_dir)?;
+        let mut n = 1;
+        while aside_dir.join(format!("{}.{n}", tail.file)).exists() {
+            n += 1;
+        }
+        fs::write(
+            aside_dir.join(format!("{}.{n}", tail.file)),
+            &bytes[tail.keep_bytes as usize..],
+        )?;
+        OpenOptions::new()
+            .write(true)
+            .open(&path)?
+            .set_len(tail.keep_bytes)?;
+    }
+    Ok(tails)
+}

@@ -1,0 +1,48 @@
+//! Stage 5, validity: the one place that turns stored runs into valid / invalid-with-reasons.
+//! Automatic rules (exit, timeout, suspend, missing or malformed metric, too short to time,
+//! echoed configuration) and the declared `duration` rule are applied here, below the
+//! statistics; the analysis uses only valid runs and the checks stage reports the judgement.
+
+pub mod automatic;
+mod duration;
+mod runs;
+
+pub use duration::DurationJudgement;
+pub use runs::{RunView, run_views};
+
+use crate::config::{CheckKind, Experiment};
+use crate::store::StoredSession;
+
+/// Every finished run with its judgement, and what each declared duration rule found.
+#[derive(Debug, Clone)]
+pub struct Validity {
+    /// Every finished run in execution order.
+    pub runs: Vec<RunView>,
+    pub durations: Vec<DurationJudgement>,
+}
+
+/// Judges every run of a stored session under the experiment it ran with.
+pub fn judge(exp: &Experiment, session: &StoredSession) -> Validity {
+    let mut runs = run_views(exp, session);
+    let durations = exp
+        .checks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, spec)| match &spec.kind {
+            CheckKind::Duration {
+                expect,
+                tolerance,
+                metric,
+            } => Some(duration::judge(
+                i,
+                spec,
+                expect,
+                *tolerance,
+                metric.as_deref(),
+                &mut runs,
+            )),
+            _ => None,
+        })
+        .collect();
+    Validity { runs, durations }
+}

@@ -1,0 +1,113 @@
+//! The whole pipeline through the library with a fake runner: chosen timings and outputs, no
+//! processes, no sleeps. Every number on the way out is known in advance.
+
+mod common;
+
+use lab::app::{self, Layout, RunOptions};
+use lab::exec::{Measurement, RunRequest, Runner};
+use lab::store::Exit;
+
+/// Prints `{"score": FACTOR × n}` for `sh bench.sh FACTOR n` and takes 200 ms + 10 ms × n,
+/// except that the second triple run at n=2 scores 7 instead of 6.
+struct Fake {
+    calls: usize,
+    triples_at_two: usize,
+}
+
+impl Runner for Fake {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        self.calls += 1;
+        let (score, wall_ms) = match request.argv {
+            [_, _, factor, n] => {
+                let n: u64 = n.parse().unwrap();
+                let factor = if factor == "double" { 2 } else { 3 };
+                let mut score = factor * n;
+                if factor == 3 && n == 2 {
+                    self.triples_at_two += 1;
+                    if self.triples_at_two == 3 {
+                        score = 7;
+                    }
+                }
+                (score, 200 + 10 * n)
+            }
+            // The calibration spawns `true`.
+            _ => (0, 1),
+        };
+        std::fs::write(
+            request.stdout,
+            format!("{{\"score\": {score}, \"answer\": \"42\"}}\n"),
+        )
+        .unwrap();
+        std::fs::write(request.stderr, "").unwrap();
+        let ns = wall_ms * 1_000_000;
+        Measurement {
+            wall_ns: ns,
+            boottime_ns: ns,
+            user_ns: ns,
+            sys_ns: 0,
+            max_rss_kib: 1024,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+            exit: Exit::Code(0),
+            timed_out: false,
+            cpus_granted: None,
+            start_unix_ms: 1_795_992_226_000,
+        }
+    }
+}
+
+#[test]
+fn the_pipeline_runs_on_chosen_numbers_without_processes() {
+    let project = common::Project::with_fixtures(&["tiny"]);
+    let layout = Layout::new(project.root());
+    let mut fake = Fake {
+        calls: 0,
+        triples_at_two: 0,
+    };
+    let options = RunOptions {
+        profile: None,
+        dry_run: false,
+        resume: false,
+        quiet: true,
+        command_line: "lab run tiny".into(),
+    };
+    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
+    assert_eq!(code, 0);
+    // 30 calibration spawns, then 2 variants × 2 values × (1 warm-up + 3 repetitions).
+    assert_eq!(fake.calls, 30 + 16);
+
+    let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
+    let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    let cell = |label: &str| {
+        assessed
+            .analysis
+            .cells
+            .iter()
+            .find(|c| c.label == label && c.metric == "score")
+            .unwrap()
+    };
+    // triple n=2 scored 6, 7, 6 in its three measured runs (the warm-up was the first 6).
+    let triple = cell("triple n=2");
+    assert_eq!(triple.n, 3);
+    assert_eq!(triple.summary.as_ref().unwrap().median, 6.0);
+    assert!((triple.summary.as_ref().unwrap().mean - 19.0 / 3.0).abs() < 1e-12);
+    let double = cell("double n=1");
+    assert_eq!(double.summary.as_ref().unwrap().median, 2.0);
+    let verdict = |name: &str| {
+        assessed
+            .findings
+            .checks
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap()
+            .verdict
+            .word()
+    };
+    assert_eq!(
+        verdict("triple beats double by at least 1.4 at n=2"),
+        "pass"
+    );
+    assert_eq!(verdict("every run was long enough to time"), "pass");
+    assert_eq!(assessed.analysis.counts.valid, 12);
+    assert!(project.path("book/src/tiny/index.md").is_file());
+}
