@@ -55,6 +55,20 @@ pub fn significant(x: f64, digits: i32) -> String {
     rounded
 }
 
+/// Text safe to print on a terminal: control characters (escape sequences, carriage returns,
+/// bells) are shown as `\x1b`-style escapes instead of acting on the terminal.
+pub fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&format!("\\x{:02x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

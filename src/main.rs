@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     match dispatch(&cli, &layout) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", lab::format::terminal(&format!("{e:#}")));
             ExitCode::from(e.exit_code() as u8)
         }
     }

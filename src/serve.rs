@@ -1,6 +1,8 @@
 //! `lab book --serve`: the built HTML on a loopback port, rebuilt when data, notes, lab.toml or
-//! templates change. Serving happens only while no experiment runs, so its polling disturbs
-//! no measurement.
+//! templates change, but never while a session is being written (its experiment's lock is
+//! held): the book shows finished sessions, and the rebuild waits for the run to end.
+//! Requests are answered by a pool of threads, so one client that stops reading stalls only
+//! its own thread.
 
 use crate::app::{self, Layout};
 use anyhow::{Result, anyhow};
@@ -9,6 +11,9 @@ use std::time::{Duration, SystemTime};
 
 /// How often the watcher looks for changed inputs.
 const POLL: Duration = Duration::from_secs(1);
+
+/// Threads answering requests at once.
+const WORKERS: usize = 16;
 
 /// Serves `book/book/` on 127.0.0.1:`port` until interrupted.
 pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
@@ -20,11 +25,30 @@ pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
     let site = layout.book().join("book");
     let root = layout.root.clone();
     std::thread::spawn(move || watch(&Layout::new(root), quiet));
-    for request in server.incoming_requests() {
-        let response = respond(&site, request.url());
-        let _ = request.respond(response);
+    let server = std::sync::Arc::new(server);
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, site) = (std::sync::Arc::clone(&server), site.clone());
+            std::thread::spawn(move || {
+                while let Ok(request) = server.recv() {
+                    let response = respond(&site, request.url());
+                    let _ = request.respond(response);
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        let _ = worker.join();
     }
     Ok(())
+}
+
+/// True while some experiment's session is being written.
+fn session_running(layout: &Layout) -> bool {
+    layout
+        .experiment_dirs()
+        .iter()
+        .any(|dir| crate::store::is_locked(&layout.data_dir(&crate::config::experiment_name(dir))))
 }
 
 /// Re-renders and rebuilds whenever the newest input file changes.
@@ -33,7 +57,7 @@ fn watch(layout: &Layout, quiet: bool) {
     loop {
         std::thread::sleep(POLL);
         let now = newest_input(layout);
-        if now == seen {
+        if now == seen || session_running(layout) {
             continue;
         }
         seen = now;

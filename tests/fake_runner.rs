@@ -51,6 +51,7 @@ impl Runner for Fake {
             exit: Exit::Code(0),
             timed_out: false,
             cpus_granted: None,
+            left_running: Vec::new(),
             start_unix_ms: 1_795_992_226_000,
         }
     }

@@ -66,12 +66,12 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert!(page.contains("| ✅ pass | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
     assert!(page.contains("| ❌ fail | **double beats triple at n=1**"));
     assert!(
-        page.contains("a/b = 1.50 [1.50, 1.50]"),
+        page.contains("a/b = 1.50 \\[1.50, 1.50\\]"),
         "the evidence shows the ratio and its CI"
     );
     assert!(
         page.contains(
-            "| triple | 2 | 6.00 [6.00, 6.00] | – | 6.00 [6.00, 6.00] | 3 | 0.0% | 6.00–6.00 | 0 |"
+            "| triple | 2 | 6.00 \\[6.00, 6.00\\] | – | 6.00 \\[6.00, 6.00\\] | 3 | 0.0% | 6.00–6.00 | 0 |"
         ),
         "results table row:\n{page}"
     );
@@ -122,7 +122,7 @@ fn an_experiment_can_override_the_chapter_template() {
     project.lab_ok(&["run", "tiny", "--quiet"], 0);
     assert_eq!(
         project.read("book/src/tiny/index.md"),
-        "# Tiny: double against triple\n\nCustom page with 8 checks.\n"
+        "# Tiny: double against triple\n\nCustom page with 9 checks.\n"
     );
 }
 
@@ -267,10 +267,10 @@ fn notes_are_rendered_with_numbers_from_the_data() {
     project.lab_ok(&["run", "tiny", "--quiet"], 0);
     let page = project.read("book/src/tiny/index.md");
     assert!(
-        page.contains("Triple scored 6.00 points [6.00, 6.00] at n=2, double 4.0."),
+        page.contains("Triple scored 6.00 points \\[6.00, 6.00\\] at n=2, double 4.0."),
         "{page}"
     );
-    assert!(page.contains("The ratio is 1.50 [1.50, 1.50], so the check says ✅."));
+    assert!(page.contains("The ratio is 1.50 \\[1.50, 1.50\\], so the check says ✅."));
     assert!(page.contains("![score against n, one line per variant](score-by-n.svg)"));
     assert!(page.contains("Seeds: 3; 12 valid runs."));
 }

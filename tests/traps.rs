@@ -17,6 +17,7 @@ const SUSPEND: &str = "no run spanned a system suspend";
 const METRICS: &str = "every run reported every metric";
 const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
+const LEFT_RUNNING: &str = "no run left processes running";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 fn project(name: &str) -> Project {
@@ -70,7 +71,15 @@ fn assert_verdicts(
     declared: &[&str],
     expected: &[(&str, &str)],
 ) {
-    let mut names: Vec<&str> = vec![EXITED, TIMED_OUT, SUSPEND, METRICS, SHORT, ECHO];
+    let mut names: Vec<&str> = vec![
+        EXITED,
+        TIMED_OUT,
+        LEFT_RUNNING,
+        SUSPEND,
+        METRICS,
+        SHORT,
+        ECHO,
+    ];
     names.extend(declared);
     names.sort_unstable();
     let got: Vec<&str> = checks.keys().map(String::as_str).collect();

@@ -38,8 +38,7 @@ pub fn reanalyze(layout: &Layout, arg: &Path, which: Option<&str>, quiet: bool) 
         .runs
         .iter()
         .map(|row| {
-            let output = std::fs::read(parent.stdout_path(&row.run_id)).unwrap_or_default();
-            let samples = reader.read_rows(&String::from_utf8_lossy(&output), &row.run_id);
+            let (_, samples) = reader.read_log(&parent.stdout_path(&row.run_id), &row.run_id);
             (row.clone(), samples)
         })
         .collect();

@@ -5,6 +5,7 @@ use super::session::{Assessed, assess_chosen};
 use crate::checks::{CheckResult, Tally, Verdict};
 use crate::config::{self, CheckClass};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
+use crate::format::terminal;
 use crate::render::{self, BookEntry, Rendered};
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,16 @@ pub struct ReportOptions<'a> {
     pub quiet: bool,
 }
 
+/// What a rendered chapter found, for the exit code of the command that rendered it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChapterOutcome {
+    pub name: String,
+    /// A validity check failed, or no run produced a valid measurement.
+    pub failed: bool,
+    /// Measured (non-warm-up) runs that are valid.
+    pub valid_runs: usize,
+}
+
 /// What went wrong with one experiment's chapter.
 struct Failure {
     name: String,
@@ -25,7 +36,7 @@ struct Failure {
 
 /// `lab report`: re-renders chapters from stored sessions, each on its own: one experiment's
 /// failure leaves its previous chapter, and every other chapter, as they were.
-pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<()> {
+pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcome>> {
     if opts.session.is_some() && opts.only.len() != 1 {
         return Err(LabError::Usage(
             "`--session` names a session of one experiment: give exactly one experiment".into(),
@@ -41,11 +52,15 @@ pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<()> {
     };
     let book = layout.book();
     let mut rendered = Vec::new();
+    let mut outcomes = Vec::new();
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = config::experiment_name(dir);
         match render_one(layout, dir, opts) {
-            Ok(Some(entry)) => rendered.push(entry),
+            Ok(Some((entry, outcome))) => {
+                rendered.push(entry);
+                outcomes.push(outcome);
+            }
             Ok(None) if !opts.only.is_empty() => failures.push(Failure {
                 error: no_session(dir),
                 name,
@@ -69,22 +84,42 @@ pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<()> {
             }
         );
     }
-    failed(failures)
+    failed(failures)?;
+    Ok(outcomes)
 }
 
 /// Renders one experiment's chapter; `Ok(None)` when it has no session yet.
-fn render_one(layout: &Layout, dir: &Path, opts: &ReportOptions) -> Result<Option<BookEntry>> {
+fn render_one(
+    layout: &Layout,
+    dir: &Path,
+    opts: &ReportOptions,
+) -> Result<Option<(BookEntry, ChapterOutcome)>> {
     let Some(assessed) = assess_chosen(layout, dir, opts.session)? else {
         return Ok(None);
     };
     for notice in &assessed.notices {
-        eprintln!("note: {notice}");
+        eprintln!("note: {}", terminal(notice));
     }
     let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed))?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", terminal(&w));
     }
-    Ok(Some(entry))
+    let outcome = ChapterOutcome {
+        name: assessed.experiment.name.clone(),
+        failed: failed_validity(&assessed),
+        valid_runs: assessed.analysis.counts.valid,
+    };
+    Ok(Some((entry, outcome)))
+}
+
+/// True when a validity check failed or no run produced a valid measurement: either way the
+/// session's numbers cannot be trusted.
+fn failed_validity(a: &Assessed) -> bool {
+    a.analysis.counts.valid == 0
+        || a.findings
+            .checks
+            .iter()
+            .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
 }
 
 fn rendered(a: &Assessed) -> Rendered<'_> {
@@ -155,7 +190,7 @@ fn assessed(layout: &Layout, arg: &Path, session: Option<&str>) -> Result<Assess
     let dir = layout.experiment_dir(arg)?;
     let found = assess_chosen(layout, &dir, session)?.ok_or_else(|| no_session(&dir))?;
     for notice in &found.notices {
-        eprintln!("note: {notice}");
+        eprintln!("note: {}", terminal(notice));
     }
     Ok(found)
 }
@@ -181,11 +216,15 @@ pub fn check(
 ) -> Result<(String, i32)> {
     let a = assessed(layout, arg, session)?;
     let checks = &a.findings.checks;
-    let failed = checks
-        .iter()
-        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+    let failed = failed_validity(&a);
     let text = if json {
         serde_json::to_string_pretty(checks).map_err(anyhow::Error::from)? + "\n"
+    } else if a.analysis.counts.valid == 0 {
+        verdict_table(checks)
+            + &format!(
+                "no run produced a valid measurement ({} of {} planned runs finished)\n",
+                a.analysis.counts.finished, a.analysis.counts.planned
+            )
     } else {
         verdict_table(checks)
     };
@@ -217,7 +256,8 @@ pub fn verdict_table(checks: &[CheckResult]) -> String {
         };
         out.push_str(&format!(
             "{verdict:<13} {class:<10} {:<width$}  {}\n",
-            c.name, c.reading
+            terminal(&c.name),
+            terminal(&c.reading).replace('\n', " ")
         ));
     }
     if checks.iter().any(|c| c.untrusted) {

@@ -4,7 +4,7 @@
 use super::Layout;
 use super::report::{ReportOptions, report};
 use crate::config::{self, CheckKind, Experiment};
-use crate::error::{EXIT_INTERRUPTED, EXIT_OK, LabError, Result};
+use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
 use crate::plan::CellKey;
 use crate::plan::{self, Plan};
@@ -36,6 +36,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     for w in &exp.warnings {
         eprintln!("warning: {w}");
     }
+    check_cpus(&exp)?;
     let plan = plan::plan(&exp);
     if opts.dry_run {
         print!("{}", describe_plan(&exp, &plan, layout));
@@ -56,6 +57,8 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         todo.len()
     ));
     let ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
+    // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
+    exec::restore_signals();
     progress.done();
     manifest.load_after = Some(store::load_average());
     manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
@@ -71,7 +74,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
                 session.dir.display(),
                 arg.display()
             );
-            return Ok(EXIT_INTERRUPTED);
+            return Ok(exec::interrupt_exit_code());
         }
         Ending::Damaged(why) => {
             return Err(LabError::Other(anyhow::anyhow!(
@@ -82,7 +85,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         Ending::Complete => {}
     }
     let name = session_name(&session.dir);
-    report(
+    let outcomes = report(
         layout,
         &ReportOptions {
             only: std::slice::from_ref(&dir),
@@ -101,7 +104,43 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
                 .display()
         );
     }
+    if outcomes.iter().any(|o| o.valid_runs == 0) {
+        eprintln!(
+            "error: no run of session {name} produced a valid measurement (see `lab check {}`)",
+            arg.display()
+        );
+        return Ok(EXIT_CHECK_FAILED);
+    }
     Ok(EXIT_OK)
+}
+
+/// Every CPU a variant asks for exists and may be used here; checked before anything runs.
+fn check_cpus(exp: &Experiment) -> Result<()> {
+    let allowed = exec::allowed_cpus();
+    for (i, v) in exp.variants.iter().enumerate() {
+        let missing: Vec<String> = v
+            .cpus
+            .iter()
+            .flatten()
+            .filter(|c| !allowed.contains(c))
+            .map(ToString::to_string)
+            .collect();
+        if !missing.is_empty() {
+            return Err(LabError::Usage(format!(
+                "{}: `variant[{}].cpus` of {}: CPU {} cannot be used on this machine (lab may use CPUs {})\n  hint: choose CPUs from that list, or leave `cpus` out",
+                exp.file.display(),
+                i + 1,
+                v.name,
+                missing.join(", "),
+                allowed
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn session_name(dir: &Path) -> String {

@@ -23,8 +23,18 @@ struct Judged<'a> {
 }
 
 /// Coefficient of variation with the n−1 standard deviation; `None` under two values or a
-/// non-positive mean.
+/// non-positive mean. The CV does not depend on scale, so values are divided by the largest
+/// magnitude first: sums of values near `f64::MAX` cannot overflow to infinity.
 pub fn cv(xs: &[f64]) -> Option<f64> {
+    let scale = xs.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if scale.is_finite() && scale > 0.0 {
+        let scaled: Vec<f64> = xs.iter().map(|x| x / scale).collect();
+        return cv_unscaled(&scaled);
+    }
+    cv_unscaled(xs)
+}
+
+fn cv_unscaled(xs: &[f64]) -> Option<f64> {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     if xs.len() < 2 || mean <= 0.0 {
@@ -110,7 +120,8 @@ fn judge(cell: &CellStats, max_cv: f64, alpha: f64) -> Option<Judged<'_>> {
     let cv = cv(&per_run)?;
     let dip = stats::dip_test(&per_run, alpha);
     let bimodal = dip.as_ref().is_some_and(|d| d.second_mode_detected);
-    let verdict = if cv > max_cv || bimodal {
+    // A spread that is not a finite number is never a pass.
+    let verdict = if !cv.is_finite() || cv > max_cv || bimodal {
         Verdict::Fail
     } else {
         Verdict::Pass
@@ -175,5 +186,13 @@ mod tests {
         let got = cv(&[9.0, 10.0, 11.0]).unwrap();
         assert!((got - 0.1).abs() < 1e-12, "{got}");
         assert_eq!(cv(&[1.0]), None);
+    }
+
+    #[test]
+    fn values_near_the_largest_double_keep_a_finite_cv() {
+        let big = cv(&[1.7e308, 1.0e308, 1.7e308]).unwrap();
+        let small = cv(&[1.7, 1.0, 1.7]).unwrap();
+        assert!((big - small).abs() < 1e-12, "{big} vs {small}");
+        assert!(cv(&[f64::INFINITY, 1.0, 2.0]).is_none_or(|c| !c.is_finite()));
     }
 }

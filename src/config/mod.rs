@@ -16,6 +16,9 @@ use error::Locator;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The largest plan accepted unless `[experiment] max_runs` says otherwise.
+pub const MAX_RUNS: u64 = 200_000;
+
 /// The experiment file inside an experiment folder.
 pub const FILE_NAME: &str = "lab.toml";
 
@@ -50,13 +53,25 @@ pub fn parse(
     validate::validate(raw, origin, profile, &loc)
 }
 
-/// The experiment's name: its folder's name.
+/// The experiment's name, which names its data folder and its chapter: the folder's name for
+/// a folder inside an `experiments/` tree, else the folder's name and a short hash of its full
+/// path, so a folder of the same name elsewhere never shares `data/NAME/`.
 pub fn experiment_name(dir: &Path) -> String {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    canonical.file_name().map_or_else(
+    let name = canonical.file_name().map_or_else(
         || "experiment".to_string(),
         |n| n.to_string_lossy().into_owned(),
-    )
+    );
+    let in_experiments = canonical
+        .ancestors()
+        .skip(1)
+        .any(|a| a.file_name().is_some_and(|n| n == "experiments"));
+    if in_experiments {
+        name
+    } else {
+        let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+        format!("{name}-{:x}", digest)[..name.len() + 9].to_string()
+    }
 }
 
 #[cfg(test)]

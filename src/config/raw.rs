@@ -32,6 +32,8 @@ pub struct RawExperiment {
     pub seed: Option<u64>,
     pub timeout: Option<Spanned<String>>,
     pub warmup_runs: Option<u32>,
+    /// The largest plan lab accepts (default [`crate::config::MAX_RUNS`]).
+    pub max_runs: Option<Spanned<u64>>,
     /// Commands whose output is recorded in the manifest, e.g. `[["java", "-version"]]`.
     #[serde(default)]
     pub versions: Vec<Spanned<Vec<String>>>,

@@ -1,5 +1,6 @@
 //! From the raw mirror to a trusted `Experiment`: profiles, matrix, variants, metrics.
 
+use super::MAX_RUNS;
 use super::checks::validate_checks;
 use super::duration::parse_duration;
 use super::error::{ConfigError, Locator};
@@ -78,6 +79,15 @@ pub fn validate(
         profile: profile.map(str::to_string),
         warnings: Vec::new(),
     };
+    if let Some(why) = identifier_problem(&experiment.name) {
+        return Err(loc.hinted(
+            0..0,
+            "",
+            format!("the experiment folder name {:?} {why}", experiment.name),
+            "rename the folder: it names the data folder and the book chapter",
+        ));
+    }
+    check_plan_size(&experiment, e.max_runs.as_ref(), loc)?;
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
@@ -173,6 +183,17 @@ fn validate_params(
     let mut params = Vec::new();
     for (name, values) in raw {
         let key = format!("params.{name}");
+        if let Some(why) = identifier_problem(name) {
+            return Err(loc.hinted(
+                values.span(),
+                &key,
+                format!("parameter name {name:?} {why}"),
+                IDENTIFIER_HINT,
+            ));
+        }
+        if let Some(why) = values.get_ref().iter().find_map(value_problem) {
+            return Err(loc.error(values.span(), &key, why));
+        }
         if values.get_ref().is_empty() {
             let hint = "give at least one value, or remove the parameter";
             return Err(loc.hinted(
@@ -220,9 +241,9 @@ fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Res
     for (i, v) in raw.iter().enumerate() {
         let key = format!("variant[{}]", i + 1);
         let name = v.name.get_ref().trim().to_string();
-        if name.is_empty() || name.contains(['/', '\\', ',']) {
-            let msg = "a variant name must be non-empty and contain no '/', '\\' or ','";
-            return Err(loc.error(v.name.span(), &format!("{key}.name"), msg));
+        if let Some(why) = identifier_problem(&name) {
+            let msg = format!("variant name {name:?} {why}");
+            return Err(loc.hinted(v.name.span(), &format!("{key}.name"), msg, IDENTIFIER_HINT));
         }
         if variants.iter().any(|w| w.name == name) {
             let msg = format!("duplicate variant name {name:?}");
@@ -276,13 +297,16 @@ fn check_argv(
     Ok(())
 }
 
+/// CPU numbers a CPU list may name: the size of the kernel's `cpu_set_t`.
+const MAX_CPU: usize = libc::CPU_SETSIZE as usize;
+
 fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<usize>> {
     let bad = || {
         loc.hinted(
             text.span(),
             &format!("{key}.cpus"),
             "not a CPU list",
-            "write e.g. \"0\", \"0-3\" or \"0,2\"",
+            "write e.g. \"0\", \"0-3\" or \"0,2\" (CPU numbers under 1024)",
         )
     };
     let mut cpus = Vec::new();
@@ -294,12 +318,15 @@ fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<us
                     a.trim().parse().map_err(|_| bad())?,
                     b.trim().parse().map_err(|_| bad())?,
                 );
-                if a > b {
+                if a > b || b >= MAX_CPU {
                     return Err(bad());
                 }
                 cpus.extend(a..=b);
             }
-            None => cpus.push(part.parse().map_err(|_| bad())?),
+            None => match part.parse::<usize>() {
+                Ok(c) if c < MAX_CPU => cpus.push(c),
+                _ => return Err(bad()),
+            },
         }
     }
     cpus.sort_unstable();
@@ -351,6 +378,10 @@ fn validate_metrics(
     for name in declared_order(raw) {
         let spanned = &raw[&name];
         let key = format!("metric.{name}");
+        if let Some(why) = identifier_problem(&name) {
+            let msg = format!("metric name {name:?} {why}");
+            return Err(loc.hinted(spanned.span(), &key, msg, IDENTIFIER_HINT));
+        }
         let m = spanned.get_ref();
         let extractor = match (&m.json, &m.regex) {
             (Some(k), None) => Extractor::Json(k.clone()),
@@ -442,6 +473,71 @@ fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
         return false;
     }
     is_program || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-')))
+}
+
+const IDENTIFIER_HINT: &str = "names become file and folder names: use letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (at most 64 characters)";
+
+/// Why `name` cannot name a variant, metric, parameter or experiment, if it cannot.
+pub fn identifier_problem(name: &str) -> Option<&'static str> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => Some("is empty"),
+        Some(c) if !(c.is_ascii_alphanumeric() || c == '_') => {
+            Some("must start with a letter, a digit or '_'")
+        }
+        _ if name.chars().count() > 64 => Some("is longer than 64 characters"),
+        _ if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) =>
+        {
+            Some("may hold only letters, digits, '_', '-' and '.'")
+        }
+        _ if name.contains("..") => Some("may not contain '..'"),
+        _ => None,
+    }
+}
+
+/// Why a parameter value cannot be used, if it cannot: numbers must be finite; text must hold
+/// no control characters.
+fn value_problem(value: &RawParamValue) -> Option<String> {
+    match value {
+        RawParamValue::Float(f) if !f.is_finite() => Some(format!(
+            "{f} is not a finite number: parameters must be finite"
+        )),
+        RawParamValue::Text(t) if t.chars().any(char::is_control) => {
+            Some(format!("{t:?} holds a control character"))
+        }
+        RawParamValue::Text(t) if t.len() > 256 => {
+            Some("a text value is longer than 256 bytes".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Refuses a plan larger than `max_runs` (default [`MAX_RUNS`]) before anything is allocated.
+fn check_plan_size(exp: &Experiment, max: Option<&Spanned<u64>>, loc: &Locator) -> Result<()> {
+    let limit = max.map_or(MAX_RUNS, |m| *m.get_ref());
+    let cells = exp.variants.iter().try_fold(0u64, |sum, v| {
+        let per_variant = exp.params.iter().try_fold(1u64, |product, p| {
+            let values = v.only.get(&p.name).map_or(p.values.len(), Vec::len);
+            product.checked_mul(values as u64)
+        })?;
+        sum.checked_add(per_variant)
+    });
+    let runs =
+        cells.and_then(|c| c.checked_mul(u64::from(exp.repetitions) + u64::from(exp.warmup_runs)));
+    match runs {
+        Some(n) if n <= limit => Ok(()),
+        found => Err(loc.hinted(
+            max.map_or(0..0, |m| m.span()),
+            "experiment.max_runs",
+            format!(
+                "the plan has {} runs, more than the limit of {limit}",
+                found.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+            ),
+            "lower repetitions or the parameter lists, or raise `max_runs` in [experiment] if you mean it",
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -1,27 +1,52 @@
-//! Ctrl-C handling: runs live in their own process groups, so the terminal's SIGINT reaches only
-//! lab. Lab then kills the running group, keeps every finished run and stops cleanly.
+//! Stopping by signal: runs live in their own process groups, so the terminal's SIGINT reaches
+//! only lab. SIGINT, SIGTERM and SIGHUP all stop a session the same way: lab kills the running
+//! group, keeps every finished run, and exits 128 + the signal (130, 143, 129). Once the runs
+//! are over, the default actions return, so a signal stops the report at once (chapters are
+//! swapped in whole, so nothing is left half-written).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal that asked lab to stop; 0 while none has.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+const HANDLED: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    SIGNAL.store(signal, Ordering::SeqCst);
 }
 
-/// Installs the handler for SIGINT and SIGTERM, without SA_RESTART so a blocking wait returns.
+/// Installs the handler, without SA_RESTART so a blocking wait returns.
 pub fn install() {
     // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_signal as *const () as usize;
         libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
-        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        for signal in HANDLED {
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
     }
 }
 
-/// True once the user asked lab to stop.
+/// Gives the signals their default actions back (end the process).
+pub fn restore_default() {
+    // SAFETY: resetting dispositions to SIG_DFL.
+    unsafe {
+        for signal in HANDLED {
+            libc::signal(signal, libc::SIG_DFL);
+        }
+    }
+}
+
+/// True once a signal asked lab to stop.
 pub fn requested() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// The exit code for the signal that stopped lab: 128 + its number (130 for Ctrl-C).
+pub fn exit_code() -> i32 {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => 128 + libc::SIGINT,
+        s => 128 + s,
+    }
 }

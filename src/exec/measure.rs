@@ -21,6 +21,8 @@ pub struct Measurement {
     pub timed_out: bool,
     /// The CPU set the process actually got, when affinity was requested.
     pub cpus_granted: Option<Vec<usize>>,
+    /// Names of processes the run left behind, killed by lab when it ended.
+    pub left_running: Vec<String>,
     /// Wall-clock start, for the record only (never used in analysis).
     pub start_unix_ms: u64,
 }
@@ -39,6 +41,7 @@ impl Measurement {
             exit: Exit::SpawnFailed(reason),
             timed_out: false,
             cpus_granted: None,
+            left_running: Vec::new(),
             start_unix_ms,
         }
     }

@@ -1,8 +1,9 @@
 //! Reading metric values out of a run's standard output: JSON object lines or a regex.
 
 use crate::config::{Extractor, Metric};
-use crate::store::SampleRow;
+use crate::store::{SampleRow, Scan, scan_lines};
 use regex::Regex;
+use std::path::Path;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).
 #[derive(Debug, Clone, PartialEq)]
@@ -42,17 +43,35 @@ impl MetricReader {
         MetricReader { metrics }
     }
 
-    /// The stored rows of every value of every metric in `output`.
-    pub fn read_rows(&self, output: &str, run_id: &str) -> Vec<SampleRow> {
-        self.read(output)
-            .into_iter()
-            .map(|s| SampleRow {
-                run_id: run_id.to_string(),
-                metric: s.metric,
-                iteration: s.iteration,
-                value: s.value,
+    /// The stored rows of every value of every metric in a kept log, read line by line in
+    /// bounded memory (a regex matches within one line), grouped by metric in declared order,
+    /// and what scanning the log found (its SHA-256, lines skipped).
+    pub fn read_log(&self, path: &Path, run_id: &str) -> (Scan, Vec<SampleRow>) {
+        let mut values: Vec<Vec<String>> = vec![Vec::new(); self.metrics.len()];
+        let scan = scan_lines(path, |line| {
+            for sample in self.read(line) {
+                if let Some(i) = self.metrics.iter().position(|(n, _)| *n == sample.metric) {
+                    values[i].push(sample.value);
+                }
+            }
+        });
+        let rows = self
+            .metrics
+            .iter()
+            .zip(values)
+            .flat_map(|((name, _), values)| {
+                values
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(iteration, value)| SampleRow {
+                        run_id: run_id.to_string(),
+                        metric: name.clone(),
+                        iteration,
+                        value,
+                    })
             })
-            .collect()
+            .collect();
+        (scan, rows)
     }
 
     /// Every value of every metric in `output`, in order of appearance.

@@ -7,22 +7,22 @@ mod clock;
 mod interrupt;
 mod measure;
 mod metrics;
+mod orphans;
 mod process;
 mod progress;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
+pub use interrupt::{exit_code as interrupt_exit_code, restore_default as restore_signals};
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
-pub use process::{ProcessRunner, spawn_error};
+pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
 
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
-use crate::store::{Exit, RunRow, SampleRow, SessionWriter, utc_timestamp};
+use crate::store::{Exit, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
-use sha2::{Digest, Sha256};
-use std::io::Read;
 
 /// How a session's run loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +43,7 @@ pub fn execute(
     progress: &Progress,
 ) -> Result<Ending> {
     interrupt::install();
+    orphans::become_subreaper();
     let reader = MetricReader::new(&exp.metrics);
     for run in runs {
         if interrupt::requested() {
@@ -67,8 +68,8 @@ pub fn execute(
             return Ok(Ending::Interrupted);
         }
         let changes = session.verify()?;
-        let (digest, samples) = read_output(&stdout, &reader, &run.id);
-        session.append(run, &run_row(run, &measurement, digest), &samples)?;
+        let (scan, samples) = reader.read_log(&stdout, &run.id);
+        session.append(run, &run_row(run, &measurement, scan.sha256), &samples)?;
         progress.finished(run, measurement.wall_ns, &outcome(&measurement));
         if !changes.is_empty() {
             return Ok(Ending::Damaged(format!(
@@ -79,21 +80,6 @@ pub fn execute(
         }
     }
     Ok(Ending::Complete)
-}
-
-/// The SHA-256 of the bytes the run printed, and the metric values read from them.
-fn read_output(
-    stdout: &std::path::Path,
-    reader: &MetricReader,
-    run_id: &str,
-) -> (String, Vec<SampleRow>) {
-    let mut bytes = Vec::new();
-    if let Ok(mut file) = std::fs::File::open(stdout) {
-        let _ = file.read_to_end(&mut bytes);
-    }
-    let digest = format!("{:x}", Sha256::digest(&bytes));
-    let samples = reader.read_rows(&String::from_utf8_lossy(&bytes), run_id);
-    (digest, samples)
 }
 
 /// The stored row of a measured run.
@@ -128,6 +114,7 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
                 .join(" ")
         }),
         stdout_sha256,
+        left_running: (!m.left_running.is_empty()).then(|| m.left_running.join(" ")),
         samples: None,
     }
 }
@@ -141,4 +128,10 @@ fn outcome(m: &Measurement) -> String {
         (Exit::Signal(s), _) => format!("killed by signal {s}"),
         (Exit::SpawnFailed(e), _) => e.clone(),
     }
+    .to_string()
+        + &if m.left_running.is_empty() {
+            String::new()
+        } else {
+            format!("; left running: {}", m.left_running.join(" "))
+        }
 }

@@ -36,9 +36,9 @@ impl Runner for ProcessRunner {
         let (status, usage) = wait_blocking(pid);
         let end = Instant2::now();
         let timed_out = watchdog.disarm();
-        // Leftover members of the group (background children) would disturb the next run.
-        // SAFETY: signalling a process group we created; ESRCH when it is already gone is fine.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        // Whatever the run left behind, in its group or escaped from it, would disturb the
+        // next run: it is killed, reaped and reported.
+        let left_running = super::orphans::reap_leftovers(pid);
         Measurement {
             wall_ns: end.monotonic - start.monotonic,
             boottime_ns: end.boottime - start.boottime,
@@ -50,6 +50,7 @@ impl Runner for ProcessRunner {
             exit: decode_status(status),
             timed_out,
             cpus_granted,
+            left_running,
             start_unix_ms,
         }
     }
@@ -69,6 +70,14 @@ fn prepare(request: &RunRequest) -> Result<Command, String> {
         .stdout(Stdio::from(stdout))
         .stderr(Stdio::from(stderr))
         .process_group(0);
+    // SAFETY: prctl is async-signal-safe and touches only the child: if lab dies by any
+    // signal, the run's leader is killed with it.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            Ok(())
+        });
+    }
     if let Some(cpus) = request.cpus {
         let set = cpu_set(cpus);
         // SAFETY: sched_setaffinity is async-signal-safe and touches only this (child) process.
@@ -100,11 +109,18 @@ pub fn spawn_error(program: &str, e: &std::io::Error) -> String {
 fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
     // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in cpus {
-        // SAFETY: CPU_SET bounds-checks against the set size.
+    // CPU_SET does not check its index: numbers beyond the set are left out (lab.toml
+    // validation refuses them; the run's recorded affinity shows what it got).
+    for &cpu in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+        // SAFETY: `cpu` is within the set, checked above.
         unsafe { libc::CPU_SET(cpu, &mut set) };
     }
     set
+}
+
+/// The CPUs lab itself may run on: the most any run can be given.
+pub fn allowed_cpus() -> Vec<usize> {
+    granted_cpus(0)
 }
 
 fn granted_cpus(pid: libc::pid_t) -> Vec<usize> {

@@ -39,6 +39,7 @@ impl Progress {
 
     /// Says how a run ended.
     pub fn finished(&self, run: &PlannedRun, wall_ns: u64, outcome: &str) {
+        let outcome = &crate::format::terminal(outcome);
         match self {
             Progress::Quiet => {}
             Progress::Lines { total } => {

@@ -66,13 +66,6 @@ pub struct KeyValue {
     pub value: String,
 }
 
-/// Makes text safe inside one Markdown table cell (HTML escaping is Tera's job).
-pub fn cell_text(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
-}
-
 pub fn context(
     exp: &Experiment,
     item: &super::Rendered,
@@ -83,7 +76,7 @@ pub fn context(
     let checks = &item.findings.checks;
     ChapterContext {
         shown: shown(analysis),
-        notices: item.notices.iter().map(|n| cell_text(n)).collect(),
+        notices: item.notices.to_vec(),
         title: exp.title.clone(),
         hypothesis: exp
             .hypothesis
@@ -115,16 +108,19 @@ pub fn context(
     }
 }
 
-/// "Session `X` (profile quick; complete), started 2026-11-29T23:31:37Z on vm."
+/// "Session X (profile quick; complete), started 2026-11-29T23:31:37Z on vm." — Markdown lab
+/// composes, so every part in it is escaped here.
 fn shown(analysis: &Analysis) -> String {
+    use super::escape::{html, markdown};
     let m = &analysis.manifest;
+    let safe = |text: &str| html(&markdown(text));
     format!(
-        "Session `{}` (profile {}; {}), started {} on {}.",
-        analysis.session,
-        m.profile.as_deref().unwrap_or("default"),
-        m.status(),
-        m.started_utc,
-        m.host.name
+        "Session {} (profile {}; {}), started {} on {}.",
+        safe(&analysis.session),
+        safe(m.profile.as_deref().unwrap_or("default")),
+        safe(&m.status()),
+        safe(&m.started_utc),
+        safe(&m.host.name)
     )
 }
 
@@ -135,10 +131,11 @@ pub fn banner(checks: &[CheckResult]) -> String {
         "**Verdicts:** {} ✅ pass · {} ❌ fail · {} ⚠️ inconclusive · {} ⏸️ not run.",
         t.pass, t.fail, t.inconclusive, t.not_run
     );
-    let failed: Vec<&str> = checks
+    // The banner is Markdown lab composes: the names in it are escaped here.
+    let failed: Vec<String> = checks
         .iter()
         .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
-        .map(|c| c.name.as_str())
+        .map(|c| super::escape::markdown(&c.name))
         .collect();
     if !failed.is_empty() {
         text.push_str(&format!(
@@ -159,10 +156,10 @@ fn check_row(c: &CheckResult) -> CheckRow {
     let untrusted = if c.untrusted { " (untrusted)" } else { "" };
     CheckRow {
         mark: format!("{} {}{untrusted}", c.verdict.mark(), c.verdict.word()),
-        name: cell_text(&c.name),
+        name: c.name.clone(),
         kind: class,
-        evidence: cell_text(&c.evidence),
-        reading: cell_text(&c.reading),
+        evidence: c.evidence.clone(),
+        reading: c.reading.clone(),
     }
 }
 fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
@@ -172,12 +169,12 @@ fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
         .filter(|r| !r.is_valid())
         .map(|r| InvalidRun {
             id: r.id.clone(),
-            cell: cell_text(&format!(
+            cell: format!(
                 "{}{}",
                 crate::analysis::cell_label(exp, &r.cell),
                 if r.warmup { " (warm-up)" } else { "" }
-            )),
-            reasons: cell_text(&r.problems.join("; ")),
+            ),
+            reasons: r.problems.join("; "),
         })
         .collect()
 }
@@ -351,7 +348,7 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     rows.into_iter()
         .map(|(k, v)| KeyValue {
             key: k.to_string(),
-            value: cell_text(&v),
+            value: v.clone(),
         })
         .collect()
 }

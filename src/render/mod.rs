@@ -8,6 +8,7 @@
 
 mod chapter;
 pub mod charts;
+pub mod escape;
 mod figures;
 pub mod notes;
 mod tables;
@@ -104,7 +105,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         checks: &item.findings.checks,
         multiplicity: &item.findings.multiplicity,
     };
-    let mut json = serde_json::to_string_pretty(&record)?;
+    let mut json = inert_json(&serde_json::to_string_pretty(&record)?);
     json.push('\n');
     write(&dir.join("analysis.json"), &json)?;
     for name in [RUNS, SAMPLES] {
@@ -150,7 +151,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
     let tally = Tally::of(checks);
     BookEntry {
         name: name.to_string(),
-        title: title.to_string(),
+        title: escape::markdown(title),
         session: session.to_string(),
         pass: tally.pass,
         fail: tally.fail,
@@ -183,13 +184,13 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let text = format!(
         "# {}\n\nThis chapter could not be rendered:\n\n<pre><code>{}</code></pre>\n",
-        notes::escape_markdown(name),
-        notes::escape_html(reason)
+        escape::markdown(name),
+        escape::html(reason)
     );
     write_atomic(&dir.join("index.md"), &text)?;
     Ok(BookEntry {
         name: name.to_string(),
-        title: name.to_string(),
+        title: escape::markdown(name),
         session: "–".into(),
         pass: 0,
         fail: 0,
@@ -220,6 +221,16 @@ pub fn render_index(book_dir: &Path, entries: &[BookEntry]) -> Result<()> {
         write_atomic(&path, &text)?;
     }
     Ok(())
+}
+
+/// JSON that stays inert if a browser or a careless page ever treats it as HTML: `<`, `>` and
+/// `&` (which only occur inside JSON strings) become `\u` escapes, as does the colon of a
+/// `javascript:` scheme. The parsed values are unchanged.
+fn inert_json(text: &str) -> String {
+    text.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace("javascript:", "javascript\\u003a")
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

@@ -15,6 +15,7 @@
 //! session lacks (a cell the profile did not run, too few runs for an interval) renders a
 //! visible `n/a (why)` marker and a warning, and the chapter is still written.
 
+use super::escape::markdown;
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
@@ -32,28 +33,6 @@ pub struct Notes {
     pub warnings: Vec<String>,
 }
 
-/// Text made inert for Markdown: every punctuation character that could start markup is
-/// backslash-escaped, so a name cannot become a link, emphasis or a table cell break.
-pub fn escape_markdown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii_punctuation() {
-            out.push('\\');
-        }
-        out.push(if c.is_control() { ' ' } else { c });
-    }
-    out
-}
-
-/// Text made inert for HTML.
-pub fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
 /// A mistake in notes.md: an authoring error like a configuration error (exit code 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}\n  hint: the session data is kept; fix notes.md and run `lab report`")]
@@ -61,6 +40,9 @@ pub struct NotesError(pub String);
 
 /// The author's notes file in an experiment folder.
 pub const NOTES_FILE: &str = "notes.md";
+
+/// The notes' name inside Tera: the `.md` suffix turns autoescape on.
+const TEMPLATE: &str = "notes.md";
 
 /// Renders `notes.md` when the experiment has one.
 pub fn render_notes(
@@ -97,14 +79,17 @@ pub fn render_source(
     });
     let mut tera = Tera::new();
     register(&mut tera, &data);
-    // Registered without a .md suffix: the author's own Markdown and HTML pass through.
-    tera.add_raw_template("notes", source)
+    // The author's literal text passes through as written; every value an expression inserts
+    // is escaped, for Markdown by the functions below and for HTML by Tera's autoescape.
+    tera.autoescape_on([".md"]);
+    tera.add_raw_template(TEMPLATE, source)
         .map_err(|e| locate(&e, path, source))?;
     let mut context = Context::new();
-    context.insert("manifest", &analysis.manifest);
+    let manifest = serde_json::to_value(&analysis.manifest).map_err(anyhow::Error::from)?;
+    context.insert("manifest", &super::escape::markdown_json(&manifest));
     context.insert("counts", &analysis.counts);
     let text = tera
-        .render("notes", &context)
+        .render(TEMPLATE, &context)
         .map_err(|e| locate(&e, path, source))?;
     let warnings = data
         .warnings
@@ -194,7 +179,7 @@ impl NotesData {
         if let Ok(mut w) = self.warnings.lock() {
             w.push(format!("{reference}: n/a ({why})"));
         }
-        Value::from(format!("n/a ({why})"))
+        Value::from(markdown(&format!("n/a ({why})")))
     }
 
     /// Whether lab.toml declares the cell a selector names, in any profile.
@@ -271,7 +256,7 @@ impl NotesData {
         let (lo, hi) = cell
             .median_ci
             .map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
-        let text = if lo.is_finite() {
+        let text = markdown(&if lo.is_finite() {
             format!(
                 "{} [{}, {}]",
                 value(summary.median, &unit),
@@ -280,7 +265,7 @@ impl NotesData {
             )
         } else {
             value(summary.median, &unit)
-        };
+        });
         let stats = serde_json::json!({
             "n": cell.n, "median": summary.median, "mean": summary.mean, "sd": summary.sd,
             "cv": summary.cv, "min": summary.min, "max": summary.max, "p90": summary.p90, "p99": summary.p99,
@@ -302,12 +287,12 @@ impl NotesData {
             Ok(found) => found,
             Err(why) => return Ok(self.missing(&reference, &why)),
         };
-        let text = format!(
+        let text = markdown(&format!(
             "{} [{}, {}]",
             fmt_ratio(r),
             fmt_ratio(ci.lo),
             fmt_ratio(ci.hi)
-        );
+        ));
         pick(
             kw,
             "stat",
@@ -330,7 +315,8 @@ impl NotesData {
             if check.untrusted { " (untrusted)" } else { "" }
         );
         let fields = serde_json::json!({
-            "verdict": check.verdict.word(), "mark": check.verdict.mark(), "evidence": check.evidence, "reading": check.reading,
+            "verdict": check.verdict.word(), "mark": check.verdict.mark(),
+            "evidence": markdown(&check.evidence), "reading": markdown(&check.reading),
         });
         pick(kw, "field", text, &fields)
     }
@@ -351,7 +337,7 @@ impl NotesData {
                         .join(", ")
                 ))
             })?;
-        Ok(Value::from(format!("![{alt}]({file})")))
+        Ok(Value::from(format!("![{}]({file})", markdown(alt))))
     }
 }
 
@@ -413,7 +399,7 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// expression on the line that holds a name quoted in the message, else the first `{{`.
 fn column_of_error(message: &str, source: &str, line: usize) -> usize {
     if let Some(column) = message
-        .split("--> notes:")
+        .split("--> notes.md:")
         .nth(1)
         .and_then(|r| r.split(':').nth(1))
         .and_then(|n| n.split(|c: char| !c.is_ascii_digit()).next())
@@ -449,7 +435,7 @@ fn quoted_names(message: &str) -> Vec<&str> {
 fn line_of_error(message: &str, source: &str) -> Option<usize> {
     // Tera points at the expression as ` --> notes:LINE:COLUMN`.
     if let Some(line) = message
-        .split("--> notes:")
+        .split("--> notes.md:")
         .nth(1)
         .and_then(|r| r.split(':').next())
         .and_then(|n| n.trim().parse().ok())

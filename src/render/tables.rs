@@ -1,6 +1,5 @@
 //! The results tables of a chapter: one row per cell, every interval formatted once, here.
 
-use super::chapter::cell_text;
 use crate::analysis::{Analysis, CellStats};
 use crate::config::Experiment;
 use crate::format::{percent, significant, value};
@@ -48,7 +47,7 @@ pub fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
         .map(|m| Table {
             metric: m.name.clone(),
             unit: m.unit.clone(),
-            params: varying(exp).iter().map(|p| cell_text(p)).collect(),
+            params: varying(exp).iter().map(|p| p.to_string()).collect(),
             rows: analysis
                 .cells
                 .iter()
@@ -96,11 +95,11 @@ fn table_row(exp: &Experiment, c: &CellStats) -> TableRow {
             (Some(s), None) => number(s.mean),
             _ => "–".into(),
         },
-        shape: cell_text(&shape_note(c)),
-        variant: cell_text(&c.cell.variant),
+        shape: shape_note(c),
+        variant: c.cell.variant.clone(),
         params: varying(exp)
             .iter()
-            .map(|p| cell_text(c.cell.params.get(p).map_or("", String::as_str)))
+            .map(|p| c.cell.params.get(p).cloned().unwrap_or_default())
             .collect(),
 
         median,
@@ -186,7 +185,7 @@ pub fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileR
             let unit = exp.metric(&c.metric).map_or("", |m| m.unit.as_str());
             Some(PercentileRow {
                 metric: c.metric.clone(),
-                cell: cell_text(&c.label),
+                cell: c.label.clone(),
                 n: p.n,
                 p50: show(&p.p50, unit),
                 p90: show(&p.p90, unit),

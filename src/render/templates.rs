@@ -43,10 +43,38 @@ pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
     Ok(tera)
 }
 
-/// Renders one template with a serialisable context.
+/// Context fields that hold Markdown lab composed itself from already escaped parts (the
+/// verdict banner, chart captions, the rendered notes); every other string is escaped.
+const RAW_FIELDS: [&str; 4] = ["banner", "caption", "notes", "shown"];
+
+/// Renders one template with a serialisable context. This is the book's escaping boundary:
+/// every string of the context but [`RAW_FIELDS`] is made inert for Markdown here, and Tera's
+/// autoescape makes it inert for HTML.
 pub fn render<T: serde::Serialize>(tera: &Tera, name: &str, value: &T) -> Result<String> {
-    let context =
-        Context::from_serialize(value).map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;
+    let value = serde_json::to_value(value)?;
+    let context = Context::from_serialize(&escape_strings(&value))
+        .map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;
     tera.render(name, &context)
         .map_err(|e| anyhow::anyhow!("template {name}: {e}"))
+}
+
+fn escape_strings(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if RAW_FIELDS.contains(&k.as_str()) {
+                        v.clone()
+                    } else {
+                        escape_strings(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(escape_strings).collect())
+        }
+        other => super::escape::markdown_json(other),
+    }
 }

@@ -33,6 +33,17 @@ pub fn lock_experiment(data_dir: &Path, what: &str) -> Result<std::result::Resul
     take(&data_dir.join(LOCK_FILE), what)
 }
 
+/// Whether a writer holds the experiment's lock now (a probe that writes nothing and holds the
+/// lock for no longer than the probe itself).
+pub fn is_locked(data_dir: &Path) -> bool {
+    let Ok(file) = File::open(data_dir.join(LOCK_FILE)) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor this function owns; the shared lock is released when
+    // `file` is closed at the end of this function.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) != 0 }
+}
+
 /// Takes the machine-wide measuring lock, or says who holds it (a warning, not a refusal).
 pub fn lock_machine(what: &str) -> Result<std::result::Result<Lock, Held>> {
     take(&std::env::temp_dir().join("lab-measuring.lock"), what)
@@ -46,8 +57,17 @@ fn take(path: &Path, what: &str) -> Result<std::result::Result<Lock, Held>> {
         .truncate(false)
         .open(path)
         .with_context(|| format!("cannot open the lock file {}", path.display()))?;
-    // SAFETY: flock on a descriptor this function owns; no memory is involved.
-    let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    // A few tries: a reader's probe (`is_locked`) holds the lock for microseconds.
+    let try_lock = || {
+        // SAFETY: flock on a descriptor this function owns; no memory is involved.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    };
+    let taken = (0..3).any(|attempt| {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        try_lock()
+    });
     if !taken {
         let mut holder = String::new();
         let _ = file.read_to_string(&mut holder);

@@ -4,12 +4,14 @@
 //! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
 
 mod lock;
+mod logs;
 mod manifest;
 mod read;
 mod rows;
 mod writer;
 
-pub use lock::{Held, LOCK_FILE, Lock, lock_experiment, lock_machine};
+pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
+pub use logs::{MAX_LINE, Scan, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Exit, RunRow, SampleRow};

@@ -282,6 +282,7 @@ mod tests {
             timed_out: false,
             cpus: None,
             stdout_sha256: "x".into(),
+            left_running: None,
             samples: None,
         }
     }

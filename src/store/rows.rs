@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 17] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -23,6 +23,7 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 17] = [
     "timed_out",
     "cpus",
     "stdout_sha256",
+    "left_running",
     "samples",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
@@ -60,6 +61,9 @@ pub struct RunRow {
     pub cpus: Option<String>,
     /// SHA-256 of everything the run printed on stdout: identical outputs are visible.
     pub stdout_sha256: String,
+    /// Processes the run left behind (killed by lab), space-separated; empty when none.
+    #[serde(default)]
+    pub left_running: Option<String>,
     /// How many rows of samples.csv belong to this run. The run row is written after them, so
     /// it commits the run; sessions written before this column existed leave it empty.
     #[serde(default)]
@@ -134,6 +138,7 @@ pub fn run_record(
         row.timed_out.to_string(),
         row.cpus.clone().unwrap_or_default(),
         row.stdout_sha256.clone(),
+        row.left_running.clone().unwrap_or_default(),
         row.samples.map_or_else(String::new, |n| n.to_string()),
     ]);
     record

@@ -31,6 +31,8 @@ pub enum Problem {
         wall_ns: u64,
         floor_ns: u64,
     },
+    /// Processes the run left behind when it ended (killed by lab).
+    LeftRunning(String),
     /// A `config` key the run echoed differs from the requested parameter value.
     ConfigMismatch {
         key: String,
@@ -40,15 +42,17 @@ pub enum Problem {
 }
 
 /// The automatic checks, by name, in report order.
-pub const CHECK_NAMES: [&str; 6] = [
+pub const CHECK_NAMES: [&str; 7] = [
     "every run exited normally",
     "no run timed out",
+    LEFT_RUNNING,
     "no run spanned a system suspend",
     "every run reported every metric",
     TOO_SHORT,
     CONFIG_ECHO,
 ];
 pub const TOO_SHORT: &str = "every run was long enough to time";
+pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
 
 /// A run's own time (wall time less the median spawn cost) must be at least this many times
@@ -70,6 +74,7 @@ impl Problem {
                 "every run reported every metric"
             }
             Problem::TooShort { .. } => TOO_SHORT,
+            Problem::LeftRunning(_) => LEFT_RUNNING,
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
         }
     }
@@ -97,6 +102,16 @@ impl fmt::Display for Problem {
             Problem::NotANumber { metric, value } => {
                 write!(f, "metric `{metric}`: {value:?} is not a number")
             }
+            Problem::LeftRunning(names) => write!(
+                f,
+                "left {} process{} running: {names} (killed when the run ended)",
+                names.split_whitespace().count(),
+                if names.split_whitespace().count() == 1 {
+                    ""
+                } else {
+                    "es"
+                }
+            ),
             Problem::TooShort { wall_ns, floor_ns } => {
                 write!(
                     f,
@@ -212,6 +227,8 @@ pub struct RunFacts<'a> {
     pub exit: &'a Exit,
     pub timed_out: bool,
     pub suspended_ns: u64,
+    /// Processes it left behind, space-separated.
+    pub left_running: Option<&'a str>,
     /// (metric, value) pairs the run printed.
     pub values: &'a [(&'a str, &'a str)],
 }
@@ -228,6 +245,9 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
             Exit::Signal(s) => found.push(Problem::Signal(*s)),
             Exit::SpawnFailed(e) => found.push(Problem::SpawnFailed(e.clone())),
         }
+    }
+    if let Some(names) = run.left_running.filter(|n| !n.trim().is_empty()) {
+        found.push(Problem::LeftRunning(names.trim().to_string()));
     }
     if run.suspended_ns > SUSPEND_THRESHOLD_NS {
         found.push(Problem::Suspended {
@@ -279,6 +299,7 @@ mod tests {
             exit: &ok,
             timed_out: false,
             suspended_ns: 5,
+            left_running: None,
             values: &[("mops", "1.5"), ("sum", "ab")],
         };
         assert!(problems(&clean, &metrics).is_empty());
@@ -287,6 +308,7 @@ mod tests {
             exit: &crashed,
             timed_out: false,
             suspended_ns: 2_000_000_000,
+            left_running: None,
             values: &[("mops", "nan")],
         };
         let found = problems(&bad, &metrics);
@@ -369,6 +391,7 @@ mod tests {
             exit: &killed,
             timed_out: true,
             suspended_ns: 0,
+            left_running: None,
             values: &[],
         };
         assert_eq!(problems(&run, &[]), vec![Problem::TimedOut]);

@@ -103,6 +103,7 @@ fn view(
         exit: &exit,
         timed_out: row.timed_out,
         suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns),
+        left_running: row.left_running.as_deref(),
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
@@ -110,8 +111,14 @@ fn view(
         found.extend(too_short(row.wall_ns, c));
     }
     // The echo is read from the stored log: analysis uses nothing but what was stored.
-    let stdout = std::fs::read(session.stdout_path(&row.run_id)).unwrap_or_default();
-    let stdout = String::from_utf8_lossy(&stdout);
+    // Only lines that can echo a configuration are kept, in bounded memory.
+    let mut stdout = String::new();
+    crate::store::scan_lines(&session.stdout_path(&row.run_id), |line| {
+        if line.contains("\"config\"") && stdout.len() < 4 * crate::store::MAX_LINE {
+            stdout.push_str(line);
+            stdout.push('\n');
+        }
+    });
     let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
     found.extend(mismatches);
     RunView {

@@ -251,7 +251,7 @@ impl Ctx<'_> {
         raw: Option<&Spanned<String>>,
         default: Option<f64>,
     ) -> Result<f64> {
-        match (raw, default) {
+        let value = match (raw, default) {
             (Some(s), _) => parse_fraction(s.get_ref()).ok_or_else(|| {
                 self.loc.hinted(
                     s.span(),
@@ -259,9 +259,18 @@ impl Ctx<'_> {
                     "not a fraction",
                     "write e.g. \"2.5%\" or \"0.025\"",
                 )
-            }),
-            (None, Some(d)) => Ok(d),
-            (None, None) => Err(self.missing(field, "write e.g. \"5%\"")),
+            })?,
+            (None, Some(d)) => return Ok(d),
+            (None, None) => return Err(self.missing(field, "write e.g. \"5%\"")),
+        };
+        match fraction_limit(field) {
+            Some((upper, why)) if value >= upper => Err(self.loc.hinted(
+                raw.map_or(0..0, |s| s.span()),
+                &self.key(field),
+                format!("{} is too large: {why}", s_percent(value)),
+                format!("use a value under {}", s_percent(upper)),
+            )),
+            _ => Ok(value),
         }
     }
 
@@ -324,4 +333,22 @@ impl Ctx<'_> {
             factor,
         })
     }
+}
+
+/// The smallest value a fraction key may not reach, and why: beyond it the check cannot fail
+/// or means nothing.
+fn fraction_limit(field: &str) -> Option<(f64, &'static str)> {
+    match field {
+        "tolerance" => Some((
+            1.0,
+            "a run can never be 100% off what it asked for, so the check could not fail",
+        )),
+        "margin" => Some((1.0, "cells that differ by 100% or more would still agree")),
+        "max_cv" => Some((10.0, "a spread of 1000% or more is no limit at all")),
+        _ => None,
+    }
+}
+
+fn s_percent(x: f64) -> String {
+    format!("{}%", crate::format::significant(x * 100.0, 3))
 }

@@ -1,0 +1,102 @@
+//! Reading a run's kept output line by line, in bounded memory: however much a run printed,
+//! lab holds one line (at most [`MAX_LINE`] bytes) at a time. Every byte is hashed; a line that
+//! is not UTF-8, or longer than the limit, is skipped, never fatal.
+
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// The longest line read for values; longer lines are hashed and skipped.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// What scanning a log found besides its lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scan {
+    /// SHA-256 of every byte of the file (of nothing when it is missing).
+    pub sha256: String,
+    /// Lines skipped because they were not UTF-8 or were longer than [`MAX_LINE`].
+    pub skipped_lines: usize,
+}
+
+/// Calls `line` with each UTF-8 line of the file at `path` (without its line break).
+pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
+    let mut hasher = Sha256::new();
+    let mut skipped = 0;
+    if let Ok(file) = File::open(path) {
+        let mut reader = BufReader::with_capacity(64 * 1024, file);
+        let mut current: Vec<u8> = Vec::new();
+        let mut too_long = false;
+        loop {
+            let chunk = match reader.fill_buf() {
+                Ok([]) | Err(_) => break,
+                Ok(chunk) => chunk,
+            };
+            let (part, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            if current.len() + part.len() > MAX_LINE {
+                too_long = true;
+                current.clear();
+            } else if !too_long {
+                current.extend_from_slice(part);
+            }
+            let used = part.len() + usize::from(ends_line);
+            hasher.update(&chunk[..used]);
+            reader.consume(used);
+            if ends_line {
+                skipped += usize::from(!emit(&current, too_long, &mut line));
+                current.clear();
+                too_long = false;
+            }
+        }
+        if !current.is_empty() || too_long {
+            skipped += usize::from(!emit(&current, too_long, &mut line));
+        }
+    }
+    Scan {
+        sha256: format!("{:x}", hasher.finalize()),
+        skipped_lines: skipped,
+    }
+}
+
+/// Passes one line on; false when it had to be skipped.
+fn emit(bytes: &[u8], too_long: bool, line: &mut impl FnMut(&str)) -> bool {
+    if too_long {
+        return false;
+    }
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            line(text);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_in_bounded_memory_and_bad_ones_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let mut bytes = b"a=1\n\xff\xfe=2\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        bytes.extend(b"\r\nb=3");
+        std::fs::write(&path, &bytes).unwrap();
+        let mut lines = Vec::new();
+        let scan = scan_lines(&path, |l| lines.push(l.to_string()));
+        assert_eq!(lines, vec!["a=1", "b=3"]);
+        assert_eq!(scan.skipped_lines, 2);
+        assert_eq!(scan.sha256, format!("{:x}", Sha256::digest(&bytes)));
+        let empty = scan_lines(&dir.path().join("missing"), |_| panic!("no lines"));
+        assert_eq!(
+            empty.sha256,
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+}
