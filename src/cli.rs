@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 /// Turns a benchmark investigation into a reproducible, publishable notebook.
 ///
-/// Exit codes: 0 ok, 1 a check failed, 2 usage or configuration error (also a failed build),
-/// 3 lab could not finish (I/O error), 130 interrupted.
+/// Exit codes: 0 ok; 1 a validity check or a hypothesis failed, or no run produced a valid
+/// measurement (`lab run`, `lab check`); 2 usage or configuration error (also a failed build,
+/// a mistake in notes.md, an experiment already being run); 3 lab could not finish (I/O, a
+/// damaged session); 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 #[derive(Debug, Parser)]
 #[command(name = "lab", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
@@ -20,7 +22,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Build and run an experiment, store every run, then write its book chapter.
+    /// Build and run an experiment, store every run, then write its book chapter and print
+    /// the answer: each cell's median with its 95% CI and every verdict.
+    #[command(after_help = "Example: lab run experiments/lockstack-dip --profile quick")]
     Run {
         /// The experiment folder (experiments/NAME) or its name.
         experiment: PathBuf,
@@ -33,9 +37,13 @@ pub enum Command {
         /// Complete the latest unfinished session instead of starting a new one.
         #[arg(long, conflicts_with = "dry_run")]
         resume: bool,
+        /// Print the closing summary as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Re-render chapters from stored sessions without running anything. Each session is
     /// judged by the lab.toml it ran with.
+    #[command(after_help = "Example: lab report lockstack-dip --session 20261129T233137Z-vm")]
     Report {
         /// Experiments to render (default: every experiment with data).
         experiments: Vec<PathBuf>,
@@ -47,7 +55,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print every check's verdict for the latest session; exit 1 if a validity check failed.
+    /// Print every check's verdict for the latest session; exit 1 if a validity check or a
+    /// hypothesis failed, or no run produced a valid measurement.
+    #[command(after_help = "Example: lab check lockstack-dip --json")]
     Check {
         /// The experiment folder or its name.
         experiment: PathBuf,
@@ -61,7 +71,8 @@ pub enum Command {
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.
     ///
-    /// Example: fix a metric's regex in lab.toml, then `lab reanalyze lockstack-dip`.
+    /// Fix a metric's regex in lab.toml, then re-read the kept output.
+    #[command(after_help = "Example: lab reanalyze lockstack-dip")]
     Reanalyze {
         /// The experiment folder or its name.
         experiment: PathBuf,
@@ -70,9 +81,32 @@ pub enum Command {
         session: Option<String>,
     },
     /// List experiments, their sessions and the latest verdict counts.
+    #[command(after_help = "Example: lab list")]
     List,
+    /// Write a new experiment folder with a benchmark whose harness avoids the classic traps.
+    #[command(after_help = "Example: lab new sort-vs-sort-n --lang c")]
+    New {
+        /// The experiment's name; it is created as experiments/NAME.
+        name: String,
+        /// The language of the benchmark program.
+        #[arg(long, value_enum, default_value_t = Lang::Sh)]
+        lang: Lang,
+    },
+    /// Print the JSON Schema of lab.toml (also committed as lab.schema.json).
+    #[command(after_help = "Example: lab schema > lab.schema.json")]
+    Schema,
+    /// Print a shell completion script.
+    #[command(after_help = "Example: lab completions bash > /etc/bash_completion.d/lab")]
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
+    /// Print lab's manual page (roff).
+    #[command(after_help = "Example: lab man | man -l -")]
+    Man,
     /// Re-render the book from stored data and build its HTML into book/book/ (no mdbook
     /// install needed).
+    #[command(after_help = "Example: lab book --serve --port 3000")]
     Book {
         /// Render this session of the one experiment named (default: every latest session).
         #[arg(long, requires = "experiment")]
@@ -87,6 +121,16 @@ pub enum Command {
         #[arg(long, default_value_t = 3000, requires = "serve")]
         port: u16,
     },
+}
+
+/// The languages `lab new` writes a benchmark in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    Sh,
+    C,
+    Rust,
+    Java,
+    Python,
 }
 
 #[cfg(test)]

@@ -55,6 +55,54 @@ pub fn significant(x: f64, digits: i32) -> String {
     rounded
 }
 
+/// A metric value as programs print it: `5,194,253`, `5_194_253`, `5 194 253`, `+12`, or
+/// `12.5ms` when the metric's unit is `ms`. Separators must group digits by three, so `1,5`
+/// (a decimal comma or a typo?) is refused as ambiguous rather than guessed. The result is
+/// finite.
+pub fn parse_value(text: &str, unit: &str) -> Result<f64, String> {
+    let mut t = text.trim();
+    if !unit.is_empty() {
+        if let Some(stripped) = t.strip_suffix(unit) {
+            t = stripped.trim_end();
+        }
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let plain = match t
+        .chars()
+        .find(|c| matches!(c, ',' | '_' | ' ' | '\u{a0}' | '\u{202f}'))
+    {
+        None => t.to_string(),
+        Some(sep) => ungroup(t, sep)?,
+    };
+    match plain.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err("is not a finite number".into()),
+        Err(_) => Err("is not a number".into()),
+    }
+}
+
+/// `t` without its thousands separator `sep`, when every group after the first has three
+/// digits and the first has one to three.
+fn ungroup(t: &str, sep: char) -> Result<String, String> {
+    let (int, frac) = t.split_once('.').map_or((t, None), |(i, f)| (i, Some(f)));
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let groups: Vec<&str> = digits.split(sep).collect();
+    let grouped = groups.len() > 1
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_digit()));
+    if !grouped {
+        return Err(format!(
+            "is ambiguous: {sep:?} does not separate groups of three digits (write 1.5 for a decimal, 1{sep}500 for thousands)"
+        ));
+    }
+    Ok(format!(
+        "{sign}{}{}",
+        groups.concat(),
+        frac.map_or(String::new(), |f| format!(".{f}"))
+    ))
+}
+
 /// Text safe to print on a terminal: control characters (escape sequences, carriage returns,
 /// bells) are shown as `\x1b`-style escapes instead of acting on the terminal.
 pub fn terminal(text: &str) -> String {
@@ -72,6 +120,31 @@ pub fn terminal(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_parse_as_programs_print_them() {
+        assert_eq!(parse_value("5,194,253", ""), Ok(5_194_253.0));
+        assert_eq!(parse_value("5_194_253", ""), Ok(5_194_253.0));
+        assert_eq!(parse_value("5 194 253.5", ""), Ok(5_194_253.5));
+        assert_eq!(parse_value("+12", ""), Ok(12.0));
+        assert_eq!(parse_value("-1,000", ""), Ok(-1000.0));
+        assert_eq!(parse_value("12.5ms", "ms"), Ok(12.5));
+        assert_eq!(parse_value("12.5 ms", "ms"), Ok(12.5));
+        assert_eq!(parse_value("1e3", ""), Ok(1000.0));
+        assert!(
+            parse_value("1,5", "")
+                .unwrap_err()
+                .starts_with("is ambiguous")
+        );
+        assert!(
+            parse_value("12,34,567", "")
+                .unwrap_err()
+                .starts_with("is ambiguous")
+        );
+        assert_eq!(parse_value("12.5ms", ""), Err("is not a number".into()));
+        assert_eq!(parse_value("nan", ""), Err("is not a finite number".into()));
+        assert_eq!(parse_value("inf", ""), Err("is not a finite number".into()));
+    }
 
     #[test]
     fn three_significant_digits() {

@@ -27,12 +27,14 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             profile,
             dry_run,
             resume,
+            json,
         } => {
             let opts = RunOptions {
                 profile: profile.as_deref(),
                 dry_run: *dry_run,
                 resume: *resume,
                 quiet: cli.quiet,
+                json: *json,
                 command_line: typed_command(),
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
@@ -98,6 +100,30 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             if *serve {
                 lab::serve::serve(layout, *port, cli.quiet)?;
             }
+            Ok(EXIT_OK)
+        }
+        Command::New { name, lang } => {
+            let dir = app::new_experiment(layout, name, *lang)?;
+            println!(
+                "wrote {}: lab.toml, notes.md and the benchmark\nnext: lab run {} --profile quick",
+                dir.display(),
+                dir.display()
+            );
+            Ok(EXIT_OK)
+        }
+        Command::Schema => {
+            println!("{}", lab::config::schema_json());
+            Ok(EXIT_OK)
+        }
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut command, "lab", &mut std::io::stdout());
+            Ok(EXIT_OK)
+        }
+        Command::Man => {
+            let page = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
+            page.render(&mut std::io::stdout())
+                .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the manual: {e}")))?;
             Ok(EXIT_OK)
         }
         Command::List => {

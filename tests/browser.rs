@@ -24,8 +24,8 @@ fn the_html_book_renders_in_chromium() {
         return;
     };
     let project = Project::with_fixtures(&["tiny", "broken"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
-    project.lab_ok(&["run", "broken", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_ok(&["run", "broken", "--quiet"], 1);
     project.lab_ok(&["book", "--quiet"], 0);
     let browser = Browser {
         exe: chromium,

@@ -70,10 +70,14 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
         dry_run: false,
         resume: false,
         quiet: true,
+        json: false,
         command_line: "lab run tiny".into(),
     };
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
-    assert_eq!(code, 0);
+    assert_eq!(
+        code, 1,
+        "the tiny fixture's second hypothesis fails by design"
+    );
     // 30 calibration spawns, then 2 variants × 2 values × (1 warm-up + 3 repetitions).
     assert_eq!(fake.calls, 30 + 16);
 

@@ -8,7 +8,7 @@ use common::{Project, csv_rows, tree, verdicts};
 #[test]
 fn tiny_experiment_runs_stores_analyses_and_renders() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 1);
     let session = project.session("tiny");
 
     // 2 variants × 2 values of n × (1 warm-up + 3 repetitions), one row per process.
@@ -90,7 +90,7 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
 #[test]
 fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     let project = Project::with_fixtures(&["tiny", "iterations"]);
-    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 1);
     project.lab_ok(&["run", "iterations", "--quiet"], 0);
     let first = tree(&project.path("book"));
     assert!(first.len() > 15, "{:?}", first.keys());
@@ -119,7 +119,7 @@ fn an_experiment_can_override_the_chapter_template() {
         "# {{ title }}\n\nCustom page with {{ checks | length }} checks.\n",
     )
     .unwrap();
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
     assert_eq!(
         project.read("book/src/tiny/index.md"),
         "# Tiny: double against triple\n\nCustom page with 9 checks.\n"
@@ -129,7 +129,7 @@ fn an_experiment_can_override_the_chapter_template() {
 #[test]
 fn broken_runs_are_data_not_crashes() {
     let project = Project::with_fixtures(&["broken"]);
-    let out = project.lab_ok(&["run", "experiments/broken"], 0);
+    let out = project.lab_ok(&["run", "experiments/broken"], 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("[4/6]") && stderr.contains("timed out"),
@@ -225,8 +225,8 @@ fn dry_run_prints_the_plan_and_runs_nothing() {
 #[test]
 fn the_book_lists_each_experiment_once() {
     let project = Project::with_fixtures(&["tiny", "broken"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
-    project.lab_ok(&["run", "broken", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_ok(&["run", "broken", "--quiet"], 1);
     project.lab_ok(&["report", "tiny", "--quiet"], 0);
     let summary = project.read("book/src/SUMMARY.md");
     assert_eq!(summary.matches("(tiny/index.md)").count(), 1, "{summary}");
@@ -249,7 +249,7 @@ fn the_book_lists_each_experiment_once() {
 #[test]
 fn lab_book_builds_the_html_with_the_mdbook_library() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
     project.lab_ok(&["book", "--quiet"], 0);
     let html = project.read("book/book/tiny/index.html");
     assert!(html.contains("Tiny: double against triple"));
@@ -264,7 +264,7 @@ fn lab_book_builds_the_html_with_the_mdbook_library() {
 #[test]
 fn notes_are_rendered_with_numbers_from_the_data() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("Triple scored 6.00 points \\[6.00, 6.00\\] at n=2, double 4.0."),

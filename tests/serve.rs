@@ -40,7 +40,7 @@ fn wait_for(port: u16, path: &str, needle: &str) -> String {
 #[test]
 fn serves_the_book_on_loopback_and_rebuilds_on_change() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 0);
+    project.lab_ok(&["run", "tiny", "--quiet"], 1);
     let port = free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_lab"))
         .args(["book", "--serve", "--port", &port.to_string(), "--quiet"])

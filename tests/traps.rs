@@ -43,8 +43,15 @@ fn run(name: &str) -> (BTreeMap<String, Value>, i32) {
 fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, i32, BTreeMap<String, String>) {
     let project = project(name);
     let path = format!("experiments/traps/{name}");
-    project.lab_ok(&["run", &path, "--quiet"], 0);
+    let run = project.lab(&["run", &path, "--quiet"]);
     let out = project.lab(&["check", &path, "--json"]);
+    // `lab run` ends as `lab check` does.
+    let plain = project.lab(&["check", &path]);
+    assert_eq!(
+        run.status.code(),
+        plain.status.code(),
+        "{name}: run and check agree"
+    );
     let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{name}: check --json: {e}\n{}",
@@ -231,8 +238,9 @@ fn scaling_catches_a_peek_that_does_not_scale() {
     let check = "peek gains at least 2x from 1 to 4 threads";
     let (flawed, code) = flawed_and_clean("scaling", &[check], &[]);
     assert_verdicts("scaling-flawed", &flawed, &[check], &[(check, "fail")]);
-    // A hypothesis failing is a finding: lab check exits 0.
-    assert_eq!(code, 0);
+    // A failed hypothesis is a finding, not a broken measurement (it is trusted), and it
+    // fails the command: lab check (and lab run) exit 1, as a failing test would.
+    assert_eq!(code, 1);
     assert_eq!(flawed[check]["class"], "hypothesis");
     assert!(!flawed[check]["untrusted"].as_bool().unwrap());
 }

@@ -70,16 +70,28 @@ pub fn stream_label(cell: &CellKey, metric: &str, purpose: &str) -> String {
     format!("{purpose}/{metric}/{cell}")
 }
 
-/// Statistics for every (cell, numeric metric) that has planned runs, in plan order.
+/// Statistics for every (cell, analysed metric) that has planned runs, in plan order.
 pub fn cell_stats(
     exp: &Experiment,
     cells: &[CellKey],
     runs: &[RunView],
     resampling: Resampling,
 ) -> Vec<CellStats> {
+    cell_stats_of(exp, &exp.analysed_metrics(), cells, runs, resampling)
+}
+
+/// Statistics of the given metrics for every cell, in plan order (for a built-in metric that
+/// only the notes ask for).
+pub fn cell_stats_of(
+    exp: &Experiment,
+    metrics: &[&Metric],
+    cells: &[CellKey],
+    runs: &[RunView],
+    resampling: Resampling,
+) -> Vec<CellStats> {
     let jobs: Vec<(&CellKey, &Metric)> = cells
         .iter()
-        .flat_map(|c| exp.metrics.iter().filter(|m| !m.text).map(move |m| (c, m)))
+        .flat_map(|c| metrics.iter().map(move |m| (c, *m)))
         .collect();
     let mut by_cell: BTreeMap<&CellKey, Vec<&RunView>> = BTreeMap::new();
     for run in runs {

@@ -6,7 +6,7 @@ mod cells;
 mod shape;
 
 pub use crate::validity::RunView;
-pub use cells::{CellStats, Resampling, cell_stats, stream_label};
+pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
 pub use shape::{Drift, SteadyStates};
 
 use crate::config::{CellSelector, Experiment};

@@ -4,12 +4,16 @@
 mod reanalyze;
 mod report;
 mod run;
+mod scaffold;
 mod session;
+mod summary;
 
 pub use reanalyze::reanalyze;
 pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use run::{RunOptions, run};
+pub use scaffold::new_experiment;
 pub use session::{Assessed, assess, assess_chosen, find_session};
+pub use summary::{Summary, summarise};
 
 use crate::config;
 use crate::error::{LabError, Result};

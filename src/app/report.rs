@@ -2,7 +2,8 @@
 
 use super::Layout;
 use super::session::{Assessed, assess_chosen};
-use crate::checks::{CheckResult, Tally, Verdict};
+use super::summary::{self, Summary};
+use crate::checks::{CheckResult, Tally};
 use crate::config::{self, CheckClass};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
 use crate::format::terminal;
@@ -18,12 +19,11 @@ pub struct ReportOptions<'a> {
     pub quiet: bool,
 }
 
-/// What a rendered chapter found, for the exit code of the command that rendered it.
-#[derive(Debug, Clone, PartialEq)]
+/// What a rendered chapter found: the summary `lab run` prints and its exit code follows.
+#[derive(Debug, Clone)]
 pub struct ChapterOutcome {
     pub name: String,
-    /// A validity check failed, or no run produced a valid measurement.
-    pub failed: bool,
+    pub summary: Summary,
     /// Measured (non-warm-up) runs that are valid.
     pub valid_runs: usize,
 }
@@ -104,22 +104,17 @@ fn render_one(
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
     }
+    let chapter = layout
+        .book()
+        .join("src")
+        .join(&assessed.experiment.name)
+        .join("index.md");
     let outcome = ChapterOutcome {
         name: assessed.experiment.name.clone(),
-        failed: failed_validity(&assessed),
+        summary: summary::summarise(&assessed, &chapter),
         valid_runs: assessed.analysis.counts.valid,
     };
     Ok(Some((entry, outcome)))
-}
-
-/// True when a validity check failed or no run produced a valid measurement: either way the
-/// session's numbers cannot be trusted.
-fn failed_validity(a: &Assessed) -> bool {
-    a.analysis.counts.valid == 0
-        || a.findings
-            .checks
-            .iter()
-            .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
 }
 
 fn rendered(a: &Assessed) -> Rendered<'_> {
@@ -207,7 +202,8 @@ pub fn report_json(layout: &Layout, arg: &Path, session: Option<&str>) -> Result
     Ok(serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)? + "\n")
 }
 
-/// `lab check`: the verdicts and the exit code (1 when a validity check failed).
+/// `lab check`: the verdicts and the exit code (1 when a validity check or a hypothesis
+/// failed, or no run produced a valid measurement).
 pub fn check(
     layout: &Layout,
     arg: &Path,
@@ -216,7 +212,7 @@ pub fn check(
 ) -> Result<(String, i32)> {
     let a = assessed(layout, arg, session)?;
     let checks = &a.findings.checks;
-    let failed = failed_validity(&a);
+    let failed = summary::failed(&a);
     let text = if json {
         serde_json::to_string_pretty(checks).map_err(anyhow::Error::from)? + "\n"
     } else if a.analysis.counts.valid == 0 {

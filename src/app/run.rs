@@ -19,6 +19,8 @@ pub struct RunOptions<'a> {
     pub dry_run: bool,
     pub resume: bool,
     pub quiet: bool,
+    /// Print the closing summary as JSON instead of text.
+    pub json: bool,
     /// The command line as typed, recorded in the manifest.
     pub command_line: String,
 }
@@ -104,14 +106,25 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
                 .display()
         );
     }
-    if outcomes.iter().any(|o| o.valid_runs == 0) {
-        eprintln!(
-            "error: no run of session {name} produced a valid measurement (see `lab check {}`)",
-            arg.display()
-        );
-        return Ok(EXIT_CHECK_FAILED);
+    for o in &outcomes {
+        if opts.json {
+            let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
+            println!("{json}");
+        } else {
+            print!("{}", super::summary::text(&o.summary));
+        }
+        if o.valid_runs == 0 {
+            eprintln!(
+                "error: no run of session {name} produced a valid measurement (see `lab check {}`)",
+                arg.display()
+            );
+        }
     }
-    Ok(EXIT_OK)
+    Ok(if outcomes.iter().any(|o| o.summary.failed) {
+        EXIT_CHECK_FAILED
+    } else {
+        EXIT_OK
+    })
 }
 
 /// Every CPU a variant asks for exists and may be used here; checked before anything runs.

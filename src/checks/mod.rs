@@ -131,6 +131,18 @@ fn automatic_result(
         result
             .evidence
             .push_str(&format!("; {}", automatic::describe_floor(c)));
+        let shortest = runs
+            .iter()
+            .filter(|r| r.problems.is_empty())
+            .map(|r| (r.wall_s * 1e9) as u64)
+            .min();
+        if let Some(shortest) = shortest {
+            result.evidence.push_str(&format!(
+                "; spawn noise is {} of the shortest valid run ({})",
+                crate::format::percent(automatic::spawn_noise_share(shortest, c)),
+                crate::format::seconds(shortest as f64 / 1e9)
+            ));
+        }
     }
     if name == automatic::CONFIG_ECHO {
         result.evidence.push_str(&format!(

@@ -73,7 +73,7 @@ impl<'a> Locator<'a> {
     pub fn toml_error(&self, err: &toml::de::Error) -> ConfigError {
         let span = err.span().unwrap_or(0..0);
         let key = key_path_at(self.source, span.start);
-        let message = err.message().trim().to_string();
+        let message = plain_type_message(err.message().trim());
         let hint = hint_for_toml_message(&message);
         ConfigError {
             hint,
@@ -135,6 +135,41 @@ pub fn key_path_at(source: &str, offset: usize) -> String {
     }
 }
 
+/// serde's "invalid type: string \"1\", expected u32" in words a user reads: "a number, not a
+/// string".
+fn plain_type_message(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("invalid type: ") else {
+        return message.to_string();
+    };
+    let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+    let wanted = if ["u8", "u16", "u32", "u64", "i32", "i64", "f64", "usize"]
+        .iter()
+        .any(|t| expected.starts_with(t))
+    {
+        "a number".to_string()
+    } else if expected.starts_with("a string") {
+        "a string".to_string()
+    } else if expected.starts_with("a boolean") {
+        "true or false".to_string()
+    } else if expected.starts_with("a sequence") {
+        "an array".to_string()
+    } else {
+        expected.to_string()
+    };
+    let (kind, value) = found.split_once(' ').unwrap_or((found, ""));
+    let kind = match kind {
+        "string" => "a string",
+        "integer" | "floating" => "a number",
+        "sequence" => "an array",
+        "map" => "a table",
+        "boolean" => "a boolean",
+        other => other,
+    };
+    format!("invalid type: {wanted}, not {kind} {value}")
+        .trim_end()
+        .to_string()
+}
+
 fn hint_for_toml_message(message: &str) -> Option<String> {
     if message.starts_with("unknown field") {
         Some(
@@ -153,6 +188,19 @@ fn hint_for_toml_message(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_errors_read_as_words() {
+        assert_eq!(
+            plain_type_message("invalid type: string \"1\", expected u32"),
+            "invalid type: a number, not a string \"1\""
+        );
+        assert_eq!(
+            plain_type_message("invalid type: integer `3`, expected a string"),
+            "invalid type: a string, not a number `3`"
+        );
+        assert_eq!(plain_type_message("unknown field `x`"), "unknown field `x`");
+    }
 
     #[test]
     fn line_and_column_are_one_based() {

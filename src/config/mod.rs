@@ -11,10 +11,17 @@ mod validate;
 pub use duration::{parse_duration, parse_fraction};
 pub use error::ConfigError;
 pub use model::*;
+pub use validate::identifier_problem;
 
 use error::Locator;
 use sha2::{Digest, Sha256};
 use std::path::Path;
+
+/// The JSON Schema of lab.toml, derived from the serde mirror of the file.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(raw::RawFile);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
 
 /// The largest plan accepted unless `[experiment] max_runs` says otherwise.
 pub const MAX_RUNS: u64 = 200_000;

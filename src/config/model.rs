@@ -101,7 +101,22 @@ pub enum Extractor {
     Json(String),
     /// The first capture group of every match of a regular expression.
     Regex(String),
+    /// Measured by lab itself for every run (wall, CPU time, memory): nothing to read.
+    Builtin,
 }
+
+/// The metrics lab measures for every run, with their units: usable like declared ones.
+pub const BUILTIN_METRICS: [(&str, &str, &str); 5] = [
+    (
+        "wall_s",
+        "s",
+        "wall-clock time of the process, spawn to exit",
+    ),
+    ("user_s", "s", "CPU time in user mode"),
+    ("sys_s", "s", "CPU time in the kernel"),
+    ("cpu_s", "s", "user + system CPU time"),
+    ("max_rss_mib", "MiB", "peak resident memory"),
+];
 
 /// A value a run reports.
 #[derive(Debug, Clone, Serialize)]
@@ -113,6 +128,13 @@ pub struct Metric {
     /// Text metrics (checksums, echoed configurations) are compared, never averaged.
     pub text: bool,
     pub warmup_iterations: usize,
+}
+
+impl Metric {
+    /// True for the metrics lab measures itself ([`BUILTIN_METRICS`]).
+    pub fn is_builtin(&self) -> bool {
+        matches!(self.extractor, Extractor::Builtin)
+    }
 }
 
 /// A set of parameter values naming one cell (with the variant).
@@ -211,6 +233,23 @@ pub enum CheckKind {
     },
 }
 
+impl CheckKind {
+    /// The metric the check judges, when it names one.
+    pub fn metric(&self) -> Option<&str> {
+        match self {
+            CheckKind::Duration { metric, .. } => metric.as_deref(),
+            CheckKind::Compare { metric, .. }
+            | CheckKind::Ceiling { metric, .. }
+            | CheckKind::Agree { metric, .. }
+            | CheckKind::Checksum { metric, .. }
+            | CheckKind::Distinct { metric, .. }
+            | CheckKind::RunOrder { metric, .. }
+            | CheckKind::Stable { metric, .. }
+            | CheckKind::Scaling { metric, .. } => Some(metric),
+        }
+    }
+}
+
 /// A declared check.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckSpec {
@@ -262,8 +301,30 @@ impl Experiment {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// The metric charts and tables lead with: the first numeric one.
+    /// The metric charts and tables lead with: the first declared numeric one, else the
+    /// process's wall time.
     pub fn primary_metric(&self) -> Option<&Metric> {
-        self.metrics.iter().find(|m| !m.text)
+        self.metrics
+            .iter()
+            .find(|m| !m.text && !m.is_builtin())
+            .or_else(|| self.metric("wall_s"))
+    }
+
+    /// The numeric metrics the analysis computes statistics for: every declared one, and the
+    /// built-in ones that are primary or that a check names.
+    pub fn analysed_metrics(&self) -> Vec<&Metric> {
+        let primary = self.primary_metric().map(|m| m.name.as_str());
+        self.metrics
+            .iter()
+            .filter(|m| !m.text)
+            .filter(|m| {
+                !m.is_builtin()
+                    || Some(m.name.as_str()) == primary
+                    || self
+                        .checks
+                        .iter()
+                        .any(|c| c.kind.metric() == Some(m.name.as_str()))
+            })
+            .collect()
     }
 }

@@ -1,54 +1,68 @@
 //! The serde mirror of `lab.toml`: every table denies unknown keys, values keep their spans.
+//! The JSON Schema of lab.toml (`lab schema`, lab.schema.json) is derived from these types, so
+//! the doc comments here are the reference of every key.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// A whole `lab.toml` as written, before validation.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawFile {
     pub experiment: RawExperiment,
     pub build: Option<RawBuild>,
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<RawParamValue>>")]
     pub params: BTreeMap<String, Spanned<Vec<RawParamValue>>>,
     #[serde(default, rename = "variant")]
     pub variants: Vec<RawVariant>,
     #[serde(default, rename = "metric")]
+    #[schemars(with = "BTreeMap<String, RawMetric>")]
     pub metrics: BTreeMap<String, Spanned<RawMetric>>,
     #[serde(default, rename = "profile")]
+    #[schemars(with = "BTreeMap<String, RawProfile>")]
     pub profiles: BTreeMap<String, Spanned<RawProfile>>,
     #[serde(default, rename = "check")]
+    #[schemars(with = "Vec<RawCheck>")]
     pub checks: Vec<Spanned<RawCheck>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawExperiment {
     pub title: String,
     pub hypothesis: String,
+    #[schemars(with = "Option<u32>")]
     pub repetitions: Option<Spanned<u32>>,
     pub order: Option<RawOrder>,
     pub seed: Option<u64>,
-    pub timeout: Option<Spanned<String>>,
+    /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
+    /// "2m", or a number of seconds). Default 60 s.
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub timeout: Option<Spanned<RawNumberOrText>>,
     pub warmup_runs: Option<u32>,
     /// The largest plan lab accepts (default [`crate::config::MAX_RUNS`]).
+    #[schemars(with = "Option<u64>")]
     pub max_runs: Option<Spanned<u64>>,
     /// Commands whose output is recorded in the manifest, e.g. `[["java", "-version"]]`.
     #[serde(default)]
+    #[schemars(with = "Vec<Vec<String>>")]
     pub versions: Vec<Spanned<Vec<String>>>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawOrder {
     Shuffled,
     Sequential,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBuild {
+    #[schemars(with = "Vec<String>")]
     pub run: Spanned<Vec<String>>,
     #[serde(default)]
     pub inputs: Vec<String>,
@@ -57,7 +71,7 @@ pub struct RawBuild {
 }
 
 /// A parameter value: an integer, a float or a string.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RawParamValue {
     Int(i64),
@@ -65,24 +79,29 @@ pub enum RawParamValue {
     Text(String),
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawVariant {
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
+    #[schemars(with = "Vec<String>")]
     pub run: Spanned<Vec<String>>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    #[schemars(with = "Option<String>")]
     pub cpus: Option<Spanned<String>>,
     pub label: Option<String>,
     /// Restricts some parameters to a subset of their values for this variant.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<RawParamValue>>")]
     pub params: BTreeMap<String, Spanned<Vec<RawParamValue>>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMetric {
     pub json: Option<String>,
+    #[schemars(with = "Option<String>")]
     pub regex: Option<Spanned<String>>,
     pub unit: Option<String>,
     pub better: Option<RawBetter>,
@@ -91,51 +110,92 @@ pub struct RawMetric {
     pub warmup_iterations: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawBetter {
     Higher,
     Lower,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawProfile {
     pub repetitions: Option<u32>,
     pub warmup_runs: Option<u32>,
-    pub timeout: Option<Spanned<String>>,
+    /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
+    /// "2m", or a number of seconds). Default 60 s.
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub timeout: Option<Spanned<RawNumberOrText>>,
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<RawParamValue>>")]
     pub params: BTreeMap<String, Spanned<Vec<RawParamValue>>>,
 }
 
 /// One `[[check]]`; which keys are allowed depends on `kind` and is validated later.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
+    #[schemars(with = "String")]
     pub kind: Spanned<String>,
+    #[schemars(with = "Option<String>")]
     pub class: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub metric: Option<Spanned<String>>,
+    #[schemars(with = "Option<RawExpect>")]
     pub expect: Option<Spanned<RawExpect>>,
-    pub tolerance: Option<Spanned<String>>,
-    pub margin: Option<Spanned<String>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub tolerance: Option<Spanned<RawNumberOrText>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub margin: Option<Spanned<RawNumberOrText>>,
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
     pub a: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
     pub b: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    #[schemars(with = "Option<f64>")]
     pub limit: Option<Spanned<f64>>,
-    pub fraction: Option<Spanned<f64>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub fraction: Option<Spanned<RawNumberOrText>>,
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
     pub calibration: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    #[schemars(with = "Option<String>")]
     pub along: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub variant: Option<Spanned<String>>,
+    #[schemars(with = "Option<String>")]
     pub reference: Option<Spanned<String>>,
-    pub max_cv: Option<Spanned<String>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub max_cv: Option<Spanned<RawNumberOrText>>,
+    #[schemars(with = "Option<f64>")]
     pub factor: Option<Spanned<f64>>,
+    #[schemars(with = "Option<f64>")]
     pub alpha: Option<Spanned<f64>>,
 }
 
 /// `expect` is an expression (`"a < 0.5 * b"`), a template (`"{seconds}"`) or a number.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RawExpect {
     Number(f64),
     Text(String),
+}
+
+/// A value written as a number or as text: fractions (`0.1` or `"10%"`) and durations (`30`
+/// seconds or `"30s"`, `"250ms"`, `"2m"`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawNumberOrText {
+    Number(f64),
+    Text(String),
+}
+
+impl RawNumberOrText {
+    /// The value as the text parsers read it; a number is a plain decimal.
+    pub fn text(&self) -> String {
+        match self {
+            RawNumberOrText::Number(n) => n.to_string(),
+            RawNumberOrText::Text(t) => t.clone(),
+        }
+    }
 }

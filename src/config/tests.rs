@@ -223,6 +223,41 @@ fn an_argument_with_spaces_gets_a_warning_with_a_hint() {
 }
 
 #[test]
+fn an_option_before_a_placeholder_gets_the_warning_whatever_its_value() {
+    let src = BASE.replace(
+        "\"--slow\", \"--threads={threads}\"",
+        "\"--slow\", \"--threads {threads}\"",
+    );
+    let exp = load(&src).unwrap();
+    assert_eq!(exp.warnings.len(), 1, "{:?}", exp.warnings);
+    // Literal braces are not placeholders: no warning.
+    let src = BASE.replace("\"--slow\", \"--threads={threads}\"", "\"--json {{x}}\"");
+    assert!(load(&src).unwrap().warnings.is_empty());
+}
+
+#[test]
+fn values_follow_one_grammar_with_plain_messages() {
+    let with = |extra: &str| {
+        BASE.replacen(
+            "hypothesis = \"h\"",
+            &format!("hypothesis = \"h\"\n{extra}"),
+            1,
+        )
+    };
+    // A timeout as a number of seconds, or as text with its unit.
+    let exp = load(&with("timeout = 12.5")).unwrap();
+    assert_eq!(exp.timeout, std::time::Duration::from_millis(12_500));
+    let exp = load(&with("timeout = \"250ms\"")).unwrap();
+    assert_eq!(exp.timeout, std::time::Duration::from_millis(250));
+    let e = error(&with("repetitions = \"5\""));
+    assert!(
+        e.message.contains("a number, not a string \"5\""),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn a_missing_section_is_reported() {
     let e = error("[params]\nthreads = [1]\n");
     assert!(

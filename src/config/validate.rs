@@ -112,7 +112,7 @@ fn declared_values(base: &[Param], profiled: &[Param]) -> BTreeMap<String, Vec<P
 struct Overrides {
     repetitions: Option<u32>,
     warmup_runs: Option<u32>,
-    timeout: Option<Spanned<String>>,
+    timeout: Option<Spanned<RawNumberOrText>>,
 }
 
 fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Result<Overrides> {
@@ -147,13 +147,21 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
     })
 }
 
-fn parse_timeout(text: &Spanned<String>, loc: &Locator) -> Result<Duration> {
-    parse_duration(text.get_ref()).ok_or_else(|| {
+/// A duration as text with its unit, or a number of seconds.
+fn parse_timeout(value: &Spanned<RawNumberOrText>, loc: &Locator) -> Result<Duration> {
+    let parsed = match value.get_ref() {
+        RawNumberOrText::Number(s) if s.is_finite() && *s > 0.0 && *s < 1e9 => {
+            Some(Duration::from_secs_f64(*s))
+        }
+        RawNumberOrText::Number(_) => None,
+        RawNumberOrText::Text(t) => parse_duration(t),
+    };
+    parsed.ok_or_else(|| {
         loc.hinted(
-            text.span(),
+            value.span(),
             "timeout",
             "not a duration",
-            "write e.g. \"60s\", \"500ms\" or \"2m\"",
+            "write e.g. \"60s\", \"500ms\", \"2m\" or a number of seconds",
         )
     })
 }
@@ -288,7 +296,7 @@ fn check_argv(
             let declared: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
             let msg = format!("unknown placeholder {{{unknown}}} in {element:?}");
             let hint = format!(
-                "placeholders name parameters declared in [params]: {}",
+                "placeholders name parameters declared in [params]: {}; write {{{{ and }}}} for literal braces (\"{{{{\\\"x\\\": 1}}}}\" passes {{\"x\": 1}})",
                 declared.join(", ")
             );
             return Err(loc.hinted(argv.span(), key, msg, hint));
@@ -382,6 +390,13 @@ fn validate_metrics(
             let msg = format!("metric name {name:?} {why}");
             return Err(loc.hinted(spanned.span(), &key, msg, IDENTIFIER_HINT));
         }
+        if BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name) {
+            let msg = format!(
+                "`{name}` is measured by lab for every run; a declared metric cannot take its name"
+            );
+            let hint = "use the built-in one in checks as it is, or give yours another name";
+            return Err(loc.hinted(spanned.span(), &key, msg, hint));
+        }
         let m = spanned.get_ref();
         let extractor = match (&m.json, &m.regex) {
             (Some(k), None) => Extractor::Json(k.clone()),
@@ -408,6 +423,14 @@ fn validate_metrics(
             warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
         });
     }
+    metrics.extend(BUILTIN_METRICS.iter().map(|(name, unit, _)| Metric {
+        name: name.to_string(),
+        extractor: Extractor::Builtin,
+        unit: unit.to_string(),
+        better: Better::Lower,
+        text: false,
+        warmup_iterations: 0,
+    }));
     Ok(metrics)
 }
 
@@ -465,6 +488,9 @@ fn argv_warnings(raw: &RawFile, loc: &Locator) -> Vec<String> {
     warnings
 }
 
+/// An argument with a space that probably meant several: the program itself, options on both
+/// sides of the space, or an option followed by a placeholder (`"--block {block}"`), whatever
+/// the placeholder's value will look like.
 fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
     let mut words = element.split_whitespace();
     let first = words.next().unwrap_or("");
@@ -472,7 +498,9 @@ fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
     if rest.is_empty() {
         return false;
     }
-    is_program || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-')))
+    let placeholder = |w: &&str| w.starts_with('{') && !w.starts_with("{{");
+    is_program
+        || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-') || placeholder(w)))
 }
 
 const IDENTIFIER_HINT: &str = "names become file and folder names: use letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (at most 64 characters)";

@@ -47,6 +47,12 @@ pub fn build(exp: &Experiment) -> Result<Option<BuildReport>, BuildError> {
     if unchanged && outputs_present {
         return Ok(Some(report));
     }
+    // The folders the declared outputs go to exist before the build writes them.
+    for output in &build.outputs {
+        if let Some(parent) = exp.dir.join(output).parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+    }
     let started = std::time::Instant::now();
     run_build(&build.argv, &exp.dir)?;
     report.ran = true;

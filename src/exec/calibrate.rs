@@ -41,6 +41,14 @@ pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
         timer_read_ns: clock::read_cost_ns(1_000_000),
         spawn_median_ns: at(2),
         spawn_iqr_ns: at(3) - at(1),
+        spawn_mad_ns: Some(mad(&walls, at(2))),
         spawn_samples: SPAWN_SAMPLES,
     }
+}
+
+/// The median absolute deviation of sorted `walls` around their `median`.
+fn mad(walls: &[u64], median: u64) -> u64 {
+    let mut deviations: Vec<u64> = walls.iter().map(|w| w.abs_diff(median)).collect();
+    deviations.sort_unstable();
+    deviations[(deviations.len() - 1) / 2]
 }

@@ -27,6 +27,7 @@ impl MetricReader {
     pub fn new(metrics: &[Metric]) -> Self {
         let metrics = metrics
             .iter()
+            .filter(|m| !m.is_builtin())
             .map(|m| {
                 let reader = match &m.extractor {
                     Extractor::Json(key) => {
@@ -36,6 +37,7 @@ impl MetricReader {
                     Extractor::Regex(r) => Reader::Regex(
                         Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid")),
                     ),
+                    Extractor::Builtin => Reader::Json(Vec::new()),
                 };
                 (m.name.clone(), reader)
             })

@@ -27,10 +27,12 @@ pub fn figures(
     checks: &[CheckResult],
 ) -> Result<Vec<Figure>> {
     let mut out = Vec::new();
+    let primary = exp.primary_metric().map(|m| m.name.as_str());
     for metric in exp
-        .metrics
-        .iter()
-        .filter(|m| !m.text && !is_duration_metric(exp, &m.name))
+        .analysed_metrics()
+        .into_iter()
+        .filter(|m| !is_duration_metric(exp, &m.name))
+        .filter(|m| !m.is_builtin() || Some(m.name.as_str()) == primary)
     {
         for param in exp
             .params

@@ -67,9 +67,11 @@ pub fn render_source(
     checks: &[CheckResult],
     figures: &[Figure],
 ) -> Result<Notes> {
+    let mut analysis = analysis.clone();
+    add_builtin_cells(exp, &mut analysis, source);
     let data = Arc::new(NotesData {
         exp: exp.clone(),
-        analysis: analysis.clone(),
+        analysis,
         checks: checks.to_vec(),
         warnings: Mutex::new(Vec::new()),
         charts: figures
@@ -85,9 +87,9 @@ pub fn render_source(
     tera.add_raw_template(TEMPLATE, source)
         .map_err(|e| locate(&e, path, source))?;
     let mut context = Context::new();
-    let manifest = serde_json::to_value(&analysis.manifest).map_err(anyhow::Error::from)?;
+    let manifest = serde_json::to_value(&data.analysis.manifest).map_err(anyhow::Error::from)?;
     context.insert("manifest", &super::escape::markdown_json(&manifest));
-    context.insert("counts", &analysis.counts);
+    context.insert("counts", &data.analysis.counts);
     let text = tera
         .render(TEMPLATE, &context)
         .map_err(|e| locate(&e, path, source))?;
@@ -101,6 +103,27 @@ pub fn render_source(
         })
         .unwrap_or_default();
     Ok(Notes { text, warnings })
+}
+
+/// Statistics of the built-in metrics the notes name but the analysis did not compute.
+fn add_builtin_cells(exp: &Experiment, analysis: &mut Analysis, source: &str) {
+    let missing: Vec<&crate::config::Metric> = exp
+        .metrics
+        .iter()
+        .filter(|m| m.is_builtin() && source.contains(&format!("\"{}\"", m.name)))
+        .filter(|m| !analysis.cells.iter().any(|c| c.metric == m.name))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let extra = crate::analysis::cell_stats_of(
+        exp,
+        &missing,
+        &analysis.cell_keys,
+        &analysis.runs,
+        analysis.resampling,
+    );
+    analysis.cells.extend(extra);
 }
 
 struct NotesData {

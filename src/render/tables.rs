@@ -41,9 +41,8 @@ pub struct PercentileRow {
 }
 
 pub fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
-    exp.metrics
-        .iter()
-        .filter(|m| !m.text)
+    exp.analysed_metrics()
+        .into_iter()
         .map(|m| Table {
             metric: m.name.clone(),
             unit: m.unit.clone(),

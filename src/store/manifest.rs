@@ -88,6 +88,10 @@ pub struct Calibration {
     pub spawn_median_ns: u64,
     /// Interquartile range of the same: the noise any run's wall time carries.
     pub spawn_iqr_ns: u64,
+    /// Median absolute deviation of the same: a spread that a few slow spawns cannot inflate.
+    /// Sessions stored before it was recorded are judged on the IQR.
+    #[serde(default)]
+    pub spawn_mad_ns: Option<u64>,
     pub spawn_samples: usize,
 }
 

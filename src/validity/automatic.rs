@@ -25,6 +25,8 @@ pub enum Problem {
     NotANumber {
         metric: String,
         value: String,
+        /// Why it could not be read, e.g. "is ambiguous: …".
+        why: String,
     },
     /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
     TooShort {
@@ -99,8 +101,8 @@ impl fmt::Display for Problem {
                 *ns as f64 / 1e9
             ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
-            Problem::NotANumber { metric, value } => {
-                write!(f, "metric `{metric}`: {value:?} is not a number")
+            Problem::NotANumber { metric, value, why } => {
+                write!(f, "metric `{metric}`: {value:?} {why}")
             }
             Problem::LeftRunning(names) => write!(
                 f,
@@ -150,24 +152,53 @@ fn millis(ns: u64) -> String {
     value(ns as f64 / 1e6, "ms")
 }
 
+/// The spawn cost's noise as a standard deviation: 1.4826 × MAD, the consistent estimator of
+/// σ for normal data (Rousseeuw & Croux 1993, JASA 88:1273), robust to a few slow spawns. A
+/// session stored before the MAD was recorded uses IQR / 1.349, the same estimator from the
+/// quartiles.
+pub fn spawn_sigma_ns(c: &Calibration) -> f64 {
+    match c.spawn_mad_ns {
+        Some(mad) => 1.4826 * mad as f64,
+        None => c.spawn_iqr_ns as f64 / 1.349,
+    }
+}
+
 /// The shortest wall time a run may have: its own time beyond the median spawn cost must be
-/// `SPAWN_SPREAD_FACTOR` × the spawn IQR, and the whole run `GRANULARITY_FACTOR` timer ticks.
-/// Counting the spawn median in makes a no-op program too short however steady spawning is.
+/// `SPAWN_SPREAD_FACTOR` × the spawn noise σ (so that noise moves it by under 5%), and the
+/// whole run `GRANULARITY_FACTOR` timer ticks. Counting the spawn median in makes a no-op
+/// program too short however steady spawning is.
 pub fn timing_floor_ns(c: &Calibration) -> u64 {
-    (c.spawn_median_ns + SPAWN_SPREAD_FACTOR * c.spawn_iqr_ns)
-        .max(GRANULARITY_FACTOR * c.timer_granularity_ns)
+    let spread = match c.spawn_mad_ns {
+        Some(_) => (SPAWN_SPREAD_FACTOR as f64 * spawn_sigma_ns(c)).ceil() as u64,
+        // Sessions judged before the MAD existed keep the rule they were judged by.
+        None => SPAWN_SPREAD_FACTOR * c.spawn_iqr_ns,
+    };
+    (c.spawn_median_ns + spread).max(GRANULARITY_FACTOR * c.timer_granularity_ns)
 }
 
 /// How the timing floor was derived, for the evidence of the check.
 pub fn describe_floor(c: &Calibration) -> String {
+    let spread = match c.spawn_mad_ns {
+        Some(mad) => format!(
+            "spawn σ {} (1.4826 × MAD {})",
+            millis(spawn_sigma_ns(c) as u64),
+            millis(mad)
+        ),
+        None => format!("spawn IQR {}", millis(c.spawn_iqr_ns)),
+    };
     format!(
-        "floor {} = spawn median {} + {SPAWN_SPREAD_FACTOR} × spawn IQR {} (timer granularity {} ns × {GRANULARITY_FACTOR} = {})",
+        "floor {} = spawn median {} + {SPAWN_SPREAD_FACTOR} × {spread} (timer granularity {} ns × {GRANULARITY_FACTOR} = {})",
         seconds(timing_floor_ns(c) as f64 / 1e9),
         millis(c.spawn_median_ns),
-        millis(c.spawn_iqr_ns),
         c.timer_granularity_ns,
         millis(GRANULARITY_FACTOR * c.timer_granularity_ns)
     )
+}
+
+/// What share of a run of `wall_ns` the spawn noise is (σ of spawning / the run's own time).
+pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
+    let own = wall_ns.saturating_sub(c.spawn_median_ns).max(1) as f64;
+    spawn_sigma_ns(c) / own
 }
 
 /// The run is too short to time when its wall time is under the floor.
@@ -254,7 +285,7 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
             ns: run.suspended_ns,
         });
     }
-    for metric in metrics {
+    for metric in metrics.iter().filter(|m| !m.is_builtin()) {
         let mut values = run
             .values
             .iter()
@@ -264,10 +295,16 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
         if values.peek().is_none() {
             found.push(Problem::MissingMetric(metric.name.clone()));
         } else if !metric.text {
-            if let Some(bad) = values.find(|v| !v.trim().parse::<f64>().is_ok_and(f64::is_finite)) {
+            let bad = values.find_map(|v| {
+                crate::format::parse_value(v, &metric.unit)
+                    .err()
+                    .map(|why| (v, why))
+            });
+            if let Some((value, why)) = bad {
                 found.push(Problem::NotANumber {
                     metric: metric.name.clone(),
-                    value: bad.to_string(),
+                    value: value.to_string(),
+                    why,
                 });
             }
         }
@@ -325,7 +362,8 @@ mod tests {
             found[2],
             Problem::NotANumber {
                 metric: "mops".into(),
-                value: "nan".into()
+                value: "nan".into(),
+                why: "is not a finite number".into()
             }
         );
         assert_eq!(found[3], Problem::MissingMetric("sum".into()));
@@ -338,6 +376,7 @@ mod tests {
             timer_read_ns: 20.0,
             spawn_median_ns: median,
             spawn_iqr_ns: iqr,
+            spawn_mad_ns: None,
             spawn_samples: 30,
         }
     }

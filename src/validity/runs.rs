@@ -95,6 +95,12 @@ fn view(
     values: BTreeMap<String, Vec<String>>,
 ) -> RunView {
     let exit = row.exit();
+    let mut values = values;
+    if !matches!(exit, Exit::SpawnFailed(_)) {
+        for (name, value) in builtin_values(row) {
+            values.insert(name.to_string(), vec![value]);
+        }
+    }
     let pairs: Vec<(&str, &str)> = values
         .iter()
         .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
@@ -107,6 +113,9 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
+    // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
+    // numbers. Values that cannot be read stay as printed, and the run is invalid.
+    let values = normalise_numbers(exp, values);
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
@@ -143,4 +152,32 @@ fn describe_exit(exit: &Exit) -> String {
         Exit::Signal(s) => format!("signal {s}"),
         Exit::SpawnFailed(_) => "not started".into(),
     }
+}
+
+fn normalise_numbers(
+    exp: &Experiment,
+    mut values: BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Vec<String>> {
+    for metric in exp.metrics.iter().filter(|m| !m.text && !m.is_builtin()) {
+        if let Some(list) = values.get_mut(&metric.name) {
+            for v in list.iter_mut() {
+                if let Ok(x) = crate::format::parse_value(v, &metric.unit) {
+                    *v = x.to_string();
+                }
+            }
+        }
+    }
+    values
+}
+
+/// The metrics lab measured itself, as text like printed values: seconds and MiB.
+fn builtin_values(row: &RunRow) -> [(&'static str, String); 5] {
+    let seconds = |ns: u64| (ns as f64 / 1e9).to_string();
+    [
+        ("wall_s", seconds(row.wall_ns)),
+        ("user_s", seconds(row.user_ns)),
+        ("sys_s", seconds(row.sys_ns)),
+        ("cpu_s", seconds(row.user_ns + row.sys_ns)),
+        ("max_rss_mib", (row.max_rss_kib as f64 / 1024.0).to_string()),
+    ]
 }

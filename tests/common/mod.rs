@@ -56,6 +56,21 @@ impl Project {
         out
     }
 
+    /// Runs `lab run ARGS` and insists it finished its work: exit 0, or 1 when a check failed
+    /// (which a loaded test machine can cause), never a usage error or a crash.
+    pub fn lab_run(&self, args: &[&str]) -> Output {
+        let mut all = vec!["run"];
+        all.extend(args);
+        let out = self.lab(&all);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "lab {all:?} exited {:?}\nstderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
     /// The latest session folder of an experiment.
     pub fn session(&self, experiment: &str) -> PathBuf {
         self.sessions(experiment).pop().expect("a session")

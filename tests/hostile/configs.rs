@@ -6,21 +6,21 @@ use super::{minimal, project_with, stderr};
 /// (what, lab.toml, the error text expected on stderr).
 fn cases() -> Vec<(&'static str, String, &'static str)> {
     let with_variant = |line: &str| {
-        minimal("sleep 0.05; echo '{\"v\": 1}'", "").replace(
+        minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace(
             "[[variant]]\nname = \"v\"\n",
             &format!("[[variant]]\nname = \"v\"\n{line}\n"),
         )
     };
     let with_check = |check: &str| {
         minimal(
-            "sleep 0.05; echo '{\"v\": 1}'",
+            "sleep 0.2; echo '{\"v\": 1}'",
             &format!("\n[[check]]\nname = \"c\"\n{check}\n"),
         )
     };
     let with_params =
-        |params: &str| minimal("sleep 0.05; echo '{\"v\": 1}'", "").replace("n = [1]", params);
+        |params: &str| minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace("n = [1]", params);
     let with_metric = |name: &str| {
-        minimal("sleep 0.05; echo '{\"v\": 1}'", "")
+        minimal("sleep 0.2; echo '{\"v\": 1}'", "")
             .replace("[metric.v]", &format!("[metric.{name:?}]"))
     };
     let thousand: String = (0..1000)

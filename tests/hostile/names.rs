@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn two_folders_of_one_name_never_share_a_data_folder() {
-    let script = "sleep 0.05; echo '{\"v\": 1}'";
+    let script = "sleep 0.2; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
     let elsewhere = project.path("elsewhere/exp");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::write(elsewhere.join("lab.toml"), minimal(script, "")).unwrap();
-    project.lab_ok(&["run", "experiments/exp", "--quiet"], 0);
-    let out = project.lab_ok(&["run", "elsewhere/exp"], 0);
+    project.lab_run(&["experiments/exp", "--quiet"]);
+    let out = project.lab_run(&["elsewhere/exp"]);
     let data: Vec<String> = std::fs::read_dir(project.path("data"))
         .unwrap()
         .flatten()
@@ -39,9 +39,9 @@ fn two_folders_of_one_name_never_share_a_data_folder() {
 
 #[test]
 fn an_absolute_path_to_an_experiment_works_too() {
-    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
+    let project = project_with("exp", &minimal("sleep 0.2; echo '{\"v\": 1}'", ""), &[]);
     let absolute = project.path("experiments/exp");
-    project.lab_ok(&["run", absolute.to_str().unwrap(), "--quiet"], 0);
+    project.lab_run(&[absolute.to_str().unwrap(), "--quiet"]);
     assert_eq!(project.sessions("exp").len(), 1);
 }
 
@@ -56,8 +56,8 @@ fn get(port: u16, path: &str) -> Option<String> {
 
 #[test]
 fn a_client_that_never_reads_does_not_stall_the_book_server() {
-    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
-    project.lab_ok(&["run", "exp", "--quiet"], 0);
+    let project = project_with("exp", &minimal("sleep 0.2; echo '{\"v\": 1}'", ""), &[]);
+    project.lab_run(&["exp", "--quiet"]);
     project.lab_ok(&["book", "--quiet"], 0);
     // A 10 MB file in the site, requested by clients that never read the answer.
     std::fs::write(project.path("book/book/big.bin"), vec![b'x'; 10_000_000]).unwrap();

@@ -21,11 +21,11 @@ mode = ["[p](javascript:alert(6))"]
 [[variant]]
 name = "a"
 label = "[l](javascript:alert(7)) <b onmouseover=alert(8)>"
-run = ["sh", "-c", "sleep 0.05; echo '{{\"v\": 1, \"answer\": \"<script>alert(9)</script>\\u001b[2J\\u001b]0;owned\\u0007\"}}'", "{mode}"]
+run = ["sh", "-c", "sleep 0.2; echo '{{\"v\": 1, \"answer\": \"<script>alert(9)</script>\\u001b[2J\\u001b]0;owned\\u0007\"}}'", "{mode}"]
 
 [[variant]]
 name = "b"
-run = ["sh", "-c", "sleep 0.05; echo '{{\"v\": 1, \"answer\": \"[x](javascript:alert(10)) ![i](javascript:alert(11)) <javascript:alert(12)> <img src=x onerror=alert(13)>\"}}'", "{mode}"]
+run = ["sh", "-c", "sleep 0.2; echo '{{\"v\": 1, \"answer\": \"[x](javascript:alert(10)) ![i](javascript:alert(11)) <javascript:alert(12)> <img src=x onerror=alert(13)>\"}}'", "{mode}"]
 
 [metric.v]
 json = "v"
@@ -65,7 +65,7 @@ const LIVE: [&str; 8] = [
 fn payloads_in_output_and_lab_toml_reach_the_site_as_text_only() {
     let (lab_toml, notes) = hostile_experiment();
     let project = project_with("exp", &lab_toml, &[("notes.md", &notes)]);
-    project.lab_ok(&["run", "exp", "--quiet"], 0);
+    project.lab_run(&["exp", "--quiet"]);
     let out = project.lab_ok(&["book", "--quiet"], 0);
     assert!(out.status.success());
     let page = project.read("book/book/exp/index.html");

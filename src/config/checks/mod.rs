@@ -4,6 +4,7 @@ use super::duration::parse_fraction;
 use super::error::{ConfigError, Locator};
 use super::model::*;
 use super::raw::RawCheck;
+use super::raw::RawNumberOrText;
 use std::ops::Range;
 use toml::Spanned;
 
@@ -248,16 +249,16 @@ impl Ctx<'_> {
     fn fraction(
         &self,
         field: &str,
-        raw: Option<&Spanned<String>>,
+        raw: Option<&Spanned<RawNumberOrText>>,
         default: Option<f64>,
     ) -> Result<f64> {
         let value = match (raw, default) {
-            (Some(s), _) => parse_fraction(s.get_ref()).ok_or_else(|| {
+            (Some(s), _) => parse_fraction(&s.get_ref().text()).ok_or_else(|| {
                 self.loc.hinted(
                     s.span(),
                     &self.key(field),
                     "not a fraction",
-                    "write e.g. \"2.5%\" or \"0.025\"",
+                    "write e.g. \"2.5%\" or 0.025",
                 )
             })?,
             (None, Some(d)) => return Ok(d),
@@ -311,9 +312,16 @@ impl Ctx<'_> {
                 "give either limit = NUMBER or calibration = { variant = \"NAME\" }, not both",
             ));
         }
-        let fraction = self
-            .positive("fraction", self.raw.fraction.as_ref())?
-            .unwrap_or(0.8);
+        let fraction = match self.raw.fraction.as_ref() {
+            None => 0.8,
+            Some(_) => self.fraction("fraction", self.raw.fraction.as_ref(), None)?,
+        };
+        if fraction <= 0.0 {
+            let span = self.raw.fraction.as_ref().map_or(0..0, |f| f.span());
+            return Err(self
+                .loc
+                .error(span, &self.key("fraction"), "must be above 0"));
+        }
         Ok(CheckKind::Ceiling {
             metric: self.metric(true)?,
             limit,
@@ -345,6 +353,10 @@ fn fraction_limit(field: &str) -> Option<(f64, &'static str)> {
         )),
         "margin" => Some((1.0, "cells that differ by 100% or more would still agree")),
         "max_cv" => Some((10.0, "a spread of 1000% or more is no limit at all")),
+        "fraction" => Some((
+            1.000_001,
+            "a ceiling fraction above 100% would judge values beyond the ceiling itself",
+        )),
         _ => None,
     }
 }
