@@ -27,6 +27,8 @@ pub enum Problem {
         value: String,
         /// Why it could not be read, e.g. "is ambiguous: …".
         why: String,
+        /// The line of the run's output it was printed on, when found.
+        line: Option<usize>,
     },
     /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
     TooShort {
@@ -101,8 +103,14 @@ impl fmt::Display for Problem {
                 *ns as f64 / 1e9
             ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
-            Problem::NotANumber { metric, value, why } => {
-                write!(f, "metric `{metric}`: {value:?} {why}")
+            Problem::NotANumber {
+                metric,
+                value,
+                why,
+                line,
+            } => {
+                let at = line.map_or(String::new(), |l| format!(" (stdout line {l})"));
+                write!(f, "metric `{metric}`: {value:?}{at} {why}")
             }
             Problem::LeftRunning(names) => write!(
                 f,
@@ -305,6 +313,7 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
                     metric: metric.name.clone(),
                     value: value.to_string(),
                     why,
+                    line: None,
                 });
             }
         }
@@ -363,7 +372,8 @@ mod tests {
             Problem::NotANumber {
                 metric: "mops".into(),
                 value: "nan".into(),
-                why: "is not a finite number".into()
+                why: "is not a finite number".into(),
+                line: None
             }
         );
         assert_eq!(found[3], Problem::MissingMetric("sum".into()));

@@ -1,6 +1,6 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic rules.
 
-use super::automatic::{RunFacts, echoed_config, problems, too_short};
+use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use crate::config::Experiment;
 use crate::plan::CellKey;
 use crate::store::{Exit, RunRow, StoredSession};
@@ -113,6 +113,7 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
+    locate_unreadable(&mut found, &session.stdout_path(&row.run_id));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let values = normalise_numbers(exp, values);
@@ -151,6 +152,21 @@ fn describe_exit(exit: &Exit) -> String {
         Exit::Code(c) => format!("exit {c}"),
         Exit::Signal(s) => format!("signal {s}"),
         Exit::SpawnFailed(_) => "not started".into(),
+    }
+}
+
+/// Finds the output line of each value that could not be read, so the message names it.
+fn locate_unreadable(found: &mut [Problem], stdout: &std::path::Path) {
+    for problem in found.iter_mut() {
+        if let Problem::NotANumber { value, line, .. } = problem {
+            let mut number = 0;
+            crate::store::scan_lines(stdout, |text| {
+                number += 1;
+                if line.is_none() && text.contains(value.as_str()) {
+                    *line = Some(number);
+                }
+            });
+        }
     }
 }
 
