@@ -2,9 +2,8 @@
 
 mod common;
 
-use common::Project;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use common::{Project, http_get as get};
+use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,16 +13,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-/// GET `path` from the server; `None` until it answers.
-fn get(port: u16, path: &str) -> Option<String> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    Some(response)
 }
 
 fn wait_for(port: u16, path: &str, needle: &str) -> String {

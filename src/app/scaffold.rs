@@ -46,8 +46,8 @@ fn files(name: &str, lang: Lang) -> Vec<(&'static str, String)> {
 /// How each language builds and runs: (build argv, run argv prefix, work per size unit).
 fn commands(lang: Lang) -> (Option<&'static str>, &'static str, u64) {
     match lang {
-        Lang::Sh => (None, r#""sh", "bench.sh""#, 500_000),
-        Lang::Python => (None, r#""python3", "bench.py""#, 1_000_000),
+        Lang::Sh => (None, r#""sh", "bench.sh""#, 2_000_000),
+        Lang::Python => (None, r#""python3", "bench.py""#, 2_000_000),
         Lang::C => (
             Some(r#"["cc", "-O2", "-o", "build/bench", "bench.c"]"#),
             r#""./build/bench""#,

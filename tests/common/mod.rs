@@ -155,3 +155,16 @@ pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>
     }
     files
 }
+
+/// GET `path` from a server on the loopback `port`; `None` until it answers.
+pub fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    Some(response)
+}

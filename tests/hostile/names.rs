@@ -1,8 +1,9 @@
 //! Names and places: experiments with one folder name in two places, experiments outside
 //! `experiments/`, and a book server that a stalled client cannot block.
 
+use super::common::http_get as get;
 use super::{minimal, project_with, stderr};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -43,15 +44,6 @@ fn an_absolute_path_to_an_experiment_works_too() {
     let absolute = project.path("experiments/exp");
     project.lab_run(&[absolute.to_str().unwrap(), "--quiet"]);
     assert_eq!(project.sessions("exp").len(), 1);
-}
-
-fn get(port: u16, path: &str) -> Option<String> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    Some(response)
 }
 
 #[test]
