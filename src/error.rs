@@ -12,8 +12,6 @@ pub const EXIT_CHECK_FAILED: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit status: lab could not finish its own work (I/O and the like).
 pub const EXIT_INTERNAL: i32 = 3;
-/// Exit status: interrupted by the user (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug, Error)]
 pub enum LabError {

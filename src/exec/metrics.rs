@@ -25,10 +25,10 @@ enum Reader {
 
 impl MetricReader {
     pub fn new(metrics: &[Metric]) -> Self {
+        // Built-in metrics are measured by lab, not read from output: they have no reader.
         let metrics = metrics
             .iter()
-            .filter(|m| !m.is_builtin())
-            .map(|m| {
+            .filter_map(|m| {
                 let reader = match &m.extractor {
                     Extractor::Json(key) => {
                         Reader::Json(key.split('.').map(str::to_string).collect())
@@ -37,9 +37,9 @@ impl MetricReader {
                     Extractor::Regex(r) => Reader::Regex(
                         Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid")),
                     ),
-                    Extractor::Builtin => Reader::Json(Vec::new()),
+                    Extractor::Builtin => return None,
                 };
-                (m.name.clone(), reader)
+                Some((m.name.clone(), reader))
             })
             .collect();
         MetricReader { metrics }
