@@ -1,13 +1,188 @@
-//! The one place numbers become text: values with units, ratios, seconds, intervals.
+//! The one place numbers become text: values with units, SI prefixes, intervals, memory,
+//! ratios, seconds and axis labels. Tables, notes, charts and the terminal all print through it.
 
-/// A value with about three significant digits and its unit: `8.41 Mops/s`, `0.213 Mops/s`.
+/// Values in `[PLAIN_LOW, PLAIN_HIGH)` print without a prefix; others get an SI prefix.
+const PLAIN_LOW: f64 = 1e-3;
+const PLAIN_HIGH: f64 = 1e4;
+
+/// SI prefixes by power of ten (BIPM, *The International System of Units*, 9th ed., 2019, §3).
+const PREFIXES: [(i32, &str); 9] = [
+    (-12, "p"),
+    (-9, "n"),
+    (-6, "µ"),
+    (-3, "m"),
+    (0, ""),
+    (3, "k"),
+    (6, "M"),
+    (9, "G"),
+    (12, "T"),
+];
+
+/// Units a prefix joins without a space (`568 µs`, `1.20 GB`); other units get the prefix as
+/// a word of its own (`276 M ops/s`, `78.6 µ parks/op`).
+const PREFIXABLE_UNITS: [&str; 9] = ["s", "B", "b", "bit", "Hz", "W", "J", "V", "m"];
+
+/// Binary memory units and their size in bytes: values in them print as MiB/GiB.
+const MEMORY_UNITS: [(&str, f64); 5] = [
+    ("B", 1.0),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+    ("TiB", 1099511627776.0),
+];
+
+/// A value with three significant digits, an SI prefix where it is large or small, and its
+/// unit: `8.41 Mops/s`, `276 M ops/s`, `78.6 µ parks/op`, `568 µs`, `2.00 GiB` (for MiB).
 pub fn value(x: f64, unit: &str) -> String {
-    let number = significant(x, 3);
-    if unit.is_empty() {
+    if let Some(bytes_per_unit) = memory_unit(unit) {
+        return memory(x * bytes_per_unit);
+    }
+    let (number, prefix) = scaled(x, 3);
+    join_unit(&number, prefix, unit)
+}
+
+/// A bare number as a table cell shows it: three significant digits and an SI prefix where
+/// it is large or small (`276 M`, `78.6 µ`, `0.0938`, `1235`). Memory units scale to MiB.
+pub fn number(x: f64, unit: &str) -> String {
+    if memory_unit(unit).is_some() {
+        return significant(x, 3);
+    }
+    let (number, prefix) = scaled(x, 3);
+    if prefix.is_empty() {
         number
     } else {
-        format!("{number} {unit}")
+        format!("{number} {prefix}")
     }
+}
+
+/// A value with its interval, one prefix per number: `276 M [247 M, 350 M]`.
+pub fn interval(x: f64, lo: f64, hi: f64, unit: &str) -> String {
+    format!(
+        "{} [{}, {}]",
+        number(x, unit),
+        number(lo, unit),
+        number(hi, unit)
+    )
+}
+
+/// A byte count in binary units: `23.5 GiB`, `512 MiB`, `980 KiB`, `12 B`.
+pub fn memory(bytes: f64) -> String {
+    if !bytes.is_finite() {
+        return significant(bytes, 3);
+    }
+    let (name, size) = MEMORY_UNITS
+        .iter()
+        .rev()
+        .find(|(_, size)| bytes.abs() >= *size)
+        .copied()
+        .unwrap_or(MEMORY_UNITS[0]);
+    if size == 1.0 {
+        format!("{} B", bytes.round())
+    } else {
+        format!("{} {name}", significant(bytes / size, 3))
+    }
+}
+
+fn memory_unit(unit: &str) -> Option<f64> {
+    MEMORY_UNITS
+        .iter()
+        .find(|(name, size)| *name == unit && *size > 1.0)
+        .map(|(_, size)| *size)
+}
+
+fn join_unit(number: &str, prefix: &str, unit: &str) -> String {
+    match (prefix.is_empty(), unit.is_empty()) {
+        (true, true) => number.to_string(),
+        (true, false) => format!("{number} {unit}"),
+        (false, true) => format!("{number} {prefix}"),
+        (false, false) if PREFIXABLE_UNITS.contains(&unit) => format!("{number} {prefix}{unit}"),
+        (false, false) => format!("{number} {prefix} {unit}"),
+    }
+}
+
+/// The power of ten a value's prefix stands for: 0 in the plain range, else the multiple of
+/// three that leaves a mantissa in `[1, 1000)`, bounded by the prefixes there are.
+fn prefix_exponent(x: f64) -> i32 {
+    let a = x.abs();
+    if !a.is_finite() || a == 0.0 || (PLAIN_LOW..PLAIN_HIGH).contains(&a) {
+        return 0;
+    }
+    let engineering = (a.log10().floor() as i32).div_euclid(3) * 3;
+    engineering.clamp(-12, 12)
+}
+
+fn prefix_of(exponent: i32) -> &'static str {
+    PREFIXES
+        .iter()
+        .find(|(e, _)| *e == exponent)
+        .map_or("", |(_, p)| p)
+}
+
+/// `x` with `digits` significant digits and the prefix it was scaled by. Rounding that
+/// carries into the next prefix (999.6 k) moves up one (1.00 M).
+fn scaled(x: f64, digits: i32) -> (String, &'static str) {
+    let mut exponent = prefix_exponent(x);
+    if exponent != 0 {
+        let mantissa = round_significant(x / 10f64.powi(exponent), digits);
+        if mantissa.abs() >= 1000.0 && exponent < 12 {
+            exponent += 3;
+        }
+    }
+    let mantissa = x / 10f64.powi(exponent);
+    (significant(mantissa, digits), prefix_of(exponent))
+}
+
+fn round_significant(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let factor = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * factor).round() / factor
+}
+
+/// Labels for axis ticks spaced `step` apart: one prefix for the whole axis, chosen by its
+/// largest tick, and exactly as many decimals as the step needs, so every label reads as its
+/// tick's value (`0`, `25`, `50` … `125`; `0.02 µ` … never a rounded `130`).
+pub fn axis_labels(ticks: &[f64], step: f64) -> Vec<String> {
+    let largest = ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+    ticks.iter().map(|t| axis_label(*t, largest, step)).collect()
+}
+
+/// One label of an axis whose largest tick is `largest` and whose ticks are `step` apart.
+pub fn axis_label(tick: f64, largest: f64, step: f64) -> String {
+    let exponent = prefix_exponent(largest);
+    let scale = 10f64.powi(exponent);
+    let decimals = decimals_for(step / scale);
+    let text = format!("{:.decimals$}", tick / scale);
+    if text.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+        return "0".into();
+    }
+    format!("{text}{}", prefix_of(exponent))
+}
+
+/// Decimals that print `step` (and so every multiple of it) exactly, for 1-2-5 steps and
+/// anything coarser than 10⁻¹².
+fn decimals_for(step: f64) -> usize {
+    if !(step.is_finite() && step > 0.0) {
+        return 0;
+    }
+    (0..=12)
+        .find(|d| {
+            let shown: f64 = format!("{step:.d$}").parse().unwrap_or(0.0);
+            (shown - step).abs() <= step * 1e-6
+        })
+        .unwrap_or(12)
+}
+
+/// Reads a label written by [`axis_labels`] or [`number`] back: `125`, `2.5k`, `78.6 µ`.
+pub fn parse_prefixed(text: &str) -> Option<f64> {
+    let t = text.trim();
+    for (exponent, prefix) in PREFIXES.iter().filter(|(e, _)| *e != 0) {
+        if let Some(mantissa) = t.strip_suffix(prefix) {
+            return mantissa.trim().parse::<f64>().ok().map(|m| m * 10f64.powi(*exponent));
+        }
+    }
+    t.parse().ok()
 }
 
 /// A ratio with three significant digits: `0.274`, `1.02`, `12.5`.
@@ -15,9 +190,10 @@ pub fn ratio(x: f64) -> String {
     significant(x, 3)
 }
 
-/// Seconds with three significant digits: `2.31 s`, `0.501 s`.
+/// Seconds with three significant digits and a prefix below a millisecond-scale second:
+/// `2.31 s`, `0.501 s`, `568 µs`.
 pub fn seconds(x: f64) -> String {
-    format!("{} s", significant(x, 3))
+    value(x, "s")
 }
 
 /// A percentage with one decimal: `4.2%`.
@@ -41,7 +217,7 @@ pub fn significant(x: f64, digits: i32) -> String {
         return "0".into();
     }
     let magnitude = x.abs().log10().floor() as i32;
-    if !(-4..=9).contains(&magnitude) {
+    if !(-4..=14).contains(&magnitude) {
         return format!("{:.*e}", (digits - 1).max(0) as usize, x);
     }
     let decimals = (digits - 1 - magnitude).max(0) as usize;
@@ -163,6 +339,58 @@ mod tests {
     fn units_and_seconds() {
         assert_eq!(value(8.4, "Mops/s"), "8.40 Mops/s");
         assert_eq!(seconds(2.3104), "2.31 s");
+        assert_eq!(seconds(0.000568), "568 µs");
         assert_eq!(percent(0.0423), "4.2%");
+    }
+
+    #[test]
+    fn prefixes_for_large_and_small_values() {
+        assert_eq!(value(276_434_891.0, "ops/s"), "276 M ops/s");
+        assert_eq!(value(7.86e-5, "parks/op"), "78.6 µ parks/op");
+        assert_eq!(value(0.0938, "Mops/s"), "0.0938 Mops/s");
+        assert_eq!(value(1234.6, ""), "1235");
+        assert_eq!(value(12_345.0, ""), "12.3 k");
+        assert_eq!(value(999_600.0, "B"), "1.00 MB");
+        assert_eq!(value(-2.5e7, ""), "-25.0 M");
+        assert_eq!(value(3e-15, "s"), "0.00300 ps");
+        assert_eq!(value(0.0, "ops"), "0 ops");
+        assert_eq!(
+            interval(276_434_891.0, 247_400_433.0, 350_390_866.0, "ops/s"),
+            "276 M [247 M, 350 M]"
+        );
+        assert_eq!(interval(7.86e-5, 6.58e-5, 0.000112, ""), "78.6 µ [65.8 µ, 112 µ]");
+    }
+
+    #[test]
+    fn memory_in_binary_units() {
+        assert_eq!(memory(24_684_092.0 * 1024.0), "23.5 GiB");
+        assert_eq!(memory(512.0 * 1048576.0), "512 MiB");
+        assert_eq!(memory(12.0), "12 B");
+        assert_eq!(value(2048.0, "MiB"), "2.00 GiB");
+        assert_eq!(value(45.26, "MiB"), "45.3 MiB");
+        assert_eq!(number(45.26, "MiB"), "45.3");
+    }
+
+    #[test]
+    fn axis_labels_are_the_tick_values() {
+        let ticks = [0.0, 25.0, 50.0, 75.0, 100.0, 125.0, 150.0];
+        assert_eq!(
+            axis_labels(&ticks, 25.0),
+            ["0", "25", "50", "75", "100", "125", "150"]
+        );
+        assert_eq!(
+            axis_labels(&[0.0, 0.2, 0.4], 0.2),
+            ["0", "0.2", "0.4"]
+        );
+        assert_eq!(
+            axis_labels(&[0.0, 1e8, 2e8, 3e8], 1e8),
+            ["0", "100M", "200M", "300M"]
+        );
+        assert_eq!(
+            axis_labels(&[2e-5, 4e-5, 6e-5], 2e-5),
+            ["20µ", "40µ", "60µ"]
+        );
+        assert_eq!(parse_prefixed("2.5k"), Some(2500.0));
+        assert!((parse_prefixed("78.6 µ").unwrap() - 78.6e-6).abs() < 1e-18);
     }
 }
