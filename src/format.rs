@@ -37,8 +37,26 @@ pub fn value(x: f64, unit: &str) -> String {
     if let Some(bytes_per_unit) = memory_unit(unit) {
         return memory(x * bytes_per_unit);
     }
+    let (x, unit) = if prefix_exponent(x) == 0 {
+        (x, unit)
+    } else {
+        to_base_unit(x, unit)
+    };
     let (number, prefix) = scaled(x, 3);
     join_unit(&number, prefix, unit)
+}
+
+/// A prefixed SI unit (`ms`, `µs`, `GHz`, `kB`) as its base unit, for a value that needs a
+/// prefix of its own: 0.0002 ms prints as `200 ns`, not `200 µ ms`.
+fn to_base_unit(x: f64, unit: &str) -> (f64, &str) {
+    for (exponent, prefix) in PREFIXES.iter().filter(|(e, _)| *e != 0) {
+        if let Some(base) = unit.strip_prefix(prefix) {
+            if PREFIXABLE_UNITS.contains(&base) && base != "m" {
+                return (x * 10f64.powi(*exponent), base);
+            }
+        }
+    }
+    (x, unit)
 }
 
 /// A bare number as a table cell shows it: three significant digits and an SI prefix where
@@ -145,7 +163,10 @@ fn round_significant(x: f64, digits: i32) -> f64 {
 /// tick's value (`0`, `25`, `50` … `125`; `0.02 µ` … never a rounded `130`).
 pub fn axis_labels(ticks: &[f64], step: f64) -> Vec<String> {
     let largest = ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
-    ticks.iter().map(|t| axis_label(*t, largest, step)).collect()
+    ticks
+        .iter()
+        .map(|t| axis_label(*t, largest, step))
+        .collect()
 }
 
 /// One label of an axis whose largest tick is `largest` and whose ticks are `step` apart.
@@ -154,7 +175,11 @@ pub fn axis_label(tick: f64, largest: f64, step: f64) -> String {
     let scale = 10f64.powi(exponent);
     let decimals = decimals_for(step / scale);
     let text = format!("{:.decimals$}", tick / scale);
-    if text.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
         return "0".into();
     }
     format!("{text}{}", prefix_of(exponent))
@@ -179,7 +204,11 @@ pub fn parse_prefixed(text: &str) -> Option<f64> {
     let t = text.trim();
     for (exponent, prefix) in PREFIXES.iter().filter(|(e, _)| *e != 0) {
         if let Some(mantissa) = t.strip_suffix(prefix) {
-            return mantissa.trim().parse::<f64>().ok().map(|m| m * 10f64.powi(*exponent));
+            return mantissa
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .map(|m| m * 10f64.powi(*exponent));
         }
     }
     t.parse().ok()
@@ -340,6 +369,11 @@ mod tests {
         assert_eq!(value(8.4, "Mops/s"), "8.40 Mops/s");
         assert_eq!(seconds(2.3104), "2.31 s");
         assert_eq!(seconds(0.000568), "568 µs");
+        assert_eq!(value(0.0002, "ms"), "200 ns");
+        assert_eq!(value(0.568, "ms"), "0.568 ms");
+        assert_eq!(value(12.5, "ms"), "12.5 ms");
+        assert_eq!(value(3.2, "GHz"), "3.20 GHz");
+        assert_eq!(value(1.5, "mops"), "1.50 mops");
         assert_eq!(percent(0.0423), "4.2%");
     }
 
@@ -358,7 +392,10 @@ mod tests {
             interval(276_434_891.0, 247_400_433.0, 350_390_866.0, "ops/s"),
             "276 M [247 M, 350 M]"
         );
-        assert_eq!(interval(7.86e-5, 6.58e-5, 0.000112, ""), "78.6 µ [65.8 µ, 112 µ]");
+        assert_eq!(
+            interval(7.86e-5, 6.58e-5, 0.000112, ""),
+            "78.6 µ [65.8 µ, 112 µ]"
+        );
     }
 
     #[test]
@@ -378,10 +415,7 @@ mod tests {
             axis_labels(&ticks, 25.0),
             ["0", "25", "50", "75", "100", "125", "150"]
         );
-        assert_eq!(
-            axis_labels(&[0.0, 0.2, 0.4], 0.2),
-            ["0", "0.2", "0.4"]
-        );
+        assert_eq!(axis_labels(&[0.0, 0.2, 0.4], 0.2), ["0", "0.2", "0.4"]);
         assert_eq!(
             axis_labels(&[0.0, 1e8, 2e8, 3e8], 1e8),
             ["0", "100M", "200M", "300M"]

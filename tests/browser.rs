@@ -1,6 +1,7 @@
-//! The built HTML book checked in a real browser: headless Chromium screenshots and dumps the
-//! chapters of fixture experiments, and the test asserts the charts render, the verdict marks
-//! show and text from run output stays text.
+//! The built HTML book checked in a real browser: headless Chromium screenshots, dumps and
+//! measures the chapters of fixture experiments, and the test asserts the charts render, the
+//! verdict marks show, commands stay verbatim, the page fits screens of 1400, 800 and 400 px
+//! and text from run output stays text.
 
 mod common;
 
@@ -24,6 +25,12 @@ fn the_html_book_renders_in_chromium() {
         return;
     };
     let project = Project::with_fixtures(&["tiny", "broken"]);
+    // A command-line option that smart punctuation would turn into an en dash.
+    let toml = project.read("experiments/tiny/lab.toml").replace(
+        r#"run = ["sh", "bench.sh", "double", "{n}"]"#,
+        r#"run = ["sh", "bench.sh", "double", "{n}", "--impl=nonfair"]"#,
+    );
+    std::fs::write(project.path("experiments/tiny/lab.toml"), toml).unwrap();
     project.lab_ok(&["run", "tiny", "--quiet"], 1);
     project.lab_ok(&["run", "broken", "--quiet"], 1);
     project.lab_ok(&["book", "--quiet"], 0);
@@ -34,6 +41,10 @@ fn the_html_book_renders_in_chromium() {
 
     charts_render(&project, &browser);
     verdict_marks_show(&project, &browser);
+    commands_stay_verbatim(&project);
+    for width in [1400, 800, 400] {
+        fits_the_screen(&project, &browser, width);
+    }
     run_output_stays_text(&project, &browser);
 }
 
@@ -79,14 +90,104 @@ fn charts_render(project: &Project, browser: &Browser) {
     }
 }
 
-/// The checks table marks its verdicts with ✅ and ❌ (tiny has one passing and one failing
-/// hypothesis check).
+/// The answer block and the checks table mark their verdicts with CSS badges holding the
+/// word (tiny has one passing and one failing hypothesis check): no emoji font needed.
 fn verdict_marks_show(project: &Project, browser: &Browser) {
     let dom = browser.dump_dom(&project.path("book/book/tiny/index.html"));
     let table = table_after(&dom, "id=\"checks\"")
         .unwrap_or_else(|| panic!("no checks table in the tiny chapter:\n{dom}"));
-    assert!(table.contains("✅"), "no ✅ in the checks table:\n{table}");
-    assert!(table.contains("❌"), "no ❌ in the checks table:\n{table}");
+    for word in ["pass", "fail"] {
+        let badge = format!("<span class=\"lab-verdict lab-{word}\">{word}</span>");
+        assert!(
+            table.contains(&badge),
+            "no {badge} in the checks table:\n{table}"
+        );
+    }
+    let answer = &dom[dom.find("lab-answer").expect("an answer block")..];
+    assert!(
+        dom.find("lab-answer") < dom.find("id=\"checks\""),
+        "the answer block comes first"
+    );
+    assert!(
+        answer.contains("triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50] (95% CI); needs a/b &gt; 1.40"),
+        "the answer states each hypothesis with its ratio, interval and threshold"
+    );
+    for emoji in ["✅", "❌", "⚠️", "⏸️"] {
+        assert!(!dom.contains(emoji), "{emoji} needs an emoji font");
+    }
+    let css = project.read("book/lab.css");
+    assert!(
+        css.contains(".lab-verdict.lab-pass { background: var(--lab-pass); }")
+            && css.contains("--lab-pass: #1a7f37;"),
+        "the badge colours come from lab.css"
+    );
+}
+
+/// `--impl=nonfair` reaches the HTML as typed: smart punctuation would make it `–impl`.
+fn commands_stay_verbatim(project: &Project) {
+    let html = project.read("book/book/tiny/index.html");
+    assert!(
+        html.contains("sh bench.sh double {n} --impl=nonfair"),
+        "the variant's command is not verbatim in the HTML"
+    );
+    assert!(!html.contains("–impl") && !html.contains("—impl"));
+}
+
+/// At `width` px the chapter scrolls only vertically, every chart loads, the verdict words are
+/// in the DOM, and chart text is drawn at 11 px or more.
+fn fits_the_screen(project: &Project, browser: &Browser, width: u32) {
+    let chapter = project.path("book/book/tiny/index.html");
+    let m = browser.measure(&chapter, width);
+    let scroll = m["scrollWidth"].as_f64().unwrap();
+    let inner = m["innerWidth"].as_f64().unwrap();
+    assert!(
+        scroll <= inner,
+        "at {width} px the page overflows: scrollWidth {scroll} > innerWidth {inner}; wide elements: {}",
+        m["wide"]
+    );
+    let words: Vec<&str> = m["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        words.contains(&"pass") && words.contains(&"fail"),
+        "at {width} px the verdict words are missing: {words:?}"
+    );
+    // mdBook's image zoom keeps a hidden second copy of Markdown images: judge the shown ones.
+    let images: Vec<&serde_json::Value> = m["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["shown"].as_f64() > Some(0.0))
+        .collect();
+    assert!(
+        images.len() >= 4,
+        "at {width} px only {} charts",
+        images.len()
+    );
+    for image in images {
+        let file = image["file"].as_str().unwrap();
+        let natural = image["natural"].as_f64().unwrap();
+        let shown = image["shown"].as_f64().unwrap();
+        assert!(natural > 0.0, "at {width} px {file} did not load");
+        let svg = project.read(&format!("book/book/tiny/{file}"));
+        let smallest = smallest_font(&svg);
+        let drawn = smallest * shown.min(natural) / natural;
+        assert!(
+            drawn >= 11.0 - 1e-9,
+            "at {width} px {file} draws text at {drawn:.1} px ({smallest} px in a {natural} px SVG shown {shown} px wide)"
+        );
+    }
+}
+
+/// The smallest `font-size` in an SVG document.
+fn smallest_font(svg: &str) -> f64 {
+    svg.split("font-size=\"")
+        .skip(1)
+        .filter_map(|rest| rest[..rest.find('"')?].parse::<f64>().ok())
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The broken fixture prints `<script>alert(1)</script>` and `{"value": "<script>"}`: the page
@@ -159,6 +260,43 @@ impl Browser {
         let out = self.scratch.join("dom.html");
         self.run(&["--dump-dom".to_string(), file_url(page)], &out);
         std::fs::read_to_string(&out).expect("dumped DOM")
+    }
+
+    /// Loads `page` in a `width` px frame and returns what its scripts measured: the page's
+    /// scroll and inner widths, elements wider than the frame, the charts each `<img>` shows
+    /// (after `<picture>` chose) with their natural and shown widths, and the verdict words.
+    fn measure(&self, page: &Path, width: u32) -> serde_json::Value {
+        std::fs::create_dir_all(&self.scratch).expect("scratch folder");
+        let probe = self.scratch.join(format!("probe-{width}.html"));
+        std::fs::write(
+            &probe,
+            PROBE
+                .replace("WIDTH", &width.to_string())
+                .replace("PAGE", &file_url(page)),
+        )
+        .expect("probe page");
+        let out = self.scratch.join(format!("probe-{width}.dom"));
+        self.run(
+            &[
+                "--allow-file-access-from-files".to_string(),
+                "--virtual-time-budget=10000".to_string(),
+                "--dump-dom".to_string(),
+                file_url(&probe),
+            ],
+            &out,
+        );
+        let dom = std::fs::read_to_string(&out).expect("probe DOM");
+        let start = dom
+            .find("<pre id=\"result\">")
+            .unwrap_or_else(|| panic!("the probe measured nothing:\n{dom}"))
+            + 17;
+        let end = start + dom[start..].find("</pre>").expect("end of result");
+        let json = dom[start..end]
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"");
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("probe result {json}: {e}"))
     }
 
     /// A PNG of the page's first `size` pixels, written under the scratch folder.
@@ -243,6 +381,30 @@ fn wait_or_kill(mut child: Child, deadline: Duration) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A page that frames the chapter at a given width and writes its measurements into the DOM.
+const PROBE: &str = r#"<!doctype html><html><body style="margin:0">
+<iframe id="f" style="width:WIDTHpx;height:1000px;border:0" src="PAGE"></iframe>
+<script>
+const f = document.getElementById('f');
+f.addEventListener('load', () => {
+  const d = f.contentDocument, w = f.contentWindow;
+  const images = [...d.images]
+    .filter(i => (i.currentSrc || i.src).endsWith('.svg'))
+    .map(i => ({file: (i.currentSrc || i.src).split('/').pop(), natural: i.naturalWidth,
+                shown: i.getBoundingClientRect().width}));
+  const wide = [...d.body.querySelectorAll('*')]
+    .filter(e => e.getBoundingClientRect().right > d.documentElement.clientWidth + 1)
+    .filter(e => !e.closest('.table-wrapper, pre, .nav-chapters, .sidebar, #sidebar'))
+    .map(e => e.tagName + '.' + e.className).slice(0, 10);
+  const result = {scrollWidth: d.documentElement.scrollWidth, innerWidth: d.documentElement.clientWidth,
+    images, wide, verdicts: [...d.querySelectorAll('.lab-verdict')].map(e => e.textContent)};
+  const out = document.createElement('pre');
+  out.id = 'result';
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script></body></html>"#;
 
 fn file_url(path: &Path) -> String {
     format!(

@@ -63,18 +63,34 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
     assert_eq!(verdict("every run exited normally"), "pass");
 
     let page = project.read("book/src/tiny/index.md");
-    assert!(page.contains("| ✅ pass | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
-    assert!(page.contains("| ❌ fail | **double beats triple at n=1**"));
+    assert!(page.contains("| <span class=\"lab-verdict lab-pass\">pass</span> | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
+    assert!(page.contains(
+        "| <span class=\"lab-verdict lab-fail\">fail</span> | **double beats triple at n=1**"
+    ));
+    assert!(
+        page.contains("<li><span class=\"lab-verdict lab-pass\">pass</span> <strong>triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50] (95% CI); needs a/b &gt; 1.40</li>"),
+        "the answer block opens the chapter with each hypothesis:\n{page}"
+    );
+    assert!(
+        page.find("lab-answer") < page.find("## Checks"),
+        "the answer comes before the checks"
+    );
     assert!(
         page.contains("a/b = 1.50 \\[1.50, 1.50\\]"),
         "the evidence shows the ratio and its CI"
     );
     assert!(
         page.contains(
-            "| triple | 2 | 6.00 \\[6.00, 6.00\\] | – | 6.00 \\[6.00, 6.00\\] | 3 | 0.0% | 6.00–6.00 | 0 |"
+            "| triple | 2 | 6.00 \\[6.00, 6.00\\] | 6.00 \\[6.00, 6.00\\] | 0.0% | 6.00–6.00 |"
         ),
         "results table row:\n{page}"
     );
+    assert!(
+        page.contains("| Variant | n | Median \\[95% CI\\] | Mean \\[95% BCa CI\\] | CV | Range |"),
+        "columns without information (order-statistic CI at 3 runs, equal run counts, nothing excluded, no shape) are left out:\n{page}"
+    );
+    assert!(page.contains("No cell has enough runs for a distribution-free interval"));
+    assert!(page.contains("Every cell shown has 3 valid runs."));
     let svg = project.read("book/src/tiny/score-by-n.svg");
     assert!(
         svg.contains("double") && svg.contains("triple"),
@@ -270,7 +286,7 @@ fn notes_are_rendered_with_numbers_from_the_data() {
         page.contains("Triple scored 6.00 points \\[6.00, 6.00\\] at n=2, double 4.0."),
         "{page}"
     );
-    assert!(page.contains("The ratio is 1.50 \\[1.50, 1.50\\], so the check says ✅."));
+    assert!(page.contains("The ratio is 1.50 \\[1.50, 1.50\\], so the check says <span class=\"lab-verdict lab-pass\">pass</span>."));
     assert!(page.contains("![score against n, one line per variant](score-by-n.svg)"));
     assert!(page.contains("Seeds: 3; 12 valid runs."));
 }

@@ -36,7 +36,8 @@ pub struct CellStats {
     pub run_ids: Vec<String>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
-    /// Percentile bootstrap CI of the median; two-stage when runs print several values.
+    /// Percentile bootstrap CI of the median; two-stage when runs print several values. None
+    /// below [`super::MIN_RUNS`] valid runs.
     pub median_ci: Option<Interval>,
     /// Distribution-free order-statistic CI of the median (None when n is too small).
     pub exact_median_ci: Option<MedianCi>,
@@ -147,9 +148,11 @@ fn one_cell(
             r.resamples,
             r.level,
             &mut stream("median"),
-        ),
+        )
+        .filter(|_| values.len() >= super::MIN_RUNS),
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
-        mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean")),
+        mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean"))
+            .filter(|_| values.len() >= super::MIN_RUNS),
         design_effect: shape::design(&values),
         modes: shape::modes(&means),
         drift: shape::drift(&means, &positions),

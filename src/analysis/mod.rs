@@ -19,6 +19,9 @@ use serde::Serialize;
 pub const RESAMPLES: usize = 10_000;
 /// Confidence level of every interval.
 pub const LEVEL: f64 = 0.95;
+/// Fewest valid runs per cell for an interval, and so for a check that compares cells: with
+/// two runs a bootstrap can only resample two values, and its "interval" is their range.
+pub const MIN_RUNS: usize = 3;
 
 /// Everything the report shows, computed from one session.
 #[derive(Debug, Clone, Serialize)]

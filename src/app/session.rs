@@ -50,7 +50,7 @@ fn sealed_experiment(dir: &Path, session: &StoredSession) -> Result<(Experiment,
             let exp = config::parse(&sealed.lab_toml, &file, dir, profile)?;
             if today.as_deref() != Some(exp.source_hash.as_str()) {
                 notices.push(format!(
-                    "{} has changed since session {} ran (sha256 {} then, {} now): its verdicts use the lab.toml it ran with; `lab reanalyze {}` applies today's",
+                    "{} has changed since session {} ran (sha256 {} then, {} now): its verdicts use the lab.toml it ran with; `lab reanalyze {}` applies today's to the kept logs",
                     dir.join(config::FILE_NAME).display(),
                     session.name,
                     short(&exp.source_hash),

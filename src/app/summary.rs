@@ -6,7 +6,7 @@
 use super::session::Assessed;
 use crate::checks::{Verdict, ratio_of};
 use crate::config::{Better, CheckClass};
-use crate::format::{ratio, significant, terminal};
+use crate::format::{interval, number, ratio, terminal};
 use serde::Serialize;
 use std::path::Path;
 
@@ -180,13 +180,8 @@ pub fn text(s: &Summary) -> String {
             .unwrap_or(0);
         for c in &s.cells {
             let value = match (c.median, c.lo, c.hi) {
-                (Some(m), Some(lo), Some(hi)) => format!(
-                    "{} [{}, {}]",
-                    significant(m, 3),
-                    significant(lo, 3),
-                    significant(hi, 3)
-                ),
-                (Some(m), _, _) => significant(m, 3),
+                (Some(m), Some(lo), Some(hi)) => interval(m, lo, hi, &s.unit),
+                (Some(m), _, _) => number(m, &s.unit),
                 _ => "no valid run".into(),
             };
             let relative = c.relative.as_ref().map_or(String::new(), |r| {

@@ -85,7 +85,8 @@ pub fn check(
     let result = CheckResult { verdict, ..base }
         .evidence(evidence)
         .reading(reading);
-    with_ratio(result, ca, cb, r_hat, &ci, 1.0)
+    let needs = format!("a/b within ±{}", percent(margin));
+    with_ratio(result, ca, cb, r_hat, &ci, (1.0, needs))
 }
 
 #[cfg(test)]

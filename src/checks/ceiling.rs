@@ -135,6 +135,7 @@ pub fn check(
         lo: worst.lo,
         hi: worst.hi,
         threshold: fraction,
+        needs: format!("under {} of the ceiling", percent(fraction)),
     });
     result
 }

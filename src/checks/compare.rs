@@ -117,7 +117,8 @@ pub fn check(
     let result = CheckResult { verdict, ..base }
         .evidence(evidence)
         .reading(reading);
-    with_ratio(result, ca, cb, r_hat, &ci, factor)
+    let needs = format!("a/b {} {}", op.symbol(), ratio(factor));
+    with_ratio(result, ca, cb, r_hat, &ci, (factor, needs))
 }
 
 /// Attaches the two cells' runs and the ratio evidence that the forest chart draws.
@@ -127,7 +128,7 @@ pub(super) fn with_ratio(
     b: &CellStats,
     ratio: f64,
     ci: &Interval,
-    threshold: f64,
+    (threshold, needs): (f64, String),
 ) -> CheckResult {
     result.runs = a.run_ids.iter().chain(&b.run_ids).cloned().collect();
     result.ratio = Some(RatioEvidence {
@@ -139,6 +140,7 @@ pub(super) fn with_ratio(
         lo: ci.lo,
         hi: ci.hi,
         threshold,
+        needs,
     });
     result
 }

@@ -58,11 +58,31 @@ pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> F
         runs: &analysis.runs,
         resampling: analysis.resampling,
     }));
-    let checks = assemble(automatic, declared);
+    let mut checks = assemble(automatic, declared);
+    for check in &mut checks {
+        check.cells = cells_of(exp, analysis, &check.runs);
+    }
     Findings {
         multiplicity: multiplicity(&checks),
         checks,
     }
+}
+
+/// The labels of the cells `runs` belong to, each once, in plan order.
+fn cells_of(exp: &Experiment, analysis: &Analysis, runs: &[String]) -> Vec<String> {
+    let wanted: std::collections::BTreeSet<&str> = runs.iter().map(String::as_str).collect();
+    let touched: std::collections::BTreeSet<&crate::plan::CellKey> = analysis
+        .runs
+        .iter()
+        .filter(|r| wanted.contains(r.id.as_str()))
+        .map(|r| &r.cell)
+        .collect();
+    analysis
+        .cell_keys
+        .iter()
+        .filter(|k| touched.contains(k))
+        .map(|k| crate::analysis::cell_label(exp, k))
+        .collect()
 }
 
 /// A 95% interval, for the decision-rule tests of the checks.
@@ -75,8 +95,8 @@ pub(crate) fn interval(lo: f64, hi: f64) -> crate::stats::Interval {
     }
 }
 
-/// Fewest valid runs per cell for a check that compares cells.
-pub const MIN_RUNS: usize = 3;
+/// Fewest valid runs per cell for a check that compares cells: the analysis's interval floor.
+pub const MIN_RUNS: usize = crate::analysis::MIN_RUNS;
 
 /// The automatic checks, one result each, judged on every finished run (warm-ups included).
 /// `calibration` is the session's; without one, runs cannot be judged too short to time.
@@ -126,7 +146,10 @@ fn automatic_result(
     };
     let mut result = CheckResult::new(name, "automatic", CheckClass::Validity, verdict);
     result.automatic = true;
-    result.evidence = format!("{} of {} runs", failing.len(), runs.len());
+    result.evidence = match failing.len() {
+        0 => format!("none of {} runs failed", runs.len()),
+        k => format!("{k} of {} runs failed", runs.len()),
+    };
     if let Some(c) = calibration.filter(|_| name == automatic::TOO_SHORT) {
         result
             .evidence

@@ -114,6 +114,7 @@ pub fn check(
         lo: decisive.lo,
         hi: decisive.hi,
         threshold: factor,
+        needs: format!("last/first ≥ {}", ratio(factor)),
     });
     result
 }

@@ -78,6 +78,9 @@ pub struct RatioEvidence {
     pub lo: f64,
     pub hi: f64,
     pub threshold: f64,
+    /// What the check asks of the ratio, in a few symbols: `a/b < 0.500`, `within ±5.0%`.
+    #[serde(default)]
+    pub needs: String,
 }
 
 /// A decided check.
@@ -94,6 +97,9 @@ pub struct CheckResult {
     pub reading: String,
     /// Runs that failed it, or that it used.
     pub runs: Vec<String>,
+    /// The cells of those runs, in plan order: the cells that decided the verdict.
+    #[serde(default)]
+    pub cells: Vec<String>,
     /// A hypothesis verdict reached while some validity check failed.
     pub untrusted: bool,
     pub ratio: Option<RatioEvidence>,
@@ -110,6 +116,7 @@ impl CheckResult {
             evidence: String::new(),
             reading: String::new(),
             runs: Vec::new(),
+            cells: Vec::new(),
             untrusted: false,
             ratio: None,
         }

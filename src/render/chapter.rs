@@ -1,11 +1,13 @@
 //! The chapter's template context: every number formatted once, here, from the analysis.
 
+use super::escape::with_code_spans;
 use super::figures::Figure;
+use super::marks;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
-use crate::checks::{CheckResult, Tally, Verdict};
+use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, Experiment};
-use crate::format::{significant, value};
+use crate::format::{memory, significant, value};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -16,12 +18,15 @@ pub struct ChapterContext {
     /// What the reader must know about the record itself, one line each.
     pub notices: Vec<String>,
     pub hypothesis: String,
-    pub banner: String,
+    /// The answer block: every hypothesis in one line, and what makes the record untrusted.
+    pub answer: String,
     pub checks: Vec<CheckRow>,
     /// How many hypothesis passes chance alone could explain, when several were decided.
     pub multiplicity: Option<String>,
     /// Tail percentiles of cells with enough values (latency-like metrics).
     pub percentiles: Vec<PercentileRow>,
+    /// The chart that shows the answer, right under it.
+    pub lead_chart: Option<Figure>,
     pub charts: Vec<Figure>,
     pub tables: Vec<Table>,
     /// The experiment's notes.md, rendered with the analysis (Markdown).
@@ -34,15 +39,22 @@ pub struct ChapterContext {
     pub reproduce: String,
     pub resamples: usize,
     pub seed: u64,
+    /// Fewest valid runs for an interval.
+    pub min_runs: usize,
 }
 
 #[derive(Serialize)]
 pub struct CheckRow {
+    /// The verdict badge (HTML lab composes).
     pub mark: String,
     pub name: String,
     pub kind: String,
-    pub evidence: String,
-    pub reading: String,
+    /// One plain sentence (Markdown lab composes, `code` spans shown as code).
+    pub reading_md: String,
+    /// Short evidence shown under the sentence (hypothesis checks).
+    pub evidence_md: String,
+    /// Long evidence folded away (validity checks' statistics).
+    pub details_md: String,
 }
 
 #[derive(Serialize)]
@@ -69,24 +81,30 @@ pub struct KeyValue {
 pub fn context(
     exp: &Experiment,
     item: &super::Rendered,
-    charts: Vec<Figure>,
+    mut charts: Vec<Figure>,
     notes: Option<String>,
 ) -> ChapterContext {
+    let lead_chart = (!charts.is_empty()).then(|| charts.remove(0));
     let analysis = item.analysis;
     let checks = &item.findings.checks;
     ChapterContext {
         shown: shown(analysis),
-        notices: item.notices.to_vec(),
+        notices: item
+            .notices
+            .iter()
+            .map(|n| super::escape::with_code_spans(n))
+            .collect(),
         title: exp.title.clone(),
         hypothesis: exp
             .hypothesis
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" "),
-        banner: banner(checks),
-        checks: checks.iter().map(check_row).collect(),
+        answer: super::answer::answer(checks),
+        checks: check_rows(checks, analysis.counts.finished),
         multiplicity: item.findings.multiplicity.clone(),
         percentiles: percentile_rows(exp, analysis),
+        lead_chart,
         charts,
         tables: tables(exp, analysis),
         notes,
@@ -105,6 +123,7 @@ pub fn context(
         reproduce: analysis.manifest.command.clone(),
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
+        min_runs: crate::analysis::MIN_RUNS,
     }
 }
 
@@ -124,27 +143,45 @@ fn shown(analysis: &Analysis) -> String {
     )
 }
 
-/// The verdict strip: counts per verdict, and the untrusted warning when it applies.
-pub fn banner(checks: &[CheckResult]) -> String {
-    let t = Tally::of(checks);
-    let mut text = format!(
-        "**Verdicts:** {} ✅ pass · {} ❌ fail · {} ⚠️ inconclusive · {} ⏸️ not run.",
-        t.pass, t.fail, t.inconclusive, t.not_run
-    );
-    // The banner is Markdown lab composes: the names in it are escaped here.
-    let failed: Vec<String> = checks
+/// The checks table: passing automatic checks folded into one row, every other check in its
+/// own row.
+fn check_rows(checks: &[CheckResult], runs: usize) -> Vec<CheckRow> {
+    let passing_automatic: Vec<&CheckResult> = checks
         .iter()
-        .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
-        .map(|c| super::escape::markdown(&c.name))
+        .filter(|c| c.automatic && c.verdict == Verdict::Pass)
         .collect();
-    if !failed.is_empty() {
-        text.push_str(&format!(
-            " **Untrusted:** the validity check{} “{}” failed, so the hypothesis verdicts below may rest on broken measurements.",
-            if failed.len() > 1 { "s" } else { "" },
-            failed.join("”, “")
-        ));
+    let mut rows = Vec::new();
+    if !passing_automatic.is_empty() {
+        rows.push(automatic_row(&passing_automatic, runs));
     }
-    text
+    rows.extend(
+        checks
+            .iter()
+            .filter(|c| !(c.automatic && c.verdict == Verdict::Pass))
+            .map(check_row),
+    );
+    rows
+}
+
+/// "all 144 runs: every run exited normally · no run timed out · …", details folded.
+fn automatic_row(passing: &[&CheckResult], runs: usize) -> CheckRow {
+    let names: Vec<&str> = passing.iter().map(|c| c.name.as_str()).collect();
+    let details: Vec<String> = passing
+        .iter()
+        .map(|c| format!("{}: {}", c.name, c.evidence))
+        .collect();
+    CheckRow {
+        mark: marks::mark(Verdict::Pass, false),
+        name: format!(
+            "{} automatic check{}",
+            passing.len(),
+            if passing.len() == 1 { "" } else { "s" }
+        ),
+        kind: "validity, automatic".into(),
+        reading_md: with_code_spans(&format!("all {runs} runs: {}", names.join(" · "))),
+        evidence_md: String::new(),
+        details_md: with_code_spans(&details.join("; ")),
+    }
 }
 
 fn check_row(c: &CheckResult) -> CheckRow {
@@ -153,15 +190,20 @@ fn check_row(c: &CheckResult) -> CheckRow {
         (CheckClass::Validity, false) => format!("validity, {}", c.kind),
         (CheckClass::Hypothesis, _) => format!("hypothesis, {}", c.kind),
     };
-    let untrusted = if c.untrusted { " (untrusted)" } else { "" };
+    let (evidence, details) = match c.class {
+        CheckClass::Hypothesis => (c.evidence.clone(), String::new()),
+        CheckClass::Validity => (String::new(), c.evidence.clone()),
+    };
     CheckRow {
-        mark: format!("{} {}{untrusted}", c.verdict.mark(), c.verdict.word()),
+        mark: marks::mark(c.verdict, c.untrusted),
         name: c.name.clone(),
         kind: class,
-        evidence: c.evidence.clone(),
-        reading: c.reading.clone(),
+        reading_md: with_code_spans(&c.reading),
+        evidence_md: with_code_spans(&evidence),
+        details_md: with_code_spans(&details),
     }
 }
+
 fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
     analysis
         .runs
@@ -213,6 +255,14 @@ fn variants(exp: &Experiment) -> Vec<VariantRow> {
         .collect()
 }
 
+/// `/proc/meminfo`'s "24684092 kB" as "23.5 GiB"; anything else as it was recorded.
+fn readable_memory(recorded: &str) -> String {
+    let parsed = recorded
+        .strip_suffix("kB")
+        .and_then(|n| n.trim().parse::<f64>().ok());
+    parsed.map_or_else(|| recorded.to_string(), |kib| memory(kib * 1024.0))
+}
+
 /// An argv shown as a POSIX shell would need it typed, quoting elements that need it.
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
@@ -262,7 +312,13 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
                 .unwrap_or_else(|| "not readable".into()),
         ),
         ("kernel", m.host.kernel.clone().unwrap_or_default()),
-        ("memory", m.host.memory_total.clone().unwrap_or_default()),
+        (
+            "memory",
+            m.host
+                .memory_total
+                .as_deref()
+                .map_or_else(String::new, readable_memory),
+        ),
         (
             "load before / after",
             format!(

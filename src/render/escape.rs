@@ -41,6 +41,46 @@ pub fn html(text: &str) -> String {
     out
 }
 
+/// Text on one line made inert for HTML: markup escaped, line breaks and other control
+/// characters turned into spaces (a blank line would end the HTML block it sits in).
+pub fn html_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    html(&flat)
+}
+
+/// Text lab composed with `code` spans in backticks (`lab reanalyze DIR`), made inert for
+/// Markdown and HTML, with the spans shown as `<code>`. An unpaired backtick stays a backtick.
+pub fn with_code_spans(text: &str) -> String {
+    code_spans(text, |part| markdown(&html_line(part)), "\\`")
+}
+
+/// [`with_code_spans`] for an HTML block, where Markdown is not parsed and so not escaped.
+pub fn html_with_code_spans(text: &str) -> String {
+    code_spans(text, html_line, "`")
+}
+
+fn code_spans(text: &str, inert: impl Fn(&str) -> String, backtick: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    // An even number of parts means the last backtick opened no pair.
+    let unpaired_tail = parts.len() % 2 == 0;
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let safe = inert(part);
+        if unpaired_tail && i + 1 == parts.len() {
+            out.push_str(backtick);
+            out.push_str(&safe);
+        } else if i % 2 == 1 {
+            out.push_str(&format!("<code>{safe}</code>"));
+        } else {
+            out.push_str(&safe);
+        }
+    }
+    out
+}
+
 /// Every string inside a JSON value made inert for Markdown (for template variables such as
 /// the manifest, whose strings include what tools printed).
 pub fn markdown_json(value: &serde_json::Value) -> serde_json::Value {
@@ -68,6 +108,12 @@ mod tests {
             "\\[l\\](javascript:alert(8)) \\*x\\* \\`c\\` a\\|b \\~\\~s\\~\\~ \\\\"
         );
         assert_eq!(markdown("a\nb\r\x1b[31mc"), "a b  \\[31mc");
+        assert_eq!(
+            with_code_spans("run `lab x <a>` now"),
+            "run <code>lab x &lt;a&gt;</code> now"
+        );
+        assert_eq!(with_code_spans("a `b` c `d"), "a <code>b</code> c \\`d");
+        assert_eq!(html_line("a\n\nb"), "a  b");
         assert_eq!(
             html("<script>'&\"</script>"),
             "&lt;script&gt;&#39;&amp;&quot;&lt;/script&gt;"

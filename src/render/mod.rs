@@ -6,15 +6,17 @@
 //! failure leaves the previous chapter as it was; the book's index pages are replaced the same
 //! way, and list an experiment whose chapter could not be rendered from its previous chapter.
 
+mod answer;
 mod chapter;
 pub mod charts;
 pub mod escape;
 mod figures;
+mod marks;
 pub mod notes;
 mod tables;
 mod templates;
 
-pub use chapter::{banner, shell_words};
+pub use chapter::shell_words;
 
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Findings, Tally};
@@ -46,6 +48,8 @@ pub struct BookEntry {
     pub inconclusive: usize,
     pub not_run: usize,
     pub trusted: String,
+    /// The chapter's answer block (HTML lab composes).
+    pub headline: String,
 }
 
 /// What analysis.json holds: the analysis, every verdict, and the experiment's title.
@@ -162,6 +166,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
         } else {
             "yes".into()
         },
+        headline: answer::answer(checks),
     }
 }
 
@@ -197,6 +202,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         inconclusive: 0,
         not_run: 0,
         trusted: "could not render".into(),
+        headline: "<p>This chapter could not be rendered; its page says why.</p>\n".into(),
     })
 }
 

@@ -6,7 +6,8 @@
 //!   e.g. "8.41 Mops/s [7.92, 8.80]"; with `stat="…"` one number instead: `median`, `mean`,
 //!   `sd`, `cv`, `min`, `max`, `p90`, `p99`, `lo`, `hi`, `n`. `metric` defaults to the first one.
 //! - `ratio(a="…", b="…", metric="NAME")` → "0.274 [0.250, 0.300]"; `stat="ratio"|"lo"|"hi"`.
-//! - `check(name="…")` → its mark and verdict, "✅ pass"; `field="mark"|"verdict"|"evidence"|"reading"`.
+//! - `check(name="…")` → its verdict as a badge with the word ("pass", "inconclusive
+//!   untrusted"); `field="mark"|"verdict"|"evidence"|"reading"`.
 //! - `chart(file="mops-by-threads.svg")` → the Markdown that embeds one of the chapter's charts.
 //! - the filter `num(digits=3)` formats a number; `manifest` and `counts` are variables.
 //!
@@ -20,7 +21,7 @@ use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
 use crate::config::Experiment;
-use crate::format::{ratio as fmt_ratio, significant, value};
+use crate::format::{number, ratio as fmt_ratio, significant, value};
 use anyhow::Result;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -279,12 +280,21 @@ impl NotesData {
         let (lo, hi) = cell
             .median_ci
             .map_or((f64::NAN, f64::NAN), |c| (c.lo, c.hi));
+        let wanted: Option<String> = kw.get("stat")?;
+        if !lo.is_finite() && matches!(wanted.as_deref(), Some("lo" | "hi")) {
+            let why = format!(
+                "{of} has {} valid runs; an interval needs {}",
+                cell.n,
+                crate::analysis::MIN_RUNS
+            );
+            return Ok(self.missing(&reference, &why));
+        }
         let text = markdown(&if lo.is_finite() {
             format!(
                 "{} [{}, {}]",
                 value(summary.median, &unit),
-                significant(lo, 3),
-                significant(hi, 3)
+                number(lo, &unit),
+                number(hi, &unit)
             )
         } else {
             value(summary.median, &unit)
@@ -331,17 +341,16 @@ impl NotesData {
             .iter()
             .find(|c| c.name == name)
             .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
-        let text = format!(
-            "{} {}{}",
-            check.verdict.mark(),
-            check.verdict.word(),
-            if check.untrusted { " (untrusted)" } else { "" }
-        );
+        let badge = super::marks::mark(check.verdict, check.untrusted);
+        let wanted: Option<String> = kw.get("field")?;
+        if matches!(wanted.as_deref(), None | Some("mark")) {
+            return Ok(Value::safe_string(&badge));
+        }
         let fields = serde_json::json!({
-            "verdict": check.verdict.word(), "mark": check.verdict.mark(),
+            "verdict": check.verdict.word(), "mark": badge,
             "evidence": markdown(&check.evidence), "reading": markdown(&check.reading),
         });
-        pick(kw, "field", text, &fields)
+        pick(kw, "field", String::new(), &fields)
     }
 
     fn chart_value(&self, kw: &Kwargs) -> TeraResult<Value> {

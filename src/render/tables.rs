@@ -2,30 +2,28 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::config::Experiment;
-use crate::format::{percent, significant, value};
+use crate::format::{interval, number, percent, significant, value};
 use serde::Serialize;
 
+/// One metric's results: the columns that carry information, the rows that differ, and a
+/// line for each thing left out.
 #[derive(Serialize)]
 pub struct Table {
     pub metric: String,
     pub unit: String,
-    /// The parameters that take several values: one column each.
-    pub params: Vec<String>,
-    pub rows: Vec<TableRow>,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<String>>,
+    /// What was left out, one sentence each: constant cells, columns with one value.
+    pub remarks: Vec<String>,
+    /// When every cell reads the same: the one sentence that replaces the table.
+    pub summary: Option<String>,
 }
 
-#[derive(Serialize)]
-pub struct TableRow {
-    pub variant: String,
-    pub params: Vec<String>,
-    pub median: String,
-    pub exact: String,
-    pub mean: String,
-    pub shape: String,
-    pub n: usize,
-    pub cv: String,
-    pub range: String,
-    pub excluded: usize,
+#[derive(Serialize, Clone)]
+pub struct Column {
+    pub title: String,
+    /// Numbers align right.
+    pub numeric: bool,
 }
 
 #[derive(Serialize)]
@@ -40,21 +38,186 @@ pub struct PercentileRow {
     pub max: String,
 }
 
+/// One table per analysed metric, in declaration order.
 pub fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
     exp.analysed_metrics()
         .into_iter()
-        .map(|m| Table {
-            metric: m.name.clone(),
-            unit: m.unit.clone(),
-            params: varying(exp).iter().map(|p| p.to_string()).collect(),
-            rows: analysis
+        .map(|m| {
+            let cells: Vec<&CellStats> = analysis
                 .cells
                 .iter()
                 .filter(|c| c.metric == m.name)
-                .map(|c| table_row(exp, c))
-                .collect(),
+                .collect();
+            table(exp, &m.name, &m.unit, &cells)
         })
         .collect()
+}
+
+fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats]) -> Table {
+    let mut table = Table {
+        metric: metric.to_string(),
+        unit: unit.to_string(),
+        columns: Vec::new(),
+        rows: Vec::new(),
+        remarks: Vec::new(),
+        summary: None,
+    };
+    if let Some(line) = uniform(cells, unit) {
+        table.summary = Some(line);
+        return table;
+    }
+    let (constant, mut varying_cells): (Vec<&CellStats>, Vec<&CellStats>) =
+        cells.iter().partition(|c| is_constant(c));
+    if varying_cells.is_empty() {
+        // Every cell is constant but they differ: the rows are the result.
+        varying_cells = constant;
+    } else {
+        table.remarks.extend(constant_note(&constant, unit));
+    }
+    let full: Vec<(Column, Vec<String>)> = columns(exp, &varying_cells, unit);
+    let (kept, dropped): (Vec<_>, Vec<_>) = full
+        .into_iter()
+        .partition(|(c, values)| informative(&c.title, values));
+    table
+        .remarks
+        .extend(dropped.iter().filter_map(|(c, v)| dropped_note(c, v)));
+    table.columns = kept.iter().map(|(c, _)| c.clone()).collect();
+    table.rows = (0..varying_cells.len())
+        .map(|i| kept.iter().map(|(_, values)| values[i].clone()).collect())
+        .collect();
+    table
+}
+
+/// Every column of the table, with its value in each row.
+fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, Vec<String>)> {
+    let text = |title: &str, values: Vec<String>| {
+        (
+            Column {
+                title: title.into(),
+                numeric: false,
+            },
+            values,
+        )
+    };
+    let num = |title: &str, values: Vec<String>| {
+        (
+            Column {
+                title: title.into(),
+                numeric: true,
+            },
+            values,
+        )
+    };
+    let mut out = vec![text(
+        "Variant",
+        cells.iter().map(|c| c.cell.variant.clone()).collect(),
+    )];
+    for p in varying(exp) {
+        out.push(num(
+            &p,
+            cells
+                .iter()
+                .map(|c| c.cell.params.get(&p).cloned().unwrap_or_default())
+                .collect(),
+        ));
+    }
+    out.push(num(
+        "Median [95% CI]",
+        cells.iter().map(|c| median_text(c, unit)).collect(),
+    ));
+    out.push(num(
+        "Order-statistic CI",
+        cells.iter().map(|c| exact_text(c, unit)).collect(),
+    ));
+    out.push(num(
+        "Mean [95% BCa CI]",
+        cells.iter().map(|c| mean_text(c, unit)).collect(),
+    ));
+    out.push(num("Runs", cells.iter().map(|c| c.n.to_string()).collect()));
+    out.push(num("CV", cells.iter().map(|c| cv_text(c)).collect()));
+    out.push(num(
+        "Range",
+        cells
+            .iter()
+            .map(|c| {
+                c.summary.as_ref().map_or(NONE.into(), |s| {
+                    format!("{}–{}", number(s.min, unit), number(s.max, unit))
+                })
+            })
+            .collect(),
+    ));
+    out.push(num(
+        "Excluded",
+        cells.iter().map(|c| c.invalid_runs.to_string()).collect(),
+    ));
+    out.push(text(
+        "Shape",
+        cells.iter().map(|c| shape_note(c, unit)).collect(),
+    ));
+    out
+}
+
+/// A cell without a value.
+const NONE: &str = "–";
+
+fn median_text(c: &CellStats, unit: &str) -> String {
+    match (&c.summary, &c.median_ci) {
+        (Some(s), Some(ci)) => interval(s.median, ci.lo, ci.hi, unit),
+        (Some(s), None) => number(s.median, unit),
+        _ => "no valid run".into(),
+    }
+}
+
+fn exact_text(c: &CellStats, unit: &str) -> String {
+    c.exact_median_ci.as_ref().map_or(NONE.into(), |e| {
+        format!(
+            "[{}, {}] ({})",
+            number(e.interval.lo, unit),
+            number(e.interval.hi, unit),
+            percent(e.coverage)
+        )
+    })
+}
+
+fn mean_text(c: &CellStats, unit: &str) -> String {
+    match (&c.summary, &c.mean_ci) {
+        (Some(s), Some(ci)) => interval(s.mean, ci.lo, ci.hi, unit),
+        (Some(s), None) => number(s.mean, unit),
+        _ => NONE.into(),
+    }
+}
+
+fn cv_text(c: &CellStats) -> String {
+    c.summary
+        .as_ref()
+        .filter(|s| s.n > 1 && s.cv.is_finite())
+        .map_or(NONE.into(), |s| percent(s.cv))
+}
+
+/// Whether a column tells the reader something: the run count only when it differs between
+/// cells, the other optional columns when some row has a value; the rest always.
+fn informative(title: &str, values: &[String]) -> bool {
+    let differ = values.windows(2).any(|w| w[0] != w[1]);
+    let some_value = values.iter().any(|v| !v.is_empty() && v != NONE);
+    match title {
+        "Runs" => differ,
+        "Order-statistic CI" | "CV" | "Shape" => some_value,
+        "Excluded" => values.iter().any(|v| v != "0"),
+        _ => true,
+    }
+}
+
+/// The sentence that stands for a column left out, when its one value says something.
+fn dropped_note(column: &Column, values: &[String]) -> Option<String> {
+    let value = values.first()?;
+    match column.title.as_str() {
+        "Runs" => Some(format!("Every cell shown has {value} valid runs.")),
+        "Order-statistic CI" => Some(
+            "No cell has enough runs for a distribution-free interval of the median at 95% (it needs six)."
+                .into(),
+        ),
+        _ => None,
+    }
 }
 
 /// Names of the parameters that take more than one value.
@@ -66,70 +229,113 @@ fn varying(exp: &Experiment) -> Vec<String> {
         .collect()
 }
 
-fn table_row(exp: &Experiment, c: &CellStats) -> TableRow {
-    let number = |x: f64| significant(x, 3);
-    let median = match (&c.summary, &c.median_ci) {
-        (Some(s), Some(ci)) => format!(
-            "{} [{}, {}]",
-            number(s.median),
-            number(ci.lo),
-            number(ci.hi)
-        ),
-        (Some(s), None) => number(s.median),
-        _ => "no valid run".into(),
-    };
-    TableRow {
-        exact: c.exact_median_ci.as_ref().map_or("–".into(), |e| {
-            format!(
-                "[{}, {}] ({})",
-                number(e.interval.lo),
-                number(e.interval.hi),
-                percent(e.coverage)
-            )
-        }),
-        mean: match (&c.summary, &c.mean_ci) {
-            (Some(s), Some(ci)) => {
-                format!("{} [{}, {}]", number(s.mean), number(ci.lo), number(ci.hi))
-            }
-            (Some(s), None) => number(s.mean),
-            _ => "–".into(),
-        },
-        shape: shape_note(c),
-        variant: c.cell.variant.clone(),
-        params: varying(exp)
-            .iter()
-            .map(|p| c.cell.params.get(p).cloned().unwrap_or_default())
-            .collect(),
+/// Every valid run of the cell measured the same value.
+fn is_constant(c: &CellStats) -> bool {
+    c.summary.as_ref().is_some_and(|s| s.min == s.max)
+}
 
-        median,
-        n: c.n,
-        cv: c
-            .summary
-            .as_ref()
-            .filter(|s| s.n > 1 && s.cv.is_finite())
-            .map_or("–".into(), |s| percent(s.cv)),
-        range: c.summary.as_ref().map_or("–".into(), |s| {
-            format!("{}–{}", number(s.min), number(s.max))
-        }),
-        excluded: c.invalid_runs,
+/// One sentence when every cell reads the same at the table's precision: a table of identical
+/// rows says nothing a sentence cannot.
+fn uniform(cells: &[&CellStats], unit: &str) -> Option<String> {
+    let medians: Vec<String> = cells
+        .iter()
+        .map(|c| c.summary.as_ref().map(|s| number(s.median, unit)))
+        .collect::<Option<_>>()?;
+    if cells.len() < 2 || medians.windows(2).any(|w| w[0] != w[1]) {
+        return None;
     }
+    let runs: usize = cells.iter().map(|c| c.n).sum();
+    let lo = cells
+        .iter()
+        .filter_map(|c| c.summary.as_ref().map(|s| s.min))
+        .fold(f64::INFINITY, f64::min);
+    let hi = cells
+        .iter()
+        .filter_map(|c| c.summary.as_ref().map(|s| s.max))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let cv = cells
+        .iter()
+        .filter_map(|c| c.summary.as_ref().map(|s| s.cv))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    Some(format!(
+        "The median is {} in all {} cells ({runs} runs, every value between {} and {}, largest CV {}), so the table is left out.",
+        value(number_value(cells), unit),
+        cells.len(),
+        value(lo, unit),
+        value(hi, unit),
+        percent(cv)
+    ))
+}
+
+fn number_value(cells: &[&CellStats]) -> f64 {
+    cells
+        .first()
+        .and_then(|c| c.summary.as_ref())
+        .map_or(f64::NAN, |s| s.median)
+}
+
+/// "Every run measured exactly 0 in spin (all 6 cells) and treiber (all 6 cells)."
+fn constant_note(cells: &[&CellStats], unit: &str) -> Option<String> {
+    let mut groups: Vec<(String, Vec<&CellStats>)> = Vec::new();
+    for c in cells {
+        let v = c.summary.as_ref().map_or(f64::NAN, |s| s.min);
+        let key = value(v, unit);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(c),
+            None => groups.push((key, vec![c])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(v, members)| format!("{v} in {}", by_variant(members)))
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Left out, because every run of the cell measured exactly the same value: {}.",
+            parts.join("; ")
+        )
+    })
+}
+
+/// Cells named compactly: `spin (3 cells: threads=1, 2, 4)`.
+fn by_variant(cells: &[&CellStats]) -> String {
+    let mut variants: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in cells {
+        let rest = c
+            .label
+            .strip_prefix(c.cell.variant.as_str())
+            .unwrap_or(&c.label)
+            .trim();
+        match variants.iter_mut().find(|(v, _)| *v == c.cell.variant) {
+            Some((_, rests)) => rests.push(rest),
+            None => variants.push((&c.cell.variant, vec![rest])),
+        }
+    }
+    variants
+        .iter()
+        .map(|(v, rests)| {
+            let named: Vec<&str> = rests.iter().copied().filter(|r| !r.is_empty()).collect();
+            if named.is_empty() {
+                v.to_string()
+            } else {
+                format!("{v} ({})", named.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What the modality, drift and steady-state analyses found in a cell, in a few words.
-fn shape_note(c: &CellStats) -> String {
+fn shape_note(c: &CellStats, unit: &str) -> String {
     let mut notes = Vec::new();
-    if let Some(dip) = c.modes.as_ref().filter(|d| d.second_mode_detected) {
-        let modes: Vec<String> = dip
-            .modes
-            .iter()
-            .map(|m| format!("{} ({})", significant(m.median, 3), percent(m.share)))
-            .collect();
-        notes.push(format!("{} modes: {}", dip.modes.len(), modes.join(", ")));
+    if let Some(modes) = distinct_modes(c, unit) {
+        notes.push(modes);
     }
     if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
         notes.push(format!(
             "drift: {} per run position (Mann–Kendall p = {})",
-            significant(drift.slope_per_position, 2),
+            number(drift.slope_per_position, unit),
             significant(drift.test.p_value, 2)
         ));
     }
@@ -166,13 +372,30 @@ fn shape_note(c: &CellStats) -> String {
     notes.join("; ")
 }
 
+/// "2 modes: 57.8 (62.5%), 59.5 (37.5%)", only when the dip test found a second mode and the
+/// modes differ at the precision the table prints: modes that print alike are not news.
+fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
+    let dip = c.modes.as_ref().filter(|d| d.second_mode_detected)?;
+    let shown: Vec<String> = dip.modes.iter().map(|m| number(m.median, unit)).collect();
+    if shown.windows(2).all(|w| w[0] == w[1]) {
+        return None;
+    }
+    let modes: Vec<String> = dip
+        .modes
+        .iter()
+        .zip(&shown)
+        .map(|(m, v)| format!("{v} ({})", percent(m.share)))
+        .collect();
+    Some(format!("{} modes: {}", dip.modes.len(), modes.join(", ")))
+}
+
 pub fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
     let show = |e: &crate::stats::PercentileEstimate, unit: &str| match &e.ci {
         Some(ci) => format!(
             "{} [{}, {}]",
             value(e.value, unit),
-            significant(ci.lo, 3),
-            significant(ci.hi, 3)
+            number(ci.lo, unit),
+            number(ci.hi, unit)
         ),
         None => value(e.value, unit),
     };

@@ -43,9 +43,21 @@ pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
     Ok(tera)
 }
 
-/// Context fields that hold Markdown lab composed itself from already escaped parts (the
-/// verdict banner, chart captions, the rendered notes); every other string is escaped.
-const RAW_FIELDS: [&str; 4] = ["banner", "caption", "notes", "shown"];
+/// Context fields that hold Markdown or HTML lab composed itself from already escaped parts
+/// (the answer block, verdict marks, notices, chart captions, the rendered notes); every
+/// other string is escaped.
+const RAW_FIELDS: [&str; 10] = [
+    "answer",
+    "caption",
+    "details_md",
+    "evidence_md",
+    "headline",
+    "mark",
+    "notes",
+    "notices",
+    "reading_md",
+    "shown",
+];
 
 /// Renders one template with a serialisable context. This is the book's escaping boundary:
 /// every string of the context but [`RAW_FIELDS`] is made inert for Markdown here, and Tera's

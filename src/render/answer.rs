@@ -1,0 +1,173 @@
+//! The answer that opens a chapter and the introduction page: every hypothesis in one line
+//! with its ratio, interval and threshold, and, when the record is untrusted, which validity
+//! checks failed and in which cells. Composed as HTML here, every name escaped on the way in.
+
+use super::escape::{html_line, html_with_code_spans};
+use super::marks::{class, mark};
+use crate::checks::{CheckResult, Tally, Verdict};
+use crate::config::CheckClass;
+use crate::format::ratio;
+
+/// Cells named before "and N more".
+const CELLS_SHOWN: usize = 6;
+
+/// The answer block: one HTML block without blank lines, so Markdown leaves it whole.
+pub fn answer(checks: &[CheckResult]) -> String {
+    let mut html = String::from("<div class=\"lab-answer\">\n");
+    html.push_str(&hypothesis_lines(checks));
+    for check in failed_validity(checks) {
+        html.push_str(&untrusted_line(check));
+    }
+    html.push_str(&tally_line(checks));
+    html.push_str("</div>\n");
+    html
+}
+
+fn hypothesis_lines(checks: &[CheckResult]) -> String {
+    let hypotheses: Vec<&CheckResult> = checks
+        .iter()
+        .filter(|c| c.class == CheckClass::Hypothesis)
+        .collect();
+    if hypotheses.is_empty() {
+        return "<p>No hypothesis check is declared: the checks below judge the measurements only.</p>\n".into();
+    }
+    let mut html = String::from("<ul class=\"lab-hypotheses\">\n");
+    for c in hypotheses {
+        html.push_str(&format!(
+            "<li>{} <strong>{}</strong>: {}</li>\n",
+            mark(c.verdict, c.untrusted),
+            html_line(&c.name),
+            html_with_code_spans(&finding(c))
+        ));
+    }
+    html.push_str("</ul>\n");
+    html
+}
+
+/// The numbers behind a verdict in a few words: `0.384 [0.344, 0.583]; needs a/b < 0.500`.
+fn finding(c: &CheckResult) -> String {
+    match &c.ratio {
+        Some(r) if c.verdict != Verdict::NotRun && r.ratio.is_finite() => {
+            let needs = if r.needs.is_empty() {
+                format!("threshold {}", ratio(r.threshold))
+            } else {
+                format!("needs {}", r.needs)
+            };
+            format!(
+                "{} [{}, {}] (95% CI); {needs}",
+                ratio(r.ratio),
+                ratio(r.lo),
+                ratio(r.hi)
+            )
+        }
+        _ => c.reading.clone(),
+    }
+}
+
+fn failed_validity(checks: &[CheckResult]) -> impl Iterator<Item = &CheckResult> {
+    checks
+        .iter()
+        .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
+}
+
+fn untrusted_line(c: &CheckResult) -> String {
+    let place = if c.cells.is_empty() {
+        html_with_code_spans(&c.reading)
+    } else {
+        format!("failed in {}", cell_list(&c.cells))
+    };
+    format!(
+        "<p class=\"lab-untrusted-note\"><span class=\"lab-untrusted\">untrusted</span> The validity check “{}” {place}, so the hypothesis verdicts may rest on broken measurements.</p>\n",
+        html_line(&c.name)
+    )
+}
+
+/// `a, b and c`, or the first few and "and N more".
+fn cell_list(cells: &[String]) -> String {
+    let shown: Vec<String> = cells
+        .iter()
+        .take(CELLS_SHOWN)
+        .map(|c| html_line(c))
+        .collect();
+    let rest = cells.len().saturating_sub(CELLS_SHOWN);
+    match (shown.split_last(), rest) {
+        (Some((last, first)), 0) if !first.is_empty() => {
+            format!("{} and {last}", first.join(", "))
+        }
+        (_, 0) => shown.join(", "),
+        _ => format!("{} and {rest} more cells", shown.join(", ")),
+    }
+}
+
+fn tally_line(checks: &[CheckResult]) -> String {
+    let t = Tally::of(checks);
+    let counts: Vec<String> = [
+        (Verdict::Pass, t.pass),
+        (Verdict::Fail, t.fail),
+        (Verdict::Inconclusive, t.inconclusive),
+        (Verdict::NotRun, t.not_run),
+    ]
+    .iter()
+    .map(|(v, n)| {
+        format!(
+            "<span class=\"lab-count lab-{}\">{n} {}</span>",
+            class(*v),
+            v.word()
+        )
+    })
+    .collect();
+    format!(
+        "<p class=\"lab-tally\">{} checks: {}.</p>\n",
+        checks.len(),
+        counts.join(" · ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::RatioEvidence;
+
+    fn check(name: &str, class: CheckClass, verdict: Verdict) -> CheckResult {
+        CheckResult::new(name, "compare", class, verdict)
+    }
+
+    #[test]
+    fn every_hypothesis_gets_one_line_with_its_interval() {
+        let mut dip = check("dip <b>", CheckClass::Hypothesis, Verdict::Inconclusive);
+        dip.untrusted = true;
+        dip.ratio = Some(RatioEvidence {
+            a: "a".into(),
+            b: "b".into(),
+            a_value: 29.5,
+            b_value: 76.7,
+            ratio: 0.3842,
+            lo: 0.3441,
+            hi: 0.5829,
+            threshold: 0.5,
+            needs: "a/b < 0.500".into(),
+        });
+        let mut stable = check("stable", CheckClass::Validity, Verdict::Fail);
+        stable.cells = (1..=8).map(|t| format!("fair threads={t}")).collect();
+        let html = answer(&[stable, dip]);
+        assert!(html.contains("<strong>dip &lt;b&gt;</strong>: 0.384 [0.344, 0.583] (95% CI); needs a/b &lt; 0.500"), "{html}");
+        assert!(html.contains(
+            "lab-inconclusive\">inconclusive</span> <span class=\"lab-untrusted\">untrusted"
+        ));
+        assert!(html.contains("failed in fair threads=1, fair threads=2, fair threads=3, fair threads=4, fair threads=5, fair threads=6 and 2 more cells"), "{html}");
+        assert!(html.contains("2 checks: <span class=\"lab-count lab-pass\">0 pass</span> · <span class=\"lab-count lab-fail\">1 fail</span>"));
+        assert!(
+            !html.contains("\n\n"),
+            "a blank line would end the HTML block"
+        );
+    }
+
+    #[test]
+    fn short_cell_lists_read_as_prose() {
+        assert_eq!(
+            cell_list(&["a".into(), "b".into(), "c".into()]),
+            "a, b and c"
+        );
+        assert_eq!(cell_list(&["a".into()]), "a");
+    }
+}
