@@ -132,13 +132,13 @@ fn an_experiment_can_override_the_chapter_template() {
     std::fs::create_dir_all(&templates).unwrap();
     std::fs::write(
         templates.join("chapter.md"),
-        "# {{ title }}\n\nCustom page with {{ checks | length }} checks.\n",
+        "# {{ title }}\n\nCustom page with {{ checks | length }} rows of checks.\n",
     )
     .unwrap();
     project.lab_ok(&["run", "tiny", "--quiet"], 1);
     assert_eq!(
         project.read("book/src/tiny/index.md"),
-        "# Tiny: double against triple\n\nCustom page with 9 checks.\n"
+        "# Tiny: double against triple\n\nCustom page with 4 rows of checks.\n"
     );
 }
 
@@ -248,7 +248,14 @@ fn the_book_lists_each_experiment_once() {
     assert_eq!(summary.matches("(tiny/index.md)").count(), 1, "{summary}");
     assert_eq!(summary.matches("(broken/index.md)").count(), 1, "{summary}");
     let intro = project.read("book/src/introduction.md");
-    assert!(intro.contains("| no: a validity check failed |"), "{intro}");
+    assert!(
+        intro.contains("trusted: no: a validity check failed."),
+        "{intro}"
+    );
+    assert!(
+        intro.contains("<strong>triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50]"),
+        "the introduction repeats each chapter's answer:\n{intro}"
+    );
     let list = String::from_utf8_lossy(&project.lab_ok(&["list"], 0).stdout).into_owned();
     let broken = list.lines().find(|l| l.starts_with("broken")).unwrap();
     assert!(

@@ -24,7 +24,10 @@ pub fn check(spec: &CheckSpec, judgement: &DurationJudgement) -> CheckResult {
     };
     let evidence = format!(
         "{} of {judged} runs outside ±{:.1}% by {source}",
-        outside.len(),
+        match outside.len() {
+            0 => "none".to_string(),
+            k => k.to_string(),
+        },
         tolerance * 100.0
     );
     let reading = match outside
