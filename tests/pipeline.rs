@@ -253,7 +253,9 @@ fn the_book_lists_each_experiment_once() {
         "{intro}"
     );
     assert!(
-        intro.contains("<strong>triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50]"),
+        intro.contains(
+            "<strong>triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50]"
+        ),
         "the introduction repeats each chapter's answer:\n{intro}"
     );
     let list = String::from_utf8_lossy(&project.lab_ok(&["list"], 0).stdout).into_owned();
@@ -396,5 +398,52 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
     assert!(
         project.sessions("tiny").is_empty(),
         "no session for a failed build"
+    );
+}
+
+#[test]
+fn results_read_at_a_glance() {
+    let project = Project::with_fixtures(&["glance"]);
+    let out = project.lab_ok(&["run", "glance"], 0);
+    let terminal = String::from_utf8_lossy(&out.stdout).into_owned();
+    let page = project.read("book/src/glance/index.md");
+    let prefixed = regex::Regex::new(
+        r"\| park \| 1 \| 2\d\d M \\\[2\d\d M, [23]\d\d M\\\] \| 2\d\d M \\\[2\d\d M, [23]\d\d M\\\] \| \d\.\d% \| 2\d\d M–[23]\d\d M \|",
+    )
+    .unwrap();
+    assert!(prefixed.is_match(&page), "large values carry M:\n{page}");
+    assert!(
+        regex::Regex::new(r"\| park \| 2 \| [78]\d\.\d µ \\\[")
+            .unwrap()
+            .is_match(&page),
+        "small values carry µ:\n{page}"
+    );
+    assert!(
+        regex::Regex::new(r"park n=1  2\d\d M \[2\d\d M, [23]\d\d M\]  n=3")
+            .unwrap()
+            .is_match(&terminal),
+        "the terminal uses the same formatter:\n{terminal}"
+    );
+    assert!(
+        page.contains("| Variant | n | Median \\[95% CI\\] | Mean \\[95% BCa CI\\] | CV | Range |"),
+        "no order-statistic, runs, excluded or shape column:\n{page}"
+    );
+    assert!(page.contains(
+        "Left out, because every run of the cell measured exactly the same value: 0 parks/op in spin (n=1, n=2)."
+    ));
+    assert!(
+        !page.contains("| spin | 1 | 0 "),
+        "constant rows are left out"
+    );
+    assert!(page.contains(
+        "The median is 2.00 s in all 4 cells (12 runs, every value 2.00 s, largest CV 0.0%): one line instead of a table of identical rows."
+    ));
+    assert!(!page.contains("2.00 \\[2.00, 2.00\\]"));
+
+    project.lab_ok(&["run", "glance", "--profile", "two", "--quiet"], 0);
+    let page = project.read("book/src/glance/index.md");
+    assert!(
+        page.contains("| Variant | n | Median | Mean | CV | Range |"),
+        "two runs give no interval:\n{page}"
     );
 }

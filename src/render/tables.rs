@@ -121,8 +121,13 @@ fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, V
                 .collect(),
         ));
     }
+    let any_interval = cells.iter().any(|c| c.median_ci.is_some());
     out.push(num(
-        "Median [95% CI]",
+        if any_interval {
+            "Median [95% CI]"
+        } else {
+            "Median"
+        },
         cells.iter().map(|c| median_text(c, unit)).collect(),
     ));
     out.push(num(
@@ -130,7 +135,11 @@ fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, V
         cells.iter().map(|c| exact_text(c, unit)).collect(),
     ));
     out.push(num(
-        "Mean [95% BCa CI]",
+        if any_interval {
+            "Mean [95% BCa CI]"
+        } else {
+            "Mean"
+        },
         cells.iter().map(|c| mean_text(c, unit)).collect(),
     ));
     out.push(num("Runs", cells.iter().map(|c| c.n.to_string()).collect()));
@@ -258,12 +267,15 @@ fn uniform(cells: &[&CellStats], unit: &str) -> Option<String> {
         .filter_map(|c| c.summary.as_ref().map(|s| s.cv))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
+    let spread = if value(lo, unit) == value(hi, unit) {
+        format!("every value {}", value(lo, unit))
+    } else {
+        format!("values from {} to {}", value(lo, unit), value(hi, unit))
+    };
     Some(format!(
-        "The median is {} in all {} cells ({runs} runs, every value between {} and {}, largest CV {}), so the table is left out.",
+        "The median is {} in all {} cells ({runs} runs, {spread}, largest CV {}): one line instead of a table of identical rows.",
         value(number_value(cells), unit),
         cells.len(),
-        value(lo, unit),
-        value(hi, unit),
         percent(cv)
     ))
 }
