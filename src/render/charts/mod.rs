@@ -14,6 +14,7 @@ pub mod style;
 
 mod axis;
 mod forest;
+mod metrics;
 mod order;
 mod points;
 mod scaling;
