@@ -1,23 +1,53 @@
 //! Chart inputs built from an analysis, and the SVG files written beside the chapter.
 
 use super::charts::{
-    self, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series, SeriesPoint,
-    StripCell, StripChart,
+    self, ChartError, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series,
+    SeriesPoint, Size, StripCell, StripChart,
 };
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{Experiment, Metric, Param};
 use anyhow::Result;
 
-/// One chart of the chapter.
+/// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
+/// one laid out for a phone's width (`NAME-narrow.svg`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Figure {
     pub file: String,
+    pub narrow_file: String,
     pub heading: String,
     pub alt: String,
     pub caption: String,
     #[serde(skip)]
     pub svg: String,
+    #[serde(skip)]
+    pub narrow_svg: String,
+}
+
+/// The words around a chart.
+struct Text {
+    heading: String,
+    alt: String,
+    caption: String,
+}
+
+impl Figure {
+    /// Draws both renditions of a chart; `stem` names its files (`stem.svg`, `stem-narrow.svg`).
+    fn new(
+        stem: &str,
+        text: Text,
+        draw: impl Fn(Size) -> Result<String, ChartError>,
+    ) -> Result<Figure> {
+        Ok(Figure {
+            file: format!("{stem}.svg"),
+            narrow_file: format!("{stem}-narrow.svg"),
+            heading: text.heading,
+            alt: text.alt,
+            caption: text.caption,
+            svg: draw(Size::Wide)?,
+            narrow_svg: draw(Size::Narrow)?,
+        })
+    }
 }
 
 /// Every chart the chapter shows, in page order.
@@ -115,13 +145,13 @@ fn scaling(
         log_x,
         series,
     };
-    Ok(Figure {
-        file: format!("{}-by-{}.svg", metric.name, param.name),
+    let text = Text {
         heading: format!("{} by {}", metric.name, param.name),
         alt: format!("{} against {}, one line per variant", metric.name, param.name),
         caption: "Lines join the medians; bars are 95% bootstrap intervals; faint points are individual runs.".into(),
-        svg: charts::scaling_svg(&chart)?,
-    })
+    };
+    let stem = format!("{}-by-{}", metric.name, param.name);
+    Figure::new(&stem, text, |size| charts::scaling_svg(&chart, size))
 }
 
 fn series_point(cell: &CellStats, x: f64) -> SeriesPoint {
@@ -166,12 +196,13 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
         y_label: axis_label(metric),
         cells,
     };
-    Ok(Figure {
-        file: format!("{}-runs.svg", metric.name),
+    let text = Text {
         heading: "Every run".into(),
         alt: format!("{} of every valid run, one column per cell", metric.name),
         caption: "One column per cell, one point per run; the bar is the median with its 95% interval. Two clusters in one column mean two modes.".into(),
-        svg: charts::strip_svg(&chart)?,
+    };
+    Figure::new(&format!("{}-runs", metric.name), text, |size| {
+        charts::strip_svg(&chart, size)
     })
 }
 
@@ -213,12 +244,13 @@ fn run_order(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
         series_names: variants,
         points,
     };
-    Ok(Figure {
-        file: format!("{}-order.svg", metric.name),
+    let text = Text {
         heading: "In execution order".into(),
         alt: format!("{} of every run divided by its cell median, against execution position", metric.name),
         caption: "Each run's value divided by its cell's median, in the order the runs executed. A slope is drift; a pattern that repeats with the blocks is an order effect.".into(),
-        svg: charts::run_order_svg(&chart)?,
+    };
+    Figure::new(&format!("{}-order", metric.name), text, |size| {
+        charts::run_order_svg(&chart, size)
     })
 }
 
@@ -249,11 +281,10 @@ fn forest(checks: &[CheckResult]) -> Result<Option<Figure>> {
         x_label: "ratio a / b".into(),
         rows,
     };
-    Ok(Some(Figure {
-        file: "ratios.svg".into(),
+    let text = Text {
         heading: "Ratios behind the checks".into(),
         alt: "each check's ratio with its 95% interval and threshold".into(),
         caption: "Each row is a check: the point is the ratio of medians, the bar its 95% interval, the dashed tick the threshold the check compares against.".into(),
-        svg: charts::forest_svg(&chart)?,
-    }))
+    };
+    Figure::new("ratios", text, |size| charts::forest_svg(&chart, size)).map(Some)
 }

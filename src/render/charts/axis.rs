@@ -1,15 +1,18 @@
-//! Axis helpers: "nice" linear and log ticks, an f64 axis with our own ticks,
-//! and the value-axis setup (ticks, padded range, label precision) the charts share.
+//! Axis helpers: "nice" linear and log ticks, their labels (each exactly its tick's value,
+//! written by [`crate::format`]), ticks thinned so labels never collide, an f64 axis with
+//! our own ticks, and the value-axis setup (ticks, padded range, labels) the charts share.
 
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 
-use super::style::{self, FONT_TICK};
+use super::style::TICK;
 
-/// A value (y) axis: ticks, the padded range they sit in, and how many
-/// significant digits the labels need to differ.
+/// Room a tick label keeps from its neighbours, in pixels.
+const TICK_GAP: f64 = 8.0;
+
+/// A value axis: ticks, the padded range they sit in, and the step between ticks.
 pub struct ValueAxis {
     pub ticks: Vec<f64>,
     pub range: (f64, f64),
@@ -19,7 +22,12 @@ pub struct ValueAxis {
 impl ValueAxis {
     /// About six nice ticks enclosing `[lo, hi]`.
     pub fn new(lo: f64, hi: f64) -> ValueAxis {
-        let (ticks, step) = nice_ticks(lo, hi, 6);
+        ValueAxis::with_target(lo, hi, 6)
+    }
+
+    /// About `target` nice ticks enclosing `[lo, hi]`.
+    pub fn with_target(lo: f64, hi: f64, target: usize) -> ValueAxis {
+        let (ticks, step) = nice_ticks(lo, hi, target);
         let (first, last) = (ticks[0], ticks[ticks.len() - 1]);
         ValueAxis {
             range: pad_range(first, last),
@@ -43,8 +51,87 @@ impl ValueAxis {
         let widest = self
             .ticks
             .iter()
-            .map(|v| style::text_width(&self.label(*v), FONT_TICK));
-        widest.max().unwrap_or(0) + 34
+            .map(|v| TICK.width(&self.label(*v)))
+            .fold(0.0, f64::max);
+        widest.ceil() as i32 + 34
+    }
+}
+
+/// Ticks along an axis and how their labels are written; every label is exactly its
+/// tick's value.
+pub struct Ticks {
+    pub values: Vec<f64>,
+    labels: Labels,
+}
+
+enum Labels {
+    /// Evenly spaced ticks: one prefix for the axis, the decimals the step needs.
+    Even { largest: f64, step: f64 },
+    /// Ticks at given values (parameter values, log ladders): each written as itself.
+    Exact,
+}
+
+impl Ticks {
+    /// Ticks `step` apart, labelled alike (`0`, `0.5`, `1.0`).
+    pub fn even(values: Vec<f64>, step: f64) -> Ticks {
+        let largest = values.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+        Ticks {
+            values,
+            labels: Labels::Even { largest, step },
+        }
+    }
+
+    /// Ticks at arbitrary values, each labelled with exactly its value (`0.5`, `1.5`, `16`).
+    pub fn exact(values: Vec<f64>) -> Ticks {
+        Ticks {
+            values,
+            labels: Labels::Exact,
+        }
+    }
+
+    pub fn label(&self, v: f64) -> String {
+        match self.labels {
+            Labels::Even { largest, step } => crate::format::axis_label(v, largest, step),
+            Labels::Exact => exact_label(v),
+        }
+    }
+
+    /// Keeps, left to right, the ticks whose labels clear the last kept label by a gap,
+    /// so labels never overlap however narrow the axis; `px` maps a value to its pixel.
+    pub fn spaced(self, px: impl Fn(f64) -> f64) -> Ticks {
+        let mut kept = Vec::new();
+        let mut last_end = f64::NEG_INFINITY;
+        for v in &self.values {
+            let half = TICK.width(&self.label(*v)) / 2.0;
+            let centre = px(*v);
+            if centre - half >= last_end + TICK_GAP {
+                kept.push(*v);
+                last_end = centre + half;
+            }
+        }
+        Ticks {
+            values: kept,
+            ..self
+        }
+    }
+}
+
+/// `v` written exactly, with the SI prefix its own size calls for: `0.5`, `1.5`, `16`, `100k`.
+pub fn exact_label(v: f64) -> String {
+    crate::format::axis_label(v, v.abs(), v.abs())
+}
+
+/// Maps values in `[lo, hi]` to pixels `0..width` on a linear or logarithmic axis, to
+/// judge label spacing before the chart is built.
+pub fn pixel_scale(lo: f64, hi: f64, width: f64, log: bool) -> impl Fn(f64) -> f64 {
+    let f = move |v: f64| if log { v.ln() } else { v };
+    let (a, b) = (f(lo), f(hi));
+    move |v| {
+        if b > a {
+            (f(v) - a) / (b - a) * width
+        } else {
+            0.0
+        }
     }
 }
 
@@ -64,15 +151,6 @@ pub fn log2_ticks(min: f64, max: f64) -> Vec<f64> {
     let (a, b) = (min.log2().floor() as i32, max.log2().ceil() as i32);
     let every = ((b - a) / 8).max(1) as usize;
     (a..=b).step_by(every).map(|e| 2f64.powi(e)).collect()
-}
-
-/// Significant digits needed so ticks `step` apart print differently.
-pub fn sig_for_step(max_abs: f64, step: f64) -> u32 {
-    if !(max_abs > 0.0 && step > 0.0) {
-        return 3;
-    }
-    let digits = max_abs.log10().floor() - step.log10().floor() + 1.0;
-    (digits as i64).clamp(1, 8) as u32
 }
 
 /// "Nice" linear ticks (1, 2, 5 × 10^k) covering `[lo, hi]`, about `target` of them.
@@ -209,15 +287,50 @@ impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::style::format_sig;
     use super::*;
 
     #[test]
-    fn sig_for_step_distinguishes_neighbours() {
-        let sig = sig_for_step(100.4, 0.2);
-        assert_eq!(format_sig(100.2, sig), "100.2");
-        assert_eq!(format_sig(100.4, sig), "100.4");
-        assert_eq!(sig_for_step(50.0, 10.0), 1);
+    fn exact_labels_are_the_values() {
+        let labels: Vec<String> = [1.0, 2.0, 4.0, 8.0, 16.0, 0.5, 1.5, 0.01, 1.1, 1e5, 2e-5]
+            .iter()
+            .map(|v| exact_label(*v))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "1", "2", "4", "8", "16", "0.5", "1.5", "0.01", "1.1", "100k", "20µ"
+            ]
+        );
+        let ticks = Ticks::exact(log2_ticks(0.5, 1024.0));
+        for v in &ticks.values {
+            assert_eq!(crate::format::parse_prefixed(&ticks.label(*v)), Some(*v));
+        }
+        for v in log_ticks(0.85, 1.3)
+            .into_iter()
+            .chain(log_ticks(0.002, 30.0))
+        {
+            let back = crate::format::parse_prefixed(&exact_label(v)).unwrap();
+            assert!(
+                (back - v).abs() <= v * 1e-9,
+                "{v} labelled {}",
+                exact_label(v)
+            );
+        }
+    }
+
+    #[test]
+    fn spaced_ticks_do_not_collide() {
+        let values: Vec<f64> = (1..=12).map(f64::from).collect();
+        let px = pixel_scale(1.0, 12.0, 120.0, false);
+        let kept = Ticks::exact(values.clone()).spaced(&px);
+        assert!(kept.values.len() < values.len() && kept.values[0] == 1.0);
+        for w in kept.values.windows(2) {
+            assert!(px(w[1]) - px(w[0]) >= 16.0, "{:?}", kept.values);
+        }
+        let roomy = Ticks::exact(values.clone()).spaced(pixel_scale(1.0, 12.0, 800.0, false));
+        assert_eq!(roomy.values, values);
+        let even = Ticks::even(vec![0.0, 0.5, 1.0], 0.5);
+        assert_eq!(even.label(1.0), "1.0");
     }
 
     #[test]

@@ -1,14 +1,18 @@
 //! Forest chart: one row per check with its ratio, CI, threshold and verdict on
 //! a log-scale axis with a reference line at 1.
+//!
+//! The wide rendition puts check names in a column left of the plot and verdicts right
+//! of it; the narrow one stacks each row: name, then verdict and numbers, then the bar.
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::ChartError;
-use super::axis::{self, Ticked};
+use super::axis::{self, Ticked, Ticks};
+use super::frame::{PlotBox, Title};
 use super::points::{self, Area, Overlay};
-use super::style::{self, FONT_LABEL, FONT_TICK, Marker};
+use super::style::{self, FONT_TICK, LABEL, Marker, Size, TICK};
+use super::text::{self, Align, Anchor, Face, Fitted, Text};
 
 /// Input for [`forest_svg`].
 #[derive(Clone, Debug, Default)]
@@ -53,79 +57,154 @@ impl Verdict {
         }
     }
 
-    /// Okabe–Ito colours plus a distinct marker per verdict.
+    /// The verdict colour (the page's too) and a distinct marker per verdict.
     fn look(self) -> (RGBColor, Marker) {
         match self {
-            Verdict::Pass => (style::PALETTE[2], Marker::Circle),
-            Verdict::Fail => (style::PALETTE[1], Marker::Cross),
-            Verdict::Inconclusive => (style::PALETTE[0], Marker::Diamond),
-            Verdict::NotRun => (RGBColor(0x99, 0x99, 0x99), Marker::HollowCircle),
+            Verdict::Pass => (style::VERDICT_PASS, Marker::Circle),
+            Verdict::Fail => (style::VERDICT_FAIL, Marker::Cross),
+            Verdict::Inconclusive => (style::VERDICT_INCONCLUSIVE, Marker::Diamond),
+            Verdict::NotRun => (style::VERDICT_NOT_RUN, Marker::HollowCircle),
         }
     }
 }
 
-const ROW_PX: u32 = 28;
-const LABEL_MAX_CHARS: usize = 40;
+/// Face of verdict words.
+const VERDICT: Face = Face::bold(style::FONT_LABEL);
+/// Margin plotters keeps around the plot, in pixels.
+const MARGIN: i32 = 10;
+/// Height of the x axis with its tick labels and title.
+const X_AXIS_PX: i32 = 44;
+/// Narrowest plot strip between the label and verdict columns of the wide rendition.
+const MIN_PLOT_PX: i32 = 320;
+/// Narrowest and widest the label column of the wide rendition may be.
+const LABEL_COLUMN: (i32, i32) = (150, 300);
+/// Lines a check name may take.
+const LABEL_LINES: usize = 2;
+/// Room between a text column and the plot.
+const COLUMN_GAP: i32 = 10;
+/// Room around the row's bar in the narrow rendition, below the texts.
+const NARROW_BAR_PX: i32 = 24;
 
-/// Narrowest plot strip between the label and verdict columns.
-const MIN_PLOT_PX: i32 = 400;
-/// Height of the key line under the axis.
-const KEY_PX: i32 = 22;
+/// The key under the axis, so the marks need no caption in the surrounding text.
+const KEY: [&str; 4] = [
+    "point: ratio",
+    "bar: 95% CI",
+    "dashed tick: threshold",
+    "grey line: 1 (no difference)",
+];
+const KEY_SEPARATOR: &str = " · ";
 
-/// Renders a forest chart as SVG.
-pub fn forest_svg(c: &ForestChart) -> Result<String, ChartError> {
+/// Renders a forest chart as SVG in the given rendition.
+pub fn forest_svg(c: &ForestChart, size: Size) -> Result<String, ChartError> {
     if c.rows.is_empty() {
-        return points::empty_chart(&c.title, "no checks");
+        return points::empty_chart(&c.title, "no checks", size);
     }
-    let layout = Layout::new(c);
-    let width = (style::WIDTH as i32).max(layout.left_w + layout.right_w + MIN_PLOT_PX + 20) as u32;
-    let height = 140 + ROW_PX * c.rows.len() as u32;
-    points::render(width, height, |root| draw(root, c, &layout))
+    let layout = Layout::new(c, size);
+    points::render(layout.width as u32, layout.height() as u32, |root| {
+        draw(root, c, &layout)
+    })
 }
 
-/// Column widths and the axis range, worked out before drawing.
+/// Where everything goes, worked out before drawing.
 struct Layout {
-    labels: Vec<String>,
+    size: Size,
+    width: i32,
+    title: Title,
+    /// Check names fitted to their room.
+    labels: Vec<Fitted>,
+    /// Width of the label column (wide) or 0 (narrow: names sit above the bars).
     left_w: i32,
+    /// Width of the widest verdict word plus a gap.
     word_w: i32,
+    /// Width of the verdict column (wide) or 0.
     right_w: i32,
+    row_px: i32,
     range: (f64, f64),
+    ticks: Ticks,
+    key: Vec<String>,
 }
 
 impl Layout {
-    fn new(c: &ForestChart) -> Layout {
-        let labels: Vec<String> = c
+    fn new(c: &ForestChart, size: Size) -> Layout {
+        let width = size.width() as i32;
+        let word_w = widest(c.rows.iter().map(|r| r.verdict.word()), VERDICT) + 8;
+        let summaries: Vec<String> = c.rows.iter().map(summary).collect();
+        let nums = widest(summaries.iter().map(String::as_str), LABEL);
+        let (left_w, right_w, label_room) = match size {
+            Size::Wide => {
+                let right_w = COLUMN_GAP + word_w + nums + 6;
+                let room = width - 2 * MARGIN - right_w - MIN_PLOT_PX - COLUMN_GAP;
+                let room = room.clamp(LABEL_COLUMN.0, LABEL_COLUMN.1);
+                (None, right_w, room)
+            }
+            Size::Narrow => (Some(0), 0, width - 2 * MARGIN - 8),
+        };
+        let labels: Vec<Fitted> = c
             .rows
             .iter()
-            .map(|r| style::ellipsize(&r.label, LABEL_MAX_CHARS))
+            .map(|r| text::fit(&r.label, LABEL, f64::from(label_room), LABEL_LINES))
             .collect();
-        let left_w = labels
-            .iter()
-            .map(|l| style::text_width(l, FONT_LABEL))
-            .max()
-            .unwrap_or(0)
-            + 16;
-        let word_w = c
-            .rows
-            .iter()
-            .map(|r| style::bold_text_width(r.verdict.word(), FONT_LABEL))
-            .max()
-            .unwrap_or(0)
-            + 10;
-        let nums = c
-            .rows
-            .iter()
-            .map(|r| style::text_width(&summary(r), FONT_LABEL))
-            .max()
-            .unwrap_or(0);
+        let lines = labels.iter().map(Fitted::line_count).max().unwrap_or(1) as i32;
+        let left_w = left_w.unwrap_or_else(|| {
+            let widest = labels.iter().map(|l| l.width(LABEL)).fold(0.0, f64::max);
+            widest.ceil() as i32 + COLUMN_GAP + 6
+        });
+        let row_px = match size {
+            Size::Wide => 28 + (lines - 1) * LABEL.line_height(),
+            Size::Narrow => (lines + 1) * LABEL.line_height() + NARROW_BAR_PX + 4,
+        };
+        let range = x_extent(&c.rows);
+        let plot_px = f64::from(width - 2 * MARGIN - left_w - right_w);
+        let ticks = Ticks::exact(axis::log_ticks(range.0, range.1))
+            .spaced(axis::pixel_scale(range.0, range.1, plot_px, true));
+        let key = key_lines(f64::from(width - 24));
         Layout {
+            size,
+            width,
+            title: Title::new(&c.title, size),
             labels,
             left_w,
             word_w,
-            right_w: word_w + nums + 16,
-            range: x_extent(&c.rows),
+            right_w,
+            row_px,
+            range,
+            ticks,
+            key,
         }
     }
+
+    /// Height of the plot with its x axis.
+    fn body_height(&self) -> i32 {
+        self.labels.len() as i32 * self.row_px + X_AXIS_PX + 2 * MARGIN
+    }
+
+    fn key_height(&self) -> i32 {
+        self.key.len() as i32 * TICK.line_height() + 8
+    }
+
+    fn height(&self) -> i32 {
+        self.title.height() + self.body_height() + self.key_height()
+    }
+}
+
+/// The key's items on as few lines no wider than `width` as they go, never split.
+fn key_lines(width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for item in KEY {
+        match lines.last_mut() {
+            Some(line) if TICK.width(&format!("{line}{KEY_SEPARATOR}{item}")) <= width => {
+                line.push_str(KEY_SEPARATOR);
+                line.push_str(item);
+            }
+            _ => lines.push(item.to_string()),
+        }
+    }
+    lines
+}
+
+/// Width of the widest of `texts` in `face`, in whole pixels.
+fn widest<'a>(texts: impl Iterator<Item = &'a str>, face: Face) -> i32 {
+    texts.map(|t| face.width(t)).fold(0.0, f64::max).ceil() as i32
 }
 
 fn positive(v: f64) -> Option<f64> {
@@ -149,147 +228,195 @@ fn x_extent(rows: &[ForestRow]) -> (f64, f64) {
     (lo / pad, hi * pad)
 }
 
-/// Text in the right column: the verdict word, then the ratio and its CI.
+/// The numbers next to the verdict: the ratio and its CI, `0.384 [0.344, 0.583]`.
 fn summary(r: &ForestRow) -> String {
+    use crate::format::ratio;
     match positive(r.ratio) {
         Some(v) if r.lo.is_finite() && r.hi.is_finite() => {
-            format!(
-                "{} [{}, {}]",
-                style::format_tick(v),
-                style::format_tick(r.lo),
-                style::format_tick(r.hi)
-            )
+            format!("{} [{}, {}]", ratio(v), ratio(r.lo), ratio(r.hi))
         }
-        Some(v) => style::format_tick(v),
+        Some(v) => ratio(v),
         None => "–".into(),
     }
 }
 
+/// Pixel geometry of one row: the band it owns and the height its bar is drawn at.
+struct RowBox {
+    top: i32,
+    bottom: i32,
+    bar: i32,
+}
+
 fn draw(root: &Area<'_>, c: &ForestChart, l: &Layout) -> Result<Overlay, ChartError> {
-    let titled = root.titled(&c.title, style::font(style::FONT_TITLE))?;
-    let (_, h) = titled.dim_in_pixel();
-    let (body, foot) = titled.split_vertically(h as i32 - KEY_PX);
+    let mut overlay = Overlay::default();
+    l.title.draw(&mut overlay);
+    let body = root.clone().shrink(
+        (0, l.title.height()),
+        (l.width as u32, l.body_height() as u32),
+    );
     let (lo, hi) = l.range;
     let n = c.rows.len();
     let mut chart = ChartBuilder::on(&body)
-        .margin(10)
-        .x_label_area_size(44)
+        .margin(MARGIN)
+        .x_label_area_size(X_AXIS_PX)
         .y_label_area_size(l.left_w)
         .right_y_label_area_size(l.right_w)
         .build_cartesian_2d(
-            Ticked::<LogCoord<f64>>::new((lo..hi).log_scale(), axis::log_ticks(lo, hi)),
+            Ticked::<LogCoord<f64>>::new((lo..hi).log_scale(), l.ticks.values.clone()),
             Ticked::<RangedCoordf64>::new(-0.5..n as f64 - 0.5, Vec::new()),
         )?;
     chart
         .configure_mesh()
-        .x_desc(format!("{} (log scale)", c.x_label))
-        .x_label_formatter(&|v| style::format_sig(*v, 3))
+        .x_label_formatter(&|v| l.ticks.label(*v))
         .label_style(style::font(FONT_TICK))
-        .axis_desc_style(style::font(FONT_LABEL))
         .bold_line_style(style::GRID)
         .light_line_style(TRANSPARENT)
         .axis_style(style::AXIS)
         .draw()?;
-    let map = |x: f64, y: f64| chart.backend_coord(&(x.clamp(lo, hi), y));
+    let plot = PlotBox::of(chart.plotting_area().get_pixel_range());
+    plot.x_title(&mut overlay, &format!("{} (log scale)", c.x_label));
+    let px = |v: f64| chart.backend_coord(&(v.clamp(lo, hi), 0.0)).0;
     // Rows run top to bottom in input order.
-    let row_y = |i: usize| (n - 1 - i) as f64;
-    draw_bands(root, n, &map, (lo, hi), &row_y)?;
+    let row_box = |i: usize| {
+        let y = (n - 1 - i) as f64;
+        let top = chart.backend_coord(&(lo, y + 0.5)).1;
+        let bottom = chart.backend_coord(&(lo, y - 0.5)).1;
+        let bar = match l.size {
+            Size::Wide => (top + bottom) / 2,
+            Size::Narrow => bottom - NARROW_BAR_PX / 2,
+        };
+        RowBox { top, bottom, bar }
+    };
+    draw_bands(root, n, &plot, &row_box)?;
     root.draw(&PathElement::new(
-        vec![map(1.0, -0.5), map(1.0, n as f64 - 0.5)],
+        vec![(px(1.0), plot.y.start), (px(1.0), plot.y.end)],
         style::AXIS.stroke_width(1),
     ))?;
     for (i, r) in c.rows.iter().enumerate() {
-        draw_row(root, r, row_y(i), &map)?;
-        draw_texts(
-            root,
-            r,
-            &l.labels[i],
-            map(lo, row_y(i)),
-            map(hi, row_y(i)),
-            l.word_w,
-        )?;
+        let b = row_box(i);
+        draw_row(root, r, &b, &px, l.size)?;
+        match l.size {
+            Size::Wide => wide_texts(&mut overlay, r, &l.labels[i], &b, &plot, l.word_w),
+            Size::Narrow => narrow_texts(&mut overlay, r, &l.labels[i], &b, &plot, l.word_w),
+        }
     }
-    // A key, so the marks need no caption in the surrounding text.
-    let key = "point: ratio · bar: 95% CI · dashed tick: threshold · grey line: 1 (no difference)";
-    let key_style = style::font(FONT_TICK).pos(Pos::new(HPos::Left, VPos::Center));
-    foot.draw_text(key, &key_style, (12, KEY_PX / 2))?;
-    Ok(Overlay::default())
+    let key_top = l.title.height() + l.body_height() + TICK.line_height() / 2;
+    let key = Fitted {
+        lines: l.key.clone(),
+        shortened: false,
+    };
+    overlay.text(
+        Text::fitted((12, key_top), TICK, &key, "")
+            .anchor(Anchor::Start)
+            .align(Align::FirstLine),
+    );
+    Ok(overlay)
 }
 
 /// Faint bands on every other row so a row can be followed from label to verdict.
 fn draw_bands(
     root: &Area<'_>,
     n: usize,
-    map: &impl Fn(f64, f64) -> (i32, i32),
-    (lo, hi): (f64, f64),
-    row_y: &impl Fn(usize) -> f64,
+    plot: &PlotBox,
+    row_box: &impl Fn(usize) -> RowBox,
 ) -> Result<(), ChartError> {
     for i in (1..n).step_by(2) {
-        let y = row_y(i);
-        let band = [map(lo, y + 0.5), map(hi, y - 0.5)];
+        let b = row_box(i);
+        let band = [(plot.x.start, b.top), (plot.x.end, b.bottom)];
         root.draw(&Rectangle::new(band, RGBColor(0xF4, 0xF4, 0xF4).filled()))?;
     }
     Ok(())
 }
 
+/// The threshold tick, the interval bar (only when there is an interval) and the ratio.
 fn draw_row(
     root: &Area<'_>,
     r: &ForestRow,
-    y: f64,
-    map: &impl Fn(f64, f64) -> (i32, i32),
+    b: &RowBox,
+    px: &impl Fn(f64) -> i32,
+    size: Size,
 ) -> Result<(), ChartError> {
     let (color, marker) = r.verdict.look();
+    let reach = match size {
+        Size::Wide => (b.bottom - b.top) * 2 / 5,
+        Size::Narrow => NARROW_BAR_PX / 2 - 2,
+    };
     if let Some(t) = r.threshold.and_then(positive) {
-        let (a, b) = (map(t, y + 0.4), map(t, y - 0.4));
         root.draw(&plotters::element::DashedPathElement::new(
-            vec![a, b],
+            vec![(px(t), b.bar - reach), (px(t), b.bar + reach)],
             3,
             2,
             style::TEXT.stroke_width(2),
         ))?;
     }
     if let (Some(l), Some(h)) = (positive(r.lo), positive(r.hi)) {
-        let (a, b) = (map(l.min(h), y), map(l.max(h), y));
+        let (a, z) = (px(l.min(h)), px(l.max(h)));
         // A thick bar without caps: caps would merge with the marker on narrow CIs.
-        root.draw(&PathElement::new(vec![a, b], color.stroke_width(3)))?;
+        root.draw(&PathElement::new(
+            vec![(a, b.bar), (z, b.bar)],
+            color.stroke_width(3),
+        ))?;
     }
     if let Some(v) = positive(r.ratio) {
-        style::draw_marker(root, marker, map(v, y), 5, color)?;
+        style::draw_marker(root, marker, (px(v), b.bar), 5, color)?;
     }
     Ok(())
 }
 
-/// Row label on the left; verdict word (in the verdict colour) and numbers on the right.
-fn draw_texts(
-    root: &Area<'_>,
+/// Wide rows: the name right-aligned left of the plot; verdict word (in the verdict
+/// colour) and numbers right of it.
+fn wide_texts(
+    overlay: &mut Overlay,
     r: &ForestRow,
-    label: &str,
-    left: (i32, i32),
-    right: (i32, i32),
+    label: &Fitted,
+    b: &RowBox,
+    plot: &PlotBox,
     word_w: i32,
-) -> Result<(), ChartError> {
+) {
     let (color, _) = r.verdict.look();
-    let at = |h| Pos::new(h, VPos::Center);
-    root.draw_text(
-        label,
-        &style::font(FONT_LABEL).pos(at(HPos::Right)),
-        (left.0 - 10, left.1),
-    )?;
-    let word = style::font_bold(FONT_LABEL)
-        .color(&color)
-        .pos(at(HPos::Left));
-    root.draw_text(r.verdict.word(), &word, (right.0 + 12, right.1))?;
-    root.draw_text(
-        &summary(r),
-        &style::font(FONT_LABEL).pos(at(HPos::Left)),
-        (right.0 + 12 + word_w, right.1),
-    )?;
-    Ok(())
+    let left = (plot.x.start - COLUMN_GAP, b.bar);
+    overlay.text(Text::fitted(left, LABEL, label, &r.label).anchor(Anchor::End));
+    let word_x = plot.x.end + COLUMN_GAP;
+    overlay.text(Text::line((word_x, b.bar), VERDICT, r.verdict.word()).color(color));
+    overlay.text(Text::line((word_x + word_w, b.bar), LABEL, &summary(r)));
+}
+
+/// Narrow rows: the name across the top of the row, then the verdict and numbers, then
+/// the bar; the texts get a white halo where they cross grid lines.
+fn narrow_texts(
+    overlay: &mut Overlay,
+    r: &ForestRow,
+    label: &Fitted,
+    b: &RowBox,
+    plot: &PlotBox,
+    word_w: i32,
+) {
+    let (color, _) = r.verdict.look();
+    let line = LABEL.line_height();
+    let x = plot.x.start + 4;
+    // Texts sit on the bar, so the room a shorter name leaves goes above it, between rows.
+    let verdict_y = b.bar - NARROW_BAR_PX / 2 - line / 2 + 2;
+    let first = verdict_y - label.line_count() as i32 * line;
+    overlay.text(
+        Text::fitted((x, first), LABEL, label, &r.label)
+            .align(Align::FirstLine)
+            .halo(),
+    );
+    overlay.text(
+        Text::line((x, verdict_y), VERDICT, r.verdict.word())
+            .color(color)
+            .halo(),
+    );
+    overlay.text(Text::line((x + word_w, verdict_y), LABEL, &summary(r)).halo());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn wide(c: &ForestChart) -> Result<String, ChartError> {
+        forest_svg(c, Size::Wide)
+    }
 
     fn row(label: &str, ratio: f64, threshold: Option<f64>, verdict: Verdict) -> ForestRow {
         ForestRow {
@@ -323,20 +450,20 @@ mod tests {
                 Verdict::NotRun,
             ),
         ]);
-        let svg = forest_svg(&c).unwrap();
+        let svg = wide(&c).unwrap();
         for s in [
             "spin vs nonfair t=1",
             "PASS",
             "FAIL",
             "INCONCLUSIVE",
             "NOT RUN",
-            "1.47 [1.4, 1.54]",
+            "1.47 [1.40, 1.54]",
         ] {
             assert!(svg.contains(s), "{s} missing");
         }
         assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"));
         assert!(svg.contains("ratio a / b (log scale)"));
-        assert_eq!(svg, forest_svg(&c).unwrap());
+        assert_eq!(svg, wide(&c).unwrap());
     }
 
     #[test]
@@ -349,7 +476,7 @@ mod tests {
 
     #[test]
     fn degenerate_input_does_not_panic() {
-        assert!(forest_svg(&chart(vec![])).unwrap().contains("no checks"));
+        assert!(wide(&chart(vec![])).unwrap().contains("no checks"));
         let bad = ForestRow {
             label: "x".into(),
             ratio: 0.0,
@@ -358,7 +485,116 @@ mod tests {
             threshold: Some(f64::NAN),
             verdict: Verdict::Fail,
         };
-        assert!(forest_svg(&chart(vec![bad])).is_ok());
-        assert!(forest_svg(&chart(vec![row("one", 1.0, Some(1.0), Verdict::Pass)])).is_ok());
+        assert!(wide(&chart(vec![bad])).is_ok());
+        assert!(wide(&chart(vec![row("one", 1.0, Some(1.0), Verdict::Pass)])).is_ok());
+    }
+
+    fn checks() -> ForestChart {
+        chart(vec![
+            row(
+                "non-fair at 2 threads is under half of 1 thread",
+                0.384,
+                Some(0.5),
+                Verdict::Pass,
+            ),
+            row(
+                "Treiber keeps at least a tenth of its one-thread throughput at 16 threads",
+                0.08,
+                Some(0.1),
+                Verdict::Fail,
+            ),
+            row("spin beats nonfair", 1.02, Some(1.1), Verdict::Inconclusive),
+            row(
+                "ticket lock at 64 threads",
+                f64::NAN,
+                Some(1.0),
+                Verdict::NotRun,
+            ),
+        ])
+    }
+
+    #[test]
+    fn long_names_wrap_at_words_with_a_tooltip_when_cut() {
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = forest_svg(&checks(), size).unwrap();
+            points::assert_rendition(&svg, size);
+            assert!(
+                !svg.contains("of …") && !svg.contains("thr…"),
+                "{size:?}: cut mid-word"
+            );
+            assert!(
+                svg.contains(">non-fair at 2 threads is") || svg.contains(">non-fair at 2 threads")
+            );
+            // Text that was shortened keeps its full wording as a tooltip.
+            for title in svg.split("<title>").skip(1) {
+                let full = title.split("</title>").next().unwrap();
+                assert!(checks().rows.iter().any(|r| r.label == full), "{full}");
+            }
+        }
+    }
+
+    #[test]
+    fn verdicts_use_the_page_colours() {
+        let svg = wide(&checks()).unwrap();
+        for (word, colour) in [
+            ("PASS", style::VERDICT_PASS),
+            ("FAIL", style::VERDICT_FAIL),
+            ("INCONCLUSIVE", style::VERDICT_INCONCLUSIVE),
+            ("NOT RUN", style::VERDICT_NOT_RUN),
+        ] {
+            let hex = style::hex(colour);
+            assert!(
+                svg.contains(&format!("fill=\"{hex}\">{word}</text>")),
+                "{word} not in {hex}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_interval_no_bar() {
+        let bar = format!(
+            "stroke=\"{}\" stroke-width=\"3\"",
+            style::hex(style::VERDICT_PASS)
+        );
+        let with = chart(vec![row("a", 2.0, None, Verdict::Pass)]);
+        assert_eq!(wide(&with).unwrap().matches(&bar).count(), 1);
+        let mut without = with.clone();
+        without.rows[0].lo = f64::NAN;
+        without.rows[0].hi = f64::NAN;
+        let svg = wide(&without).unwrap();
+        assert_eq!(svg.matches(&bar).count(), 0);
+        assert!(svg.contains("<circle"), "the ratio is still drawn");
+        assert!(svg.contains(">2.00</text>"));
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_svg() {
+        let c = chart(vec![row(
+            "red \u{1b}[31m bell \u{7}",
+            2.0,
+            None,
+            Verdict::Pass,
+        )]);
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = forest_svg(&c, size).unwrap();
+            assert!(!svg.contains('\u{1b}') && !svg.contains('\u{7}'));
+            assert!(svg.contains("red \u{FFFD}[31m bell \u{FFFD}"));
+        }
+    }
+
+    #[test]
+    fn the_key_breaks_between_items() {
+        assert_eq!(key_lines(2000.0).len(), 1);
+        let narrow = key_lines(336.0);
+        assert!(narrow.len() > 1);
+        assert_eq!(narrow.join(KEY_SEPARATOR), KEY.join(KEY_SEPARATOR));
+    }
+
+    #[test]
+    fn log_ticks_read_as_their_values() {
+        let svg = wide(&chart(vec![row("a", 16.0, Some(0.5), Verdict::Pass)])).unwrap();
+        for tick in ["0.5", "1", "2", "5", "10"] {
+            assert!(svg.contains(&format!(">\n{tick}\n<")), "tick {tick}");
+        }
     }
 }

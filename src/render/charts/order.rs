@@ -7,9 +7,11 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::ChartError;
-use super::axis::{self, Ticked, ValueAxis};
+use super::axis::{self, Ticked, Ticks, ValueAxis};
+use super::frame::{Framed, PlotBox};
+use super::legend::LegendEntry;
 use super::points::{self, Area, Cap, Overlay};
-use super::style::{self, FONT_LABEL, FONT_TICK, LegendEntry, Marker};
+use super::style::{self, FONT_TICK, Marker, Size};
 
 /// Input for [`run_order_svg`].
 #[derive(Clone, Debug, Default)]
@@ -36,9 +38,12 @@ pub struct OrderPoint {
 
 const POINT_DIAMETER: u32 = 5;
 const POINT_OPACITY: f64 = 0.75;
+/// Margin plotters keeps around the plot, in pixels.
+const MARGIN: i32 = 10;
 
-/// Renders a run-order chart as SVG. Mixing relative and absolute points is an error.
-pub fn run_order_svg(c: &RunOrderChart) -> Result<String, ChartError> {
+/// Renders a run-order chart as SVG in the given rendition. Mixing relative and absolute
+/// points is an error.
+pub fn run_order_svg(c: &RunOrderChart, size: Size) -> Result<String, ChartError> {
     let pts: Vec<&OrderPoint> = c.points.iter().filter(|p| p.value.is_finite()).collect();
     let relative = pts.first().is_some_and(|p| p.relative);
     if pts.iter().any(|p| p.relative != relative) {
@@ -47,16 +52,46 @@ pub fn run_order_svg(c: &RunOrderChart) -> Result<String, ChartError> {
         ));
     }
     if pts.is_empty() {
-        return points::empty_chart(&c.title, "no data");
+        return points::empty_chart(&c.title, "no data", size);
     }
     let y_label = if relative {
         relative_label(&c.y_label)
     } else {
         c.y_label.clone()
     };
-    points::render(style::WIDTH, style::HEIGHT, |root| {
-        draw(root, c, &pts, relative, &y_label)
-    })
+    let names = names(c, &pts);
+    let name_refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
+    let frame = Framed::new(size, &c.title, &name_refs);
+    let y = value_axis(&pts, relative);
+    let plot_px = f64::from(frame.plot_width() - 2 * MARGIN - y.label_area());
+    let x = position_axis(&pts, size, plot_px);
+    let chart = Chart {
+        frame: &frame,
+        names: &names,
+        x: &x,
+        y: &y,
+        y_label: &y_label,
+    };
+    points::render(frame.width, frame.height, |root| chart.draw(root, &pts))
+}
+
+/// Everything a run-order chart draws from, worked out before drawing.
+struct Chart<'a> {
+    frame: &'a Framed,
+    names: &'a [(usize, String)],
+    x: &'a PositionAxis,
+    y: &'a ValueAxis,
+    y_label: &'a str,
+}
+
+/// The value axis; a relative one always shows 1, so drift reads against it.
+fn value_axis(pts: &[&OrderPoint], relative: bool) -> ValueAxis {
+    let (lo, hi) = axis::extent(pts.iter().map(|p| p.value)).unwrap_or((0.0, 1.0));
+    if relative {
+        ValueAxis::new(lo.min(1.0), hi.max(1.0))
+    } else {
+        ValueAxis::new(lo, hi)
+    }
 }
 
 /// "throughput (Mops/s)" → "throughput ÷ cell median": the ratio has no unit.
@@ -97,91 +132,83 @@ fn cap_of(series: usize) -> (Cap, Marker) {
 
 /// The x axis: positions 1..=max with nice integer ticks and a little padding.
 struct PositionAxis {
-    ticks: Vec<f64>,
-    sig: u32,
+    ticks: Ticks,
     range: (f64, f64),
 }
 
-fn position_axis(pts: &[&OrderPoint]) -> PositionAxis {
+/// Position ticks for a plot `plot_px` wide: fewer in the narrow rendition, and never
+/// so many that labels collide.
+fn position_axis(pts: &[&OrderPoint], size: Size, plot_px: f64) -> PositionAxis {
     let max_pos = pts.iter().map(|p| p.position).max().unwrap_or(1).max(1) as f64;
-    let (mut ticks, step) = axis::nice_ticks(0.0, max_pos, 8);
+    let target = match size {
+        Size::Wide => 8,
+        Size::Narrow => 5,
+    };
+    let (ticks, step) = axis::nice_ticks(0.0, max_pos, target);
     // Positions are whole numbers: never tick between them.
-    if step < 1.0 {
-        ticks = (1..=max_pos as usize).map(|v| v as f64).collect();
-    }
+    let ticks = if step < 1.0 {
+        Ticks::exact((1..=max_pos as usize).map(|v| v as f64).collect())
+    } else {
+        Ticks::even(ticks, step)
+    };
     let pad = (max_pos * 0.02).max(0.5);
-    let sig = axis::sig_for_step(max_pos, step.max(1.0));
+    let range = (1.0 - pad, max_pos + pad);
     PositionAxis {
-        ticks,
-        sig,
-        range: (1.0 - pad, max_pos + pad),
+        ticks: ticks.spaced(axis::pixel_scale(range.0, range.1, plot_px, false)),
+        range,
     }
 }
 
-fn draw(
-    root: &Area<'_>,
-    c: &RunOrderChart,
-    pts: &[&OrderPoint],
-    relative: bool,
-    y_label: &str,
-) -> Result<Overlay, ChartError> {
-    let body = root.titled(&c.title, style::font(style::FONT_TITLE))?;
-    let names = names(c, pts);
-    let name_refs: Vec<&str> = names.iter().map(|(_, n)| n.as_str()).collect();
-    let (w, _) = body.dim_in_pixel();
-    let (plot_area, legend_area) =
-        body.split_horizontally(w as i32 - style::legend_width(&name_refs));
-    let x = position_axis(pts);
-    let (lo, hi) = axis::extent(pts.iter().map(|p| p.value)).unwrap_or((0.0, 1.0));
-    // The reference value 1 must be on a relative axis so drift reads against it.
-    let (lo, hi) = if relative {
-        (lo.min(1.0), hi.max(1.0))
-    } else {
-        (lo, hi)
-    };
-    let y = ValueAxis::new(lo, hi);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(10)
-        .x_label_area_size(44)
-        .y_label_area_size(y.label_area())
-        .build_cartesian_2d(
-            Ticked::<RangedCoordf64>::new(x.range.0..x.range.1, x.ticks.clone()),
-            y.coord(),
-        )?;
-    chart
-        .configure_mesh()
-        .x_desc("execution position")
-        .y_desc(y_label)
-        .x_label_formatter(&|v| style::format_sig(*v, x.sig))
-        .y_label_formatter(&|v| y.label(*v))
-        .label_style(style::font(FONT_TICK))
-        .axis_desc_style(style::font(FONT_LABEL))
-        .bold_line_style(style::GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(style::AXIS)
-        .draw()?;
-    let map = |px: f64, py: f64| chart.backend_coord(&(px, py));
-    if relative {
-        let (a, b) = (map(x.range.0, 1.0), map(x.range.1, 1.0));
-        let style = style::AXIS.stroke_width(1);
-        root.draw(&plotters::element::DashedPathElement::new(
-            vec![a, b],
-            6,
-            4,
-            style,
-        ))?;
+impl Chart<'_> {
+    fn draw(&self, root: &Area<'_>, pts: &[&OrderPoint]) -> Result<Overlay, ChartError> {
+        let (x, y) = (self.x, self.y);
+        let plot_area = self.frame.plot_area(root);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin(MARGIN)
+            .x_label_area_size(44)
+            .y_label_area_size(y.label_area())
+            .build_cartesian_2d(
+                Ticked::<RangedCoordf64>::new(x.range.0..x.range.1, x.ticks.values.clone()),
+                y.coord(),
+            )?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|v| x.ticks.label(*v))
+            .y_label_formatter(&|v| y.label(*v))
+            .label_style(style::font(FONT_TICK))
+            .bold_line_style(style::GRID)
+            .light_line_style(TRANSPARENT)
+            .axis_style(style::AXIS)
+            .draw()?;
+        let plot = PlotBox::of(chart.plotting_area().get_pixel_range());
+        let map = |px: f64, py: f64| chart.backend_coord(&(px, py));
+        let relative = pts.first().is_some_and(|p| p.relative);
+        if relative {
+            let (a, b) = (map(x.range.0, 1.0), map(x.range.1, 1.0));
+            let style = style::AXIS.stroke_width(1);
+            root.draw(&plotters::element::DashedPathElement::new(
+                vec![a, b],
+                6,
+                4,
+                style,
+            ))?;
+        }
+        let mut overlay = point_layer(pts, &map);
+        plot.x_title(&mut overlay, "execution position");
+        plot.y_title(&mut overlay, self.y_label, y.label_area());
+        let entries: Vec<LegendEntry> = self
+            .names
+            .iter()
+            .map(|(i, n)| LegendEntry {
+                name: n,
+                color: style::series_color(*i),
+                marker: cap_of(*i).1,
+                line: false,
+            })
+            .collect();
+        self.frame.draw(root, &mut overlay, &entries)?;
+        Ok(overlay)
     }
-    let entries: Vec<LegendEntry> = names
-        .iter()
-        .map(|(i, n)| LegendEntry {
-            name: n,
-            color: style::series_color(*i),
-            marker: cap_of(*i).1,
-            line: false,
-        })
-        .collect();
-    style::draw_legend(&legend_area, 10, &entries)?;
-    Ok(point_layer(pts, &map))
 }
 
 /// One point path per series, in series order.
@@ -207,6 +234,10 @@ mod tests {
     use super::super::points::count_marks as marks;
     use super::*;
 
+    fn wide(c: &RunOrderChart) -> Result<String, ChartError> {
+        run_order_svg(c, Size::Wide)
+    }
+
     fn chart(n: usize, relative: bool) -> RunOrderChart {
         let points = (0..n)
             .map(|i| OrderPoint {
@@ -231,7 +262,7 @@ mod tests {
 
     #[test]
     fn names_escaped_and_present() {
-        let svg = run_order_svg(&chart(40, false)).unwrap();
+        let svg = wide(&chart(40, false)).unwrap();
         for name in [
             "nonfair",
             "fair",
@@ -257,7 +288,7 @@ mod tests {
                 .collect(),
             ..chart(0, false)
         };
-        let svg = run_order_svg(&c).unwrap();
+        let svg = wide(&c).unwrap();
         assert_eq!(marks(&svg), 6);
         assert_eq!(
             svg.matches("<path fill=\"none\" stroke=\"#").count(),
@@ -269,33 +300,45 @@ mod tests {
     #[test]
     fn ten_thousand_points_stay_small_and_deterministic() {
         let c = chart(10_000, false);
-        let svg = run_order_svg(&c).unwrap();
+        let svg = wide(&c).unwrap();
         assert!(svg.len() < 200_000, "{} bytes", svg.len());
-        assert_eq!(svg, run_order_svg(&c).unwrap());
+        assert_eq!(svg, wide(&c).unwrap());
     }
 
     #[test]
     fn relative_labels_and_mixing() {
-        let svg = run_order_svg(&chart(20, true)).unwrap();
+        let svg = wide(&chart(20, true)).unwrap();
         assert!(svg.contains("throughput ÷ cell median"));
         let mut mixed = chart(20, true);
         mixed.points[3].relative = false;
-        assert!(matches!(run_order_svg(&mixed), Err(ChartError::Invalid(_))));
+        assert!(matches!(wide(&mixed), Err(ChartError::Invalid(_))));
         assert_eq!(relative_label("ns/op"), "ns/op ÷ cell median");
     }
 
     #[test]
     fn degenerate_input_does_not_panic() {
-        assert!(run_order_svg(&chart(0, false)).unwrap().contains("no data"));
+        assert!(wide(&chart(0, false)).unwrap().contains("no data"));
         let mut c = chart(3, false);
         c.points.iter_mut().for_each(|p| p.value = 5.0);
-        assert!(run_order_svg(&c).is_ok());
+        assert!(wide(&c).is_ok());
         c.points[0].value = f64::NAN;
         c.points[1].series = 1_000_000; // unnamed series gets a placeholder name
-        let svg = run_order_svg(&c).unwrap();
+        let svg = wide(&c).unwrap();
         assert!(svg.contains("series 1000000") && !svg.contains("series 999999"));
         c.series_names.clear();
         c.points.truncate(1);
-        assert!(run_order_svg(&c).is_ok());
+        assert!(wide(&c).is_ok());
+    }
+
+    #[test]
+    fn both_renditions_fit_their_width_with_readable_text() {
+        for relative in [false, true] {
+            let c = chart(400, relative);
+            for size in [Size::Wide, Size::Narrow] {
+                let svg = run_order_svg(&c, size).unwrap();
+                points::assert_rendition(&svg, size);
+                assert!(svg.contains("execution position"));
+            }
+        }
     }
 }

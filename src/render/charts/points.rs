@@ -3,8 +3,8 @@
 //! plotters writes one `<circle>` per point (~70 bytes), which blows the size
 //! budget at 10,000 runs. Instead every series' points become ONE `<path>` of
 //! zero-length segments (`M x y h0`) with round caps and a stroke width equal to
-//! the point diameter; identical pixels are emitted once. The layer (plus any
-//! text plotters cannot draw, e.g. 45° labels) is spliced in before `</svg>`.
+//! the point diameter; identical pixels are emitted once. The layer (plus the
+//! text the charts fit and draw themselves) is spliced in before `</svg>`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -13,7 +13,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::ChartError;
-use super::style;
+use super::style::{self, Size};
+use super::text::{Align, Anchor, Text};
 
 /// The drawing surface every chart draws on.
 pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -36,16 +37,6 @@ struct PointPath {
     order: Vec<(i32, i32)>,
 }
 
-/// Text drawn outside plotters (it can only rotate by multiples of 90°).
-struct TextMark {
-    x: i32,
-    y: i32,
-    rotate: i32,
-    anchor: &'static str,
-    size: f64,
-    text: String,
-}
-
 /// A line drawn above the points (e.g. a median bar that dense points would hide).
 struct Segment {
     from: (i32, i32),
@@ -60,7 +51,7 @@ struct Segment {
 pub struct Overlay {
     paths: Vec<PointPath>,
     segments: Vec<Segment>,
-    texts: Vec<TextMark>,
+    texts: Vec<Text>,
 }
 
 impl Overlay {
@@ -103,23 +94,9 @@ impl Overlay {
         });
     }
 
-    /// Adds a text element; `text` is user data and is escaped on output.
-    pub fn text(
-        &mut self,
-        (x, y): (i32, i32),
-        rotate: i32,
-        anchor: &'static str,
-        size: f64,
-        text: &str,
-    ) {
-        self.texts.push(TextMark {
-            x,
-            y,
-            rotate,
-            anchor,
-            size,
-            text: text.to_string(),
-        });
+    /// Adds a block of text, drawn above everything else; it is escaped on output.
+    pub fn text(&mut self, text: Text) {
+        self.texts.push(text);
     }
 
     /// Number of point marks that will be drawn (after pixel deduplication).
@@ -166,47 +143,15 @@ impl Overlay {
                 g.from.1,
                 g.to.0,
                 g.to.1,
-                hex(g.color),
+                style::hex(g.color),
                 g.width
             );
         }
         for t in &self.texts {
-            let _ = writeln!(
-                out,
-                r#"<text x="{x}" y="{y}" transform="rotate({r} {x} {y})" text-anchor="{a}" dy="0.35em" font-family="{f}" font-size="{s}" fill="{c}">{text}</text>"#,
-                x = t.x,
-                y = t.y,
-                r = t.rotate,
-                a = t.anchor,
-                f = style::FONT_FAMILY,
-                s = t.size,
-                c = hex(style::TEXT),
-                text = xml_escape(&t.text),
-            );
+            t.write_svg(&mut out);
         }
         out
     }
-}
-
-fn hex(c: RGBColor) -> String {
-    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
-}
-
-/// Escapes text for SVG content and attribute values. plotters escapes the text
-/// it draws itself; this is for what the overlay writes.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Deterministic jitter: the golden-ratio sequence spreads runs evenly across
@@ -247,20 +192,19 @@ fn insert_before_close(mut svg: String, extra: &str) -> Result<String, ChartErro
 
 /// Renders a titled placeholder when nothing in the input can be plotted, so a
 /// report page shows why the chart is empty instead of failing.
-pub fn empty_chart(title: &str, why: &str) -> Result<String, ChartError> {
-    render(style::WIDTH, 160, |root| {
-        let body = root.titled(title, style::font(style::FONT_TITLE))?;
-        let (w, h) = body.dim_in_pixel();
-        let pos = plotters::style::text_anchor::Pos::new(
-            plotters::style::text_anchor::HPos::Center,
-            plotters::style::text_anchor::VPos::Center,
+pub fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartError> {
+    let heading = super::frame::Title::new(title, size);
+    let height = heading.height() + 100;
+    render(size.width(), height as u32, |_| {
+        let mut overlay = Overlay::default();
+        heading.draw(&mut overlay);
+        let middle = (size.width() as i32 / 2, heading.height() + 50);
+        overlay.text(
+            Text::line(middle, style::LABEL, why)
+                .anchor(Anchor::Middle)
+                .align(Align::Center),
         );
-        body.draw_text(
-            why,
-            &style::font(style::FONT_LABEL).pos(pos),
-            (w as i32 / 2, h as i32 / 2),
-        )?;
-        Ok(Overlay::default())
+        Ok(overlay)
     })
 }
 
@@ -271,6 +215,37 @@ pub fn count_marks(svg: &str) -> usize {
         .filter(|l| l.contains("stroke-linecap="))
         .map(|l| l.matches('M').count())
         .sum()
+}
+
+/// Checks what every rendition promises: a narrow canvas no wider than a phone's column, a
+/// `viewBox` matching the canvas, and no text smaller than the tick font (for tests). (A wide
+/// strip chart of many cells grows wider than [`style::WIDTH`] to keep its columns apart.)
+#[cfg(test)]
+pub fn assert_rendition(svg: &str, size: Size) {
+    let head = &svg[..svg.find('>').expect("an <svg> tag")];
+    let attr = |name: &str| -> String {
+        let start = head.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+        head[start..].split('"').next().unwrap().to_string()
+    };
+    let (w, h) = (attr("width"), attr("height"));
+    if size == Size::Narrow {
+        assert!(
+            w.parse::<u32>().unwrap() <= size.width(),
+            "narrow chart is {w} wide"
+        );
+    }
+    assert_eq!(attr("viewBox"), format!("0 0 {w} {h}"));
+    let sizes = svg.split("font-size=\"").skip(1).map(|rest| {
+        let v = rest.split('"').next().unwrap();
+        v.parse::<f64>()
+            .unwrap_or_else(|_| panic!("font-size {v:?}"))
+    });
+    let mut seen = 0;
+    for px in sizes {
+        assert!(px >= style::FONT_TICK, "{size:?} chart has {px} px text");
+        seen += 1;
+    }
+    assert!(seen > 0, "no text at all");
 }
 
 #[cfg(test)]
@@ -295,7 +270,8 @@ mod tests {
     #[test]
     fn overlay_text_is_escaped() {
         let mut o = Overlay::default();
-        o.text((0, 0), -45, "end", 11.0, "<script>alert(1)</script> & 'x'");
+        let hostile = "<script>alert(1)</script> & 'x'";
+        o.text(Text::line((0, 0), style::TICK, hostile).rotate(-45));
         let svg = o.to_svg();
         assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &apos;x&apos;"));
         assert!(!svg.contains("<script>"));
@@ -327,7 +303,10 @@ mod tests {
 
     #[test]
     fn empty_chart_renders() {
-        let svg = empty_chart("t <x>", "no data").unwrap();
-        assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = empty_chart("t <x>", "no data", size).unwrap();
+            assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
+            assert!(svg.contains(&format!("width=\"{}\"", size.width())));
+        }
     }
 }

@@ -6,9 +6,11 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::ChartError;
-use super::axis::{self, Ticked, ValueAxis};
+use super::axis::{self, Ticked, Ticks, ValueAxis};
+use super::frame::{Framed, PlotBox};
+use super::legend::LegendEntry;
 use super::points::{self, Area, Overlay};
-use super::style::{self, FONT_LABEL, FONT_TICK, HEIGHT, LegendEntry, Marker, WIDTH};
+use super::style::{self, FONT_TICK, Marker, Size};
 
 /// Input for [`scaling_svg`].
 #[derive(Clone, Debug, Default)]
@@ -59,30 +61,50 @@ const DODGE_PX: f64 = 6.0;
 const RAW_DIAMETER: u32 = 4;
 const RAW_OPACITY: f64 = 0.5;
 
-/// Renders a scaling chart as SVG.
-pub fn scaling_svg(c: &ScalingChart) -> Result<String, ChartError> {
+/// Margin plotters keeps around the plot, in pixels.
+const MARGIN: i32 = 10;
+
+/// Renders a scaling chart as SVG in the given rendition.
+pub fn scaling_svg(c: &ScalingChart, size: Size) -> Result<String, ChartError> {
     let cells: Vec<Vec<Cell>> = c.series.iter().map(|s| prepare(s, c.log_x)).collect();
     // A y extent exists only if some cell survived filtering, so `xs` is not empty.
     let Some((y_lo, y_hi)) = y_extent(&cells) else {
-        return points::empty_chart(&c.title, "no data");
+        return points::empty_chart(&c.title, "no data", size);
     };
     let xs = distinct_xs(&cells);
     let y = ValueAxis::new(y_lo, y_hi);
-    let gap = xs
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .fold(f64::INFINITY, f64::min);
-    let x_sig = axis::sig_for_step(xs[xs.len() - 1].abs().max(xs[0].abs()), gap);
+    let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+    let frame = Framed::new(size, &c.title, &names);
     let (lo, hi, ticks) = x_axis(&xs, c.log_x);
-    points::render(WIDTH, HEIGHT, |root| {
+    let plot_px = f64::from(frame.plot_width() - 2 * MARGIN - y.label_area());
+    let ticks = ticks.spaced(axis::pixel_scale(lo, hi, plot_px, c.log_x));
+    points::render(frame.width, frame.height, |root| {
+        let chart = Chart {
+            c,
+            frame: &frame,
+            cells: &cells,
+            y: &y,
+            x_ticks: &ticks,
+        };
         if c.log_x {
-            let x = Ticked::<LogCoord<f64>>::new((lo..hi).log_scale().base(2.0), ticks);
-            draw(root, c, &cells, (x, x_sig), &y)
+            let x = (lo..hi).log_scale().base(2.0);
+            chart.draw(root, Ticked::<LogCoord<f64>>::new(x, ticks.values.clone()))
         } else {
-            let x = Ticked::<RangedCoordf64>::new(lo..hi, ticks);
-            draw(root, c, &cells, (x, x_sig), &y)
+            chart.draw(
+                root,
+                Ticked::<RangedCoordf64>::new(lo..hi, ticks.values.clone()),
+            )
         }
     })
+}
+
+/// Everything a scaling chart draws from, worked out before drawing.
+struct Chart<'a> {
+    c: &'a ScalingChart,
+    frame: &'a Framed,
+    cells: &'a [Vec<Cell>],
+    y: &'a ValueAxis,
+    x_ticks: &'a Ticks,
 }
 
 fn prepare(s: &Series, log_x: bool) -> Vec<Cell> {
@@ -121,7 +143,7 @@ fn y_extent(cells: &[Vec<Cell>]) -> Option<(f64, f64)> {
 }
 
 /// x range with padding, and ticks at the actual parameter values when few.
-fn x_axis(xs: &[f64], log: bool) -> (f64, f64, Vec<f64>) {
+fn x_axis(xs: &[f64], log: bool) -> (f64, f64, Ticks) {
     let (min, max) = (xs[0], xs[xs.len() - 1]);
     let few = xs.len() <= 12;
     if log {
@@ -135,7 +157,7 @@ fn x_axis(xs: &[f64], log: bool) -> (f64, f64, Vec<f64>) {
         } else {
             axis::log2_ticks(min, max)
         };
-        (min / pad, max * pad, ticks)
+        (min / pad, max * pad, Ticks::exact(ticks))
     } else {
         let pad = if max > min {
             (max - min) * 0.05
@@ -143,67 +165,62 @@ fn x_axis(xs: &[f64], log: bool) -> (f64, f64, Vec<f64>) {
             min.abs().max(1.0) * 0.5
         };
         let ticks = if few {
-            xs.to_vec()
+            Ticks::exact(xs.to_vec())
         } else {
-            let (t, _) = axis::nice_ticks(min, max, 8);
-            t.into_iter()
-                .filter(|v| *v >= min - pad && *v <= max + pad)
-                .collect()
+            let (t, step) = axis::nice_ticks(min, max, 8);
+            let inside = |v: &f64| *v >= min - pad && *v <= max + pad;
+            Ticks::even(t.into_iter().filter(inside).collect(), step)
         };
         (min - pad, max + pad, ticks)
     }
 }
 
-fn draw<X>(
-    root: &Area<'_>,
-    c: &ScalingChart,
-    cells: &[Vec<Cell>],
-    (x, x_sig): (X, u32),
-    y: &ValueAxis,
-) -> Result<Overlay, ChartError>
-where
-    X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
-{
-    let body = root.titled(&c.title, style::font(style::FONT_TITLE))?;
-    let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
-    let (w, _) = body.dim_in_pixel();
-    let (plot_area, legend_area) = body.split_horizontally(w as i32 - style::legend_width(&names));
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(10)
-        .x_label_area_size(44)
-        .y_label_area_size(y.label_area())
-        .build_cartesian_2d(x, y.coord())?;
-    chart
-        .configure_mesh()
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .x_label_formatter(&|v| style::format_sig(*v, x_sig))
-        .y_label_formatter(&|v| y.label(*v))
-        .label_style(style::font(FONT_TICK))
-        .axis_desc_style(style::font(FONT_LABEL))
-        .bold_line_style(style::GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(style::AXIS)
-        .draw()?;
-    let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
-    let dodge = dodge_px(cells, &map);
-    let mut overlay = Overlay::default();
-    for (i, series) in cells.iter().enumerate() {
-        let off = ((i as f64 - (cells.len() as f64 - 1.0) / 2.0) * dodge).round() as i32;
-        draw_series(root, &mut overlay, series, i, off, &map)?;
+impl Chart<'_> {
+    fn draw<X>(&self, root: &Area<'_>, x: X) -> Result<Overlay, ChartError>
+    where
+        X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+    {
+        let (c, y) = (self.c, self.y);
+        let plot_area = self.frame.plot_area(root);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin(MARGIN)
+            .x_label_area_size(44)
+            .y_label_area_size(y.label_area())
+            .build_cartesian_2d(x, y.coord())?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|v| self.x_ticks.label(*v))
+            .y_label_formatter(&|v| y.label(*v))
+            .label_style(style::font(FONT_TICK))
+            .bold_line_style(style::GRID)
+            .light_line_style(TRANSPARENT)
+            .axis_style(style::AXIS)
+            .draw()?;
+        let mut overlay = Overlay::default();
+        let plot = PlotBox::of(chart.plotting_area().get_pixel_range());
+        plot.x_title(&mut overlay, &c.x_label);
+        plot.y_title(&mut overlay, &c.y_label, y.label_area());
+        let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        let dodge = dodge_px(self.cells, &map);
+        let n = self.cells.len() as f64;
+        for (i, series) in self.cells.iter().enumerate() {
+            let off = ((i as f64 - (n - 1.0) / 2.0) * dodge).round() as i32;
+            draw_series(root, &mut overlay, series, i, off, &map)?;
+        }
+        let entries: Vec<LegendEntry> = c
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LegendEntry {
+                name: &s.name,
+                color: style::series_color(i),
+                marker: Marker::for_series(i),
+                line: true,
+            })
+            .collect();
+        self.frame.draw(root, &mut overlay, &entries)?;
+        Ok(overlay)
     }
-    let entries: Vec<LegendEntry> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| LegendEntry {
-            name: n,
-            color: style::series_color(i),
-            marker: Marker::for_series(i),
-            line: true,
-        })
-        .collect();
-    style::draw_legend(&legend_area, 10, &entries)?;
-    Ok(overlay)
 }
 
 /// Offset between variants: at most [`DODGE_PX`], less when x values sit close together.
@@ -266,6 +283,10 @@ mod tests {
     use super::super::points::count_marks as marks;
     use super::*;
 
+    fn wide(c: &ScalingChart) -> Result<String, ChartError> {
+        scaling_svg(c, Size::Wide)
+    }
+
     fn chart(runs: usize, log_x: bool) -> ScalingChart {
         let names = ["nonfair", "fair", "spin", "<script>alert(1)</script>"];
         let series = names
@@ -302,7 +323,7 @@ mod tests {
 
     #[test]
     fn names_ticks_and_labels_appear_escaped() {
-        let svg = scaling_svg(&chart(5, true)).unwrap();
+        let svg = wide(&chart(5, true)).unwrap();
         // plotters writes text as ">\nTEXT\n</text>".
         for s in [
             "nonfair",
@@ -320,7 +341,7 @@ mod tests {
 
     #[test]
     fn raw_runs_are_one_path_per_series() {
-        let svg = scaling_svg(&chart(5, false)).unwrap();
+        let svg = wide(&chart(5, false)).unwrap();
         assert_eq!(svg.matches("stroke-linecap=\"round\"").count(), 4);
         // 4 series × 6 cells × 5 runs, distinct values and jitter offsets: no pixel collides.
         assert_eq!(marks(&svg), 120);
@@ -329,9 +350,9 @@ mod tests {
     #[test]
     fn ten_thousand_runs_stay_small_and_deterministic() {
         let c = chart(417, true);
-        let svg = scaling_svg(&c).unwrap();
+        let svg = wide(&c).unwrap();
         assert!(svg.len() < 200_000, "{} bytes", svg.len());
-        assert_eq!(svg, scaling_svg(&c).unwrap());
+        assert_eq!(svg, wide(&c).unwrap());
     }
 
     fn pt(x: f64, center: f64, raw: Vec<f64>) -> SeriesPoint {
@@ -362,10 +383,10 @@ mod tests {
             series: vec![],
             ..chart(0, true)
         };
-        assert!(scaling_svg(&empty).unwrap().contains("no data"));
+        assert!(wide(&empty).unwrap().contains("no data"));
         for log_x in [false, true] {
-            assert!(scaling_svg(&single(log_x, vec![pt(4.0, 7.0, vec![7.0; 3])])).is_ok());
-            assert!(scaling_svg(&single(log_x, vec![pt(1.0, 0.0, vec![0.0])])).is_ok());
+            assert!(wide(&single(log_x, vec![pt(4.0, 7.0, vec![7.0; 3])])).is_ok());
+            assert!(wide(&single(log_x, vec![pt(1.0, 0.0, vec![0.0])])).is_ok());
         }
         let bad = vec![
             pt(0.0, 1.0, vec![1.0]),
@@ -378,9 +399,78 @@ mod tests {
                 raw: vec![f64::NAN, 0.0],
             },
         ];
-        let svg = scaling_svg(&single(true, bad)).unwrap();
+        let svg = wide(&single(true, bad)).unwrap();
         assert_eq!(marks(&svg), 1, "only the finite raw value at a positive x");
         let nan_x = single(false, vec![pt(f64::NAN, 1.0, vec![])]);
-        assert!(scaling_svg(&nan_x).unwrap().contains("no data"));
+        assert!(wide(&nan_x).unwrap().contains("no data"));
+    }
+
+    #[test]
+    fn both_renditions_fit_their_width_with_readable_text() {
+        for log_x in [false, true] {
+            let c = chart(5, log_x);
+            for size in [Size::Wide, Size::Narrow] {
+                points::assert_rendition(&scaling_svg(&c, size).unwrap(), size);
+            }
+        }
+        let many = ScalingChart {
+            series: (0..9)
+                .map(|i| Series {
+                    name: format!("variant with a fairly long name number {i}"),
+                    ..chart(3, true).series[0].clone()
+                })
+                .collect(),
+            ..chart(3, true)
+        };
+        let narrow = scaling_svg(&many, Size::Narrow).unwrap();
+        points::assert_rendition(&narrow, Size::Narrow);
+        assert!(narrow.contains("number 8"), "every legend entry is drawn");
+    }
+
+    #[test]
+    fn many_x_values_get_ticks_that_do_not_collide() {
+        let xs: Vec<f64> = (1..=12).map(|k| f64::from(k * 100)).collect();
+        let c = single(false, xs.iter().map(|x| pt(*x, 1.0, vec![1.0])).collect());
+        let narrow = scaling_svg(&c, Size::Narrow).unwrap();
+        let wide = wide(&c).unwrap();
+        assert!(wide.contains(">\n1100\n<"));
+        assert!(!narrow.contains(">\n200\n<"), "neighbouring labels thinned");
+    }
+
+    #[test]
+    fn no_interval_no_bar() {
+        // Error bars are the only one-pixel lines in the series colour.
+        let bar = format!(
+            "stroke=\"{}\" stroke-width=\"1\"",
+            style::hex(style::series_color(0))
+        );
+        let with = single(
+            false,
+            vec![pt(1.0, 5.0, vec![5.0]), pt(2.0, 6.0, vec![6.0])],
+        );
+        let with = ScalingChart {
+            series: vec![Series {
+                name: "one".into(),
+                points: with.series[0]
+                    .points
+                    .iter()
+                    .map(|p| SeriesPoint {
+                        lo: p.center - 1.0,
+                        hi: p.center + 1.0,
+                        ..p.clone()
+                    })
+                    .collect(),
+            }],
+            ..with
+        };
+        assert_eq!(wide(&with).unwrap().matches(&bar).count(), 6);
+        let mut without = with.clone();
+        without.series[0].points.iter_mut().for_each(|p| {
+            p.lo = f64::NAN;
+            p.hi = f64::NAN;
+        });
+        let svg = wide(&without).unwrap();
+        assert_eq!(svg.matches(&bar).count(), 0);
+        assert_eq!(points::count_marks(&svg), 2, "the runs are still drawn");
     }
 }

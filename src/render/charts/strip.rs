@@ -1,5 +1,9 @@
 //! Strip chart: one column per cell with every run as a jittered point and the
 //! median with its CI, so spread and bimodality are visible at a glance.
+//!
+//! The wide rendition stands the cells side by side with slanted labels under them; the
+//! narrow one lays each cell out as a row (its label above its strip), values running
+//! across, so that a phone shows as many cells as there are without squeezing them.
 
 use std::collections::BTreeMap;
 
@@ -7,9 +11,11 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::ChartError;
-use super::axis::{self, Ticked, ValueAxis};
+use super::axis::{self, Ticked, Ticks, ValueAxis};
+use super::frame::{PlotBox, Title};
 use super::points::{self, Area, Overlay};
-use super::style::{self, FONT_LABEL, FONT_TICK};
+use super::style::{self, FONT_TICK, Size, TICK};
+use super::text::{self, Align, Anchor, Fitted, Text};
 
 /// Input for [`strip_svg`].
 #[derive(Clone, Debug, Default)]
@@ -35,8 +41,12 @@ pub struct StripCell {
     pub hi: f64,
 }
 
-/// Category labels longer than this are shortened so the rotated labels fit.
-const LABEL_MAX_CHARS: usize = 22;
+/// Longest a slanted cell label may be, in pixels, before it wraps or is shortened.
+const LABEL_ROOM: f64 = 150.0;
+/// Lines a cell label may take.
+const LABEL_LINES: usize = 2;
+/// sin 45°: how far a slanted label reaches down (and left) per pixel of its length.
+const SLANT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 const POINT_DIAMETER: u32 = 4;
 const POINT_OPACITY: f64 = 0.55;
 /// Share of a column's width used by the point jitter, the CI box and the median bar.
@@ -44,151 +54,329 @@ const POINT_OPACITY: f64 = 0.55;
 const JITTER_SHARE: f64 = 0.4;
 const BOX_SHARE: f64 = 0.6;
 const BAR_SHARE: f64 = 0.7;
+/// Margin plotters keeps around the plot, in pixels.
+const MARGIN: i32 = 10;
+/// Height of a row's strip of points in the narrow rendition.
+const NARROW_STRIP: i32 = 24;
+/// Height of the value axis with its tick labels and title in the narrow rendition.
+const NARROW_AXIS: i32 = 44;
 
-/// Renders a strip chart as SVG.
-pub fn strip_svg(c: &StripChart) -> Result<String, ChartError> {
+/// Renders a strip chart as SVG in the given rendition.
+pub fn strip_svg(c: &StripChart, size: Size) -> Result<String, ChartError> {
     let all = c
         .cells
         .iter()
         .flat_map(|k| k.values.iter().chain([&k.median, &k.lo, &k.hi]));
     let Some((lo, hi)) = axis::extent(all.copied()) else {
-        return points::empty_chart(&c.title, "no data");
+        return points::empty_chart(&c.title, "no data", size);
     };
-    let width = style::WIDTH.max(120 + 30 * c.cells.len() as u32);
-    let labels: Vec<String> = c
+    match size {
+        Size::Wide => wide(c, ValueAxis::new(lo, hi)),
+        Size::Narrow => narrow(c, ValueAxis::with_target(lo, hi, 4)),
+    }
+}
+
+/// Cells side by side, slanted labels under them.
+fn wide(c: &StripChart, y: ValueAxis) -> Result<String, ChartError> {
+    let n = c.cells.len() as i32;
+    let width = (style::WIDTH as i32).max(120 + 30 * n);
+    let title = Title::new(&c.title, Size::Wide);
+    let col_px = (width - 2 * MARGIN - y.label_area()) / n;
+    // Two slanted lines need a column wide enough to keep them clear of the next label
+    // (glyphs fill less than their line, so a little less than two line heights will do).
+    let lines = if f64::from(col_px) * SLANT >= 1.6 * f64::from(TICK.line_height()) {
+        LABEL_LINES
+    } else {
+        1
+    };
+    let labels: Vec<Fitted> = c
         .cells
         .iter()
-        .map(|k| style::ellipsize(&k.label, LABEL_MAX_CHARS))
+        .map(|k| text::fit(&k.label, TICK, LABEL_ROOM, lines))
         .collect();
-    let longest = labels
-        .iter()
-        .map(|l| style::text_width(l, FONT_TICK))
-        .max()
-        .unwrap_or(0);
-    // Labels are rotated 45°, so their vertical extent is width × sin 45°.
-    let label_area = (longest as f64 * 0.71) as u32 + 18;
-    let y = ValueAxis::new(lo, hi);
-    points::render(width, style::HEIGHT + label_area - 40, |root| {
-        draw(root, c, &labels, &y, label_area)
+    let longest = labels.iter().map(|l| l.width(TICK)).fold(0.0, f64::max);
+    let depth = (lines as i32 - 1) * TICK.line_height();
+    let label_area = ((longest + f64::from(depth)) * SLANT) as i32 + 18;
+    let height = style::HEIGHT as i32 + label_area - 40;
+    points::render(width as u32, height as u32, |root| {
+        let mut overlay = Overlay::default();
+        title.draw(&mut overlay);
+        let body = root.clone().shrink(
+            (0, title.height()),
+            (width as u32, (height - title.height()) as u32),
+        );
+        let columns = Columns {
+            labels: &labels,
+            axis: &y,
+            label_area,
+        };
+        columns.draw(root, &body, &mut overlay, c)?;
+        Ok(overlay)
     })
 }
 
-fn draw(
-    root: &Area<'_>,
-    c: &StripChart,
-    labels: &[String],
-    y: &ValueAxis,
-    label_area: u32,
-) -> Result<Overlay, ChartError> {
-    let body = root.titled(&c.title, style::font(style::FONT_TITLE))?;
-    let n = c.cells.len();
-    // The first rotated label reaches left of its column; leave room for it.
-    let col_w = (body.dim_in_pixel().0 as i32 - y.label_area()) / n as i32;
-    let first_reach = labels.first().map_or(0, |l| {
-        (style::text_width(l, FONT_TICK) as f64 * 0.71) as i32 - col_w / 2
-    });
-    let mut chart = ChartBuilder::on(&body)
-        .margin(10)
-        .x_label_area_size(label_area)
-        .y_label_area_size(y.label_area().max(first_reach))
-        .build_cartesian_2d(
-            Ticked::<RangedCoordf64>::new(-0.5..n as f64 - 0.5, Vec::new()),
-            y.coord(),
-        )?;
-    chart
-        .configure_mesh()
-        .y_desc(c.y_label.as_str())
-        .y_label_formatter(&|v| y.label(*v))
-        .label_style(style::font(FONT_TICK))
-        .axis_desc_style(style::font(FONT_LABEL))
-        .bold_line_style(style::GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(style::AXIS)
-        .draw()?;
-    let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
-    let col_px = map(1.0, 0.0).0 - map(0.0, 0.0).0;
-    draw_separators(root, c, &map, y.range)?;
-    let mut overlay = Overlay::default();
-    let mut by_group: BTreeMap<usize, Vec<(i32, i32)>> = BTreeMap::new();
-    for (i, cell) in c.cells.iter().enumerate() {
-        draw_summary(root, &mut overlay, cell, i as f64, &map, col_px)?;
-        let pts = by_group.entry(cell.group).or_default();
-        let values = cell.values.iter().filter(|v| v.is_finite());
-        for (k, v) in values.enumerate() {
-            let (x, y) = map(i as f64, *v);
-            pts.push((
-                x + points::jitter(k, (col_px as f64 * JITTER_SHARE) as i32),
-                y,
-            ));
-        }
-    }
-    for (group, pts) in by_group {
-        overlay.begin_series(style::series_color(group), POINT_DIAMETER, POINT_OPACITY);
-        pts.into_iter().for_each(|p| overlay.point(p));
-    }
-    let axis_y = map(0.0, y.range.0).1;
-    for (i, label) in labels.iter().enumerate() {
-        let (x, _) = map(i as f64, y.range.0);
-        overlay.text((x + 4, axis_y + 10), -45, "end", FONT_TICK, label);
-    }
-    Ok(overlay)
+/// The wide layout's fitted labels, value axis and the depth of the slanted labels.
+struct Columns<'a> {
+    labels: &'a [Fitted],
+    axis: &'a ValueAxis,
+    label_area: i32,
 }
 
-/// Light vertical lines between groups, so variants read as blocks.
-fn draw_separators(
-    root: &Area<'_>,
-    c: &StripChart,
-    map: &impl Fn(f64, f64) -> (i32, i32),
-    (y0, y1): (f64, f64),
-) -> Result<(), ChartError> {
-    for (i, pair) in c.cells.windows(2).enumerate() {
-        if pair[0].group != pair[1].group {
-            let x = i as f64 + 0.5;
-            root.draw(&PathElement::new(
-                vec![map(x, y0), map(x, y1)],
-                style::AXIS.mix(0.5).stroke_width(1),
-            ))?;
+impl Columns<'_> {
+    /// Builds the chart on `body` and draws the marks on `root` (in canvas pixels).
+    fn draw(
+        &self,
+        root: &Area<'_>,
+        body: &Area<'_>,
+        overlay: &mut Overlay,
+        c: &StripChart,
+    ) -> Result<(), ChartError> {
+        let (labels, y) = (self.labels, self.axis);
+        let n = c.cells.len();
+        // The first slanted label reaches left of its column; leave room for it.
+        let col_w = (body.dim_in_pixel().0 as i32 - y.label_area()) / n as i32;
+        let first_reach = labels
+            .first()
+            .map_or(0, |l| (l.width(TICK) * SLANT) as i32 - col_w / 2);
+        let y_area = y.label_area().max(first_reach);
+        let mut chart = ChartBuilder::on(body)
+            .margin(MARGIN)
+            .x_label_area_size(self.label_area)
+            .y_label_area_size(y_area)
+            .build_cartesian_2d(
+                Ticked::<RangedCoordf64>::new(-0.5..n as f64 - 0.5, Vec::new()),
+                y.coord(),
+            )?;
+        chart
+            .configure_mesh()
+            .y_label_formatter(&|v| y.label(*v))
+            .label_style(style::font(FONT_TICK))
+            .bold_line_style(style::GRID)
+            .light_line_style(TRANSPARENT)
+            .axis_style(style::AXIS)
+            .draw()?;
+        let plot = PlotBox::of(chart.plotting_area().get_pixel_range());
+        plot.y_title(overlay, &c.y_label, y_area);
+        let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        let col_px = map(1.0, 0.0).0 - map(0.0, 0.0).0;
+        let place = |i: usize, v: f64, across: i32| {
+            let (x, y) = map(i as f64, v);
+            (x + across, y)
+        };
+        let strips = Strips {
+            cells: &c.cells,
+            place: &place,
+            across_px: col_px,
+        };
+        strips.separators(root, |i| {
+            let x = map(i as f64 + 0.5, 0.0).0;
+            [(x, plot.y.start), (x, plot.y.end)]
+        })?;
+        strips.draw(root, overlay)?;
+        for (i, (label, cell)) in labels.iter().zip(&c.cells).enumerate() {
+            let x = map(i as f64, y.range.0).0;
+            overlay.text(
+                Text::fitted((x + 4, plot.y.end + 10), TICK, label, &cell.label)
+                    .anchor(Anchor::End)
+                    .rotate(-45),
+            );
         }
+        Ok(())
     }
-    Ok(())
 }
 
-/// The CI as a translucent box under the points, and the median as a dark bar
-/// on top of them (wider than the point cloud) so dense runs cannot hide it.
-fn draw_summary(
-    root: &Area<'_>,
-    overlay: &mut Overlay,
-    cell: &StripCell,
-    x: f64,
-    map: &impl Fn(f64, f64) -> (i32, i32),
-    col_px: i32,
-) -> Result<(), ChartError> {
-    let color = style::series_color(cell.group);
-    let half = |share: f64| (col_px as f64 * share / 2.0).round() as i32;
-    if cell.lo.is_finite() && cell.hi.is_finite() {
-        let (cx, top) = map(x, cell.lo.max(cell.hi));
-        let (_, bottom) = map(x, cell.lo.min(cell.hi));
-        let b = half(BOX_SHARE);
-        root.draw(&Rectangle::new(
-            [(cx - b, top), (cx + b, bottom.max(top + 1))],
-            color.mix(0.2).filled(),
-        ))?;
-        root.draw(&Rectangle::new(
-            [(cx - b, top), (cx + b, bottom.max(top + 1))],
-            color.mix(0.6).stroke_width(1),
-        ))?;
+/// One row per cell, its label above its strip, the values running across.
+fn narrow(c: &StripChart, x: ValueAxis) -> Result<String, ChartError> {
+    let width = style::NARROW_WIDTH as i32;
+    let title = Title::new(&c.title, Size::Narrow);
+    let room = f64::from(width - 2 * MARGIN - 8);
+    let labels: Vec<Fitted> = c
+        .cells
+        .iter()
+        .map(|k| text::fit(&k.label, TICK, room, LABEL_LINES))
+        .collect();
+    let lines = labels.iter().map(Fitted::line_count).max().unwrap_or(1) as i32;
+    let row_px = lines * TICK.line_height() + NARROW_STRIP + 4;
+    let body_h = c.cells.len() as i32 * row_px + NARROW_AXIS + 2 * MARGIN;
+    let height = title.height() + body_h;
+    let ticks = Ticks::even(x.ticks.clone(), x.step).spaced(axis::pixel_scale(
+        x.range.0,
+        x.range.1,
+        f64::from(width - 2 * MARGIN),
+        false,
+    ));
+    points::render(width as u32, height as u32, |root| {
+        let mut overlay = Overlay::default();
+        title.draw(&mut overlay);
+        let body = root
+            .clone()
+            .shrink((0, title.height()), (width as u32, body_h as u32));
+        let rows = Rows {
+            labels: &labels,
+            axis: &x,
+            ticks: &ticks,
+        };
+        rows.draw(root, &body, &mut overlay, c)?;
+        Ok(overlay)
+    })
+}
+
+/// The narrow layout's fitted labels and value axis.
+struct Rows<'a> {
+    labels: &'a [Fitted],
+    axis: &'a ValueAxis,
+    ticks: &'a Ticks,
+}
+
+impl Rows<'_> {
+    /// Builds the chart on `body` and draws the marks on `root` (in canvas pixels).
+    fn draw(
+        &self,
+        root: &Area<'_>,
+        body: &Area<'_>,
+        overlay: &mut Overlay,
+        c: &StripChart,
+    ) -> Result<(), ChartError> {
+        let n = c.cells.len();
+        let x = self.axis;
+        let mut chart = ChartBuilder::on(body)
+            .margin(MARGIN)
+            .x_label_area_size(NARROW_AXIS)
+            .y_label_area_size(0)
+            .build_cartesian_2d(
+                Ticked::<RangedCoordf64>::new(x.range.0..x.range.1, self.ticks.values.clone()),
+                Ticked::<RangedCoordf64>::new(-0.5..n as f64 - 0.5, Vec::new()),
+            )?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|v| self.ticks.label(*v))
+            .label_style(style::font(FONT_TICK))
+            .bold_line_style(style::GRID)
+            .light_line_style(TRANSPARENT)
+            .axis_style(style::AXIS)
+            .draw()?;
+        let plot = PlotBox::of(chart.plotting_area().get_pixel_range());
+        plot.x_title(overlay, &c.y_label);
+        let map = |v: f64, row: f64| chart.backend_coord(&(v, row));
+        // Row i runs from the top; its strip sits below its label.
+        let row_y = |i: usize| (n - 1 - i) as f64;
+        let strip_centre = |i: usize| map(x.range.0, row_y(i) - 0.5).1 - 2 - NARROW_STRIP / 2;
+        let place = |i: usize, v: f64, across: i32| (map(v, 0.0).0, strip_centre(i) + across);
+        let strips = Strips {
+            cells: &c.cells,
+            place: &place,
+            across_px: NARROW_STRIP,
+        };
+        strips.separators(root, |i| {
+            let y = map(x.range.0, row_y(i) - 0.5).1;
+            [(plot.x.start, y), (plot.x.end, y)]
+        })?;
+        strips.draw(root, overlay)?;
+        for (i, (label, cell)) in self.labels.iter().zip(&c.cells).enumerate() {
+            let top = map(x.range.0, row_y(i) + 0.5).1;
+            let at = (plot.x.start + 4, top + 2 + TICK.line_height() / 2);
+            overlay.text(
+                Text::fitted(at, TICK, label, &cell.label)
+                    .align(Align::FirstLine)
+                    .halo(),
+            );
+        }
+        Ok(())
     }
-    if cell.median.is_finite() {
-        let (cx, y) = map(x, cell.median);
-        let b = half(BAR_SHARE);
-        overlay.segment((cx - b, y), (cx + b, y), style::TEXT, 2);
+}
+
+/// The marks of every cell, in either orientation: `place(i, v, across)` is the pixel of
+/// value `v` in cell `i`, moved `across` pixels across the cell's strip, which is
+/// `across_px` wide.
+struct Strips<'a, P: Fn(usize, f64, i32) -> (i32, i32)> {
+    cells: &'a [StripCell],
+    place: &'a P,
+    across_px: i32,
+}
+
+impl<P: Fn(usize, f64, i32) -> (i32, i32)> Strips<'_, P> {
+    /// CI boxes and median bars of every cell, then one point path per group.
+    fn draw(&self, area: &Area<'_>, overlay: &mut Overlay) -> Result<(), ChartError> {
+        let mut by_group: BTreeMap<usize, Vec<(i32, i32)>> = BTreeMap::new();
+        let spread = (f64::from(self.across_px) * JITTER_SHARE) as i32;
+        for (i, cell) in self.cells.iter().enumerate() {
+            self.summary(area, overlay, i, cell)?;
+            let pts = by_group.entry(cell.group).or_default();
+            let values = cell.values.iter().filter(|v| v.is_finite());
+            for (k, v) in values.enumerate() {
+                pts.push((self.place)(i, *v, points::jitter(k, spread)));
+            }
+        }
+        for (group, pts) in by_group {
+            overlay.begin_series(style::series_color(group), POINT_DIAMETER, POINT_OPACITY);
+            pts.into_iter().for_each(|p| overlay.point(p));
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Light lines between groups, so variants read as blocks; `line(i)` is the line
+    /// between cells `i` and `i + 1`.
+    fn separators(
+        &self,
+        area: &Area<'_>,
+        line: impl Fn(usize) -> [(i32, i32); 2],
+    ) -> Result<(), ChartError> {
+        for (i, pair) in self.cells.windows(2).enumerate() {
+            if pair[0].group != pair[1].group {
+                area.draw(&PathElement::new(
+                    line(i).to_vec(),
+                    style::AXIS.mix(0.5).stroke_width(1),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The CI as a translucent box under the points (only when there is an interval),
+    /// and the median as a dark bar on top of them (wider than the point cloud) so dense
+    /// runs cannot hide it.
+    fn summary(
+        &self,
+        area: &Area<'_>,
+        overlay: &mut Overlay,
+        i: usize,
+        cell: &StripCell,
+    ) -> Result<(), ChartError> {
+        let color = style::series_color(cell.group);
+        let half = |share: f64| (f64::from(self.across_px) * share / 2.0).round() as i32;
+        if cell.lo.is_finite() && cell.hi.is_finite() {
+            let b = half(BOX_SHARE);
+            let (a, z) = ((self.place)(i, cell.lo, -b), (self.place)(i, cell.hi, b));
+            // At least one pixel thick, so a zero-width interval still shows.
+            let corners = [
+                (a.0.min(z.0), a.1.min(z.1)),
+                (
+                    a.0.max(z.0).max(a.0.min(z.0) + 1),
+                    a.1.max(z.1).max(a.1.min(z.1) + 1),
+                ),
+            ];
+            area.draw(&Rectangle::new(corners, color.mix(0.2).filled()))?;
+            area.draw(&Rectangle::new(corners, color.mix(0.6).stroke_width(1)))?;
+        }
+        if cell.median.is_finite() {
+            let b = half(BAR_SHARE);
+            let (from, to) = (
+                (self.place)(i, cell.median, -b),
+                (self.place)(i, cell.median, b),
+            );
+            overlay.segment(from, to, style::TEXT, 2);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn wide_svg(c: &StripChart) -> Result<String, ChartError> {
+        strip_svg(c, Size::Wide)
+    }
 
     fn cell(label: &str, group: usize, values: Vec<f64>) -> StripCell {
         StripCell {
@@ -224,7 +412,7 @@ mod tests {
             cell("a t=1", 0, vec![1.0, 50.0, 100.0]),
             cell("b t=1", 1, vec![1.0, 50.0]),
         ]);
-        let svg = strip_svg(&c).unwrap();
+        let svg = wide_svg(&c).unwrap();
         assert_eq!(marks(&svg), 5);
         assert!(svg.contains("a t=1") && svg.contains("b t=1"));
         // One path per group, not one element per point.
@@ -241,7 +429,7 @@ mod tests {
                 cell(&format!("variant{} t={}", i / 6, i % 6), i / 6, values)
             })
             .collect();
-        let svg = strip_svg(&chart(cells)).unwrap();
+        let svg = wide_svg(&chart(cells)).unwrap();
         assert!(svg.len() < 200_000, "{} bytes", svg.len());
         assert!(marks(&svg) > 1000);
     }
@@ -249,16 +437,15 @@ mod tests {
     #[test]
     fn deterministic_and_escaped() {
         let c = chart(vec![cell("<script>alert(1)</script>", 0, vec![1.0, 2.0])]);
-        let a = strip_svg(&c).unwrap();
-        assert_eq!(a, strip_svg(&c).unwrap());
-        // Long labels are shortened (to 22 chars) before escaping.
-        assert!(a.contains("&lt;script&gt;alert(1)&lt;/scr…"));
+        let a = wide_svg(&c).unwrap();
+        assert_eq!(a, wide_svg(&c).unwrap());
+        assert!(a.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(!a.contains("<script>"));
     }
 
     #[test]
     fn degenerate_input_does_not_panic() {
-        assert!(strip_svg(&chart(vec![])).unwrap().contains("no data"));
+        assert!(wide_svg(&chart(vec![])).unwrap().contains("no data"));
         let nan = StripCell {
             label: "x".into(),
             group: 0,
@@ -267,19 +454,19 @@ mod tests {
             lo: f64::NAN,
             hi: f64::NAN,
         };
-        assert!(strip_svg(&chart(vec![nan])).is_ok());
+        assert!(wide_svg(&chart(vec![nan])).is_ok());
         // Equal values are spread by the jitter, so all five remain visible.
-        let svg = strip_svg(&chart(vec![cell("flat", 3, vec![10.0; 5])])).unwrap();
+        let svg = wide_svg(&chart(vec![cell("flat", 3, vec![10.0; 5])])).unwrap();
         assert_eq!(marks(&svg), 5);
     }
 
     #[test]
     fn extreme_values_do_not_panic() {
         let huge = cell("huge", 0, vec![-1e308, 1e308, f64::INFINITY]);
-        assert!(strip_svg(&chart(vec![huge])).is_ok());
+        assert!(wide_svg(&chart(vec![huge])).is_ok());
         let tiny = cell("tiny", 0, vec![5e-324, 0.0]);
         assert!(
-            strip_svg(&chart(vec![StripCell {
+            wide_svg(&chart(vec![StripCell {
                 median: 0.0,
                 lo: 0.0,
                 hi: 0.0,
@@ -287,5 +474,58 @@ mod tests {
             }]))
             .is_ok()
         );
+    }
+
+    #[test]
+    fn both_renditions_fit_their_width_with_readable_text() {
+        let cells: Vec<StripCell> = (0..24)
+            .map(|i| {
+                let label = format!("variant{} threads={}", i / 6, 1 << (i % 6));
+                cell(&label, i / 6, vec![10.0 + i as f64, 12.0, 14.5])
+            })
+            .collect();
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = strip_svg(&chart(cells.clone()), size).unwrap();
+            points::assert_rendition(&svg, size);
+            assert_eq!(marks(&svg), 24 * 3, "{size:?}");
+            assert!(svg.contains(">variant3 threads=32<"), "{size:?}");
+        }
+    }
+
+    #[test]
+    fn long_labels_wrap_and_keep_their_full_text() {
+        let long = "a cell label much too long to fit under a column however it is slanted, \
+                    and too long even for two lines across the screen of a phone, which is saying something";
+        let c = chart(vec![
+            cell(long, 0, vec![1.0, 2.0]),
+            cell("short", 1, vec![3.0]),
+        ]);
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = strip_svg(&c, size).unwrap();
+            assert!(svg.contains(&format!("<title>{long}</title>")), "{size:?}");
+            assert!(
+                svg.contains(">a cell label much"),
+                "{size:?}: wrapped at a word"
+            );
+        }
+    }
+
+    #[test]
+    fn no_interval_no_box() {
+        let boxed = |lo: f64, hi: f64| {
+            let c = chart(vec![StripCell {
+                lo,
+                hi,
+                ..cell("a", 0, vec![9.0, 10.0, 11.0])
+            }]);
+            strip_svg(&c, Size::Wide).unwrap()
+        };
+        // The CI box is the only fill at 20% opacity.
+        let fill = "opacity=\"0.2\"";
+        assert_eq!(boxed(9.0, 11.0).matches(fill).count(), 1);
+        let svg = boxed(f64::NAN, f64::NAN);
+        assert!(!svg.contains(fill));
+        assert_eq!(marks(&svg), 3, "the runs are still drawn");
+        assert!(svg.contains("<line"), "and the median");
     }
 }

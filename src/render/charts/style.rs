@@ -1,20 +1,54 @@
-//! Presentation shared by every chart: sizes, fonts, palette, markers, legend, tick format.
+//! Presentation shared by every chart: sizes, fonts, palette, verdict colours, markers.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Default canvas width in pixels; fits the content column of an mdBook page.
+use super::text::Face;
+
+/// Canvas width of the wide rendition in pixels; fits the content column of an mdBook page.
 pub const WIDTH: u32 = 800;
+/// Canvas width of the narrow rendition: a phone's content column (a 400 px screen less margins).
+pub const NARROW_WIDTH: u32 = 360;
 /// Default canvas height in pixels.
 pub const HEIGHT: u32 = 480;
 
-/// Font sizes in CSS pixels, a deliberately small scale so charts look alike.
+/// Which rendition of a chart to draw. Pages show charts at `max-width: 100%`, so a wide
+/// chart on a phone would shrink its text to a few pixels; the narrow one is laid out for
+/// that width instead, and no rendition sets text smaller than [`FONT_TICK`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// [`WIDTH`] pixels wide, legends to the right of the plot.
+    Wide,
+    /// [`NARROW_WIDTH`] pixels wide, legends under the plot, labels wrapped, as tall as needed.
+    Narrow,
+}
+
+impl Size {
+    /// Canvas width in pixels.
+    pub fn width(self) -> u32 {
+        match self {
+            Size::Wide => WIDTH,
+            Size::Narrow => NARROW_WIDTH,
+        }
+    }
+}
+
+/// Font sizes in CSS pixels, a deliberately small scale so charts look alike. The smallest,
+/// [`FONT_TICK`], is the floor for every text in every rendition.
 pub const FONT_TITLE: f64 = 16.0;
 pub const FONT_LABEL: f64 = 12.5;
 pub const FONT_TICK: f64 = 11.0;
 pub const FONT_LEGEND: f64 = 12.0;
-pub const FONT_FAMILY: &str = "sans-serif";
+/// Liberation Sans and Arial are metric-compatible with Helvetica, whose widths
+/// [`super::metrics`] uses to lay text out; so text takes the room it was given. (The value
+/// goes into a double-quoted XML attribute: it must not contain `"`.)
+pub const FONT_FAMILY: &str = "Liberation Sans, Arial, Helvetica, sans-serif";
+
+/// Measuring faces of the font sizes above.
+pub const TITLE: Face = Face::regular(FONT_TITLE);
+pub const LABEL: Face = Face::regular(FONT_LABEL);
+pub const TICK: Face = Face::regular(FONT_TICK);
+pub const LEGEND: Face = Face::regular(FONT_LEGEND);
 
 /// Text colour: near-black reads softer than pure black next to the data ink.
 pub const TEXT: RGBColor = RGBColor(0x33, 0x33, 0x33);
@@ -37,6 +71,21 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0xF0, 0xE4, 0x42), // yellow
 ];
 
+/// Verdict colours, the same in every chart (points, bars and verdict words). The report
+/// page's CSS uses the same values, so a verdict looks the same in text and in charts.
+pub const VERDICT_PASS: RGBColor = RGBColor(0x1A, 0x7F, 0x37);
+/// See [`VERDICT_PASS`].
+pub const VERDICT_FAIL: RGBColor = RGBColor(0xCF, 0x22, 0x2E);
+/// See [`VERDICT_PASS`].
+pub const VERDICT_INCONCLUSIVE: RGBColor = RGBColor(0x9A, 0x67, 0x00);
+/// See [`VERDICT_PASS`].
+pub const VERDICT_NOT_RUN: RGBColor = RGBColor(0x6E, 0x77, 0x81);
+
+/// `#RRGGBB` of a colour, as SVG attributes and CSS write it.
+pub fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
 /// Colour of series `i`; wraps around the palette.
 pub fn series_color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
@@ -58,32 +107,6 @@ fn backend_size(px: f64) -> f64 {
         .map(|d| f64::from_bits((v.to_bits() as i64 + d) as u64))
         .find(|c| c / 1.24 == px)
         .unwrap_or(v)
-}
-
-/// Bold variant of [`font`], for words that carry a verdict.
-pub fn font_bold(px: f64) -> TextStyle<'static> {
-    TextStyle::from((FONT_FAMILY, backend_size(px), FontStyle::Bold).into_font()).color(&TEXT)
-}
-
-/// Estimated width in pixels of `text` at `px`; the SVG backend cannot measure
-/// glyphs, so this average-advance estimate drives layout (margins, legend width).
-pub fn text_width(text: &str, px: f64) -> i32 {
-    (text.chars().count() as f64 * px * 0.58).ceil() as i32
-}
-
-/// [`text_width`] for bold text, whose glyphs run about 15% wider.
-pub fn bold_text_width(text: &str, px: f64) -> i32 {
-    (text.chars().count() as f64 * px * 0.68).ceil() as i32
-}
-
-/// Shortens user text that would otherwise push the layout apart.
-pub fn ellipsize(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max_chars.saturating_sub(1)).collect();
-    s.push('…');
-    s
 }
 
 /// Marker shapes; series `i` gets `Marker::for_series(i)` so colour is not the only cue.
@@ -162,151 +185,9 @@ pub fn draw_marker<DB: DrawingBackend>(
     }
 }
 
-/// One legend entry: a series name with its colour and marker.
-pub struct LegendEntry<'a> {
-    pub name: &'a str,
-    pub color: RGBColor,
-    pub marker: Marker,
-    /// Whether a line sample is drawn behind the marker (for line charts).
-    pub line: bool,
-}
-
-/// Width the legend column needs for `names` (marker, gap, longest name).
-pub fn legend_width(names: &[&str]) -> i32 {
-    let longest = names
-        .iter()
-        .map(|n| text_width(&ellipsize(n, LEGEND_MAX_CHARS), FONT_LEGEND))
-        .max()
-        .unwrap_or(0);
-    if names.is_empty() {
-        0
-    } else {
-        16 + 28 + 8 + longest + 12
-    }
-}
-
-const LEGEND_MAX_CHARS: usize = 28;
-
-/// Draws a vertical legend into `area` (which lies outside the plot, so it never covers data).
-pub fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    top: i32,
-    entries: &[LegendEntry<'_>],
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let style = font(FONT_LEGEND).pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, e) in entries.iter().enumerate() {
-        let y = top + 10 + i as i32 * 22;
-        let (x0, x1) = (16, 44);
-        if e.line {
-            area.draw(&PathElement::new(
-                vec![(x0, y), (x1, y)],
-                e.color.stroke_width(2),
-            ))?;
-        }
-        draw_marker(area, e.marker, ((x0 + x1) / 2, y), 4, e.color)?;
-        area.draw_text(&ellipsize(e.name, LEGEND_MAX_CHARS), &style, (x1 + 8, y))?;
-    }
-    Ok(())
-}
-
-/// Formats a tick label with three significant digits and k/M/G/T suffixes:
-/// 0.2 → "0.2", 8.4 → "8.4", 19.5 → "19.5", 1234 → "1.23k", 3.4e6 → "3.4M".
-pub fn format_tick(v: f64) -> String {
-    format_sig(v, 3)
-}
-
-/// Like [`format_tick`] with `sig` significant digits; axes use it with enough
-/// digits to tell neighbouring ticks apart (e.g. 100.2 vs 100.4).
-pub fn format_sig(v: f64, sig: u32) -> String {
-    if !v.is_finite() {
-        return if v.is_nan() {
-            "NaN".into()
-        } else if v > 0.0 {
-            "∞".into()
-        } else {
-            "-∞".into()
-        };
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    const SUFFIX: [&str; 5] = ["", "k", "M", "G", "T"];
-    let sig = sig.clamp(1, 12) as i32;
-    let mut tier = 0usize;
-    let mut scaled = v;
-    // Rounding is done before choosing the tier so 999 960 becomes "1M", not "1000k".
-    while tier + 1 < SUFFIX.len() && round_sig(scaled, sig).abs() >= 1000.0 {
-        scaled /= 1000.0;
-        tier += 1;
-    }
-    let scaled = round_sig(scaled, sig);
-    if tier == 0 && scaled.abs() < 1e-3 {
-        return trim_exp(&format!("{:.*e}", (sig - 1).max(0) as usize, scaled));
-    }
-    let magnitude = scaled.abs().log10().floor() as i32;
-    let decimals = (sig - 1 - magnitude).max(0) as usize;
-    format!(
-        "{}{}",
-        trim_zeros(&format!("{scaled:.decimals$}")),
-        SUFFIX[tier]
-    )
-}
-
-fn round_sig(v: f64, sig: i32) -> f64 {
-    if v == 0.0 {
-        return 0.0;
-    }
-    let magnitude = v.abs().log10().floor() as i32;
-    let factor = 10f64.powi(sig - 1 - magnitude);
-    (v * factor).round() / factor
-}
-
-fn trim_zeros(s: &str) -> String {
-    if s.contains('.') {
-        let t = s.trim_end_matches('0').trim_end_matches('.');
-        if t == "-0" { "0".into() } else { t.into() }
-    } else {
-        s.into()
-    }
-}
-
-fn trim_exp(s: &str) -> String {
-    match s.split_once('e') {
-        Some((m, e)) => format!("{}e{}", trim_zeros(m), e),
-        None => s.into(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_tick_pinned_cases() {
-        let cases = [
-            (0.2, "0.2"),
-            (8.4, "8.4"),
-            (8.400000001, "8.4"),
-            (19.5, "19.5"),
-            (30.7, "30.7"),
-            (0.0, "0"),
-            (16.0, "16"),
-            (125.0, "125"),
-            (1234.0, "1.23k"),
-            (1200.0, "1.2k"),
-            (12000.0, "12k"),
-            (3.4e6, "3.4M"),
-            (999_960.0, "1M"),
-            (-2500.0, "-2.5k"),
-            (0.05, "0.05"),
-            (0.001234, "0.00123"),
-            (0.0001234, "1.23e-4"),
-            (f64::NAN, "NaN"),
-        ];
-        for (v, want) in cases {
-            assert_eq!(format_tick(v), want, "format_tick({v})");
-        }
-    }
 
     #[test]
     fn markers_and_colours_cycle() {
@@ -316,15 +197,27 @@ mod tests {
     }
 
     #[test]
+    fn verdict_colours_are_the_page_colours() {
+        let hexes = [
+            VERDICT_PASS,
+            VERDICT_FAIL,
+            VERDICT_INCONCLUSIVE,
+            VERDICT_NOT_RUN,
+        ]
+        .map(hex);
+        assert_eq!(hexes, ["#1A7F37", "#CF222E", "#9A6700", "#6E7781"]);
+    }
+
+    #[test]
+    fn sizes_have_their_widths() {
+        assert_eq!(Size::Wide.width(), 800);
+        assert_eq!(Size::Narrow.width(), 360);
+    }
+
+    #[test]
     fn font_sizes_come_out_exact() {
         for px in [FONT_TITLE, FONT_LABEL, FONT_TICK, FONT_LEGEND] {
             assert_eq!(backend_size(px) / 1.24, px);
         }
-    }
-
-    #[test]
-    fn ellipsize_keeps_short_text() {
-        assert_eq!(ellipsize("abc", 5), "abc");
-        assert_eq!(ellipsize("abcdefgh", 5), "abcd…");
     }
 }
