@@ -167,6 +167,17 @@ fn fits_the_screen(project: &Project, browser: &Browser, width: u32) {
         "at {width} px only {} charts",
         images.len()
     );
+    let narrow = images
+        .iter()
+        .filter(|i| i["file"].as_str().unwrap().ends_with("-narrow.svg"))
+        .count();
+    let expected = if width <= 760 { images.len() } else { 0 };
+    assert_eq!(
+        narrow,
+        expected,
+        "at {width} px {narrow} of {} charts are the narrow drawing",
+        images.len()
+    );
     for image in images {
         let file = image["file"].as_str().unwrap();
         let natural = image["natural"].as_f64().unwrap();

@@ -249,7 +249,7 @@ fn the_book_lists_each_experiment_once() {
     assert_eq!(summary.matches("(broken/index.md)").count(), 1, "{summary}");
     let intro = project.read("book/src/introduction.md");
     assert!(
-        intro.contains("trusted: no: a validity check failed."),
+        intro.contains("<span class=\"lab-untrusted\">untrusted</span> The validity check"),
         "{intro}"
     );
     assert!(
@@ -296,7 +296,7 @@ fn notes_are_rendered_with_numbers_from_the_data() {
         "{page}"
     );
     assert!(page.contains("The ratio is 1.50 \\[1.50, 1.50\\], so the check says <span class=\"lab-verdict lab-pass\">pass</span>."));
-    assert!(page.contains("![score against n, one line per variant](score-by-n.svg)"));
+    assert!(page.contains("<figure class=\"lab-figure\"><picture><source media=\"(max-width: 760px)\" srcset=\"score-by-n-narrow.svg\"><img src=\"score-by-n.svg\" alt=\"score against n, one line per variant\"></picture>"), "{page}");
     assert!(page.contains("Seeds: 3; 12 valid runs."));
 }
 
@@ -440,7 +440,22 @@ fn results_read_at_a_glance() {
     ));
     assert!(!page.contains("2.00 \\[2.00, 2.00\\]"));
 
+    // Interval bars are the one-pixel lines in a series colour (the first, park, is blue).
+    let bars = |file: &str| {
+        project
+            .read(&format!("book/src/glance/{file}"))
+            .matches("stroke=\"#0072B2\" stroke-width=\"1\"")
+            .count()
+    };
+    assert!(bars("ops-by-n.svg") >= 6, "three runs give interval bars");
+    assert!(
+        !project.path("book/src/glance/elapsed_s-by-n.svg").exists(),
+        "no chart of a metric that reads the same in every cell"
+    );
+
     project.lab_ok(&["run", "glance", "--profile", "two", "--quiet"], 0);
+    assert_eq!(bars("ops-by-n.svg"), 0, "two runs give no interval bar");
+    assert_eq!(bars("ops-by-n-narrow.svg"), 0);
     let page = project.read("book/src/glance/index.md");
     assert!(
         page.contains("| Variant | n | Median | Mean | CV | Range |"),

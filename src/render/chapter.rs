@@ -26,8 +26,8 @@ pub struct ChapterContext {
     /// Tail percentiles of cells with enough values (latency-like metrics).
     pub percentiles: Vec<PercentileRow>,
     /// The chart that shows the answer, right under it.
-    pub lead_chart: Option<Figure>,
-    pub charts: Vec<Figure>,
+    pub lead_chart: Option<ChartView>,
+    pub charts: Vec<ChartView>,
     pub tables: Vec<Table>,
     /// The experiment's notes.md, rendered with the analysis (Markdown).
     pub notes: Option<String>,
@@ -41,6 +41,22 @@ pub struct ChapterContext {
     pub seed: u64,
     /// Fewest valid runs for an interval.
     pub min_runs: usize,
+}
+
+/// A chart as the chapter shows it: its heading and the figure HTML lab composes.
+#[derive(Serialize)]
+pub struct ChartView {
+    pub heading: String,
+    pub figure: String,
+}
+
+impl ChartView {
+    fn of(f: &Figure) -> Self {
+        ChartView {
+            heading: f.heading.clone(),
+            figure: super::figures::figure_html(f),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -84,7 +100,8 @@ pub fn context(
     mut charts: Vec<Figure>,
     notes: Option<String>,
 ) -> ChapterContext {
-    let lead_chart = (!charts.is_empty()).then(|| charts.remove(0));
+    let lead_chart = (!charts.is_empty()).then(|| ChartView::of(&charts.remove(0)));
+    let charts: Vec<ChartView> = charts.iter().map(ChartView::of).collect();
     let analysis = item.analysis;
     let checks = &item.findings.checks;
     ChapterContext {

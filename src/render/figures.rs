@@ -63,6 +63,7 @@ pub fn figures(
         .into_iter()
         .filter(|m| !is_duration_metric(exp, &m.name))
         .filter(|m| !m.is_builtin() || Some(m.name.as_str()) == primary)
+        .filter(|m| !reads_alike_everywhere(analysis, m))
     {
         for param in exp
             .params
@@ -86,6 +87,17 @@ pub fn figures(
 /// its table and the check say all there is.
 fn is_duration_metric(exp: &Experiment, name: &str) -> bool {
     exp.checks.iter().any(|c| matches!(&c.kind, crate::config::CheckKind::Duration { metric: Some(m), .. } if m == name))
+}
+
+/// A metric whose every cell prints the same median: its flat chart would say nothing that
+/// the one line replacing its table does not.
+fn reads_alike_everywhere(analysis: &Analysis, metric: &Metric) -> bool {
+    let cells: Vec<&CellStats> = analysis
+        .cells
+        .iter()
+        .filter(|c| c.metric == metric.name)
+        .collect();
+    super::tables::reads_alike(&cells, &metric.unit)
 }
 
 fn axis_label(metric: &Metric) -> String {
@@ -287,4 +299,20 @@ fn forest(checks: &[CheckResult]) -> Result<Option<Figure>> {
         caption: "Each row is a check: the point is the ratio of medians, the bar its 95% interval, the dashed tick the threshold the check compares against.".into(),
     };
     Figure::new("ratios", text, |size| charts::forest_svg(&chart, size)).map(Some)
+}
+
+/// Screens up to this width get the narrow rendition of a chart.
+const NARROW_SCREEN_PX: u32 = 760;
+
+/// The HTML that shows a chart: the wide drawing, or the narrow one on a small screen, with
+/// its caption. One block with no blank line, so Markdown leaves it whole.
+pub fn figure_html(figure: &Figure) -> String {
+    use super::escape::html_line;
+    format!(
+        "<figure class=\"lab-figure\"><picture><source media=\"(max-width: {NARROW_SCREEN_PX}px)\" srcset=\"{}\"><img src=\"{}\" alt=\"{}\"></picture><figcaption>{}</figcaption></figure>",
+        html_line(&figure.narrow_file),
+        html_line(&figure.file),
+        html_line(&figure.alt),
+        html_line(&figure.caption)
+    )
 }

@@ -91,6 +91,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     for f in &figures {
         write(&dir.join(&f.file), &f.svg)?;
+        write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
     }
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let notes = notes::render_notes(exp, item.analysis, &item.findings.checks, &figures)?;

@@ -8,7 +8,8 @@
 //! - `ratio(a="…", b="…", metric="NAME")` → "0.274 [0.250, 0.300]"; `stat="ratio"|"lo"|"hi"`.
 //! - `check(name="…")` → its verdict as a badge with the word ("pass", "inconclusive
 //!   untrusted"); `field="mark"|"verdict"|"evidence"|"reading"`.
-//! - `chart(file="mops-by-threads.svg")` → the Markdown that embeds one of the chapter's charts.
+//! - `chart(file="mops-by-threads.svg")` → the figure that shows one of the chapter's charts
+//!   (its narrow drawing on small screens).
 //! - the filter `num(digits=3)` formats a number; `manifest` and `counts` are variables.
 //!
 //! A reference to a cell, metric, check or chart that lab.toml does not declare is an error
@@ -77,7 +78,7 @@ pub fn render_source(
         warnings: Mutex::new(Vec::new()),
         charts: figures
             .iter()
-            .map(|f| (f.file.clone(), f.alt.clone()))
+            .map(|f| (f.file.clone(), super::figures::figure_html(f)))
             .collect(),
     });
     let mut tera = Tera::new();
@@ -355,7 +356,7 @@ impl NotesData {
 
     fn chart_value(&self, kw: &Kwargs) -> TeraResult<Value> {
         let file: String = kw.must_get("file")?;
-        let (_, alt) = self
+        let (_, figure) = self
             .charts
             .iter()
             .find(|(f, _)| *f == file)
@@ -369,7 +370,7 @@ impl NotesData {
                         .join(", ")
                 ))
             })?;
-        Ok(Value::from(format!("![{}]({file})", markdown(alt))))
+        Ok(Value::safe_string(&format!("\n\n{figure}\n\n")))
     }
 }
 

@@ -246,11 +246,7 @@ fn is_constant(c: &CellStats) -> bool {
 /// One sentence when every cell reads the same at the table's precision: a table of identical
 /// rows says nothing a sentence cannot.
 fn uniform(cells: &[&CellStats], unit: &str) -> Option<String> {
-    let medians: Vec<String> = cells
-        .iter()
-        .map(|c| c.summary.as_ref().map(|s| number(s.median, unit)))
-        .collect::<Option<_>>()?;
-    if cells.len() < 2 || medians.windows(2).any(|w| w[0] != w[1]) {
+    if !reads_alike(cells, unit) {
         return None;
     }
     let runs: usize = cells.iter().map(|c| c.n).sum();
@@ -285,6 +281,15 @@ fn number_value(cells: &[&CellStats]) -> f64 {
         .first()
         .and_then(|c| c.summary.as_ref())
         .map_or(f64::NAN, |s| s.median)
+}
+
+/// Two or more cells whose medians all print the same at the table's precision.
+pub fn reads_alike(cells: &[&CellStats], unit: &str) -> bool {
+    let medians: Option<Vec<String>> = cells
+        .iter()
+        .map(|c| c.summary.as_ref().map(|s| number(s.median, unit)))
+        .collect();
+    medians.is_some_and(|m| m.len() >= 2 && m.windows(2).all(|w| w[0] == w[1]))
 }
 
 /// "Every run measured exactly 0 in spin (all 6 cells) and treiber (all 6 cells)."

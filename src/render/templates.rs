@@ -46,11 +46,12 @@ pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 /// Context fields that hold Markdown or HTML lab composed itself from already escaped parts
 /// (the answer block, verdict marks, notices, chart captions, the rendered notes); every
 /// other string is escaped.
-const RAW_FIELDS: [&str; 10] = [
+const RAW_FIELDS: [&str; 11] = [
     "answer",
     "caption",
     "details_md",
     "evidence_md",
+    "figure",
     "headline",
     "mark",
     "notes",

@@ -167,17 +167,18 @@ impl PlotBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::charts::style::{NARROW_WIDTH, WIDTH};
 
     #[test]
     fn narrow_frames_put_the_legend_under_the_plot() {
         let names = ["nonfair", "fair", "spin"];
         let f = Framed::new(Size::Narrow, "mops by threads", &names);
-        assert_eq!(f.width, 360);
+        assert_eq!(f.width, NARROW_WIDTH);
         assert!(f.legend_at.1 >= f.plot.1 + f.plot.3);
         assert!(f.height as i32 >= f.legend_at.1 + f.legend.height);
         let w = Framed::new(Size::Wide, "mops by threads", &names);
-        assert_eq!((w.width, w.height), (800, HEIGHT));
-        assert_eq!(w.plot.2 + w.legend.width, 800);
+        assert_eq!((w.width, w.height), (WIDTH, HEIGHT));
+        assert_eq!(w.plot.2 + w.legend.width, WIDTH as i32);
     }
 
     #[test]

@@ -6,9 +6,9 @@ use plotters::prelude::*;
 use super::text::Face;
 
 /// Canvas width of the wide rendition in pixels; fits the content column of an mdBook page.
-pub const WIDTH: u32 = 800;
+pub const WIDTH: u32 = 720;
 /// Canvas width of the narrow rendition: a phone's content column (a 400 px screen less margins).
-pub const NARROW_WIDTH: u32 = 360;
+pub const NARROW_WIDTH: u32 = 340;
 /// Default canvas height in pixels.
 pub const HEIGHT: u32 = 480;
 
@@ -210,8 +210,8 @@ mod tests {
 
     #[test]
     fn sizes_have_their_widths() {
-        assert_eq!(Size::Wide.width(), 800);
-        assert_eq!(Size::Narrow.width(), 360);
+        assert_eq!(Size::Wide.width(), 720);
+        assert_eq!(Size::Narrow.width(), 340);
     }
 
     #[test]
