@@ -50,6 +50,8 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 exit: "exit 0".into(),
                 stdout_sha256: String::new(),
                 echoed_config: false,
+                busy_share: None,
+                repeats: None,
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
                 values: BTreeMap::from([("m".to_string(), vec![value.to_string()])]),

@@ -39,9 +39,22 @@ pub struct PlannedRun {
     pub repetition: u32,
     pub warmup: bool,
     pub argv: Vec<String>,
+    /// The run this one repeats, when that one ran on a busy machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<String>,
 }
 
 impl PlannedRun {
+    /// The same measurement planned again at `position`, for a run the machine disturbed.
+    pub fn again(&self, position: usize) -> PlannedRun {
+        PlannedRun {
+            id: run_id(position),
+            position,
+            repeats: Some(self.repeats.clone().unwrap_or_else(|| self.id.clone())),
+            ..self.clone()
+        }
+    }
+
     pub fn cell(&self) -> CellKey {
         CellKey {
             variant: self.variant.clone(),
@@ -122,6 +135,7 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
             .iter()
             .map(|a| substitute(a, &cell.params))
             .collect(),
+        repeats: None,
     }
 }
 

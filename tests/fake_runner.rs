@@ -53,6 +53,14 @@ impl Runner for Fake {
             cpus_granted: None,
             left_running: Vec::new(),
             start_unix_ms: 1_795_992_226_000,
+            // A quiet machine: two CPUs, busy only with the run itself.
+            machine: Some(lab::exec::MachineLoad {
+                busy_ns: ns,
+                steal_ns: 0,
+                capacity_ns: 2 * ns,
+                psi_some_us: Some(0),
+                throttle_events: None,
+            }),
         }
     }
 }
@@ -115,4 +123,121 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     assert_eq!(verdict("every run was long enough to time"), "pass");
     assert_eq!(assessed.analysis.counts.valid, 12);
     assert!(project.path("book/src/tiny/index.md").is_file());
+}
+
+/// Like [`Fake`], with a machine that is busy during chosen runs: other processes take 60% of
+/// the two CPUs during the second run of `double n=2` and during every run of `triple n=1`.
+struct Busy {
+    inner: Fake,
+    double_two: usize,
+    calls_by_cell: std::collections::BTreeMap<String, usize>,
+}
+
+impl Runner for Busy {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        let mut m = self.inner.run(request);
+        let cell = request.argv.get(2..).map_or(String::new(), |a| a.join(" "));
+        *self.calls_by_cell.entry(cell.clone()).or_insert(0) += 1;
+        if cell == "double 2" {
+            self.double_two += 1;
+        }
+        let busy = (cell == "double 2" && self.double_two == 2) || cell == "triple 1";
+        if let Some(load) = m.machine.as_mut().filter(|_| busy) {
+            load.busy_ns += load.capacity_ns * 6 / 10;
+        }
+        m
+    }
+}
+
+#[test]
+fn runs_on_a_busy_machine_are_invalid_and_run_again() {
+    let project = common::Project::with_fixtures(&["tiny"]);
+    let toml = project.path("experiments/tiny/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let guarded: String = text
+        .lines()
+        .filter(|l| !l.starts_with("max_busy"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&toml, guarded).unwrap();
+    let layout = Layout::new(project.root());
+    let mut busy = Busy {
+        inner: Fake {
+            calls: 0,
+            triples_at_two: 0,
+        },
+        double_two: 0,
+        calls_by_cell: Default::default(),
+    };
+    let options = RunOptions {
+        profile: None,
+        dry_run: false,
+        resume: false,
+        quiet: true,
+        json: false,
+        command_line: "lab run tiny".into(),
+    };
+    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
+    assert_eq!(code, 1, "the machine was busy during every triple n=1 run");
+    // double n=2: 4 planned runs and one again; triple n=1: 4 planned, each again twice.
+    assert_eq!(busy.calls_by_cell["double 2"], 5);
+    assert_eq!(busy.calls_by_cell["triple 1"], 12);
+
+    let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
+    let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    let cell = |label: &str| {
+        assessed
+            .analysis
+            .cells
+            .iter()
+            .find(|c| c.label == label && c.metric == "score")
+            .unwrap()
+    };
+    assert_eq!(
+        cell("double n=2").n,
+        3,
+        "the busy run's re-run restores the cell"
+    );
+    assert_eq!(
+        cell("triple n=1").n,
+        0,
+        "every triple n=1 run was disturbed"
+    );
+    let quiet = assessed
+        .findings
+        .checks
+        .iter()
+        .find(|c| c.name == "the machine was quiet during every run")
+        .unwrap();
+    assert_eq!(quiet.verdict.word(), "fail");
+    assert_eq!(
+        quiet.cells,
+        ["triple n=1"],
+        "only the cell whose runs stayed busy"
+    );
+    assert_eq!(quiet.runs.len(), 12);
+    let excluded = assessed
+        .analysis
+        .runs
+        .iter()
+        .filter(|r| !r.is_valid())
+        .map(|r| r.problems.join("; "))
+        .collect::<Vec<_>>();
+    assert_eq!(excluded.len(), 13);
+    assert!(
+        excluded[0].starts_with(
+            "machine busy: other processes took 60.0% of the CPU time on its CPUs (limit 25.0%)"
+        ),
+        "{excluded:?}"
+    );
+    let session = project.sessions("tiny").last().unwrap().clone();
+    let plan = std::fs::read_to_string(session.join("plan.json")).unwrap();
+    assert_eq!(plan.matches("\"repeats\"").count(), 9);
+    let page = project.read("book/src/tiny/index.md");
+    assert!(
+        page.contains(
+            "The validity check “the machine was quiet during every run” failed in triple n=1"
+        ),
+        "the answer says the machine, not the benchmark, was the problem:\n{page}"
+    );
 }

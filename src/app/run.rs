@@ -282,19 +282,16 @@ fn resume(
         .collect();
     let mut manifest = stored.manifest.clone();
     manifest.resumed += 1;
-    Ok((
-        exp,
-        SessionWriter::reopen(dir, store::param_columns(&stored.dir)?)?,
-        manifest,
-        todo,
-    ))
+    Ok((exp, SessionWriter::reopen(dir)?, manifest, todo))
 }
 
 /// The experiment a resumed session continues: its sealed lab.toml. A session from before
 /// sealing continues only when today's file gives the same plan.
 fn resumed_experiment(stored: &StoredSession, today: Experiment) -> Result<Experiment> {
     let Some(sealed) = &stored.sealed else {
-        if plan::plan(&today).runs != stored.plan.runs {
+        let fresh = plan::plan(&today).runs;
+        // Runs planned again after a busy machine follow the original plan.
+        if !stored.plan.runs.starts_with(&fresh) {
             return Err(LabError::Usage(format!(
                 "cannot resume {}: lab.toml or the profile changed since it started, so the plan differs",
                 stored.name

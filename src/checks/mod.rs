@@ -68,6 +68,33 @@ pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> F
     }
 }
 
+/// Whether a valid run repeats `run` (or the run `run` itself repeats): a busy run's
+/// measurement was taken again.
+fn replaced_by_valid_rerun(run: &RunView, runs: &[RunView]) -> bool {
+    let original = run.repeats.as_deref().unwrap_or(&run.id);
+    runs.iter()
+        .any(|r| r.is_valid() && r.repeats.as_deref() == Some(original))
+}
+
+/// "; the busiest run, r0042, shared its CPUs 12.0% with others (judged: 140 runs)".
+fn busiest(runs: &[RunView]) -> String {
+    let judged: Vec<&RunView> = runs.iter().filter(|r| r.busy_share.is_some()).collect();
+    let Some(top) = judged.iter().max_by(|a, b| {
+        a.busy_share
+            .partial_cmp(&b.busy_share)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }) else {
+        return String::new();
+    };
+    format!(
+        "; the busiest run, {}, shared its CPUs {} with others ({} of {} runs long enough to judge)",
+        top.id,
+        crate::format::percent(top.busy_share.unwrap_or(0.0)),
+        judged.len(),
+        runs.len()
+    )
+}
+
 /// The labels of the cells `runs` belong to, each once, in plan order.
 fn cells_of(exp: &Experiment, analysis: &Analysis, runs: &[String]) -> Vec<String> {
     let wanted: std::collections::BTreeSet<&str> = runs.iter().map(String::as_str).collect();
@@ -112,6 +139,10 @@ pub fn automatic_results(runs: &[RunView], calibration: Option<&Calibration>) ->
                 name,
                 "no run printed a `config` object; print {\"config\": {...}} to have it checked",
             ),
+            automatic::QUIET if !runs.iter().any(|r| r.busy_share.is_some()) => automatic_not_run(
+                name,
+                "no run recorded what else the machine did (sessions before lab measured it, or runs under 0.2 CPU-seconds)",
+            ),
             _ => automatic_result(name, runs, calibration),
         })
         .collect()
@@ -139,6 +170,13 @@ fn automatic_result(
                 .map(move |(_, p)| (r, p))
         })
         .collect();
+    let (failing, replaced) = if name == automatic::QUIET {
+        failing
+            .into_iter()
+            .partition(|(r, _)| !replaced_by_valid_rerun(r, runs))
+    } else {
+        (failing, Vec::new())
+    };
     let verdict = match (runs.is_empty(), failing.is_empty()) {
         (true, _) => Verdict::NotRun,
         (false, true) => Verdict::Pass,
@@ -167,6 +205,9 @@ fn automatic_result(
             ));
         }
     }
+    if name == automatic::QUIET {
+        result.evidence.push_str(&busiest(runs));
+    }
     if name == automatic::CONFIG_ECHO {
         result.evidence.push_str(&format!(
             "; {} runs echoed a configuration",
@@ -174,6 +215,11 @@ fn automatic_result(
         ));
     }
     result.reading = match failing.first() {
+        None if !replaced.is_empty() => format!(
+            "{} run{} on a busy machine ran again on a quiet one; the quiet runs are the measurements",
+            replaced.len(),
+            if replaced.len() == 1 { "" } else { "s" }
+        ),
         None => format!("all {} runs", runs.len()),
         Some((run, problem)) if failing.len() == 1 => format!("run {}: {problem}", run.id),
         Some((run, problem)) => {

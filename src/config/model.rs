@@ -273,6 +273,11 @@ pub struct Experiment {
     pub order: Order,
     pub seed: u64,
     pub timeout: Duration,
+    /// The share of the CPU time on a run's CPUs that others may take before the run is
+    /// invalid ("the machine was busy").
+    pub max_busy: f64,
+    /// How many times a run invalidated by a busy machine is run again.
+    pub requeue: u32,
     pub versions: Vec<Vec<String>>,
     pub build: Option<Build>,
     pub params: Vec<Param>,

@@ -39,13 +39,20 @@ pub struct RawExperiment {
     pub order: Option<RawOrder>,
     pub seed: Option<u64>,
     /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
-    /// "2m", or a number of seconds). Default 60 s.
+    /// "2m", or a number of seconds). Default 600 s.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub timeout: Option<Spanned<RawNumberOrText>>,
     pub warmup_runs: Option<u32>,
     /// The largest plan lab accepts (default [`crate::config::MAX_RUNS`]).
     #[schemars(with = "Option<u64>")]
     pub max_runs: Option<Spanned<u64>>,
+    /// A run is invalid when other processes and the hypervisor took more than this share of
+    /// the CPU time its CPUs had while it ran ("25%" by default; "100%" turns the guard off).
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub max_busy: Option<Spanned<RawNumberOrText>>,
+    /// How many times a run invalidated by a busy machine is run again (default 2).
+    #[schemars(with = "Option<u32>")]
+    pub requeue: Option<Spanned<u32>>,
     /// Commands whose output is recorded in the manifest, e.g. `[["java", "-version"]]`.
     #[serde(default)]
     #[schemars(with = "Vec<Vec<String>>")]
@@ -123,7 +130,7 @@ pub struct RawProfile {
     pub repetitions: Option<u32>,
     pub warmup_runs: Option<u32>,
     /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
-    /// "2m", or a number of seconds). Default 60 s.
+    /// "2m", or a number of seconds). Default 600 s.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub timeout: Option<Spanned<RawNumberOrText>>,
     #[serde(default)]

@@ -16,6 +16,12 @@ type Result<T> = std::result::Result<T, ConfigError>;
 const DEFAULT_REPETITIONS: u32 = 5;
 const DEFAULT_SEED: u64 = 1;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Others may take up to a quarter of the CPU time on a run's CPUs: background daemons stay
+/// far below it, a process competing for one of two cores (half) far above.
+pub const DEFAULT_MAX_BUSY: f64 = 0.25;
+const DEFAULT_REQUEUE: u32 = 2;
+/// More re-runs than this would let one bad hour multiply a session's length.
+const MAX_REQUEUE: u32 = 10;
 
 /// Identity of the experiment that is not in the file itself.
 pub struct Origin {
@@ -69,6 +75,8 @@ pub fn validate(
         },
         seed: e.seed.unwrap_or(DEFAULT_SEED),
         timeout,
+        max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?,
+        requeue: parse_requeue(e.requeue.as_ref(), loc)?,
         versions: validate_versions(&e.versions, loc)?,
         build: validate_build(raw.build.as_ref(), loc)?,
         params,
@@ -145,6 +153,38 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
         warmup_runs: profile.warmup_runs,
         timeout: profile.timeout,
     })
+}
+
+/// `max_busy`: a share above 0 and at most 100% (which turns the guard off).
+fn parse_max_busy(value: Option<&Spanned<RawNumberOrText>>, loc: &Locator) -> Result<f64> {
+    let Some(value) = value else {
+        return Ok(DEFAULT_MAX_BUSY);
+    };
+    match super::duration::parse_fraction(&value.get_ref().text()) {
+        Some(share) if share > 0.0 && share <= 1.0 => Ok(share),
+        _ => Err(loc.hinted(
+            value.span(),
+            "experiment.max_busy",
+            "not a share between 0 and 100%",
+            "write e.g. \"25%\" or 0.25: runs during which others took more of the CPU are invalid; \"100%\" turns the guard off",
+        )),
+    }
+}
+
+/// `requeue`: how many times a busy run is run again, bounded.
+fn parse_requeue(value: Option<&Spanned<u32>>, loc: &Locator) -> Result<u32> {
+    match value {
+        None => Ok(DEFAULT_REQUEUE),
+        Some(n) if *n.get_ref() <= MAX_REQUEUE => Ok(*n.get_ref()),
+        Some(n) => Err(loc.hinted(
+            n.span(),
+            "experiment.requeue",
+            format!("{} re-runs is too many", n.get_ref()),
+            format!(
+                "use at most {MAX_REQUEUE}; 0 keeps a busy run invalid without running it again"
+            ),
+        )),
+    }
 }
 
 /// A duration as text with its unit, or a number of seconds.

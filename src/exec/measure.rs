@@ -25,6 +25,8 @@ pub struct Measurement {
     pub left_running: Vec<String>,
     /// Wall-clock start, for the record only (never used in analysis).
     pub start_unix_ms: u64,
+    /// What the rest of the machine did meanwhile, where the kernel's counters could be read.
+    pub machine: Option<super::machine::MachineLoad>,
 }
 
 impl Measurement {
@@ -43,6 +45,7 @@ impl Measurement {
             cpus_granted: None,
             left_running: Vec::new(),
             start_unix_ms,
+            machine: None,
         }
     }
 

@@ -5,6 +5,7 @@ mod build;
 mod calibrate;
 mod clock;
 mod interrupt;
+mod machine;
 mod measure;
 mod metrics;
 mod orphans;
@@ -14,6 +15,7 @@ mod progress;
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
 pub use interrupt::{exit_code as interrupt_exit_code, restore_default as restore_signals};
+pub use machine::MachineLoad;
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
@@ -34,7 +36,8 @@ pub enum Ending {
 }
 
 /// Runs `runs` in order, appending each to the session as it finishes. Nothing is judged
-/// here: the validity stage reads what was stored.
+/// here: the validity stage reads what was stored. A run during which other processes took
+/// more of its CPUs than `max_busy` allows is planned again at the end, up to `requeue` times.
 pub fn execute(
     exp: &Experiment,
     runs: &[PlannedRun],
@@ -45,32 +48,24 @@ pub fn execute(
     interrupt::install();
     orphans::become_subreaper();
     let reader = MetricReader::new(&exp.metrics);
-    for run in runs {
+    let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
+    let mut again: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
+    while let Some(run) = queue.pop_front() {
         if interrupt::requested() {
             return Ok(Ending::Interrupted);
         }
-        progress.starting(run);
-        let variant = exp.variant(&run.variant);
-        let (stdout, stderr) = session.log_paths(run);
-        let empty = Default::default();
-        let request = RunRequest {
-            argv: &run.argv,
-            env: variant.map_or(&empty, |v| &v.env),
-            cwd: &exp.dir,
-            cpus: variant.and_then(|v| v.cpus.as_deref()),
-            timeout: exp.timeout,
-            stdout: &stdout,
-            stderr: &stderr,
-        };
-        let measurement = runner.run(&request);
+        progress.starting(&run);
+        let (stdout, stderr) = session.log_paths(&run);
+        let measurement = runner.run(&request(exp, &run, &stdout, &stderr));
         if interrupt::requested() {
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
         let changes = session.verify()?;
         let (scan, samples) = reader.read_log(&stdout, &run.id);
-        session.append(run, &run_row(run, &measurement, scan.sha256), &samples)?;
-        progress.finished(run, measurement.wall_ns, &outcome(&measurement));
+        let row = run_row(&run, &measurement, scan.sha256);
+        session.append(&run, &row, &samples)?;
+        progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
         if !changes.is_empty() {
             return Ok(Ending::Damaged(format!(
                 "run {} changed the session's files: {}",
@@ -78,8 +73,55 @@ pub fn execute(
                 changes.join(", ")
             )));
         }
+        if let Some(next) = plan_again(exp, &run, &row, &mut again, session)? {
+            progress.requeued(&run, &next, row.contention().map_or(0.0, |c| c.total()));
+            queue.push_back(next);
+        }
     }
     Ok(Ending::Complete)
+}
+
+/// What to run for `run`: its command, environment, CPUs, limits and log files.
+fn request<'a>(
+    exp: &'a Experiment,
+    run: &'a PlannedRun,
+    stdout: &'a std::path::Path,
+    stderr: &'a std::path::Path,
+) -> RunRequest<'a> {
+    static NO_ENV: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
+        std::sync::OnceLock::new();
+    let variant = exp.variant(&run.variant);
+    RunRequest {
+        argv: &run.argv,
+        env: variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env),
+        cwd: &exp.dir,
+        cpus: variant.and_then(|v| v.cpus.as_deref()),
+        timeout: exp.timeout,
+        stdout,
+        stderr,
+    }
+}
+
+/// A run the machine disturbed, planned again at the end of the session, while the run (or
+/// the one it repeats) has been re-run fewer than `requeue` times. The rule is the one the
+/// validity stage judges by, applied to the counters just stored.
+fn plan_again(
+    exp: &Experiment,
+    run: &PlannedRun,
+    row: &RunRow,
+    again: &mut std::collections::BTreeMap<String, u32>,
+    session: &mut SessionWriter,
+) -> Result<Option<PlannedRun>> {
+    let busy = row.contention().is_some_and(|c| c.total() > exp.max_busy);
+    let original = run.repeats.clone().unwrap_or_else(|| run.id.clone());
+    let count = again.entry(original).or_insert(0);
+    if !busy || *count >= exp.requeue {
+        return Ok(None);
+    }
+    *count += 1;
+    let next = run.again(session.planned_runs()? + 1);
+    session.extend_plan(&next)?;
+    Ok(Some(next))
 }
 
 /// The stored row of a measured run.
@@ -115,6 +157,11 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
         }),
         stdout_sha256,
         left_running: (!m.left_running.is_empty()).then(|| m.left_running.join(" ")),
+        host_busy_ns: m.machine.map(|l| l.busy_ns),
+        host_steal_ns: m.machine.map(|l| l.steal_ns),
+        host_capacity_ns: m.machine.map(|l| l.capacity_ns),
+        psi_cpu_some_us: m.machine.and_then(|l| l.psi_some_us),
+        throttle_events: m.machine.and_then(|l| l.throttle_events),
         samples: None,
     }
 }

@@ -23,6 +23,8 @@ impl Runner for ProcessRunner {
             Ok(c) => c,
             Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
         };
+        let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
+        let before = super::machine::sample(&cpus);
         let start = Instant2::now();
         let child = match command.spawn() {
             Ok(child) => child,
@@ -35,6 +37,7 @@ impl Runner for ProcessRunner {
         let watchdog = Watchdog::arm(pid, request.timeout);
         let (status, usage) = wait_blocking(pid);
         let end = Instant2::now();
+        let after = super::machine::sample(&cpus);
         let timed_out = watchdog.disarm();
         // Whatever the run left behind, in its group or escaped from it, would disturb the
         // next run: it is killed, reaped and reported.
@@ -52,6 +55,9 @@ impl Runner for ProcessRunner {
             cpus_granted,
             left_running,
             start_unix_ms,
+            machine: before
+                .zip(after)
+                .map(|(b, a)| super::machine::between(&b, &a, super::machine::tick_ns())),
         }
     }
 }

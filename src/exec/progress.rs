@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 /// How progress is shown.
 pub enum Progress {
     Quiet,
-    Lines { total: usize },
+    Lines { total: std::cell::Cell<usize> },
     Bar(ProgressBar),
 }
 
@@ -19,7 +19,9 @@ impl Progress {
             return Progress::Quiet;
         }
         if !std::io::stderr().is_terminal() {
-            return Progress::Lines { total };
+            return Progress::Lines {
+                total: std::cell::Cell::new(total),
+            };
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
@@ -46,7 +48,7 @@ impl Progress {
                 let line = format!(
                     "[{}/{}] {} {:.3} s {}\n",
                     run.position,
-                    total,
+                    total.get(),
                     describe(run),
                     wall_ns as f64 / 1e9,
                     outcome
@@ -58,6 +60,27 @@ impl Progress {
                     bar.println(format!("{} {}: {outcome}", run.id, describe(run)));
                 }
                 bar.inc(1);
+            }
+        }
+    }
+
+    /// Says that `run` ran on a busy machine and is planned again as `next`.
+    pub fn requeued(&self, run: &PlannedRun, next: &PlannedRun, busy_share: f64) {
+        let text = format!(
+            "{}: the machine was busy (others took {} of its CPUs); it runs again as {}",
+            run.id,
+            crate::format::percent(busy_share),
+            next.id
+        );
+        match self {
+            Progress::Quiet => {}
+            Progress::Lines { total } => {
+                total.set(total.get() + 1);
+                eprintln!("{text}");
+            }
+            Progress::Bar(bar) => {
+                bar.inc_length(1);
+                bar.println(text);
             }
         }
     }

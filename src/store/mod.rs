@@ -14,7 +14,7 @@ pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{MAX_LINE, Scan, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
-pub use rows::{Exit, RunRow, SampleRow};
+pub use rows::{Contention, Exit, MIN_CAPACITY_NS, RunRow, SampleRow};
 pub use writer::{SessionWriter, repair};
 
 use anyhow::{Context, Result};

@@ -258,6 +258,7 @@ mod tests {
             repetition: 1,
             warmup: false,
             argv: vec!["true".into()],
+            repeats: None,
         }
     }
 
@@ -283,6 +284,11 @@ mod tests {
             cpus: None,
             stdout_sha256: "x".into(),
             left_running: None,
+            host_busy_ns: Some(900_000_000),
+            host_steal_ns: Some(0),
+            host_capacity_ns: Some(2_000_000_000),
+            psi_cpu_some_us: None,
+            throttle_events: None,
             samples: None,
         }
     }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 23] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -24,6 +24,11 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 18] = [
     "cpus",
     "stdout_sha256",
     "left_running",
+    "host_busy_ns",
+    "host_steal_ns",
+    "host_capacity_ns",
+    "psi_cpu_some_us",
+    "throttle_events",
     "samples",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
@@ -64,13 +69,61 @@ pub struct RunRow {
     /// Processes the run left behind (killed by lab), space-separated; empty when none.
     #[serde(default)]
     pub left_running: Option<String>,
+    /// CPU time spent on the run's CPUs by every process while it ran, the run's own included
+    /// (from `/proc/stat`); empty in sessions recorded before lab measured it.
+    #[serde(default)]
+    pub host_busy_ns: Option<u64>,
+    /// CPU time a hypervisor took from the run's CPUs while it ran.
+    #[serde(default)]
+    pub host_steal_ns: Option<u64>,
+    /// CPU time the run's CPUs had to give while it ran.
+    #[serde(default)]
+    pub host_capacity_ns: Option<u64>,
+    /// Microseconds some task on the machine waited for a CPU while the run ran (PSI).
+    #[serde(default)]
+    pub psi_cpu_some_us: Option<u64>,
+    /// Thermal-throttle events on the run's CPUs while it ran, where the kernel counts them.
+    #[serde(default)]
+    pub throttle_events: Option<u64>,
     /// How many rows of samples.csv belong to this run. The run row is written after them, so
     /// it commits the run; sessions written before this column existed leave it empty.
     #[serde(default)]
     pub samples: Option<usize>,
 }
 
+/// Fewest nanoseconds of CPU time on a run's CPUs for its contention to be judged: twenty of
+/// the kernel's 10 ms ticks, so a miscounted tick moves the share by at most 5%.
+pub const MIN_CAPACITY_NS: u64 = 200_000_000;
+
+/// What others took of the CPU time a run's CPUs had while it ran.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contention {
+    /// Share taken by other processes (busy time on the run's CPUs less the run's own).
+    pub others: f64,
+    /// Share a hypervisor stole.
+    pub steal: f64,
+}
+
+impl Contention {
+    pub fn total(&self) -> f64 {
+        self.others + self.steal
+    }
+}
+
 impl RunRow {
+    /// What other processes and the hypervisor took while the run ran; `None` for sessions
+    /// recorded before lab measured it, and for runs too short for the kernel's ticks to tell.
+    pub fn contention(&self) -> Option<Contention> {
+        let capacity = self.host_capacity_ns.filter(|c| *c >= MIN_CAPACITY_NS)? as f64;
+        let own = self.user_ns.saturating_add(self.sys_ns);
+        let others = self.host_busy_ns?.saturating_sub(own) as f64;
+        let steal = self.host_steal_ns.unwrap_or(0) as f64;
+        Some(Contention {
+            others: (others / capacity).min(1.0),
+            steal: (steal / capacity).min(1.0),
+        })
+    }
+
     /// How the run ended.
     pub fn exit(&self) -> Exit {
         match (&self.spawn_error, self.signal, self.exit_code) {
@@ -100,46 +153,64 @@ pub fn run_header(params: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The CSV fields of one run row, with its parameter values in `params` column order.
+/// The CSV fields of one run row in the order of `header` (this session's runs.csv header,
+/// which may predate some columns): parameter columns take the run's parameter values.
 pub fn run_record(
     row: &RunRow,
     values: &BTreeMap<String, ParamValue>,
-    params: &[String],
+    header: &[String],
 ) -> Vec<String> {
+    let fields = run_fields(row);
+    header
+        .iter()
+        .map(|name| {
+            fields
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| values.get(name).map(|v| v.to_string()))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Every measured field of a run row by column name.
+fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
     let (code, signal, spawn) = match row.exit() {
         Exit::Code(c) => (c.to_string(), String::new(), String::new()),
         Exit::Signal(s) => (String::new(), s.to_string(), String::new()),
         Exit::SpawnFailed(e) => (String::new(), String::new(), e),
     };
-    let mut record = vec![
-        row.run_id.clone(),
-        row.position.to_string(),
-        row.variant.clone(),
-    ];
-    record.extend(
-        params
-            .iter()
-            .map(|p| values.get(p).map(|v| v.to_string()).unwrap_or_default()),
-    );
-    record.extend([
-        row.repetition.to_string(),
-        row.warmup.to_string(),
-        row.start_utc.clone(),
-        row.wall_ns.to_string(),
-        row.boottime_ns.to_string(),
-        row.user_ns.to_string(),
-        row.sys_ns.to_string(),
-        row.max_rss_kib.to_string(),
-        row.voluntary_cs.to_string(),
-        row.involuntary_cs.to_string(),
-        code,
-        signal,
-        spawn,
-        row.timed_out.to_string(),
-        row.cpus.clone().unwrap_or_default(),
-        row.stdout_sha256.clone(),
-        row.left_running.clone().unwrap_or_default(),
-        row.samples.map_or_else(String::new, |n| n.to_string()),
-    ]);
-    record
+    let optional = |v: Option<u64>| v.map_or_else(String::new, |n| n.to_string());
+    vec![
+        ("run_id", row.run_id.clone()),
+        ("position", row.position.to_string()),
+        ("variant", row.variant.clone()),
+        ("repetition", row.repetition.to_string()),
+        ("warmup", row.warmup.to_string()),
+        ("start_utc", row.start_utc.clone()),
+        ("wall_ns", row.wall_ns.to_string()),
+        ("boottime_ns", row.boottime_ns.to_string()),
+        ("user_ns", row.user_ns.to_string()),
+        ("sys_ns", row.sys_ns.to_string()),
+        ("max_rss_kib", row.max_rss_kib.to_string()),
+        ("voluntary_cs", row.voluntary_cs.to_string()),
+        ("involuntary_cs", row.involuntary_cs.to_string()),
+        ("exit_code", code),
+        ("signal", signal),
+        ("spawn_error", spawn),
+        ("timed_out", row.timed_out.to_string()),
+        ("cpus", row.cpus.clone().unwrap_or_default()),
+        ("stdout_sha256", row.stdout_sha256.clone()),
+        ("left_running", row.left_running.clone().unwrap_or_default()),
+        ("host_busy_ns", optional(row.host_busy_ns)),
+        ("host_steal_ns", optional(row.host_steal_ns)),
+        ("host_capacity_ns", optional(row.host_capacity_ns)),
+        ("psi_cpu_some_us", optional(row.psi_cpu_some_us)),
+        ("throttle_events", optional(row.throttle_events)),
+        (
+            "samples",
+            row.samples.map_or_else(String::new, |n| n.to_string()),
+        ),
+    ]
 }

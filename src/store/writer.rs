@@ -55,7 +55,8 @@ pub struct SessionWriter {
     runs: Appended,
     samples: Appended,
     whole: Vec<Whole>,
-    param_names: Vec<String>,
+    /// The columns of this session's runs.csv, as its header names them.
+    header: Vec<String>,
 }
 
 impl SessionWriter {
@@ -84,15 +85,16 @@ impl SessionWriter {
         )?;
         fs::rename(&staging, &dir)
             .with_context(|| format!("cannot create session folder {}", dir.display()))?;
-        Self::open(dir, param_names)
+        Self::open(dir)
     }
 
     /// Reopens an unfinished session to append the runs it is missing; call [`repair`] first.
-    pub fn reopen(dir: PathBuf, param_names: Vec<String>) -> Result<Self> {
-        Self::open(dir, param_names)
+    pub fn reopen(dir: PathBuf) -> Result<Self> {
+        Self::open(dir)
     }
 
-    fn open(dir: PathBuf, param_names: Vec<String>) -> Result<Self> {
+    fn open(dir: PathBuf) -> Result<Self> {
+        let header = runs_header(&dir.join(RUNS))?;
         let whole = whole_files(&dir)
             .into_iter()
             .filter_map(|path| {
@@ -109,7 +111,7 @@ impl SessionWriter {
             samples: Appended::open(dir.join(SAMPLES))?,
             whole,
             dir,
-            param_names,
+            header,
         })
     }
 
@@ -134,7 +136,7 @@ impl SessionWriter {
         let mut row = row.clone();
         row.samples = Some(samples.len());
         let mut line = csv::Writer::from_writer(Vec::new());
-        line.write_record(rows::run_record(&row, &run.params, &self.param_names))?;
+        line.write_record(rows::run_record(&row, &run.params, &self.header))?;
         self.runs.append(&line.into_inner()?)
     }
 
@@ -157,16 +159,52 @@ impl SessionWriter {
         Ok(changes)
     }
 
-    /// Records the closing state of the session in its manifest.
-    pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        let path = self.dir.join(MANIFEST);
-        write_json(&path, manifest)?;
+    /// Adds `run` to the session's plan (a run planned again because the machine disturbed
+    /// it), so that `--resume` and the analysis know it. Returns the plan's new length.
+    pub fn extend_plan(&mut self, run: &PlannedRun) -> Result<usize> {
+        let path = self.dir.join(super::PLAN);
+        let mut plan: Plan = serde_json::from_slice(&fs::read(&path)?)
+            .with_context(|| format!("{} is not a lab plan", path.display()))?;
+        plan.runs.push(run.clone());
+        self.rewrite(&path, &plan)?;
+        Ok(plan.runs.len())
+    }
+
+    /// The number of runs in the session's plan, re-runs included.
+    pub fn planned_runs(&self) -> Result<usize> {
+        let path = self.dir.join(super::PLAN);
+        let plan: Plan = serde_json::from_slice(&fs::read(&path)?)
+            .with_context(|| format!("{} is not a lab plan", path.display()))?;
+        Ok(plan.runs.len())
+    }
+
+    /// Replaces a file lab wrote whole, and remembers the new bytes as the ones to keep.
+    fn rewrite<T: serde::Serialize>(&mut self, path: &Path, value: &T) -> Result<()> {
+        write_json(path, value)?;
         if let Some(w) = self.whole.iter_mut().find(|w| w.path == path) {
-            w.bytes = fs::read(&path)?;
-            w.identity = Identity::of(&path).unwrap_or(w.identity);
+            w.bytes = fs::read(path)?;
+            w.identity = Identity::of(path).unwrap_or(w.identity);
         }
         Ok(())
     }
+
+    /// Records the closing state of the session in its manifest.
+    pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        let path = self.dir.join(MANIFEST);
+        self.rewrite(&path, manifest)
+    }
+}
+
+/// The column names of an existing runs.csv.
+fn runs_header(path: &Path) -> Result<Vec<String>> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(reader
+        .headers()
+        .with_context(|| format!("{} has no header", path.display()))?
+        .iter()
+        .map(String::from)
+        .collect())
 }
 
 /// Every file of a session written whole, that later runs must not change.

@@ -43,10 +43,15 @@ pub enum Problem {
         echoed: String,
         requested: String,
     },
+    /// Other processes or the hypervisor took more of the run's CPUs than `max_busy` allows.
+    MachineBusy {
+        contention: crate::store::Contention,
+        limit: f64,
+    },
 }
 
 /// The automatic checks, by name, in report order.
-pub const CHECK_NAMES: [&str; 7] = [
+pub const CHECK_NAMES: [&str; 8] = [
     "every run exited normally",
     "no run timed out",
     LEFT_RUNNING,
@@ -54,10 +59,12 @@ pub const CHECK_NAMES: [&str; 7] = [
     "every run reported every metric",
     TOO_SHORT,
     CONFIG_ECHO,
+    QUIET,
 ];
 pub const TOO_SHORT: &str = "every run was long enough to time";
 pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
+pub const QUIET: &str = "the machine was quiet during every run";
 
 /// A run's own time (wall time less the median spawn cost) must be at least this many times
 /// the spawn cost's interquartile range, so spawn noise moves it by under 5%.
@@ -80,6 +87,7 @@ impl Problem {
             Problem::TooShort { .. } => TOO_SHORT,
             Problem::LeftRunning(_) => LEFT_RUNNING,
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
+            Problem::MachineBusy { .. } => QUIET,
         }
     }
 }
@@ -138,6 +146,22 @@ impl fmt::Display for Problem {
                 f,
                 "echoed {key} = {echoed} when {key} = {requested} was requested"
             ),
+            Problem::MachineBusy { contention, limit } => {
+                let steal = if contention.steal > 0.0 {
+                    format!(
+                        " and the hypervisor {}",
+                        crate::format::percent(contention.steal)
+                    )
+                } else {
+                    String::new()
+                };
+                write!(
+                    f,
+                    "machine busy: other processes took {}{steal} of the CPU time on its CPUs (limit {})",
+                    crate::format::percent(contention.others),
+                    crate::format::percent(*limit)
+                )
+            }
         }
     }
 }
@@ -207,6 +231,12 @@ pub fn describe_floor(c: &Calibration) -> String {
 pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
     let own = wall_ns.saturating_sub(c.spawn_median_ns).max(1) as f64;
     spawn_sigma_ns(c) / own
+}
+
+/// The run is invalid when others took more than `limit` of its CPUs while it ran.
+pub fn machine_busy(row: &crate::store::RunRow, limit: f64) -> Option<Problem> {
+    let contention = row.contention()?;
+    (contention.total() > limit).then_some(Problem::MachineBusy { contention, limit })
 }
 
 /// The run is too short to time when its wall time is under the floor.

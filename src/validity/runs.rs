@@ -20,6 +20,10 @@ pub struct RunView {
     pub stdout_sha256: String,
     /// Whether the run printed a `config` object echoing its configuration.
     pub echoed_config: bool,
+    /// The share of the run's CPUs that others took while it ran, where it was recorded.
+    pub busy_share: Option<f64>,
+    /// The run this one repeats, planned again because the machine was busy during it.
+    pub repeats: Option<String>,
     /// Why the run is excluded from statistics; empty when it is valid.
     pub problems: Vec<String>,
     /// The checks that excluded it, parallel to `problems`.
@@ -73,13 +77,15 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .iter()
         .filter_map(|row| {
             planned.get(row.run_id.as_str()).map(|p| {
-                view(
+                let mut v = view(
                     exp,
                     session,
                     row,
                     p.cell(),
                     values.remove(row.run_id.as_str()).unwrap_or_default(),
-                )
+                );
+                v.repeats = p.repeats.clone();
+                v
             })
         })
         .collect();
@@ -113,6 +119,7 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
+    found.extend(super::automatic::machine_busy(row, exp.max_busy));
     locate_unreadable(&mut found, &session.stdout_path(&row.run_id));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
@@ -141,6 +148,8 @@ fn view(
         exit: describe_exit(&exit),
         stdout_sha256: row.stdout_sha256.clone(),
         echoed_config: echoed,
+        busy_share: row.contention().map(|c| c.total()),
+        repeats: None,
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,

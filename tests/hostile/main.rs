@@ -32,6 +32,7 @@ pub fn minimal(script: &str, extra: &str) -> String {
     let script = script.replace('{', "{{").replace('}', "}}");
     format!(
         r#"[experiment]
+max_busy = "100%"
 title = "hostile"
 hypothesis = "lab stays in control"
 repetitions = 3

@@ -8,6 +8,7 @@ use super::{files_containing, project_with, stdout};
 /// hold text.
 fn hostile_experiment() -> (String, String) {
     let lab_toml = r#"[experiment]
+max_busy = "100%"
 title = "Payloads [t](javascript:alert(1))"
 hypothesis = "<script>alert(2)</script> and [h](javascript:alert(3))"
 repetitions = 3

@@ -1,0 +1,178 @@
+//! What the rest of the machine did while a run ran, from counters the kernel keeps: CPU time
+//! spent on the run's CPUs by anyone (`/proc/stat`), time a hypervisor stole, CPU pressure
+//! stalls (`/proc/pressure/cpu`) and thermal-throttle events. Read once before the spawn and
+//! once after the wait, outside the timed interval; nothing here judges.
+
+use std::path::Path;
+
+/// Kernel counters at one instant, summed over a set of CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    /// Ticks the CPUs spent running anything (user, nice, system, irq, softirq).
+    busy_ticks: u64,
+    /// Ticks a hypervisor ran something else on these virtual CPUs.
+    steal_ticks: u64,
+    /// Every tick the CPUs counted, idle and iowait included.
+    total_ticks: u64,
+    /// Microseconds some task waited for a CPU, machine-wide (PSI), where the kernel has it.
+    psi_some_us: Option<u64>,
+    /// Thermal-throttle events of the CPUs, where the kernel exposes them.
+    throttle_events: Option<u64>,
+}
+
+/// How busy the machine was during one run: differences of [`Counters`], in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MachineLoad {
+    /// CPU time spent on the run's CPUs by every process, the run's own included.
+    pub busy_ns: u64,
+    pub steal_ns: u64,
+    /// CPU time the run's CPUs had to give: their ticks over the run.
+    pub capacity_ns: u64,
+    pub psi_some_us: Option<u64>,
+    pub throttle_events: Option<u64>,
+}
+
+/// The counters of `cpus` now, or `None` where `/proc/stat` cannot be read.
+pub fn sample(cpus: &[usize]) -> Option<Counters> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let mut counters = cpu_ticks(&stat, cpus)?;
+    counters.psi_some_us = std::fs::read_to_string("/proc/pressure/cpu")
+        .ok()
+        .and_then(|text| psi_some_total(&text));
+    counters.throttle_events = throttle_events(cpus);
+    Some(counters)
+}
+
+/// What happened between two samples, with `/proc/stat` ticks of `tick_ns` each.
+pub fn between(before: &Counters, after: &Counters, tick_ns: u64) -> MachineLoad {
+    let ticks = |a: u64, b: u64| b.saturating_sub(a).saturating_mul(tick_ns);
+    let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
+    MachineLoad {
+        busy_ns: ticks(before.busy_ticks, after.busy_ticks),
+        steal_ns: ticks(before.steal_ticks, after.steal_ticks),
+        capacity_ns: ticks(before.total_ticks, after.total_ticks),
+        psi_some_us: delta(before.psi_some_us, after.psi_some_us),
+        throttle_events: delta(before.throttle_events, after.throttle_events),
+    }
+}
+
+/// Nanoseconds per `/proc/stat` tick (USER_HZ, 100 on Linux).
+pub fn tick_ns() -> u64 {
+    // SAFETY: sysconf only reads a configuration value.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if hz > 0 {
+        1_000_000_000 / hz as u64
+    } else {
+        10_000_000
+    }
+}
+
+/// Sums the `cpuN` lines of `/proc/stat` for `cpus` (all CPUs when empty). Columns: user nice
+/// system idle iowait irq softirq steal guest guest_nice (proc(5)); guest time is already in
+/// user, so it is not added again.
+fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
+    let mut counters = Counters::default();
+    let mut found = false;
+    for line in stat.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(cpu) = fields.next().and_then(|n| n.strip_prefix("cpu")) else {
+            continue;
+        };
+        let Ok(index) = cpu.parse::<usize>() else {
+            continue;
+        };
+        if !cpus.is_empty() && !cpus.contains(&index) {
+            continue;
+        }
+        let v: Vec<u64> = fields.take(8).filter_map(|f| f.parse().ok()).collect();
+        if v.len() < 8 {
+            continue;
+        }
+        found = true;
+        counters.busy_ticks += v[0] + v[1] + v[2] + v[5] + v[6];
+        counters.steal_ticks += v[7];
+        counters.total_ticks += v.iter().sum::<u64>();
+    }
+    found.then_some(counters)
+}
+
+/// `total=` of the `some` line of `/proc/pressure/cpu`.
+fn psi_some_total(text: &str) -> Option<u64> {
+    text.lines()
+        .find(|l| l.starts_with("some "))?
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("total="))?
+        .parse()
+        .ok()
+}
+
+/// Core and package throttle counts of `cpus`, where the kernel has them (Intel, bare metal).
+fn throttle_events(cpus: &[usize]) -> Option<u64> {
+    let root = Path::new("/sys/devices/system/cpu");
+    let mut sum = None;
+    for cpu in cpus {
+        for file in ["core_throttle_count", "package_throttle_count"] {
+            let path = root.join(format!("cpu{cpu}/thermal_throttle/{file}"));
+            if let Some(n) = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+            {
+                sum = Some(sum.unwrap_or(0) + n);
+            }
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAT: &str = "cpu  30 0 10 100 5 0 0 4 0 0\n\
+                        cpu0 10 1 5 50 2 1 1 3 0 0\n\
+                        cpu1 20 0 5 50 3 0 0 1 7 0\n\
+                        intr 5 0 0\n";
+
+    #[test]
+    fn ticks_of_the_chosen_cpus() {
+        let c = cpu_ticks(STAT, &[0]).unwrap();
+        assert_eq!((c.busy_ticks, c.steal_ticks, c.total_ticks), (18, 3, 73));
+        let both = cpu_ticks(STAT, &[]).unwrap();
+        assert_eq!((both.busy_ticks, both.steal_ticks), (43, 4));
+        assert_eq!(both.total_ticks, 73 + 79);
+        assert!(cpu_ticks(STAT, &[5]).is_none());
+    }
+
+    #[test]
+    fn pressure_and_deltas() {
+        let psi = "some avg10=6.69 avg60=8.62 avg300=12.11 total=1911569437\n\
+                   full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(psi_some_total(psi), Some(1_911_569_437));
+        let before = Counters {
+            busy_ticks: 100,
+            steal_ticks: 1,
+            total_ticks: 400,
+            psi_some_us: Some(10),
+            throttle_events: None,
+        };
+        let after = Counters {
+            busy_ticks: 250,
+            steal_ticks: 3,
+            total_ticks: 800,
+            psi_some_us: Some(510),
+            throttle_events: None,
+        };
+        let load = between(&before, &after, 10_000_000);
+        assert_eq!(load.busy_ns, 1_500_000_000);
+        assert_eq!(load.steal_ns, 20_000_000);
+        assert_eq!(load.capacity_ns, 4_000_000_000);
+        assert_eq!(load.psi_some_us, Some(500));
+        assert_eq!(load.throttle_events, None);
+    }
+
+    #[test]
+    fn this_machine_has_counters() {
+        let now = sample(&[]).expect("/proc/stat is readable on Linux");
+        assert!(now.total_ticks > 0);
+    }
+}
