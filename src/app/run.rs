@@ -202,6 +202,16 @@ fn start(
         eprintln!("building {}…", exp.name);
     }
     let build = exec::build(exp)?;
+    let host = store::host();
+    if !opts.quiet {
+        for finding in exec::system_check(
+            &exec::allowed_cpus(),
+            host.governor.as_deref(),
+            host.turbo.as_deref(),
+        ) {
+            eprintln!("warning: {finding}");
+        }
+    }
     let started = store::now_unix_ms();
     let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
     let scratch = std::env::temp_dir();
@@ -216,7 +226,7 @@ fn start(
         order: format!("{:?}", exp.order).to_lowercase(),
         planned_runs: plan.runs.len(),
         git: store::git_state(&exp.dir),
-        host: store::host(),
+        host,
         load_before: store::load_average(),
         load_after: None,
         started_utc: store::utc_timestamp(started),

@@ -11,6 +11,7 @@ mod metrics;
 mod orphans;
 mod process;
 mod progress;
+mod syscheck;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
@@ -20,6 +21,7 @@ pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
+pub use syscheck::system_check;
 
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
