@@ -43,26 +43,43 @@ pub fn decide(fraction: f64, lo: f64, hi: f64) -> Verdict {
     }
 }
 
+/// The verdict of the whole check and the cell that decided it: the worst verdict any cell
+/// reached, and among the cells with that verdict the one closest to (or furthest past) the
+/// ceiling. A cell whose interval merely straddles never speaks for a failure.
+fn decisive(outcomes: &[(Verdict, f64)]) -> Option<(Verdict, usize)> {
+    let verdict = [Verdict::Fail, Verdict::Inconclusive, Verdict::Pass]
+        .into_iter()
+        .find(|v| outcomes.iter().any(|(o, _)| o == v))?;
+    let index = outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, (o, _))| *o == verdict)
+        .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?
+        .0;
+    Some((verdict, index))
+}
+
 pub fn check(
     spec: &CheckSpec,
     metric: &str,
     ceiling: &Ceiling,
     fraction: f64,
-    cells: &[CellStats],
+    (judged_cells, cells): (&[&CellStats], &[CellStats]),
     r: Resampling,
     unit: &str,
 ) -> CheckResult {
     let base = CheckResult::new(&spec.name, "ceiling", spec.class, Verdict::NotRun);
     let mut judged = Vec::new();
     let mut skipped = Vec::new();
-    for cell in cells.iter().filter(|c| c.metric == metric) {
+    for cell in judged_cells.iter().copied().filter(|c| c.metric == metric) {
         match judge(spec, cell, ceiling, fraction, cells, r) {
             Some(Ok(j)) => judged.push(j),
             Some(Err(why)) => skipped.push(why),
             None => {}
         }
     }
-    let Some(worst) = judged.iter().max_by(|a, b| a.ratio.total_cmp(&b.ratio)) else {
+    let outcomes: Vec<(Verdict, f64)> = judged.iter().map(|j| (j.verdict, j.ratio)).collect();
+    let Some((verdict, index)) = decisive(&outcomes) else {
         return base.reading(
             skipped
                 .first()
@@ -70,10 +87,7 @@ pub fn check(
                 .unwrap_or_else(|| "no cell to set against the ceiling".into()),
         );
     };
-    let verdict = [Verdict::Fail, Verdict::Inconclusive]
-        .into_iter()
-        .find(|v| judged.iter().any(|j| j.verdict == *v))
-        .unwrap_or(Verdict::Pass);
+    let worst = &judged[index];
     let median = worst.cell.median().unwrap_or(f64::NAN);
     let evidence = format!(
         "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] (95% CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
@@ -223,5 +237,24 @@ mod tests {
         assert_eq!(decide(0.8, 0.8, 0.9), Verdict::Fail);
         assert_eq!(decide(0.8, 0.7, 0.85), Verdict::Inconclusive);
         assert_eq!(decide(0.8, 0.1, 0.79), Verdict::Pass);
+    }
+
+    #[test]
+    fn the_failing_cell_speaks_for_a_failure() {
+        // threads=1 fails at 95% of the ceiling; threads=2 is higher (110%) but its interval
+        // straddles the limit: the reading must name threads=1.
+        let outcomes = [(Verdict::Fail, 0.95), (Verdict::Inconclusive, 1.104)];
+        assert_eq!(decisive(&outcomes), Some((Verdict::Fail, 0)));
+        let passing = [
+            (Verdict::Pass, 0.3),
+            (Verdict::Pass, 0.6),
+            (Verdict::Pass, 0.5),
+        ];
+        assert_eq!(
+            decisive(&passing),
+            Some((Verdict::Pass, 1)),
+            "the closest passing cell"
+        );
+        assert_eq!(decisive(&[]), None);
     }
 }

@@ -251,6 +251,18 @@ pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
         .collect()
 }
 
+/// The cells a check judges: those its `cells` scope selects, or all.
+fn in_scope<'a>(spec: &CheckSpec, cells: &'a [CellStats]) -> Vec<&'a CellStats> {
+    cells
+        .iter()
+        .filter(|c| {
+            spec.scope
+                .as_ref()
+                .is_none_or(|s| s.includes(&c.cell.variant, &c.cell.params))
+        })
+        .collect()
+}
+
 fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
     let unit = |m: &str| x.exp.metric(m).map_or(String::new(), |m| m.unit.clone());
     let (cells, r) = (x.cells, x.resampling);
@@ -280,7 +292,16 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
                 (None, Some(sel)) => ceiling::Ceiling::Calibration(sel),
                 (None, None) => return None,
             };
-            ceiling::check(spec, metric, &ceiling, *fraction, cells, r, &unit(metric))
+            let judged = in_scope(spec, cells);
+            ceiling::check(
+                spec,
+                metric,
+                &ceiling,
+                *fraction,
+                (&judged, cells),
+                r,
+                &unit(metric),
+            )
         }
         CheckKind::Checksum { metric, reference } => {
             checksum::check(spec, x.exp, metric, reference.as_deref(), x.runs)
@@ -295,8 +316,18 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
         CheckKind::Stable {
             metric,
             max_cv,
+            max_cv_by_variant,
+            mode_gap,
             alpha,
-        } => stable::check(spec, metric, *max_cv, *alpha, cells, &unit(metric)),
+        } => {
+            let limits = stable::Limits {
+                max_cv: *max_cv,
+                by_variant: max_cv_by_variant,
+                mode_gap: *mode_gap,
+                alpha: *alpha,
+            };
+            stable::check(spec, metric, &limits, &in_scope(spec, cells), &unit(metric))
+        }
         CheckKind::Scaling {
             metric,
             along,

@@ -222,6 +222,10 @@ pub enum CheckKind {
     Stable {
         metric: String,
         max_cv: f64,
+        /// Limits of the CV by variant, where they differ from `max_cv`.
+        max_cv_by_variant: BTreeMap<String, f64>,
+        /// Two modes closer than this (relative to the lower one) do not fail the check.
+        mode_gap: f64,
         alpha: f64,
     },
     /// The metric grows along a parameter by at least `factor` from its first to last value.
@@ -256,6 +260,34 @@ pub struct CheckSpec {
     pub name: String,
     pub class: CheckClass,
     pub kind: CheckKind,
+    /// The cells the check judges (`cells = {…}`); all when `None`.
+    pub scope: Option<CellScope>,
+}
+
+/// A set of cells: the variants named (all when empty) crossed with the parameter values named
+/// (all values of a parameter not named).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellScope {
+    pub variants: Vec<String>,
+    pub params: BTreeMap<String, Vec<ParamValue>>,
+}
+
+impl CellScope {
+    /// Whether the cell `variant` with parameter values `params` (as stored, text) is in scope.
+    pub fn includes(&self, variant: &str, params: &BTreeMap<String, String>) -> bool {
+        (self.variants.is_empty() || self.variants.iter().any(|v| v == variant))
+            && self.params.iter().all(|(name, values)| {
+                params.get(name).is_some_and(|stored| {
+                    values.iter().any(|v| {
+                        stored
+                            .parse::<f64>()
+                            .ok()
+                            .zip(v.as_f64())
+                            .map_or(*stored == v.to_string(), |(x, y)| x == y)
+                    })
+                })
+            })
+    }
 }
 
 /// A validated experiment, ready to plan.

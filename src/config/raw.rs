@@ -172,12 +172,28 @@ pub struct RawCheck {
     pub variant: Option<Spanned<String>>,
     #[schemars(with = "Option<String>")]
     pub reference: Option<Spanned<String>>,
+    /// One limit for every cell, or a table of limits by variant with an optional `default`.
+    #[schemars(with = "Option<RawMaxCv>")]
+    pub max_cv: Option<Spanned<RawMaxCv>>,
+    /// How far apart (relative) two modes must be before a second mode fails `stable`.
     #[schemars(with = "Option<RawNumberOrText>")]
-    pub max_cv: Option<Spanned<RawNumberOrText>>,
+    pub mode_gap: Option<Spanned<RawNumberOrText>>,
+    /// The cells a `stable` or `ceiling` check judges: `variant` and parameter
+    /// values, each a value or a list (`{ variant = ["fair", "nonfair"], threads = [1, 2] }`).
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub cells: Option<Spanned<BTreeMap<String, toml::Value>>>,
     #[schemars(with = "Option<f64>")]
     pub factor: Option<Spanned<f64>>,
     #[schemars(with = "Option<f64>")]
     pub alpha: Option<Spanned<f64>>,
+}
+
+/// `max_cv`: one limit (`"25%"`, 0.25) or limits by variant (`{ fair = "120%", default = "25%" }`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawMaxCv {
+    One(RawNumberOrText),
+    ByVariant(BTreeMap<String, RawNumberOrText>),
 }
 
 /// `expect` is an expression (`"a < 0.5 * b"`), a template (`"{seconds}"`) or a number.

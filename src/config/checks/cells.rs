@@ -2,7 +2,7 @@
 //! variant or a declared parameter value, and a selector must name exactly one cell.
 
 use super::{Ctx, Result};
-use crate::config::model::{CellSelector, ParamValue};
+use crate::config::model::{CellScope, CellSelector, ParamValue};
 use std::collections::BTreeMap;
 use toml::Spanned;
 
@@ -94,6 +94,47 @@ impl Ctx<'_> {
             selector.params.insert(name.clone(), declared.clone());
         }
         Ok(selector)
+    }
+}
+
+impl Ctx<'_> {
+    /// `cells = { variant = "x" | ["x", …], PARAM = v | [v, …] }`: the cells a check judges.
+    /// Every name must be declared and the scope must hold at least one planned cell.
+    pub(super) fn scope(&self) -> Result<Option<CellScope>> {
+        let Some(raw) = self.raw.cells.as_ref() else {
+            return Ok(None);
+        };
+        let key = self.key("cells");
+        let mut scope = CellScope {
+            variants: Vec::new(),
+            params: BTreeMap::new(),
+        };
+        for (name, value) in raw.get_ref() {
+            let items: Vec<&toml::Value> = match value {
+                toml::Value::Array(list) => list.iter().collect(),
+                single => vec![single],
+            };
+            if items.is_empty() {
+                return Err(self.loc.error(
+                    raw.span(),
+                    &format!("{key}.{name}"),
+                    "an empty list selects no cell",
+                ));
+            }
+            for item in items {
+                let one = BTreeMap::from([(name.clone(), item.clone())]);
+                let selector = self.selector("cells", &toml::Spanned::new(raw.span(), one))?;
+                match selector.variant {
+                    Some(v) => scope.variants.push(v),
+                    None => scope
+                        .params
+                        .entry(name.clone())
+                        .or_default()
+                        .extend(selector.params.into_values()),
+                }
+            }
+        }
+        Ok(Some(scope))
     }
 }
 

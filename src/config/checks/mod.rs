@@ -4,7 +4,8 @@ use super::duration::parse_fraction;
 use super::error::{ConfigError, Locator};
 use super::model::*;
 use super::raw::RawCheck;
-use super::raw::RawNumberOrText;
+use super::raw::{RawMaxCv, RawNumberOrText};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use toml::Spanned;
 
@@ -17,12 +18,18 @@ type Result<T> = std::result::Result<T, ConfigError>;
 const KINDS: &[(&str, &[&str])] = &[
     ("duration", &["expect", "tolerance", "metric"]),
     ("compare", &["metric", "a", "b", "expect"]),
-    ("ceiling", &["metric", "limit", "calibration", "fraction"]),
+    (
+        "ceiling",
+        &["metric", "limit", "calibration", "fraction", "cells"],
+    ),
     ("agree", &["metric", "a", "b", "margin"]),
     ("checksum", &["metric", "reference"]),
     ("distinct", &["metric", "along", "variant", "margin"]),
     ("order", &["metric", "alpha"]),
-    ("stable", &["metric", "max_cv", "alpha"]),
+    (
+        "stable",
+        &["metric", "max_cv", "mode_gap", "alpha", "cells"],
+    ),
     ("scaling", &["metric", "along", "variant", "factor"]),
 ];
 
@@ -52,6 +59,7 @@ pub fn validate_checks(
         checks.push(CheckSpec {
             name,
             class: ctx.class(&kind)?,
+            scope: ctx.scope()?,
             kind,
         });
     }
@@ -108,18 +116,14 @@ impl Ctx<'_> {
                 metric: self.metric(true)?,
                 alpha: self.alpha()?,
             }),
-            "stable" => Ok(CheckKind::Stable {
-                metric: self.metric(true)?,
-                max_cv: self.fraction("max_cv", self.raw.max_cv.as_ref(), Some(0.10))?,
-                alpha: self.alpha()?,
-            }),
+            "stable" => self.stable(),
             _ => self.scaling(),
         }
     }
 
     fn reject_foreign_keys(&self, kind: &str, allowed: &[&str]) -> Result<()> {
         let r = self.raw;
-        let present: [(&str, Option<Range<usize>>); 15] = [
+        let present: [(&str, Option<Range<usize>>); 17] = [
             ("metric", r.metric.as_ref().map(|s| s.span())),
             ("expect", r.expect.as_ref().map(|s| s.span())),
             ("tolerance", r.tolerance.as_ref().map(|s| s.span())),
@@ -133,6 +137,8 @@ impl Ctx<'_> {
             ("variant", r.variant.as_ref().map(|s| s.span())),
             ("reference", r.reference.as_ref().map(|s| s.span())),
             ("max_cv", r.max_cv.as_ref().map(|s| s.span())),
+            ("mode_gap", r.mode_gap.as_ref().map(|s| s.span())),
+            ("cells", r.cells.as_ref().map(|s| s.span())),
             ("factor", r.factor.as_ref().map(|s| s.span())),
             ("alpha", r.alpha.as_ref().map(|s| s.span())),
         ];
@@ -275,6 +281,47 @@ impl Ctx<'_> {
         }
     }
 
+    fn stable(&self) -> Result<CheckKind> {
+        let (max_cv, max_cv_by_variant) = self.max_cv()?;
+        Ok(CheckKind::Stable {
+            metric: self.metric(true)?,
+            max_cv,
+            max_cv_by_variant,
+            // Modes closer than the spread the check allows are not a finding of their own.
+            mode_gap: self.fraction("mode_gap", self.raw.mode_gap.as_ref(), Some(max_cv))?,
+            alpha: self.alpha()?,
+        })
+    }
+
+    /// `max_cv` as one limit (default 10%) and the limits of the variants it names.
+    fn max_cv(&self) -> Result<(f64, BTreeMap<String, f64>)> {
+        let Some(raw) = self.raw.max_cv.as_ref() else {
+            return Ok((0.10, BTreeMap::new()));
+        };
+        let spanned = |v: &RawNumberOrText| Spanned::new(raw.span(), v.clone());
+        match raw.get_ref() {
+            RawMaxCv::One(v) => Ok((
+                self.fraction("max_cv", Some(&spanned(v)), None)?,
+                BTreeMap::new(),
+            )),
+            RawMaxCv::ByVariant(table) => {
+                let mut default = 0.10;
+                let mut by_variant = BTreeMap::new();
+                for (name, v) in table {
+                    let limit = self.fraction("max_cv", Some(&spanned(v)), None)?;
+                    if name == "default" {
+                        default = limit;
+                    } else if self.exp.variant(name).is_some() {
+                        by_variant.insert(name.clone(), limit);
+                    } else {
+                        return Err(self.unknown_variant(name, raw.span(), "max_cv"));
+                    }
+                }
+                Ok((default, by_variant))
+            }
+        }
+    }
+
     fn alpha(&self) -> Result<f64> {
         match self.raw.alpha.as_ref() {
             None => Ok(0.05),
@@ -353,6 +400,7 @@ fn fraction_limit(field: &str) -> Option<(f64, &'static str)> {
         )),
         "margin" => Some((1.0, "cells that differ by 100% or more would still agree")),
         "max_cv" => Some((10.0, "a spread of 1000% or more is no limit at all")),
+        "mode_gap" => Some((10.0, "modes 1000% apart or more are no practical gap")),
         "fraction" => Some((
             1.000_001,
             "a ceiling fraction above 100% would judge values beyond the ceiling itself",
