@@ -167,6 +167,8 @@ pub struct RawCheck {
     pub reference: Option<Spanned<String>>,
     #[schemars(with = "Option<RawNumberOrText>")]
     pub max_cv: Option<Spanned<RawNumberOrText>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub max_drift: Option<Spanned<RawNumberOrText>>,
     #[schemars(with = "Option<f64>")]
     pub factor: Option<Spanned<f64>>,
     #[schemars(with = "Option<f64>")]
