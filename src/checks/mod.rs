@@ -312,7 +312,11 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
             variant,
             margin,
         } => distinct::check(spec, x, metric, along, variant.as_deref(), *margin),
-        CheckKind::RunOrder { metric, alpha } => order::check(spec, x.exp, metric, *alpha, x.runs),
+        CheckKind::RunOrder {
+            metric,
+            alpha,
+            max_drift,
+        } => order::check(spec, x.exp, metric, *alpha, *max_drift, x.runs),
         CheckKind::Stable {
             metric,
             max_cv,

@@ -216,8 +216,13 @@ pub enum CheckKind {
         variant: Option<String>,
         margin: f64,
     },
-    /// No trend against execution position and no carry-over from the previous run.
-    RunOrder { metric: String, alpha: f64 },
+    /// No trend larger than `max_drift` per 100 runs against execution position, no
+    /// carry-over from the previous run and no serial dependence between runs.
+    RunOrder {
+        metric: String,
+        alpha: f64,
+        max_drift: f64,
+    },
     /// Run-to-run spread under `max_cv` and no second mode.
     Stable {
         metric: String,

@@ -178,10 +178,12 @@ pub struct RawCheck {
     /// How far apart (relative) two modes must be before a second mode fails `stable`.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub mode_gap: Option<Spanned<RawNumberOrText>>,
-    /// The cells a `stable` or `ceiling` check judges: `variant` and parameter
+    /// The cells a `stable`, `order` or `ceiling` check judges: `variant` and parameter
     /// values, each a value or a list (`{ variant = ["fair", "nonfair"], threads = [1, 2] }`).
     #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
     pub cells: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub max_drift: Option<Spanned<RawNumberOrText>>,
     #[schemars(with = "Option<f64>")]
     pub factor: Option<Spanned<f64>>,
     #[schemars(with = "Option<f64>")]

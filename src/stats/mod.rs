@@ -15,6 +15,7 @@ pub mod median_ci;
 pub mod multiple;
 pub mod percentiles;
 pub mod rng;
+pub mod serial;
 pub mod summary;
 pub mod trend;
 
@@ -32,5 +33,8 @@ pub use median_ci::{MedianCi, exact_median_ci};
 pub use multiple::holm;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
 pub use rng::stream;
+pub use serial::{
+    LjungBox, SerialCorrelation, lag1_autocorrelation, ljung_box_lag1, wald_wolfowitz_serial,
+};
 pub use summary::{Summary, median, quantile_sorted};
 pub use trend::{MannKendall, mann_kendall, theil_sen_slope};

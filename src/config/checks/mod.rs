@@ -25,7 +25,7 @@ const KINDS: &[(&str, &[&str])] = &[
     ("agree", &["metric", "a", "b", "margin"]),
     ("checksum", &["metric", "reference"]),
     ("distinct", &["metric", "along", "variant", "margin"]),
-    ("order", &["metric", "alpha"]),
+    ("order", &["metric", "alpha", "max_drift", "cells"]),
     (
         "stable",
         &["metric", "max_cv", "mode_gap", "alpha", "cells"],
@@ -115,6 +115,7 @@ impl Ctx<'_> {
             "order" => Ok(CheckKind::RunOrder {
                 metric: self.metric(true)?,
                 alpha: self.alpha()?,
+                max_drift: self.fraction("max_drift", self.raw.max_drift.as_ref(), Some(0.05))?,
             }),
             "stable" => self.stable(),
             _ => self.scaling(),
@@ -123,7 +124,7 @@ impl Ctx<'_> {
 
     fn reject_foreign_keys(&self, kind: &str, allowed: &[&str]) -> Result<()> {
         let r = self.raw;
-        let present: [(&str, Option<Range<usize>>); 17] = [
+        let present: [(&str, Option<Range<usize>>); 18] = [
             ("metric", r.metric.as_ref().map(|s| s.span())),
             ("expect", r.expect.as_ref().map(|s| s.span())),
             ("tolerance", r.tolerance.as_ref().map(|s| s.span())),
@@ -139,6 +140,7 @@ impl Ctx<'_> {
             ("max_cv", r.max_cv.as_ref().map(|s| s.span())),
             ("mode_gap", r.mode_gap.as_ref().map(|s| s.span())),
             ("cells", r.cells.as_ref().map(|s| s.span())),
+            ("max_drift", r.max_drift.as_ref().map(|s| s.span())),
             ("factor", r.factor.as_ref().map(|s| s.span())),
             ("alpha", r.alpha.as_ref().map(|s| s.span())),
         ];
@@ -401,6 +403,10 @@ fn fraction_limit(field: &str) -> Option<(f64, &'static str)> {
         "margin" => Some((1.0, "cells that differ by 100% or more would still agree")),
         "max_cv" => Some((10.0, "a spread of 1000% or more is no limit at all")),
         "mode_gap" => Some((10.0, "modes 1000% apart or more are no practical gap")),
+        "max_drift" => Some((
+            1.0,
+            "a drift of 100% or more per 100 runs would double a result within the session",
+        )),
         "fraction" => Some((
             1.000_001,
             "a ceiling fraction above 100% would judge values beyond the ceiling itself",
@@ -411,4 +417,50 @@ fn fraction_limit(field: &str) -> Option<(f64, &'static str)> {
 
 fn s_percent(x: f64) -> String {
     format!("{}%", crate::format::significant(x * 100.0, 3))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{CheckKind, ConfigError, Experiment, parse};
+    use std::path::Path;
+
+    /// An experiment with one check of `kind` on metric `v`, carrying `extra` lines.
+    fn with_check(kind: &str, extra: &str) -> Result<Experiment, ConfigError> {
+        let source = format!(
+            "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\n\n[[variant]]\nname = \"a\"\nrun = [\"x\"]\n\n[metric.v]\njson = \"v\"\n\n[[check]]\nname = \"c\"\nkind = \"{kind}\"\nmetric = \"v\"\n{extra}"
+        );
+        parse(&source, Path::new("exp/lab.toml"), Path::new("exp"), None)
+    }
+
+    fn max_drift(extra: &str) -> f64 {
+        match with_check("order", extra).unwrap().checks[0].kind {
+            CheckKind::RunOrder { max_drift, .. } => max_drift,
+            ref other => panic!("not an order check: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn max_drift_reads_fractions_and_percentages_with_a_default() {
+        assert_eq!(max_drift(""), 0.05);
+        assert_eq!(max_drift("max_drift = \"2%\"\n"), 0.02);
+        assert_eq!(max_drift("max_drift = 0.1\n"), 0.1);
+        assert_eq!(max_drift("max_drift = 0\n"), 0.0);
+    }
+
+    #[test]
+    fn a_bad_max_drift_names_file_line_and_key() {
+        for (value, message) in [
+            ("\"ten\"", "not a fraction"),
+            ("\"-5%\"", "not a fraction"),
+            ("\"150%\"", "150% is too large"),
+        ] {
+            let e = with_check("order", &format!("max_drift = {value}\n")).unwrap_err();
+            assert_eq!((e.file.as_path(), e.line), (Path::new("exp/lab.toml"), 16));
+            assert_eq!(e.key, "check[1].max_drift");
+            assert!(e.message.starts_with(message), "{value}: {e}");
+        }
+        let e = with_check("stable", "max_drift = \"5%\"\n").unwrap_err();
+        assert_eq!(e.key, "check[1].max_drift");
+        assert!(e.message.contains("not a key of a `stable` check"), "{e}");
+    }
 }
