@@ -12,6 +12,7 @@ mod order;
 mod scaling;
 mod series;
 mod stable;
+mod steady;
 mod verdict;
 
 pub use compare::{decide, ratio_of};
@@ -251,6 +252,7 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
             max_cv,
             alpha,
         } => stable::check(spec, metric, *max_cv, *alpha, cells, &unit(metric)),
+        CheckKind::Steady { metric, within } => steady::check(spec, x.exp, metric, *within, cells),
         CheckKind::Scaling {
             metric,
             along,
@@ -271,6 +273,7 @@ pub fn kind_name(kind: &CheckKind) -> &'static str {
         CheckKind::Distinct { .. } => "distinct",
         CheckKind::RunOrder { .. } => "order",
         CheckKind::Stable { .. } => "stable",
+        CheckKind::Steady { .. } => "steady",
         CheckKind::Scaling { .. } => "scaling",
     }
 }

@@ -171,6 +171,11 @@ pub struct RawCheck {
     pub factor: Option<Spanned<f64>>,
     #[schemars(with = "Option<f64>")]
     pub alpha: Option<Spanned<f64>>,
+    /// `steady`: every run reaches a steady state within its first this many iterations
+    /// (a whole number, at least 1; default 50).
+    // Read as any number, so that `2.5` or `0` get an error that says what is wanted.
+    #[schemars(with = "Option<std::num::NonZeroU32>")]
+    pub within: Option<Spanned<f64>>,
 }
 
 /// `expect` is an expression (`"a < 0.5 * b"`), a template (`"{seconds}"`) or a number.
