@@ -7,7 +7,7 @@ mod shape;
 
 pub use crate::validity::RunView;
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
-pub use shape::{Drift, SteadyStates};
+pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
 use crate::config::{CellSelector, Experiment};
 use crate::plan::CellKey;

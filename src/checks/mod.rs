@@ -12,6 +12,7 @@ mod order;
 mod scaling;
 mod series;
 mod stable;
+mod steady;
 mod verdict;
 
 pub use compare::{decide, ratio_of};
@@ -332,6 +333,9 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
             };
             stable::check(spec, metric, &limits, &in_scope(spec, cells), &unit(metric))
         }
+        CheckKind::Steady { metric, within } => {
+            steady::check(spec, x.exp, metric, *within, &in_scope(spec, cells))
+        }
         CheckKind::Scaling {
             metric,
             along,
@@ -352,6 +356,7 @@ pub fn kind_name(kind: &CheckKind) -> &'static str {
         CheckKind::Distinct { .. } => "distinct",
         CheckKind::RunOrder { .. } => "order",
         CheckKind::Stable { .. } => "stable",
+        CheckKind::Steady { .. } => "steady",
         CheckKind::Scaling { .. } => "scaling",
     }
 }

@@ -233,6 +233,9 @@ pub enum CheckKind {
         mode_gap: f64,
         alpha: f64,
     },
+    /// Every run reaches a steady state (Barrett et al. 2017) within its first `within`
+    /// iterations of the metric.
+    Steady { metric: String, within: usize },
     /// The metric grows along a parameter by at least `factor` from its first to last value.
     Scaling {
         metric: String,
@@ -254,6 +257,7 @@ impl CheckKind {
             | CheckKind::Distinct { metric, .. }
             | CheckKind::RunOrder { metric, .. }
             | CheckKind::Stable { metric, .. }
+            | CheckKind::Steady { metric, .. }
             | CheckKind::Scaling { metric, .. } => Some(metric),
         }
     }

@@ -188,6 +188,11 @@ pub struct RawCheck {
     pub factor: Option<Spanned<f64>>,
     #[schemars(with = "Option<f64>")]
     pub alpha: Option<Spanned<f64>>,
+    /// `steady`: every run reaches a steady state within its first this many iterations
+    /// (a whole number, at least 1; default 50).
+    // Read as any number, so that `2.5` or `0` get an error that says what is wanted.
+    #[schemars(with = "Option<std::num::NonZeroU32>")]
+    pub within: Option<Spanned<f64>>,
 }
 
 /// `max_cv`: one limit (`"25%"`, 0.25) or limits by variant (`{ fair = "120%", default = "25%" }`).

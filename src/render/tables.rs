@@ -357,24 +357,7 @@ fn shape_note(c: &CellStats, unit: &str) -> String {
         ));
     }
     if let Some(steady) = &c.steady {
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for state in &steady.states {
-            let name = format!("{state:?}").to_lowercase();
-            match counts.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, k)) => *k += 1,
-                None => counts.push((name, 1)),
-            }
-        }
-        let parts: Vec<String> = counts.iter().map(|(n, k)| format!("{k} {n}")).collect();
-        notes.push(format!(
-            "runs: {}{}",
-            parts.join(", "),
-            if steady.consistent {
-                ""
-            } else {
-                " (inconsistent)"
-            }
-        ));
+        notes.push(format!("runs: {}", steady.describe()));
     }
     if let Some(d) = c
         .design_effect

@@ -1,6 +1,7 @@
 //! PELT changepoint detection and the steady-state classification of Barrett et al. 2017.
 
-use serde::Serialize;
+use super::outliers;
+use serde::{Deserialize, Serialize};
 
 /// Minimum segment length: a variance needs two points (R `changepoint`, `minseglen`
 /// for `cpt.meanvar`).
@@ -96,7 +97,7 @@ pub fn pelt(series: &[f64], penalty: f64) -> Vec<usize> {
 
 /// Run classification of Barrett, Bolz-Tereick, Killick, Mount & Tratt, "Virtual Machine
 /// Warmup Blows Hot and Cold", OOPSLA 2017, §4.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SteadyState {
     /// One segment, or every segment equivalent to the last.
     Flat,
@@ -108,7 +109,8 @@ pub enum SteadyState {
     NoSteadyState,
 }
 
-/// One changepoint segment `[start, end)` with its mean and sample sd (0 for one value).
+/// One changepoint segment `[start, end)` of the run's iterations, with the mean and sample sd
+/// (0 for one value) of its iterations that are not outliers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Segment {
     pub start: usize,
@@ -125,6 +127,9 @@ pub struct RunShape {
     /// `None` for `NoSteadyState`. Steady statistics should use the last segment only.
     pub steady_start: Option<usize>,
     pub segments: Vec<Segment>,
+    /// Outlier iterations (ascending indices), left out of the segmentation but not removed
+    /// from the run (see [`outliers`]).
+    pub outliers: Vec<usize>,
 }
 
 /// Settings of [`classify_with`].
@@ -139,6 +144,8 @@ pub struct ClassifyConfig {
     /// A last changepoint inside this final fraction means no steady state (paper: 500 of
     /// 2000 iterations, i.e. 0.25).
     pub final_fraction: f64,
+    /// Leave outlier iterations out of the segmentation (Barrett et al. 2017 §4.1).
+    pub exclude_outliers: bool,
 }
 
 impl Default for ClassifyConfig {
@@ -148,6 +155,7 @@ impl Default for ClassifyConfig {
             penalty: None,
             rel_tolerance: 1e-3,
             final_fraction: 0.25,
+            exclude_outliers: true,
         }
     }
 }
@@ -193,6 +201,9 @@ pub fn classify(series: &[f64], lower_is_better: bool) -> RunShape {
 }
 
 /// Classify one run's in-order series (Barrett et al. 2017 §4.3) from its PELT segments.
+/// Outlier iterations ([`outliers::outliers`]) are left out of the segmentation, as
+/// warmup_stats' `bin/mark_changepoints_in_json` does, and changepoints are mapped back to the
+/// run's own indices; segment boundaries and the final-quarter rule use those indices.
 /// Empty series or series with non-finite values give `NoSteadyState` with no segments.
 pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
     let n = series.len();
@@ -201,22 +212,63 @@ pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
             state: SteadyState::NoSteadyState,
             steady_start: None,
             segments: vec![],
+            outliers: vec![],
         };
     }
-    let starts = pelt(series, cfg.penalty.unwrap_or_else(|| default_penalty(n)));
-    let ends = starts.iter().skip(1).copied().chain(std::iter::once(n));
-    let segments: Vec<Segment> = starts
+    let outliers = if cfg.exclude_outliers {
+        outliers::outliers(series)
+    } else {
+        Vec::new()
+    };
+    let segments = segments_without(series, &outliers, cfg.penalty);
+    let (state, steady_start) = judge(&segments, n, cfg);
+    RunShape {
+        state,
+        steady_start,
+        segments,
+        outliers,
+    }
+}
+
+/// PELT segments of `series` with the iterations at `outliers` left out. A segment's
+/// statistics use its kept iterations; its bounds are the run's indices, a left-out iteration
+/// belonging to the segment after the last kept one before it (warmup_stats shifts each
+/// changepoint past the outliers before it).
+fn segments_without(series: &[f64], outliers: &[usize], penalty: Option<f64>) -> Vec<Segment> {
+    let kept: Vec<usize> = (0..series.len())
+        .filter(|i| outliers.binary_search(i).is_err())
+        .collect();
+    let values: Vec<f64> = kept.iter().map(|&i| series[i]).collect();
+    let starts = pelt(
+        &values,
+        penalty.unwrap_or_else(|| default_penalty(values.len())),
+    );
+    let ends = starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain(std::iter::once(values.len()));
+    let run_index = |k: usize| if k == 0 { 0 } else { kept[k - 1] + 1 };
+    starts
         .iter()
         .zip(ends)
-        .map(|(&s, e)| segment(series, s, e))
-        .collect();
+        .map(|(&s, e)| Segment {
+            start: run_index(s),
+            end: if e == values.len() {
+                series.len()
+            } else {
+                run_index(e)
+            },
+            ..segment(&values, s, e)
+        })
+        .collect()
+}
+
+/// The state of a run of `n` iterations and the start of its steady block, from its segments.
+fn judge(segments: &[Segment], n: usize, cfg: &ClassifyConfig) -> (SteadyState, Option<usize>) {
     let last = segments[segments.len() - 1];
     if segments.len() > 1 && last.start as f64 >= n as f64 * (1.0 - cfg.final_fraction) {
-        return RunShape {
-            state: SteadyState::NoSteadyState,
-            steady_start: None,
-            segments,
-        };
+        return (SteadyState::NoSteadyState, None);
     }
     let eq = |s: &Segment| equivalent(s, &last, cfg.rel_tolerance);
     let block = segments.iter().rev().take_while(|s| eq(s)).count();
@@ -235,11 +287,7 @@ pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
     } else {
         SteadyState::Warmup
     };
-    RunShape {
-        state,
-        steady_start,
-        segments,
-    }
+    (state, steady_start)
 }
 
 /// A cell is consistent when every run has the same classification (Barrett et al. 2017
@@ -315,6 +363,60 @@ mod tests {
         );
         assert_eq!(late.segments.len(), 2);
         assert_eq!(late.segments[1].start, 360);
+    }
+
+    /// The issue's run: 30 slow warm-up iterations near 0.82, then a steady level near 0.344,
+    /// 100 iterations in all; `blip` puts one very slow iteration at 90.
+    fn warmup_run(blip: bool) -> Vec<f64> {
+        let mut run = series(&[(30, 0.82, 0.01), (70, 0.344, 0.003)], "issue");
+        if blip {
+            run[90] = 1.5;
+        }
+        run
+    }
+
+    #[test]
+    fn one_late_blip_no_longer_hides_the_warmup() {
+        let clean = classify(&warmup_run(false), true);
+        let blipped = classify(&warmup_run(true), true);
+        assert_eq!(clean.state, SteadyState::Warmup, "{clean:?}");
+        assert_eq!(blipped.state, SteadyState::Warmup, "{blipped:?}");
+        assert_eq!(clean.steady_start, Some(30));
+        assert_eq!(
+            blipped.steady_start, clean.steady_start,
+            "same iterations dropped"
+        );
+        assert_eq!(
+            (clean.outliers.clone(), blipped.outliers.clone()),
+            (vec![], vec![90])
+        );
+        // The blip stays inside the last segment's bounds, out of its statistics.
+        let last = blipped.segments.last().unwrap();
+        assert_eq!((last.start, last.end), (30, 100));
+        assert!((last.mean - 0.344).abs() < 0.002, "{last:?}");
+        // Without the outlier step, the blip makes changepoints in the final quarter: the
+        // failure the issue reports.
+        let naive = classify_with(
+            &warmup_run(true),
+            &ClassifyConfig {
+                exclude_outliers: false,
+                ..ClassifyConfig::default()
+            },
+        );
+        assert_eq!(naive.state, SteadyState::NoSteadyState, "{naive:?}");
+    }
+
+    #[test]
+    fn a_blip_between_segments_goes_with_the_later_one() {
+        // Left out: 18 and 19, the last two of the first level. Kept indices are 0–17 and
+        // 20–39; the changepoint before kept index 17 + 1 maps to run index 17 + 1 = 18, so
+        // both left-out iterations fall in the later segment, outside both means.
+        let mut run = vec![10.0; 40];
+        run.iter_mut().skip(20).for_each(|v| *v = 5.0);
+        let segs = segments_without(&run, &[18, 19], None);
+        let bounds: Vec<(usize, usize)> = segs.iter().map(|s| (s.start, s.end)).collect();
+        assert_eq!(bounds, vec![(0, 18), (18, 40)]);
+        assert_eq!((segs[0].mean, segs[1].mean), (10.0, 5.0));
     }
 
     #[test]

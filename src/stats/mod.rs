@@ -1,5 +1,6 @@
 //! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
-//! rank tests, multiple-comparison adjustment, changepoints and steady-state classification.
+//! rank tests, multiple-comparison adjustment, outlier iterations, changepoints and steady-state
+//! classification.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
 //! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
@@ -13,6 +14,7 @@ pub mod dip;
 pub mod kruskal;
 pub mod median_ci;
 pub mod multiple;
+pub mod outliers;
 pub mod percentiles;
 pub mod rng;
 pub mod serial;
@@ -31,6 +33,7 @@ pub use dip::{DipTest, Mode, dip, dip_test};
 pub use kruskal::{KruskalWallis, kruskal_wallis};
 pub use median_ci::{MedianCi, exact_median_ci};
 pub use multiple::holm;
+pub use outliers::outliers;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
 pub use rng::stream;
 pub use serial::{

@@ -14,6 +14,9 @@ mod expect;
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
+/// Iterations a `steady` check allows a run to settle in when `within` is not given.
+pub const DEFAULT_STEADY_WITHIN: usize = 50;
+
 /// The keys each kind accepts besides `name`, `kind` and `class`.
 const KINDS: &[(&str, &[&str])] = &[
     ("duration", &["expect", "tolerance", "metric"]),
@@ -30,6 +33,7 @@ const KINDS: &[(&str, &[&str])] = &[
         "stable",
         &["metric", "max_cv", "mode_gap", "alpha", "cells"],
     ),
+    ("steady", &["metric", "within", "cells"]),
     ("scaling", &["metric", "along", "variant", "factor"]),
 ];
 
@@ -118,13 +122,17 @@ impl Ctx<'_> {
                 max_drift: self.fraction("max_drift", self.raw.max_drift.as_ref(), Some(0.05))?,
             }),
             "stable" => self.stable(),
+            "steady" => Ok(CheckKind::Steady {
+                metric: self.metric(true)?,
+                within: self.within()?,
+            }),
             _ => self.scaling(),
         }
     }
 
     fn reject_foreign_keys(&self, kind: &str, allowed: &[&str]) -> Result<()> {
         let r = self.raw;
-        let present: [(&str, Option<Range<usize>>); 18] = [
+        let present: [(&str, Option<Range<usize>>); 19] = [
             ("metric", r.metric.as_ref().map(|s| s.span())),
             ("expect", r.expect.as_ref().map(|s| s.span())),
             ("tolerance", r.tolerance.as_ref().map(|s| s.span())),
@@ -143,6 +151,7 @@ impl Ctx<'_> {
             ("max_drift", r.max_drift.as_ref().map(|s| s.span())),
             ("factor", r.factor.as_ref().map(|s| s.span())),
             ("alpha", r.alpha.as_ref().map(|s| s.span())),
+            ("within", r.within.as_ref().map(|s| s.span())),
         ];
         for (field, span) in present {
             if let Some(span) = span.filter(|_| !allowed.contains(&field)) {
@@ -336,6 +345,26 @@ impl Ctx<'_> {
         }
     }
 
+    /// `within` of a `steady` check: a whole number of iterations, at least 1.
+    fn within(&self) -> Result<usize> {
+        let Some(w) = self.raw.within.as_ref() else {
+            return Ok(DEFAULT_STEADY_WITHIN);
+        };
+        let k = *w.get_ref();
+        if k.is_finite() && k >= 1.0 && k.fract() == 0.0 && k <= u32::MAX as f64 {
+            return Ok(k as usize);
+        }
+        Err(self.loc.hinted(
+            w.span(),
+            &self.key("within"),
+            format!("{k} is not a number of iterations: write a whole number, at least 1"),
+            format!(
+                "how many iterations a run may take to settle, e.g. within = \
+                 {DEFAULT_STEADY_WITHIN}"
+            ),
+        ))
+    }
+
     fn positive(&self, field: &str, raw: Option<&Spanned<f64>>) -> Result<Option<f64>> {
         match raw {
             Some(v) if !(v.get_ref().is_finite() && *v.get_ref() > 0.0) => {
@@ -421,7 +450,7 @@ fn s_percent(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::{CheckKind, ConfigError, Experiment, parse};
+    use crate::config::{CheckClass, CheckKind, ConfigError, Experiment, parse};
     use std::path::Path;
 
     /// An experiment with one check of `kind` on metric `v`, carrying `extra` lines.
@@ -462,5 +491,66 @@ mod tests {
         let e = with_check("stable", "max_drift = \"5%\"\n").unwrap_err();
         assert_eq!(e.key, "check[1].max_drift");
         assert!(e.message.contains("not a key of a `stable` check"), "{e}");
+    }
+
+    const BASE: &str = r#"[experiment]
+title = "t"
+hypothesis = "h"
+
+[[variant]]
+name = "jit"
+run = ["prog"]
+
+[metric.latency]
+json = "latency"
+better = "lower"
+
+[[check]]
+name = "settles"
+kind = "steady"
+metric = "latency"
+"#;
+
+    fn load(extra: &str) -> Result<Experiment, ConfigError> {
+        let source = format!("{BASE}{extra}");
+        parse(&source, Path::new("exp/lab.toml"), Path::new("exp"), None)
+    }
+
+    #[test]
+    fn a_steady_check_is_a_validity_check_with_a_default_limit() {
+        let exp = load("").unwrap();
+        assert_eq!(exp.checks[0].class, CheckClass::Validity);
+        assert!(matches!(
+            &exp.checks[0].kind,
+            CheckKind::Steady { metric, within: 50 } if metric == "latency"
+        ));
+        let exp = load("within = 30\n").unwrap();
+        assert!(matches!(
+            exp.checks[0].kind,
+            CheckKind::Steady { within: 30, .. }
+        ));
+    }
+
+    #[test]
+    fn bad_steady_keys_name_file_line_and_key() {
+        let line = BASE.lines().count() + 1;
+        for bad in ["within = 0\n", "within = -5\n", "within = 1e12\n"] {
+            let e = load(bad).unwrap_err();
+            assert_eq!((e.key.as_str(), e.line), ("check[1].within", line), "{e}");
+            assert!(e.message.contains("not a number of iterations"), "{e}");
+            assert!(e.to_string().starts_with("exp/lab.toml:"), "{e}");
+        }
+        let e = load("within = 2.5\n").unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("check[1].within", line), "{e}");
+        assert_eq!(
+            e.message,
+            "2.5 is not a number of iterations: write a whole number, at least 1"
+        );
+        let e = load("within = \"50\"\n").unwrap_err();
+        assert_eq!(e.key, "check[1].within", "{e}");
+        let e = load("alpha = 0.1\n").unwrap_err();
+        assert_eq!(e.key, "check[1].alpha");
+        assert!(e.message.contains("not a key of a `steady` check"), "{e}");
+        assert!(e.hint.unwrap().contains("metric, within"));
     }
 }
