@@ -213,7 +213,7 @@ fn a_bad_config_exits_2_with_its_location_and_writes_nothing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr
-            .contains("experiments/tiny/lab.toml:14:7: `variant[1].run`: unknown placeholder {m}"),
+            .contains("experiments/tiny/lab.toml:15:7: `variant[1].run`: unknown placeholder {m}"),
         "{stderr}"
     );
     assert!(!project.path("data").exists() && !project.path("book").exists());

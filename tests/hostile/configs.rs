@@ -31,7 +31,7 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
         (
             "a CPU beyond the kernel's set",
             with_variant("cpus = \"1024\""),
-            "lab.toml:13:8: `variant[1].cpus`: not a CPU list",
+            "lab.toml:14:8: `variant[1].cpus`: not a CPU list",
         ),
         (
             "a CPU range of a hundred million",
@@ -165,7 +165,7 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
         (
             "a string where a number is needed",
             minimal("true", "").replace("repetitions = 3", "repetitions = \"3\""),
-            "lab.toml:4:15",
+            "lab.toml:5:15",
         ),
     ]
 }
