@@ -17,6 +17,7 @@ const SUSPEND: &str = "no run spanned a system suspend";
 const METRICS: &str = "every run reported every metric";
 const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
+const QUIET: &str = "the machine was quiet during every run";
 const LEFT_RUNNING: &str = "no run left processes running";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
@@ -86,6 +87,7 @@ fn assert_verdicts(
         METRICS,
         SHORT,
         ECHO,
+        QUIET,
     ];
     names.extend(declared);
     names.sort_unstable();
@@ -229,7 +231,7 @@ fn stable_catches_a_fifth_of_runs_at_half_speed() {
     // Invocations 2, 7, …, 27 are slow: 6 of the 30 measured runs (the warm-up is invocation 1).
     assert_eq!(
         reading(&flawed, check),
-        "steady has two modes: 80.0% of runs at 30.0 ms and 20.0% of runs at 60.2 ms (CV 34.0%)"
+        "steady has two modes 100.8% apart: 80.0% of runs at 30.0 ms and 20.0% of runs at 60.2 ms (CV 34.0%)"
     );
 }
 
