@@ -65,6 +65,18 @@ impl Runner for Fake {
     }
 }
 
+/// `lab run tiny --quiet`.
+fn quiet_run_of_tiny() -> RunOptions<'static> {
+    RunOptions {
+        profile: None,
+        dry_run: false,
+        resume: false,
+        quiet: true,
+        json: false,
+        command_line: "lab run tiny".into(),
+    }
+}
+
 #[test]
 fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     let project = common::Project::with_fixtures(&["tiny"]);
@@ -73,14 +85,7 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
         calls: 0,
         triples_at_two: 0,
     };
-    let options = RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run tiny".into(),
-    };
+    let options = quiet_run_of_tiny();
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
     assert_eq!(
         code, 1,
@@ -152,14 +157,7 @@ impl Runner for Busy {
 #[test]
 fn runs_on_a_busy_machine_are_invalid_and_run_again() {
     let project = common::Project::with_fixtures(&["tiny"]);
-    let toml = project.path("experiments/tiny/lab.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let guarded: String = text
-        .lines()
-        .filter(|l| !l.starts_with("max_busy"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&toml, guarded).unwrap();
+    project.guard_on("tiny", "");
     let layout = Layout::new(project.root());
     let mut busy = Busy {
         inner: Fake {
@@ -169,14 +167,7 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
         double_two: 0,
         calls_by_cell: Default::default(),
     };
-    let options = RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run tiny".into(),
-    };
+    let options = quiet_run_of_tiny();
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
     assert_eq!(code, 1, "the machine was busy during every triple n=1 run");
     // double n=2: 4 planned runs and one again; triple n=1: 4 planned, each again twice.

@@ -10,15 +10,7 @@ use std::process::{Child, Command};
 /// The tiny fixture with the guard at its defaults and one re-run per disturbed run.
 fn guarded_tiny() -> Project {
     let project = Project::with_fixtures(&["tiny"]);
-    let toml = project.path("experiments/tiny/lab.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let guarded: String = text
-        .lines()
-        .filter(|l| !l.starts_with("max_busy"))
-        .map(|l| format!("{l}\n"))
-        .collect::<String>()
-        .replacen("[experiment]\n", "[experiment]\nrequeue = 1\n", 1);
-    std::fs::write(&toml, guarded).unwrap();
+    project.guard_on("tiny", "requeue = 1\n");
     project
 }
 

@@ -42,6 +42,21 @@ impl Project {
             .expect("lab runs")
     }
 
+    /// Turns the quiet-machine guard of fixture `experiment` back on (fixtures switch it off
+    /// with `max_busy = "100%"`, because tests share the machine), with `extra` lines added to
+    /// its `[experiment]` table.
+    pub fn guard_on(&self, experiment: &str, extra: &str) {
+        let toml = self.path(&format!("experiments/{experiment}/lab.toml"));
+        let text = std::fs::read_to_string(&toml).expect("fixture lab.toml");
+        let guarded: String = text
+            .lines()
+            .filter(|l| !l.starts_with("max_busy"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .replacen("[experiment]\n", &format!("[experiment]\n{extra}"), 1);
+        std::fs::write(&toml, guarded).expect("write lab.toml");
+    }
+
     /// Runs `lab ARGS` and insists it exits with `code`.
     pub fn lab_ok(&self, args: &[&str], code: i32) -> Output {
         let out = self.lab(args);
