@@ -65,6 +65,16 @@ impl Runner for Fake {
     }
 }
 
+/// The `score` statistics of the cell named `label`.
+fn score_of<'a>(assessed: &'a app::Assessed, label: &str) -> &'a lab::analysis::CellStats {
+    assessed
+        .analysis
+        .cells
+        .iter()
+        .find(|c| c.label == label && c.metric == "score")
+        .unwrap()
+}
+
 /// `lab run tiny --quiet`.
 fn quiet_run_of_tiny() -> RunOptions<'static> {
     RunOptions {
@@ -96,14 +106,7 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
 
     let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
-    let cell = |label: &str| {
-        assessed
-            .analysis
-            .cells
-            .iter()
-            .find(|c| c.label == label && c.metric == "score")
-            .unwrap()
-    };
+    let cell = |label: &str| score_of(&assessed, label);
     // triple n=2 scored 6, 7, 6 in its three measured runs (the warm-up was the first 6).
     let triple = cell("triple n=2");
     assert_eq!(triple.n, 3);
@@ -176,14 +179,7 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
 
     let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
-    let cell = |label: &str| {
-        assessed
-            .analysis
-            .cells
-            .iter()
-            .find(|c| c.label == label && c.metric == "score")
-            .unwrap()
-    };
+    let cell = |label: &str| score_of(&assessed, label);
     assert_eq!(
         cell("double n=2").n,
         3,

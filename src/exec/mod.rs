@@ -114,16 +114,14 @@ fn plan_again(
     again: &mut std::collections::BTreeMap<String, u32>,
     session: &mut SessionWriter,
 ) -> Result<Option<PlannedRun>> {
-    let busy = row.contention().is_some_and(|c| c.total() > exp.max_busy);
+    let busy = row.busier_than(exp.max_busy).is_some();
     let original = run.repeats.clone().unwrap_or_else(|| run.id.clone());
     let count = again.entry(original).or_insert(0);
     if !busy || *count >= exp.requeue {
         return Ok(None);
     }
     *count += 1;
-    let next = run.again(session.planned_runs()? + 1);
-    session.extend_plan(&next)?;
-    Ok(Some(next))
+    Ok(Some(session.extend_plan(|position| run.again(position))?))
 }
 
 /// The stored row of a measured run.

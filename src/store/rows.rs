@@ -124,6 +124,12 @@ impl RunRow {
         })
     }
 
+    /// The contention, when others took more than `limit` of the run's CPUs: the one rule by
+    /// which a run is re-run during the session and judged invalid afterwards.
+    pub fn busier_than(&self, limit: f64) -> Option<Contention> {
+        self.contention().filter(|c| c.total() > limit)
+    }
+
     /// How the run ended.
     pub fn exit(&self) -> Exit {
         match (&self.spawn_error, self.signal, self.exit_code) {

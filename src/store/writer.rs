@@ -159,23 +159,16 @@ impl SessionWriter {
         Ok(changes)
     }
 
-    /// Adds `run` to the session's plan (a run planned again because the machine disturbed
-    /// it), so that `--resume` and the analysis know it. Returns the plan's new length.
-    pub fn extend_plan(&mut self, run: &PlannedRun) -> Result<usize> {
+    /// Adds the run `make` plans at the plan's next position (a run planned again because the
+    /// machine disturbed it), so that `--resume` and the analysis know it; returns that run.
+    pub fn extend_plan(&mut self, make: impl FnOnce(usize) -> PlannedRun) -> Result<PlannedRun> {
         let path = self.dir.join(super::PLAN);
         let mut plan: Plan = serde_json::from_slice(&fs::read(&path)?)
             .with_context(|| format!("{} is not a lab plan", path.display()))?;
+        let run = make(plan.runs.len() + 1);
         plan.runs.push(run.clone());
         self.rewrite(&path, &plan)?;
-        Ok(plan.runs.len())
-    }
-
-    /// The number of runs in the session's plan, re-runs included.
-    pub fn planned_runs(&self) -> Result<usize> {
-        let path = self.dir.join(super::PLAN);
-        let plan: Plan = serde_json::from_slice(&fs::read(&path)?)
-            .with_context(|| format!("{} is not a lab plan", path.display()))?;
-        Ok(plan.runs.len())
+        Ok(run)
     }
 
     /// Replaces a file lab wrote whole, and remembers the new bytes as the ones to keep.

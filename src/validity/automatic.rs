@@ -235,8 +235,8 @@ pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
 
 /// The run is invalid when others took more than `limit` of its CPUs while it ran.
 pub fn machine_busy(row: &crate::store::RunRow, limit: f64) -> Option<Problem> {
-    let contention = row.contention()?;
-    (contention.total() > limit).then_some(Problem::MachineBusy { contention, limit })
+    row.busier_than(limit)
+        .map(|contention| Problem::MachineBusy { contention, limit })
 }
 
 /// The run is too short to time when its wall time is under the floor.
