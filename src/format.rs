@@ -230,6 +230,16 @@ pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
+/// A confidence level: "95%", and one decimal where it has one ("99.0%" for 0.99027).
+pub fn level(level: f64) -> String {
+    let pct = level * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct:.1}%")
+    }
+}
+
 /// `x` rounded to `digits` significant digits, without exponent for everyday magnitudes and
 /// without trailing zeros beyond what the digits need.
 pub fn significant(x: f64, digits: i32) -> String {

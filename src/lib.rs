@@ -3,8 +3,9 @@
 //! The pipeline, one module per stage, each taking the previous one's typed output:
 //! `config` (lab.toml → Experiment) → `plan` (runs in a seeded order) → `exec` (one process
 //! per run) → `store` (sealed, append-only session files) → `validity` (valid / invalid with
-//! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `render` (charts
-//! and the mdBook chapter). `app` strings them together per command.
+//! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `stopping` (a
+//! sampled session: more runs, or why it stopped) → `render` (charts and the mdBook chapter).
+//! `app` strings them together per command.
 
 pub mod analysis;
 pub mod app;
@@ -18,5 +19,6 @@ pub mod plan;
 pub mod render;
 pub mod serve;
 pub mod stats;
+pub mod stopping;
 pub mod store;
 pub mod validity;

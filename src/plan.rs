@@ -42,6 +42,17 @@ pub struct PlannedRun {
     /// The run this one repeats, when that one ran on a busy machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<String>,
+    /// The look of a sampled session this run was planned for (1: the initial plan).
+    #[serde(default = "first_look", skip_serializing_if = "is_first_look")]
+    pub look: u32,
+}
+
+fn first_look() -> u32 {
+    1
+}
+
+fn is_first_look(look: &u32) -> bool {
+    *look == 1
 }
 
 impl PlannedRun {
@@ -136,6 +147,69 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
             .map(|a| substitute(a, &cell.params))
             .collect(),
         repeats: None,
+        look: 1,
+    }
+}
+
+/// The runs that bring every cell in `wanted` to `target` repetitions for look `look`, at the
+/// positions after `planned`: shuffled blocks (each cell once per block, while it needs runs),
+/// seeded by the session's seed and the look, so a session's growth is reproducible.
+pub fn look_runs(
+    exp: &Experiment,
+    planned: &[PlannedRun],
+    look: u32,
+    target: u32,
+    wanted: &[CellKey],
+) -> Vec<PlannedRun> {
+    let cells: Vec<Cell> = cells(exp)
+        .into_iter()
+        .filter(|c| wanted.contains(&cell_key(exp, c)))
+        .collect();
+    let mut done: Vec<u32> = cells
+        .iter()
+        .map(|c| repetitions_planned(planned, &cell_key(exp, c)))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(exp.seed ^ u64::from(look).wrapping_mul(LOOK_MIX));
+    let mut runs = Vec::new();
+    loop {
+        let mut block: Vec<usize> = (0..cells.len()).filter(|&i| done[i] < target).collect();
+        if block.is_empty() {
+            return runs;
+        }
+        if exp.order == Order::Shuffled {
+            block.shuffle(&mut rng);
+        }
+        for i in block {
+            done[i] += 1;
+            let position = planned.len() + runs.len() + 1;
+            let mut run = planned_run(exp, &cells[i], exp.warmup_runs + done[i] - 1, position);
+            run.look = look;
+            runs.push(run);
+        }
+    }
+}
+
+/// Spreads the look number over the seed's bits (the 64-bit golden ratio, as in SplitMix64).
+const LOOK_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The highest measured repetition planned for `cell` (warm-ups and re-runs aside).
+fn repetitions_planned(planned: &[PlannedRun], cell: &CellKey) -> u32 {
+    planned
+        .iter()
+        .filter(|r| !r.warmup && r.repeats.is_none() && r.cell() == *cell)
+        .map(|r| r.repetition)
+        .max()
+        .unwrap_or(0)
+}
+
+fn cell_key(exp: &Experiment, cell: &Cell) -> CellKey {
+    CellKey {
+        variant: exp.variants[cell.variant].name.clone(),
+        params: cell
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
     }
 }
 

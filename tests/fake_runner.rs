@@ -5,7 +5,6 @@ mod common;
 
 use lab::app::{self, Layout, RunOptions};
 use lab::exec::{Measurement, RunRequest, Runner};
-use lab::store::Exit;
 
 /// Prints `{"score": FACTOR × n}` for `sh bench.sh FACTOR n` and takes 200 ms + 10 ms × n,
 /// except that the second triple run at n=2 scores 7 instead of 6.
@@ -41,18 +40,6 @@ impl Runner for Fake {
         std::fs::write(request.stderr, "").unwrap();
         let ns = wall_ms * 1_000_000;
         Measurement {
-            wall_ns: ns,
-            boottime_ns: ns,
-            user_ns: ns,
-            sys_ns: 0,
-            max_rss_kib: 1024,
-            voluntary_cs: 0,
-            involuntary_cs: 0,
-            exit: Exit::Code(0),
-            timed_out: false,
-            cpus_granted: None,
-            left_running: Vec::new(),
-            start_unix_ms: 1_795_992_226_000,
             // A quiet machine: two CPUs, busy only with the run itself.
             machine: Some(lab::exec::MachineLoad {
                 busy_ns: ns,
@@ -61,6 +48,7 @@ impl Runner for Fake {
                 psi_some_us: Some(0),
                 throttle_events: None,
             }),
+            ..common::clean_measurement(ns)
         }
     }
 }

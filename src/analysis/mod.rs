@@ -11,13 +11,15 @@ pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadySta
 
 use crate::config::{CellSelector, Experiment};
 use crate::plan::CellKey;
+use crate::stats::sequential::{look_levels, schedule};
 use crate::store::{Manifest, StoredSession};
 use crate::validity::Validity;
 use serde::Serialize;
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 10_000;
-/// Confidence level of every interval.
+/// The stated confidence level of every interval; a sampled session reads each look at a
+/// higher level so that its intervals keep this one over all looks ([`session_level`]).
 pub const LEVEL: f64 = 0.95;
 /// Fewest valid runs per cell for an interval, and so for a check that compares cells: with
 /// two runs a bootstrap can only resample two values, and its "interval" is their range.
@@ -52,7 +54,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -
     let resampling = Resampling {
         seed: exp.seed,
         resamples: RESAMPLES,
-        level: LEVEL,
+        level: session_level(exp, &session.plan),
     };
     let runs = validity.runs.clone();
     let cell_keys = cell_keys(exp, session);
@@ -67,6 +69,22 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -
         cells,
         runs,
     }
+}
+
+/// The level a session's intervals are read at: [`LEVEL`], or for a sampled session the level
+/// of the last look its plan reached (Lan–DeMets spending over the looks, see
+/// [`crate::stats::sequential`]).
+pub fn session_level(exp: &Experiment, plan: &crate::plan::Plan) -> f64 {
+    let Some(sampling) = &exp.sampling else {
+        return LEVEL;
+    };
+    let levels = look_levels(LEVEL, &schedule(exp.repetitions, sampling.max));
+    let look = plan.runs.iter().map(|r| r.look).max().unwrap_or(1) as usize;
+    levels
+        .get(look.saturating_sub(1))
+        .or(levels.last())
+        .copied()
+        .unwrap_or(LEVEL)
 }
 
 /// The distinct cells of the plan: variants in declared order, then parameters numerically.

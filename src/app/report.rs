@@ -124,6 +124,7 @@ fn rendered(a: &Assessed) -> Rendered<'_> {
         findings: &a.findings,
         session_dir: &a.session.dir,
         notices: &a.notices,
+        looks: &a.looks,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::exec::{self, Ending, Progress, Runner};
 use crate::plan::CellKey;
 use crate::plan::{self, Plan};
 use crate::render;
+use crate::stopping::{self, Next};
 use crate::store::{self, Lock, Manifest, Sealed, SessionWriter, StoredSession};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -58,7 +59,14 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         session.dir.display(),
         todo.len()
     ));
-    let ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
+    let mut ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
+    while ending == Ending::Complete {
+        let Some(more) = next_look(&dir, &exp, &mut session, &progress)? else {
+            break;
+        };
+        manifest.planned_runs += more.len();
+        ending = exec::execute(&exp, &more, &mut session, runner, &progress)?;
+    }
     // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
     exec::restore_signals();
     progress.done();
@@ -125,6 +133,50 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     } else {
         EXIT_OK
     })
+}
+
+/// For a sampled session whose goal is unmet: the next look's runs, added to the plan. The
+/// look's analysis runs while no run does, between two blocks of runs.
+fn next_look(
+    dir: &Path,
+    exp: &Experiment,
+    session: &mut SessionWriter,
+    progress: &Progress,
+) -> Result<Option<Vec<plan::PlannedRun>>> {
+    if exp.sampling.is_none() {
+        return Ok(None);
+    }
+    let a = super::session::assess(dir, store::load_session(&session.dir)?)?;
+    let Some(standing) =
+        stopping::standing(&a.experiment, &a.session.plan, &a.analysis, &a.findings)
+    else {
+        return Ok(None);
+    };
+    let Next::More {
+        look,
+        runs_per_cell,
+    } = standing.next
+    else {
+        progress.note(&standing.sentence(exp));
+        return Ok(None);
+    };
+    let runs = session.extend_plan_with(|planned| {
+        plan::look_runs(exp, planned, look, runs_per_cell, &standing.cells)
+    })?;
+    progress.planned_more(
+        runs.len(),
+        &format!(
+            "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; look {look} adds {} runs to bring {} cells to {runs_per_cell}",
+            standing.look,
+            standing.runs_per_cell,
+            crate::format::level(standing.level),
+            standing.unmet.len(),
+            standing.unmet.join("; "),
+            runs.len(),
+            standing.cells.len()
+        ),
+    );
+    Ok(Some(runs))
 }
 
 /// Every CPU a variant asks for exists and may be used here; checked before anything runs.
@@ -367,7 +419,46 @@ fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
         format!("{:?}", plan.order).to_lowercase(),
         plan.seed
     ));
+    if let Some(sampling) = &exp.sampling {
+        out.push_str(&worst_case(exp, plan, sampling, &previous));
+    }
     out
+}
+
+/// The most a sampled session may run: every cell the goal depends on at `sampling.max`.
+fn worst_case(
+    exp: &Experiment,
+    plan: &Plan,
+    sampling: &crate::config::Sampling,
+    previous: &BTreeMap<CellKey, f64>,
+) -> String {
+    let looks = crate::stats::sequential::schedule(exp.repetitions, sampling.max);
+    let mut keys: Vec<CellKey> = plan.runs.iter().map(plan::PlannedRun::cell).collect();
+    keys.sort();
+    keys.dedup();
+    let cells = stopping::goal_cells(exp, sampling, &keys);
+    let more = plan::look_runs(exp, &plan.runs, looks.len() as u32, sampling.max, &cells);
+    let seconds: Option<f64> = plan
+        .runs
+        .iter()
+        .chain(&more)
+        .map(|r| estimate_seconds(exp, r, previous))
+        .sum();
+    format!(
+        "then, while the goal is unmet, looks at {} runs per cell in the {} cells it depends on; worst case {} runs ({} more){}\n",
+        looks
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        cells.len(),
+        plan.runs.len() + more.len(),
+        more.len(),
+        seconds.map_or_else(String::new, |s| format!(
+            ", about {}",
+            crate::format::seconds(s)
+        ))
+    )
 }
 
 /// The mean wall time of each cell's finished runs in a stored session, computed once.

@@ -6,6 +6,7 @@ use crate::analysis::{self, Analysis};
 use crate::checks::{self, Findings};
 use crate::config::{self, Experiment};
 use crate::error::{LabError, Result};
+use crate::stopping::{self, Standing};
 use crate::store::{self, SEALED, StoredSession};
 use crate::validity;
 use sha2::{Digest, Sha256};
@@ -20,22 +21,90 @@ pub struct Assessed {
     /// What the reader must know about the record itself, one line each: lab.toml edited
     /// since the session ran, tails set aside, a session from before sealing.
     pub notices: Vec<String>,
+    /// A sampled session's looks in order, each judged on the runs planned up to it; the
+    /// last says why sampling stopped. Empty for a fixed number of runs.
+    pub looks: Vec<Standing>,
 }
 
 /// Judges, analyses and checks one stored session of the experiment in `dir`.
 pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
     let (experiment, mut notices) = sealed_experiment(dir, &session)?;
     notices.extend(session.tails.iter().map(|t| t.describe()));
-    let validity = validity::judge(&experiment, &session);
-    let analysis = analysis::analyze(&experiment, &session, &validity);
-    let findings = checks::evaluate(&experiment, &validity, &analysis);
+    let (analysis, findings) = judged(&experiment, &session);
+    let looks = looks(&experiment, &session, &analysis, &findings);
     Ok(Assessed {
         experiment,
         session,
         analysis,
         findings,
         notices,
+        looks,
     })
+}
+
+/// Validity, analysis and checks of one session.
+fn judged(experiment: &Experiment, session: &StoredSession) -> (Analysis, Findings) {
+    let validity = validity::judge(experiment, session);
+    let analysis = analysis::analyze(experiment, session, &validity);
+    let findings = checks::evaluate(experiment, &validity, &analysis);
+    (analysis, findings)
+}
+
+/// Every look of a sampled session: the earlier ones judged again on the runs planned up to
+/// them (the same pipeline, so the same decisions the session took), then the last.
+fn looks(
+    experiment: &Experiment,
+    session: &StoredSession,
+    analysis: &Analysis,
+    findings: &Findings,
+) -> Vec<Standing> {
+    let Some(last) = stopping::standing(experiment, &session.plan, analysis, findings) else {
+        return Vec::new();
+    };
+    let mut looks: Vec<Standing> = (1..last.look)
+        .filter_map(|look| {
+            let earlier = up_to_look(session, look);
+            let (analysis, findings) = judged(experiment, &earlier);
+            stopping::standing(experiment, &earlier.plan, &analysis, &findings)
+        })
+        .collect();
+    looks.push(last);
+    looks
+}
+
+/// The session as it stood when look `look` was taken: the runs planned up to it.
+fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
+    let plan = crate::plan::Plan {
+        runs: session
+            .plan
+            .runs
+            .iter()
+            .filter(|r| r.look <= look)
+            .cloned()
+            .collect(),
+        ..session.plan.clone()
+    };
+    let ids: std::collections::BTreeSet<&str> = plan.runs.iter().map(|r| r.id.as_str()).collect();
+    StoredSession {
+        dir: session.dir.clone(),
+        name: session.name.clone(),
+        manifest: session.manifest.clone(),
+        runs: session
+            .runs
+            .iter()
+            .filter(|r| ids.contains(r.run_id.as_str()))
+            .cloned()
+            .collect(),
+        samples: session
+            .samples
+            .iter()
+            .filter(|s| ids.contains(s.run_id.as_str()))
+            .cloned()
+            .collect(),
+        sealed: session.sealed.clone(),
+        tails: Vec::new(),
+        plan,
+    }
 }
 
 /// The experiment as the session ran it: its sealed lab.toml under its profile. A session

@@ -19,6 +19,10 @@ pub struct Summary {
     pub metric: String,
     pub unit: String,
     pub cells: Vec<SummaryCell>,
+    /// The confidence level of every interval (above 95% at the looks of a sampled session).
+    pub level: f64,
+    /// A sampled session: why sampling stopped.
+    pub sampling: Option<String>,
     pub checks: Vec<SummaryCheck>,
     pub chapter: String,
     /// A validity check or a hypothesis failed, or no run produced a valid measurement.
@@ -93,6 +97,8 @@ pub fn summarise(a: &Assessed, chapter: &Path) -> Summary {
         unit: primary.map_or_else(String::new, |m| m.unit.clone()),
         metric,
         cells,
+        level: a.analysis.resampling.level,
+        sampling: a.looks.last().map(|s| s.sentence(exp)),
         checks,
         chapter: chapter.display().to_string(),
         failed: failed(a),
@@ -164,13 +170,14 @@ pub fn text(s: &Summary) -> String {
     let mut out = format!("{} — session {} ({})\n", s.experiment, s.session, s.state);
     if !s.cells.is_empty() {
         out.push_str(&format!(
-            "{}{}: median [95% CI]\n",
+            "{}{}: median [{} CI]\n",
             s.metric,
             if s.unit.is_empty() {
                 String::new()
             } else {
                 format!(" ({})", s.unit)
-            }
+            },
+            crate::format::level(s.level)
         ));
         let width = s
             .cells
@@ -203,6 +210,9 @@ pub fn text(s: &Summary) -> String {
     }
     if s.checks.iter().any(|c| c.untrusted) {
         out.push_str("  * untrusted: a validity check failed\n");
+    }
+    if let Some(sampling) = &s.sampling {
+        out.push_str(&format!("{sampling}\n"));
     }
     out.push_str(&format!("chapter: {}\n", s.chapter));
     terminal(&out)

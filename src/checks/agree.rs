@@ -47,7 +47,7 @@ pub fn check(
     );
     let (low, high) = (1.0 / (1.0 + margin), 1.0 + margin);
     let evidence = format!(
-        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] (95% CI); agreement needs a/b within [{}, {}] (±{})",
+        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] ({} CI); agreement needs a/b within [{}, {}] (±{})",
         ca.label,
         value(ma, unit),
         cb.label,
@@ -55,6 +55,7 @@ pub fn check(
         ratio(r_hat),
         ratio(ci.lo),
         ratio(ci.hi),
+        crate::format::level(r.level),
         ratio(low),
         ratio(high),
         percent(margin)

@@ -90,7 +90,7 @@ pub fn check(
     let worst = &judged[index];
     let median = worst.cell.median().unwrap_or(f64::NAN);
     let evidence = format!(
-        "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] (95% CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
+        "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] ({} CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
         worst.cell.label,
         value(median, unit),
         percent(worst.ratio),
@@ -98,6 +98,7 @@ pub fn check(
         worst.ceiling_label,
         percent(worst.lo),
         percent(worst.hi),
+        crate::format::level(r.level),
         percent(fraction),
         judged.len(),
         judged.iter().filter(|j| j.verdict == Verdict::Fail).count(),
@@ -150,6 +151,7 @@ pub fn check(
         hi: worst.hi,
         threshold: fraction,
         needs: format!("under {} of the ceiling", percent(fraction)),
+        level: r.level,
     });
     result
 }

@@ -6,7 +6,7 @@ use super::MIN_RUNS;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, find_cell};
 use crate::config::{CellSelector, CheckSpec, Comparison};
-use crate::format::{ratio, value};
+use crate::format::{level, ratio, value};
 use crate::stats::{self, Interval, Statistic};
 
 /// Decides `ratio OP threshold` from the ratio's interval.
@@ -79,7 +79,7 @@ pub fn check(
         cb.median().unwrap_or(f64::NAN),
     );
     let evidence = format!(
-        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] (95% CI); needs a/b {} {}",
+        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] ({} CI); needs a/b {} {}",
         ca.label,
         value(ma, unit),
         cb.label,
@@ -87,6 +87,7 @@ pub fn check(
         ratio(r_hat),
         ratio(ci.lo),
         ratio(ci.hi),
+        level(r.level),
         op.symbol(),
         ratio(factor)
     );
@@ -141,6 +142,7 @@ pub(super) fn with_ratio(
         hi: ci.hi,
         threshold,
         needs,
+        level: ci.level,
     });
     result
 }

@@ -75,7 +75,10 @@ pub fn check(
         .into_iter()
         .find(|v| pairs.iter().any(|p| verdict_of(&p.2) == *v))
         .unwrap_or(Verdict::Pass);
-    let evidence: Vec<String> = pairs.iter().map(|(a, b, p)| describe(a, b, p)).collect();
+    let evidence: Vec<String> = pairs
+        .iter()
+        .map(|(a, b, p)| describe(a, b, p, x.resampling.level))
+        .collect();
     let evidence = format!(
         "adjacent cells along `{along}` must differ by more than ±{}; {}",
         percent(margin),
@@ -128,7 +131,7 @@ fn same_output(x: &Inputs, a: &CellStats, b: &CellStats) -> bool {
     !a.run_ids.is_empty() && !b.run_ids.is_empty() && digests.len() == 1
 }
 
-fn describe(a: &CellStats, b: &CellStats, p: &Pair) -> String {
+fn describe(a: &CellStats, b: &CellStats, p: &Pair, level: f64) -> String {
     match p {
         Pair::SameOutput => format!(
             "{} vs {}: identical output in all {} runs",
@@ -137,12 +140,13 @@ fn describe(a: &CellStats, b: &CellStats, p: &Pair) -> String {
             a.n + b.n
         ),
         Pair::Ratio { r, lo, hi, verdict } => format!(
-            "{} / {} = {} [{}, {}] (95% CI) {}",
+            "{} / {} = {} [{}, {}] ({} CI) {}",
             b.label,
             a.label,
             ratio(*r),
             ratio(*lo),
             ratio(*hi),
+            crate::format::level(level),
             verdict_word(*verdict)
         ),
         Pair::NotJudged(why) => format!("{} vs {}: not judged, {why}", b.label, a.label),

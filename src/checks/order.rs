@@ -39,6 +39,7 @@ pub const MIN_GROUP_RUNS: usize = 2;
 pub const MIN_CELL_RUNS: usize = stats::serial::MIN_SERIAL_GROUP;
 
 /// A residual: the run and its relative deviation from its cell's mean.
+#[derive(Clone, Copy)]
 struct Residual<'a> {
     run: &'a RunView,
     value: f64,
@@ -211,12 +212,24 @@ pub fn check(
     } else {
         Verdict::Pass
     };
-    let reading = match failing.split_first() {
+    let deciding = if verdict == Verdict::Fail {
+        deciding_cells(runs, &residuals, alpha, max_drift)
+    } else {
+        Vec::new()
+    };
+    let mut reading = match failing.split_first() {
         Some((lead, others)) => fail_reading(*lead, others, &tests, &judged),
         None => quiet_reading(&tests, &judged),
     };
+    if !deciding.is_empty() {
+        reading.push_str(&rests_on(exp, &deciding));
+    }
     let runs = if verdict == Verdict::Fail {
-        residuals.iter().map(|r| r.run.id.clone()).collect()
+        residuals
+            .iter()
+            .filter(|r| deciding.is_empty() || deciding.contains(&&r.run.cell))
+            .map(|r| r.run.id.clone())
+            .collect()
     } else {
         Vec::new()
     };
@@ -224,6 +237,60 @@ pub fn check(
         .evidence(evidence(&tests, &judged))
         .reading(reading)
         .runs(runs)
+}
+
+/// Whether some test fails on these residuals.
+fn fails_on(runs: &[RunView], residuals: &[Residual], alpha: f64, max_drift: f64) -> bool {
+    (residuals.len() >= MIN_ORDER_RUNS)
+        .then(|| run_tests(runs, residuals))
+        .flatten()
+        .is_some_and(|t| !Judged::new(&t, alpha, max_drift).failing(&t).is_empty())
+}
+
+/// The cells a failure rests on: those without whose runs (left out one cell at a time) no
+/// test would fail. Empty when that is every judged cell, or none: the effect is shared, and
+/// the check names every judged run.
+fn deciding_cells<'a>(
+    runs: &[RunView],
+    residuals: &[Residual<'a>],
+    alpha: f64,
+    max_drift: f64,
+) -> Vec<&'a CellKey> {
+    let mut cells: Vec<&CellKey> = residuals.iter().map(|r| &r.run.cell).collect();
+    cells.sort();
+    cells.dedup();
+    let judged = cells.len();
+    let deciding: Vec<&CellKey> = cells
+        .into_iter()
+        .filter(|cell| {
+            let rest: Vec<Residual> = residuals
+                .iter()
+                .filter(|r| r.run.cell != **cell)
+                .copied()
+                .collect();
+            !fails_on(runs, &rest, alpha, max_drift)
+        })
+        .collect();
+    if deciding.len() == judged {
+        Vec::new()
+    } else {
+        deciding
+    }
+}
+
+/// "; it rests on fast n=2: without its runs no test fails".
+fn rests_on(exp: &Experiment, cells: &[&CellKey]) -> String {
+    let labels: Vec<String> = cells
+        .iter()
+        .map(|c| crate::analysis::cell_label(exp, c))
+        .collect();
+    match labels.as_slice() {
+        [one] => format!("; it rests on {one}: without its runs no test fails"),
+        _ => format!(
+            "; it rests on {}: without the runs of any one of them no test fails",
+            labels.join(", ")
+        ),
+    }
 }
 
 /// Every test on the residuals; `None` when the trend test cannot run.
@@ -686,6 +753,33 @@ metric = "v"
         for part in ["trend:", "carry-over:", "within cells:", "whole sequence:"] {
             assert!(result.evidence.contains(part), "{}", result.evidence);
         }
+    }
+
+    #[test]
+    fn a_failure_that_rests_on_one_cell_names_only_that_cell() {
+        // `a` climbs 5% a run; `b` and `c` hold still. Without `a`, nothing depends on order.
+        let runs = session(&["a", "b", "c"], 16, |v, k, _| {
+            if v == "a" {
+                30.0 * (1.0 + 0.05 * k as f64)
+            } else {
+                30.0
+            }
+        });
+        let result = judge(&runs, 0.05);
+        assert_eq!(result.verdict, Verdict::Fail, "{}", result.evidence);
+        let of_a: Vec<String> = runs
+            .iter()
+            .filter(|r| r.cell.variant == "a")
+            .map(|r| r.id.clone())
+            .collect();
+        assert_eq!(result.runs, of_a);
+        assert!(
+            result
+                .reading
+                .ends_with("; it rests on a: without its runs no test fails"),
+            "{}",
+            result.reading
+        );
     }
 
     #[test]

@@ -79,7 +79,10 @@ pub fn check(
         .filter(|j| j.verdict == verdict)
         .min_by(|a, b| a.ratio.total_cmp(&b.ratio))
         .unwrap_or(&judged[0]);
-    let evidence: Vec<String> = judged.iter().map(|j| describe(j, unit)).collect();
+    let evidence: Vec<String> = judged
+        .iter()
+        .map(|j| describe(j, unit, x.resampling.level))
+        .collect();
     let mut evidence = format!(
         "needs last/first ≥ {} along `{along}`; {}",
         ratio(factor),
@@ -96,8 +99,10 @@ pub fn check(
     let mut result = CheckResult { verdict, ..base }
         .evidence(evidence)
         .reading(reading);
+    // The series that reached the verdict decided it: a failing series, not every series.
     result.runs = judged
         .iter()
+        .filter(|j| j.verdict == verdict)
         .flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids))
         .cloned()
         .collect();
@@ -115,13 +120,14 @@ pub fn check(
         hi: decisive.hi,
         threshold: factor,
         needs: format!("last/first ≥ {}", ratio(factor)),
+        level: x.resampling.level,
     });
     result
 }
 
-fn describe(j: &Judged, unit: &str) -> String {
+fn describe(j: &Judged, unit: &str, level: f64) -> String {
     format!(
-        "{} = {} → {} = {}: ×{} [{}, {}] (95% CI) {}",
+        "{} = {} → {} = {}: ×{} [{}, {}] ({} CI) {}",
         j.first.label,
         value(j.first.median().unwrap_or(f64::NAN), unit),
         j.last.label,
@@ -129,6 +135,7 @@ fn describe(j: &Judged, unit: &str) -> String {
         ratio(j.ratio),
         ratio(j.lo),
         ratio(j.hi),
+        crate::format::level(level),
         j.verdict
     )
 }

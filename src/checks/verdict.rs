@@ -81,6 +81,13 @@ pub struct RatioEvidence {
     /// What the check asks of the ratio, in a few symbols: `a/b < 0.500`, `within ±5.0%`.
     #[serde(default)]
     pub needs: String,
+    /// The confidence level of `lo`..`hi`.
+    #[serde(default = "stated_level")]
+    pub level: f64,
+}
+
+fn stated_level() -> f64 {
+    crate::analysis::LEVEL
 }
 
 /// A decided check.

@@ -145,6 +145,7 @@ fn plain_type_message(message: &str) -> String {
     let wanted = if ["u8", "u16", "u32", "u64", "i32", "i64", "f64", "usize"]
         .iter()
         .any(|t| expected.starts_with(t))
+        || expected.starts_with("a whole number")
     {
         "a number".to_string()
     } else if expected.starts_with("a string") {

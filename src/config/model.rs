@@ -299,6 +299,23 @@ impl CellScope {
     }
 }
 
+/// How a sampled session grows: up to `max` runs per cell, until `goal` is met.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sampling {
+    pub max: u32,
+    pub goal: Goal,
+}
+
+/// When a sampled session stops adding runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Goal {
+    /// Every hypothesis check passes or fails.
+    Decided,
+    /// Every cell's interval of the median of `metric` lies within ± `fraction` of it.
+    HalfWidth { fraction: f64, metric: String },
+}
+
 /// A validated experiment, ready to plan.
 #[derive(Debug, Clone, Serialize)]
 pub struct Experiment {
@@ -319,6 +336,9 @@ pub struct Experiment {
     pub max_busy: f64,
     /// How many times a run invalidated by a busy machine is run again.
     pub requeue: u32,
+    /// With `repetitions = { min, max }`: runs are added in looks until the goal is met, from
+    /// `repetitions` (the min) up to `max` per cell. `None`: `repetitions` runs, fixed.
+    pub sampling: Option<Sampling>,
     pub versions: Vec<Vec<String>>,
     pub build: Option<Build>,
     pub params: Vec<Param>,

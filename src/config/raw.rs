@@ -34,8 +34,14 @@ pub struct RawFile {
 pub struct RawExperiment {
     pub title: String,
     pub hypothesis: String,
-    #[schemars(with = "Option<u32>")]
-    pub repetitions: Option<Spanned<u32>>,
+    /// Runs per cell: a number, or `{ min = 5, max = 40 }` to add runs until `stop` is met.
+    #[schemars(with = "Option<RawRepetitions>")]
+    pub repetitions: Option<Spanned<RawRepetitions>>,
+    /// With `repetitions = { min, max }`: when to stop adding runs. `"decided"` (the default)
+    /// stops once every hypothesis check passes or fails; `{ half_width = "2%" }` once every
+    /// cell's interval of the median is within ±2% of it (of the primary metric, or `metric`).
+    #[schemars(with = "Option<RawStop>")]
+    pub stop: Option<Spanned<RawStop>>,
     pub order: Option<RawOrder>,
     pub seed: Option<u64>,
     /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
@@ -127,7 +133,8 @@ pub enum RawBetter {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawProfile {
-    pub repetitions: Option<u32>,
+    #[schemars(with = "Option<RawRepetitions>")]
+    pub repetitions: Option<Spanned<RawRepetitions>>,
     pub warmup_runs: Option<u32>,
     /// Per run: the run's whole process group is killed after this long ("30s", "250ms",
     /// "2m", or a number of seconds). Default 600 s.
@@ -227,5 +234,110 @@ impl RawNumberOrText {
             RawNumberOrText::Number(n) => n.to_string(),
             RawNumberOrText::Text(t) => t.clone(),
         }
+    }
+}
+
+/// `repetitions`: a fixed number of runs per cell, or a range sampled until the data decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum RawRepetitions {
+    Fixed(u32),
+    Range {
+        /// Runs per cell before the first look.
+        min: u32,
+        /// Runs per cell lab may reach when the goal is not met sooner.
+        max: u32,
+    },
+}
+
+impl<'de> Deserialize<'de> for RawRepetitions {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(RepetitionsVisitor)
+    }
+}
+
+/// Reads a number or a `{ min, max }` table with serde's own type errors, so that a quoted
+/// number reads "a number, not a string" like every other key.
+struct RepetitionsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RepetitionsVisitor {
+    type Value = RawRepetitions;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a whole number of runs per cell, or { min = 5, max = 40 }")
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        u32::try_from(v)
+            .map(RawRepetitions::Fixed)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        u64::try_from(v)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            .and_then(|v| self.visit_u64(v))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Range {
+            min: u32,
+            max: u32,
+        }
+        let r = Range::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        Ok(RawRepetitions::Range {
+            min: r.min,
+            max: r.max,
+        })
+    }
+}
+
+/// `stop`: the goal of a sampled session.
+#[derive(Debug, Clone, JsonSchema)]
+#[serde(untagged)]
+pub enum RawStop {
+    /// `"decided"`.
+    Goal(String),
+    /// `{ half_width = "2%" }`, optionally with `metric = "NAME"`.
+    Precision {
+        half_width: RawNumberOrText,
+        metric: Option<String>,
+    },
+}
+
+impl<'de> Deserialize<'de> for RawStop {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StopVisitor)
+    }
+}
+
+/// Reads `"decided"` or a `{ half_width, metric }` table that denies other keys.
+struct StopVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StopVisitor {
+    type Value = RawStop;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("\"decided\" or { half_width = \"2%\" }")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(RawStop::Goal(v.to_string()))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Precision {
+            half_width: RawNumberOrText,
+            metric: Option<String>,
+        }
+        let p = Precision::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        Ok(RawStop::Precision {
+            half_width: p.half_width,
+            metric: p.metric,
+        })
     }
 }

@@ -85,6 +85,21 @@ impl Progress {
         }
     }
 
+    /// Says that `added` more runs are planned (the next look of a sampled session).
+    pub fn planned_more(&self, added: usize, text: &str) {
+        match self {
+            Progress::Quiet => {}
+            Progress::Lines { total } => {
+                total.set(total.get() + added);
+                eprintln!("{text}");
+            }
+            Progress::Bar(bar) => {
+                bar.inc_length(added as u64);
+                bar.println(text);
+            }
+        }
+    }
+
     /// A note that is not about one run.
     pub fn note(&self, text: &str) {
         match self {

@@ -6,7 +6,7 @@ use super::escape::{html_line, html_with_code_spans};
 use super::marks::{class, mark};
 use crate::checks::{CheckResult, Tally, Verdict};
 use crate::config::CheckClass;
-use crate::format::ratio;
+use crate::format::{level, ratio};
 
 /// Cells named before "and N more".
 const CELLS_SHOWN: usize = 6;
@@ -54,10 +54,11 @@ fn finding(c: &CheckResult) -> String {
                 format!("needs {}", r.needs)
             };
             format!(
-                "{} [{}, {}] (95% CI); {needs}",
+                "{} [{}, {}] ({} CI); {needs}",
                 ratio(r.ratio),
                 ratio(r.lo),
-                ratio(r.hi)
+                ratio(r.hi),
+                level(r.level)
             )
         }
         _ => c.reading.clone(),
@@ -146,6 +147,7 @@ mod tests {
             hi: 0.5829,
             threshold: 0.5,
             needs: "a/b < 0.500".into(),
+            level: 0.95,
         });
         let mut stable = check("stable", CheckClass::Validity, Verdict::Fail);
         stable.cells = (1..=8).map(|t| format!("fair threads={t}")).collect();

@@ -23,6 +23,8 @@ pub struct ChapterContext {
     pub checks: Vec<CheckRow>,
     /// How many hypothesis passes chance alone could explain, when several were decided.
     pub multiplicity: Option<String>,
+    /// A sampled session's looks and why sampling stopped.
+    pub sampling: Option<super::sampling::SamplingView>,
     /// Tail percentiles of cells with enough values (latency-like metrics).
     pub percentiles: Vec<PercentileRow>,
     /// The chart that shows the answer, right under it.
@@ -118,8 +120,11 @@ pub fn context(
             .collect::<Vec<_>>()
             .join(" "),
         answer: super::answer::answer(checks),
-        checks: check_rows(checks, analysis.counts.finished),
+        checks: check_rows(checks, analysis.counts.finished, &|name| {
+            super::sampling::check_note(exp, item.looks, name)
+        }),
         multiplicity: item.findings.multiplicity.clone(),
+        sampling: super::sampling::view(exp, item.looks),
         percentiles: percentile_rows(exp, analysis),
         lead_chart,
         charts,
@@ -162,7 +167,12 @@ fn shown(analysis: &Analysis) -> String {
 
 /// The checks table: passing automatic checks folded into one row, every other check in its
 /// own row.
-fn check_rows(checks: &[CheckResult], runs: usize) -> Vec<CheckRow> {
+/// Every row of the checks table; `sampled` gives a hypothesis its note on the looks.
+fn check_rows(
+    checks: &[CheckResult],
+    runs: usize,
+    sampled: &dyn Fn(&str) -> Option<String>,
+) -> Vec<CheckRow> {
     let passing_automatic: Vec<&CheckResult> = checks
         .iter()
         .filter(|c| c.automatic && c.verdict == Verdict::Pass)
@@ -175,7 +185,7 @@ fn check_rows(checks: &[CheckResult], runs: usize) -> Vec<CheckRow> {
         checks
             .iter()
             .filter(|c| !(c.automatic && c.verdict == Verdict::Pass))
-            .map(check_row),
+            .map(|c| check_row(c, sampled)),
     );
     rows
 }
@@ -201,14 +211,20 @@ fn automatic_row(passing: &[&CheckResult], runs: usize) -> CheckRow {
     }
 }
 
-fn check_row(c: &CheckResult) -> CheckRow {
+fn check_row(c: &CheckResult, sampled: &dyn Fn(&str) -> Option<String>) -> CheckRow {
     let class = match (c.class, c.automatic) {
         (CheckClass::Validity, true) => "validity, automatic".to_string(),
         (CheckClass::Validity, false) => format!("validity, {}", c.kind),
         (CheckClass::Hypothesis, _) => format!("hypothesis, {}", c.kind),
     };
     let (evidence, details) = match c.class {
-        CheckClass::Hypothesis => (c.evidence.clone(), String::new()),
+        CheckClass::Hypothesis => (
+            match sampled(&c.name) {
+                Some(note) => format!("{}; {note}", c.evidence),
+                None => c.evidence.clone(),
+            },
+            String::new(),
+        ),
         CheckClass::Validity => (String::new(), c.evidence.clone()),
     };
     CheckRow {

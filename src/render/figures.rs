@@ -7,6 +7,7 @@ use super::charts::{
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{Experiment, Metric, Param};
+use crate::format::level;
 use anyhow::Result;
 
 /// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
@@ -77,7 +78,7 @@ pub fn figures(
         out.push(strip(analysis, metric)?);
         out.push(run_order(analysis, metric)?);
     }
-    if let Some(f) = forest(checks)? {
+    if let Some(f) = forest(checks, analysis.resampling.level)? {
         out.push(f);
     }
     Ok(out)
@@ -159,8 +160,14 @@ fn scaling(
     };
     let text = Text {
         heading: format!("{} by {}", metric.name, param.name),
-        alt: format!("{} against {}, one line per variant", metric.name, param.name),
-        caption: "Lines join the medians; bars are 95% bootstrap intervals; faint points are individual runs.".into(),
+        alt: format!(
+            "{} against {}, one line per variant",
+            metric.name, param.name
+        ),
+        caption: format!(
+            "Lines join the medians; bars are {} bootstrap intervals; faint points are individual runs.",
+            level(analysis.resampling.level)
+        ),
     };
     let stem = format!("{}-by-{}", metric.name, param.name);
     Figure::new(&stem, text, |size| charts::scaling_svg(&chart, size))
@@ -211,7 +218,10 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
     let text = Text {
         heading: "Every run".into(),
         alt: format!("{} of every valid run, one column per cell", metric.name),
-        caption: "One column per cell, one point per run; the bar is the median with its 95% interval. Two clusters in one column mean two modes.".into(),
+        caption: format!(
+            "One column per cell, one point per run; the bar is the median with its {} interval. Two clusters in one column mean two modes.",
+            level(analysis.resampling.level)
+        ),
     };
     Figure::new(&format!("{}-runs", metric.name), text, |size| {
         charts::strip_svg(&chart, size)
@@ -266,7 +276,7 @@ fn run_order(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
     })
 }
 
-fn forest(checks: &[CheckResult]) -> Result<Option<Figure>> {
+fn forest(checks: &[CheckResult], confidence: f64) -> Result<Option<Figure>> {
     let rows: Vec<ForestRow> = checks
         .iter()
         .filter_map(|c| {
@@ -295,8 +305,14 @@ fn forest(checks: &[CheckResult]) -> Result<Option<Figure>> {
     };
     let text = Text {
         heading: "Ratios behind the checks".into(),
-        alt: "each check's ratio with its 95% interval and threshold".into(),
-        caption: "Each row is a check: the point is the ratio of medians, the bar its 95% interval, the dashed tick the threshold the check compares against.".into(),
+        alt: format!(
+            "each check's ratio with its {} interval and threshold",
+            level(confidence)
+        ),
+        caption: format!(
+            "Each row is a check: the point is the ratio of medians, the bar its {} interval, the dashed tick the threshold the check compares against.",
+            level(confidence)
+        ),
     };
     Figure::new("ratios", text, |size| charts::forest_svg(&chart, size)).map(Some)
 }

@@ -13,6 +13,7 @@ pub mod escape;
 mod figures;
 mod marks;
 pub mod notes;
+pub mod sampling;
 mod tables;
 mod templates;
 
@@ -35,6 +36,8 @@ pub struct Rendered<'a> {
     pub session_dir: &'a Path,
     /// Lines about the record itself (lab.toml edited since, tails set aside…).
     pub notices: &'a [String],
+    /// A sampled session's looks, the last saying why sampling stopped.
+    pub looks: &'a [crate::stopping::Standing],
 }
 
 /// An experiment's line in SUMMARY.md and on the introduction page.

@@ -2,7 +2,7 @@
 //! context, so every number in the prose comes from the kept data.
 //!
 //! Vocabulary (documented for authors in README.md, "Literate notes"):
-//! - `cell(of="VARIANT param=value …", metric="NAME")` → the median with its 95% CI and unit,
+//! - `cell(of="VARIANT param=value …", metric="NAME")` → the median with its CI and unit,
 //!   e.g. "8.41 Mops/s [7.92, 8.80]"; with `stat="…"` one number instead: `median`, `mean`,
 //!   `sd`, `cv`, `min`, `max`, `p90`, `p99`, `lo`, `hi`, `n`. `metric` defaults to the first one.
 //! - `ratio(a="…", b="…", metric="NAME")` → "0.274 [0.250, 0.300]"; `stat="ratio"|"lo"|"hi"`.
@@ -158,6 +158,10 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>) {
         "num",
         |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
             let digits: i64 = kw.get("digits")?.unwrap_or(3);
+            // A count (runs, values) stays a whole number: "27 runs", not "27.0 runs".
+            if let Some(whole) = x.as_i64() {
+                return Ok(whole.to_string());
+            }
             match x.as_number().map(|n| n.as_float()) {
                 Some(x) => Ok(significant(x, digits.clamp(1, 12) as i32)),
                 // An `n/a (why)` marker passes through unchanged.
@@ -316,23 +320,42 @@ impl NotesData {
         else {
             return Ok(self.missing(&reference, "a cell was not run in this session"));
         };
-        let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
-        let (r, ci) = match ratio_of(ca, cb, self.analysis.resampling, &label) {
-            Ok(found) => found,
-            Err(why) => return Ok(self.missing(&reference, &why)),
+        let (r, lo, hi) = match self.decided_ratio(ca, cb, &metric) {
+            Some(found) => found,
+            None => {
+                let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
+                match ratio_of(ca, cb, self.analysis.resampling, &label) {
+                    Ok((r, ci)) => (r, ci.lo, ci.hi),
+                    Err(why) => return Ok(self.missing(&reference, &why)),
+                }
+            }
         };
         let text = markdown(&format!(
             "{} [{}, {}]",
             fmt_ratio(r),
-            fmt_ratio(ci.lo),
-            fmt_ratio(ci.hi)
+            fmt_ratio(lo),
+            fmt_ratio(hi)
         ));
         pick(
             kw,
             "stat",
             text,
-            &serde_json::json!({ "ratio": r, "lo": ci.lo, "hi": ci.hi }),
+            &serde_json::json!({ "ratio": r, "lo": lo, "hi": hi }),
         )
+    }
+
+    /// The ratio a check decided on for the same two cells and metric, so that the prose and
+    /// the checks table show one interval, not two draws of it.
+    fn decided_ratio(&self, a: &CellStats, b: &CellStats, metric: &str) -> Option<(f64, f64, f64)> {
+        self.checks.iter().find_map(|c| {
+            let r = c.ratio.as_ref()?;
+            let same_metric = self
+                .exp
+                .checks
+                .iter()
+                .any(|s| s.name == c.name && s.kind.metric() == Some(metric));
+            (same_metric && r.a == a.label && r.b == b.label).then_some((r.ratio, r.lo, r.hi))
+        })
     }
 
     fn check_value(&self, kw: &Kwargs) -> TeraResult<Value> {

@@ -48,12 +48,12 @@ pub fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
                 .iter()
                 .filter(|c| c.metric == m.name)
                 .collect();
-            table(exp, &m.name, &m.unit, &cells)
+            table(exp, &m.name, &m.unit, &cells, analysis.resampling.level)
         })
         .collect()
 }
 
-fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats]) -> Table {
+fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats], level: f64) -> Table {
     let mut table = Table {
         metric: metric.to_string(),
         unit: unit.to_string(),
@@ -74,13 +74,15 @@ fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats]) -> Ta
     } else {
         table.remarks.extend(constant_note(&constant, unit));
     }
-    let full: Vec<(Column, Vec<String>)> = columns(exp, &varying_cells, unit);
+    let full: Vec<(Column, Vec<String>)> = columns(exp, &varying_cells, unit, level);
     let (kept, dropped): (Vec<_>, Vec<_>) = full
         .into_iter()
         .partition(|(c, values)| informative(&c.title, values));
-    table
-        .remarks
-        .extend(dropped.iter().filter_map(|(c, v)| dropped_note(c, v)));
+    table.remarks.extend(
+        dropped
+            .iter()
+            .filter_map(|(c, v)| dropped_note(c, v, level)),
+    );
     table.columns = kept.iter().map(|(c, _)| c.clone()).collect();
     table.rows = (0..varying_cells.len())
         .map(|i| kept.iter().map(|(_, values)| values[i].clone()).collect())
@@ -89,7 +91,12 @@ fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats]) -> Ta
 }
 
 /// Every column of the table, with its value in each row.
-fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, Vec<String>)> {
+fn columns(
+    exp: &Experiment,
+    cells: &[&CellStats],
+    unit: &str,
+    level: f64,
+) -> Vec<(Column, Vec<String>)> {
     let text = |title: &str, values: Vec<String>| {
         (
             Column {
@@ -122,9 +129,11 @@ fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, V
         ));
     }
     let any_interval = cells.iter().any(|c| c.median_ci.is_some());
+    let median_title = format!("Median [{} CI]", crate::format::level(level));
+    let mean_title = format!("Mean [{} BCa CI]", crate::format::level(level));
     out.push(num(
         if any_interval {
-            "Median [95% CI]"
+            &median_title
         } else {
             "Median"
         },
@@ -135,11 +144,7 @@ fn columns(exp: &Experiment, cells: &[&CellStats], unit: &str) -> Vec<(Column, V
         cells.iter().map(|c| exact_text(c, unit)).collect(),
     ));
     out.push(num(
-        if any_interval {
-            "Mean [95% BCa CI]"
-        } else {
-            "Mean"
-        },
+        if any_interval { &mean_title } else { "Mean" },
         cells.iter().map(|c| mean_text(c, unit)).collect(),
     ));
     out.push(num("Runs", cells.iter().map(|c| c.n.to_string()).collect()));
@@ -216,15 +221,24 @@ fn informative(title: &str, values: &[String]) -> bool {
     }
 }
 
+/// The fewest runs whose order-statistic interval of the median reaches `level`: the widest
+/// one, from the smallest to the largest run, covers with probability 1 − 2 · 0.5ⁿ.
+fn runs_for_exact_interval(level: f64) -> usize {
+    (1..64)
+        .find(|&n| 1.0 - 2.0 * 0.5f64.powi(n as i32) >= level - 1e-12)
+        .unwrap_or(64)
+}
+
 /// The sentence that stands for a column left out, when its one value says something.
-fn dropped_note(column: &Column, values: &[String]) -> Option<String> {
+fn dropped_note(column: &Column, values: &[String], level: f64) -> Option<String> {
     let value = values.first()?;
     match column.title.as_str() {
         "Runs" => Some(format!("Every cell shown has {value} valid runs.")),
-        "Order-statistic CI" => Some(
-            "No cell has enough runs for a distribution-free interval of the median at 95% (it needs six)."
-                .into(),
-        ),
+        "Order-statistic CI" => Some(format!(
+            "No cell has enough runs for a distribution-free interval of the median at {} (it needs {}).",
+            crate::format::level(level),
+            runs_for_exact_interval(level)
+        )),
         _ => None,
     }
 }

@@ -6,9 +6,10 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::bootstrap::{Interval, Statistic, percentile_ci};
+use super::bootstrap::{Interval, Statistic, percentile_ci, ratio_ci};
 use super::median_ci::exact_median_ci;
 use super::rng::{standard_normal, stream};
+use super::sequential::{look_levels, schedule};
 
 /// Synthetic population with a known median.
 #[derive(Clone, Copy, Debug)]
@@ -172,6 +173,136 @@ fn hierarchical_covers_and_naive_pooling_does_not() {
             assert!(c < 0.80, "naive {stat:?} runs={runs}: {c}");
         }
     }
+}
+
+/// How a sampled comparison ended: whether its last interval held the true ratio, and
+/// whether it decided (the interval left the threshold behind).
+struct Sampled {
+    covered: bool,
+    decided: bool,
+}
+
+/// A `compare` check `a/b > threshold` sampled as lab samples it: two cells of lognormal runs
+/// (σ = 0.1) whose medians stand in the ratio `truth`, looks at 5, 8, 12, 18, 27 and 40 runs
+/// per cell, stopping at the first look whose interval excludes the threshold. `levels`: the
+/// level of each look (lab's spent levels, or 95% at every look for the naive rule).
+fn sampled_ratio(truth: f64, threshold: f64, levels: &[f64], rng: &mut ChaCha8Rng) -> Sampled {
+    let looks = schedule(5, 40);
+    let draw =
+        |rng: &mut ChaCha8Rng, median: f64| vec![median * (0.1 * standard_normal(rng)).exp()];
+    let a: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, truth)).collect();
+    let b: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, 1.0)).collect();
+    let mut last = None;
+    for (&n, &level) in looks.iter().zip(levels) {
+        let n = n as usize;
+        let Some(est) = ratio_ci(&a[..n], &b[..n], Statistic::Median, B, level, rng) else {
+            continue;
+        };
+        let iv = est.interval;
+        last = Some(iv);
+        if iv.lo > threshold || iv.hi <= threshold {
+            return Sampled {
+                covered: iv.lo <= truth && truth <= iv.hi,
+                decided: true,
+            };
+        }
+    }
+    Sampled {
+        covered: last.is_some_and(|iv| iv.lo <= truth && truth <= iv.hi),
+        decided: false,
+    }
+}
+
+/// Share of `REPS` sampled comparisons that covered, and share that decided.
+fn sampled_rates(label: &str, truth: f64, threshold: f64, spend: bool) -> (f64, f64) {
+    let levels = if spend {
+        look_levels(0.95, &schedule(5, 40))
+    } else {
+        vec![0.95; 6]
+    };
+    let outcomes: Vec<Sampled> = (0..REPS)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = stream(2026, &format!("{label}/{i}"));
+            sampled_ratio(truth, threshold, &levels, &mut rng)
+        })
+        .collect();
+    let share =
+        |f: fn(&Sampled) -> bool| outcomes.iter().filter(|o| f(o)).count() as f64 / REPS as f64;
+    (share(|o| o.covered), share(|o| o.decided))
+}
+
+#[test]
+fn the_stopping_rule_keeps_coverage_and_the_error_rate() {
+    // A true ratio of 1.10 against a threshold of 1.0: most sessions stop early. The interval
+    // at the look where sampling stopped must still hold the truth in at least 95% of them.
+    let (spent, spent_decided) = sampled_rates("seq/spent", 1.1, 1.0, true);
+    let (naive, naive_decided) = sampled_rates("seq/naive", 1.1, 1.0, false);
+    // No difference at all (truth = threshold): every decision is a false one.
+    let (_, false_spent) = sampled_rates("seq/null-spent", 1.0, 1.0, true);
+    let (_, false_naive) = sampled_rates("seq/null-naive", 1.0, 1.0, false);
+    println!(
+        "sequential stopping, {REPS} sessions each: coverage {spent:.3} with spent levels ({:.0}% decided), {naive:.3} reading 95% at every look ({:.0}% decided); false decisions with no difference: {false_spent:.3} spent, {false_naive:.3} naive",
+        spent_decided * 100.0,
+        naive_decided * 100.0
+    );
+    assert!(spent >= 0.95, "coverage with spent levels: {spent}");
+    assert!(
+        false_spent <= 0.05,
+        "false decisions with spent levels: {false_spent}"
+    );
+    // The naive rule is what the spending guards against: peeking at 95% six times.
+    assert!(false_naive > 0.08, "naive false decisions: {false_naive}");
+    assert!(
+        spent_decided > 0.5,
+        "the rule must still stop: {spent_decided}"
+    );
+}
+
+/// A cell sampled from `min` runs until its interval of the median is within ±`target` of the
+/// median (or 40 runs): whether the interval it stopped with held the true median, and the runs it took.
+fn sampled_median(target: f64, min: u32, rng: &mut ChaCha8Rng) -> (bool, usize) {
+    let looks = schedule(min, 40);
+    let levels = look_levels(0.95, &looks);
+    let runs: Vec<Vec<f64>> = (0..40)
+        .map(|_| vec![10.0 * (0.1 * standard_normal(rng)).exp()])
+        .collect();
+    let mut last = (false, 0);
+    for (&n, &level) in looks.iter().zip(&levels) {
+        let n = n as usize;
+        let Some(iv) = percentile_ci(&runs[..n], Statistic::Median, B, level, rng) else {
+            continue;
+        };
+        let values: Vec<f64> = runs[..n].iter().map(|r| r[0]).collect();
+        let median = super::summary::median(&values);
+        last = (iv.lo <= 10.0 && 10.0 <= iv.hi, n);
+        if (iv.hi - iv.lo) / 2.0 / median <= target {
+            break;
+        }
+    }
+    last
+}
+
+#[test]
+fn stopping_on_precision_keeps_coverage() {
+    // Lognormal runs (σ = 0.1, true median 10) sampled from 8 runs until the interval is
+    // within ±7%. Stopping on a narrow interval favours samples that happen to be tight: from
+    // 5 runs, coverage fell to 0.935 (4,000 cells, ±10%); from 8 it was 0.964, which is why
+    // lab asks for `min = 8` with this goal.
+    let outcomes: Vec<(bool, usize)> = (0..REPS)
+        .into_par_iter()
+        .map(|i| sampled_median(0.07, 8, &mut stream(2026, &format!("width/{i}"))))
+        .collect();
+    let covered = outcomes.iter().filter(|o| o.0).count() as f64 / REPS as f64;
+    let mean_runs = outcomes.iter().map(|o| o.1).sum::<usize>() as f64 / REPS as f64;
+    println!(
+        "stopping on a ±7% half-width, {REPS} cells: coverage {covered:.3}, {mean_runs:.1} runs on average"
+    );
+    assert!(covered >= 0.95, "coverage {covered}");
+    assert!(
+        mean_runs < 40.0,
+        "the rule must stop before the budget: {mean_runs}"
+    );
 }
 
 #[test]

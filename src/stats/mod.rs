@@ -1,6 +1,6 @@
 //! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
-//! rank tests, multiple-comparison adjustment, outlier iterations, changepoints and steady-state
-//! classification.
+//! rank tests, multiple-comparison adjustment, outlier iterations, changepoints, steady-state
+//! classification and the levels of sequential looks.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
 //! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
@@ -17,6 +17,7 @@ pub mod multiple;
 pub mod outliers;
 pub mod percentiles;
 pub mod rng;
+pub mod sequential;
 pub mod serial;
 pub mod summary;
 pub mod trend;

@@ -259,6 +259,7 @@ mod tests {
             warmup: false,
             argv: vec!["true".into()],
             repeats: None,
+            look: 1,
         }
     }
 

@@ -162,13 +162,23 @@ impl SessionWriter {
     /// Adds the run `make` plans at the plan's next position (a run planned again because the
     /// machine disturbed it), so that `--resume` and the analysis know it; returns that run.
     pub fn extend_plan(&mut self, make: impl FnOnce(usize) -> PlannedRun) -> Result<PlannedRun> {
+        let mut runs = self.extend_plan_with(|planned| vec![make(planned.len() + 1)])?;
+        Ok(runs.remove(0))
+    }
+
+    /// Adds the runs `make` plans after the plan's last one (the next look of a sampled
+    /// session): `make` gets the plan so far and returns runs numbered after it.
+    pub fn extend_plan_with(
+        &mut self,
+        make: impl FnOnce(&[PlannedRun]) -> Vec<PlannedRun>,
+    ) -> Result<Vec<PlannedRun>> {
         let path = self.dir.join(super::PLAN);
         let mut plan: Plan = serde_json::from_slice(&fs::read(&path)?)
             .with_context(|| format!("{} is not a lab plan", path.display()))?;
-        let run = make(plan.runs.len() + 1);
-        plan.runs.push(run.clone());
+        let runs = make(&plan.runs);
+        plan.runs.extend(runs.iter().cloned());
         self.rewrite(&path, &plan)?;
-        Ok(run)
+        Ok(runs)
     }
 
     /// Replaces a file lab wrote whole, and remembers the new bytes as the ones to keep.

@@ -183,3 +183,23 @@ pub fn http_get(port: u16, path: &str) -> Option<String> {
     stream.read_to_string(&mut response).ok()?;
     Some(response)
 }
+
+/// What a fake runner reports for a run that took `ns` on one CPU and exited 0: 1 MiB of
+/// memory, no context switches, no machine counters (change the fields a test needs).
+pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
+    lab::exec::Measurement {
+        wall_ns: ns,
+        boottime_ns: ns,
+        user_ns: ns,
+        sys_ns: 0,
+        max_rss_kib: 1024,
+        voluntary_cs: 0,
+        involuntary_cs: 0,
+        exit: lab::store::Exit::Code(0),
+        timed_out: false,
+        cpus_granted: None,
+        left_running: Vec::new(),
+        start_unix_ms: 1_795_992_226_000,
+        machine: None,
+    }
+}

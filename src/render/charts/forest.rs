@@ -88,7 +88,7 @@ const NARROW_BAR_PX: i32 = 24;
 /// The key under the axis, so the marks need no caption in the surrounding text.
 const KEY: [&str; 4] = [
     "point: ratio",
-    "bar: 95% CI",
+    "bar: its interval",
     "dashed tick: threshold",
     "grey line: 1 (no difference)",
 ];
