@@ -68,6 +68,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Compare two sessions of an experiment: what differs between their records, then per
+    /// cell the ratio B/A of a metric's medians with its 95% CI: faster, slower, or no
+    /// detectable change beyond the threshold. Exit 1 when a cell got slower.
+    ///
+    /// A and B name sessions (a folder name under data/NAME/ or a unique prefix), `latest`,
+    /// `previous`, or a git commit the session was made at.
+    #[command(after_help = "Example: lab compare lockstack-dip previous latest --threshold 5%")]
+    Compare {
+        /// The experiment folder or its name.
+        experiment: PathBuf,
+        /// The baseline session.
+        a: String,
+        /// The session compared with it.
+        b: String,
+        /// The metric to compare (default: the primary one).
+        #[arg(long)]
+        metric: Option<String>,
+        /// Changes within ± this share count as noise ("2%" or 0.02).
+        #[arg(long, default_value = "2%")]
+        threshold: String,
+        /// Print the comparison as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.
     ///

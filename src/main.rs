@@ -74,6 +74,25 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             print!("{text}");
             Ok(code)
         }
+        Command::Compare {
+            experiment,
+            a,
+            b,
+            metric,
+            threshold,
+            json,
+        } => {
+            let threshold = parse_threshold(threshold)?;
+            let opts = app::CompareOptions {
+                a,
+                b,
+                metric: metric.as_deref(),
+                threshold,
+            };
+            let (text, code) = app::compare(layout, experiment, &opts, *json)?;
+            print!("{text}");
+            Ok(code)
+        }
         Command::Reanalyze {
             experiment,
             session,
@@ -145,4 +164,15 @@ fn typed_command() -> String {
         }
     }
     lab::render::shell_words(&args)
+}
+
+/// `--threshold`: a share from 0 up to 100%, as "2%" or 0.02.
+fn parse_threshold(text: &str) -> Result<f64, LabError> {
+    lab::config::parse_fraction(text)
+        .filter(|t| (0.0..1.0).contains(t))
+        .ok_or_else(|| {
+            LabError::Usage(format!(
+                "--threshold {text:?} is not a share from 0 up to 100%\n  hint: write e.g. --threshold 2% (changes within ±2% count as noise)"
+            ))
+        })
 }

@@ -1,6 +1,7 @@
 //! The commands, each a straight line through the pipeline: config → plan → exec → store →
 //! analysis → checks → render. `run` measures; `report` only reads what was stored.
 
+mod compare;
 mod reanalyze;
 mod report;
 mod run;
@@ -8,6 +9,7 @@ mod scaffold;
 mod session;
 mod summary;
 
+pub use compare::{Change, CompareOptions, Comparison, compare};
 pub use reanalyze::reanalyze;
 pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use run::{RunOptions, run};

@@ -1,0 +1,463 @@
+//! `lab compare EXP A B`: two stored sessions of one experiment, each judged by the lab.toml
+//! it ran with. First what differs between the two records (machine, kernel, lab.toml, tools,
+//! commit), then per cell present in both the ratio B/A of a metric's medians with its
+//! bootstrap interval and a verdict against a noise threshold: faster, slower, or no
+//! detectable change. A slower cell makes the command exit 1, for CI.
+
+use super::Layout;
+use super::session::{Assessed, assess, find_session};
+use crate::analysis::{CellStats, MIN_RUNS};
+use crate::config::Better;
+use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
+use crate::format::{level, percent, ratio};
+use crate::stats::{self, Statistic};
+use crate::store::{self, Manifest};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What `lab compare` was asked.
+pub struct CompareOptions<'a> {
+    /// The baseline session: a session name or prefix, `latest`, `previous` or a git commit.
+    pub a: &'a str,
+    /// The session compared with it.
+    pub b: &'a str,
+    /// The metric to compare (default: the primary one).
+    pub metric: Option<&'a str>,
+    /// Changes within ± this share count as noise.
+    pub threshold: f64,
+}
+
+/// Two sessions compared, as printed and as `--json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Comparison {
+    pub experiment: String,
+    pub a: String,
+    pub b: String,
+    pub metric: String,
+    pub unit: String,
+    pub better: String,
+    pub threshold: f64,
+    pub level: f64,
+    /// Where the two records differ; `invalidates` marks what can make the ratio meaningless.
+    pub differences: Vec<Difference>,
+    pub cells: Vec<CellChange>,
+    pub summary: String,
+    /// Some cell got slower beyond the threshold.
+    pub regressed: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Difference {
+    pub what: String,
+    pub a: String,
+    pub b: String,
+    pub invalidates: bool,
+}
+
+/// One cell in both sessions.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CellChange {
+    pub cell: String,
+    pub a_median: Option<f64>,
+    pub b_median: Option<f64>,
+    pub a_runs: usize,
+    pub b_runs: usize,
+    /// B/A of the medians with its interval; `None` with too few runs.
+    pub ratio: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub verdict: Change,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Faster,
+    Slower,
+    NoDetectableChange,
+    TooFewRuns,
+}
+
+impl Change {
+    pub fn words(self) -> &'static str {
+        match self {
+            Change::Faster => "faster",
+            Change::Slower => "slower",
+            Change::NoDetectableChange => "no detectable change",
+            Change::TooFewRuns => "too few runs",
+        }
+    }
+}
+
+/// `lab compare`: the comparison as text (or JSON) and the exit code.
+pub fn compare(
+    layout: &Layout,
+    arg: &Path,
+    opts: &CompareOptions,
+    json: bool,
+) -> Result<(String, i32)> {
+    let dir = layout.experiment_dir(arg)?;
+    let a = assess(&dir, store::load_session(&pick(layout, &dir, opts.a)?)?)?;
+    let b = assess(&dir, store::load_session(&pick(layout, &dir, opts.b)?)?)?;
+    let comparison = comparison(&a, &b, opts)?;
+    let code = if comparison.regressed {
+        EXIT_CHECK_FAILED
+    } else {
+        EXIT_OK
+    };
+    let text = if json {
+        serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
+    } else {
+        crate::format::terminal(&text(&comparison))
+    };
+    Ok((text, code))
+}
+
+/// The session `which` names: `latest`, `previous`, a session name or unique prefix, or the
+/// latest session made at a git commit starting with `which`.
+fn pick(layout: &Layout, dir: &Path, which: &str) -> Result<PathBuf> {
+    let name = crate::config::experiment_name(dir);
+    let all = store::sessions(&layout.data_dir(&name));
+    let from_end = match which {
+        "latest" => Some(1),
+        "previous" => Some(2),
+        _ => None,
+    };
+    if let Some(k) = from_end {
+        return all
+            .len()
+            .checked_sub(k)
+            .map(|i| all[i].clone())
+            .ok_or_else(|| {
+                LabError::Usage(format!(
+                    "{name} has {} session{}: there is no {which} one\n  hint: run `lab run {}` first",
+                    all.len(),
+                    if all.len() == 1 { "" } else { "s" },
+                    dir.display()
+                ))
+            });
+    }
+    let by_name = find_session(layout, dir, Some(which));
+    if let Ok(Some(found)) = by_name {
+        return Ok(found);
+    }
+    let at_commit = all.iter().rev().find(|d| {
+        which.len() >= 4
+            && which.chars().all(|c| c.is_ascii_hexdigit())
+            && store::load_session(d).is_ok_and(|s| {
+                s.manifest
+                    .git
+                    .as_ref()
+                    .is_some_and(|g| g.commit.starts_with(&which.to_ascii_lowercase()))
+            })
+    });
+    match (at_commit, by_name) {
+        (Some(found), _) => Ok(found.clone()),
+        (None, Err(e)) => Err(e),
+        (None, Ok(_)) => Err(LabError::Usage(format!(
+            "{name} has no session named like \"{which}\" and none made at a commit starting so\n  hint: name a session (`lab list`), `latest`, `previous`, or a git commit"
+        ))),
+    }
+}
+
+fn comparison(a: &Assessed, b: &Assessed, opts: &CompareOptions) -> Result<Comparison> {
+    let exp = &b.experiment;
+    let metric = match opts.metric {
+        Some(name) => exp.metric(name).filter(|m| !m.text).ok_or_else(|| {
+            LabError::Usage(format!(
+                "{} has no numeric metric named \"{name}\"\n  hint: metrics: {}",
+                exp.name,
+                exp.analysed_metrics()
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?,
+        None => exp.primary_metric().ok_or_else(|| {
+            LabError::Usage(format!("{} has no numeric metric to compare", exp.name))
+        })?,
+    };
+    let seed = a.experiment.seed;
+    let cells: Vec<CellChange> = b
+        .analysis
+        .cells
+        .iter()
+        .filter(|cb| cb.metric == metric.name)
+        .filter_map(|cb| {
+            let ca = a
+                .analysis
+                .cells
+                .iter()
+                .find(|c| c.metric == metric.name && c.cell == cb.cell)?;
+            Some(change(ca, cb, metric.better, opts.threshold, seed))
+        })
+        .collect();
+    let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
+    Ok(Comparison {
+        experiment: exp.name.clone(),
+        a: a.session.name.clone(),
+        b: b.session.name.clone(),
+        metric: metric.name.clone(),
+        unit: metric.unit.clone(),
+        better: match metric.better {
+            Better::Higher => "higher".into(),
+            Better::Lower => "lower".into(),
+        },
+        threshold: opts.threshold,
+        level: crate::analysis::LEVEL,
+        differences: differences(&a.session.manifest, &b.session.manifest),
+        summary: summary(&cells, opts.threshold),
+        cells,
+        regressed,
+    })
+}
+
+/// One cell's change from A to B: the ratio of medians resampled on the log scale (both
+/// sessions' runs drawn independently, as for a `compare` check), judged against the band
+/// [1 / (1 + threshold), 1 + threshold] of changes too small to count.
+fn change(a: &CellStats, b: &CellStats, better: Better, threshold: f64, seed: u64) -> CellChange {
+    let mut out = CellChange {
+        cell: b.label.clone(),
+        a_median: a.median(),
+        b_median: b.median(),
+        a_runs: a.n,
+        b_runs: b.n,
+        ratio: None,
+        lo: None,
+        hi: None,
+        verdict: Change::TooFewRuns,
+    };
+    if a.n < MIN_RUNS || b.n < MIN_RUNS {
+        return out;
+    }
+    let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));
+    let resamples = crate::analysis::RESAMPLES;
+    let level = crate::analysis::LEVEL;
+    let Some(est) = stats::ratio_ci(
+        &b.runs,
+        &a.runs,
+        Statistic::Median,
+        resamples,
+        level,
+        &mut rng,
+    ) else {
+        return out;
+    };
+    let (lo, hi) = (est.interval.lo, est.interval.hi);
+    let (up, down) = (1.0 + threshold, 1.0 / (1.0 + threshold));
+    let higher = lo > up;
+    let lower = hi < down;
+    out.verdict = match (higher, lower, better) {
+        (true, _, Better::Higher) | (_, true, Better::Lower) => Change::Faster,
+        (true, _, Better::Lower) | (_, true, Better::Higher) => Change::Slower,
+        _ => Change::NoDetectableChange,
+    };
+    out.ratio = Some(est.ratio);
+    out.lo = Some(lo);
+    out.hi = Some(hi);
+    out
+}
+
+/// "2 of 24 cells slower, 1 faster, 21 with no detectable change beyond ±2.0%".
+fn summary(cells: &[CellChange], threshold: f64) -> String {
+    let count = |c: Change| cells.iter().filter(|x| x.verdict == c).count();
+    let mut parts = vec![
+        format!("{} slower", count(Change::Slower)),
+        format!("{} faster", count(Change::Faster)),
+        format!(
+            "{} with no detectable change beyond ±{}",
+            count(Change::NoDetectableChange),
+            percent(threshold)
+        ),
+    ];
+    if count(Change::TooFewRuns) > 0 {
+        parts.push(format!(
+            "{} with too few runs to tell",
+            count(Change::TooFewRuns)
+        ));
+    }
+    format!(
+        "{} cells in both sessions: {}",
+        cells.len(),
+        parts.join(", ")
+    )
+}
+
+/// Where two manifests differ: the machine, its kernel and governor, the lab.toml, the
+/// profile and the tools' versions can each make a ratio meaningless; the commit and the
+/// dirty flag are what a comparison is usually about, and are shown without alarm.
+fn differences(a: &Manifest, b: &Manifest) -> Vec<Difference> {
+    let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let commit = |m: &Manifest| {
+        m.git.as_ref().map_or_else(
+            || "not a git checkout".to_string(),
+            |g| {
+                format!(
+                    "{}{}",
+                    short(&g.commit),
+                    if g.dirty { " (dirty)" } else { "" }
+                )
+            },
+        )
+    };
+    let mut facts: Vec<(&str, String, String, bool)> = vec![
+        (
+            "CPU model",
+            or_none(&a.host.cpu_model),
+            or_none(&b.host.cpu_model),
+            true,
+        ),
+        (
+            "logical CPUs",
+            a.host.logical_cpus.to_string(),
+            b.host.logical_cpus.to_string(),
+            true,
+        ),
+        (
+            "kernel",
+            or_none(&a.host.kernel),
+            or_none(&b.host.kernel),
+            true,
+        ),
+        (
+            "governor",
+            or_none(&a.host.governor),
+            or_none(&b.host.governor),
+            true,
+        ),
+        (
+            "turbo",
+            or_none(&a.host.turbo),
+            or_none(&b.host.turbo),
+            true,
+        ),
+        (
+            "lab.toml SHA-256",
+            short(&a.experiment_file_hash),
+            short(&b.experiment_file_hash),
+            true,
+        ),
+        (
+            "profile",
+            a.profile.clone().unwrap_or_else(|| "default".into()),
+            b.profile.clone().unwrap_or_else(|| "default".into()),
+            true,
+        ),
+        (
+            "lab version",
+            a.lab_version.clone(),
+            b.lab_version.clone(),
+            false,
+        ),
+        ("git commit", commit(a), commit(b), false),
+    ];
+    for tool in &b.versions {
+        let before = a
+            .versions
+            .iter()
+            .find(|t| t.command == tool.command)
+            .map_or_else(|| "not recorded".to_string(), |t| t.output.clone());
+        facts.push(("tool", before, tool.output.clone(), true));
+    }
+    facts
+        .into_iter()
+        .filter(|(_, x, y, _)| x != y)
+        .map(|(what, x, y, invalidates)| Difference {
+            what: what.to_string(),
+            a: x,
+            b: y,
+            invalidates,
+        })
+        .collect()
+}
+
+/// The first 12 hex digits of a hash: enough to tell two apart.
+fn short(hash: &str) -> String {
+    hash.chars().take(12).collect()
+}
+
+/// The comparison as aligned text for the terminal.
+fn text(c: &Comparison) -> String {
+    let unit = if c.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", c.unit)
+    };
+    let mut out = format!(
+        "{}: B = {} against A = {}; {}{unit}, {} is better; changes within ±{} count as noise\n",
+        c.experiment,
+        c.b,
+        c.a,
+        c.metric,
+        c.better,
+        percent(c.threshold)
+    );
+    let (loud, quiet): (Vec<&Difference>, Vec<&Difference>) =
+        c.differences.iter().partition(|d| d.invalidates);
+    if !loud.is_empty() {
+        out.push_str("WARNING: the two sessions were not measured alike; the ratios below may reflect that, not the change:\n");
+        for d in &loud {
+            out.push_str(&format!(
+                "  {}: {} → {}\n",
+                d.what,
+                one_line(&d.a),
+                one_line(&d.b)
+            ));
+        }
+    }
+    for d in &quiet {
+        out.push_str(&format!(
+            "{}: {} → {}\n",
+            d.what,
+            one_line(&d.a),
+            one_line(&d.b)
+        ));
+    }
+    let width = c
+        .cells
+        .iter()
+        .map(|x| x.cell.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    out.push_str(&format!(
+        "{:<width$}  {:>10}  {:>10}  B/A [{} CI]\n",
+        "cell",
+        "A",
+        "B",
+        level(c.level)
+    ));
+    for x in &c.cells {
+        let median =
+            |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| crate::format::number(v, &c.unit));
+        let change = match (x.ratio, x.lo, x.hi) {
+            (Some(r), Some(lo), Some(hi)) => {
+                format!("{}  {}", interval_text(r, lo, hi), x.verdict.words())
+            }
+            _ => format!(
+                "{} (A {} runs, B {}; {MIN_RUNS} needed)",
+                x.verdict.words(),
+                x.a_runs,
+                x.b_runs
+            ),
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:>10}  {:>10}  {change}\n",
+            x.cell,
+            median(x.a_median),
+            median(x.b_median)
+        ));
+    }
+    out.push_str(&format!("{}\n", c.summary));
+    out
+}
+
+fn interval_text(r: f64, lo: f64, hi: f64) -> String {
+    format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
+}
+
+/// A tool's version output on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

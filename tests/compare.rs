@@ -1,0 +1,144 @@
+//! `lab compare` on sessions made with a fake runner: a second session 20% slower is reported
+//! slower in every cell with an interval that excludes 1 (exit 1), two sessions of the same
+//! program show no detectable change (exit 0), and sessions measured differently are flagged.
+
+mod common;
+
+use lab::app::{self, Change, CompareOptions, Comparison, Layout, RunOptions};
+use lab::exec::{Measurement, RunRequest, Runner};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+
+/// `bench.sh VARIANT GAP` as a seeded stream: about `base` ms (GAP percent more for slow),
+/// each run off by 8%.
+struct Timed {
+    rng: ChaCha8Rng,
+    base: f64,
+}
+
+impl Runner for Timed {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        let ms = match request.argv {
+            [_, _, _, gap] => {
+                let gap: f64 = gap.parse().unwrap();
+                let z: f64 = (0..12).map(|_| self.rng.r#gen::<f64>()).sum::<f64>() - 6.0;
+                self.base * (1.0 + gap / 100.0) * (1.0 + 0.08 * z)
+            }
+            _ => 0.001,
+        };
+        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
+        std::fs::write(request.stderr, "").unwrap();
+        common::clean_measurement((ms * 1e6) as u64)
+    }
+}
+
+/// A project holding the `sampled` fixture with a fixed 12 runs per cell.
+fn project() -> common::Project {
+    let project = common::Project::with_fixtures(&["sampled"]);
+    let toml = project.path("experiments/sampled/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replacen(
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = 12",
+        1,
+    );
+    std::fs::write(toml, text).unwrap();
+    project
+}
+
+/// One session whose runs take about `base` ms, from the seeded stream `seed`.
+fn session(layout: &Layout, base: f64, seed: u64) {
+    let mut runner = Timed {
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        base,
+    };
+    let options = RunOptions {
+        profile: None,
+        dry_run: false,
+        resume: false,
+        quiet: true,
+        json: false,
+        command_line: "lab run sampled".into(),
+    };
+    app::run(layout, Path::new("sampled"), &options, &mut runner).unwrap();
+    // Session folders are named by the second they start in.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+}
+
+fn compared(layout: &Layout) -> (Comparison, i32) {
+    let opts = CompareOptions {
+        a: "previous",
+        b: "latest",
+        metric: None,
+        threshold: 0.02,
+    };
+    let (json, code) = app::compare(layout, Path::new("sampled"), &opts, true).unwrap();
+    (serde_json::from_str(&json).unwrap(), code)
+}
+
+#[test]
+fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
+    let project = project();
+    let layout = Layout::new(project.root());
+    session(&layout, 100.0, 1);
+    session(&layout, 120.0, 2);
+    let (c, code) = compared(&layout);
+    assert_eq!(code, 1, "a regression fails the command");
+    assert!(c.regressed);
+    assert_eq!(c.metric, "ms");
+    assert_eq!(c.better, "lower");
+    assert_eq!(c.cells.len(), 2);
+    for cell in &c.cells {
+        assert_eq!(cell.verdict, Change::Slower, "{cell:?}");
+        let (r, lo) = (cell.ratio.unwrap(), cell.lo.unwrap());
+        assert!(lo > 1.02 && (1.1..1.3).contains(&r), "{cell:?}");
+        assert_eq!((cell.a_runs, cell.b_runs), (12, 12));
+    }
+    assert_eq!(
+        c.summary,
+        "2 cells in both sessions: 2 slower, 0 faster, 0 with no detectable change beyond ±2.0%"
+    );
+}
+
+#[test]
+fn two_sessions_of_the_same_program_show_no_detectable_change() {
+    let project = project();
+    let layout = Layout::new(project.root());
+    session(&layout, 100.0, 1);
+    session(&layout, 100.0, 2);
+    let (c, code) = compared(&layout);
+    assert_eq!(code, 0);
+    assert!(!c.regressed);
+    for cell in &c.cells {
+        assert_eq!(cell.verdict, Change::NoDetectableChange, "{cell:?}");
+        assert!(cell.lo.unwrap() < 1.0 && cell.hi.unwrap() > 1.0, "{cell:?}");
+    }
+}
+
+#[test]
+fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
+    let project = project();
+    let layout = Layout::new(project.root());
+    session(&layout, 100.0, 1);
+    // The second session runs under an edited lab.toml: its record says so.
+    let toml = project.path("experiments/sampled/lab.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replacen("seed = 11", "seed = 12", 1);
+    std::fs::write(&toml, text).unwrap();
+    session(&layout, 100.0, 2);
+    let out = project.lab_ok(&["compare", "sampled", "previous", "latest"], 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let warning = text
+        .find("WARNING: the two sessions were not measured alike")
+        .unwrap();
+    let hash = text.find("  lab.toml SHA-256: ").unwrap();
+    let table = text.find("B/A [95% CI]").unwrap();
+    assert!(warning < hash && hash < table, "{text}");
+    let err = project.lab_ok(&["compare", "sampled", "previous", "earlier"], 2);
+    assert!(
+        String::from_utf8_lossy(&err.stderr).contains("no sessions named like \"earlier\""),
+        "{}",
+        String::from_utf8_lossy(&err.stderr)
+    );
+}
