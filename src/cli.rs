@@ -73,15 +73,21 @@ pub enum Command {
     /// detectable change beyond the threshold. Exit 1 when a cell got slower.
     ///
     /// A and B name sessions (a folder name under data/NAME/ or a unique prefix), `latest`,
-    /// `previous`, or a git commit the session was made at.
-    #[command(after_help = "Example: lab compare lockstack-dip previous latest --threshold 5%")]
+    /// `previous`, or a git commit the session was made at. With `--baseline NAME`, A is the
+    /// session saved under that name and B (default `latest`) the only session named.
+    #[command(
+        after_help = "Examples: lab compare lockstack-dip previous latest --threshold 5%\n          lab compare lockstack-dip --baseline main"
+    )]
     Compare {
         /// The experiment folder or its name.
         experiment: PathBuf,
-        /// The baseline session.
-        a: String,
-        /// The session compared with it.
-        b: String,
+        /// The baseline session (or, with --baseline, the session to compare with it).
+        a: Option<String>,
+        /// The session compared with A.
+        b: Option<String>,
+        /// Compare with the session saved as this baseline (`lab baseline save`).
+        #[arg(long)]
+        baseline: Option<String>,
         /// The metric to compare (default: the primary one).
         #[arg(long)]
         metric: Option<String>,
@@ -91,6 +97,19 @@ pub enum Command {
         /// Print the comparison as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Save a session under a name, to compare later sessions with (`lab compare --baseline`).
+    #[command(
+        after_help = "Example: lab baseline lockstack-dip main --session 20261130T081716Z-vm"
+    )]
+    Baseline {
+        /// The experiment folder or its name.
+        experiment: PathBuf,
+        /// The baseline's name: letters, digits, `_`, `-`, `.`.
+        name: String,
+        /// The session to save (default: the latest).
+        #[arg(long)]
+        session: Option<String>,
     },
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.

@@ -78,20 +78,37 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             experiment,
             a,
             b,
+            baseline,
             metric,
             threshold,
             json,
         } => {
             let threshold = parse_threshold(threshold)?;
+            let (a, b) = app::compared_pair(
+                layout,
+                experiment,
+                a.as_deref(),
+                b.as_deref(),
+                baseline.as_deref(),
+            )?;
             let opts = app::CompareOptions {
-                a,
-                b,
+                a: &a,
+                b: &b,
                 metric: metric.as_deref(),
                 threshold,
             };
             let (text, code) = app::compare(layout, experiment, &opts, *json)?;
             print!("{text}");
             Ok(code)
+        }
+        Command::Baseline {
+            experiment,
+            name,
+            session,
+        } => {
+            let saved = app::save_baseline(layout, experiment, name, session.as_deref())?;
+            println!("{saved}");
+            Ok(EXIT_OK)
         }
         Command::Reanalyze {
             experiment,

@@ -116,6 +116,34 @@ fn two_sessions_of_the_same_program_show_no_detectable_change() {
 }
 
 #[test]
+fn a_saved_baseline_is_compared_with_the_latest_session() {
+    let project = project();
+    let layout = Layout::new(project.root());
+    session(&layout, 100.0, 1);
+    let first = common::Project::session(&project, "sampled");
+    let first = first.file_name().unwrap().to_string_lossy().into_owned();
+    let saved = project.lab_ok(&["baseline", "sampled", "main"], 0);
+    assert_eq!(
+        String::from_utf8_lossy(&saved.stdout),
+        format!("baseline main of sampled is session {first}\n")
+    );
+    session(&layout, 120.0, 2);
+    let out = project.lab_ok(&["compare", "sampled", "--baseline", "main"], 1);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("against A = {first}")), "{text}");
+    assert!(text.contains("2 slower"), "{text}");
+    let err = project.lab_ok(&["compare", "sampled", "--baseline", "release"], 2);
+    assert!(
+        String::from_utf8_lossy(&err.stderr)
+            .contains("no baseline named \"release\"\n  hint: baselines: main"),
+        "{}",
+        String::from_utf8_lossy(&err.stderr)
+    );
+    let bad = project.lab_ok(&["baseline", "sampled", "../up"], 2);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("the baseline name \"../up\""));
+}
+
+#[test]
 fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
     let project = project();
     let layout = Layout::new(project.root());

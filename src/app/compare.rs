@@ -113,6 +113,98 @@ pub fn compare(
     Ok((text, code))
 }
 
+/// Where an experiment's named baselines are kept: name → session folder name.
+const BASELINES: &str = "baselines.json";
+
+/// `lab baseline EXP NAME`: records `session` (default: the latest) as baseline `name`.
+pub fn save_baseline(
+    layout: &Layout,
+    arg: &Path,
+    name: &str,
+    session: Option<&str>,
+) -> Result<String> {
+    if let Some(why) = crate::config::identifier_problem(name) {
+        return Err(LabError::Usage(format!(
+            "the baseline name {name:?} {why}\n  hint: use letters, digits, `_`, `-` and `.`"
+        )));
+    }
+    let dir = layout.experiment_dir(arg)?;
+    let experiment = crate::config::experiment_name(&dir);
+    let found = find_session(layout, &dir, session)?.ok_or_else(|| {
+        LabError::Usage(format!(
+            "{experiment} has no session yet\n  hint: run `lab run {}` first",
+            dir.display()
+        ))
+    })?;
+    let session_name = found
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let path = layout.data_dir(&experiment).join(BASELINES);
+    let mut baselines = read_baselines(&path)?;
+    baselines.insert(name.to_string(), session_name.clone());
+    store::write_json(&path, &baselines)?;
+    Ok(format!(
+        "baseline {name} of {experiment} is session {session_name}"
+    ))
+}
+
+fn read_baselines(path: &Path) -> Result<std::collections::BTreeMap<String, String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            LabError::Other(anyhow::anyhow!(
+                "{} is not a list of baselines ({e}); fix or delete it",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(LabError::Other(anyhow::anyhow!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// The sessions `lab compare` names: A and B as given, or with `--baseline NAME` the saved
+/// session and A (default `latest`).
+pub fn compared_pair(
+    layout: &Layout,
+    arg: &Path,
+    a: Option<&str>,
+    b: Option<&str>,
+    baseline: Option<&str>,
+) -> Result<(String, String)> {
+    let Some(name) = baseline else {
+        return match (a, b) {
+            (Some(a), Some(b)) => Ok((a.to_string(), b.to_string())),
+            _ => Err(LabError::Usage(
+                "lab compare needs two sessions, A and B, or --baseline NAME\n  hint: lab compare EXP previous latest".into(),
+            )),
+        };
+    };
+    if b.is_some() {
+        return Err(LabError::Usage(
+            "with --baseline, name at most one session to compare with it".into(),
+        ));
+    }
+    let dir = layout.experiment_dir(arg)?;
+    let experiment = crate::config::experiment_name(&dir);
+    let baselines = read_baselines(&layout.data_dir(&experiment).join(BASELINES))?;
+    let saved = baselines.get(name).ok_or_else(|| {
+        LabError::Usage(format!(
+            "{experiment} has no baseline named {name:?}\n  hint: {}",
+            if baselines.is_empty() {
+                format!("save one with `lab baseline {} {name}`", dir.display())
+            } else {
+                format!(
+                    "baselines: {}",
+                    baselines.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            }
+        ))
+    })?;
+    Ok((saved.clone(), a.unwrap_or("latest").to_string()))
+}
+
 /// The session `which` names: `latest`, `previous`, a session name or unique prefix, or the
 /// latest session made at a git commit starting with `which`.
 fn pick(layout: &Layout, dir: &Path, which: &str) -> Result<PathBuf> {

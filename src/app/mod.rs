@@ -9,7 +9,9 @@ mod scaffold;
 mod session;
 mod summary;
 
-pub use compare::{Change, CompareOptions, Comparison, compare};
+pub use compare::{
+    CellChange, Change, CompareOptions, Comparison, compare, compared_pair, save_baseline,
+};
 pub use reanalyze::reanalyze;
 pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use run::{RunOptions, run};

@@ -91,7 +91,7 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Writes JSON through a temporary file and a rename, so a kill never leaves half of it.
-fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     let mut tmp = path.as_os_str().to_owned();
