@@ -153,7 +153,8 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
 
 /// The runs that bring every cell in `wanted` to `target` repetitions for look `look`, at the
 /// positions after `planned`: shuffled blocks (each cell once per block, while it needs runs),
-/// seeded by the session's seed and the look, so a session's growth is reproducible.
+/// seeded by the session's seed and the look, so a session's growth is reproducible; in
+/// sequential order, each cell's runs one after the other.
 pub fn look_runs(
     exp: &Experiment,
     planned: &[PlannedRun],
@@ -165,28 +166,43 @@ pub fn look_runs(
         .into_iter()
         .filter(|c| wanted.contains(&cell_key(exp, c)))
         .collect();
-    let mut done: Vec<u32> = cells
+    let mut counts: Vec<u32> = cells
         .iter()
         .map(|c| repetitions_planned(planned, &cell_key(exp, c)))
         .collect();
+    let mut done = counts.clone();
     let mut rng = ChaCha8Rng::seed_from_u64(exp.seed ^ u64::from(look).wrapping_mul(LOOK_MIX));
-    let mut runs = Vec::new();
-    loop {
-        let mut block: Vec<usize> = (0..cells.len()).filter(|&i| done[i] < target).collect();
-        if block.is_empty() {
-            return runs;
-        }
-        if exp.order == Order::Shuffled {
+    let mut order: Vec<usize> = Vec::new();
+    match exp.order {
+        Order::Shuffled => loop {
+            let mut block: Vec<usize> = (0..cells.len()).filter(|&i| done[i] < target).collect();
+            if block.is_empty() {
+                break;
+            }
             block.shuffle(&mut rng);
-        }
-        for i in block {
-            done[i] += 1;
-            let position = planned.len() + runs.len() + 1;
-            let mut run = planned_run(exp, &cells[i], exp.warmup_runs + done[i] - 1, position);
-            run.look = look;
-            runs.push(run);
+            for &i in &block {
+                done[i] += 1;
+            }
+            order.extend(block);
+        },
+        Order::Sequential => {
+            for (i, n) in done.iter_mut().enumerate() {
+                order.extend((*n..target).map(|_| i));
+                *n = (*n).max(target);
+            }
         }
     }
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| {
+            counts[i] += 1;
+            let position = planned.len() + k + 1;
+            let mut run = planned_run(exp, &cells[i], exp.warmup_runs + counts[i] - 1, position);
+            run.look = look;
+            run
+        })
+        .collect()
 }
 
 /// Spreads the look number over the seed's bits (the 64-bit golden ratio, as in SplitMix64).
@@ -309,6 +325,34 @@ params = {{ threads = [1] }}
         }
         assert!(a.runs[..6].iter().all(|r| r.warmup));
         assert!(a.runs[6..].iter().all(|r| !r.warmup));
+    }
+
+    #[test]
+    fn a_look_brings_the_wanted_cells_to_their_target_after_the_plan() {
+        let exp = experiment("shuffled", 7);
+        let first = plan(&exp).runs;
+        let wanted: Vec<CellKey> = first[..2].iter().map(PlannedRun::cell).collect();
+        let more = look_runs(&exp, &first, 2, 5, &wanted);
+        // Two cells from 3 to 5 runs: 4 runs in two blocks, numbered after the 24 planned.
+        assert_eq!(more.len(), 4);
+        assert_eq!(more[0].id, "r0025");
+        assert!(more.iter().all(|r| r.look == 2 && !r.warmup));
+        for block in more.chunks(2) {
+            let mut cells: Vec<CellKey> = block.iter().map(PlannedRun::cell).collect();
+            cells.sort();
+            let mut expected = wanted.clone();
+            expected.sort();
+            assert_eq!(cells, expected, "each block holds every wanted cell once");
+        }
+        let reps: Vec<u32> = more.iter().map(|r| r.repetition).collect();
+        assert_eq!(reps, [4, 4, 5, 5]);
+        assert_eq!(look_runs(&exp, &first, 2, 5, &wanted), more, "seeded");
+        // In sequential order each cell's runs follow one another.
+        let seq = experiment("sequential", 7);
+        let runs = look_runs(&seq, &plan(&seq).runs, 2, 5, &wanted);
+        let cells: Vec<CellKey> = runs.iter().map(PlannedRun::cell).collect();
+        assert_eq!(cells[0], cells[1]);
+        assert_eq!(cells[2], cells[3]);
     }
 
     /// A golden plan: the shuffled order for seed 7 is part of every stored session's record,
