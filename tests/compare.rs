@@ -4,7 +4,7 @@
 
 mod common;
 
-use lab::app::{self, Change, CompareOptions, Comparison, Layout, RunOptions};
+use lab::app::{self, Change, CompareOptions, Comparison, Layout};
 use lab::exec::{Measurement, RunRequest, Runner};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -52,15 +52,13 @@ fn session(layout: &Layout, base: f64, seed: u64) {
         rng: ChaCha8Rng::seed_from_u64(seed),
         base,
     };
-    let options = RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run sampled".into(),
-    };
-    app::run(layout, Path::new("sampled"), &options, &mut runner).unwrap();
+    app::run(
+        layout,
+        Path::new("sampled"),
+        &common::quiet_run("sampled"),
+        &mut runner,
+    )
+    .unwrap();
     // Session folders are named by the second they start in.
     std::thread::sleep(std::time::Duration::from_millis(1100));
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, Layout};
 use lab::exec::{Measurement, RunRequest, Runner};
 
 /// Prints `{"score": FACTOR × n}` for `sh bench.sh FACTOR n` and takes 200 ms + 10 ms × n,
@@ -63,18 +63,6 @@ fn score_of<'a>(assessed: &'a app::Assessed, label: &str) -> &'a lab::analysis::
         .unwrap()
 }
 
-/// `lab run tiny --quiet`.
-fn quiet_run_of_tiny() -> RunOptions<'static> {
-    RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run tiny".into(),
-    }
-}
-
 #[test]
 fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     let project = common::Project::with_fixtures(&["tiny"]);
@@ -83,7 +71,7 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
         calls: 0,
         triples_at_two: 0,
     };
-    let options = quiet_run_of_tiny();
+    let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
     assert_eq!(
         code, 1,
@@ -158,7 +146,7 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
         double_two: 0,
         calls_by_cell: Default::default(),
     };
-    let options = quiet_run_of_tiny();
+    let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
     assert_eq!(code, 1, "the machine was busy during every triple n=1 run");
     // double n=2: 4 planned runs and one again; triple n=1: 4 planned, each again twice.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use lab::app::{self, Assessed, Layout, RunOptions};
+use lab::app::{self, Assessed, Layout};
 use lab::checks::{CheckResult, Verdict};
 use lab::exec::{Measurement, RunRequest, Runner};
 use std::collections::BTreeMap;
@@ -161,24 +161,18 @@ impl Runner for Planted {
     }
 }
 
-/// `lab run named --quiet`.
-fn quiet_run() -> RunOptions<'static> {
-    RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run named".into(),
-    }
-}
-
 /// Runs the fixture through the whole pipeline and assesses its session.
 fn planted_session() -> (common::Project, Assessed, i32, Planted) {
     let project = common::Project::with_fixtures(&["named"]);
     let layout = Layout::new(project.root());
     let mut planted = Planted::default();
-    let code = app::run(&layout, Path::new("named"), &quiet_run(), &mut planted).unwrap();
+    let code = app::run(
+        &layout,
+        Path::new("named"),
+        &common::quiet_run("named"),
+        &mut planted,
+    )
+    .unwrap();
     let dir = layout.experiment_dir(Path::new("named")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
     (project, assessed, code, planted)

@@ -50,11 +50,7 @@ impl Runner for Noisy {
 fn options(profile: Option<&'static str>) -> RunOptions<'static> {
     RunOptions {
         profile,
-        dry_run: false,
-        resume: false,
-        quiet: true,
-        json: false,
-        command_line: "lab run sampled".into(),
+        ..common::quiet_run("sampled")
     }
 }
 

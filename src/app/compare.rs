@@ -376,74 +376,33 @@ fn summary(cells: &[CellChange], threshold: f64) -> String {
     )
 }
 
+/// A fact of a manifest: its name, how to read it, and whether a difference in it can make a
+/// comparison meaningless.
+type Fact = (&'static str, fn(&Manifest) -> String, bool);
+
 /// Where two manifests differ: the machine, its kernel and governor, the lab.toml, the
 /// profile and the tools' versions can each make a ratio meaningless; the commit and the
 /// dirty flag are what a comparison is usually about, and are shown without alarm.
 fn differences(a: &Manifest, b: &Manifest) -> Vec<Difference> {
-    let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
-    let commit = |m: &Manifest| {
-        m.git.as_ref().map_or_else(
-            || "not a git checkout".to_string(),
-            |g| {
-                format!(
-                    "{}{}",
-                    short(&g.commit),
-                    if g.dirty { " (dirty)" } else { "" }
-                )
-            },
-        )
-    };
-    let mut facts: Vec<(&str, String, String, bool)> = vec![
-        (
-            "CPU model",
-            or_none(&a.host.cpu_model),
-            or_none(&b.host.cpu_model),
-            true,
-        ),
-        (
-            "logical CPUs",
-            a.host.logical_cpus.to_string(),
-            b.host.logical_cpus.to_string(),
-            true,
-        ),
-        (
-            "kernel",
-            or_none(&a.host.kernel),
-            or_none(&b.host.kernel),
-            true,
-        ),
-        (
-            "governor",
-            or_none(&a.host.governor),
-            or_none(&b.host.governor),
-            true,
-        ),
-        (
-            "turbo",
-            or_none(&a.host.turbo),
-            or_none(&b.host.turbo),
-            true,
-        ),
-        (
-            "lab.toml SHA-256",
-            short(&a.experiment_file_hash),
-            short(&b.experiment_file_hash),
-            true,
-        ),
+    let readings: [Fact; 9] = [
+        ("CPU model", |m| known(&m.host.cpu_model), true),
+        ("logical CPUs", |m| m.host.logical_cpus.to_string(), true),
+        ("kernel", |m| known(&m.host.kernel), true),
+        ("governor", |m| known(&m.host.governor), true),
+        ("turbo", |m| known(&m.host.turbo), true),
+        ("lab.toml SHA-256", |m| short(&m.experiment_file_hash), true),
         (
             "profile",
-            a.profile.clone().unwrap_or_else(|| "default".into()),
-            b.profile.clone().unwrap_or_else(|| "default".into()),
+            |m| m.profile.clone().unwrap_or_else(|| "default".into()),
             true,
         ),
-        (
-            "lab version",
-            a.lab_version.clone(),
-            b.lab_version.clone(),
-            false,
-        ),
-        ("git commit", commit(a), commit(b), false),
+        ("lab version", |m| m.lab_version.clone(), false),
+        ("git commit", commit, false),
     ];
+    let mut facts: Vec<(&str, String, String, bool)> = readings
+        .iter()
+        .map(|(what, read, invalidates)| (*what, read(a), read(b), *invalidates))
+        .collect();
     for tool in &b.versions {
         let before = a
             .versions
@@ -462,6 +421,25 @@ fn differences(a: &Manifest, b: &Manifest) -> Vec<Difference> {
             invalidates,
         })
         .collect()
+}
+
+/// A fact the manifest may lack.
+fn known(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "unknown".into())
+}
+
+/// The commit a session was made at, marked when the tree had uncommitted changes.
+fn commit(m: &Manifest) -> String {
+    m.git.as_ref().map_or_else(
+        || "not a git checkout".to_string(),
+        |g| {
+            format!(
+                "{}{}",
+                short(&g.commit),
+                if g.dirty { " (dirty)" } else { "" }
+            )
+        },
+    )
 }
 
 /// The first 12 hex digits of a hash: enough to tell two apart.

@@ -203,3 +203,15 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
         machine: None,
     }
 }
+
+/// `lab run EXPERIMENT --quiet` as the library takes it: default profile, a new session.
+pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
+    lab::app::RunOptions {
+        profile: None,
+        dry_run: false,
+        resume: false,
+        quiet: true,
+        json: false,
+        command_line: format!("lab run {experiment}"),
+    }
+}
