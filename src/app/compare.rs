@@ -468,21 +468,11 @@ fn text(c: &Comparison) -> String {
     if !loud.is_empty() {
         out.push_str("WARNING: the two sessions were not measured alike; the ratios below may reflect that, not the change:\n");
         for d in &loud {
-            out.push_str(&format!(
-                "  {}: {} → {}\n",
-                d.what,
-                one_line(&d.a),
-                one_line(&d.b)
-            ));
+            out.push_str(&format!("  {}\n", difference_line(d)));
         }
     }
     for d in &quiet {
-        out.push_str(&format!(
-            "{}: {} → {}\n",
-            d.what,
-            one_line(&d.a),
-            one_line(&d.b)
-        ));
+        out.push_str(&format!("{}\n", difference_line(d)));
     }
     let width = c
         .cells
@@ -525,6 +515,11 @@ fn text(c: &Comparison) -> String {
 
 fn interval_text(r: f64, lo: f64, hi: f64) -> String {
     format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
+}
+
+/// "kernel: 6.1.0 → 6.2.0".
+fn difference_line(d: &Difference) -> String {
+    format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b))
 }
 
 /// A tool's version output on one line.

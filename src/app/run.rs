@@ -146,10 +146,8 @@ fn next_look(
     if exp.sampling.is_none() {
         return Ok(None);
     }
-    let a = super::session::assess(dir, store::load_session(&session.dir)?)?;
-    let Some(standing) =
-        stopping::standing(&a.experiment, &a.session.plan, &a.analysis, &a.findings)
-    else {
+    let stored = store::load_session(&session.dir)?;
+    let Some(standing) = super::session::latest_standing(dir, &stored)? else {
         return Ok(None);
     };
     let Next::More {

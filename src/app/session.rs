@@ -42,6 +42,19 @@ pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
     })
 }
 
+/// Where a sampled session stands after its latest look, judged without replaying the
+/// earlier looks: what the run loop needs between two looks, and nothing more.
+pub fn latest_standing(dir: &Path, session: &StoredSession) -> Result<Option<Standing>> {
+    let (experiment, _) = sealed_experiment(dir, session)?;
+    let (analysis, findings) = judged(&experiment, session);
+    Ok(stopping::standing(
+        &experiment,
+        &session.plan,
+        &analysis,
+        &findings,
+    ))
+}
+
 /// Validity, analysis and checks of one session.
 fn judged(experiment: &Experiment, session: &StoredSession) -> (Analysis, Findings) {
     let validity = validity::judge(experiment, session);
