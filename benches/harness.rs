@@ -130,6 +130,7 @@ fn manifest_stub() -> store::Manifest {
         complete: false,
         resumed: 0,
         derived_from: None,
+        label: None,
         damaged: None,
         versions: Vec::new(),
         build: None,

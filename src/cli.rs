@@ -85,7 +85,7 @@ pub enum Command {
         a: Option<String>,
         /// The session compared with A.
         b: Option<String>,
-        /// Compare with the session saved as this baseline (`lab baseline save`).
+        /// Compare with the session saved as this baseline (`lab baseline`).
         #[arg(long)]
         baseline: Option<String>,
         /// The metric to compare (default: the primary one).
@@ -110,6 +110,29 @@ pub enum Command {
         /// The session to save (default: the latest).
         #[arg(long)]
         session: Option<String>,
+    },
+    /// Follow a metric of every cell across the experiment's sessions in time order, with the
+    /// steps between sessions beyond the threshold, each named by the first session and git
+    /// commit after it: a regression or an improvement. Sessions measured on another kind of
+    /// machine are marked; re-analysed, damaged and incomplete sessions are left out.
+    #[command(
+        after_help = "Examples: lab history lockstack-dip\n          lab history lockstack-dip --check   # exit 1 if the newest session regressed"
+    )]
+    History {
+        /// The experiment folder or its name.
+        experiment: PathBuf,
+        /// The metric to follow (default: the primary one).
+        #[arg(long)]
+        metric: Option<String>,
+        /// Steps within ± this share are not reported ("2%" or 0.02).
+        #[arg(long, default_value = "2%")]
+        threshold: String,
+        /// Exit 1 when the newest session stepped the wrong way.
+        #[arg(long)]
+        check: bool,
+        /// Print the history as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.

@@ -4,17 +4,20 @@
 //! `config` (lab.toml → Experiment) → `plan` (runs in a seeded order) → `exec` (one process
 //! per run) → `store` (sealed, append-only session files) → `validity` (valid / invalid with
 //! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `stopping` (a
-//! sampled session: more runs, or why it stopped) → `render` (charts and the mdBook chapter).
+//! sampled session: more runs, or why it stopped) → `compare` and `history` (sessions side by
+//! side, and across commits) → `render` (charts and the mdBook chapter).
 //! `app` strings them together per command.
 
 pub mod analysis;
 pub mod app;
 pub mod checks;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod exec;
 pub mod format;
+pub mod history;
 pub mod plan;
 pub mod render;
 pub mod serve;

@@ -110,6 +110,22 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             println!("{saved}");
             Ok(EXIT_OK)
         }
+        Command::History {
+            experiment,
+            metric,
+            threshold,
+            check,
+            json,
+        } => {
+            let opts = app::HistoryOptions {
+                metric: metric.as_deref(),
+                threshold: parse_threshold(threshold)?,
+                check: *check,
+            };
+            let (text, code) = app::run_history(layout, experiment, &opts, *json)?;
+            print!("{text}");
+            Ok(code)
+        }
         Command::Reanalyze {
             experiment,
             session,

@@ -4,64 +4,9 @@
 
 mod common;
 
+use common::timed_session as session;
 use lab::app::{self, Change, CompareOptions, Comparison, Layout};
-use lab::exec::{Measurement, RunRequest, Runner};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::path::Path;
-
-/// `bench.sh VARIANT GAP` as a seeded stream: about `base` ms (GAP percent more for slow),
-/// each run off by 8%.
-struct Timed {
-    rng: ChaCha8Rng,
-    base: f64,
-}
-
-impl Runner for Timed {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let ms = match request.argv {
-            [_, _, _, gap] => {
-                let gap: f64 = gap.parse().unwrap();
-                let z: f64 = (0..12).map(|_| self.rng.r#gen::<f64>()).sum::<f64>() - 6.0;
-                self.base * (1.0 + gap / 100.0) * (1.0 + 0.08 * z)
-            }
-            _ => 0.001,
-        };
-        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        common::clean_measurement((ms * 1e6) as u64)
-    }
-}
-
-/// A project holding the `sampled` fixture with a fixed 12 runs per cell.
-fn project() -> common::Project {
-    let project = common::Project::with_fixtures(&["sampled"]);
-    let toml = project.path("experiments/sampled/lab.toml");
-    let text = std::fs::read_to_string(&toml).unwrap().replacen(
-        "repetitions = { min = 5, max = 40 }",
-        "repetitions = 12",
-        1,
-    );
-    std::fs::write(toml, text).unwrap();
-    project
-}
-
-/// One session whose runs take about `base` ms, from the seeded stream `seed`.
-fn session(layout: &Layout, base: f64, seed: u64) {
-    let mut runner = Timed {
-        rng: ChaCha8Rng::seed_from_u64(seed),
-        base,
-    };
-    app::run(
-        layout,
-        Path::new("sampled"),
-        &common::quiet_run("sampled"),
-        &mut runner,
-    )
-    .unwrap();
-    // Session folders are named by the second they start in.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-}
 
 fn compared(layout: &Layout) -> (Comparison, i32) {
     let opts = CompareOptions {
@@ -76,7 +21,7 @@ fn compared(layout: &Layout) -> (Comparison, i32) {
 
 #[test]
 fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
-    let project = project();
+    let project = common::sampled_project();
     let layout = Layout::new(project.root());
     session(&layout, 100.0, 1);
     session(&layout, 120.0, 2);
@@ -100,7 +45,7 @@ fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
 
 #[test]
 fn two_sessions_of_the_same_program_show_no_detectable_change() {
-    let project = project();
+    let project = common::sampled_project();
     let layout = Layout::new(project.root());
     session(&layout, 100.0, 1);
     session(&layout, 100.0, 2);
@@ -115,7 +60,7 @@ fn two_sessions_of_the_same_program_show_no_detectable_change() {
 
 #[test]
 fn a_saved_baseline_is_compared_with_the_latest_session() {
-    let project = project();
+    let project = common::sampled_project();
     let layout = Layout::new(project.root());
     session(&layout, 100.0, 1);
     let first = common::Project::session(&project, "sampled");
@@ -143,7 +88,7 @@ fn a_saved_baseline_is_compared_with_the_latest_session() {
 
 #[test]
 fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
-    let project = project();
+    let project = common::sampled_project();
     let layout = Layout::new(project.root());
     session(&layout, 100.0, 1);
     // The second session runs under an edited lab.toml: its record says so.

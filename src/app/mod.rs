@@ -2,6 +2,7 @@
 //! analysis → checks → render. `run` measures; `report` only reads what was stored.
 
 mod compare;
+mod history;
 mod reanalyze;
 mod report;
 mod run;
@@ -9,9 +10,9 @@ mod scaffold;
 mod session;
 mod summary;
 
-pub use compare::{
-    CellChange, Change, CompareOptions, Comparison, compare, compared_pair, save_baseline,
-};
+pub use crate::compare::{CellChange, Change, Comparison};
+pub use compare::{CompareOptions, compare, compared_pair, save_baseline};
+pub use history::{HistoryOptions, run_history};
 pub use reanalyze::reanalyze;
 pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use run::{RunOptions, run};

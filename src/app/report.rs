@@ -1,12 +1,16 @@
 //! The commands that only read stored sessions: report, check, list and the HTML build.
 
 use super::Layout;
+use super::compare::side;
+use super::history::history_of;
 use super::session::{Assessed, assess_chosen};
 use super::summary::{self, Summary};
 use crate::checks::{CheckResult, Tally};
+use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, comparison};
 use crate::config::{self, CheckClass};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
 use crate::format::terminal;
+use crate::history::History;
 use crate::render::{self, BookEntry, Rendered};
 use std::path::{Path, PathBuf};
 
@@ -100,7 +104,8 @@ fn render_one(
     for notice in &assessed.notices {
         eprintln!("note: {}", terminal(notice));
     }
-    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed))?;
+    let context = Context::of(layout, dir, &assessed)?;
+    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed, &context))?;
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
     }
@@ -117,7 +122,45 @@ fn render_one(
     Ok(Some((entry, outcome)))
 }
 
-fn rendered(a: &Assessed) -> Rendered<'_> {
+/// What a chapter shows beside its own session: the experiment's history (two sessions or
+/// more of the shown session's profile) and the comparison with the session before it.
+struct Context {
+    history: Option<History>,
+    compared: Option<Comparison>,
+}
+
+impl Context {
+    fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Context> {
+        let profile = shown.session.manifest.profile.as_deref();
+        let sessions = super::history::sessions(layout, dir).of_profile(profile);
+        let name = &shown.experiment.name;
+        let history = if sessions.kept.len() >= 2 {
+            history_of(name, &sessions, None, DEFAULT_THRESHOLD)?
+        } else {
+            None
+        };
+        let before = sessions
+            .kept
+            .iter()
+            .rev()
+            .find(|(s, _, _)| s.name < shown.session.name);
+        let compared = match (before, shown.experiment.primary_metric()) {
+            (Some((s, exp, analysis)), Some(metric)) => {
+                let a = Side {
+                    name: &s.name,
+                    experiment: exp,
+                    analysis,
+                    manifest: &s.manifest,
+                };
+                Some(comparison(&a, &side(shown), metric, DEFAULT_THRESHOLD))
+            }
+            _ => None,
+        };
+        Ok(Context { history, compared })
+    }
+}
+
+fn rendered<'a>(a: &'a Assessed, context: &'a Context) -> Rendered<'a> {
     Rendered {
         experiment: &a.experiment,
         analysis: &a.analysis,
@@ -125,6 +168,8 @@ fn rendered(a: &Assessed) -> Rendered<'_> {
         session_dir: &a.session.dir,
         notices: &a.notices,
         looks: &a.looks,
+        history: context.history.as_ref(),
+        compared: context.compared.as_ref(),
     }
 }
 

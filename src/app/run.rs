@@ -284,6 +284,7 @@ fn start(
         complete: false,
         resumed: 0,
         derived_from: None,
+        label: None,
         damaged: None,
         versions: store::tool_versions(&exp.versions, &exp.dir),
         build,

@@ -55,6 +55,15 @@ pub fn latest_standing(dir: &Path, session: &StoredSession) -> Result<Option<Sta
     ))
 }
 
+/// A session analysed under the lab.toml it ran with, without its checks: what a history
+/// needs of each session.
+pub fn analysed(dir: &Path, session: &StoredSession) -> Result<(Experiment, Analysis)> {
+    let (experiment, _) = sealed_experiment(dir, session)?;
+    let validity = validity::judge(&experiment, session);
+    let analysis = analysis::analyze(&experiment, session, &validity);
+    Ok((experiment, analysis))
+}
+
 /// Validity, analysis and checks of one session.
 fn judged(experiment: &Experiment, session: &StoredSession) -> (Analysis, Findings) {
     let validity = validity::judge(experiment, session);

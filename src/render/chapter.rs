@@ -33,6 +33,8 @@ pub struct ChapterContext {
     pub tables: Vec<Table>,
     /// The experiment's notes.md, rendered with the analysis (Markdown).
     pub notes: Option<String>,
+    /// The session before this one, compared with it.
+    pub compared: Option<super::compared::ComparedView>,
     pub invalid_runs: Vec<InvalidRun>,
     pub variants: Vec<VariantRow>,
     pub environment: Vec<KeyValue>,
@@ -53,7 +55,7 @@ pub struct ChartView {
 }
 
 impl ChartView {
-    fn of(f: &Figure) -> Self {
+    pub(super) fn of(f: &Figure) -> Self {
         ChartView {
             heading: f.heading.clone(),
             figure: super::figures::figure_html(f),
@@ -130,6 +132,7 @@ pub fn context(
         charts,
         tables: tables(exp, analysis),
         notes,
+        compared: None,
         invalid_runs: invalid_runs(exp, analysis),
         variants: variants(exp),
         environment: environment(analysis),

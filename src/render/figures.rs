@@ -26,15 +26,15 @@ pub struct Figure {
 }
 
 /// The words around a chart.
-struct Text {
-    heading: String,
-    alt: String,
-    caption: String,
+pub(super) struct Text {
+    pub heading: String,
+    pub alt: String,
+    pub caption: String,
 }
 
 impl Figure {
     /// Draws both renditions of a chart; `stem` names its files (`stem.svg`, `stem-narrow.svg`).
-    fn new(
+    pub(super) fn new(
         stem: &str,
         text: Text,
         draw: impl Fn(Size) -> Result<String, ChartError>,
@@ -157,6 +157,7 @@ fn scaling(
         y_label: axis_label(metric),
         log_x,
         series,
+        marks: Vec::new(),
     };
     let text = Text {
         heading: format!("{} by {}", metric.name, param.name),

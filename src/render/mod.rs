@@ -9,8 +9,10 @@
 mod answer;
 mod chapter;
 pub mod charts;
+mod compared;
 pub mod escape;
 mod figures;
+mod history;
 mod marks;
 pub mod notes;
 pub mod sampling;
@@ -38,6 +40,10 @@ pub struct Rendered<'a> {
     pub notices: &'a [String],
     /// A sampled session's looks, the last saying why sampling stopped.
     pub looks: &'a [crate::stopping::Standing],
+    /// The experiment's sessions in time order, when it has more than one: its History page.
+    pub history: Option<&'a crate::history::History>,
+    /// The session before this one (or the revision it was measured against), compared.
+    pub compared: Option<&'a crate::compare::Comparison>,
 }
 
 /// An experiment's line in SUMMARY.md and on the introduction page.
@@ -53,6 +59,8 @@ pub struct BookEntry {
     pub trusted: String,
     /// The chapter's answer block (HTML lab composes).
     pub headline: String,
+    /// The chapter has a History page.
+    pub history: bool,
 }
 
 /// What analysis.json holds: the analysis, every verdict, and the experiment's title.
@@ -102,7 +110,19 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         Some(n) => (Some(n.text), n.warnings),
         None => (None, Vec::new()),
     };
-    let context = chapter::context(exp, item, figures, notes);
+    let compared = match item.compared {
+        Some(c) => {
+            let (view, figure) = compared::view(c)?;
+            if let Some(f) = &figure {
+                write(&dir.join(&f.file), &f.svg)?;
+                write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+            }
+            Some(view)
+        }
+        None => None,
+    };
+    let mut context = chapter::context(exp, item, figures, notes);
+    context.compared = compared;
     write(
         &dir.join("index.md"),
         &templates::render(&tera, "chapter.md", &context)?,
@@ -120,8 +140,22 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         fs::copy(item.session_dir.join(name), dir.join("data").join(name))
             .with_context(|| format!("cannot copy {name}"))?;
     }
+    if let Some(h) = item.history {
+        let (view, figures) = history::view(&exp.title, h)?;
+        for f in &figures {
+            write(&dir.join(&f.file), &f.svg)?;
+            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+        }
+        write(
+            &dir.join(HISTORY_PAGE),
+            &templates::render(&tera, "history.md", &view)?,
+        )?;
+    }
     Ok(warnings)
 }
+
+/// The History page's file in a chapter's folder.
+const HISTORY_PAGE: &str = "history.md";
 
 /// Replaces `target` by `staging`: the old chapter is moved away first and removed last.
 fn swap_in(staging: &Path, target: &Path) -> Result<()> {
@@ -147,12 +181,15 @@ fn swap_in(staging: &Path, target: &Path) -> Result<()> {
 }
 
 fn book_entry(item: &Rendered) -> BookEntry {
-    entry_from_checks(
-        &item.experiment.name,
-        &item.experiment.title,
-        &item.analysis.session,
-        &item.findings.checks,
-    )
+    BookEntry {
+        history: item.history.is_some(),
+        ..entry_from_checks(
+            &item.experiment.name,
+            &item.experiment.title,
+            &item.analysis.session,
+            &item.findings.checks,
+        )
+    }
 }
 
 fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResult]) -> BookEntry {
@@ -171,6 +208,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
             "yes".into()
         },
         headline: answer::answer(checks),
+        history: false,
     }
 }
 
@@ -179,12 +217,15 @@ pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
     let path = book_dir.join("src").join(name).join("analysis.json");
     let record: serde_json::Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
     let checks: Vec<CheckResult> = serde_json::from_value(record.get("checks")?.clone()).ok()?;
-    Some(entry_from_checks(
-        name,
-        record.get("title")?.as_str()?,
-        record.get("session")?.as_str()?,
-        &checks,
-    ))
+    Some(BookEntry {
+        history: book_dir.join("src").join(name).join(HISTORY_PAGE).is_file(),
+        ..entry_from_checks(
+            name,
+            record.get("title")?.as_str()?,
+            record.get("session")?.as_str()?,
+            &checks,
+        )
+    })
 }
 
 /// Writes a short page for an experiment that has no chapter and could not get one.
@@ -207,6 +248,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         not_run: 0,
         trusted: "could not render".into(),
         headline: "<p>This chapter could not be rendered; its page says why.</p>\n".into(),
+        history: false,
     })
 }
 

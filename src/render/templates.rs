@@ -6,7 +6,7 @@ use std::path::Path;
 use tera::{Context, Tera};
 
 /// (name, embedded default) of every template.
-const DEFAULTS: [(&str, &str); 6] = [
+const DEFAULTS: [(&str, &str); 7] = [
     ("book.toml", include_str!("../../templates/book.toml")),
     ("SUMMARY.md", include_str!("../../templates/SUMMARY.md")),
     (
@@ -14,6 +14,7 @@ const DEFAULTS: [(&str, &str); 6] = [
         include_str!("../../templates/introduction.md"),
     ),
     ("chapter.md", include_str!("../../templates/chapter.md")),
+    ("history.md", include_str!("../../templates/history.md")),
     (
         "how-to-read.md",
         include_str!("../../templates/how-to-read.md"),

@@ -19,6 +19,7 @@ pub mod percentiles;
 pub mod rng;
 pub mod sequential;
 pub mod serial;
+pub mod steps;
 pub mod summary;
 pub mod trend;
 

@@ -32,6 +32,9 @@ pub struct Manifest {
     /// The session this one was derived from by `lab reanalyze`: same runs, today's lab.toml.
     #[serde(default)]
     pub derived_from: Option<String>,
+    /// A name the author gave the session (`lab run --label`), shown in its history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Why the session's own files cannot be trusted whole (a run changed them).
     #[serde(default)]
     pub damaged: Option<String>,

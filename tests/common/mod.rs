@@ -3,6 +3,10 @@
 
 #![allow(dead_code)]
 
+use lab::app::{self, Layout};
+use lab::exec::{Measurement, RunRequest, Runner};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -214,4 +218,57 @@ pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
         json: false,
         command_line: format!("lab run {experiment}"),
     }
+}
+
+/// `bench.sh VARIANT GAP` as a seeded stream: about `base` ms (GAP percent more for slow),
+/// each run off by 8%.
+pub struct Timed {
+    pub rng: ChaCha8Rng,
+    pub base: f64,
+}
+
+impl Runner for Timed {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        let ms = match request.argv {
+            [_, _, _, gap] => {
+                let gap: f64 = gap.parse().unwrap();
+                let z: f64 = (0..12).map(|_| self.rng.r#gen::<f64>()).sum::<f64>() - 6.0;
+                self.base * (1.0 + gap / 100.0) * (1.0 + 0.08 * z)
+            }
+            _ => 0.001,
+        };
+        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
+        std::fs::write(request.stderr, "").unwrap();
+        clean_measurement((ms * 1e6) as u64)
+    }
+}
+
+/// One session whose runs take about `base` ms, from the seeded stream `seed`.
+pub fn timed_session(layout: &Layout, base: f64, seed: u64) {
+    let mut runner = Timed {
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        base,
+    };
+    app::run(
+        layout,
+        Path::new("sampled"),
+        &quiet_run("sampled"),
+        &mut runner,
+    )
+    .unwrap();
+    // Session folders are named by the second they start in.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+}
+
+/// A project holding the `sampled` fixture with a fixed 12 runs per cell.
+pub fn sampled_project() -> Project {
+    let project = Project::with_fixtures(&["sampled"]);
+    let toml = project.path("experiments/sampled/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replacen(
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = 12",
+        1,
+    );
+    std::fs::write(toml, text).unwrap();
+    project
 }

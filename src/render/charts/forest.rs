@@ -44,6 +44,12 @@ pub enum Verdict {
     Fail,
     Inconclusive,
     NotRun,
+    /// A comparison of two sessions: better beyond the noise band.
+    Faster,
+    /// Worse beyond the noise band.
+    Slower,
+    /// Within the noise band, or an interval that straddles it.
+    NoChange,
 }
 
 impl Verdict {
@@ -54,6 +60,9 @@ impl Verdict {
             Verdict::Fail => "FAIL",
             Verdict::Inconclusive => "INCONCLUSIVE",
             Verdict::NotRun => "NOT RUN",
+            Verdict::Faster => "FASTER",
+            Verdict::Slower => "SLOWER",
+            Verdict::NoChange => "SAME",
         }
     }
 
@@ -64,6 +73,9 @@ impl Verdict {
             Verdict::Fail => (style::VERDICT_FAIL, Marker::Cross),
             Verdict::Inconclusive => (style::VERDICT_INCONCLUSIVE, Marker::Diamond),
             Verdict::NotRun => (style::VERDICT_NOT_RUN, Marker::HollowCircle),
+            Verdict::Faster => (style::VERDICT_PASS, Marker::Circle),
+            Verdict::Slower => (style::VERDICT_FAIL, Marker::Cross),
+            Verdict::NoChange => (style::VERDICT_NOT_RUN, Marker::Diamond),
         }
     }
 }

@@ -27,7 +27,7 @@ mod text;
 
 pub use forest::{ForestChart, ForestRow, Verdict, forest_svg};
 pub use order::{OrderPoint, RunOrderChart, run_order_svg};
-pub use scaling::{ScalingChart, Series, SeriesPoint, scaling_svg};
+pub use scaling::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg};
 pub use strip::{StripCell, StripChart, strip_svg};
 pub use style::Size;
 
@@ -97,6 +97,11 @@ mod gallery {
             y_label: "mops (ops/s)".into(),
             log_x: true,
             series,
+            marks: vec![XMark {
+                x: 3.0,
+                label: "regression".into(),
+                color: style::VERDICT_FAIL,
+            }],
         }
     }
 

@@ -11,6 +11,7 @@ use super::frame::{Framed, PlotBox};
 use super::legend::LegendEntry;
 use super::points::{self, Area, Overlay};
 use super::style::{self, FONT_TICK, Marker, Size};
+use super::text::Text;
 
 /// Input for [`scaling_svg`].
 #[derive(Clone, Debug, Default)]
@@ -22,6 +23,16 @@ pub struct ScalingChart {
     /// Draw the x axis in log2 scale (thread counts 1, 2, 4, …).
     pub log_x: bool,
     pub series: Vec<Series>,
+    /// Vertical rules across the plot with a word at their top (a step in a history).
+    pub marks: Vec<XMark>,
+}
+
+/// A vertical rule at `x` labelled `label`, drawn in `color`.
+#[derive(Clone, Debug)]
+pub struct XMark {
+    pub x: f64,
+    pub label: String,
+    pub color: RGBColor,
 }
 
 /// One variant: a line through its medians.
@@ -201,6 +212,7 @@ impl Chart<'_> {
         plot.x_title(&mut overlay, &c.x_label);
         plot.y_title(&mut overlay, &c.y_label, y.label_area());
         let map = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        draw_marks(&mut overlay, &c.marks, &plot, &map);
         let dodge = dodge_px(self.cells, &map);
         let n = self.cells.len() as f64;
         for (i, series) in self.cells.iter().enumerate() {
@@ -220,6 +232,27 @@ impl Chart<'_> {
             .collect();
         self.frame.draw(root, &mut overlay, &entries)?;
         Ok(overlay)
+    }
+}
+
+/// The vertical rules of [`ScalingChart::marks`], each labelled at the top of the plot.
+fn draw_marks(
+    overlay: &mut Overlay,
+    marks: &[XMark],
+    plot: &PlotBox,
+    map: &impl Fn(f64, f64) -> (i32, i32),
+) {
+    for m in marks.iter().filter(|m| m.x.is_finite()) {
+        let x = map(m.x, 0.0).0;
+        if x < plot.x.start || x > plot.x.end {
+            continue;
+        }
+        overlay.segment((x, plot.y.start), (x, plot.y.end), m.color, 1);
+        overlay.text(
+            Text::line((x + 3, plot.y.start + 12), style::TICK, &m.label)
+                .color(m.color)
+                .halo(),
+        );
     }
 }
 
@@ -318,6 +351,7 @@ mod tests {
             y_label: "throughput (Mops/s)".into(),
             log_x,
             series,
+            marks: Vec::new(),
         }
     }
 

@@ -1,0 +1,230 @@
+//! `lab history EXP`: the primary metric (or `--metric`) of every cell across the experiment's
+//! sessions in time order, with the steps between them named by the first session and commit
+//! after each. `--check` exits 1 when the newest session stepped the wrong way.
+
+use super::Layout;
+use super::session::analysed;
+use crate::analysis::Analysis;
+use crate::compare::chosen_metric;
+use crate::config::Experiment;
+use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
+use crate::format::{number, percent, ratio};
+use crate::history::{Entry, History, history};
+use crate::store::{self, StoredSession};
+use std::path::Path;
+
+/// What `lab history` was asked.
+pub struct HistoryOptions<'a> {
+    pub metric: Option<&'a str>,
+    /// Steps within ± this share are not reported.
+    pub threshold: f64,
+    /// Exit 1 when the newest session is a regression.
+    pub check: bool,
+}
+
+/// The sessions a history reads, each analysed as it ran, and those it leaves out with why.
+pub struct Sessions {
+    pub kept: Vec<(StoredSession, Experiment, Analysis)>,
+    pub left_out: Vec<String>,
+}
+
+/// Every session of the experiment in `dir` that measured something of its own: derived,
+/// damaged and incomplete sessions, and unreadable ones, are left out with the reason.
+pub fn sessions(layout: &Layout, dir: &Path) -> Sessions {
+    let name = crate::config::experiment_name(dir);
+    let mut out = Sessions {
+        kept: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for session_dir in store::sessions(&layout.data_dir(&name)) {
+        let label = session_dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let session = match store::load_session(&session_dir) {
+            Ok(s) => s,
+            Err(e) => {
+                out.left_out.push(format!("{label}: unreadable ({e:#})"));
+                continue;
+            }
+        };
+        if let Some(why) = left_out_because(&session) {
+            out.left_out.push(format!("{label}: {why}"));
+            continue;
+        }
+        match analysed(dir, &session) {
+            Ok((exp, analysis)) => out.kept.push((session, exp, analysis)),
+            Err(e) => out.left_out.push(format!("{label}: {e}")),
+        }
+    }
+    out
+}
+
+fn left_out_because(s: &StoredSession) -> Option<String> {
+    let m = &s.manifest;
+    if let Some(parent) = &m.derived_from {
+        return Some(format!("a re-analysis of {parent}, whose runs it repeats"));
+    }
+    if m.damaged.is_some() {
+        return Some("damaged".into());
+    }
+    (!m.complete).then(|| "incomplete".into())
+}
+
+impl Sessions {
+    /// Leaves out the sessions measured under another profile than `profile` (a quick
+    /// profile measures something else), saying so.
+    pub fn of_profile(mut self, profile: Option<&str>) -> Sessions {
+        let (kept, other): (Vec<_>, Vec<_>) = self
+            .kept
+            .into_iter()
+            .partition(|(s, _, _)| s.manifest.profile.as_deref() == profile);
+        self.left_out.extend(other.iter().map(|(s, _, _)| {
+            format!(
+                "{}: profile {}, not {}",
+                s.name,
+                s.manifest.profile.as_deref().unwrap_or("default"),
+                profile.unwrap_or("default")
+            )
+        }));
+        self.kept = kept;
+        self
+    }
+
+    /// The newest kept session's profile.
+    pub fn newest_profile(&self) -> Option<Option<String>> {
+        self.kept.last().map(|(s, _, _)| s.manifest.profile.clone())
+    }
+}
+
+/// The history of the kept sessions, in the newest one's metric (or `metric`).
+pub fn history_of(
+    experiment: &str,
+    sessions: &Sessions,
+    metric: Option<&str>,
+    threshold: f64,
+) -> Result<Option<History>> {
+    let Some((_, newest, _)) = sessions.kept.last() else {
+        return Ok(None);
+    };
+    let metric = chosen_metric(newest, metric)?;
+    let entries: Vec<Entry> = sessions
+        .kept
+        .iter()
+        .map(|(s, _, a)| Entry {
+            name: &s.name,
+            manifest: &s.manifest,
+            analysis: a,
+        })
+        .collect();
+    Ok(Some(history(experiment, &entries, metric, threshold)))
+}
+
+/// `lab history`: the text (or JSON) and the exit code.
+pub fn run_history(
+    layout: &Layout,
+    arg: &Path,
+    opts: &HistoryOptions,
+    json: bool,
+) -> Result<(String, i32)> {
+    let dir = layout.experiment_dir(arg)?;
+    let name = crate::config::experiment_name(&dir);
+    let all = sessions(layout, &dir);
+    let profile = all.newest_profile().flatten();
+    let sessions = all.of_profile(profile.as_deref());
+    let Some(h) = history_of(&name, &sessions, opts.metric, opts.threshold)? else {
+        return Err(LabError::Usage(format!(
+            "{name} has no complete session to follow{}\n  hint: run `lab run {}` first",
+            if sessions.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", sessions.left_out.join("; "))
+            },
+            dir.display()
+        )));
+    };
+    let code = if opts.check && h.regressed_latest {
+        EXIT_CHECK_FAILED
+    } else {
+        EXIT_OK
+    };
+    let text = if json {
+        serde_json::to_string_pretty(&h).map_err(anyhow::Error::from)? + "\n"
+    } else {
+        crate::format::terminal(&text(&h, &sessions.left_out))
+    };
+    Ok((text, code))
+}
+
+/// The history as text: the sessions, then one line per cell with its steps.
+fn text(h: &History, left_out: &[String]) -> String {
+    let mut out = format!(
+        "{}: {}{}, {} is better, {} session{} in time order; steps within ±{} are not reported\n",
+        h.experiment,
+        h.metric,
+        if h.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", h.unit)
+        },
+        h.better,
+        h.sessions.len(),
+        if h.sessions.len() == 1 { "" } else { "s" },
+        percent(h.threshold)
+    );
+    for s in &h.sessions {
+        out.push_str(&format!(
+            "  {:>3}  {}  {}  {}{}{}\n",
+            s.number,
+            s.name,
+            s.commit,
+            s.profile,
+            s.label
+                .as_deref()
+                .map_or_else(String::new, |l| format!("  \"{l}\"")),
+            if s.unlike_newest.is_empty() {
+                String::new()
+            } else {
+                format!("  * other machine: {}", s.unlike_newest.join("; "))
+            }
+        ));
+    }
+    for why in left_out {
+        out.push_str(&format!("  left out: {why}\n"));
+    }
+    let width = h
+        .cells
+        .iter()
+        .map(|c| c.cell.chars().count())
+        .max()
+        .unwrap_or(4);
+    for c in &h.cells {
+        let levels: Vec<String> = c.points.iter().map(|p| number(p.median, &h.unit)).collect();
+        let steps = if c.steps.is_empty() {
+            "no step".to_string()
+        } else {
+            c.steps
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {} at session {} ({}, commit {})",
+                        s.kind.word(),
+                        ratio(s.ratio),
+                        s.session,
+                        s.session_name,
+                        s.commit
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        out.push_str(&format!(
+            "{:<width$}  {}  {steps}\n",
+            c.cell,
+            levels.join(" → ")
+        ));
+    }
+    if h.regressed_latest {
+        out.push_str("the newest session is a regression\n");
+    }
+    out
+}

@@ -1,0 +1,294 @@
+//! Before and after: two analyses of one experiment set side by side. Per cell present in
+//! both, the ratio B/A of a metric's medians with its bootstrap interval and a verdict against
+//! a noise threshold (faster, slower, or no detectable change), and where the two records
+//! differ (machine, kernel, lab.toml, tools, commit). `lab compare` reads two stored sessions;
+//! an interleaved session across revisions compares its own `rev` cells; the chapter and the
+//! history page show the same figures.
+
+use crate::analysis::{Analysis, CellStats, MIN_RUNS};
+use crate::config::{Better, Experiment, Metric};
+use crate::error::LabError;
+use crate::format::percent;
+use crate::stats::{self, Statistic};
+use crate::store::Manifest;
+use serde::{Deserialize, Serialize};
+
+/// Changes within ±2% count as noise unless the user says otherwise.
+pub const DEFAULT_THRESHOLD: f64 = 0.02;
+
+/// One side of a comparison: a session's name, the experiment it ran with, its analysis and
+/// its manifest.
+pub struct Side<'a> {
+    pub name: &'a str,
+    pub experiment: &'a Experiment,
+    pub analysis: &'a Analysis,
+    pub manifest: &'a Manifest,
+}
+
+/// Two sessions compared, as printed and as `--json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Comparison {
+    pub experiment: String,
+    pub a: String,
+    pub b: String,
+    pub metric: String,
+    pub unit: String,
+    pub better: String,
+    pub threshold: f64,
+    pub level: f64,
+    /// Where the two records differ; `invalidates` marks what can make the ratio meaningless.
+    pub differences: Vec<Difference>,
+    pub cells: Vec<CellChange>,
+    pub summary: String,
+    /// Some cell got slower beyond the threshold.
+    pub regressed: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Difference {
+    pub what: String,
+    pub a: String,
+    pub b: String,
+    pub invalidates: bool,
+}
+
+/// One cell in both sessions.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CellChange {
+    pub cell: String,
+    pub a_median: Option<f64>,
+    pub b_median: Option<f64>,
+    pub a_runs: usize,
+    pub b_runs: usize,
+    /// B/A of the medians with its interval; `None` with too few runs.
+    pub ratio: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub verdict: Change,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Faster,
+    Slower,
+    NoDetectableChange,
+    TooFewRuns,
+}
+
+impl Change {
+    pub fn words(self) -> &'static str {
+        match self {
+            Change::Faster => "faster",
+            Change::Slower => "slower",
+            Change::NoDetectableChange => "no detectable change",
+            Change::TooFewRuns => "too few runs",
+        }
+    }
+}
+
+/// The numeric metric named `name`, or the experiment's primary one.
+pub fn chosen_metric<'a>(exp: &'a Experiment, name: Option<&str>) -> Result<&'a Metric, LabError> {
+    match name {
+        Some(name) => exp.metric(name).filter(|m| !m.text).ok_or_else(|| {
+            LabError::Usage(format!(
+                "{} has no numeric metric named \"{name}\"\n  hint: metrics: {}",
+                exp.name,
+                exp.analysed_metrics()
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }),
+        None => exp.primary_metric().ok_or_else(|| {
+            LabError::Usage(format!("{} has no numeric metric to compare", exp.name))
+        }),
+    }
+}
+
+/// Session B against session A in `metric`, changes within ±`threshold` counting as noise.
+pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Comparison {
+    let exp = b.experiment;
+    let seed = a.experiment.seed;
+    let cells: Vec<CellChange> = b
+        .analysis
+        .cells
+        .iter()
+        .filter(|cb| cb.metric == metric.name)
+        .filter_map(|cb| {
+            let ca = a
+                .analysis
+                .cells
+                .iter()
+                .find(|c| c.metric == metric.name && c.cell == cb.cell)?;
+            Some(change(ca, cb, metric.better, threshold, seed))
+        })
+        .collect();
+    let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
+    Comparison {
+        experiment: exp.name.clone(),
+        a: a.name.to_string(),
+        b: b.name.to_string(),
+        metric: metric.name.clone(),
+        unit: metric.unit.clone(),
+        better: match metric.better {
+            Better::Higher => "higher".into(),
+            Better::Lower => "lower".into(),
+        },
+        threshold,
+        level: crate::analysis::LEVEL,
+        differences: differences(a.manifest, b.manifest),
+        summary: summary(&cells, threshold),
+        cells,
+        regressed,
+    }
+}
+
+/// One cell's change from A to B: the ratio of medians resampled on the log scale (both
+/// sessions' runs drawn independently, as for a `compare` check), judged against the band
+/// [1 / (1 + threshold), 1 + threshold] of changes too small to count.
+pub fn change(
+    a: &CellStats,
+    b: &CellStats,
+    better: Better,
+    threshold: f64,
+    seed: u64,
+) -> CellChange {
+    let mut out = CellChange {
+        cell: b.label.clone(),
+        a_median: a.median(),
+        b_median: b.median(),
+        a_runs: a.n,
+        b_runs: b.n,
+        ratio: None,
+        lo: None,
+        hi: None,
+        verdict: Change::TooFewRuns,
+    };
+    if a.n < MIN_RUNS || b.n < MIN_RUNS {
+        return out;
+    }
+    let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));
+    let resamples = crate::analysis::RESAMPLES;
+    let level = crate::analysis::LEVEL;
+    let Some(est) = stats::ratio_ci(
+        &b.runs,
+        &a.runs,
+        Statistic::Median,
+        resamples,
+        level,
+        &mut rng,
+    ) else {
+        return out;
+    };
+    let (lo, hi) = (est.interval.lo, est.interval.hi);
+    let (up, down) = (1.0 + threshold, 1.0 / (1.0 + threshold));
+    let higher = lo > up;
+    let lower = hi < down;
+    out.verdict = match (higher, lower, better) {
+        (true, _, Better::Higher) | (_, true, Better::Lower) => Change::Faster,
+        (true, _, Better::Lower) | (_, true, Better::Higher) => Change::Slower,
+        _ => Change::NoDetectableChange,
+    };
+    out.ratio = Some(est.ratio);
+    out.lo = Some(lo);
+    out.hi = Some(hi);
+    out
+}
+
+/// "2 of 24 cells slower, 1 faster, 21 with no detectable change beyond ±2.0%".
+fn summary(cells: &[CellChange], threshold: f64) -> String {
+    let count = |c: Change| cells.iter().filter(|x| x.verdict == c).count();
+    let mut parts = vec![
+        format!("{} slower", count(Change::Slower)),
+        format!("{} faster", count(Change::Faster)),
+        format!(
+            "{} with no detectable change beyond ±{}",
+            count(Change::NoDetectableChange),
+            percent(threshold)
+        ),
+    ];
+    if count(Change::TooFewRuns) > 0 {
+        parts.push(format!(
+            "{} with too few runs to tell",
+            count(Change::TooFewRuns)
+        ));
+    }
+    format!(
+        "{} cells in both sessions: {}",
+        cells.len(),
+        parts.join(", ")
+    )
+}
+
+/// A fact of a manifest: its name, how to read it, and whether a difference in it can make a
+/// comparison meaningless.
+type Fact = (&'static str, fn(&Manifest) -> String, bool);
+
+/// Where two manifests differ: the machine, its kernel and governor, the lab.toml, the
+/// profile and the tools' versions can each make a ratio meaningless; the commit and the
+/// dirty flag are what a comparison is usually about, and are shown without alarm.
+pub fn differences(a: &Manifest, b: &Manifest) -> Vec<Difference> {
+    let readings: [Fact; 9] = [
+        ("CPU model", |m| known(&m.host.cpu_model), true),
+        ("logical CPUs", |m| m.host.logical_cpus.to_string(), true),
+        ("kernel", |m| known(&m.host.kernel), true),
+        ("governor", |m| known(&m.host.governor), true),
+        ("turbo", |m| known(&m.host.turbo), true),
+        ("lab.toml SHA-256", |m| short(&m.experiment_file_hash), true),
+        (
+            "profile",
+            |m| m.profile.clone().unwrap_or_else(|| "default".into()),
+            true,
+        ),
+        ("lab version", |m| m.lab_version.clone(), false),
+        ("git commit", commit, false),
+    ];
+    let mut facts: Vec<(&str, String, String, bool)> = readings
+        .iter()
+        .map(|(what, read, invalidates)| (*what, read(a), read(b), *invalidates))
+        .collect();
+    for tool in &b.versions {
+        let before = a
+            .versions
+            .iter()
+            .find(|t| t.command == tool.command)
+            .map_or_else(|| "not recorded".to_string(), |t| t.output.clone());
+        facts.push(("tool", before, tool.output.clone(), true));
+    }
+    facts
+        .into_iter()
+        .filter(|(_, x, y, _)| x != y)
+        .map(|(what, x, y, invalidates)| Difference {
+            what: what.to_string(),
+            a: x,
+            b: y,
+            invalidates,
+        })
+        .collect()
+}
+
+/// A fact the manifest may lack.
+fn known(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "unknown".into())
+}
+
+/// The commit a session was made at, marked when the tree had uncommitted changes.
+pub fn commit(m: &Manifest) -> String {
+    m.git.as_ref().map_or_else(
+        || "not a git checkout".to_string(),
+        |g| {
+            format!(
+                "{}{}",
+                short(&g.commit),
+                if g.dirty { " (dirty)" } else { "" }
+            )
+        },
+    )
+}
+
+/// The first 12 hex digits of a hash: enough to tell two apart.
+pub fn short(hash: &str) -> String {
+    hash.chars().take(12).collect()
+}

@@ -1,0 +1,268 @@
+//! An experiment's sessions in time order: per cell, the median of a metric in every session
+//! with its interval, and the steps between sessions ([`crate::stats::steps`]) beyond a noise
+//! threshold, each named by the first session (and commit) after it and judged a regression or
+//! an improvement. Sessions measured on a machine unlike the newest one's are marked.
+
+use crate::analysis::{Analysis, CellStats};
+use crate::compare::{commit, differences};
+use crate::config::{Better, Metric};
+use crate::stats::steps::{self, LogPoint};
+use crate::stats::summary::median;
+use crate::store::Manifest;
+use serde::Serialize;
+
+/// One session read for the history: its name, record and analysis.
+pub struct Entry<'a> {
+    pub name: &'a str,
+    pub manifest: &'a Manifest,
+    pub analysis: &'a Analysis,
+}
+
+/// The history of one metric across an experiment's sessions.
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub experiment: String,
+    pub metric: String,
+    pub unit: String,
+    pub better: String,
+    /// Steps within ± this share are not reported.
+    pub threshold: f64,
+    /// Oldest first.
+    pub sessions: Vec<SessionMark>,
+    pub cells: Vec<CellHistory>,
+    /// Some cell stepped the wrong way at the newest session.
+    pub regressed_latest: bool,
+}
+
+/// A session on the history's time axis.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionMark {
+    /// 1-based position in time order, as the chart's x axis shows it.
+    pub number: usize,
+    pub name: String,
+    pub started_utc: String,
+    /// The commit, marked "(dirty)" for uncommitted changes, or "not a git checkout".
+    pub commit: String,
+    pub label: Option<String>,
+    pub profile: String,
+    /// How its machine differs from the newest session's ("kernel: 6.1 → 6.2"); empty when
+    /// alike.
+    pub unlike_newest: Vec<String>,
+}
+
+/// One cell across sessions.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellHistory {
+    pub cell: String,
+    pub variant: String,
+    pub points: Vec<HistoryPoint>,
+    pub steps: Vec<Step>,
+}
+
+/// The cell in one session.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryPoint {
+    /// The session's number.
+    pub session: usize,
+    pub median: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub runs: usize,
+    /// The interval's confidence level.
+    pub level: f64,
+    /// Each valid run's median value, in execution order.
+    #[serde(skip)]
+    pub run_values: Vec<f64>,
+}
+
+/// A change in level between two sessions.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// The number of the first session at the new level.
+    pub session: usize,
+    pub session_name: String,
+    pub commit: String,
+    /// Level after / level before (weighted geometric means of the sessions' medians).
+    pub ratio: f64,
+    pub kind: StepKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    Regression,
+    Improvement,
+}
+
+impl StepKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            StepKind::Regression => "regression",
+            StepKind::Improvement => "improvement",
+        }
+    }
+}
+
+/// The history of `metric` over `entries` (oldest first).
+pub fn history(experiment: &str, entries: &[Entry], metric: &Metric, threshold: f64) -> History {
+    let sessions = marks(entries);
+    let cells: Vec<CellHistory> = cell_labels(entries, &metric.name)
+        .into_iter()
+        .map(|(label, variant)| {
+            let mut cell = cell_history(&label, entries, &sessions, metric, threshold);
+            cell.variant = variant;
+            cell
+        })
+        .collect();
+    let newest = sessions.len();
+    let regressed_latest = cells.iter().any(|c| {
+        c.steps
+            .iter()
+            .any(|s| s.session == newest && s.kind == StepKind::Regression)
+    });
+    History {
+        experiment: experiment.to_string(),
+        metric: metric.name.clone(),
+        unit: metric.unit.clone(),
+        better: match metric.better {
+            Better::Higher => "higher".into(),
+            Better::Lower => "lower".into(),
+        },
+        threshold,
+        sessions,
+        cells,
+        regressed_latest,
+    }
+}
+
+fn marks(entries: &[Entry]) -> Vec<SessionMark> {
+    let newest = entries.last().map(|e| e.manifest);
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| SessionMark {
+            number: i + 1,
+            name: e.name.to_string(),
+            started_utc: e.manifest.started_utc.clone(),
+            commit: commit(e.manifest),
+            label: e.manifest.label.clone(),
+            profile: e
+                .manifest
+                .profile
+                .clone()
+                .unwrap_or_else(|| "default".into()),
+            unlike_newest: newest.map_or_else(Vec::new, |n| unlike(e.manifest, n)),
+        })
+        .collect()
+}
+
+/// The machine facts in which `m` differs from `newest` (the lab.toml, which is edited for
+/// many reasons, is left out: a changed matrix shows as different cells).
+fn unlike(m: &Manifest, newest: &Manifest) -> Vec<String> {
+    differences(m, newest)
+        .into_iter()
+        .filter(|d| d.invalidates && d.what != "lab.toml SHA-256")
+        .map(|d| format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b)))
+        .collect()
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cell labels of `metric`: the newest session's in its order, then any only older sessions
+/// have, in the order they first appear.
+fn cell_labels(entries: &[Entry], metric: &str) -> Vec<(String, String)> {
+    let mut labels: Vec<(String, String)> = Vec::new();
+    for e in entries.iter().rev() {
+        for c in e.analysis.cells.iter().filter(|c| c.metric == metric) {
+            if !labels.iter().any(|(l, _)| *l == c.label) {
+                labels.push((c.label.clone(), c.cell.variant.clone()));
+            }
+        }
+    }
+    labels
+}
+
+fn cell_history(
+    label: &str,
+    entries: &[Entry],
+    sessions: &[SessionMark],
+    metric: &Metric,
+    threshold: f64,
+) -> CellHistory {
+    let points: Vec<HistoryPoint> = entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let cell = e
+                .analysis
+                .cells
+                .iter()
+                .find(|c| c.metric == metric.name && c.label == label)?;
+            point(i + 1, cell)
+        })
+        .collect();
+    let steps = steps_of(&points, sessions, metric.better, threshold);
+    CellHistory {
+        cell: label.to_string(),
+        variant: String::new(),
+        points,
+        steps,
+    }
+}
+
+fn point(session: usize, cell: &CellStats) -> Option<HistoryPoint> {
+    Some(HistoryPoint {
+        session,
+        median: cell.median()?,
+        lo: cell.median_ci.map(|i| i.lo),
+        hi: cell.median_ci.map(|i| i.hi),
+        runs: cell.n,
+        level: cell.median_ci.map_or(crate::analysis::LEVEL, |i| i.level),
+        run_values: cell
+            .runs
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| median(r))
+            .collect(),
+    })
+}
+
+/// The steps beyond the threshold among the points that have an interval.
+fn steps_of(
+    points: &[HistoryPoint],
+    sessions: &[SessionMark],
+    better: Better,
+    threshold: f64,
+) -> Vec<Step> {
+    let usable: Vec<(&HistoryPoint, LogPoint)> = points
+        .iter()
+        .filter_map(|p| Some((p, LogPoint::from_interval(p.median, p.lo?, p.hi?, p.level)?)))
+        .collect();
+    let logs: Vec<LogPoint> = usable.iter().map(|(_, l)| *l).collect();
+    let found = steps::detect(&logs, steps::penalty(logs.len()));
+    found
+        .changes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &at)| {
+            let ratio = (found.means[k + 1] - found.means[k]).exp();
+            if ratio.ln().abs() <= threshold.ln_1p() {
+                return None;
+            }
+            let number = usable[at].0.session;
+            let session = &sessions[number - 1];
+            Some(Step {
+                session: number,
+                session_name: session.name.clone(),
+                commit: session.commit.clone(),
+                ratio,
+                kind: match (ratio > 1.0, better) {
+                    (true, Better::Lower) | (false, Better::Higher) => StepKind::Regression,
+                    _ => StepKind::Improvement,
+                },
+            })
+        })
+        .collect()
+}

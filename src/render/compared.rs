@@ -1,0 +1,132 @@
+//! The chapter's "Compared with" section: the session before this one (or, for a session
+//! across revisions, the base revision) against this one, cell by cell, with a forest chart
+//! of the ratios and what differs between the two records.
+
+use super::chapter::ChartView;
+use super::figures::{Figure, Text};
+use crate::compare::{CellChange, Change, Comparison};
+use crate::format::{level, number, percent, ratio};
+use crate::render::charts::{ForestChart, ForestRow, Verdict, forest_svg};
+use anyhow::Result;
+use serde::Serialize;
+
+/// The section's template context.
+#[derive(Serialize)]
+pub struct ComparedView {
+    pub heading: String,
+    pub sentence: String,
+    /// Differences that can make the ratios meaningless.
+    pub warnings: Vec<String>,
+    /// Differences that are what a comparison is about (commit, lab version).
+    pub facts: Vec<String>,
+    pub chart: Option<ChartView>,
+    pub level: String,
+    pub rows: Vec<ComparedRow>,
+}
+
+#[derive(Serialize)]
+pub struct ComparedRow {
+    pub cell: String,
+    pub before: String,
+    pub after: String,
+    pub ratio: String,
+    pub verdict: String,
+}
+
+/// The section and its figure (to be written beside the chapter).
+pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
+    let figure = figure(c)?;
+    let (loud, quiet): (Vec<_>, Vec<_>) = c.differences.iter().partition(|d| d.invalidates);
+    let line = |d: &&crate::compare::Difference| {
+        format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b))
+    };
+    let view = ComparedView {
+        heading: format!("Compared with {}", c.a),
+        sentence: format!(
+            "{} of session {} against session {}, changes within ±{} counting as noise: {}.",
+            c.metric,
+            c.b,
+            c.a,
+            percent(c.threshold),
+            c.summary
+        ),
+        warnings: loud.iter().map(line).collect(),
+        facts: quiet.iter().map(line).collect(),
+        chart: figure.as_ref().map(ChartView::of),
+        level: level(c.level),
+        rows: c.cells.iter().map(|x| row(c, x)).collect(),
+    };
+    Ok((view, figure))
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
+    let median = |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| number(v, &c.unit));
+    ComparedRow {
+        cell: x.cell.clone(),
+        before: median(x.a_median),
+        after: median(x.b_median),
+        ratio: match (x.ratio, x.lo, x.hi) {
+            (Some(r), Some(lo), Some(hi)) => {
+                format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
+            }
+            _ => format!("n/a ({} and {} runs)", x.a_runs, x.b_runs),
+        },
+        verdict: x.verdict.words().into(),
+    }
+}
+
+/// A forest chart of the cells' ratios B/A, the noise band's worse edge as the threshold.
+fn figure(c: &Comparison) -> Result<Option<Figure>> {
+    let worse = if c.better == "higher" {
+        1.0 / (1.0 + c.threshold)
+    } else {
+        1.0 + c.threshold
+    };
+    let rows: Vec<ForestRow> = c
+        .cells
+        .iter()
+        .filter_map(|x| {
+            Some(ForestRow {
+                label: x.cell.clone(),
+                ratio: x.ratio?,
+                lo: x.lo?,
+                hi: x.hi?,
+                threshold: Some(worse),
+                verdict: match x.verdict {
+                    Change::Faster => Verdict::Faster,
+                    Change::Slower => Verdict::Slower,
+                    Change::NoDetectableChange => Verdict::NoChange,
+                    Change::TooFewRuns => Verdict::NotRun,
+                },
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let chart = ForestChart {
+        title: format!("{}: this session / {}", c.metric, c.a),
+        x_label: format!(
+            "ratio of medians, this session / the other ({} is better)",
+            c.better
+        ),
+        rows,
+    };
+    let text = Text {
+        heading: format!("Compared with {}", c.a),
+        alt: format!(
+            "ratio of each cell's median {} to session {}",
+            c.metric, c.a
+        ),
+        caption: format!(
+            "Each row is a cell: the point is this session's median over the other's, the bar its {} bootstrap interval, the dashed tick the edge of the ±{} noise band on the worse side.",
+            level(c.level),
+            percent(c.threshold)
+        ),
+    };
+    Figure::new("compared", text, |size| forest_svg(&chart, size)).map(Some)
+}
