@@ -131,6 +131,7 @@ fn manifest_stub() -> store::Manifest {
         resumed: 0,
         derived_from: None,
         label: None,
+        revisions: None,
         damaged: None,
         versions: Vec::new(),
         build: None,

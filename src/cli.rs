@@ -24,7 +24,9 @@ pub struct Cli {
 pub enum Command {
     /// Build and run an experiment, store every run, then write its book chapter and print
     /// the answer: each cell's median with its 95% CI and every verdict.
-    #[command(after_help = "Example: lab run experiments/lockstack-dip --profile quick")]
+    #[command(
+        after_help = "Examples: lab run experiments/lockstack-dip --profile quick\n          lab run experiments/lockstack-dip --revs main,HEAD --confirm   # did my change make it slower?"
+    )]
     Run {
         /// The experiment folder (experiments/NAME) or its name.
         experiment: PathBuf,
@@ -40,6 +42,21 @@ pub enum Command {
         /// Print the closing summary as JSON.
         #[arg(long)]
         json: bool,
+        /// Measure two git revisions of the experiment's repository in one session, BASE,HEAD:
+        /// each is checked out in a worktree under .lab/worktrees/ and built once, and their
+        /// runs interleave. Reports HEAD/BASE per cell; exits 1 when HEAD is slower.
+        #[arg(long, value_name = "BASE,HEAD", conflicts_with = "resume")]
+        revs: Option<String>,
+        /// With --revs: changes within ± this share count as noise ("2%" or 0.02).
+        #[arg(long, default_value = "2%", requires = "revs")]
+        threshold: String,
+        /// With --revs: before reporting a regression, measure again in a second interleaved
+        /// session; the regression is reported (exit 1) only if that one finds it too.
+        #[arg(long, requires = "revs")]
+        confirm: bool,
+        /// A name for the session, shown in `lab history` and on the History page.
+        #[arg(long)]
+        label: Option<String>,
     },
     /// Re-render chapters from stored sessions without running anything. Each session is
     /// judged by the lab.toml it ran with.

@@ -6,11 +6,11 @@
 //! history page show the same figures.
 
 use crate::analysis::{Analysis, CellStats, MIN_RUNS};
-use crate::config::{Better, Experiment, Metric};
+use crate::config::{Better, Experiment, Metric, REV_PARAM};
 use crate::error::LabError;
 use crate::format::percent;
 use crate::stats::{self, Statistic};
-use crate::store::Manifest;
+use crate::store::{Manifest, Revisions};
 use serde::{Deserialize, Serialize};
 
 /// Changes within ±2% count as noise unless the user says otherwise.
@@ -26,7 +26,7 @@ pub struct Side<'a> {
 }
 
 /// Two sessions compared, as printed and as `--json`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Comparison {
     pub experiment: String,
     pub a: String,
@@ -44,7 +44,7 @@ pub struct Comparison {
     pub regressed: bool,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Difference {
     pub what: String,
     pub a: String,
@@ -53,7 +53,7 @@ pub struct Difference {
 }
 
 /// One cell in both sessions.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellChange {
     pub cell: String,
     pub a_median: Option<f64>,
@@ -139,10 +139,64 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
         threshold,
         level: crate::analysis::LEVEL,
         differences: differences(a.manifest, b.manifest),
-        summary: summary(&cells, threshold),
+        summary: summary(&cells, threshold, "sessions"),
         cells,
         regressed,
     }
+}
+
+/// A session across revisions compared with itself: per cell, the head revision's runs
+/// against the base revision's (the `rev` parameter's two values), everything else alike.
+pub fn between_revisions(
+    exp: &Experiment,
+    analysis: &Analysis,
+    revisions: &Revisions,
+    metric: &Metric,
+) -> Option<Comparison> {
+    let [base, head] = revisions.revs.as_slice() else {
+        return None;
+    };
+    let of = |cell: &CellStats, rev: &str| {
+        cell.metric == metric.name
+            && cell.cell.params.get(REV_PARAM).map(String::as_str) == Some(rev)
+    };
+    let cells: Vec<CellChange> = analysis
+        .cells
+        .iter()
+        .filter(|c| of(c, &head.name))
+        .filter_map(|h| {
+            let mut key = h.cell.clone();
+            key.params.remove(REV_PARAM);
+            let b = analysis.cells.iter().find(|c| {
+                of(c, &base.name) && c.cell.variant == key.variant && {
+                    let mut other = c.cell.params.clone();
+                    other.remove(REV_PARAM);
+                    other == key.params
+                }
+            })?;
+            let mut change = change(b, h, metric.better, revisions.threshold, exp.seed);
+            change.cell = crate::analysis::cell_label(exp, &key);
+            Some(change)
+        })
+        .collect();
+    let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
+    Some(Comparison {
+        experiment: exp.name.clone(),
+        a: format!("{} ({})", base.name, short(&base.commit)),
+        b: format!("{} ({})", head.name, short(&head.commit)),
+        metric: metric.name.clone(),
+        unit: metric.unit.clone(),
+        better: match metric.better {
+            Better::Higher => "higher".into(),
+            Better::Lower => "lower".into(),
+        },
+        threshold: revisions.threshold,
+        level: crate::analysis::LEVEL,
+        differences: Vec::new(),
+        summary: summary(&cells, revisions.threshold, "revisions"),
+        cells,
+        regressed,
+    })
 }
 
 /// One cell's change from A to B: the ratio of medians resampled on the log scale (both
@@ -198,7 +252,7 @@ pub fn change(
 }
 
 /// "2 of 24 cells slower, 1 faster, 21 with no detectable change beyond ±2.0%".
-fn summary(cells: &[CellChange], threshold: f64) -> String {
+fn summary(cells: &[CellChange], threshold: f64, sides: &str) -> String {
     let count = |c: Change| cells.iter().filter(|x| x.verdict == c).count();
     let mut parts = vec![
         format!("{} slower", count(Change::Slower)),
@@ -216,7 +270,7 @@ fn summary(cells: &[CellChange], threshold: f64) -> String {
         ));
     }
     format!(
-        "{} cells in both sessions: {}",
+        "{} cells in both {sides}: {}",
         cells.len(),
         parts.join(", ")
     )

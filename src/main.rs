@@ -28,7 +28,12 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             dry_run,
             resume,
             json,
+            revs,
+            threshold,
+            confirm,
+            label,
         } => {
+            let revs = revs.as_deref().map(app::parse_revs).transpose()?;
             let opts = RunOptions {
                 profile: profile.as_deref(),
                 dry_run: *dry_run,
@@ -36,6 +41,10 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 quiet: cli.quiet,
                 json: *json,
                 command_line: typed_command(),
+                revs: revs.as_deref(),
+                threshold: parse_threshold(threshold)?,
+                confirm: *confirm,
+                label: label.as_deref(),
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }

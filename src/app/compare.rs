@@ -200,7 +200,7 @@ fn pick(layout: &Layout, dir: &Path, which: &str) -> Result<PathBuf> {
 }
 
 /// The comparison as aligned text for the terminal.
-fn text(c: &Comparison) -> String {
+pub fn text(c: &Comparison) -> String {
     let unit = if c.unit.is_empty() {
         String::new()
     } else {

@@ -64,6 +64,13 @@ fn left_out_because(s: &StoredSession) -> Option<String> {
     if let Some(parent) = &m.derived_from {
         return Some(format!("a re-analysis of {parent}, whose runs it repeats"));
     }
+    if let Some(r) = &m.revisions {
+        let names: Vec<&str> = r.revs.iter().map(|r| r.name.as_str()).collect();
+        return Some(format!(
+            "an A/B session across revisions {}",
+            names.join(",")
+        ));
+    }
     if m.damaged.is_some() {
         return Some("damaged".into());
     }

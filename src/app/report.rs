@@ -6,7 +6,7 @@ use super::history::history_of;
 use super::session::{Assessed, assess_chosen};
 use super::summary::{self, Summary};
 use crate::checks::{CheckResult, Tally};
-use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, comparison};
+use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
 use crate::config::{self, CheckClass};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
 use crate::format::terminal;
@@ -114,9 +114,13 @@ fn render_one(
         .join("src")
         .join(&assessed.experiment.name)
         .join("index.md");
+    let mut summary = summary::summarise(&assessed, &chapter);
+    if assessed.session.manifest.revisions.is_some() {
+        summary.revisions = context.compared.clone();
+    }
     let outcome = ChapterOutcome {
         name: assessed.experiment.name.clone(),
-        summary: summary::summarise(&assessed, &chapter),
+        summary,
         valid_runs: assessed.analysis.counts.valid,
     };
     Ok(Some((entry, outcome)))
@@ -134,6 +138,14 @@ impl Context {
         let profile = shown.session.manifest.profile.as_deref();
         let sessions = super::history::sessions(layout, dir).of_profile(profile);
         let name = &shown.experiment.name;
+        if let (Some(revisions), Some(metric)) = (
+            &shown.session.manifest.revisions,
+            shown.experiment.primary_metric(),
+        ) {
+            let compared = between_revisions(&shown.experiment, &shown.analysis, revisions, metric);
+            let history = None;
+            return Ok(Context { history, compared });
+        }
         let history = if sessions.kept.len() >= 2 {
             history_of(name, &sessions, None, DEFAULT_THRESHOLD)?
         } else {

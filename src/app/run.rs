@@ -2,7 +2,7 @@
 //! One writer per experiment: a second `lab run` of the same experiment is refused.
 
 use super::Layout;
-use super::report::{ReportOptions, report};
+use super::report::{ChapterOutcome, ReportOptions, report};
 use crate::config::{self, CheckKind, Experiment};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
@@ -10,7 +10,7 @@ use crate::plan::CellKey;
 use crate::plan::{self, Plan};
 use crate::render;
 use crate::stopping::{self, Next};
-use crate::store::{self, Lock, Manifest, Sealed, SessionWriter, StoredSession};
+use crate::store::{self, Lock, Manifest, Revisions, Sealed, SessionWriter, StoredSession};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -24,6 +24,43 @@ pub struct RunOptions<'a> {
     pub json: bool,
     /// The command line as typed, recorded in the manifest.
     pub command_line: String,
+    /// `--revs BASE,HEAD`: measure the experiment at these two git revisions, interleaved.
+    pub revs: Option<&'a [String]>,
+    /// Changes between revisions within ± this share count as noise.
+    pub threshold: f64,
+    /// Confirm a regression between revisions with a second interleaved session.
+    pub confirm: bool,
+    /// A name for the session, shown in its history.
+    pub label: Option<&'a str>,
+}
+
+impl RunOptions<'_> {
+    /// A new session of the default profile, with the command line recorded as `command_line`.
+    pub fn new(command_line: String) -> RunOptions<'static> {
+        RunOptions {
+            profile: None,
+            dry_run: false,
+            resume: false,
+            quiet: false,
+            json: false,
+            command_line,
+            revs: None,
+            threshold: crate::compare::DEFAULT_THRESHOLD,
+            confirm: false,
+            label: None,
+        }
+    }
+}
+
+/// How measuring a session ended.
+enum Measured {
+    /// Every planned run finished and the chapter was written.
+    Done {
+        name: String,
+        outcomes: Vec<ChapterOutcome>,
+    },
+    /// The user stopped it; the exit code says by which signal.
+    Interrupted(i32),
 }
 
 /// `lab run`: returns the exit code.
@@ -40,6 +77,13 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         eprintln!("warning: {w}");
     }
     check_cpus(&exp)?;
+    let (exp, revisions) = match opts.revs {
+        Some(revs) if !opts.resume => {
+            let (exp, revisions) = super::revs::across(layout, exp, revs, opts.threshold)?;
+            (exp, Some(revisions))
+        }
+        _ => (exp, None),
+    };
     let plan = plan::plan(&exp);
     if opts.dry_run {
         print!("{}", describe_plan(&exp, &plan, layout));
@@ -47,10 +91,96 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     }
     let _lock = writer_lock(layout, &exp, &opts.command_line)?;
     let _machine = machine_lock(&exp, &opts.command_line, opts.quiet)?;
+    let first = match measure(
+        layout,
+        &dir,
+        arg,
+        exp.clone(),
+        &plan,
+        &sealed,
+        opts,
+        revisions.clone(),
+        runner,
+    )? {
+        Measured::Done { name, outcomes } => (name, outcomes),
+        Measured::Interrupted(code) => return Ok(code),
+    };
+    let mut failed = print_outcomes(&first.1, &first.0, arg, opts)?;
+    let regressed = first
+        .1
+        .iter()
+        .any(|o| o.summary.revisions.as_ref().is_some_and(|c| c.regressed));
+    if regressed && opts.confirm {
+        let again = Experiment {
+            seed: exp.seed ^ CONFIRMATION_SEED,
+            ..exp
+        };
+        let plan = plan::plan(&again);
+        let revisions = revisions.map(|r| Revisions {
+            confirms: Some(first.0.clone()),
+            ..r
+        });
+        if !opts.quiet {
+            eprintln!(
+                "confirming the regression with a second interleaved session (seed {})…",
+                again.seed
+            );
+        }
+        let second = match measure(
+            layout, &dir, arg, again, &plan, &sealed, opts, revisions, runner,
+        )? {
+            Measured::Done { name, outcomes } => (name, outcomes),
+            Measured::Interrupted(code) => return Ok(code),
+        };
+        failed = print_outcomes(&second.1, &second.0, arg, opts)?;
+        let confirmed = second
+            .1
+            .iter()
+            .any(|o| o.summary.revisions.as_ref().is_some_and(|c| c.regressed));
+        println!(
+            "{}",
+            if confirmed {
+                format!("regression confirmed: session {} found it too", second.0)
+            } else {
+                format!(
+                    "regression not confirmed: session {} found none, so session {} is not reported as one",
+                    second.0, first.0
+                )
+            }
+        );
+        return Ok(if failed || confirmed {
+            EXIT_CHECK_FAILED
+        } else {
+            EXIT_OK
+        });
+    }
+    Ok(if failed || regressed {
+        EXIT_CHECK_FAILED
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.
+const CONFIRMATION_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Runs (or resumes) one session to its end and writes its chapter.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    layout: &Layout,
+    dir: &Path,
+    arg: &Path,
+    exp: Experiment,
+    plan: &Plan,
+    sealed: &Sealed,
+    opts: &RunOptions,
+    revisions: Option<Revisions>,
+    runner: &mut dyn Runner,
+) -> Result<Measured> {
     let (exp, mut session, mut manifest, todo) = if opts.resume {
         resume(layout, exp, opts)?
     } else {
-        let (session, manifest) = start(layout, &exp, &plan, runner, &sealed, opts)?;
+        let (session, manifest) = start(layout, &exp, plan, runner, sealed, opts, revisions)?;
         (exp, session, manifest, plan.runs.clone())
     };
     let progress = Progress::new(manifest.planned_runs, opts.quiet);
@@ -61,7 +191,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     ));
     let mut ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
     while ending == Ending::Complete {
-        let Some(more) = next_look(&dir, &exp, &mut session, &progress)? else {
+        let Some(more) = next_look(dir, &exp, &mut session, &progress)? else {
             break;
         };
         manifest.planned_runs += more.len();
@@ -84,7 +214,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
                 session.dir.display(),
                 arg.display()
             );
-            return Ok(exec::interrupt_exit_code());
+            return Ok(Measured::Interrupted(exec::interrupt_exit_code()));
         }
         Ending::Damaged(why) => {
             return Err(LabError::Other(anyhow::anyhow!(
@@ -98,7 +228,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     let outcomes = report(
         layout,
         &ReportOptions {
-            only: std::slice::from_ref(&dir),
+            only: &[dir.to_path_buf()],
             session: Some(&name),
             quiet: opts.quiet,
         },
@@ -114,12 +244,26 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
                 .display()
         );
     }
-    for o in &outcomes {
+    Ok(Measured::Done { name, outcomes })
+}
+
+/// Prints each chapter's summary (and a session across revisions' comparison); true when a
+/// check failed or no run was valid.
+fn print_outcomes(
+    outcomes: &[ChapterOutcome],
+    name: &str,
+    arg: &Path,
+    opts: &RunOptions,
+) -> Result<bool> {
+    for o in outcomes {
         if opts.json {
             let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
             println!("{json}");
         } else {
             print!("{}", super::summary::text(&o.summary));
+            if let Some(c) = &o.summary.revisions {
+                print!("{}", crate::format::terminal(&super::compare::text(c)));
+            }
         }
         if o.valid_runs == 0 {
             eprintln!(
@@ -128,11 +272,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
             );
         }
     }
-    Ok(if outcomes.iter().any(|o| o.summary.failed) {
-        EXIT_CHECK_FAILED
-    } else {
-        EXIT_OK
-    })
+    Ok(outcomes.iter().any(|o| o.summary.failed))
 }
 
 /// For a sampled session whose goal is unmet: the next look's runs, added to the plan. The
@@ -247,11 +387,16 @@ fn start(
     runner: &mut dyn Runner,
     sealed: &Sealed,
     opts: &RunOptions,
+    revisions: Option<Revisions>,
 ) -> Result<(SessionWriter, Manifest)> {
-    if !opts.quiet && exp.build.is_some() {
-        eprintln!("building {}…", exp.name);
-    }
-    let build = exec::build(exp)?;
+    let build = if revisions.is_some() {
+        super::revs::build_each(exp, opts.quiet)?
+    } else {
+        if !opts.quiet && exp.build.is_some() {
+            eprintln!("building {}…", exp.name);
+        }
+        exec::build(exp)?
+    };
     let host = store::host();
     if !opts.quiet {
         for finding in exec::system_check(
@@ -284,7 +429,8 @@ fn start(
         complete: false,
         resumed: 0,
         derived_from: None,
-        label: None,
+        label: opts.label.map(str::to_string),
+        revisions,
         damaged: None,
         versions: store::tool_versions(&exp.versions, &exp.dir),
         build,
@@ -331,7 +477,17 @@ fn resume(
         )));
     }
     let exp = resumed_experiment(&stored, today)?;
-    exec::build(&exp)?;
+    let exp = match &stored.manifest.revisions {
+        Some(revisions) => {
+            let exp = super::revs::reopened(layout, exp, revisions)?;
+            super::revs::build_each(&exp, opts.quiet)?;
+            exp
+        }
+        None => {
+            exec::build(&exp)?;
+            exp
+        }
+    };
     let done: std::collections::BTreeSet<&str> =
         stored.runs.iter().map(|r| r.run_id.as_str()).collect();
     let todo = stored

@@ -165,6 +165,10 @@ fn sealed_experiment(dir: &Path, session: &StoredSession) -> Result<(Experiment,
             exp
         }
     };
+    let experiment = match &session.manifest.revisions {
+        Some(revisions) => super::revs::as_recorded(experiment, revisions),
+        None => experiment,
+    };
     Ok((experiment, notices))
 }
 

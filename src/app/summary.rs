@@ -27,6 +27,9 @@ pub struct Summary {
     pub chapter: String,
     /// A validity check or a hypothesis failed, or no run produced a valid measurement.
     pub failed: bool,
+    /// A session across revisions: the head revision against the base, cell by cell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<crate::compare::Comparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -102,6 +105,7 @@ pub fn summarise(a: &Assessed, chapter: &Path) -> Summary {
         checks,
         chapter: chapter.display().to_string(),
         failed: failed(a),
+        revisions: None,
     }
 }
 

@@ -352,9 +352,45 @@ pub struct Experiment {
     /// Non-fatal findings, e.g. an argv element that looks like several arguments.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// For a session across git revisions: the folder each value of the `rev` parameter runs
+    /// in (the experiment's folder in that revision's worktree).
+    #[serde(skip)]
+    pub revision_dirs: BTreeMap<String, PathBuf>,
 }
 
+/// The parameter a session across revisions adds: which revision a run measures.
+pub const REV_PARAM: &str = "rev";
+
 impl Experiment {
+    /// The same experiment measured across `revisions` (in order, base first): a `rev`
+    /// parameter with one value per revision, each running in `dirs[value]`, in shuffled
+    /// blocks so that the revisions' runs interleave.
+    pub fn across_revisions(
+        mut self,
+        revisions: &[String],
+        dirs: BTreeMap<String, PathBuf>,
+    ) -> Self {
+        self.params.push(Param {
+            name: REV_PARAM.to_string(),
+            values: revisions.iter().cloned().map(ParamValue::Text).collect(),
+        });
+        self.declared_values.insert(
+            REV_PARAM.to_string(),
+            revisions.iter().cloned().map(ParamValue::Text).collect(),
+        );
+        self.order = Order::Shuffled;
+        self.revision_dirs = dirs;
+        self
+    }
+
+    /// The folder a run with these parameters runs in.
+    pub fn run_dir(&self, params: &BTreeMap<String, ParamValue>) -> &std::path::Path {
+        params
+            .get(REV_PARAM)
+            .and_then(|v| self.revision_dirs.get(&v.to_string()))
+            .unwrap_or(&self.dir)
+    }
+
     pub fn metric(&self, name: &str) -> Option<&Metric> {
         self.metrics.iter().find(|m| m.name == name)
     }

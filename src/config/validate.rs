@@ -90,6 +90,7 @@ pub fn validate(
         checks: Vec::new(),
         profile: profile.map(str::to_string),
         warnings: Vec::new(),
+        revision_dirs: BTreeMap::new(),
     };
     if let Some(why) = identifier_problem(&experiment.name) {
         return Err(loc.hinted(

@@ -96,7 +96,7 @@ fn request<'a>(
     RunRequest {
         argv: &run.argv,
         env: variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env),
-        cwd: &exp.dir,
+        cwd: exp.run_dir(&run.params),
         cpus: variant.and_then(|v| v.cpus.as_deref()),
         timeout: exp.timeout,
         stdout,

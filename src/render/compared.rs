@@ -43,7 +43,7 @@ pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
     let view = ComparedView {
         heading: format!("Compared with {}", c.a),
         sentence: format!(
-            "{} of session {} against session {}, changes within ±{} counting as noise: {}.",
+            "{} of {} against {}, changes within ±{} counting as noise: {}.",
             c.metric,
             c.b,
             c.a,

@@ -32,6 +32,10 @@ pub struct Manifest {
     /// The session this one was derived from by `lab reanalyze`: same runs, today's lab.toml.
     #[serde(default)]
     pub derived_from: Option<String>,
+    /// For a session across git revisions (`lab run --revs BASE,HEAD`): the revisions, base
+    /// first, and how their comparison is judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Revisions>,
     /// A name the author gave the session (`lab run --label`), shown in its history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -69,6 +73,25 @@ impl Manifest {
         }
         parts.join(", ")
     }
+}
+
+/// The revisions a session measured side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Revisions {
+    /// Base first, then the revision compared with it.
+    pub revs: Vec<Revision>,
+    /// Changes within ± this share count as noise.
+    pub threshold: f64,
+    /// The session whose regression this one was run to confirm (`--confirm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirms: Option<String>,
+}
+
+/// A revision as the user named it and the commit it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Revision {
+    pub name: String,
+    pub commit: String,
 }
 
 /// What the build step did.

@@ -211,12 +211,8 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
 /// `lab run EXPERIMENT --quiet` as the library takes it: default profile, a new session.
 pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
     lab::app::RunOptions {
-        profile: None,
-        dry_run: false,
-        resume: false,
         quiet: true,
-        json: false,
-        command_line: format!("lab run {experiment}"),
+        ..lab::app::RunOptions::new(format!("lab run {experiment}"))
     }
 }
 

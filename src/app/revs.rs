@@ -1,0 +1,222 @@
+//! `lab run EXP --revs BASE,HEAD`: the experiment measured at two git revisions in one
+//! session. Each revision is checked out once in a git worktree under `.lab/worktrees/`
+//! (outside data/), built there with the experiment's `[build]`, and its runs interleave with
+//! the other revision's in the same shuffled blocks, so that drift and noisy neighbours hit
+//! both alike. The session records both commits; its comparison, HEAD/BASE per cell, is judged
+//! against a noise threshold.
+
+use super::Layout;
+use crate::config::{Experiment, REV_PARAM};
+use crate::error::{LabError, Result};
+use crate::store::{BuildReport, Revision, Revisions};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where worktrees live, relative to the project root.
+const WORKTREES: &str = ".lab/worktrees";
+
+/// The two revisions `--revs` names, checked: exactly two, distinct, no empty name.
+pub fn parse_revs(text: &str) -> Result<Vec<String>> {
+    let revs: Vec<String> = text.split(',').map(|r| r.trim().to_string()).collect();
+    match revs.as_slice() {
+        [a, b]
+            if !a.is_empty()
+                && !b.is_empty()
+                && a != b
+                && !a.starts_with('-')
+                && !b.starts_with('-') =>
+        {
+            Ok(revs)
+        }
+        _ => Err(LabError::Usage(format!(
+            "--revs {text:?}: name two different git revisions, base first\n  hint: --revs HEAD~1,HEAD or --revs main,my-branch"
+        ))),
+    }
+}
+
+/// The experiment across `revs`, with each revision resolved to a commit and checked out in
+/// its worktree; fails before anything runs if a revision is unknown or lacks the experiment.
+pub fn across(
+    layout: &Layout,
+    exp: Experiment,
+    revs: &[String],
+    threshold: f64,
+) -> Result<(Experiment, Revisions)> {
+    if exp.param(REV_PARAM).is_some() {
+        return Err(LabError::Usage(format!(
+            "{}: the parameter `{REV_PARAM}` is the one --revs adds\n  hint: rename the parameter in [params]",
+            exp.file.display()
+        )));
+    }
+    let repo = Repository::holding(&exp.dir)?;
+    let mut dirs = BTreeMap::new();
+    let mut record = Vec::new();
+    for rev in revs {
+        let commit = repo.resolve(rev)?;
+        let dir = repo.checkout(layout, &commit, rev)?.join(&repo.relative);
+        if !dir.join(crate::config::FILE_NAME).is_file() {
+            return Err(LabError::Usage(format!(
+                "{} has no {} at {rev} ({}): the experiment did not exist there\n  hint: choose a revision that has it",
+                repo.relative.display(),
+                crate::config::FILE_NAME,
+                short(&commit)
+            )));
+        }
+        dirs.insert(rev.clone(), dir);
+        record.push(Revision {
+            name: rev.clone(),
+            commit,
+        });
+    }
+    Ok((
+        exp.across_revisions(revs, dirs),
+        Revisions {
+            revs: record,
+            threshold,
+            confirms: None,
+        },
+    ))
+}
+
+/// The experiment a session across revisions ran: its own lab.toml with the `rev` parameter
+/// and the worktrees of the recorded commits (checked out again if they were removed).
+pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Result<Experiment> {
+    let repo = Repository::holding(&exp.dir)?;
+    let mut dirs = BTreeMap::new();
+    for r in &revisions.revs {
+        let dir = repo
+            .checkout(layout, &r.commit, &r.name)?
+            .join(&repo.relative);
+        dirs.insert(r.name.clone(), dir);
+    }
+    let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
+    Ok(exp.across_revisions(&names, dirs))
+}
+
+/// The experiment as a session across revisions reads it back: the `rev` parameter, no
+/// worktrees needed.
+pub fn as_recorded(exp: Experiment, revisions: &Revisions) -> Experiment {
+    let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
+    exp.across_revisions(&names, BTreeMap::new())
+}
+
+/// Builds the experiment in every revision's worktree; the last revision's report is kept.
+pub fn build_each(exp: &Experiment, quiet: bool) -> Result<Option<BuildReport>> {
+    let mut report = None;
+    for (rev, dir) in &exp.revision_dirs {
+        if !quiet && exp.build.is_some() {
+            eprintln!("building {} at {rev}…", exp.name);
+        }
+        let at = Experiment {
+            dir: dir.clone(),
+            ..exp.clone()
+        };
+        report = crate::exec::build(&at)
+            .map_err(|e| LabError::Usage(format!("the build at {rev} failed: {e}")))?;
+    }
+    Ok(report)
+}
+
+/// The git repository holding an experiment, and the experiment's folder inside it.
+struct Repository {
+    top: PathBuf,
+    relative: PathBuf,
+}
+
+impl Repository {
+    fn holding(dir: &Path) -> Result<Repository> {
+        let top = git(dir, &["rev-parse", "--show-toplevel"]).map_err(|e| {
+            LabError::Usage(format!(
+                "--revs needs the experiment in a git repository: {e}\n  hint: run `git init` and commit, or run without --revs"
+            ))
+        })?;
+        let top = PathBuf::from(top);
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let relative = canonical(dir)
+            .strip_prefix(canonical(&top))
+            .map(Path::to_path_buf)
+            .map_err(|_| {
+                LabError::Usage(format!(
+                    "{} is not inside the repository at {}",
+                    dir.display(),
+                    top.display()
+                ))
+            })?;
+        Ok(Repository { top, relative })
+    }
+
+    /// The full commit a revision names.
+    fn resolve(&self, rev: &str) -> Result<String> {
+        git(&self.top, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
+            .map_err(|_| {
+                LabError::Usage(format!(
+                    "--revs: {rev:?} is not a commit of the repository at {}\n  hint: `git log --oneline` lists them",
+                    self.top.display()
+                ))
+            })
+    }
+
+    /// The worktree of `commit` under the project root, created when missing.
+    fn checkout(&self, layout: &Layout, commit: &str, rev: &str) -> Result<PathBuf> {
+        let root = layout.root.join(WORKTREES);
+        std::fs::create_dir_all(&root).map_err(|e| {
+            LabError::Other(anyhow::anyhow!("cannot create {}: {e}", root.display()))
+        })?;
+        // Worktrees are never part of the project: git ignores the folder itself.
+        let ignore = root.join(".gitignore");
+        if !ignore.exists() {
+            let _ = std::fs::write(&ignore, "*\n");
+        }
+        let path = root.join(short(commit));
+        let at = git(&path, &["rev-parse", "HEAD"]).ok();
+        if path.is_dir() && at.as_deref() == Some(commit) {
+            return Ok(path);
+        }
+        if path.exists() {
+            let _ = git(
+                &self.top,
+                &["worktree", "remove", "--force", &path.to_string_lossy()],
+            );
+            let _ = std::fs::remove_dir_all(&path);
+        }
+        let _ = git(&self.top, &["worktree", "prune"]);
+        git(
+            &self.top,
+            &[
+                "worktree",
+                "add",
+                "--detach",
+                "--force",
+                &path.to_string_lossy(),
+                commit,
+            ],
+        )
+        .map_err(|e| {
+            LabError::Other(anyhow::anyhow!(
+                "cannot check out {rev} ({}) in {}: {e}",
+                short(commit),
+                path.display()
+            ))
+        })?;
+        Ok(path)
+    }
+}
+
+/// Runs git in `dir`; its trimmed stdout, or its stderr as the error.
+fn git(dir: &Path, args: &[&str]) -> std::result::Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}

@@ -1,0 +1,170 @@
+//! `lab run EXP --revs BASE,HEAD` on a git repository of a fixture: each revision is built in
+//! its own worktree and their runs interleave in one session. A second commit 20% slower exits
+//! 1 with an interval excluding 1; two commits of the same program exit 0; `--confirm` measures
+//! a regression twice before reporting it.
+
+mod common;
+
+use common::Project;
+use std::process::Command;
+
+fn git(project: &Project, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
+        .args(args)
+        .current_dir(project.root())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository whose first commit costs 100 ms and whose second costs `then`.
+fn two_commits(then: &str) -> Project {
+    let project = Project::with_fixtures(&["ab"]);
+    std::fs::write(
+        project.path(".gitignore"),
+        "data/\nbook/\nbuilt.txt\n.lab-build\n",
+    )
+    .unwrap();
+    git(&project, &["init", "-q"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "first"]);
+    std::fs::write(project.path("experiments/ab/cost.txt"), format!("{then}\n")).unwrap();
+    std::fs::write(project.path("NEWS"), "second\n").unwrap();
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "second"]);
+    project
+}
+
+fn summary(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
+    })
+}
+
+#[test]
+fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
+    let project = two_commits("120");
+    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--json"], 1);
+    let s = summary(&out);
+    let c = &s["revisions"];
+    assert_eq!(c["regressed"], true, "{c}");
+    let cell = &c["cells"][0];
+    assert_eq!(cell["cell"], "work");
+    assert_eq!(cell["verdict"], "slower");
+    assert_eq!(
+        (cell["a_runs"].as_u64(), cell["b_runs"].as_u64()),
+        (Some(10), Some(10))
+    );
+    let (lo, r) = (
+        cell["lo"].as_f64().unwrap(),
+        cell["ratio"].as_f64().unwrap(),
+    );
+    assert!(lo > 1.02 && (1.15..1.25).contains(&r), "{cell}");
+    // Both revisions ran in one session, interleaved, each in its own worktree.
+    let session = project.session("ab");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
+            .unwrap();
+    let revs = manifest["revisions"]["revs"].as_array().unwrap();
+    assert_eq!(revs[0]["name"], "HEAD~1");
+    assert_eq!(
+        revs[1]["commit"],
+        git(&project, &["rev-parse", "HEAD"]).as_str()
+    );
+    let plan = std::fs::read_to_string(session.join("plan.json")).unwrap();
+    let order: Vec<bool> = serde_json::from_str::<serde_json::Value>(&plan).unwrap()["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["params"]["rev"] == "HEAD")
+        .collect();
+    // Every block of two runs holds one run of each revision.
+    assert!(order.chunks(2).all(|b| b[0] != b[1]), "{order:?}");
+    for rev in revs {
+        let commit = rev["commit"].as_str().unwrap();
+        let built = project.path(&format!(
+            ".lab/worktrees/{}/experiments/ab/built.txt",
+            &commit[..12]
+        ));
+        assert!(built.is_file(), "{}", built.display());
+    }
+    assert_eq!(
+        git(&project, &["status", "--porcelain"]),
+        "",
+        "the worktrees stay out of git"
+    );
+    let chapter = project.read("book/src/ab/index.md");
+    assert!(chapter.contains("## Compared with HEAD\\~1 ("), "{chapter}");
+    assert!(chapter.contains("| work |"), "{chapter}");
+    let text = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD"], 1);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("1 slower"), "{text}");
+}
+
+#[test]
+fn two_commits_of_the_same_program_exit_0() {
+    let project = two_commits("100");
+    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--json"], 0);
+    let c = &summary(&out)["revisions"];
+    assert_eq!(c["regressed"], false);
+    assert_eq!(c["cells"][0]["verdict"], "no_detectable_change", "{c}");
+    let (lo, hi) = (
+        c["cells"][0]["lo"].as_f64().unwrap(),
+        c["cells"][0]["hi"].as_f64().unwrap(),
+    );
+    assert!(lo < 1.0 && hi > 1.0, "{c}");
+}
+
+#[test]
+fn confirm_measures_a_regression_again_before_reporting_it() {
+    let project = two_commits("120");
+    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--confirm"], 1);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let sessions = project.sessions("ab");
+    assert_eq!(sessions.len(), 2);
+    let second = sessions[1]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        text.contains(&format!(
+            "regression confirmed: session {second} found it too"
+        )),
+        "{text}"
+    );
+    let manifest = std::fs::read_to_string(sessions[1].join("manifest.json")).unwrap();
+    let first = sessions[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        manifest.contains(&format!("\"confirms\": \"{first}\"")),
+        "{manifest}"
+    );
+}
+
+#[test]
+fn revisions_that_cannot_be_measured_are_refused_before_anything_runs() {
+    let project = two_commits("100");
+    for (revs, says) in [
+        ("HEAD", "name two different git revisions"),
+        ("HEAD,HEAD", "name two different git revisions"),
+        ("nosuch,HEAD", "\"nosuch\" is not a commit"),
+    ] {
+        let out = project.lab_ok(&["run", "ab", "--revs", revs], 2);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{revs}: {err}");
+    }
+    assert!(project.sessions("ab").is_empty());
+    let plain = Project::with_fixtures(&["ab"]);
+    let out = plain.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD"], 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--revs needs the experiment in a git repository"),
+        "{err}"
+    );
+}
