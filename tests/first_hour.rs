@@ -246,10 +246,14 @@ fn completions_and_the_manual_are_printed() {
         "new",
         "book",
         "schema",
+        "compare",
+        "baseline",
+        "history",
     ] {
         let help = project.lab_ok(&[command, "--help"], 0);
+        let help = stdout(&help);
         assert!(
-            stdout(&help).contains("Example: lab "),
+            help.contains("Example: lab ") || help.contains("Examples: lab "),
             "{command} --help has an example"
         );
     }
