@@ -15,6 +15,7 @@ pub mod config;
 pub mod error;
 pub mod exec;
 pub mod format;
+pub mod import;
 pub mod plan;
 pub mod render;
 pub mod serve;
