@@ -18,6 +18,7 @@ pub mod error;
 pub mod exec;
 pub mod format;
 pub mod history;
+pub mod import;
 pub mod plan;
 pub mod render;
 pub mod serve;

@@ -1,0 +1,487 @@
+//! The neutral shape other harnesses' results are read into, and the dispatcher that picks a parser.
+//!
+//! Every parser keeps what the file measured and nothing more: raw values only (a summary
+//! statistic never becomes a value, except JMH's documented summary-only case), times in seconds,
+//! one [`Run`] per process, fork or repetition. Bad input is an error that names the file, what is
+//! wrong with it, and what was expected.
+
+pub mod criterion;
+pub mod gbench;
+pub mod hyperfine;
+pub mod jmh;
+pub mod pyperf;
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+/// The formats `lab import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Hyperfine,
+    Jmh,
+    Gbench,
+    Pyperf,
+    Criterion,
+}
+
+impl Format {
+    /// The tool's own name, for messages.
+    pub fn tool(self) -> &'static str {
+        match self {
+            Format::Hyperfine => "hyperfine",
+            Format::Jmh => "JMH",
+            Format::Gbench => "Google Benchmark",
+            Format::Pyperf => "pyperf",
+            Format::Criterion => "criterion",
+        }
+    }
+}
+
+/// What one tool's file(s) held.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    pub format: Format,
+    /// The tool's version when the file records it (pyperf, JMH's jmhVersion, Google Benchmark's
+    /// library_version/ context), else None. Files that disagree give their distinct versions
+    /// joined by `" | "`, in file order.
+    pub tool_version: Option<String>,
+    /// Machine/context facts the file records (e.g. Google Benchmark's context.host_name,
+    /// num_cpus, mhz_per_cpu; pyperf metadata cpu_model_name, hostname; JMH jvm, vmVersion,
+    /// threads). Sorted keys. Where benchmarks or files disagree on a fact, its value is their
+    /// distinct values joined by `" | "`, in file order.
+    pub context: BTreeMap<String, String>,
+    pub benchmarks: Vec<Benchmark>,
+}
+
+/// One benchmark: one lab variant (and its parameter values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Benchmark {
+    /// The tool's name for it, as written (hyperfine: the `command`; JMH: `benchmark`; gbench:
+    /// `run_name` or `name`; pyperf: metadata `name`; criterion: benchmark.json
+    /// `group_id`/`function_id`, see [`criterion`]).
+    pub name: String,
+    /// Parameters the tool records structurally (hyperfine `parameters`, JMH `params`, criterion
+    /// `value_str` as "value"), values as text. Sorted.
+    pub params: BTreeMap<String, String>,
+    /// What the values measure: "time" for times, "throughput" for JMH thrpt, etc.
+    pub metric: String,
+    /// Unit of every value below, as the tool states it, normalised: times always converted to
+    /// seconds ("s"); JMH throughput keeps its unit (e.g. "ops/s", "ops/ms").
+    pub unit: String,
+    pub higher_is_better: bool,
+    /// One per process/fork/repetition, in file order.
+    pub runs: Vec<Run>,
+    /// True when the file held only a summary, no raw values (see [`jmh`]).
+    pub summary_only: bool,
+}
+
+/// One run: a process (hyperfine run, JMH fork, pyperf run, Google Benchmark repetition,
+/// criterion file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The whole run was a warm-up / calibration run (pyperf's calibration runs with no values).
+    pub warmup: bool,
+    /// Warm-up iteration values recorded before the measured ones (pyperf `warmups`), same unit.
+    pub warmup_values: Vec<f64>,
+    /// Measured values, one per iteration, in order.
+    pub values: Vec<f64>,
+}
+
+impl Run {
+    /// A measured run holding these values and no warm-ups.
+    pub fn measured(values: Vec<f64>) -> Run {
+        Run {
+            warmup: false,
+            warmup_values: Vec::new(),
+            values,
+        }
+    }
+}
+
+/// Reads every file (all of one format) into one Imported; benchmarks of the same name, params
+/// and metric across files are merged (their runs appended in file order) — e.g. several
+/// criterion sample.json of repeated `cargo bench` invocations, or several hyperfine exports.
+pub fn read(format: Format, files: &[PathBuf]) -> Result<Imported> {
+    if files.is_empty() {
+        bail!(
+            "no {} result files given (expected at least one file to import)",
+            format.tool()
+        );
+    }
+    let mut merged = empty(format);
+    for file in files {
+        let imported = read_one(format, file)?;
+        merge_into(&mut merged, imported, &file.display().to_string())?;
+    }
+    Ok(merged)
+}
+
+/// Same as [`read`] for in-memory text (used by tests); `origin` names the file in errors.
+///
+/// Criterion's results are two files (`new/sample.json` and `new/benchmark.json`), so
+/// `Format::Criterion` is refused here: use [`read`] with the path, or [`criterion::parse`]
+/// with both texts.
+pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
+    match format {
+        Format::Hyperfine => hyperfine::parse(origin, text),
+        Format::Jmh => jmh::parse(origin, text),
+        Format::Gbench => gbench::parse(origin, text),
+        Format::Pyperf => pyperf::parse(origin, text),
+        Format::Criterion => bail!(
+            "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
+             (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"
+        ),
+    }
+}
+
+fn read_one(format: Format, path: &Path) -> Result<Imported> {
+    match format {
+        Format::Criterion => criterion::read(path),
+        _ => parse(format, &path.display().to_string(), &read_text(path)?),
+    }
+}
+
+/// A result file's text; compressed or binary files are refused with what to do instead.
+pub(crate) fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        bail!(
+            "{}: gzip-compressed (expected plain JSON; decompress it first, e.g. with gunzip)",
+            path.display()
+        );
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        anyhow!(
+            "{}: not UTF-8 text (expected a JSON result file)",
+            path.display()
+        )
+    })
+}
+
+fn empty(format: Format) -> Imported {
+    Imported {
+        format,
+        tool_version: None,
+        context: BTreeMap::new(),
+        benchmarks: Vec::new(),
+    }
+}
+
+/// Adds one file's results to what earlier files gave.
+fn merge_into(merged: &mut Imported, more: Imported, origin: &str) -> Result<()> {
+    let mut facts = Facts::default();
+    facts.add_all(&merged.context);
+    facts.add_all(&more.context);
+    merged.context = facts.into_context();
+    merged.tool_version = merge_versions(merged.tool_version.take(), more.tool_version);
+    merged.benchmarks = group_benchmarks(
+        origin,
+        std::mem::take(&mut merged.benchmarks),
+        more.benchmarks,
+    )?;
+    Ok(())
+}
+
+fn merge_versions(earlier: Option<String>, later: Option<String>) -> Option<String> {
+    let mut facts = Facts::default();
+    for version in earlier.iter().chain(later.iter()) {
+        facts.add_joined("version", version);
+    }
+    facts.into_context().remove("version")
+}
+
+/// Appends `more` to `earlier`, merging benchmarks of the same name, params and metric (their
+/// runs appended in order). `origin` names the file `more` came from, for errors.
+pub(crate) fn group_benchmarks(
+    origin: &str,
+    earlier: Vec<Benchmark>,
+    more: Vec<Benchmark>,
+) -> Result<Vec<Benchmark>> {
+    let mut grouped = earlier;
+    for benchmark in more {
+        match grouped.iter_mut().find(|b| same_benchmark(b, &benchmark)) {
+            Some(existing) => append_runs(origin, existing, benchmark)?,
+            None => grouped.push(benchmark),
+        }
+    }
+    Ok(grouped)
+}
+
+fn same_benchmark(a: &Benchmark, b: &Benchmark) -> bool {
+    a.name == b.name && a.params == b.params && a.metric == b.metric
+}
+
+fn append_runs(origin: &str, existing: &mut Benchmark, more: Benchmark) -> Result<()> {
+    if existing.unit != more.unit {
+        bail!(
+            "{origin}: benchmark \"{}\"{} is in {} here but in {} before (expected one unit per benchmark; \
+             rerun with the same unit settings)",
+            more.name,
+            params_text(&more.params),
+            more.unit,
+            existing.unit
+        );
+    }
+    if existing.summary_only != more.summary_only {
+        bail!(
+            "{origin}: benchmark \"{}\"{} has raw values in one file and only a summary in another \
+             (expected every file to hold raw values, or none)",
+            more.name,
+            params_text(&more.params)
+        );
+    }
+    existing.runs.extend(more.runs);
+    Ok(())
+}
+
+/// `" (n=1, m=2)"` for messages, or nothing when there are no params.
+pub(crate) fn params_text(params: &BTreeMap<String, String>) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(" ({})", pairs.join(", "))
+}
+
+/// Context facts being gathered: every distinct value of a key, in the order first seen.
+#[derive(Default)]
+pub(crate) struct Facts(BTreeMap<String, Vec<String>>);
+
+impl Facts {
+    /// Records `value` for `key` unless that key already has it.
+    pub(crate) fn add(&mut self, key: &str, value: String) {
+        let values = self.0.entry(key.to_string()).or_default();
+        if !values.contains(&value) {
+            values.push(value);
+        }
+    }
+
+    /// Records a value that may itself be several values joined by `" | "`.
+    fn add_joined(&mut self, key: &str, value: &str) {
+        for part in value.split(" | ") {
+            self.add(key, part.to_string());
+        }
+    }
+
+    fn add_all(&mut self, context: &BTreeMap<String, String>) {
+        for (key, value) in context {
+            self.add_joined(key, value);
+        }
+    }
+
+    /// One value per key; disagreeing values joined by `" | "`.
+    pub(crate) fn into_context(self) -> BTreeMap<String, String> {
+        self.0
+            .into_iter()
+            .map(|(key, values)| (key, values.join(" | ")))
+            .collect()
+    }
+}
+
+/// The file being parsed, and what format it was expected to be, for error messages.
+pub(crate) struct Source<'a> {
+    /// The file's name as given.
+    pub origin: &'a str,
+    /// What the file should be, e.g. "hyperfine --export-json output".
+    pub what: &'static str,
+    /// Where such a file comes from, e.g. "the file written by hyperfine --export-json FILE".
+    pub expected: &'static str,
+}
+
+impl Source<'_> {
+    /// The file is not this format at all.
+    pub(crate) fn not_format(&self, why: impl Display) -> anyhow::Error {
+        anyhow!(
+            "{}: not {}: {why} (expected {})",
+            self.origin,
+            self.what,
+            self.expected
+        )
+    }
+
+    /// The file is this format, but something in it is unusable.
+    pub(crate) fn bad(&self, why: impl Display) -> anyhow::Error {
+        anyhow!("{}: {why}", self.origin)
+    }
+
+    /// The text as JSON.
+    pub(crate) fn json(&self, text: &str) -> Result<Value> {
+        serde_json::from_str(text).map_err(|e| self.not_format(format!("invalid JSON ({e})")))
+    }
+
+    /// A measured value of `benchmark` as a finite, non-negative number; `what` says which one
+    /// (e.g. "run 2 value 3").
+    pub(crate) fn value(&self, benchmark: &str, what: &str, value: &Value) -> Result<f64> {
+        let number = number(value).ok_or_else(|| {
+            self.bad(format!(
+                "benchmark \"{benchmark}\": {what} is {value}, not a number (expected a measured value)"
+            ))
+        })?;
+        self.checked(benchmark, what, number)
+    }
+
+    /// `number` unless it is NaN, infinite or negative.
+    pub(crate) fn checked(&self, benchmark: &str, what: &str, number: f64) -> Result<f64> {
+        let problem = if number.is_nan() {
+            "NaN".to_string()
+        } else if number.is_infinite() {
+            "infinite".to_string()
+        } else if number < 0.0 {
+            format!("negative ({number})")
+        } else {
+            return Ok(number);
+        };
+        Err(self.bad(format!(
+            "benchmark \"{benchmark}\": {what} is {problem} (expected a finite, non-negative measurement)"
+        )))
+    }
+}
+
+/// A JSON number, or one of the strings "NaN", "Infinity", "-Infinity" that some tools (JMH)
+/// write for non-finite numbers — so that those are refused as such, not as "not a number".
+pub(crate) fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" => Some(f64::NAN),
+            "Infinity" | "+Infinity" => Some(f64::INFINITY),
+            "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A JSON string, number or boolean as text; None for null, arrays and objects.
+pub(crate) fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// How many seconds one of `unit` is, for the time units tools write ("ns", "us", "ms", "s").
+pub(crate) fn seconds_per(unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(1e-9),
+        "us" | "µs" | "μs" => Some(1e-6),
+        "ms" => Some(1e-3),
+        "s" => Some(1.0),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Helpers shared by the parsers' tests.
+
+    /// The path of a committed fixture under tests/fixtures/import/.
+    pub fn fixture(relative: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/import")
+            .join(relative)
+    }
+
+    /// Equal to within floating-point rounding of a unit conversion.
+    pub fn assert_close(actual: f64, expected: f64) {
+        let tolerance = expected.abs() * 1e-12;
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{actual} is not {expected}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bench(name: &str, unit: &str, values: Vec<f64>) -> Benchmark {
+        Benchmark {
+            name: name.into(),
+            params: BTreeMap::new(),
+            metric: "time".into(),
+            unit: unit.into(),
+            higher_is_better: false,
+            runs: vec![Run::measured(values)],
+            summary_only: false,
+        }
+    }
+
+    #[test]
+    fn same_benchmarks_merge_their_runs_in_order() {
+        let grouped = group_benchmarks(
+            "b.json",
+            vec![bench("a", "s", vec![1.0]), bench("b", "s", vec![2.0])],
+            vec![bench("a", "s", vec![3.0])],
+        )
+        .unwrap();
+        assert_eq!(grouped.len(), 2);
+        assert_eq!(grouped[0].runs.len(), 2);
+        assert_eq!(grouped[0].runs[1].values, vec![3.0]);
+    }
+
+    #[test]
+    fn a_benchmark_in_two_units_is_refused() {
+        let error = group_benchmarks(
+            "b.json",
+            vec![bench("a", "ops/s", vec![1.0])],
+            vec![bench("a", "ops/ms", vec![3.0])],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.starts_with("b.json: benchmark \"a\""), "{error}");
+        assert!(
+            error.contains("ops/ms") && error.contains("ops/s"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn disagreeing_facts_keep_every_distinct_value() {
+        let mut facts = Facts::default();
+        facts.add("host", "a".into());
+        facts.add("host", "b".into());
+        facts.add("host", "a".into());
+        assert_eq!(facts.into_context()["host"], "a | b");
+    }
+
+    #[test]
+    fn non_finite_and_negative_values_are_refused_with_the_benchmark() {
+        let source = Source {
+            origin: "x.json",
+            what: "x",
+            expected: "x",
+        };
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            let error = source
+                .checked("sort", "run 1", bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.starts_with("x.json: benchmark \"sort\": run 1 is"),
+                "{error}"
+            );
+        }
+        let nan_string = serde_json::json!("NaN");
+        assert!(source.value("sort", "run 1", &nan_string).is_err());
+    }
+
+    #[test]
+    fn no_files_is_an_error() {
+        assert!(read(Format::Hyperfine, &[]).is_err());
+    }
+
+    #[test]
+    fn criterion_text_alone_is_refused() {
+        let error = parse(Format::Criterion, "sample.json", "{}")
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("sample.json: "), "{error}");
+    }
+}

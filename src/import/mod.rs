@@ -1,0 +1,3 @@
+//! Reading other benchmark harnesses' result files.
+
+pub mod formats;
