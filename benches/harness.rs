@@ -132,6 +132,7 @@ fn manifest_stub() -> store::Manifest {
         derived_from: None,
         label: None,
         revisions: None,
+        imported: None,
         damaged: None,
         versions: Vec::new(),
         build: None,

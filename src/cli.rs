@@ -151,6 +151,27 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Turn another harness's results into a lab session: every raw value kept (each process,
+    /// fork or repetition a run, its iterations as iteration values), the tool and each file's
+    /// SHA-256 recorded, then the usual analysis, checks and chapter. A new experiment gets a
+    /// lab.toml written from the files; add its hypothesis and checks, then `lab report`.
+    #[command(
+        after_help = "Examples: hyperfine --export-json out.json 'sort a' 'sort b' && lab import hyperfine out.json --into sorting\n          lab import criterion target/criterion/parse --into parser"
+    )]
+    Import {
+        /// The tool that wrote the files.
+        #[arg(value_enum)]
+        format: crate::import::formats::Format,
+        /// Its result files (criterion: benchmark folders or their new/sample.json).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The experiment to add the session to (experiments/NAME, created when missing).
+        #[arg(long, value_name = "EXP")]
+        into: PathBuf,
+        /// Import only the benchmarks whose name contains this text.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+    },
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.
     ///

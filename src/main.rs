@@ -135,6 +135,22 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             print!("{text}");
             Ok(code)
         }
+        Command::Import {
+            format,
+            files,
+            into,
+            filter,
+        } => app::import(
+            layout,
+            &app::ImportOptions {
+                format: *format,
+                files,
+                into,
+                filter: filter.as_deref(),
+                quiet: cli.quiet,
+                command_line: typed_command(),
+            },
+        ),
         Command::Reanalyze {
             experiment,
             session,

@@ -3,6 +3,7 @@
 
 mod compare;
 mod history;
+mod import;
 mod reanalyze;
 mod report;
 mod revs;
@@ -14,6 +15,7 @@ mod summary;
 pub use crate::compare::{CellChange, Change, Comparison};
 pub use compare::{CompareOptions, compare, compared_pair, save_baseline};
 pub use history::{HistoryOptions, run_history};
+pub use import::{ImportOptions, import};
 pub use reanalyze::reanalyze;
 pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
 pub use revs::parse_revs;

@@ -76,6 +76,13 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     for w in &exp.warnings {
         eprintln!("warning: {w}");
     }
+    if let Some(tool) = &exp.imported {
+        return Err(LabError::Usage(format!(
+            "{} holds results measured by {tool}: lab does not run it\n  hint: `lab import` adds a session of {tool} results; `lab report {}` renders the chapter",
+            exp.file.display(),
+            exp.name
+        )));
+    }
     check_cpus(&exp)?;
     let (exp, revisions) = match opts.revs {
         Some(revs) if !opts.resume => {
@@ -431,6 +438,7 @@ fn start(
         derived_from: None,
         label: opts.label.map(str::to_string),
         revisions,
+        imported: None,
         damaged: None,
         versions: store::tool_versions(&exp.versions, &exp.dir),
         build,

@@ -39,7 +39,11 @@ pub const INTACT: &str = "no run changed the session's files";
 
 /// Decides every automatic and declared check from the validity judgement and the analysis.
 pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> Findings {
-    let mut automatic = automatic_results(&analysis.runs, analysis.manifest.calibration.as_ref());
+    let mut automatic = automatic_results(
+        &analysis.runs,
+        analysis.manifest.calibration.as_ref(),
+        analysis.manifest.imported.as_ref().map(|i| i.tool.as_str()),
+    );
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);
@@ -129,25 +133,47 @@ pub const MIN_RUNS: usize = crate::analysis::MIN_RUNS;
 
 /// The automatic checks, one result each, judged on every finished run (warm-ups included).
 /// `calibration` is the session's; without one, runs cannot be judged too short to time.
-pub fn automatic_results(runs: &[RunView], calibration: Option<&Calibration>) -> Vec<CheckResult> {
+pub fn automatic_results(
+    runs: &[RunView],
+    calibration: Option<&Calibration>,
+    imported: Option<&str>,
+) -> Vec<CheckResult> {
     automatic::CHECK_NAMES
         .iter()
-        .map(|name| match *name {
-            automatic::TOO_SHORT if calibration.is_none() => automatic_not_run(
+        .map(|name| match (*name, imported) {
+            (automatic::REPORTED | automatic::CONFIG_ECHO, _) | (_, None) => {
+                judged_automatic(name, runs, calibration)
+            }
+            (_, Some(tool)) => automatic_not_run(
                 name,
-                "the session recorded no calibration of spawn cost and timer",
+                &format!("lab did not run these processes: {tool} measured them, and its files do not record this"),
             ),
-            automatic::CONFIG_ECHO if !runs.iter().any(|r| r.echoed_config) => automatic_not_run(
-                name,
-                "no run printed a `config` object; print {\"config\": {...}} to have it checked",
-            ),
-            automatic::QUIET if !runs.iter().any(|r| r.busy_share.is_some()) => automatic_not_run(
-                name,
-                "no run recorded what else the machine did (sessions before lab measured it, or runs under 0.2 CPU-seconds)",
-            ),
-            _ => automatic_result(name, runs, calibration),
         })
         .collect()
+}
+
+/// An automatic check judged on runs lab ran itself, or not run where the record lacks what
+/// it needs.
+fn judged_automatic(
+    name: &'static str,
+    runs: &[RunView],
+    calibration: Option<&Calibration>,
+) -> CheckResult {
+    match name {
+        automatic::TOO_SHORT if calibration.is_none() => automatic_not_run(
+            name,
+            "the session recorded no calibration of spawn cost and timer",
+        ),
+        automatic::CONFIG_ECHO if !runs.iter().any(|r| r.echoed_config) => automatic_not_run(
+            name,
+            "no run printed a `config` object; print {\"config\": {...}} to have it checked",
+        ),
+        automatic::QUIET if !runs.iter().any(|r| r.busy_share.is_some()) => automatic_not_run(
+            name,
+            "no run recorded what else the machine did (sessions before lab measured it, or runs under 0.2 CPU-seconds)",
+        ),
+        _ => automatic_result(name, runs, calibration),
+    }
 }
 
 fn automatic_not_run(name: &str, why: &str) -> CheckResult {

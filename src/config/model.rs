@@ -356,6 +356,8 @@ pub struct Experiment {
     /// in (the experiment's folder in that revision's worktree).
     #[serde(skip)]
     pub revision_dirs: BTreeMap<String, PathBuf>,
+    /// The tool whose results the experiment holds (`lab import`); `None`: lab measures it.
+    pub imported: Option<String>,
 }
 
 /// The parameter a session across revisions adds: which revision a run measures.

@@ -63,6 +63,9 @@ pub struct RawExperiment {
     #[serde(default)]
     #[schemars(with = "Vec<Vec<String>>")]
     pub versions: Vec<Spanned<Vec<String>>>,
+    /// The tool whose results this experiment holds (written by `lab import`): its variants
+    /// need no `run`, and `lab run` refuses it; `lab import` adds sessions instead.
+    pub imported: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
@@ -97,8 +100,10 @@ pub enum RawParamValue {
 pub struct RawVariant {
     #[schemars(with = "String")]
     pub name: Spanned<String>,
-    #[schemars(with = "Vec<String>")]
-    pub run: Spanned<Vec<String>>,
+    /// The command, one argument per element, `{param}` placeholders inside them. Required
+    /// unless the experiment is `imported`.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub run: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     #[schemars(with = "Option<String>")]

@@ -50,7 +50,12 @@ pub fn validate(
     let mut params = validate_params(&raw.params, loc)?;
     let declared_values = declared_values(&base_params, &params);
     params.sort_by_key(|p| param_order.iter().position(|n| *n == p.name));
-    let variants = validate_variants(&raw.variants, &params, loc)?;
+    let variants = validate_variants(
+        &raw.variants,
+        &params,
+        raw.experiment.imported.is_some(),
+        loc,
+    )?;
     let metrics = validate_metrics(&raw.metrics, loc)?;
     let e = &raw.experiment;
     let timeout = match overrides.timeout.as_ref().or(e.timeout.as_ref()) {
@@ -91,6 +96,7 @@ pub fn validate(
         profile: profile.map(str::to_string),
         warnings: Vec::new(),
         revision_dirs: BTreeMap::new(),
+        imported: e.imported.clone(),
     };
     if let Some(why) = identifier_problem(&experiment.name) {
         return Err(loc.hinted(
@@ -399,7 +405,12 @@ fn first_duplicate(values: &[ParamValue]) -> Option<&ParamValue> {
         .map(|(_, v)| v)
 }
 
-fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Result<Vec<Variant>> {
+fn validate_variants(
+    raw: &[RawVariant],
+    params: &[Param],
+    imported: bool,
+    loc: &Locator,
+) -> Result<Vec<Variant>> {
     if raw.is_empty() {
         let hint = "add a [[variant]] table with a name and a run = [\"program\", \"arg\"] command";
         return Err(loc.hinted(
@@ -426,11 +437,26 @@ fn validate_variants(raw: &[RawVariant], params: &[Param], loc: &Locator) -> Res
                 "give every variant its own name",
             ));
         }
-        check_argv(&v.run, &format!("{key}.run"), params, loc)?;
+        let argv = match (&v.run, imported) {
+            (Some(run), _) => {
+                check_argv(run, &format!("{key}.run"), params, loc)?;
+                run.get_ref().clone()
+            }
+            (None, true) => Vec::new(),
+            (None, false) => {
+                let msg = format!("variant {name:?} has no `run` command");
+                return Err(loc.hinted(
+                    v.name.span(),
+                    &format!("{key}.run"),
+                    msg,
+                    "add run = [\"program\", \"arg\"]: the command lab runs for this variant",
+                ));
+            }
+        };
         variants.push(Variant {
             name,
             label: v.label.clone(),
-            argv: v.run.get_ref().clone(),
+            argv,
             env: v.env.clone(),
             cpus: v
                 .cpus
@@ -637,7 +663,7 @@ fn argv_warnings(raw: &RawFile, loc: &Locator) -> Vec<String> {
         .variants
         .iter()
         .enumerate()
-        .map(|(i, v)| (format!("variant[{}].run", i + 1), &v.run))
+        .filter_map(|(i, v)| Some((format!("variant[{}].run", i + 1), v.run.as_ref()?)))
         .chain(raw.build.iter().map(|b| ("build.run".to_string(), &b.run)));
     let mut warnings = Vec::new();
     for (key, argv) in commands {

@@ -284,7 +284,14 @@ fn variants(exp: &Experiment) -> Vec<VariantRow> {
             VariantRow {
                 name: v.name.clone(),
                 label: v.label.clone(),
-                command: shell_words(&v.argv),
+                command: if v.argv.is_empty() {
+                    format!(
+                        "(measured by {})",
+                        exp.imported.as_deref().unwrap_or("another tool")
+                    )
+                } else {
+                    shell_words(&v.argv)
+                },
                 extra: extra.join("; "),
             }
         })

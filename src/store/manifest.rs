@@ -36,6 +36,9 @@ pub struct Manifest {
     /// first, and how their comparison is judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revisions: Option<Revisions>,
+    /// For results another harness measured (`lab import`): which tool, from which files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportRecord>,
     /// A name the author gave the session (`lab run --label`), shown in its history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -73,6 +76,27 @@ impl Manifest {
         }
         parts.join(", ")
     }
+}
+
+/// Where an imported session's values come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportRecord {
+    /// The tool that measured them, with its version when its files record it.
+    pub tool: String,
+    pub version: Option<String>,
+    /// Every file read, with its SHA-256.
+    pub files: Vec<ImportedFile>,
+    /// What the files record about the machine and the tool's settings.
+    pub context: std::collections::BTreeMap<String, String>,
+    /// Some benchmark had only a summary in its file, no raw values.
+    pub summary_only: bool,
+}
+
+/// A file `lab import` read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportedFile {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// The revisions a session measured side by side.

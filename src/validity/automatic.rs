@@ -56,11 +56,12 @@ pub const CHECK_NAMES: [&str; 8] = [
     "no run timed out",
     LEFT_RUNNING,
     "no run spanned a system suspend",
-    "every run reported every metric",
+    REPORTED,
     TOO_SHORT,
     CONFIG_ECHO,
     QUIET,
 ];
+pub const REPORTED: &str = "every run reported every metric";
 pub const TOO_SHORT: &str = "every run was long enough to time";
 pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
