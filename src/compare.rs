@@ -52,6 +52,18 @@ pub struct Difference {
     pub invalidates: bool,
 }
 
+impl Difference {
+    /// "kernel: 6.1.0 → 6.2.0", each side on one line.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: {} → {}",
+            self.what,
+            crate::format::one_line(&self.a),
+            crate::format::one_line(&self.b)
+        )
+    }
+}
+
 /// One cell in both sessions.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellChange {
@@ -132,10 +144,7 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
         b: b.name.to_string(),
         metric: metric.name.clone(),
         unit: metric.unit.clone(),
-        better: match metric.better {
-            Better::Higher => "higher".into(),
-            Better::Lower => "lower".into(),
-        },
+        better: metric.better.word().into(),
         threshold,
         level: crate::analysis::LEVEL,
         differences: differences(a.manifest, b.manifest),
@@ -186,10 +195,7 @@ pub fn between_revisions(
         b: format!("{} ({})", head.name, short(&head.commit)),
         metric: metric.name.clone(),
         unit: metric.unit.clone(),
-        better: match metric.better {
-            Better::Higher => "higher".into(),
-            Better::Lower => "lower".into(),
-        },
+        better: metric.better.word().into(),
         threshold: revisions.threshold,
         level: crate::analysis::LEVEL,
         differences: Vec::new(),

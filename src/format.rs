@@ -332,6 +332,11 @@ pub fn terminal(text: &str) -> String {
     out
 }
 
+/// Text on one line: every run of whitespace, newlines included, becomes one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

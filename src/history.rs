@@ -124,10 +124,7 @@ pub fn history(experiment: &str, entries: &[Entry], metric: &Metric, threshold: 
         experiment: experiment.to_string(),
         metric: metric.name.clone(),
         unit: metric.unit.clone(),
-        better: match metric.better {
-            Better::Higher => "higher".into(),
-            Better::Lower => "lower".into(),
-        },
+        better: metric.better.word().into(),
         threshold,
         sessions,
         cells,
@@ -162,12 +159,8 @@ fn unlike(m: &Manifest, newest: &Manifest) -> Vec<String> {
     differences(m, newest)
         .into_iter()
         .filter(|d| d.invalidates && d.what != "lab.toml SHA-256")
-        .map(|d| format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b)))
+        .map(|d| d.line())
         .collect()
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Cell labels of `metric`: the newest session's in its order, then any only older sessions

@@ -4,21 +4,8 @@
 
 mod common;
 
-use common::{Project, timed_session as session};
+use common::{Project, git, timed_session as session};
 use lab::app::Layout;
-use std::process::Command;
-
-/// Runs git in the project with a fixed author, and returns its stdout.
-fn git(project: &Project, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
-        .args(args)
-        .current_dir(project.root())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// A git repository holding the `sampled` fixture, its data and book ignored.
 fn repository() -> Project {

@@ -5,19 +5,7 @@
 
 mod common;
 
-use common::Project;
-use std::process::Command;
-
-fn git(project: &Project, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
-        .args(args)
-        .current_dir(project.root())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use common::{Project, git};
 
 /// A repository whose first commit costs 100 ms and whose second costs `then`.
 fn two_commits(then: &str) -> Project {

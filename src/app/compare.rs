@@ -220,11 +220,11 @@ pub fn text(c: &Comparison) -> String {
     if !loud.is_empty() {
         out.push_str("WARNING: the two sessions were not measured alike; the ratios below may reflect that, not the change:\n");
         for d in &loud {
-            out.push_str(&format!("  {}\n", difference_line(d)));
+            out.push_str(&format!("  {}\n", d.line()));
         }
     }
     for d in &quiet {
-        out.push_str(&format!("{}\n", difference_line(d)));
+        out.push_str(&format!("{}\n", d.line()));
     }
     let width = c
         .cells
@@ -267,14 +267,4 @@ pub fn text(c: &Comparison) -> String {
 
 fn interval_text(r: f64, lo: f64, hi: f64) -> String {
     format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
-}
-
-/// "kernel: 6.1.0 → 6.2.0".
-fn difference_line(d: &Difference) -> String {
-    format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b))
-}
-
-/// A tool's version output on one line.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

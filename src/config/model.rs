@@ -94,6 +94,16 @@ pub enum Better {
     Lower,
 }
 
+impl Better {
+    /// "higher" or "lower", as lab.toml writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+    }
+}
+
 /// Where a metric's values are read from in a run's standard output.
 #[derive(Debug, Clone, Serialize)]
 pub enum Extractor {

@@ -1,7 +1,7 @@
 //! The chapter's template context: every number formatted once, here, from the analysis.
 
 use super::escape::with_code_spans;
-use super::figures::Figure;
+use super::figures::{ChartView, Figure};
 use super::marks;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
@@ -45,22 +45,6 @@ pub struct ChapterContext {
     pub seed: u64,
     /// Fewest valid runs for an interval.
     pub min_runs: usize,
-}
-
-/// A chart as the chapter shows it: its heading and the figure HTML lab composes.
-#[derive(Serialize)]
-pub struct ChartView {
-    pub heading: String,
-    pub figure: String,
-}
-
-impl ChartView {
-    pub(super) fn of(f: &Figure) -> Self {
-        ChartView {
-            heading: f.heading.clone(),
-            figure: super::figures::figure_html(f),
-        }
-    }
 }
 
 #[derive(Serialize)]

@@ -2,8 +2,7 @@
 //! across revisions, the base revision) against this one, cell by cell, with a forest chart
 //! of the ratios and what differs between the two records.
 
-use super::chapter::ChartView;
-use super::figures::{Figure, Text};
+use super::figures::{ChartView, Figure, Text};
 use crate::compare::{CellChange, Change, Comparison};
 use crate::format::{level, number, percent, ratio};
 use crate::render::charts::{ForestChart, ForestRow, Verdict, forest_svg};
@@ -37,9 +36,6 @@ pub struct ComparedRow {
 pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
     let figure = figure(c)?;
     let (loud, quiet): (Vec<_>, Vec<_>) = c.differences.iter().partition(|d| d.invalidates);
-    let line = |d: &&crate::compare::Difference| {
-        format!("{}: {} → {}", d.what, one_line(&d.a), one_line(&d.b))
-    };
     let view = ComparedView {
         heading: format!("Compared with {}", c.a),
         sentence: format!(
@@ -50,17 +46,13 @@ pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
             percent(c.threshold),
             c.summary
         ),
-        warnings: loud.iter().map(line).collect(),
-        facts: quiet.iter().map(line).collect(),
+        warnings: loud.iter().map(|d| d.line()).collect(),
+        facts: quiet.iter().map(|d| d.line()).collect(),
         chart: figure.as_ref().map(ChartView::of),
         level: level(c.level),
         rows: c.cells.iter().map(|x| row(c, x)).collect(),
     };
     Ok((view, figure))
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn row(c: &Comparison, x: &CellChange) -> ComparedRow {

@@ -25,6 +25,22 @@ pub struct Figure {
     pub narrow_svg: String,
 }
 
+/// A chart as the chapter shows it: its heading and the figure HTML lab composes.
+#[derive(serde::Serialize)]
+pub struct ChartView {
+    pub heading: String,
+    pub figure: String,
+}
+
+impl ChartView {
+    pub(super) fn of(f: &Figure) -> Self {
+        ChartView {
+            heading: f.heading.clone(),
+            figure: figure_html(f),
+        }
+    }
+}
+
 /// The words around a chart.
 pub(super) struct Text {
     pub heading: String,

@@ -2,8 +2,7 @@
 //! chart per variant with the steps drawn where they happened, and a table naming each step's
 //! first session and commit.
 
-use super::chapter::ChartView;
-use super::figures::{Figure, Text};
+use super::figures::{ChartView, Figure, Text};
 use crate::format::{number, percent, ratio};
 use crate::history::{CellHistory, History, StepKind};
 use crate::render::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};

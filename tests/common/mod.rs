@@ -268,3 +268,15 @@ pub fn sampled_project() -> Project {
     std::fs::write(toml, text).unwrap();
     project
 }
+
+/// Runs git in the project with a fixed author, insisting it succeeds; its trimmed stdout.
+pub fn git(project: &Project, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
+        .args(args)
+        .current_dir(project.root())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

@@ -6,7 +6,7 @@
 //! summary statistics, which are not imported. `exit_codes` is not read either: with
 //! `--ignore-failure` the times of failed runs are imported like the others.
 
-use super::{Benchmark, Format, Imported, Run, Source, group_benchmarks, scalar_text};
+use super::{Benchmark, Format, Imported, Run, Source, group_benchmarks};
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -80,25 +80,7 @@ fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
 }
 
 fn parameters(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
-    let Some(parameters) = result.get("parameters") else {
-        return Ok(BTreeMap::new());
-    };
-    let object = parameters.as_object().ok_or_else(|| {
-        source.bad(format!(
-            "benchmark \"{name}\": \"parameters\" is not an object (expected {{\"NAME\": \"VALUE\"}})"
-        ))
-    })?;
-    object
-        .iter()
-        .map(|(key, value)| {
-            let text = scalar_text(value).ok_or_else(|| {
-                source.bad(format!(
-                    "benchmark \"{name}\": parameter {key} is {value} (expected a text or number value)"
-                ))
-            })?;
-            Ok((key.clone(), text))
-        })
-        .collect()
+    super::text_params(source, name, result, "parameters")
 }
 
 #[cfg(test)]

@@ -214,25 +214,7 @@ fn summary_run(source: &Source, name: &str, primary: &Value, factor: f64) -> Res
 }
 
 fn params(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
-    let Some(params) = result.get("params") else {
-        return Ok(BTreeMap::new());
-    };
-    let object = params.as_object().ok_or_else(|| {
-        source.bad(format!(
-            "benchmark \"{name}\": \"params\" is not an object (expected {{\"NAME\": \"VALUE\"}})"
-        ))
-    })?;
-    object
-        .iter()
-        .map(|(key, value)| {
-            let text = scalar_text(value).ok_or_else(|| {
-                source.bad(format!(
-                    "benchmark \"{name}\": param {key} is {value} (expected a text value)"
-                ))
-            })?;
-            Ok((key.clone(), text))
-        })
-        .collect()
+    super::text_params(source, name, result, "params")
 }
 
 #[cfg(test)]

@@ -356,6 +356,35 @@ pub(crate) fn number(value: &Value) -> Option<f64> {
 }
 
 /// A JSON string, number or boolean as text; None for null, arrays and objects.
+/// The `key` object of a result (hyperfine `parameters`, JMH `params`) as text parameters;
+/// none when the result has no such key.
+pub(crate) fn text_params(
+    source: &Source,
+    name: &str,
+    result: &Value,
+    key: &str,
+) -> Result<BTreeMap<String, String>> {
+    let Some(found) = result.get(key) else {
+        return Ok(BTreeMap::new());
+    };
+    let object = found.as_object().ok_or_else(|| {
+        source.bad(format!(
+            "benchmark \"{name}\": \"{key}\" is not an object (expected {{\"NAME\": \"VALUE\"}})"
+        ))
+    })?;
+    object
+        .iter()
+        .map(|(param, value)| {
+            let text = scalar_text(value).ok_or_else(|| {
+                source.bad(format!(
+                    "benchmark \"{name}\": {key} {param} is {value} (expected a text or number value)"
+                ))
+            })?;
+            Ok((param.clone(), text))
+        })
+        .collect()
+}
+
 pub(crate) fn scalar_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
