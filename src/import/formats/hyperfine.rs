@@ -57,8 +57,25 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
     })
 }
 
-/// One run per entry of `times`, each holding that run's time.
+/// One run per entry of `times`, each holding that run's time. A run that exited with an
+/// error (kept by `hyperfine --ignore-failure`) is refused: its time is not a measurement of
+/// the command doing its work.
 fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
+    let failed = result
+        .get("exit_codes")
+        .and_then(Value::as_array)
+        .and_then(|codes| {
+            codes
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.as_i64() != Some(0))
+        });
+    if let Some((index, code)) = failed {
+        return Err(source.bad(format!(
+            "benchmark \"{name}\": run {} exited with code {code} (hyperfine --ignore-failure kept it), so its time is not a measurement of the command's work (expected every exit code 0: fix the command, or export without the failing runs)",
+            index + 1
+        )));
+    }
     let times = result
         .get("times")
         .and_then(Value::as_array)
@@ -97,6 +114,24 @@ mod tests {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/import/hyperfine/hyperfine-scan.json"
     ));
+
+    #[test]
+    fn a_run_that_failed_is_refused_with_its_number_and_code() {
+        let failing = PLAIN.replacen(
+            "\"exit_codes\": [\n        0,\n        0,",
+            "\"exit_codes\": [\n        0,\n        2,",
+            1,
+        );
+        assert_ne!(
+            failing, PLAIN,
+            "the fixture's exit codes are where the test expects"
+        );
+        let err = parse("hyperfine.json", &failing).unwrap_err().to_string();
+        assert!(
+            err.contains("benchmark \"sleep 0.01\": run 2 exited with code 2"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn each_command_is_a_benchmark_and_each_time_a_run() {
