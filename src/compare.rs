@@ -123,7 +123,7 @@ pub fn chosen_metric<'a>(exp: &'a Experiment, name: Option<&str>) -> Result<&'a 
 pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Comparison {
     let exp = b.experiment;
     let seed = a.experiment.seed;
-    let cells: Vec<CellChange> = b
+    let pairs: Vec<(&CellStats, &CellStats)> = b
         .analysis
         .cells
         .iter()
@@ -134,8 +134,13 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
                 .cells
                 .iter()
                 .find(|c| c.metric == metric.name && c.cell == cb.cell)?;
-            Some(change(ca, cb, metric.better, threshold, seed))
+            Some((ca, cb))
         })
+        .collect();
+    let level = family_level(&pairs);
+    let cells: Vec<CellChange> = pairs
+        .iter()
+        .map(|(ca, cb)| change(ca, cb, metric.better, threshold, seed, level))
         .collect();
     let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
     Comparison {
@@ -146,9 +151,9 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
         unit: metric.unit.clone(),
         better: metric.better.word().into(),
         threshold,
-        level: crate::analysis::LEVEL,
+        level,
         differences: differences(a.manifest, b.manifest),
-        summary: summary(&cells, threshold, "sessions"),
+        summary: summary(&cells, threshold, "sessions", level),
         cells,
         regressed,
     }
@@ -169,7 +174,7 @@ pub fn between_revisions(
         cell.metric == metric.name
             && cell.cell.params.get(REV_PARAM).map(String::as_str) == Some(rev)
     };
-    let cells: Vec<CellChange> = analysis
+    let pairs: Vec<(&CellStats, &CellStats, String)> = analysis
         .cells
         .iter()
         .filter(|c| of(c, &head.name))
@@ -183,9 +188,16 @@ pub fn between_revisions(
                     other == key.params
                 }
             })?;
-            let mut change = change(b, h, metric.better, revisions.threshold, exp.seed);
-            change.cell = crate::analysis::cell_label(exp, &key);
-            Some(change)
+            Some((b, h, crate::analysis::cell_label(exp, &key)))
+        })
+        .collect();
+    let plain: Vec<(&CellStats, &CellStats)> = pairs.iter().map(|(b, h, _)| (*b, *h)).collect();
+    let level = family_level(&plain);
+    let cells: Vec<CellChange> = pairs
+        .iter()
+        .map(|(b, h, label)| CellChange {
+            cell: label.clone(),
+            ..change(b, h, metric.better, revisions.threshold, exp.seed, level)
         })
         .collect();
     let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
@@ -197,23 +209,37 @@ pub fn between_revisions(
         unit: metric.unit.clone(),
         better: metric.better.word().into(),
         threshold: revisions.threshold,
-        level: crate::analysis::LEVEL,
+        level,
         differences: Vec::new(),
-        summary: summary(&cells, revisions.threshold, "revisions"),
+        summary: summary(&cells, revisions.threshold, "revisions", level),
         cells,
         regressed,
     })
 }
 
+/// The level of each cell's interval such that all of them hold together at 95%: the
+/// Bonferroni correction over the m cells that have enough runs to compare, 1 − 0.05/m (Dunn,
+/// "Multiple comparisons among means", JASA 56:52, 1961). A comparison of 24 cells at 95% each
+/// would report about one false change per run; a gate that fails a build must not.
+pub fn family_level(pairs: &[(&CellStats, &CellStats)]) -> f64 {
+    let m = pairs
+        .iter()
+        .filter(|(a, b)| a.n >= MIN_RUNS && b.n >= MIN_RUNS)
+        .count()
+        .max(1);
+    1.0 - (1.0 - crate::analysis::LEVEL) / m as f64
+}
+
 /// One cell's change from A to B: the ratio of medians resampled on the log scale (both
-/// sessions' runs drawn independently, as for a `compare` check), judged against the band
-/// [1 / (1 + threshold), 1 + threshold] of changes too small to count.
+/// sessions' runs drawn independently, as for a `compare` check) with an interval at `level`,
+/// judged against the band [1 / (1 + threshold), 1 + threshold] of changes too small to count.
 pub fn change(
     a: &CellStats,
     b: &CellStats,
     better: Better,
     threshold: f64,
     seed: u64,
+    level: f64,
 ) -> CellChange {
     let mut out = CellChange {
         cell: b.label.clone(),
@@ -231,7 +257,6 @@ pub fn change(
     }
     let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));
     let resamples = crate::analysis::RESAMPLES;
-    let level = crate::analysis::LEVEL;
     let Some(est) = stats::ratio_ci(
         &b.runs,
         &a.runs,
@@ -258,7 +283,7 @@ pub fn change(
 }
 
 /// "2 of 24 cells slower, 1 faster, 21 with no detectable change beyond ±2.0%".
-fn summary(cells: &[CellChange], threshold: f64, sides: &str) -> String {
+fn summary(cells: &[CellChange], threshold: f64, sides: &str, level: f64) -> String {
     let count = |c: Change| cells.iter().filter(|x| x.verdict == c).count();
     let mut parts = vec![
         format!("{} slower", count(Change::Slower)),
@@ -275,8 +300,21 @@ fn summary(cells: &[CellChange], threshold: f64, sides: &str) -> String {
             count(Change::TooFewRuns)
         ));
     }
+    let compared = cells
+        .iter()
+        .filter(|c| c.verdict != Change::TooFewRuns)
+        .count();
+    let family = if compared > 1 {
+        format!(
+            " (each interval at {}, so that all {compared} hold together at {})",
+            crate::format::level(level),
+            crate::format::level(crate::analysis::LEVEL)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} cells in both {sides}: {}",
+        "{} cells in both {sides}: {}{family}",
         cells.len(),
         parts.join(", ")
     )

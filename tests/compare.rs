@@ -39,7 +39,7 @@ fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
     }
     assert_eq!(
         c.summary,
-        "2 cells in both sessions: 2 slower, 0 faster, 0 with no detectable change beyond ±2.0%"
+        "2 cells in both sessions: 2 slower, 0 faster, 0 with no detectable change beyond ±2.0% (each interval at 97.5%, so that all 2 hold together at 95%)"
     );
 }
 
@@ -104,7 +104,8 @@ fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
         .find("WARNING: the two sessions were not measured alike")
         .unwrap();
     let hash = text.find("  lab.toml SHA-256: ").unwrap();
-    let table = text.find("B/A [95% CI]").unwrap();
+    // Two cells, each at 97.5%: together at 95% (Bonferroni).
+    let table = text.find("B/A [97.5% CI]").unwrap();
     assert!(warning < hash && hash < table, "{text}");
     let err = project.lab_ok(&["compare", "sampled", "previous", "earlier"], 2);
     assert!(

@@ -86,6 +86,15 @@ fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
     let chapter = project.read("book/src/ab/index.md");
     assert!(chapter.contains("## Compared with HEAD\\~1 ("), "{chapter}");
     assert!(chapter.contains("| work |"), "{chapter}");
+    // notes.md names the cell without a revision: it reads the head revision's.
+    let head = c["cells"][0]["b_median"].as_f64().unwrap();
+    assert!(
+        chapter.contains(&format!(
+            "The program costs {} ms \\[",
+            lab::format::significant(head, 3)
+        )),
+        "{chapter}"
+    );
     let text = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD"], 1);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("1 slower"), "{text}");

@@ -236,6 +236,27 @@ impl NotesData {
         }
     }
 
+    /// In a session across revisions, a selector that names no `rev` reads the head revision
+    /// (the code as it is now); elsewhere the matches are left as they are.
+    fn at_head_revision<'c>(
+        &self,
+        matches: Vec<&'c CellStats>,
+        wanted: &[(&str, &str)],
+    ) -> Vec<&'c CellStats> {
+        let head = self
+            .exp
+            .param(crate::config::REV_PARAM)
+            .and_then(|p| p.values.last())
+            .map(ToString::to_string);
+        match head {
+            Some(head) if matches.len() > 1 && !wanted.iter().any(|(k, _)| *k == "rev") => matches
+                .into_iter()
+                .filter(|c| c.cell.params.get(crate::config::REV_PARAM) == Some(&head))
+                .collect(),
+            _ => matches,
+        }
+    }
+
     /// The one cell a selector string like "nonfair threads=2" names.
     fn find(&self, selector: &str, metric: &str) -> TeraResult<&CellStats> {
         let mut words = selector.split_whitespace();
@@ -252,6 +273,7 @@ impl NotesData {
                     .all(|(k, v)| c.cell.params.get(*k).is_some_and(|cv| same_value(cv, v)))
             })
             .collect();
+        let matches = self.at_head_revision(matches, &wanted);
         match matches.as_slice() {
             [one] => Ok(one),
             [] => Err(fail(format!(
