@@ -106,10 +106,17 @@ impl StepKind {
 /// The history of `metric` over `entries` (oldest first).
 pub fn history(experiment: &str, entries: &[Entry], metric: &Metric, threshold: f64) -> History {
     let sessions = marks(entries);
-    let cells: Vec<CellHistory> = cell_labels(entries, &metric.name)
+    let labels = cell_labels(entries, &metric.name);
+    let level = 1.0 - (1.0 - crate::analysis::LEVEL) / labels.len().max(1) as f64;
+    let judged = Judged {
+        better: metric.better,
+        threshold,
+        level,
+    };
+    let cells: Vec<CellHistory> = labels
         .into_iter()
         .map(|(label, variant)| {
-            let mut cell = cell_history(&label, entries, &sessions, metric, threshold);
+            let mut cell = cell_history(&label, entries, &sessions, &metric.name, &judged);
             cell.variant = variant;
             cell
         })
@@ -177,12 +184,20 @@ fn cell_labels(entries: &[Entry], metric: &str) -> Vec<(String, String)> {
     labels
 }
 
+/// How a step is judged: its direction by `better`, reported beyond ±`threshold` when it
+/// holds at `level` (Bonferroni over the cells, so that all cells' steps hold together at 95%).
+struct Judged {
+    better: Better,
+    threshold: f64,
+    level: f64,
+}
+
 fn cell_history(
     label: &str,
     entries: &[Entry],
     sessions: &[SessionMark],
-    metric: &Metric,
-    threshold: f64,
+    metric: &str,
+    judged: &Judged,
 ) -> CellHistory {
     let points: Vec<HistoryPoint> = entries
         .iter()
@@ -192,11 +207,11 @@ fn cell_history(
                 .analysis
                 .cells
                 .iter()
-                .find(|c| c.metric == metric.name && c.label == label)?;
+                .find(|c| c.metric == metric && c.label == label)?;
             point(i + 1, cell)
         })
         .collect();
-    let steps = steps_of(&points, sessions, metric.better, threshold);
+    let steps = steps_of(&points, sessions, judged);
     CellHistory {
         cell: label.to_string(),
         variant: String::new(),
@@ -222,18 +237,21 @@ fn point(session: usize, cell: &CellStats) -> Option<HistoryPoint> {
     })
 }
 
-/// The steps beyond the threshold among the points that have an interval.
-fn steps_of(
-    points: &[HistoryPoint],
-    sessions: &[SessionMark],
-    better: Better,
-    threshold: f64,
-) -> Vec<Step> {
+/// Fewest sessions with an interval before a step is looked for: with two, a step cannot be
+/// told from the spread between sessions (the chapter's comparison answers that question).
+pub const MIN_SESSIONS: usize = 3;
+
+/// The steps beyond the threshold that hold at the judged level, among the points that have an
+/// interval.
+fn steps_of(points: &[HistoryPoint], sessions: &[SessionMark], judged: &Judged) -> Vec<Step> {
     let usable: Vec<(&HistoryPoint, LogPoint)> = points
         .iter()
         .filter_map(|p| Some((p, LogPoint::from_interval(p.median, p.lo?, p.hi?, p.level)?)))
         .collect();
     let logs: Vec<LogPoint> = usable.iter().map(|(_, l)| *l).collect();
+    if logs.len() < MIN_SESSIONS {
+        return Vec::new();
+    }
     let found = steps::detect(&logs, steps::penalty(logs.len()));
     found
         .changes
@@ -241,7 +259,9 @@ fn steps_of(
         .enumerate()
         .filter_map(|(k, &at)| {
             let ratio = (found.means[k + 1] - found.means[k]).exp();
-            if ratio.ln().abs() <= threshold.ln_1p() {
+            if ratio.ln().abs() <= judged.threshold.ln_1p()
+                || !steps::step_holds(&found, k, judged.level)
+            {
                 return None;
             }
             let number = usable[at].0.session;
@@ -251,7 +271,7 @@ fn steps_of(
                 session_name: session.name.clone(),
                 commit: session.commit.clone(),
                 ratio,
-                kind: match (ratio > 1.0, better) {
+                kind: match (ratio > 1.0, judged.better) {
                     (true, Better::Lower) | (false, Better::Higher) => StepKind::Regression,
                     _ => StepKind::Improvement,
                 },

@@ -69,7 +69,7 @@ pub fn view(title: &str, h: &History) -> Result<(HistoryView, Vec<Figure>)> {
 fn sentence(h: &History) -> String {
     let steps: usize = h.cells.iter().map(|c| c.steps.len()).sum();
     format!(
-        "{} of {} session{} in time order ({}{}, {} is better). Steps are found on the sessions' medians and their intervals; steps within ±{} are not reported. {} step{} found.",
+        "{} of {} session{} in time order ({}{}, {} is better). Steps are looked for from {} sessions on, in the sessions' medians and their intervals; a step is reported when it lies beyond ±{} and holds at 95% over all cells together. {} step{} found.",
         h.metric,
         h.sessions.len(),
         if h.sessions.len() == 1 { "" } else { "s" },
@@ -80,6 +80,7 @@ fn sentence(h: &History) -> String {
             format!(" in {}", h.unit)
         },
         h.better,
+        crate::history::MIN_SESSIONS,
         percent(h.threshold),
         steps,
         if steps == 1 { "" } else { "s" }

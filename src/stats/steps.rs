@@ -71,6 +71,18 @@ pub fn between_session_sd(points: &[LogPoint]) -> f64 {
     (total * total - own).max(0.0).sqrt()
 }
 
+/// Whether the step between segments k and k+1 holds at `level` (two-sided): the difference of
+/// their weighted means over its standard error, √(se_k² + se_{k+1}²), beyond the normal
+/// quantile. With a Bonferroni `level` over m series (1 − 0.05/m), the steps reported across
+/// all of them hold together at 95%.
+pub fn step_holds(steps: &Steps, k: usize, level: f64) -> bool {
+    let (Some(a), Some(b)) = (steps.means.get(k), steps.means.get(k + 1)) else {
+        return false;
+    };
+    let se = steps.mean_ses[k].hypot(steps.mean_ses[k + 1]);
+    se.is_finite() && se > 0.0 && ((b - a) / se).abs() > z_two_sided(level)
+}
+
 /// Cumulative weighted sums for O(1) segment costs.
 struct WeightedSums {
     w: Vec<f64>,
@@ -106,6 +118,11 @@ impl WeightedSums {
     fn mean(&self, a: usize, b: usize) -> f64 {
         (self.wy[b] - self.wy[a]) / (self.w[b] - self.w[a])
     }
+
+    /// The standard error of that mean, 1/√Σw.
+    fn mean_se(&self, a: usize, b: usize) -> f64 {
+        (1.0 / (self.w[b] - self.w[a])).sqrt()
+    }
 }
 
 /// A segmentation: the start of every segment after the first, and each segment's weighted
@@ -114,6 +131,8 @@ impl WeightedSums {
 pub struct Steps {
     pub changes: Vec<usize>,
     pub means: Vec<f64>,
+    /// The standard error of each segment's mean.
+    pub mean_ses: Vec<f64>,
     /// The between-session standard deviation used (log scale).
     pub between_sd: f64,
 }
@@ -140,6 +159,7 @@ pub fn detect(points: &[LogPoint], beta: f64) -> Steps {
         };
         return Steps {
             changes: Vec::new(),
+            mean_ses: vec![f64::NAN; mean.len()],
             means: mean,
             between_sd: between,
         };
@@ -151,9 +171,14 @@ pub fn detect(points: &[LogPoint], beta: f64) -> Steps {
         .chain(std::iter::once(ys.len()))
         .collect();
     let means = bounds.windows(2).map(|w| sums.mean(w[0], w[1])).collect();
+    let mean_ses = bounds
+        .windows(2)
+        .map(|w| sums.mean_se(w[0], w[1]))
+        .collect();
     Steps {
         changes,
         means,
+        mean_ses,
         between_sd: between,
     }
 }
@@ -231,6 +256,21 @@ mod tests {
         assert_eq!(steps.changes, vec![3]);
         let ratio = (steps.means[1] - steps.means[0]).exp();
         assert!((ratio - 1.2).abs() < 0.01, "{ratio}");
+    }
+
+    #[test]
+    fn a_step_holds_when_its_z_exceeds_the_quantile() {
+        // Segments at 0 and 0.1 with standard errors 0.03 and 0.04: z = 0.1 / 0.05 = 2.0,
+        // beyond 1.96 (95%) and short of 2.576 (99%).
+        let steps = Steps {
+            changes: vec![2],
+            means: vec![0.0, 0.1],
+            mean_ses: vec![0.03, 0.04],
+            between_sd: 0.0,
+        };
+        assert!(step_holds(&steps, 0, 0.95));
+        assert!(!step_holds(&steps, 0, 0.99));
+        assert!(!step_holds(&steps, 1, 0.95), "no segment after the last");
     }
 
     #[test]
