@@ -5,13 +5,18 @@
 //! an interleaved session across revisions compares its own `rev` cells; the chapter and the
 //! history page show the same figures.
 
-use crate::analysis::{Analysis, CellStats, MIN_RUNS};
+use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, Experiment, Metric, REV_PARAM};
 use crate::error::LabError;
 use crate::format::percent;
 use crate::stats::{self, Statistic};
 use crate::store::{Manifest, Revisions};
 use serde::{Deserialize, Serialize};
+
+/// Fewest valid runs on each side for a cell's change to be judged: below 5 the percentile
+/// bootstrap of a ratio of medians is far too narrow (identical cells of 3 runs differ at 95%
+/// in 11 to 14% of pairs; see `stats::coverage`).
+pub const MIN_COMPARE_RUNS: usize = 5;
 
 /// Changes within ±2% count as noise unless the user says otherwise.
 pub const DEFAULT_THRESHOLD: f64 = 0.02;
@@ -224,7 +229,7 @@ pub fn between_revisions(
 pub fn family_level(pairs: &[(&CellStats, &CellStats)]) -> f64 {
     let m = pairs
         .iter()
-        .filter(|(a, b)| a.n >= MIN_RUNS && b.n >= MIN_RUNS)
+        .filter(|(a, b)| a.n >= MIN_COMPARE_RUNS && b.n >= MIN_COMPARE_RUNS)
         .count()
         .max(1);
     1.0 - (1.0 - crate::analysis::LEVEL) / m as f64
@@ -252,7 +257,7 @@ pub fn change(
         hi: None,
         verdict: Change::TooFewRuns,
     };
-    if a.n < MIN_RUNS || b.n < MIN_RUNS {
+    if a.n < MIN_COMPARE_RUNS || b.n < MIN_COMPARE_RUNS {
         return out;
     }
     let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));

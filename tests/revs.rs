@@ -1,11 +1,18 @@
 //! `lab run EXP --revs BASE,HEAD` on a git repository of a fixture: each revision is built in
-//! its own worktree and their runs interleave in one session. A second commit 20% slower exits
+//! its own worktree and their runs interleave in one session (a seeded program reads the cost
+//! each revision's build left in its worktree). A second commit 20% slower exits
 //! 1 with an interval excluding 1; two commits of the same program exit 0; `--confirm` measures
 //! a regression twice before reporting it.
 
 mod common;
 
 use common::{Project, git};
+use lab::app::{self, Layout, RunOptions};
+use lab::compare::between_revisions;
+use lab::exec::{Measurement, RunRequest, Runner};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
 
 /// A repository whose first commit costs 100 ms and whose second costs `then`.
 fn two_commits(then: &str) -> Project {
@@ -25,18 +32,49 @@ fn two_commits(then: &str) -> Project {
     project
 }
 
-fn summary(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
-    })
+/// A program whose run costs what the build copied into `built.txt` in the folder it runs in
+/// (so each revision's worktree tells its own cost), off by 3%, from a seeded stream.
+struct Costs(ChaCha8Rng);
+
+impl Runner for Costs {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        let cost: f64 = std::fs::read_to_string(request.cwd.join("built.txt"))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0.001);
+        let z: f64 = (0..12).map(|_| self.0.r#gen::<f64>()).sum::<f64>() - 6.0;
+        let ms = cost * (1.0 + 0.03 * z);
+        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
+        std::fs::write(request.stderr, "").unwrap();
+        common::clean_measurement((ms * 1e6) as u64)
+    }
+}
+
+/// `lab run ab --revs HEAD~1,HEAD [--confirm]` with the seeded program: the exit code and the
+/// newest session's comparison of the two revisions.
+fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
+    let layout = Layout::new(project.root());
+    let revs = vec!["HEAD~1".to_string(), "HEAD".to_string()];
+    let opts = RunOptions {
+        revs: Some(&revs),
+        confirm,
+        ..common::quiet_run("ab")
+    };
+    let mut runner = Costs(ChaCha8Rng::seed_from_u64(7));
+    let code = app::run(&layout, Path::new("ab"), &opts, &mut runner).unwrap();
+    let dir = layout.experiment_dir(Path::new("ab")).unwrap();
+    let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    let revisions = a.session.manifest.revisions.as_ref().unwrap();
+    let metric = a.experiment.primary_metric().unwrap();
+    let c = between_revisions(&a.experiment, &a.analysis, revisions, metric).unwrap();
+    (code, serde_json::to_value(&c).unwrap())
 }
 
 #[test]
 fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
     let project = two_commits("120");
-    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--json"], 1);
-    let s = summary(&out);
-    let c = &s["revisions"];
+    let (code, c) = measure(&project, false);
+    assert_eq!(code, 1, "a regression fails the command");
     assert_eq!(c["regressed"], true, "{c}");
     let cell = &c["cells"][0];
     assert_eq!(cell["cell"], "work");
@@ -95,16 +133,14 @@ fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
         )),
         "{chapter}"
     );
-    let text = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD"], 1);
-    let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("1 slower"), "{text}");
+    assert!(c["summary"].as_str().unwrap().contains("1 slower"), "{c}");
 }
 
 #[test]
 fn two_commits_of_the_same_program_exit_0() {
     let project = two_commits("100");
-    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--json"], 0);
-    let c = &summary(&out)["revisions"];
+    let (code, c) = measure(&project, false);
+    assert_eq!(code, 0);
     assert_eq!(c["regressed"], false);
     assert_eq!(c["cells"][0]["verdict"], "no_detectable_change", "{c}");
     let (lo, hi) = (
@@ -117,21 +153,11 @@ fn two_commits_of_the_same_program_exit_0() {
 #[test]
 fn confirm_measures_a_regression_again_before_reporting_it() {
     let project = two_commits("120");
-    let out = project.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD", "--confirm"], 1);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, confirmed) = measure(&project, true);
+    assert_eq!(code, 1, "a confirmed regression fails the command");
+    assert_eq!(confirmed["regressed"], true, "{confirmed}");
     let sessions = project.sessions("ab");
     assert_eq!(sessions.len(), 2);
-    let second = sessions[1]
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    assert!(
-        text.contains(&format!(
-            "regression confirmed: session {second} found it too"
-        )),
-        "{text}"
-    );
     let manifest = std::fs::read_to_string(sessions[1].join("manifest.json")).unwrap();
     let first = sessions[0]
         .file_name()
@@ -142,6 +168,9 @@ fn confirm_measures_a_regression_again_before_reporting_it() {
         manifest.contains(&format!("\"confirms\": \"{first}\"")),
         "{manifest}"
     );
+    // Another shuffle: the second session is not the first one again.
+    let plan = |d: &std::path::Path| std::fs::read_to_string(d.join("plan.json")).unwrap();
+    assert_ne!(plan(&sessions[0]), plan(&sessions[1]));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use super::Layout;
 use super::session::{Assessed, assess, find_session};
-use crate::analysis::MIN_RUNS;
+use crate::compare::MIN_COMPARE_RUNS;
 use crate::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::format::{level, percent, ratio};
@@ -248,7 +248,7 @@ pub fn text(c: &Comparison) -> String {
                 format!("{}  {}", interval_text(r, lo, hi), x.verdict.words())
             }
             _ => format!(
-                "{} (A {} runs, B {}; {MIN_RUNS} needed)",
+                "{} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
                 x.verdict.words(),
                 x.a_runs,
                 x.b_runs

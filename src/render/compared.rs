@@ -65,7 +65,12 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
             (Some(r), Some(lo), Some(hi)) => {
                 format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
             }
-            _ => format!("n/a ({} and {} runs)", x.a_runs, x.b_runs),
+            _ => format!(
+                "n/a ({} and {} runs; {} a side are needed)",
+                x.a_runs,
+                x.b_runs,
+                crate::compare::MIN_COMPARE_RUNS
+            ),
         },
         verdict: x.verdict.words().into(),
     }
