@@ -541,20 +541,10 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
 
 /// A run row for an imported run: what lab did not measure is left at zero or empty.
 fn run_row(run: &PlannedRun, started_utc: &str, log: &str) -> RunRow {
+    // Nothing lab measured: the fields of a run that never started, but an ordinary exit.
     let no_measurement = crate::exec::Measurement {
-        wall_ns: 0,
-        boottime_ns: 0,
-        user_ns: 0,
-        sys_ns: 0,
-        max_rss_kib: 0,
-        voluntary_cs: 0,
-        involuntary_cs: 0,
         exit: Exit::Code(0),
-        timed_out: false,
-        cpus_granted: None,
-        left_running: Vec::new(),
-        start_unix_ms: 0,
-        machine: None,
+        ..crate::exec::Measurement::spawn_failed(String::new(), 0)
     };
     RunRow {
         start_utc: started_utc.to_string(),
