@@ -244,6 +244,31 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         "{}",
         stderr(&out)
     );
+    // Hostile benchmark names and a file name with a newline still give a lab.toml that reads
+    // back with the names intact.
+    let evil = project.path("evil\n[x].json");
+    let text = std::fs::read_to_string(&hyperfine).unwrap().replacen(
+        "\"sleep 0.01\"",
+        "\"<script>alert(1)</script> \\\"q\\\"\\n[[variant]]\"",
+        1,
+    );
+    std::fs::write(&evil, text).unwrap();
+    project.lab_ok(
+        &[
+            "import",
+            "hyperfine",
+            evil.to_str().unwrap(),
+            "--into",
+            "evil",
+        ],
+        0,
+    );
+    let toml = project.read("experiments/evil/lab.toml");
+    assert!(
+        toml.contains("label = \"<script>alert(1)</script> \\\"q\\\"\\n[[variant]]\""),
+        "{toml}"
+    );
+    assert!(!project.read("book/src/evil/index.md").contains("<script>"));
     let out = project.lab_ok(&["import", "hyperfine", &hyperfine, "--into", "../up"], 2);
     assert!(
         stderr(&out).contains("a new experiment is a folder inside this project"),

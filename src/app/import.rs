@@ -242,7 +242,7 @@ fn generated_toml(
             .tool_version
             .as_deref()
             .map_or_else(String::new, |v| format!(" {v}")),
-        opts.command_line,
+        crate::format::one_line(&opts.command_line),
         quoted(&format!("{name}: results from {tool}")),
         quoted("State what these results should show, then add [[check]] tables to test it."),
         quoted(tool),
