@@ -1,6 +1,6 @@
 //! The command line, declared in one place with no logic.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Turns a benchmark investigation into a reproducible, publishable notebook.
@@ -18,6 +18,13 @@ pub struct Cli {
     /// Print nothing but errors (NO_COLOR is honoured too).
     #[arg(long, short, global = true)]
     pub quiet: bool,
+}
+
+/// Where `lab run` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    Local,
+    Slurm,
 }
 
 #[derive(Debug, Subcommand)]
@@ -57,6 +64,30 @@ pub enum Command {
         /// A name for the session, shown in `lab history` and on the History page.
         #[arg(long)]
         label: Option<String>,
+        /// Where the runs are measured: here, or on the nodes of a Slurm cluster (the plan is
+        /// split into shards submitted as one job array; the project folder must be on a file
+        /// system the nodes share).
+        #[arg(long, value_enum, default_value = "local")]
+        on: Engine,
+        /// With --on slurm: the partition to submit to.
+        #[arg(long)]
+        partition: Option<String>,
+        /// With --on slurm: only nodes with this feature (Slurm's --constraint).
+        #[arg(long)]
+        constraint: Option<String>,
+        /// With --on slurm: split the plan into this many shards, each on a whole node, at
+        /// most this many nodes at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        nodes: u16,
+    },
+    /// Run one shard of a session on the node a Slurm task was given (started by
+    /// `lab run --on slurm`, not by hand).
+    #[command(hide = true)]
+    RunShard {
+        /// The session folder, as every node sees it.
+        session: PathBuf,
+        /// The shard's index (the array task id).
+        index: usize,
     },
     /// Re-render chapters from stored sessions without running anything. Each session is
     /// judged by the lab.toml it ran with.

@@ -2,8 +2,8 @@
 //! prints errors and chooses the exit code.
 
 use clap::Parser;
-use lab::app::{self, Layout, ReportOptions, RunOptions};
-use lab::cli::{Cli, Command};
+use lab::app::{self, Engine, Layout, ReportOptions, RunOptions, SlurmOptions};
+use lab::cli::{Cli, Command, Engine as CliEngine};
 use lab::error::{EXIT_OK, LabError};
 use lab::exec::ProcessRunner;
 use std::process::ExitCode;
@@ -20,6 +20,29 @@ fn main() -> ExitCode {
     }
 }
 
+/// Where `lab run` measures; the cluster's options only make sense on one.
+fn engine(
+    on: CliEngine,
+    partition: &Option<String>,
+    constraint: &Option<String>,
+    nodes: u16,
+) -> Result<Engine, LabError> {
+    match on {
+        CliEngine::Slurm => Ok(Engine::Slurm(SlurmOptions {
+            partition: partition.clone(),
+            constraint: constraint.clone(),
+            nodes: usize::from(nodes),
+        })),
+        CliEngine::Local if partition.is_some() || constraint.is_some() || nodes != 1 => {
+            Err(LabError::Usage(
+                "--partition, --constraint and --nodes choose cluster nodes: they need --on slurm"
+                    .into(),
+            ))
+        }
+        CliEngine::Local => Ok(Engine::Local),
+    }
+}
+
 fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
     match &cli.command {
         Command::Run {
@@ -32,8 +55,13 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             threshold,
             confirm,
             label,
+            on,
+            partition,
+            constraint,
+            nodes,
         } => {
             let revs = revs.as_deref().map(app::parse_revs).transpose()?;
+            let on = engine(*on, partition, constraint, *nodes)?;
             let opts = RunOptions {
                 profile: profile.as_deref(),
                 dry_run: *dry_run,
@@ -45,9 +73,11 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 threshold: parse_threshold(threshold)?,
                 confirm: *confirm,
                 label: label.as_deref(),
+                on,
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }
+        Command::RunShard { session, index } => app::run_shard(session, *index),
         Command::Report {
             experiments,
             session,

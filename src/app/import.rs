@@ -602,6 +602,7 @@ fn manifest(
         versions: Vec::new(),
         build: None,
         calibration: None,
+        cluster: None,
     })
 }
 

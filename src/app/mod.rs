@@ -10,6 +10,7 @@ mod revs;
 mod run;
 mod scaffold;
 mod session;
+mod slurm;
 mod summary;
 
 pub use crate::compare::{CellChange, Change, Comparison};
@@ -22,6 +23,7 @@ pub use revs::parse_revs;
 pub use run::{RunOptions, run};
 pub use scaffold::new_experiment;
 pub use session::{Assessed, assess, assess_chosen, find_session};
+pub use slurm::{Engine, SlurmOptions, run_shard};
 pub use summary::{Summary, summarise};
 
 use crate::config;

@@ -3,6 +3,7 @@
 
 use super::Layout;
 use super::report::{ChapterOutcome, ReportOptions, report};
+use super::slurm::Engine;
 use crate::config::{self, CheckKind, Experiment};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
@@ -32,6 +33,8 @@ pub struct RunOptions<'a> {
     pub confirm: bool,
     /// A name for the session, shown in its history.
     pub label: Option<&'a str>,
+    /// Where the runs are measured: here, or on a cluster's nodes.
+    pub on: Engine,
 }
 
 impl RunOptions<'_> {
@@ -48,6 +51,7 @@ impl RunOptions<'_> {
             threshold: crate::compare::DEFAULT_THRESHOLD,
             confirm: false,
             label: None,
+            on: Engine::Local,
         }
     }
 }
@@ -96,8 +100,19 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         print!("{}", describe_plan(&exp, &plan, layout));
         return Ok(EXIT_OK);
     }
+    if opts.on != Engine::Local {
+        if opts.revs.is_some() {
+            return Err(LabError::Usage(
+                "--revs measures two builds side by side on this machine; it does not run --on slurm".into(),
+            ));
+        }
+        super::slurm::available()?;
+    }
     let _lock = writer_lock(layout, &exp, &opts.command_line)?;
-    let _machine = machine_lock(&exp, &opts.command_line, opts.quiet)?;
+    let _machine = match opts.on {
+        Engine::Local => machine_lock(&exp, &opts.command_line, opts.quiet)?,
+        Engine::Slurm(_) => None,
+    };
     let first = match measure(
         layout,
         &dir,
@@ -196,13 +211,22 @@ fn measure(
         session.dir.display(),
         todo.len()
     ));
-    let mut ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
+    let mut block =
+        |runs: &[plan::PlannedRun], session: &mut SessionWriter, manifest: &mut Manifest| {
+            match &opts.on {
+                Engine::Local => Ok(exec::execute(&exp, runs, session, runner, &progress)?),
+                Engine::Slurm(cluster) => {
+                    super::slurm::execute(dir, runs, session, manifest, cluster, &progress)
+                }
+            }
+        };
+    let mut ending = block(&todo, &mut session, &mut manifest)?;
     while ending == Ending::Complete {
         let Some(more) = next_look(dir, &exp, &mut session, &progress)? else {
             break;
         };
         manifest.planned_runs += more.len();
-        ending = exec::execute(&exp, &more, &mut session, runner, &progress)?;
+        ending = block(&more, &mut session, &mut manifest)?;
     }
     // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
     exec::restore_signals();
@@ -217,9 +241,14 @@ fn measure(
     match ending {
         Ending::Interrupted => {
             eprintln!(
-                "interrupted: every finished run is kept in {}; `lab run {} --resume` completes the plan",
+                "interrupted: every finished run is kept in {}; `lab run {}{} --resume` completes the plan",
                 session.dir.display(),
-                arg.display()
+                arg.display(),
+                if opts.on == Engine::Local {
+                    ""
+                } else {
+                    " --on slurm"
+                }
             );
             return Ok(Measured::Interrupted(exec::interrupt_exit_code()));
         }
@@ -417,7 +446,8 @@ fn start(
     let started = store::now_unix_ms();
     let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
     let scratch = std::env::temp_dir();
-    let calibration = exec::calibrate(runner, &scratch);
+    // On a cluster each node calibrates itself before its first run.
+    let calibration = (opts.on == Engine::Local).then(|| exec::calibrate(runner, &scratch));
     let manifest = Manifest {
         lab_version: env!("CARGO_PKG_VERSION").to_string(),
         experiment: exp.name.clone(),
@@ -442,7 +472,8 @@ fn start(
         damaged: None,
         versions: store::tool_versions(&exp.versions, &exp.dir),
         build,
-        calibration: Some(calibration),
+        calibration,
+        cluster: None,
     };
     let session = SessionWriter::create(dir, &manifest, plan, param_names(exp), sealed)?;
     Ok((session, manifest))
@@ -469,6 +500,12 @@ fn resume(
     if stored.manifest.complete {
         return Err(LabError::Usage(format!(
             "nothing to resume: the latest session {name} is complete"
+        )));
+    }
+    if stored.manifest.cluster.is_some() && opts.on == Engine::Local {
+        return Err(LabError::Usage(format!(
+            "session {name} ran on a cluster: its shards hold runs not merged yet\n  hint: `lab run {} --on slurm --resume` merges them and submits the missing runs",
+            today.dir.display()
         )));
     }
     if stored.manifest.profile.as_deref() != opts.profile {

@@ -11,6 +11,7 @@ mod metrics;
 mod orphans;
 mod process;
 mod progress;
+pub mod slurm;
 mod syscheck;
 
 pub use build::{BuildError, build, tail};
@@ -163,6 +164,7 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
         psi_cpu_some_us: m.machine.and_then(|l| l.psi_some_us),
         throttle_events: m.machine.and_then(|l| l.throttle_events),
         samples: None,
+        node: None,
     }
 }
 

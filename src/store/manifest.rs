@@ -48,6 +48,31 @@ pub struct Manifest {
     pub versions: Vec<ToolVersion>,
     pub build: Option<BuildReport>,
     pub calibration: Option<Calibration>,
+    /// For a session run on a cluster (`lab run --on slurm`): the jobs and every node that
+    /// ran its runs. `host` is then the machine that submitted it; the runs' machines are here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Cluster>,
+}
+
+/// The cluster a session's runs ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cluster {
+    /// The workload manager that placed the runs: `slurm`.
+    pub engine: String,
+    /// Every job submitted for the session, in order (resubmissions and resumptions included).
+    pub jobs: Vec<String>,
+    /// Every node that ran some of its runs, by name.
+    pub nodes: Vec<Node>,
+}
+
+/// A cluster node as it was when it ran a share of the session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// The name the workload manager knows it by (`SLURMD_NODENAME`), else its host name.
+    pub name: String,
+    pub host: Host,
+    /// What calibration measured on the node itself before its first run.
+    pub calibration: Option<Calibration>,
 }
 
 impl Manifest {

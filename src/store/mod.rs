@@ -8,6 +8,7 @@ mod logs;
 mod manifest;
 mod read;
 mod rows;
+mod shards;
 mod writer;
 
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
@@ -15,6 +16,7 @@ pub use logs::{MAX_LINE, Scan, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Contention, Exit, MIN_CAPACITY_NS, RunRow, SampleRow};
+pub use shards::{Merged, SHARDS, ShardSet, merge_shards, shard_complete, shard_dir, shard_rows};
 pub use writer::{SessionWriter, repair};
 
 use anyhow::{Context, Result};

@@ -291,6 +291,7 @@ mod tests {
             psi_cpu_some_us: None,
             throttle_events: None,
             samples: None,
+            node: None,
         }
     }
 

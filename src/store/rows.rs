@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 23] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 24] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -30,6 +30,7 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 23] = [
     "psi_cpu_some_us",
     "throttle_events",
     "samples",
+    "node",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
@@ -89,6 +90,10 @@ pub struct RunRow {
     /// it commits the run; sessions written before this column existed leave it empty.
     #[serde(default)]
     pub samples: Option<usize>,
+    /// The cluster node that ran it (`lab run --on slurm`); empty for a run on this machine
+    /// and in sessions written before the column existed.
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 /// Fewest nanoseconds of CPU time on a run's CPUs for its contention to be judged: twenty of
@@ -218,5 +223,6 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
             "samples",
             row.samples.map_or_else(String::new, |n| n.to_string()),
         ),
+        ("node", row.node.clone().unwrap_or_default()),
     ]
 }

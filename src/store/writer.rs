@@ -57,6 +57,8 @@ pub struct SessionWriter {
     whole: Vec<Whole>,
     /// The columns of this session's runs.csv, as its header names them.
     header: Vec<String>,
+    /// The cluster node writing this folder, recorded on every row appended without one.
+    node: Option<String>,
 }
 
 impl SessionWriter {
@@ -112,6 +114,7 @@ impl SessionWriter {
             whole,
             dir,
             header,
+            node: None,
         })
     }
 
@@ -122,6 +125,11 @@ impl SessionWriter {
             logs.join(format!("{}.out", run.id)),
             logs.join(format!("{}.err", run.id)),
         )
+    }
+
+    /// Records `name` as the node of every run appended from now on (a cluster shard).
+    pub fn on_node(&mut self, name: &str) {
+        self.node = Some(name.to_string());
     }
 
     /// Appends one finished run: its samples first, then its row, which commits it.
@@ -135,6 +143,9 @@ impl SessionWriter {
         self.samples.append(&block.into_inner()?)?;
         let mut row = row.clone();
         row.samples = Some(samples.len());
+        if row.node.is_none() {
+            row.node.clone_from(&self.node);
+        }
         let mut line = csv::Writer::from_writer(Vec::new());
         line.write_record(rows::run_record(&row, &run.params, &self.header))?;
         self.runs.append(&line.into_inner()?)

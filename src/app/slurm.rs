@@ -1,0 +1,363 @@
+//! `lab run --on slurm` and `lab run-shard`: a session planned, built and stored here, its runs
+//! measured on cluster nodes. The plan is split into shards of the shuffled order, one Slurm
+//! array task each; every task calibrates on its node and runs its shard exactly as a local
+//! session runs, into its own shard folder; lab then merges the shards into the session.
+
+use crate::config;
+use crate::error::{LabError, Result};
+use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
+use crate::exec::{self, Ending, ProcessRunner, Progress};
+use crate::plan::{Plan, PlannedRun};
+use crate::store::{self, Cluster, Manifest, Node, SessionWriter, ShardSet};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Where `lab run` measures.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Engine {
+    /// Here, one run after another.
+    #[default]
+    Local,
+    /// On the nodes of a Slurm cluster.
+    Slurm(SlurmOptions),
+}
+
+/// What `--on slurm` asks of the cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmOptions {
+    pub partition: Option<String>,
+    pub constraint: Option<String>,
+    /// Shards to split the plan into, and at most this many nodes at once.
+    pub nodes: usize,
+}
+
+/// The name the engine is recorded under in the manifest.
+const ENGINE: &str = "slurm";
+
+/// Before anything is built: Slurm's commands must be here.
+pub(super) fn available() -> Result<()> {
+    Slurm::find()
+        .map(|_| ())
+        .map_err(|e| LabError::Usage(format!("{e:#}")))
+}
+
+/// Measures `todo` on the cluster, then merges what the shards hold into `session`. Runs the
+/// session already holds (merged before an interruption) are not submitted again.
+pub(super) fn execute(
+    exp_dir: &Path,
+    todo: &[PlannedRun],
+    session: &mut SessionWriter,
+    manifest: &mut Manifest,
+    opts: &SlurmOptions,
+    progress: &Progress,
+) -> Result<Ending> {
+    let experiment_dir = absolute(exp_dir)?;
+    let mut set = ShardSet::read_or_new(&session.dir, &experiment_dir)?;
+    set.experiment_dir = experiment_dir;
+    set.write(&session.dir)?;
+    let held = merge(session, manifest)?;
+    let remaining: Vec<PlannedRun> = todo
+        .iter()
+        .filter(|r| !held.contains(&r.id))
+        .cloned()
+        .collect();
+    if remaining.is_empty() {
+        return Ok(Ending::Complete);
+    }
+    let shards: Vec<Vec<String>> = cluster::shards(&remaining, opts.nodes)
+        .into_iter()
+        .map(|runs| runs.into_iter().map(|r| r.id).collect())
+        .collect();
+    let tasks = set.add(shards);
+    set.write(&session.dir)?;
+    let submission = submission(&session.dir, &manifest.experiment, opts)?;
+    let watch = Watch {
+        dir: &session.dir,
+        set: &set,
+        tasks: &tasks,
+        progress,
+    };
+    let mut jobs = manifest
+        .cluster
+        .as_ref()
+        .map_or_else(Vec::new, |c| c.jobs.clone());
+    let watched = cluster::run_array(&mut Slurm, &submission, &tasks, &watch, &mut jobs);
+    record_jobs(manifest, jobs);
+    let watched = watched?;
+    let held = merge(session, manifest)?;
+    let missing: Vec<&str> = remaining
+        .iter()
+        .filter(|r| !held.contains(&r.id))
+        .map(|r| r.id.as_str())
+        .collect();
+    match watched {
+        Watched::Interrupted => Ok(Ending::Interrupted),
+        Watched::Complete if missing.is_empty() => Ok(Ending::Complete),
+        Watched::Complete | Watched::GivenUp(_) => {
+            manifest.complete = false;
+            manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+            session.finish(manifest)?;
+            Err(LabError::Other(anyhow::anyhow!(
+                "{} of {} runs did not finish on the cluster after {} resubmissions: {}\n  each shard's Slurm output is in {}; session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits the missing runs again",
+                missing.len(),
+                remaining.len(),
+                cluster::RESUBMISSIONS,
+                abbreviated(&missing),
+                session.dir.join(store::SHARDS).display(),
+                session.dir.display(),
+                exp_dir.display()
+            )))
+        }
+    }
+}
+
+/// The Slurm job that runs this session's shards with the lab that is running now.
+fn submission(session_dir: &Path, experiment: &str, opts: &SlurmOptions) -> Result<Submission> {
+    let lab = std::env::current_exe()
+        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot find lab's own executable: {e}")))?;
+    let name: String = experiment
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(40)
+        .collect();
+    Ok(Submission {
+        job_name: format!("lab-{name}"),
+        command: vec![
+            lab.display().to_string(),
+            "run-shard".into(),
+            absolute(session_dir)?.display().to_string(),
+        ],
+        output: absolute(session_dir)?
+            .join(store::SHARDS)
+            .join("slurm-%A_%a.out"),
+        partition: opts.partition.clone(),
+        constraint: opts.constraint.clone(),
+        nodes: opts.nodes,
+    })
+}
+
+/// Merges the shards' new runs into the session and records their nodes; returns the ids
+/// of every run the session now holds.
+fn merge(session: &mut SessionWriter, manifest: &mut Manifest) -> Result<BTreeSet<String>> {
+    let stored = store::load_session(&session.dir)?;
+    let mut held: BTreeSet<String> = stored.runs.iter().map(|r| r.run_id.clone()).collect();
+    let merged = store::merge_shards(session, &held)?;
+    let stored = store::load_session(&session.dir)?;
+    held = stored.runs.iter().map(|r| r.run_id.clone()).collect();
+    let cluster = manifest.cluster.get_or_insert_with(|| Cluster {
+        engine: ENGINE.into(),
+        jobs: Vec::new(),
+        nodes: Vec::new(),
+    });
+    for node in merged.nodes {
+        if !cluster.nodes.iter().any(|n| n.name == node.name) {
+            cluster.nodes.push(node);
+        }
+    }
+    cluster.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    manifest.calibration = coarsest(&cluster.nodes).or(manifest.calibration.clone());
+    Ok(held)
+}
+
+/// The calibration the session's runs are judged against: of the nodes', the one with the
+/// slowest spawn, so that no run is timed more finely than the coarsest node allows.
+fn coarsest(nodes: &[Node]) -> Option<store::Calibration> {
+    nodes
+        .iter()
+        .filter_map(|n| n.calibration.clone())
+        .max_by_key(|c| (c.spawn_median_ns, c.spawn_iqr_ns))
+}
+
+fn record_jobs(manifest: &mut Manifest, jobs: Vec<String>) {
+    let cluster = manifest.cluster.get_or_insert_with(|| Cluster {
+        engine: ENGINE.into(),
+        jobs: Vec::new(),
+        nodes: Vec::new(),
+    });
+    cluster.jobs = jobs;
+}
+
+/// The first ten ids, and how many more.
+fn abbreviated(ids: &[&str]) -> String {
+    let shown = ids.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+    match ids.len() {
+        n if n > 10 => format!("{shown} and {} more", n - 10),
+        _ => shown,
+    }
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::fs::canonicalize(path)
+        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot resolve {}: {e}", path.display())))
+}
+
+/// The shards on disk, as the watch over the job sees them.
+struct Watch<'a> {
+    dir: &'a Path,
+    set: &'a ShardSet,
+    tasks: &'a [usize],
+    progress: &'a Progress,
+}
+
+impl cluster::Shards for Watch<'_> {
+    fn complete(&self, index: usize) -> bool {
+        self.set
+            .shards
+            .get(index)
+            .is_some_and(|ids| store::shard_complete(self.dir, index, ids))
+    }
+
+    fn finished_runs(&self) -> usize {
+        self.tasks
+            .iter()
+            .map(|&i| store::shard_rows(self.dir, i))
+            .sum()
+    }
+
+    fn note(&self, line: &str) {
+        self.progress.note(line);
+    }
+}
+
+/// `lab run-shard SESSION INDEX`, run by a Slurm task on its node: calibrates there, then runs
+/// the shard's runs one process each into `SESSION/shards/INDEX/`, continuing a folder a lost
+/// task left behind. Returns the exit code.
+pub fn run_shard(session_dir: &Path, index: usize) -> Result<i32> {
+    let stored = store::load_session(session_dir)?;
+    let set = ShardSet::read(session_dir)?;
+    let Some(ids) = set.shards.get(index) else {
+        return Err(LabError::Usage(format!(
+            "session {} has no shard {index} (it has {})",
+            session_dir.display(),
+            set.shards.len()
+        )));
+    };
+    let Some(sealed) = stored.sealed.clone() else {
+        return Err(LabError::Usage(format!(
+            "session {} keeps no sealed lab.toml to run its shards with",
+            session_dir.display()
+        )));
+    };
+    let file = session_dir.join(store::SEALED).join(config::FILE_NAME);
+    let mut exp = config::parse(
+        &sealed.lab_toml,
+        &file,
+        &set.experiment_dir,
+        stored.manifest.profile.as_deref(),
+    )?;
+    // A run a busy node disturbed is judged invalid, not planned again: run ids are shared by
+    // all shards, and a shard cannot number a new run without colliding with another's.
+    exp.requeue = 0;
+    let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    let runs: Vec<PlannedRun> = stored
+        .plan
+        .runs
+        .iter()
+        .filter(|r| wanted.contains(r.id.as_str()))
+        .cloned()
+        .collect();
+    let node = node_name();
+    let dir = store::shard_dir(session_dir, index);
+    let mut runner = ProcessRunner;
+    let (mut writer, mut manifest, todo) = if dir.join(store::MANIFEST).is_file() {
+        reopen_shard(&dir, &runs, &node)?
+    } else {
+        let manifest = shard_manifest(&stored.manifest, runs.len(), &node, &mut runner);
+        let plan = Plan {
+            runs: runs.clone(),
+            ..stored.plan.clone()
+        };
+        let params = exp.params.iter().map(|p| p.name.clone()).collect();
+        let writer = SessionWriter::create(dir.clone(), &manifest, &plan, params, &sealed)?;
+        (writer, manifest, runs.clone())
+    };
+    writer.on_node(&node);
+    let progress = Progress::new(stored.manifest.planned_runs, false);
+    progress.note(&format!(
+        "shard {index} on {node}: {} runs to go in {}",
+        todo.len(),
+        dir.display()
+    ));
+    let ending = exec::execute(&exp, &todo, &mut writer, &mut runner, &progress)?;
+    exec::restore_signals();
+    progress.done();
+    manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+    manifest.complete = ending == Ending::Complete;
+    if let Ending::Damaged(why) = &ending {
+        manifest.damaged = Some(why.clone());
+    }
+    writer.finish(&manifest)?;
+    match ending {
+        Ending::Complete => Ok(crate::error::EXIT_OK),
+        Ending::Interrupted => Ok(exec::interrupt_exit_code()),
+        Ending::Damaged(why) => Err(LabError::Other(anyhow::anyhow!("shard {index}: {why}"))),
+    }
+}
+
+/// A shard folder a lost task left: torn tails set aside, the node added to its record, and
+/// the runs it does not hold yet.
+fn reopen_shard(
+    dir: &Path,
+    runs: &[PlannedRun],
+    node: &str,
+) -> Result<(SessionWriter, Manifest, Vec<PlannedRun>)> {
+    store::repair(dir)?;
+    let shard = store::load_session(dir)?;
+    let done: BTreeSet<&str> = shard.runs.iter().map(|r| r.run_id.as_str()).collect();
+    let todo = runs
+        .iter()
+        .filter(|r| !done.contains(r.id.as_str()))
+        .cloned()
+        .collect();
+    let mut manifest = shard.manifest.clone();
+    manifest.resumed += 1;
+    if let Some(cluster) = manifest.cluster.as_mut()
+        && !cluster.nodes.iter().any(|n| n.name == node)
+    {
+        cluster.nodes.push(this_node(node, &mut ProcessRunner));
+    }
+    Ok((SessionWriter::reopen(dir.to_path_buf())?, manifest, todo))
+}
+
+/// A shard's own record: the session's, with this node's machine and calibration.
+fn shard_manifest(
+    session: &Manifest,
+    runs: usize,
+    node: &str,
+    runner: &mut dyn exec::Runner,
+) -> Manifest {
+    let this = this_node(node, runner);
+    Manifest {
+        host: this.host.clone(),
+        calibration: this.calibration.clone(),
+        planned_runs: runs,
+        load_before: store::load_average(),
+        started_utc: store::utc_timestamp(store::now_unix_ms()),
+        finished_utc: None,
+        complete: false,
+        resumed: 0,
+        cluster: Some(Cluster {
+            engine: ENGINE.into(),
+            jobs: std::env::var("SLURM_ARRAY_JOB_ID").into_iter().collect(),
+            nodes: vec![this],
+        }),
+        ..session.clone()
+    }
+}
+
+/// This node: its machine, and a calibration measured on it.
+fn this_node(name: &str, runner: &mut dyn exec::Runner) -> Node {
+    Node {
+        name: name.to_string(),
+        host: store::host(),
+        calibration: Some(exec::calibrate(runner, &std::env::temp_dir())),
+    }
+}
+
+/// The node's name as Slurm knows it, else the host name.
+fn node_name() -> String {
+    std::env::var("SLURMD_NODENAME")
+        .ok()
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(store::host_name)
+}

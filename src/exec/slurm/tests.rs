@@ -1,0 +1,246 @@
+//! Shard splitting, Slurm's output read back, and the watch's decisions, against a scheduler
+//! that lab scripts here instead of Slurm.
+
+use super::*;
+use crate::plan::PlannedRun;
+use std::cell::RefCell;
+
+fn runs(n: usize) -> Vec<PlannedRun> {
+    (1..=n)
+        .map(|p| PlannedRun {
+            id: format!("r{p:04}"),
+            position: p,
+            variant: if p % 2 == 0 { "a" } else { "b" }.into(),
+            params: Default::default(),
+            repetition: 1,
+            warmup: false,
+            argv: vec!["true".into()],
+            repeats: None,
+            look: 1,
+        })
+        .collect()
+}
+
+fn ids(shard: &[PlannedRun]) -> Vec<usize> {
+    shard.iter().map(|r| r.position).collect()
+}
+
+#[test]
+fn shards_are_contiguous_blocks_of_the_shuffled_order_larger_first() {
+    let s = shards(&runs(10), 3);
+    assert_eq!(
+        s.iter().map(|b| ids(b)).collect::<Vec<_>>(),
+        vec![vec![1, 2, 3, 4], vec![5, 6, 7], vec![8, 9, 10]]
+    );
+    // Never more shards than runs, never an empty one, and one shard is the plan itself.
+    assert_eq!(shards(&runs(2), 5).len(), 2);
+    assert_eq!(ids(&shards(&runs(7), 1)[0]), (1..=7).collect::<Vec<_>>());
+    assert!(shards(&runs(0), 4).is_empty());
+}
+
+#[test]
+fn array_lists_are_ranges_when_contiguous_and_throttled() {
+    assert_eq!(array_spec(&[0, 1, 2, 3], 2), "0-3%2");
+    assert_eq!(array_spec(&[1, 4, 5], 1), "1,4,5%1");
+    assert_eq!(array_spec(&[7], 3), "7%3");
+}
+
+#[test]
+fn scontrol_lines_give_each_task_its_state() {
+    let text = "JobId=12 ArrayJobId=12 ArrayTaskId=3-5%2 JobState=PENDING Reason=JobArrayTaskLimit ExitCode=0:0\n\
+                JobId=14 ArrayJobId=12 ArrayTaskId=1 JobState=RUNNING ExitCode=0:0 NodeList=n1\n\
+                JobId=13 ArrayJobId=12 ArrayTaskId=0 JobState=COMPLETED ExitCode=0:0\n\
+                JobId=15 ArrayJobId=12 ArrayTaskId=2 JobState=NODE_FAIL ExitCode=0:0\n\
+                JobId=16 ArrayJobId=12 ArrayTaskId=6 JobState=COMPLETED ExitCode=2:0\n";
+    let tasks = parse_scontrol(text);
+    assert_eq!(tasks.len(), 7);
+    assert_eq!(tasks[&0], TaskState::Completed);
+    assert_eq!(tasks[&1], TaskState::Running);
+    assert_eq!(tasks[&2], TaskState::Ended("NODE_FAIL (exit 0:0)".into()));
+    for pending in [3, 4, 5] {
+        assert_eq!(tasks[&pending], TaskState::Pending);
+    }
+    assert_eq!(tasks[&6], TaskState::Ended("COMPLETED (exit 2:0)".into()));
+    assert_eq!(task_ids("0-6:3,9"), vec![0, 3, 6, 9]);
+}
+
+#[test]
+fn a_lost_task_is_resubmitted_until_its_limit_then_given_up() {
+    let open: BTreeSet<usize> = [0, 1, 2, 3].into();
+    let states: BTreeMap<usize, TaskState> = [
+        (0, TaskState::Completed),
+        (1, TaskState::Ended("CANCELLED (exit 0:15)".into())),
+        (2, TaskState::Running),
+        // 3 is unknown to Slurm: purged, and its shard is incomplete.
+    ]
+    .into();
+    let complete = |i: usize| i == 0;
+    let none = BTreeMap::new();
+    let d = decide(&open, &states, &complete, &none, 2);
+    assert_eq!(d.resubmit, vec![1, 3]);
+    assert_eq!(d.waiting, 1);
+    assert!(d.given_up.is_empty());
+    let twice: BTreeMap<usize, u32> = [(1, 2), (3, 1)].into();
+    let d = decide(&open, &states, &complete, &twice, 2);
+    assert_eq!((d.resubmit, d.given_up), (vec![3], vec![1]));
+    // A task Slurm calls failed whose shard holds every run (it failed after its last run)
+    // is done: the data decides, not the exit status.
+    let d = decide(&open, &states, &|i| i != 2, &none, 2);
+    assert_eq!((d.resubmit.len(), d.waiting), (0, 1));
+}
+
+/// A scheduler whose tasks follow a script: each job's states, one map per look.
+struct Fake {
+    submitted: Vec<(String, Vec<usize>)>,
+    looks: RefCell<BTreeMap<String, Vec<BTreeMap<usize, TaskState>>>>,
+    cancelled: Vec<String>,
+}
+
+impl Scheduler for Fake {
+    fn submit(&mut self, job: &Submission, tasks: &[usize]) -> Result<String> {
+        let id = (100 + self.submitted.len()).to_string();
+        self.submitted
+            .push((array_spec(tasks, job.nodes), tasks.to_vec()));
+        Ok(id)
+    }
+    fn tasks(&mut self, job: &str) -> Result<BTreeMap<usize, TaskState>> {
+        let mut looks = self.looks.borrow_mut();
+        let script = looks.entry(job.to_string()).or_default();
+        Ok(match script.len() {
+            0 => BTreeMap::new(),
+            1 => script[0].clone(),
+            _ => script.remove(0),
+        })
+    }
+    fn cancel(&mut self, job: &str) -> Result<()> {
+        self.cancelled.push(job.to_string());
+        Ok(())
+    }
+}
+
+/// Shards whose completeness is set by the test.
+struct Disk {
+    complete: RefCell<BTreeSet<usize>>,
+    notes: RefCell<Vec<String>>,
+}
+
+impl Shards for Disk {
+    fn complete(&self, index: usize) -> bool {
+        self.complete.borrow().contains(&index)
+    }
+    fn finished_runs(&self) -> usize {
+        self.complete.borrow().len() * 10
+    }
+    fn note(&self, line: &str) {
+        self.notes.borrow_mut().push(line.to_string());
+    }
+}
+
+fn job() -> Submission {
+    Submission {
+        job_name: "lab-test".into(),
+        command: vec!["lab".into(), "run-shard".into(), "/s".into()],
+        output: "/s/shards/slurm-%A_%a.out".into(),
+        partition: None,
+        constraint: None,
+        nodes: 2,
+    }
+}
+
+#[test]
+fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
+    let ended = |s: &str| TaskState::Ended(s.into());
+    let mut fake = Fake {
+        submitted: Vec::new(),
+        looks: RefCell::new(
+            [
+                (
+                    "100".to_string(),
+                    vec![
+                        [
+                            (0, TaskState::Completed),
+                            (1, ended("NODE_FAIL (exit 0:0)")),
+                        ]
+                        .into(),
+                    ],
+                ),
+                ("101".to_string(), vec![[(1, TaskState::Completed)].into()]),
+            ]
+            .into(),
+        ),
+        cancelled: Vec::new(),
+    };
+    let disk = Disk {
+        complete: RefCell::new([0].into()),
+        notes: RefCell::default(),
+    };
+    // Shard 1 completes once its second task has run: mark it before the job's next look.
+    let mut jobs = Vec::new();
+    let watched = {
+        struct Completing<'a>(&'a Disk, RefCell<usize>);
+        impl Shards for Completing<'_> {
+            fn complete(&self, i: usize) -> bool {
+                *self.1.borrow() > 2 || self.0.complete(i)
+            }
+            fn finished_runs(&self) -> usize {
+                self.0.finished_runs()
+            }
+            fn note(&self, line: &str) {
+                if line.starts_with("resubmitted") {
+                    *self.1.borrow_mut() = 3;
+                }
+                self.0.note(line);
+            }
+        }
+        run_array(
+            &mut fake,
+            &job(),
+            &[0, 1],
+            &Completing(&disk, RefCell::new(0)),
+            &mut jobs,
+        )
+        .unwrap()
+    };
+    assert_eq!(watched, Watched::Complete);
+    assert_eq!(
+        fake.submitted,
+        vec![
+            ("0-1%2".to_string(), vec![0, 1]),
+            ("1%2".to_string(), vec![1])
+        ]
+    );
+    assert_eq!(jobs, vec!["100", "101"]);
+    let notes = disk.notes.borrow();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "resubmitted shard 1 as job 101 (lost: 1 NODE_FAIL (exit 0:0))"),
+        "{notes:?}"
+    );
+    assert!(fake.cancelled.is_empty());
+}
+
+#[test]
+fn the_watch_gives_up_on_a_shard_lost_more_often_than_allowed() {
+    let failed = || -> BTreeMap<usize, TaskState> {
+        [(0, TaskState::Ended("FAILED (exit 1:0)".into()))].into()
+    };
+    let mut fake = Fake {
+        submitted: Vec::new(),
+        looks: RefCell::new(
+            (100..100 + 1 + RESUBMISSIONS as usize)
+                .map(|j| (j.to_string(), vec![failed()]))
+                .collect(),
+        ),
+        cancelled: Vec::new(),
+    };
+    let disk = Disk {
+        complete: RefCell::default(),
+        notes: RefCell::default(),
+    };
+    let mut jobs = Vec::new();
+    let watched = run_array(&mut fake, &job(), &[0], &disk, &mut jobs).unwrap();
+    assert_eq!(watched, Watched::GivenUp(vec![0]));
+    assert_eq!(fake.submitted.len(), 1 + RESUBMISSIONS as usize);
+    assert_eq!(jobs.len(), 1 + RESUBMISSIONS as usize);
+}

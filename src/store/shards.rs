@@ -1,0 +1,159 @@
+//! A session measured on a cluster: `shards/` inside the session folder holds which runs each
+//! shard was given (`shards.json`) and one folder per shard (`shards/007/`), written on its
+//! node in the same sealed format as a session. Merging appends every shard's committed runs
+//! to the session, in plan order, each row naming its node, as if they had run here.
+
+use super::{LOGS, MANIFEST, Node, SessionWriter, load_session, read_rows, write_json};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The folder of a session's shards.
+pub const SHARDS: &str = "shards";
+/// Which runs each shard was given, inside [`SHARDS`].
+const SHARD_SET: &str = "shards.json";
+
+/// Every shard of a session, by index: resubmitted tasks run the same shard again, a resumed
+/// session adds shards after the existing ones.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardSet {
+    /// The experiment folder as every node sees it on the shared file system.
+    pub experiment_dir: PathBuf,
+    /// Each shard's run ids, in the order it runs them.
+    pub shards: Vec<Vec<String>>,
+}
+
+impl ShardSet {
+    /// The session's shards, or none yet for `experiment_dir`.
+    pub fn read_or_new(session_dir: &Path, experiment_dir: &Path) -> Result<ShardSet> {
+        let path = session_dir.join(SHARDS).join(SHARD_SET);
+        if !path.exists() {
+            return Ok(ShardSet {
+                experiment_dir: experiment_dir.to_path_buf(),
+                shards: Vec::new(),
+            });
+        }
+        ShardSet::read(session_dir)
+    }
+
+    pub fn read(session_dir: &Path) -> Result<ShardSet> {
+        let path = session_dir.join(SHARDS).join(SHARD_SET);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a lab shard list", path.display()))
+    }
+
+    pub fn write(&self, session_dir: &Path) -> Result<()> {
+        let dir = session_dir.join(SHARDS);
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write_json(&dir.join(SHARD_SET), self)
+    }
+
+    /// Adds shards after the existing ones; returns their indices.
+    pub fn add(&mut self, shards: Vec<Vec<String>>) -> Vec<usize> {
+        let from = self.shards.len();
+        self.shards.extend(shards);
+        (from..self.shards.len()).collect()
+    }
+}
+
+/// Shard `index`'s folder within the session.
+pub fn shard_dir(session_dir: &Path, index: usize) -> PathBuf {
+    session_dir.join(SHARDS).join(format!("{index:03}"))
+}
+
+/// How many rows shard `index`'s runs.csv holds, counted by lines: cheap enough to poll.
+pub fn shard_rows(session_dir: &Path, index: usize) -> usize {
+    fs::read(shard_dir(session_dir, index).join(super::RUNS))
+        .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+        .saturating_sub(1)
+}
+
+/// Whether shard `index` has committed a row for every run in `ids`.
+pub fn shard_complete(session_dir: &Path, index: usize, ids: &[String]) -> bool {
+    if shard_rows(session_dir, index) < ids.len() {
+        return false;
+    }
+    let Ok(rows) = read_rows(&shard_dir(session_dir, index)) else {
+        return false;
+    };
+    let done: BTreeSet<&str> = rows.runs.iter().map(|r| r.run_id.as_str()).collect();
+    ids.iter().all(|id| done.contains(id.as_str()))
+}
+
+/// What merging the shards found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Merged {
+    /// Runs appended to the session now.
+    pub appended: usize,
+    /// Every node any shard ran on, by name.
+    pub nodes: Vec<Node>,
+}
+
+/// Appends to `session` every committed run of every shard that it does not hold yet (`held`),
+/// in plan order, with its values and logs. Shards are only read: merging again appends
+/// nothing twice.
+pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Result<Merged> {
+    let set = ShardSet::read(&session.dir)?;
+    let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
+    let mut found = Vec::new();
+    for index in 0..set.shards.len() {
+        let dir = shard_dir(&session.dir, index);
+        if !dir.join(MANIFEST).is_file() {
+            continue;
+        }
+        let shard = load_session(&dir)?;
+        for node in shard.manifest.cluster.iter().flat_map(|c| &c.nodes) {
+            nodes
+                .entry(node.name.clone())
+                .or_insert_with(|| node.clone());
+        }
+        let planned: BTreeMap<&str, &crate::plan::PlannedRun> =
+            shard.plan.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+        let mut samples: BTreeMap<&str, Vec<super::SampleRow>> = BTreeMap::new();
+        for s in &shard.samples {
+            samples
+                .entry(s.run_id.as_str())
+                .or_default()
+                .push(s.clone());
+        }
+        for row in shard.runs.iter().filter(|r| !held.contains(&r.run_id)) {
+            if let Some(run) = planned.get(row.run_id.as_str()) {
+                let values = samples.remove(row.run_id.as_str()).unwrap_or_default();
+                found.push(((*run).clone(), row.clone(), values, dir.clone()));
+            }
+        }
+    }
+    found.sort_by_key(|(run, ..)| run.position);
+    found.dedup_by(|a, b| a.0.id == b.0.id);
+    for (run, row, values, dir) in &found {
+        link_logs(dir, &session.dir, &run.id)?;
+        session.append(run, row, values)?;
+    }
+    Ok(Merged {
+        appended: found.len(),
+        nodes: nodes.into_values().collect(),
+    })
+}
+
+/// Puts a run's stdout and stderr from its shard into the session's logs/ (a hard link where
+/// the file system allows, else a copy).
+fn link_logs(shard: &Path, session: &Path, id: &str) -> Result<()> {
+    for ext in ["out", "err"] {
+        let from = shard.join(LOGS).join(format!("{id}.{ext}"));
+        let to = session.join(LOGS).join(format!("{id}.{ext}"));
+        if !from.exists() {
+            continue;
+        }
+        if to.exists() {
+            fs::remove_file(&to).with_context(|| format!("cannot replace {}", to.display()))?;
+        }
+        if fs::hard_link(&from, &to).is_err() {
+            fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+        }
+    }
+    Ok(())
+}
