@@ -3,10 +3,12 @@
 //! nothing (the validity stage did) and decides nothing (the checks stage does).
 
 mod cells;
+mod nodes;
 mod shape;
 
 pub use crate::validity::RunView;
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
+pub use nodes::{NodeMedian, NodeMedians, disagreements, node_medians};
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
 use crate::config::{CellSelector, Experiment};
@@ -37,6 +39,9 @@ pub struct Analysis {
     pub cell_keys: Vec<CellKey>,
     pub cells: Vec<CellStats>,
     pub runs: Vec<RunView>,
+    /// Where runs of a cell came from more than one cluster node: each node's median.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeMedians>,
 }
 
 /// How many runs there were and how many were used.
@@ -59,6 +64,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -
     let runs = validity.runs.clone();
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
+    let nodes = node_medians(&cells, &runs, resampling);
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),
@@ -68,6 +74,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -
         cell_keys,
         cells,
         runs,
+        nodes,
     }
 }
 

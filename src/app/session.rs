@@ -31,6 +31,8 @@ pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
     let (experiment, mut notices) = sealed_experiment(dir, &session)?;
     notices.extend(session.tails.iter().map(|t| t.describe()));
     let (analysis, findings) = judged(&experiment, &session);
+    notices.extend(validity::nodes::warning(&session.manifest));
+    notices.extend(analysis::disagreements(&analysis.nodes));
     let looks = looks(&experiment, &session, &analysis, &findings);
     Ok(Assessed {
         experiment,

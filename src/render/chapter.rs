@@ -404,6 +404,29 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             ),
         ));
     }
+    if let Some(cluster) = &m.cluster {
+        rows.push((
+            "cluster",
+            format!(
+                "{} job{} {}; runs measured on {}",
+                cluster.engine,
+                if cluster.jobs.len() == 1 { "" } else { "s" },
+                cluster.jobs.join(", "),
+                cluster
+                    .nodes
+                    .iter()
+                    .map(|n| format!(
+                        "{} ({}, kernel {}, governor {})",
+                        n.name,
+                        n.host.cpu_model.as_deref().unwrap_or("CPU unknown"),
+                        n.host.kernel.as_deref().unwrap_or("unknown"),
+                        n.host.governor.as_deref().unwrap_or("not readable")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        ));
+    }
     if let Some(b) = &m.build {
         rows.push((
             "build",

@@ -5,6 +5,7 @@
 
 pub mod automatic;
 mod duration;
+pub mod nodes;
 mod runs;
 
 pub use duration::DurationJudgement;
