@@ -137,6 +137,7 @@ fn manifest_stub() -> store::Manifest {
         versions: Vec::new(),
         build: None,
         calibration: None,
+        cluster: None,
     }
 }
 

@@ -64,7 +64,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, validity: &Validity) -
     let runs = validity.runs.clone();
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
-    let nodes = node_medians(&cells, &runs, resampling);
+    let nodes = node_medians(&cells, &session.runs, resampling);
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),

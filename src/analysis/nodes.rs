@@ -9,7 +9,7 @@
 
 use super::cells::{CellStats, Resampling, stream_label};
 use crate::stats::{self, Interval, Statistic, Summary};
-use crate::validity::RunView;
+use crate::store::RunRow;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -36,10 +36,15 @@ pub struct NodeMedian {
 }
 
 /// Per-node medians of every cell whose valid runs came from two nodes or more.
-pub fn node_medians(cells: &[CellStats], runs: &[RunView], r: Resampling) -> Vec<NodeMedians> {
-    let node_of: BTreeMap<&str, &str> = runs
+pub fn node_medians(cells: &[CellStats], rows: &[RunRow], r: Resampling) -> Vec<NodeMedians> {
+    let node_of: BTreeMap<&str, &str> = rows
         .iter()
-        .filter_map(|v| v.node.as_deref().map(|n| (v.id.as_str(), n)))
+        .filter_map(|row| {
+            row.node
+                .as_deref()
+                .filter(|n| !n.is_empty())
+                .map(|n| (row.run_id.as_str(), n))
+        })
         .collect();
     if node_of.is_empty() {
         return Vec::new();

@@ -698,7 +698,6 @@ metric = "v"
             repeats: None,
             problems: Vec::new(),
             failed_checks: Vec::new(),
-            node: None,
             values: BTreeMap::from([("v".to_string(), vec![value.to_string()])]),
         }
     }

@@ -242,14 +242,14 @@ fn check_counts(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::config::ParamValue;
     use crate::plan::{Plan, PlannedRun};
     use crate::store::{Manifest, Sealed, SessionWriter};
     use std::fs;
 
-    fn planned(id: usize) -> PlannedRun {
+    pub(in crate::store) fn planned(id: usize) -> PlannedRun {
         PlannedRun {
             id: format!("r{id:04}"),
             position: id,
@@ -263,7 +263,7 @@ mod tests {
         }
     }
 
-    fn row(run: &PlannedRun) -> RunRow {
+    pub(in crate::store) fn row(run: &PlannedRun) -> RunRow {
         RunRow {
             run_id: run.id.clone(),
             position: run.position,
@@ -295,7 +295,7 @@ mod tests {
         }
     }
 
-    fn samples(run: &PlannedRun) -> Vec<SampleRow> {
+    pub(in crate::store) fn samples(run: &PlannedRun) -> Vec<SampleRow> {
         (0..3)
             .map(|i| SampleRow {
                 run_id: run.id.clone(),

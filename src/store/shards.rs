@@ -157,3 +157,136 @@ fn link_logs(shard: &Path, session: &Path, id: &str) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::store::read::tests::{planned, row, samples};
+    use crate::store::{Cluster, Manifest, Sealed};
+
+    fn manifest(node: Option<&str>) -> Manifest {
+        let mut m: Manifest =
+            serde_json::from_str(include_str!("../../tests/data/manifest.json")).expect("manifest");
+        m.cluster = node.map(|name| Cluster {
+            engine: "slurm".into(),
+            jobs: vec!["5".into()],
+            nodes: vec![Node {
+                name: name.into(),
+                host: m.host.clone(),
+                calibration: None,
+            }],
+        });
+        m
+    }
+
+    fn plan(runs: &[usize]) -> Plan {
+        Plan {
+            order: crate::config::Order::Shuffled,
+            seed: 1,
+            runs: runs.iter().map(|&i| planned(i)).collect(),
+        }
+    }
+
+    fn sealed() -> Sealed {
+        Sealed {
+            lab_toml: "x".into(),
+            notes: None,
+        }
+    }
+
+    /// A shard of `runs` on `node`, of which the first `done` have finished.
+    fn shard(session: &Path, index: usize, node: &str, runs: &[usize], done: usize) {
+        let dir = shard_dir(session, index);
+        let mut w = SessionWriter::create(
+            dir.clone(),
+            &manifest(Some(node)),
+            &plan(runs),
+            vec!["n".into()],
+            &sealed(),
+        )
+        .unwrap();
+        w.on_node(node);
+        for run in plan(runs).runs.iter().take(done) {
+            fs::write(dir.join(LOGS).join(format!("{}.out", run.id)), &run.id).unwrap();
+            w.append(run, &row(run), &samples(run)).unwrap();
+        }
+    }
+
+    #[test]
+    fn shards_merge_in_plan_order_once_each_with_their_node() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("s");
+        let mut session = SessionWriter::create(
+            dir.clone(),
+            &manifest(None),
+            &plan(&[1, 2, 3, 4, 5, 6]),
+            vec!["n".into()],
+            &sealed(),
+        )
+        .unwrap();
+        ShardSet {
+            experiment_dir: root.path().into(),
+            shards: vec![
+                vec!["r0001".into(), "r0002".into(), "r0003".into()],
+                vec!["r0004".into(), "r0005".into(), "r0006".into()],
+            ],
+        }
+        .write(&dir)
+        .unwrap();
+        // The second shard's node finished first; the first shard lost its last run.
+        shard(&dir, 1, "n2", &[4, 5, 6], 3);
+        shard(&dir, 0, "n1", &[1, 2, 3], 2);
+        assert!(shard_complete(
+            &dir,
+            1,
+            &["r0004".into(), "r0005".into(), "r0006".into()]
+        ));
+        assert!(!shard_complete(
+            &dir,
+            0,
+            &["r0001".into(), "r0002".into(), "r0003".into()]
+        ));
+        assert_eq!((shard_rows(&dir, 0), shard_rows(&dir, 1)), (2, 3));
+
+        let merged = merge_shards(&mut session, &BTreeSet::new()).unwrap();
+        assert_eq!(merged.appended, 5);
+        assert_eq!(
+            merged
+                .nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>(),
+            vec!["n1", "n2"]
+        );
+        let rows = read_rows(&dir).unwrap();
+        let got: Vec<(String, Option<String>)> = rows
+            .runs
+            .iter()
+            .map(|r| (r.run_id.clone(), r.node.clone()))
+            .collect();
+        let want = [(1, "n1"), (2, "n1"), (4, "n2"), (5, "n2"), (6, "n2")]
+            .map(|(i, n)| (format!("r{i:04}"), Some(n.to_string())))
+            .to_vec();
+        assert_eq!(got, want);
+        assert_eq!(rows.samples.len(), 5 * 3);
+        assert_eq!(
+            fs::read_to_string(dir.join(LOGS).join("r0005.out")).unwrap(),
+            "r0005"
+        );
+
+        // Merging again appends nothing; the run the first shard adds later comes in alone.
+        let held: BTreeSet<String> = rows.runs.iter().map(|r| r.run_id.clone()).collect();
+        assert_eq!(merge_shards(&mut session, &held).unwrap().appended, 0);
+        let mut w = SessionWriter::reopen(shard_dir(&dir, 0)).unwrap();
+        w.on_node("n3");
+        let third = planned(3);
+        w.append(&third, &row(&third), &samples(&third)).unwrap();
+        assert_eq!(merge_shards(&mut session, &held).unwrap().appended, 1);
+        let last = read_rows(&dir).unwrap().runs.pop().unwrap();
+        assert_eq!(
+            (last.run_id.as_str(), last.node.as_deref()),
+            ("r0003", Some("n3"))
+        );
+    }
+}

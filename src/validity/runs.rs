@@ -31,9 +31,6 @@ pub struct RunView {
     pub failed_checks: Vec<String>,
     /// Every value the run printed, by metric, in iteration order.
     pub values: BTreeMap<String, Vec<String>>,
-    /// The cluster node that ran it; `None` for a run on the session's own machine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
 }
 
 impl RunView {
@@ -156,7 +153,6 @@ fn view(
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,
-        node: row.node.clone().filter(|n| !n.is_empty()),
     }
 }
 
