@@ -86,8 +86,8 @@ fn cluster() -> Option<Cluster> {
     })
 }
 
-/// `lab ARGS` in the project, talking to `cluster`.
-fn lab(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
+/// `lab ARGS` in the project, talking to `cluster`, whatever its exit code.
+fn lab_any(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_lab"));
     cmd.args(args)
         .current_dir(project.root())
@@ -95,7 +95,12 @@ fn lab(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
     if let Some(c) = &cluster.conf {
         cmd.env("SLURM_CONF", c);
     }
-    let out = cmd.output().expect("lab runs");
+    cmd.output().expect("lab runs")
+}
+
+/// `lab ARGS`, which must finish its work (exit 0, or 1 when a check fails).
+fn lab(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
+    let out = lab_any(project, cluster, args);
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "lab {args:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
@@ -127,13 +132,39 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
         return;
     };
     let on_slurm = Project::with_fixtures(&["tiny"]);
+    // A job Slurm refuses: its message is shown, and the session waits for --resume.
+    let refused = lab_any(
+        &on_slurm,
+        &cluster,
+        &[
+            "run",
+            "tiny",
+            "--on",
+            "slurm",
+            "--partition",
+            "no-such-partition",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("sbatch refused the job") && stderr.contains("partition"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--on slurm --resume"), "{stderr}");
+    // A local --resume of a cluster session is refused, naming the command that resumes it.
+    let local_resume = lab_any(&on_slurm, &cluster, &["run", "tiny", "--resume"]);
+    assert_eq!(local_resume.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&local_resume.stderr).contains("--on slurm --resume"));
+
     let out = lab(
         &on_slurm,
         &cluster,
-        &["run", "tiny", "--on", "slurm", "--nodes", "2"],
+        &["run", "tiny", "--on", "slurm", "--nodes", "2", "--resume"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("submitted job"), "{stderr}");
+    assert_eq!(on_slurm.sessions("tiny").len(), 1);
     let session = on_slurm.session("tiny");
 
     let plan: serde_json::Value =
@@ -155,8 +186,10 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
         "{:?}",
         rows.iter().map(|r| &r["node"]).collect::<Vec<_>>()
     );
-    // Two shards of eight runs, each written on the node in its own folder.
-    for shard in ["000", "001"] {
+    // Two shards of eight runs, each written on the node in its own folder; the refused
+    // job's shard (000) never ran, and --resume gave its runs to two new shards.
+    assert!(!session.join("shards/000").exists());
+    for shard in ["001", "002"] {
         assert_eq!(
             csv_rows(&session.join("shards").join(shard).join("runs.csv")).len(),
             8
@@ -166,6 +199,7 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
         serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
             .unwrap();
     assert_eq!(manifest["complete"], true);
+    assert_eq!(manifest["resumed"], 1);
     assert_eq!(manifest["cluster"]["engine"], "slurm");
     assert_eq!(manifest["cluster"]["nodes"][0]["name"], "localhost");
     assert_eq!(manifest["cluster"]["nodes"].as_array().unwrap().len(), 1);
@@ -185,4 +219,26 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
         "pass".into()
     )));
     assert!(slurm_verdicts.contains(&("double beats triple at n=1".into(), "fail".into())));
+}
+
+#[test]
+fn without_slurm_commands_a_cluster_session_is_refused_before_anything_is_built() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["run", "tiny", "--on", "slurm"])
+        .current_dir(project.root())
+        .env("PATH", project.path("no-such-bin"))
+        .output()
+        .expect("lab runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot start `sbatch`") && stderr.contains("--on local"),
+        "{stderr}"
+    );
+    assert!(project.sessions("tiny").is_empty());
+    // Cluster options without a cluster are a usage error too.
+    let out = project.lab(&["run", "tiny", "--nodes", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("need --on slurm"));
 }

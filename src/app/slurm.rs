@@ -83,7 +83,18 @@ pub(super) fn execute(
         .map_or_else(Vec::new, |c| c.jobs.clone());
     let watched = cluster::run_array(&mut Slurm, &submission, &tasks, &watch, &mut jobs);
     record_jobs(manifest, jobs);
-    let watched = watched?;
+    let watched = match watched {
+        Ok(w) => w,
+        Err(e) => {
+            manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+            session.finish(manifest)?;
+            return Err(LabError::Other(anyhow::anyhow!(
+                "{e:#}\n  session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits its runs again",
+                session.dir.display(),
+                exp_dir.display()
+            )));
+        }
+    };
     let held = merge(session, manifest)?;
     let missing: Vec<&str> = remaining
         .iter()
