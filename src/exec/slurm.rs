@@ -313,6 +313,23 @@ pub fn run_array(
     ));
     jobs.push(first.clone());
     job_of.extend(tasks.iter().map(|&t| (t, first.clone())));
+    let watched = watch(scheduler, job, tasks, shards, jobs, job_of);
+    if watched.is_err() {
+        // lab can no longer follow the jobs: they must not go on measuring unwatched.
+        cancel_all(scheduler, jobs, shards);
+    }
+    watched
+}
+
+/// Looks at the tasks every [`POLL`] until every shard is complete or lost for good.
+fn watch(
+    scheduler: &mut dyn Scheduler,
+    job: &Submission,
+    tasks: &[usize],
+    shards: &dyn Shards,
+    jobs: &mut Vec<String>,
+    mut job_of: BTreeMap<usize, String>,
+) -> Result<Watched> {
     let mut open: BTreeSet<usize> = tasks.iter().copied().collect();
     let mut resubmitted: BTreeMap<usize, u32> = BTreeMap::new();
     let mut last_line = String::new();

@@ -244,3 +244,37 @@ fn the_watch_gives_up_on_a_shard_lost_more_often_than_allowed() {
     assert_eq!(fake.submitted.len(), 1 + RESUBMISSIONS as usize);
     assert_eq!(jobs.len(), 1 + RESUBMISSIONS as usize);
 }
+
+/// A scheduler that accepts the job, then cannot be asked about it.
+struct Unreachable {
+    cancelled: Vec<String>,
+}
+
+impl Scheduler for Unreachable {
+    fn submit(&mut self, _: &Submission, _: &[usize]) -> Result<String> {
+        Ok("300".into())
+    }
+    fn tasks(&mut self, _: &str) -> Result<BTreeMap<usize, TaskState>> {
+        anyhow::bail!("cannot start `scontrol`")
+    }
+    fn cancel(&mut self, job: &str) -> Result<()> {
+        self.cancelled.push(job.to_string());
+        Ok(())
+    }
+}
+
+#[test]
+fn a_job_lab_can_no_longer_follow_is_cancelled() {
+    let mut slurm = Unreachable {
+        cancelled: Vec::new(),
+    };
+    let disk = Disk {
+        complete: RefCell::default(),
+        notes: RefCell::default(),
+    };
+    let mut jobs = Vec::new();
+    let err = run_array(&mut slurm, &job(), &[0, 1], &disk, &mut jobs).unwrap_err();
+    assert!(format!("{err:#}").contains("scontrol"));
+    assert_eq!(slurm.cancelled, vec!["300"]);
+    assert_eq!(jobs, vec!["300"]);
+}
