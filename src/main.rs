@@ -32,6 +32,7 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             threshold,
             confirm,
             label,
+            jobs,
         } => {
             let revs = revs.as_deref().map(app::parse_revs).transpose()?;
             let opts = RunOptions {
@@ -45,6 +46,7 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 threshold: parse_threshold(threshold)?,
                 confirm: *confirm,
                 label: label.as_deref(),
+                jobs: usize::from(*jobs),
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }

@@ -32,6 +32,8 @@ pub struct RunOptions<'a> {
     pub confirm: bool,
     /// A name for the session, shown in its history.
     pub label: Option<&'a str>,
+    /// `--jobs N`: up to N runs execute at once, on disjoint CPUs (1: one at a time).
+    pub jobs: usize,
 }
 
 impl RunOptions<'_> {
@@ -48,6 +50,7 @@ impl RunOptions<'_> {
             threshold: crate::compare::DEFAULT_THRESHOLD,
             confirm: false,
             label: None,
+            jobs: 1,
         }
     }
 }
@@ -84,6 +87,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         )));
     }
     check_cpus(&exp)?;
+    check_jobs(&exp, opts, opts.revs.is_some())?;
     let (exp, revisions) = match opts.revs {
         Some(revs) if !opts.resume => {
             let (exp, revisions) = super::revs::across(layout, exp, revs, opts.threshold)?;
@@ -190,19 +194,28 @@ fn measure(
         let (session, manifest) = start(layout, &exp, plan, runner, sealed, opts, revisions)?;
         (exp, session, manifest, plan.runs.clone())
     };
+    if opts.resume {
+        // A resumed session continues under its sealed lab.toml, which may pin fewer variants.
+        check_jobs(&exp, opts, manifest.revisions.is_some())?;
+    }
     let progress = Progress::new(manifest.planned_runs, opts.quiet);
     progress.note(&format!(
         "session {} ({} runs to go)",
         session.dir.display(),
         todo.len()
     ));
-    let mut ending = exec::execute(&exp, &todo, &mut session, runner, &progress)?;
+    if opts.jobs > 1 {
+        manifest.jobs = Some(manifest.jobs.unwrap_or(1).max(opts.jobs));
+    }
+    let mut ending =
+        exec::execute_side_by_side(&exp, &todo, &mut session, runner, &progress, opts.jobs)?;
     while ending == Ending::Complete {
         let Some(more) = next_look(dir, &exp, &mut session, &progress)? else {
             break;
         };
         manifest.planned_runs += more.len();
-        ending = exec::execute(&exp, &more, &mut session, runner, &progress)?;
+        ending =
+            exec::execute_side_by_side(&exp, &more, &mut session, runner, &progress, opts.jobs)?;
     }
     // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
     exec::restore_signals();
@@ -353,6 +366,47 @@ fn check_cpus(exp: &Experiment) -> Result<()> {
     Ok(())
 }
 
+/// With `--jobs N` above 1, every variant must be pinned to CPUs: runs execute side by side
+/// only where they cannot share one. Checked before anything runs. Runs of variants whose
+/// CPUs overlap still run one at a time, which a note says when it leaves nothing in parallel.
+fn check_jobs(exp: &Experiment, opts: &RunOptions, across_revisions: bool) -> Result<()> {
+    if opts.jobs <= 1 {
+        return Ok(());
+    }
+    if across_revisions {
+        return Err(LabError::Usage(format!(
+            "--jobs {} cannot be combined with --revs: the two revisions' runs of a variant are pinned to the same CPUs, and lab compares revisions only on runs measured one at a time\n  hint: drop --jobs",
+            opts.jobs
+        )));
+    }
+    if let Some((i, v)) = exp
+        .variants
+        .iter()
+        .enumerate()
+        .find(|(_, v)| v.cpus.is_none())
+    {
+        return Err(LabError::Usage(format!(
+            "{}: `variant[{}]` ({}) declares no `cpus`, so with --jobs {} its runs could share CPUs with the runs beside them\n  hint: give every variant disjoint `cpus` (e.g. cpus = \"0\" and cpus = \"1\"), or drop --jobs",
+            exp.file.display(),
+            i + 1,
+            v.name,
+            opts.jobs
+        )));
+    }
+    let apart = exp.variants.iter().enumerate().any(|(i, a)| {
+        exp.variants[i + 1..]
+            .iter()
+            .any(|b| exec::disjoint(a.cpus.as_deref(), b.cpus.as_deref()))
+    });
+    if !apart && !opts.quiet {
+        eprintln!(
+            "note: no two variants of {} have disjoint `cpus`, so its runs still execute one at a time",
+            exp.name
+        );
+    }
+    Ok(())
+}
+
 fn session_name(dir: &Path) -> String {
     dir.file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
@@ -437,6 +491,7 @@ fn start(
         resumed: 0,
         derived_from: None,
         label: opts.label.map(str::to_string),
+        jobs: (opts.jobs > 1).then_some(opts.jobs),
         revisions,
         imported: None,
         damaged: None,

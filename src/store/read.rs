@@ -291,6 +291,8 @@ mod tests {
             psi_cpu_some_us: None,
             throttle_events: None,
             samples: None,
+            start_boottime_ns: None,
+            overlapped: None,
         }
     }
 
