@@ -73,6 +73,11 @@ impl Fake {
 
 impl Runner for Fake {
     fn run(&mut self, request: &RunRequest) -> Measurement {
+        self.run_announced(request, &mut || {})
+    }
+
+    /// Records the run as started, then lets lab start the next.
+    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
         *self.calls.lock().unwrap() += 1;
         let id = request
             .stdout
@@ -92,7 +97,9 @@ impl Runner for Fake {
             seen.active.push((id.clone(), cpus.clone()));
             seen.most_at_once = seen.most_at_once.max(seen.active.len());
             seen.started.push(id.clone());
-            drop(seen);
+        }
+        spawned();
+        if measured {
             std::thread::sleep(Duration::from_millis(40));
         }
         let score = match request.argv {
@@ -369,6 +376,16 @@ fn real_runs_on_two_cpus_overlap_in_time() {
         }
     }
     assert!(overlapping >= 1, "no two runs overlapped in time");
+    // Processes were spawned in the planned order.
+    let mut by_position: Vec<(usize, u64)> = rows
+        .iter()
+        .map(|r| (r["position"].parse().unwrap(), times[&r["run_id"]].0))
+        .collect();
+    by_position.sort_unstable();
+    assert!(
+        by_position.windows(2).all(|w| w[0].1 < w[1].1),
+        "{by_position:?}"
+    );
     // The runs took less time together than one after the other would have.
     let first = times.values().map(|t| t.0).min().unwrap();
     let last = times.values().map(|t| t.1).max().unwrap();

@@ -79,4 +79,12 @@ pub trait Runner {
     fn concurrent(&self) -> Option<Box<dyn Runner + Send>> {
         None
     }
+
+    /// As [`Runner::run`], calling `spawned` once the process has started (or failed to), so
+    /// that runs executing side by side start in their planned order: the next is started only
+    /// after this call. A runner that cannot tell calls it first.
+    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
+        spawned();
+        self.run(request)
+    }
 }

@@ -150,13 +150,20 @@ impl<'e> Schedule<'e> {
         }
         let exp = self.exp;
         let planned = run.clone();
+        let (spawned, started) = mpsc::channel::<()>();
         scope.spawn(move || {
             let request = super::request(exp, &planned, &stdout, &stderr);
-            let measured =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.run(&request)))
-                    .map_err(|_| "the runner failed while measuring it".to_string());
+            let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker.run_announced(&request, &mut || {
+                    let _ = spawned.send(());
+                })
+            }))
+            .map_err(|_| "the runner failed while measuring it".to_string());
             let _ = done.send((planned.id.clone(), measured));
         });
+        // The next run starts only once this one's process has: runs start in plan order. The
+        // wait also ends if the thread ends without announcing (its sender is dropped).
+        let _ = started.recv();
         self.running.insert(
             run.id.clone(),
             InFlight {

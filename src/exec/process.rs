@@ -34,19 +34,22 @@ struct BesideOthers;
 
 impl Runner for BesideOthers {
     fn run(&mut self, request: &RunRequest) -> Measurement {
-        run_process(request, Alone::No)
+        run_process(request, Alone::No(&mut || {}))
+    }
+
+    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
+        run_process(request, Alone::No(spawned))
     }
 }
 
-/// Whether a run is the only one executing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Alone {
+/// Whether a run is the only one executing; if not, what to call once it is spawned.
+enum Alone<'a> {
     Yes,
-    No,
+    No(&'a mut dyn FnMut()),
 }
 
 /// Spawns, waits for and measures one process.
-fn run_process(request: &RunRequest, alone: Alone) -> Measurement {
+fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let start_unix_ms = unix_ms();
     let mut command = match prepare(request) {
         Ok(c) => c,
@@ -55,24 +58,31 @@ fn run_process(request: &RunRequest, alone: Alone) -> Measurement {
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
     let before = super::machine::sample(&cpus);
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
-    let spawning = (alone == Alone::No).then(super::running::exclusive);
+    let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
-    let child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
-        }
-    };
-    let pid = child.id() as libc::pid_t;
-    if spawning.is_some() {
+    let spawned = command.spawn();
+    if let Ok(child) = &spawned
+        && spawning.is_some()
+    {
+        let pid = child.id() as libc::pid_t;
         super::running::register(pid);
-        drop(spawning);
         if super::interrupt::requested() {
             // The stop signal came before the group was registered: the handler missed it.
             // SAFETY: killing the group we created; the wait below reaps the leader.
             unsafe { libc::kill(-pid, libc::SIGKILL) };
         }
     }
+    drop(spawning);
+    if let Alone::No(announce) = &mut alone {
+        announce();
+    }
+    let child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
+        }
+    };
+    let pid = child.id() as libc::pid_t;
     let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
     let watchdog = Watchdog::arm(pid, request.timeout);
     let (status, usage) = wait_blocking(pid);
@@ -83,7 +93,7 @@ fn run_process(request: &RunRequest, alone: Alone) -> Measurement {
     // next run: it is killed, reaped and reported.
     let left_running = match alone {
         Alone::Yes => super::orphans::reap_leftovers(pid),
-        Alone::No => {
+        Alone::No(_) => {
             let _cleaning = super::running::exclusive();
             let left = super::orphans::reap_leftovers(pid);
             super::running::unregister(pid);
