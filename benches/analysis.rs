@@ -52,6 +52,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 echoed_config: false,
                 busy_share: None,
                 repeats: None,
+                overlapped: Vec::new(),
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
                 values: BTreeMap::from([("m".to_string(), vec![value.to_string()])]),

@@ -131,6 +131,7 @@ fn manifest_stub() -> store::Manifest {
         resumed: 0,
         derived_from: None,
         label: None,
+        jobs: None,
         revisions: None,
         imported: None,
         damaged: None,

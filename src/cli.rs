@@ -79,6 +79,11 @@ pub enum Command {
         /// most this many nodes at once.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
         nodes: u16,
+        /// Let up to N runs execute at once, each pinned to its variant's `cpus`; runs start
+        /// in the planned order, and one whose CPUs a running run holds waits. Every variant
+        /// must declare `cpus`. Default 1: one run at a time.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: u16,
     },
     /// Run one shard of a session on the node a Slurm task was given (started by
     /// `lab run --on slurm`, not by hand).
@@ -284,5 +289,14 @@ mod tests {
         assert!(Cli::try_parse_from(["lab", "run", "x", "--dry-run", "--resume"]).is_err());
         let ok = Cli::try_parse_from(["lab", "run", "x", "--profile", "quick"]).unwrap();
         assert!(matches!(ok.command, Command::Run { profile: Some(ref p), .. } if p == "quick"));
+    }
+
+    #[test]
+    fn jobs_default_to_one_and_zero_is_refused() {
+        let one = Cli::try_parse_from(["lab", "run", "x"]).unwrap();
+        assert!(matches!(one.command, Command::Run { jobs: 1, .. }));
+        let two = Cli::try_parse_from(["lab", "run", "x", "--jobs", "2"]).unwrap();
+        assert!(matches!(two.command, Command::Run { jobs: 2, .. }));
+        assert!(Cli::try_parse_from(["lab", "run", "x", "--jobs", "0"]).is_err());
     }
 }

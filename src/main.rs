@@ -59,6 +59,7 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
             partition,
             constraint,
             nodes,
+            jobs,
         } => {
             let revs = revs.as_deref().map(app::parse_revs).transpose()?;
             let on = engine(*on, partition, constraint, *nodes)?;
@@ -74,6 +75,7 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 confirm: *confirm,
                 label: label.as_deref(),
                 on,
+                jobs: usize::from(*jobs),
             };
             app::run(layout, experiment, &opts, &mut ProcessRunner)
         }

@@ -591,6 +591,7 @@ fn manifest(
         derived_from: None,
         damaged: None,
         label: None,
+        jobs: None,
         revisions: None,
         imported: Some(ImportRecord {
             tool: imported.format.tool().to_string(),

@@ -35,6 +35,8 @@ pub struct RunOptions<'a> {
     pub label: Option<&'a str>,
     /// Where the runs are measured: here, or on a cluster's nodes.
     pub on: Engine,
+    /// `--jobs N`: up to N runs execute at once, on disjoint CPUs (1: one at a time).
+    pub jobs: usize,
 }
 
 impl RunOptions<'_> {
@@ -52,6 +54,7 @@ impl RunOptions<'_> {
             confirm: false,
             label: None,
             on: Engine::Local,
+            jobs: 1,
         }
     }
 }
@@ -88,6 +91,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
         )));
     }
     check_cpus(&exp)?;
+    check_jobs(&exp, opts, opts.revs.is_some())?;
     let (exp, revisions) = match opts.revs {
         Some(revs) if !opts.resume => {
             let (exp, revisions) = super::revs::across(layout, exp, revs, opts.threshold)?;
@@ -205,16 +209,25 @@ fn measure(
         let (session, manifest) = start(layout, &exp, plan, runner, sealed, opts, revisions)?;
         (exp, session, manifest, plan.runs.clone())
     };
+    if opts.resume {
+        // A resumed session continues under its sealed lab.toml, which may pin fewer variants.
+        check_jobs(&exp, opts, manifest.revisions.is_some())?;
+    }
     let progress = Progress::new(manifest.planned_runs, opts.quiet);
     progress.note(&format!(
         "session {} ({} runs to go)",
         session.dir.display(),
         todo.len()
     ));
+    if opts.jobs > 1 {
+        manifest.jobs = Some(manifest.jobs.unwrap_or(1).max(opts.jobs));
+    }
     let mut block =
         |runs: &[plan::PlannedRun], session: &mut SessionWriter, manifest: &mut Manifest| {
             match &opts.on {
-                Engine::Local => Ok(exec::execute(&exp, runs, session, runner, &progress)?),
+                Engine::Local => Ok(exec::execute_side_by_side(
+                    &exp, runs, session, runner, &progress, opts.jobs,
+                )?),
                 Engine::Slurm(cluster) => {
                     super::slurm::execute(dir, runs, session, manifest, cluster, &progress)
                 }
@@ -382,6 +395,53 @@ fn check_cpus(exp: &Experiment) -> Result<()> {
     Ok(())
 }
 
+/// With `--jobs N` above 1, every variant must be pinned to CPUs: runs execute side by side
+/// only where they cannot share one. Checked before anything runs. Runs of variants whose
+/// CPUs overlap still run one at a time, which a note says when it leaves nothing in parallel.
+fn check_jobs(exp: &Experiment, opts: &RunOptions, across_revisions: bool) -> Result<()> {
+    if opts.jobs <= 1 {
+        return Ok(());
+    }
+    if matches!(opts.on, Engine::Slurm(_)) {
+        return Err(LabError::Usage(format!(
+            "--jobs {} cannot be combined with --on slurm: each Slurm task holds a whole node and runs its shard one run at a time\n  hint: drop --jobs; --nodes N spreads the runs over N nodes",
+            opts.jobs
+        )));
+    }
+    if across_revisions {
+        return Err(LabError::Usage(format!(
+            "--jobs {} cannot be combined with --revs: the two revisions' runs of a variant are pinned to the same CPUs, and lab compares revisions only on runs measured one at a time\n  hint: drop --jobs",
+            opts.jobs
+        )));
+    }
+    if let Some((i, v)) = exp
+        .variants
+        .iter()
+        .enumerate()
+        .find(|(_, v)| v.cpus.is_none())
+    {
+        return Err(LabError::Usage(format!(
+            "{}: `variant[{}]` ({}) declares no `cpus`, so with --jobs {} its runs could share CPUs with the runs beside them\n  hint: give every variant disjoint `cpus` (e.g. cpus = \"0\" and cpus = \"1\"), or drop --jobs",
+            exp.file.display(),
+            i + 1,
+            v.name,
+            opts.jobs
+        )));
+    }
+    let apart = exp.variants.iter().enumerate().any(|(i, a)| {
+        exp.variants[i + 1..]
+            .iter()
+            .any(|b| exec::disjoint(a.cpus.as_deref(), b.cpus.as_deref()))
+    });
+    if !apart && !opts.quiet {
+        eprintln!(
+            "note: no two variants of {} have disjoint `cpus`, so its runs still execute one at a time",
+            exp.name
+        );
+    }
+    Ok(())
+}
+
 fn session_name(dir: &Path) -> String {
     dir.file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
@@ -467,6 +527,7 @@ fn start(
         resumed: 0,
         derived_from: None,
         label: opts.label.map(str::to_string),
+        jobs: (opts.jobs > 1).then_some(opts.jobs),
         revisions,
         imported: None,
         damaged: None,

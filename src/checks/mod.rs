@@ -44,6 +44,11 @@ pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> F
         analysis.manifest.calibration.as_ref(),
         analysis.manifest.imported.as_ref().map(|i| i.tool.as_str()),
     );
+    if analysis.manifest.jobs.is_none() && analysis.runs.iter().all(|r| r.overlapped.is_empty()) {
+        // A session run one run at a time (no `--jobs`) has nothing for this check to judge,
+        // and its report does not list it.
+        automatic.retain(|c| c.name != automatic::APART);
+    }
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);
@@ -171,6 +176,10 @@ fn judged_automatic(
         automatic::QUIET if !runs.iter().any(|r| r.busy_share.is_some()) => automatic_not_run(
             name,
             "no run recorded what else the machine did (sessions before lab measured it, or runs under 0.2 CPU-seconds)",
+        ),
+        automatic::APART if runs.iter().all(|r| r.overlapped.is_empty()) => automatic_not_run(
+            name,
+            "every run executed alone, so none could share a CPU with another",
         ),
         _ => automatic_result(name, runs, calibration),
     }

@@ -696,6 +696,7 @@ metric = "v"
             echoed_config: false,
             busy_share: None,
             repeats: None,
+            overlapped: Vec::new(),
             problems: Vec::new(),
             failed_checks: Vec::new(),
             values: BTreeMap::from([("v".to_string(), vec![value.to_string()])]),

@@ -13,6 +13,9 @@ const HANDLED: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 extern "C" fn on_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);
+    // Runs executing side by side (`--jobs`) are each waited for by their own thread, which
+    // the signal may not reach: their groups are killed here.
+    super::running::kill_all();
 }
 
 /// Installs the handler, without SA_RESTART so a blocking wait returns.

@@ -12,6 +12,9 @@ pub struct Measurement {
     pub wall_ns: u64,
     /// The same interval on CLOCK_BOOTTIME; larger than `wall_ns` when the machine slept.
     pub boottime_ns: u64,
+    /// CLOCK_BOOTTIME just before the spawn: when runs overlapped, to the nanosecond (0 where
+    /// the runner does not know).
+    pub start_boottime_ns: u64,
     pub user_ns: u64,
     pub sys_ns: u64,
     pub max_rss_kib: u64,
@@ -35,6 +38,7 @@ impl Measurement {
         Measurement {
             wall_ns: 0,
             boottime_ns: 0,
+            start_boottime_ns: 0,
             user_ns: 0,
             sys_ns: 0,
             max_rss_kib: 0,
@@ -69,4 +73,18 @@ pub struct RunRequest<'a> {
 /// Runs one process and measures it. A failing process is a result, not an error.
 pub trait Runner {
     fn run(&mut self, request: &RunRequest) -> Measurement;
+
+    /// A runner another thread may use while this one runs, for runs executing side by side
+    /// (`lab run --jobs`); `None` when this runner runs one process at a time.
+    fn concurrent(&self) -> Option<Box<dyn Runner + Send>> {
+        None
+    }
+
+    /// As [`Runner::run`], calling `spawned` once the process has started (or failed to), so
+    /// that runs executing side by side start in their planned order: the next is started only
+    /// after this call. A runner that cannot tell calls it first.
+    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
+        spawned();
+        self.run(request)
+    }
 }

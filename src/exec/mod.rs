@@ -9,8 +9,10 @@ mod machine;
 mod measure;
 mod metrics;
 mod orphans;
+mod parallel;
 mod process;
 mod progress;
+mod running;
 pub mod slurm;
 mod syscheck;
 
@@ -20,6 +22,7 @@ pub use interrupt::{exit_code as interrupt_exit_code, restore_default as restore
 pub use machine::MachineLoad;
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
+pub use parallel::{disjoint, execute_side_by_side};
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
 pub use syscheck::system_check;
@@ -165,6 +168,8 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
         throttle_events: m.machine.and_then(|l| l.throttle_events),
         samples: None,
         node: None,
+        start_boottime_ns: (m.start_boottime_ns > 0).then_some(m.start_boottime_ns),
+        overlapped: None,
     }
 }
 

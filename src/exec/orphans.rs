@@ -59,7 +59,9 @@ struct Leftover {
 }
 
 /// Whether lab is a subreaper now: only then is a child of lab an orphan of the run (lab
-/// starts no other process while a session runs).
+/// starts no other process while a session runs, but the runs executing beside it under
+/// `--jobs`, whose groups are registered; a process that left its run's group during such a
+/// session is counted against the first run to end after it was orphaned).
 fn is_subreaper() -> bool {
     let mut flag: libc::c_int = 0;
     // SAFETY: PR_GET_CHILD_SUBREAPER writes one int through the pointer given.
@@ -90,7 +92,9 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t) -> Vec<Leftover> {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let (name, state, ppid, pgrp) = parse_stat(&stat)?;
             let orphan = subreaper && ppid == me;
-            (orphan || pgrp == group).then_some(Leftover {
+            // With `--jobs`, the runs executing beside this one are not its leftovers.
+            let beside = pgrp != group && super::running::is_registered(pgrp);
+            ((orphan || pgrp == group) && !beside).then_some(Leftover {
                 pid,
                 ppid,
                 name,

@@ -18,47 +18,105 @@ pub struct ProcessRunner;
 
 impl Runner for ProcessRunner {
     fn run(&mut self, request: &RunRequest) -> Measurement {
-        let start_unix_ms = unix_ms();
-        let mut command = match prepare(request) {
-            Ok(c) => c,
-            Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
-        };
-        let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
-        let before = super::machine::sample(&cpus);
-        let start = Instant2::now();
-        let child = match command.spawn() {
-            Ok(child) => child,
-            Err(e) => {
-                return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
-            }
-        };
+        run_process(request, Alone::Yes)
+    }
+
+    fn concurrent(&self) -> Option<Box<dyn Runner + Send>> {
+        Some(Box::new(BesideOthers))
+    }
+}
+
+/// A [`ProcessRunner`] for one of several runs executing at once (`--jobs`): its process
+/// group is registered while it runs, so a stop signal kills it and the other runs'
+/// clean-ups spare it.
+#[derive(Debug)]
+struct BesideOthers;
+
+impl Runner for BesideOthers {
+    fn run(&mut self, request: &RunRequest) -> Measurement {
+        run_process(request, Alone::No(&mut || {}))
+    }
+
+    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
+        run_process(request, Alone::No(spawned))
+    }
+}
+
+/// Whether a run is the only one executing; if not, what to call once it is spawned.
+enum Alone<'a> {
+    Yes,
+    No(&'a mut dyn FnMut()),
+}
+
+/// Spawns, waits for and measures one process.
+fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
+    let start_unix_ms = unix_ms();
+    let mut command = match prepare(request) {
+        Ok(c) => c,
+        Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
+    };
+    let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
+    let before = super::machine::sample(&cpus);
+    // Taken before the clock starts: waiting for another run's clean-up is not timed.
+    let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
+    let start = Instant2::now();
+    let spawned = command.spawn();
+    if let Ok(child) = &spawned
+        && spawning.is_some()
+    {
         let pid = child.id() as libc::pid_t;
-        let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
-        let watchdog = Watchdog::arm(pid, request.timeout);
-        let (status, usage) = wait_blocking(pid);
-        let end = Instant2::now();
-        let after = super::machine::sample(&cpus);
-        let timed_out = watchdog.disarm();
-        // Whatever the run left behind, in its group or escaped from it, would disturb the
-        // next run: it is killed, reaped and reported.
-        let left_running = super::orphans::reap_leftovers(pid);
-        Measurement {
-            wall_ns: end.monotonic - start.monotonic,
-            boottime_ns: end.boottime - start.boottime,
-            user_ns: timeval_ns(usage.ru_utime),
-            sys_ns: timeval_ns(usage.ru_stime),
-            max_rss_kib: usage.ru_maxrss.max(0) as u64,
-            voluntary_cs: usage.ru_nvcsw.max(0) as u64,
-            involuntary_cs: usage.ru_nivcsw.max(0) as u64,
-            exit: decode_status(status),
-            timed_out,
-            cpus_granted,
-            left_running,
-            start_unix_ms,
-            machine: before
-                .zip(after)
-                .map(|(b, a)| super::machine::between(&b, &a, super::machine::tick_ns())),
+        super::running::register(pid);
+        if super::interrupt::requested() {
+            // The stop signal came before the group was registered: the handler missed it.
+            // SAFETY: killing the group we created; the wait below reaps the leader.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
         }
+    }
+    drop(spawning);
+    if let Alone::No(announce) = &mut alone {
+        announce();
+    }
+    let child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
+        }
+    };
+    let pid = child.id() as libc::pid_t;
+    let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
+    let watchdog = Watchdog::arm(pid, request.timeout);
+    let (status, usage) = wait_blocking(pid);
+    let end = Instant2::now();
+    let after = super::machine::sample(&cpus);
+    let timed_out = watchdog.disarm();
+    // Whatever the run left behind, in its group or escaped from it, would disturb the
+    // next run: it is killed, reaped and reported.
+    let left_running = match alone {
+        Alone::Yes => super::orphans::reap_leftovers(pid),
+        Alone::No(_) => {
+            let _cleaning = super::running::exclusive();
+            let left = super::orphans::reap_leftovers(pid);
+            super::running::unregister(pid);
+            left
+        }
+    };
+    Measurement {
+        wall_ns: end.monotonic - start.monotonic,
+        boottime_ns: end.boottime - start.boottime,
+        start_boottime_ns: start.boottime,
+        user_ns: timeval_ns(usage.ru_utime),
+        sys_ns: timeval_ns(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss.max(0) as u64,
+        voluntary_cs: usage.ru_nvcsw.max(0) as u64,
+        involuntary_cs: usage.ru_nivcsw.max(0) as u64,
+        exit: decode_status(status),
+        timed_out,
+        cpus_granted,
+        left_running,
+        start_unix_ms,
+        machine: before
+            .zip(after)
+            .map(|(b, a)| super::machine::between(&b, &a, super::machine::tick_ns())),
     }
 }
 

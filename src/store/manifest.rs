@@ -42,6 +42,10 @@ pub struct Manifest {
     /// A name the author gave the session (`lab run --label`), shown in its history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The most runs `lab run --jobs N` let execute at once (N); absent when they ran one at
+    /// a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<usize>,
     /// Why the session's own files cannot be trusted whole (a run changed them).
     #[serde(default)]
     pub damaged: Option<String>,

@@ -292,6 +292,8 @@ pub(super) mod tests {
             throttle_events: None,
             samples: None,
             node: None,
+            start_boottime_ns: None,
+            overlapped: None,
         }
     }
 

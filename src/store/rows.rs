@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 24] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 26] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -31,6 +31,8 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 24] = [
     "throttle_events",
     "samples",
     "node",
+    "start_boottime_ns",
+    "overlapped",
 ];
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
@@ -94,6 +96,14 @@ pub struct RunRow {
     /// and in sessions written before the column existed.
     #[serde(default)]
     pub node: Option<String>,
+    /// CLOCK_BOOTTIME when the run was spawned; with `boottime_ns` it places the run in time
+    /// against the session's other runs. Empty where it was not recorded.
+    #[serde(default)]
+    pub start_boottime_ns: Option<u64>,
+    /// The runs that executed at some moment while this one did (`lab run --jobs`),
+    /// space-separated; empty when it ran alone.
+    #[serde(default)]
+    pub overlapped: Option<String>,
 }
 
 /// Fewest nanoseconds of CPU time on a run's CPUs for its contention to be judged: twenty of
@@ -133,6 +143,17 @@ impl RunRow {
     /// which a run is re-run during the session and judged invalid afterwards.
     pub fn busier_than(&self, limit: f64) -> Option<Contention> {
         self.contention().filter(|c| c.total() > limit)
+    }
+
+    /// The runs that executed beside this one, by id.
+    pub fn overlapped_ids(&self) -> impl Iterator<Item = &str> {
+        self.overlapped.iter().flat_map(|o| o.split_whitespace())
+    }
+
+    /// The CPUs the run was pinned to, where it was pinned.
+    pub fn cpu_set(&self) -> Option<Vec<usize>> {
+        let text = self.cpus.as_deref().filter(|c| !c.trim().is_empty())?;
+        text.split_whitespace().map(|c| c.parse().ok()).collect()
     }
 
     /// How the run ended.
@@ -224,5 +245,7 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
             row.samples.map_or_else(String::new, |n| n.to_string()),
         ),
         ("node", row.node.clone().unwrap_or_default()),
+        ("start_boottime_ns", optional(row.start_boottime_ns)),
+        ("overlapped", row.overlapped.clone().unwrap_or_default()),
     ]
 }

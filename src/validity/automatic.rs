@@ -48,10 +48,18 @@ pub enum Problem {
         contention: crate::store::Contention,
         limit: f64,
     },
+    /// The run executed beside others (`lab run --jobs`) that could use some of its CPUs.
+    SharedCpus {
+        /// The first such run, by id, and how many there were in all.
+        with: String,
+        runs: usize,
+        /// The CPUs they had in common, or `None` when one of them was pinned nowhere.
+        cpus: Option<Vec<usize>>,
+    },
 }
 
 /// The automatic checks, by name, in report order.
-pub const CHECK_NAMES: [&str; 8] = [
+pub const CHECK_NAMES: [&str; 9] = [
     "every run exited normally",
     "no run timed out",
     LEFT_RUNNING,
@@ -60,12 +68,14 @@ pub const CHECK_NAMES: [&str; 8] = [
     TOO_SHORT,
     CONFIG_ECHO,
     QUIET,
+    APART,
 ];
 pub const REPORTED: &str = "every run reported every metric";
 pub const TOO_SHORT: &str = "every run was long enough to time";
 pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
 pub const QUIET: &str = "the machine was quiet during every run";
+pub const APART: &str = "no runs executing side by side shared a CPU";
 
 /// A run's own time (wall time less the median spawn cost) must be at least this many times
 /// the spawn cost's interquartile range, so spawn noise moves it by under 5%.
@@ -89,6 +99,7 @@ impl Problem {
             Problem::LeftRunning(_) => LEFT_RUNNING,
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
             Problem::MachineBusy { .. } => QUIET,
+            Problem::SharedCpus { .. } => APART,
         }
     }
 }
@@ -162,6 +173,27 @@ impl fmt::Display for Problem {
                     crate::format::percent(contention.others),
                     crate::format::percent(*limit)
                 )
+            }
+            Problem::SharedCpus { with, runs, cpus } => {
+                let more = match runs {
+                    0 | 1 => String::new(),
+                    n => format!(" and {} other run{}", n - 1, if *n == 2 { "" } else { "s" }),
+                };
+                match cpus {
+                    Some(cpus) => write!(
+                        f,
+                        "executed beside run {with}{more} on shared CPU{} {}",
+                        if cpus.len() == 1 { "" } else { "s" },
+                        cpus.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                    None => write!(
+                        f,
+                        "executed beside run {with}{more} with any CPU to share (one of them was pinned to none)"
+                    ),
+                }
             }
         }
     }
@@ -238,6 +270,39 @@ pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
 pub fn machine_busy(row: &crate::store::RunRow, limit: f64) -> Option<Problem> {
     row.busier_than(limit)
         .map(|contention| Problem::MachineBusy { contention, limit })
+}
+
+/// The run is invalid when a run that executed beside it could use one of its CPUs: their
+/// CPU sets (as granted, from `cpus_of`) intersect, or one of them was pinned nowhere. An id
+/// `cpus_of` does not know counts as pinned nowhere.
+pub fn shared_cpus(
+    row: &crate::store::RunRow,
+    cpus_of: &BTreeMap<&str, Option<Vec<usize>>>,
+) -> Option<Problem> {
+    let mine = row.cpu_set();
+    let sharing: Vec<(&str, Option<Vec<usize>>)> = row
+        .overlapped_ids()
+        .filter_map(|id| {
+            let theirs = cpus_of.get(id).cloned().flatten();
+            let common = match (&mine, &theirs) {
+                (Some(a), Some(b)) => {
+                    let common: Vec<usize> = a.iter().filter(|c| b.contains(c)).copied().collect();
+                    if common.is_empty() {
+                        return None;
+                    }
+                    Some(common)
+                }
+                _ => None,
+            };
+            Some((id, common))
+        })
+        .collect();
+    let (with, cpus) = sharing.first()?.clone();
+    Some(Problem::SharedCpus {
+        with: with.to_string(),
+        runs: sharing.len(),
+        cpus,
+    })
 }
 
 /// The run is too short to time when its wall time is under the floor.
@@ -462,6 +527,74 @@ mod tests {
             echoed_config("{\"config\": \"x\"}\n{\"mops\": 1}", &params),
             (false, vec![])
         );
+    }
+
+    fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRow {
+        crate::store::RunRow {
+            run_id: id.into(),
+            position: 1,
+            variant: "v".into(),
+            repetition: 1,
+            warmup: false,
+            start_utc: String::new(),
+            wall_ns: 1,
+            boottime_ns: 1,
+            user_ns: 0,
+            sys_ns: 0,
+            max_rss_kib: 0,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+            exit_code: Some(0),
+            signal: None,
+            spawn_error: None,
+            timed_out: false,
+            cpus: cpus.map(str::to_string),
+            stdout_sha256: String::new(),
+            left_running: None,
+            host_busy_ns: None,
+            host_steal_ns: None,
+            host_capacity_ns: None,
+            psi_cpu_some_us: None,
+            throttle_events: None,
+            samples: None,
+            start_boottime_ns: None,
+            overlapped: (!overlapped.is_empty()).then(|| overlapped.to_string()),
+            node: None,
+        }
+    }
+
+    #[test]
+    fn runs_side_by_side_must_not_share_a_cpu() {
+        let cpus: BTreeMap<&str, Option<Vec<usize>>> = [
+            ("r1", Some(vec![0, 1])),
+            ("r2", Some(vec![2, 3])),
+            ("r3", Some(vec![1, 2])),
+            ("r4", None),
+        ]
+        .into();
+        assert_eq!(shared_cpus(&pinned("r1", Some("0 1"), ""), &cpus), None);
+        assert_eq!(shared_cpus(&pinned("r1", Some("0 1"), "r2"), &cpus), None);
+        let shared = shared_cpus(&pinned("r1", Some("0 1"), "r2 r3 r4"), &cpus).unwrap();
+        assert_eq!(
+            shared,
+            Problem::SharedCpus {
+                with: "r3".into(),
+                runs: 2,
+                cpus: Some(vec![1])
+            }
+        );
+        assert_eq!(shared.check_name(), APART);
+        assert_eq!(
+            shared.to_string(),
+            "executed beside run r3 and 1 other run on shared CPU 1"
+        );
+        // A run pinned nowhere, or one lab knows nothing of, may use every CPU.
+        let unpinned = shared_cpus(&pinned("r2", None, "r1"), &cpus).unwrap();
+        assert_eq!(
+            unpinned.to_string(),
+            "executed beside run r1 with any CPU to share (one of them was pinned to none)"
+        );
+        assert!(shared_cpus(&pinned("r2", Some("2 3"), "r9"), &cpus).is_some());
     }
 
     #[test]

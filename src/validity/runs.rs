@@ -24,6 +24,9 @@ pub struct RunView {
     pub busy_share: Option<f64>,
     /// The run this one repeats, planned again because the machine was busy during it.
     pub repeats: Option<String>,
+    /// The runs that executed beside it (`lab run --jobs`); empty when it ran alone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overlapped: Vec<String>,
     /// Why the run is excluded from statistics; empty when it is valid.
     pub problems: Vec<String>,
     /// The checks that excluded it, parallel to `problems`.
@@ -72,6 +75,7 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .iter()
         .map(|r| (r.id.as_str(), r))
         .collect();
+    let cpus = cpus_by_run(exp, session);
     let mut views: Vec<RunView> = session
         .runs
         .iter()
@@ -81,6 +85,7 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
                     exp,
                     session,
                     row,
+                    &cpus,
                     p.cell(),
                     values.remove(row.run_id.as_str()).unwrap_or_default(),
                 );
@@ -93,10 +98,32 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
     views
 }
 
+/// The CPUs each run was pinned to: as granted, for stored runs; as its variant declares, for
+/// a planned run that executed beside a stored one but was not stored (a stop cut it short).
+fn cpus_by_run<'s>(
+    exp: &Experiment,
+    session: &'s StoredSession,
+) -> BTreeMap<&'s str, Option<Vec<usize>>> {
+    let mut cpus: BTreeMap<&str, Option<Vec<usize>>> = session
+        .plan
+        .runs
+        .iter()
+        .map(|r| {
+            let declared = exp.variant(&r.variant).and_then(|v| v.cpus.clone());
+            (r.id.as_str(), declared)
+        })
+        .collect();
+    for row in &session.runs {
+        cpus.insert(row.run_id.as_str(), row.cpu_set());
+    }
+    cpus
+}
+
 fn view(
     exp: &Experiment,
     session: &StoredSession,
     row: &RunRow,
+    cpus: &BTreeMap<&str, Option<Vec<usize>>>,
     cell: CellKey,
     values: BTreeMap<String, Vec<String>>,
 ) -> RunView {
@@ -120,6 +147,7 @@ fn view(
     };
     let mut found = problems(&facts, &exp.metrics);
     found.extend(super::automatic::machine_busy(row, exp.max_busy));
+    found.extend(super::automatic::shared_cpus(row, cpus));
     locate_unreadable(&mut found, &session.stdout_path(&row.run_id));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
@@ -150,6 +178,7 @@ fn view(
         echoed_config: echoed,
         busy_share: row.contention().map(|c| c.total()),
         repeats: None,
+        overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values,

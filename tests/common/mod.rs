@@ -194,6 +194,7 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
     lab::exec::Measurement {
         wall_ns: ns,
         boottime_ns: ns,
+        start_boottime_ns: 0,
         user_ns: ns,
         sys_ns: 0,
         max_rss_kib: 1024,

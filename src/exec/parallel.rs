@@ -1,0 +1,248 @@
+//! Runs side by side (`lab run --jobs N`), only where they cannot share CPUs: each run is
+//! pinned to its variant's `cpus`, and a run starts only when fewer than N run and none of
+//! them holds one of its CPUs. Runs start in the plan's (seeded, shuffled) order: the next
+//! planned run waits rather than letting a later one overtake it. Each running process is
+//! waited for by its own thread, which hands the measurement back over a channel; the main
+//! thread blocks on that channel, so nothing polls or analyses while runs execute, and it
+//! alone writes the session, storing each run as it finishes.
+
+use super::measure::{Measurement, Runner};
+use super::{Ending, MetricReader, Progress, interrupt, orphans, running};
+use crate::config::Experiment;
+use crate::plan::PlannedRun;
+use crate::store::SessionWriter;
+use anyhow::{Result, anyhow};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::mpsc;
+use std::thread::Scope;
+
+/// A run executing now.
+struct InFlight {
+    run: PlannedRun,
+    /// The CPUs it is pinned to; `None` pins it nowhere, so it shares every CPU.
+    cpus: Option<Vec<usize>>,
+    /// Every run that executed at some moment beside it, so far.
+    overlapped: BTreeSet<String>,
+}
+
+/// What a run's thread hands back: the run's id and its measurement, or why the runner failed.
+type Done = (String, std::result::Result<Measurement, String>);
+
+/// Runs `runs`, up to `jobs` at once on disjoint CPUs, appending each to the session as it
+/// finishes. A runner that cannot run processes side by side runs them one at a time.
+pub fn execute_side_by_side(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    session: &mut SessionWriter,
+    runner: &mut dyn Runner,
+    progress: &Progress,
+    jobs: usize,
+) -> Result<Ending> {
+    if jobs <= 1 || runner.concurrent().is_none() {
+        return super::execute(exp, runs, session, runner, progress);
+    }
+    interrupt::install();
+    orphans::become_subreaper();
+    let mut schedule = Schedule {
+        exp,
+        jobs,
+        queue: runs.iter().cloned().collect(),
+        running: BTreeMap::new(),
+        again: BTreeMap::new(),
+        stopping: None,
+    };
+    std::thread::scope(|scope| {
+        let ending = schedule.drive(scope, session, runner, progress);
+        if ending.is_err() {
+            // lab cannot go on: the runs still executing are stopped, not waited for.
+            running::kill_all();
+        }
+        ending
+    })
+}
+
+/// The state of a session's runs while some execute side by side.
+struct Schedule<'e> {
+    exp: &'e Experiment,
+    jobs: usize,
+    /// Runs not started yet, in the order they start.
+    queue: VecDeque<PlannedRun>,
+    running: BTreeMap<String, InFlight>,
+    /// How often each original run was planned again because the machine was busy.
+    again: BTreeMap<String, u32>,
+    /// Set once no more runs may start, with how the session ends.
+    stopping: Option<Ending>,
+}
+
+impl<'e> Schedule<'e> {
+    /// Starts what may start, then blocks until a run ends and stores it, until none is left.
+    fn drive<'scope>(
+        &mut self,
+        scope: &'scope Scope<'scope, 'e>,
+        session: &mut SessionWriter,
+        runner: &mut dyn Runner,
+        progress: &Progress,
+    ) -> Result<Ending> {
+        let reader = MetricReader::new(&self.exp.metrics);
+        let (sender, finished) = mpsc::channel::<Done>();
+        loop {
+            if interrupt::requested() {
+                self.stopping = Some(Ending::Interrupted);
+            }
+            while self.stopping.is_none() && self.next_may_start() {
+                let Some(run) = self.queue.pop_front() else {
+                    break;
+                };
+                progress.starting(&run);
+                let (stdout, stderr) = session.log_paths(&run);
+                let worker = runner.concurrent().ok_or_else(|| {
+                    anyhow!("the runner can no longer run processes side by side")
+                })?;
+                self.launch(scope, run, worker, stdout, stderr, sender.clone());
+            }
+            if self.running.is_empty() {
+                return Ok(self.stopping.take().unwrap_or(Ending::Complete));
+            }
+            let (id, measured) = finished
+                .recv()
+                .map_err(|_| anyhow!("a run's thread ended without reporting"))?;
+            let flight = self
+                .running
+                .remove(&id)
+                .ok_or_else(|| anyhow!("run {id} reported twice"))?;
+            let measurement = measured.map_err(|why| anyhow!("run {id}: {why}"))?;
+            if interrupt::requested() {
+                // Cut short by the user (its group was killed): not a measurement.
+                self.stopping = Some(Ending::Interrupted);
+                continue;
+            }
+            self.store(flight, &measurement, &reader, session, progress)?;
+        }
+    }
+
+    /// Whether the next planned run may start now: fewer than `jobs` run, and none holds one
+    /// of its CPUs.
+    fn next_may_start(&self) -> bool {
+        let Some(next) = self.queue.front() else {
+            return false;
+        };
+        let cpus = cpus_of(self.exp, next);
+        self.running.len() < self.jobs
+            && self
+                .running
+                .values()
+                .all(|r| disjoint(r.cpus.as_deref(), cpus.as_deref()))
+    }
+
+    /// Starts `run` on a thread of its own, which waits for it and reports back on `done`.
+    fn launch<'scope>(
+        &mut self,
+        scope: &'scope Scope<'scope, 'e>,
+        run: PlannedRun,
+        mut worker: Box<dyn Runner + Send>,
+        stdout: std::path::PathBuf,
+        stderr: std::path::PathBuf,
+        done: mpsc::Sender<Done>,
+    ) {
+        let overlapped: BTreeSet<String> = self.running.keys().cloned().collect();
+        for other in self.running.values_mut() {
+            other.overlapped.insert(run.id.clone());
+        }
+        let exp = self.exp;
+        let planned = run.clone();
+        let (spawned, started) = mpsc::channel::<()>();
+        scope.spawn(move || {
+            let request = super::request(exp, &planned, &stdout, &stderr);
+            let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker.run_announced(&request, &mut || {
+                    let _ = spawned.send(());
+                })
+            }))
+            .map_err(|_| "the runner failed while measuring it".to_string());
+            let _ = done.send((planned.id.clone(), measured));
+        });
+        // The next run starts only once this one's process has: runs start in plan order. The
+        // wait also ends if the thread ends without announcing (its sender is dropped).
+        let _ = started.recv();
+        self.running.insert(
+            run.id.clone(),
+            InFlight {
+                cpus: cpus_of(self.exp, &run),
+                run,
+                overlapped,
+            },
+        );
+    }
+
+    /// Stores a finished run with the runs it overlapped, checks the session's files, and
+    /// plans the run again when the machine was busy, as a session run one at a time does.
+    fn store(
+        &mut self,
+        flight: InFlight,
+        measurement: &Measurement,
+        reader: &MetricReader,
+        session: &mut SessionWriter,
+        progress: &Progress,
+    ) -> Result<()> {
+        let run = &flight.run;
+        let changes = session.verify()?;
+        let (stdout, _) = session.log_paths(run);
+        let (scan, samples) = reader.read_log(&stdout, &run.id);
+        let mut row = super::run_row(run, measurement, scan.sha256);
+        row.overlapped = (!flight.overlapped.is_empty()).then(|| {
+            flight
+                .overlapped
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        session.append(run, &row, &samples)?;
+        progress.finished(run, measurement.wall_ns, &super::outcome(measurement));
+        if !changes.is_empty() {
+            let beside = row.overlapped.as_deref().map_or_else(String::new, |o| {
+                format!(" (or a run executing beside it: {o})")
+            });
+            // The runs still executing finish and are stored; no other starts.
+            self.stopping.get_or_insert(Ending::Damaged(format!(
+                "run {}{beside} changed the session's files: {}",
+                run.id,
+                changes.join(", ")
+            )));
+            return Ok(());
+        }
+        if self.stopping.is_none()
+            && let Some(next) = super::plan_again(self.exp, run, &row, &mut self.again, session)?
+        {
+            progress.requeued(run, &next, row.contention().map_or(0.0, |c| c.total()));
+            self.queue.push_back(next);
+        }
+        Ok(())
+    }
+}
+
+/// The CPUs a run is pinned to: its variant's `cpus`.
+fn cpus_of(exp: &Experiment, run: &PlannedRun) -> Option<Vec<usize>> {
+    exp.variant(&run.variant).and_then(|v| v.cpus.clone())
+}
+
+/// Whether two runs pinned to `a` and `b` cannot share a CPU; a run pinned nowhere shares all.
+pub fn disjoint(a: Option<&[usize]>, b: Option<&[usize]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => !a.iter().any(|c| b.contains(c)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_pinned_nowhere_share_every_cpu() {
+        assert!(disjoint(Some(&[0, 1]), Some(&[2])));
+        assert!(!disjoint(Some(&[0, 1]), Some(&[1, 2])));
+        assert!(!disjoint(None, Some(&[2])));
+        assert!(!disjoint(Some(&[2]), None));
+    }
+}
