@@ -29,9 +29,11 @@
 #   --parts LIST      which measurements to make, e.g. 1,2 (default 1,2,3,4)
 # Needs: hyperfine, a C compiler as `cc`, GNU time as /usr/bin/time, python3 with numpy,
 # scipy and pandas. It installs nothing; it names what is missing and how to install it.
-# Takes about 5 minutes on a 2-core machine (most of it measurement 4). Progress goes to
-# stderr; the report alone to stdout: `benches/compare-tools.sh > result.md`.
-# Exit status: 0 when every row passes, 1 when one fails, 2 on a usage error or missing tool.
+# Took 10 minutes on a busy 2-core machine, most of it in measurement 4; removing the scratch
+# folder (200,000 log files) can take minutes more. Progress goes to stderr; the report alone
+# to stdout: `benches/compare-tools.sh > result.md`.
+# Exit status: 0 when no row fails (an INCONCLUSIVE row, too noisy to decide, does not), 1 when
+# one does, 2 on a usage error or a missing tool.
 
 set -euo pipefail
 
