@@ -18,6 +18,15 @@ pub struct Counters {
     psi_some_us: Option<u64>,
     /// Thermal-throttle events of the CPUs, where the kernel exposes them.
     throttle_events: Option<u64>,
+    /// Processes and threads created since boot, machine-wide (`processes` of `/proc/stat`).
+    forks: Option<u64>,
+}
+
+impl Counters {
+    /// Processes and threads created since boot when these counters were read.
+    pub fn forks(&self) -> Option<u64> {
+        self.forks
+    }
 }
 
 /// How busy the machine was during one run: differences of [`Counters`], in nanoseconds.
@@ -36,6 +45,7 @@ pub struct MachineLoad {
 pub fn sample(cpus: &[usize]) -> Option<Counters> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let mut counters = cpu_ticks(&stat, cpus)?;
+    counters.forks = forks_in(&stat);
     counters.psi_some_us = std::fs::read_to_string("/proc/pressure/cpu")
         .ok()
         .and_then(|text| psi_some_total(&text));
@@ -96,6 +106,20 @@ fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
     found.then_some(counters)
 }
 
+/// Processes and threads created since boot, now; `None` where `/proc/stat` cannot be read.
+pub fn forks() -> Option<u64> {
+    forks_in(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The `processes` line of `/proc/stat` (proc(5)): every fork and clone since boot.
+fn forks_in(stat: &str) -> Option<u64> {
+    stat.lines()
+        .find_map(|l| l.strip_prefix("processes "))?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// `total=` of the `some` line of `/proc/pressure/cpu`.
 fn psi_some_total(text: &str) -> Option<u64> {
     text.lines()
@@ -131,7 +155,15 @@ mod tests {
     const STAT: &str = "cpu  30 0 10 100 5 0 0 4 0 0\n\
                         cpu0 10 1 5 50 2 1 1 3 0 0\n\
                         cpu1 20 0 5 50 3 0 0 1 7 0\n\
-                        intr 5 0 0\n";
+                        intr 5 0 0\n\
+                        processes 9041\n";
+
+    #[test]
+    fn forks_since_boot() {
+        assert_eq!(forks_in(STAT), Some(9041));
+        assert_eq!(cpu_ticks(STAT, &[]).map(|c| c.forks), Some(None));
+        assert_eq!(forks_in("cpu 1 2 3\n"), None);
+    }
 
     #[test]
     fn ticks_of_the_chosen_cpus() {
@@ -154,6 +186,7 @@ mod tests {
             total_ticks: 400,
             psi_some_us: Some(10),
             throttle_events: None,
+            forks: None,
         };
         let after = Counters {
             busy_ticks: 250,
@@ -161,6 +194,7 @@ mod tests {
             total_ticks: 800,
             psi_some_us: Some(510),
             throttle_events: None,
+            forks: None,
         };
         let load = between(&before, &after, 10_000_000);
         assert_eq!(load.busy_ns, 1_500_000_000);

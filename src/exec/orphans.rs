@@ -17,12 +17,13 @@ pub fn become_subreaper() {
 }
 
 /// Kills and reaps every process left in process group `group` or re-parented to lab, and
-/// returns their command names, sorted.
-pub fn reap_leftovers(group: libc::pid_t) -> Vec<String> {
+/// returns their command names, sorted. `forks_before` is the machine's count of created
+/// processes read before the run was spawned: it bounds which PIDs its descendants can hold.
+pub fn reap_leftovers(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
     let me = std::process::id() as libc::pid_t;
     let mut names: Vec<(libc::pid_t, String)> = Vec::new();
     for round in 0..ROUNDS {
-        let found = leftovers(me, group);
+        let found = leftovers(me, group, forks_before);
         if found.is_empty() {
             break;
         }
@@ -78,16 +79,20 @@ fn is_subreaper() -> bool {
 }
 
 /// Processes in process group `group`, and, while lab is a subreaper, processes re-parented
-/// to it.
-fn leftovers(me: libc::pid_t, group: libc::pid_t) -> Vec<Leftover> {
+/// to it. Only PIDs a descendant of the run can hold are read.
+fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> Vec<Leftover> {
     let subreaper = is_subreaper();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    entries
+    let pids: Vec<libc::pid_t> = entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
         .filter(|&pid| pid != me)
+        .collect();
+    let window = Window::of(group, forks_before);
+    pids.into_iter()
+        .filter(|&pid| window.holds(pid))
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let (name, state, ppid, pgrp) = parse_stat(&stat)?;
@@ -102,6 +107,75 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t) -> Vec<Leftover> {
             })
         })
         .collect()
+}
+
+/// PIDs below this are never handed out again once the counter wraps (RESERVED_PIDS,
+/// include/linux/pid.h).
+const RESERVED_PIDS: u64 = 300;
+
+/// The PIDs a run's descendants can hold. Linux hands PIDs out cyclically, each after the
+/// last one given (`alloc_pid`, kernel/pid.c), so a process created after the run was
+/// spawned holds a PID at most `created + live + RESERVED_PIDS` past the run's own, counting
+/// round `pid_max`: `created` PIDs handed out since, `live` PIDs in use (threads hold them too) skipped on the way,
+/// and the reserved low PIDs skipped at a wrap. Without the counters, every PID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    first: u64,
+    span: u64,
+    pid_max: u64,
+}
+
+impl Window {
+    fn of(run: libc::pid_t, forks_before: Option<u64>) -> Window {
+        let pid_max = pid_max();
+        let created = match (forks_before, super::machine::forks()) {
+            (Some(before), Some(now)) => now.saturating_sub(before),
+            _ => pid_max,
+        };
+        Window::spanning(run, created, live_threads().unwrap_or(pid_max), pid_max)
+    }
+
+    fn spanning(run: libc::pid_t, created: u64, live: u64, pid_max: u64) -> Window {
+        Window {
+            first: u64::try_from(run).unwrap_or(0),
+            span: created.saturating_add(live).saturating_add(RESERVED_PIDS),
+            pid_max,
+        }
+    }
+
+    fn holds(&self, pid: libc::pid_t) -> bool {
+        let Ok(pid) = u64::try_from(pid) else {
+            return false;
+        };
+        if self.span >= self.pid_max {
+            return true;
+        }
+        (pid + self.pid_max - self.first % self.pid_max) % self.pid_max <= self.span
+    }
+}
+
+/// Threads alive on the machine now (each holds a PID): the total of the fourth field of
+/// `/proc/loadavg`, "running/total" (proc(5)).
+fn live_threads() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace()
+        .nth(3)?
+        .split_once('/')?
+        .1
+        .parse()
+        .ok()
+}
+
+/// The largest PID plus one (`/proc/sys/kernel/pid_max`), read once; Linux's 64-bit
+/// ceiling where it cannot be read, so that the window then covers every PID.
+fn pid_max() -> u64 {
+    static PID_MAX: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *PID_MAX.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(4_194_304)
+    })
 }
 
 /// (comm, state, ppid, pgrp) from a `/proc/PID/stat` line; comm may hold spaces and parens.
@@ -119,6 +193,21 @@ fn parse_stat(stat: &str) -> Option<(String, char, libc::pid_t, libc::pid_t)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_follows_the_pid_counter_round_its_wrap() {
+        // 10 processes created among 100 live ones: 410 PIDs past the run's own.
+        let w = Window::spanning(1000, 10, 100, 32_768);
+        assert!(w.holds(1000) && w.holds(1410));
+        assert!(!w.holds(999) && !w.holds(1411) && !w.holds(5));
+        // A run spawned near pid_max: its descendants' PIDs wrap to the low ones.
+        let w = Window::spanning(32_700, 10, 100, 32_768);
+        assert!(w.holds(32_767) && w.holds(300) && w.holds(342));
+        assert!(!w.holds(343) && !w.holds(32_699));
+        // More processes created than PIDs exist: every PID.
+        let w = Window::spanning(1000, 40_000, 100, 32_768);
+        assert!(w.holds(1) && w.holds(999));
+    }
 
     #[test]
     fn stat_lines_with_odd_names_parse() {

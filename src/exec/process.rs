@@ -57,6 +57,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     };
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
     let before = super::machine::sample(&cpus);
+    let forks_before = before.as_ref().and_then(super::machine::Counters::forks);
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
@@ -92,10 +93,10 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     // Whatever the run left behind, in its group or escaped from it, would disturb the
     // next run: it is killed, reaped and reported.
     let left_running = match alone {
-        Alone::Yes => super::orphans::reap_leftovers(pid),
+        Alone::Yes => super::orphans::reap_leftovers(pid, forks_before),
         Alone::No(_) => {
             let _cleaning = super::running::exclusive();
-            let left = super::orphans::reap_leftovers(pid);
+            let left = super::orphans::reap_leftovers(pid, forks_before);
             super::running::unregister(pid);
             left
         }
