@@ -22,6 +22,8 @@ pub mod serial;
 pub mod steps;
 pub mod summary;
 pub mod trend;
+mod inversions;
+mod theil_sen;
 
 #[cfg(test)]
 pub(crate) mod reference;
