@@ -167,9 +167,13 @@ mod tests {
             .collect();
         let mut seen = Vec::new();
         let mut keys = xs.clone();
-        sort_visiting(&mut keys, &mut Vec::new(), false, &|a, b| a.0.cmp(&b.0), &mut |a, b| {
-            seen.push((a.1, b.1))
-        });
+        sort_visiting(
+            &mut keys,
+            &mut Vec::new(),
+            false,
+            &|a, b| a.0.cmp(&b.0),
+            &mut |a, b| seen.push((a.1, b.1)),
+        );
         seen.sort_unstable();
         let mut want = Vec::new();
         for i in 0..xs.len() {

@@ -12,7 +12,6 @@
 
 use super::inversions::{sort_counting, sort_visiting};
 use rand::Rng;
-use std::cmp::Ordering;
 
 /// Slopes sampled to bracket the wanted rank.
 const SAMPLE: usize = 1 << 16;

@@ -234,7 +234,12 @@ mod tests {
             assert!(close(got, want), "{name}: slope {got} vs {want}");
             let mk = mann_kendall(&y).unwrap();
             let r = &case["mann_kendall"];
-            for (got, key) in [(mk.s, "s"), (mk.var_s, "var_s"), (mk.z, "z"), (mk.p_value, "p")] {
+            for (got, key) in [
+                (mk.s, "s"),
+                (mk.var_s, "var_s"),
+                (mk.z, "z"),
+                (mk.p_value, "p"),
+            ] {
                 let want = r[key].as_f64().unwrap();
                 assert!(close(got, want), "{name} {key}: {got} vs {want}");
             }
@@ -301,7 +306,11 @@ mod tests {
         let points = super::super::theil_sen::Points::new(&x, &y);
         let (below, above) = points.count_around(slope);
         let half = points.pairs() / 2;
-        assert!(below <= half && above <= half, "{below} {above} of {}", points.pairs());
+        assert!(
+            below <= half && above <= half,
+            "{below} {above} of {}",
+            points.pairs()
+        );
         assert!((slope - 0.003).abs() < 1e-4, "{slope}");
         assert!(mann_kendall(&y).unwrap().z > 10.0);
     }

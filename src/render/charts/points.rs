@@ -107,7 +107,8 @@ impl Overlay {
 
     fn to_svg(&self) -> String {
         let mut out = String::new();
-        for p in self.paths.iter().filter(|p| !p.order.is_empty()) {
+        let thinned = self.thinned();
+        for p in thinned.iter().filter(|p| !p.order.is_empty()) {
             let c = p.color;
             let _ = write!(
                 out,
@@ -153,6 +154,64 @@ impl Overlay {
         out
     }
 }
+
+impl Overlay {
+    /// The point paths, merged onto a coarser pixel grid when they hold more than
+    /// [`MAX_MARKS`] marks: the smallest grid (2 px, 3 px, …) that brings them under it, each
+    /// kept mark at the centre of its cell. A cloud of 100,000 runs keeps its shape and the
+    /// SVG stays small; every value is in the chapter's data/runs.csv. Charts under the limit
+    /// are drawn exactly as before.
+    fn thinned(&self) -> Vec<PointPath> {
+        let total: usize = self.paths.iter().map(|p| p.order.len()).sum();
+        let mut grid = 1;
+        let mut paths = self.paths.iter().map(|p| p.on_grid(1)).collect::<Vec<_>>();
+        if total <= MAX_MARKS {
+            return paths;
+        }
+        while grid < MAX_GRID_PX {
+            grid += 1;
+            paths = self.paths.iter().map(|p| p.on_grid(grid)).collect();
+            if paths.iter().map(|p| p.order.len()).sum::<usize>() <= MAX_MARKS {
+                break;
+            }
+        }
+        paths
+    }
+}
+
+impl PointPath {
+    /// This path with its points snapped to the centres of `grid`-pixel cells, one per cell.
+    fn on_grid(&self, grid: i32) -> PointPath {
+        let mut seen = BTreeSet::new();
+        let mut order = Vec::new();
+        for &(x, y) in &self.order {
+            let snap = |v: i32| {
+                if grid == 1 {
+                    v
+                } else {
+                    v.div_euclid(grid) * grid + grid / 2
+                }
+            };
+            let p = (snap(x), snap(y));
+            if seen.insert(p) {
+                order.push(p);
+            }
+        }
+        PointPath {
+            color: self.color,
+            cap: self.cap,
+            opacity: self.opacity,
+            diameter: self.diameter,
+            seen: BTreeSet::new(),
+            order,
+        }
+    }
+}
+
+/// Point marks a chart draws one per pixel; beyond, points merge on a coarser grid.
+pub const MAX_MARKS: usize = 12_000;
+/// The coarsest grid points merge on.
+const MAX_GRID_PX: i32 = 12;
 
 /// Deterministic jitter: the golden-ratio sequence spreads runs evenly across
 /// `width` pixels whatever their count, with no RNG (output stays byte-identical).
