@@ -368,4 +368,27 @@ mod tests {
             assert!(svg.contains(&format!("width=\"{}\"", size.width())));
         }
     }
+
+    #[test]
+    fn a_cloud_past_the_limit_merges_on_a_grid_and_a_small_one_does_not() {
+        let cloud = |n: i32| {
+            let mut o = Overlay::default();
+            o.begin_series(style::series_color(0), 5, 0.75);
+            for i in 0..n {
+                o.point((i % 1000, i / 1000));
+            }
+            o
+        };
+        let big = cloud(100_000);
+        assert_eq!(big.mark_count(), 100_000);
+        let kept: usize = big.thinned().iter().map(|p| p.order.len()).sum();
+        assert!(kept <= MAX_MARKS && kept > MAX_MARKS / 4, "{kept}");
+        assert!(big.to_svg().len() < 200_000, "{}", big.to_svg().len());
+        let small = cloud(500);
+        let kept: Vec<(i32, i32)> = small.thinned()[0].order.clone();
+        assert_eq!(
+            kept, small.paths[0].order,
+            "under the limit every pixel stays"
+        );
+    }
 }
