@@ -3,7 +3,7 @@
 //! after each. `--check` exits 1 when the newest session stepped the wrong way.
 
 use super::Layout;
-use super::session::analysed;
+use super::session::{Assessed, analysed};
 use crate::analysis::Analysis;
 use crate::compare::chosen_metric;
 use crate::config::Experiment;
@@ -31,6 +31,12 @@ pub struct Sessions {
 /// Every session of the experiment in `dir` that measured something of its own: derived,
 /// damaged and incomplete sessions, and unreadable ones, are left out with the reason.
 pub fn sessions(layout: &Layout, dir: &Path) -> Sessions {
+    sessions_beside(layout, dir, None)
+}
+
+/// [`sessions`], taking the session `shown` as already assessed instead of analysing it again
+/// (at 100,000 runs the analysis is most of a report's time).
+pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) -> Sessions {
     let name = crate::config::experiment_name(dir);
     let mut out = Sessions {
         kept: Vec::new(),
@@ -40,6 +46,13 @@ pub fn sessions(layout: &Layout, dir: &Path) -> Sessions {
         let label = session_dir
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        if let Some(a) = shown.filter(|a| a.session.dir == session_dir) {
+            if left_out_because(&a.session).is_none() {
+                let kept = (a.session.clone(), a.experiment.clone(), a.analysis.clone());
+                out.kept.push(kept);
+                continue;
+            }
+        }
         let session = match store::load_session(&session_dir) {
             Ok(s) => s,
             Err(e) => {

@@ -136,7 +136,18 @@ struct Context {
 impl Context {
     fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Context> {
         let profile = shown.session.manifest.profile.as_deref();
-        let sessions = super::history::sessions(layout, dir).of_profile(profile);
+        let alone = crate::store::sessions(&layout.data_dir(&config::experiment_name(dir)))
+            .iter()
+            .all(|d| *d == shown.session.dir);
+        if alone && shown.session.manifest.revisions.is_none() {
+            // No other session: no history and nothing to compare with.
+            return Ok(Context {
+                history: None,
+                compared: None,
+            });
+        }
+        let sessions =
+            super::history::sessions_beside(layout, dir, Some(shown)).of_profile(profile);
         let name = &shown.experiment.name;
         if let (Some(revisions), Some(metric)) = (
             &shown.session.manifest.revisions,

@@ -102,7 +102,9 @@ pub struct CheckResult {
     pub evidence: String,
     /// One plain-language sentence.
     pub reading: String,
-    /// Runs that failed it, or that it used.
+    /// Runs that failed it, or that it used (absent from a large session's analysis.json,
+    /// which counts them instead).
+    #[serde(default)]
     pub runs: Vec<String>,
     /// The cells of those runs, in plan order: the cells that decided the verdict.
     #[serde(default)]

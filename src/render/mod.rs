@@ -15,6 +15,7 @@ mod figures;
 mod history;
 mod marks;
 pub mod notes;
+pub mod record;
 pub mod sampling;
 mod tables;
 mod templates;
@@ -61,16 +62,6 @@ pub struct BookEntry {
     pub headline: String,
     /// The chapter has a History page.
     pub history: bool,
-}
-
-/// What analysis.json holds: the analysis, every verdict, and the experiment's title.
-#[derive(Serialize)]
-struct ChapterRecord<'a> {
-    title: &'a str,
-    #[serde(flatten)]
-    analysis: &'a Analysis,
-    checks: &'a [CheckResult],
-    multiplicity: &'a Option<String>,
 }
 
 /// Writes `src/NAME/` for one experiment: staged, then swapped in whole. Returns the notes'
@@ -127,13 +118,12 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         &dir.join("index.md"),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
-    let record = ChapterRecord {
-        title: &exp.title,
-        analysis: item.analysis,
-        checks: &item.findings.checks,
-        multiplicity: &item.findings.multiplicity,
-    };
-    let mut json = inert_json(&serde_json::to_string_pretty(&record)?);
+    let mut json = inert_json(&record::chapter_json(
+        &exp.title,
+        item.analysis,
+        &item.findings.checks,
+        &item.findings.multiplicity,
+    )?);
     json.push('\n');
     write(&dir.join("analysis.json"), &json)?;
     for name in [RUNS, SAMPLES] {

@@ -56,7 +56,15 @@ pub(crate) struct Resampler {
     runs: Vec<(u32, u32)>,
     n_runs: u32,
     counts: Vec<u32>,
+    /// Counts of the window draws ([`super::window`]), when every run has one value and
+    /// there are at least [`WINDOW_MIN_VALUES`] of them.
+    window_counts: Vec<u32>,
 }
+
+/// From this many single values on, a resample's quantile is drawn through a window around
+/// its rank: the same bootstrap distribution in O(√n) per resample instead of O(n). Below,
+/// every value is drawn, so smaller sessions keep their exact resamples.
+pub(crate) const WINDOW_MIN_VALUES: usize = 5_000;
 
 impl Resampler {
     /// `None` if there is no value, a value is not finite, or sizes exceed u32.
@@ -82,6 +90,12 @@ impl Resampler {
         }
         let n_runs = spans.len() as u32;
         let counts = vec![0; total];
+        let single_stage = spans.iter().all(|&(_, len)| len == 1);
+        let window_counts = if single_stage && total >= WINDOW_MIN_VALUES {
+            vec![0; total]
+        } else {
+            Vec::new()
+        };
         Some(Resampler {
             sorted,
             ranks,
@@ -89,6 +103,7 @@ impl Resampler {
             runs: spans,
             n_runs,
             counts,
+            window_counts,
         })
     }
 
@@ -111,6 +126,13 @@ impl Resampler {
     }
 
     fn draw_mean(&mut self, rng: &mut ChaCha8Rng) -> f64 {
+        if self.values.len() == self.runs.len() {
+            // One value per run: the same draws as below, without the second stage.
+            let sum: f64 = (0..self.runs.len())
+                .map(|_| self.values[below(rng, self.n_runs) as usize])
+                .sum();
+            return sum / self.values.len() as f64;
+        }
         let (mut sum, mut m) = (0.0, 0usize);
         for _ in 0..self.runs.len() {
             let (off, len) = self.runs[below(rng, self.n_runs) as usize];
@@ -125,6 +147,9 @@ impl Resampler {
 
     /// Type-7 quantile `p` of one two-stage resample.
     pub(crate) fn draw_quantile(&mut self, p: f64, rng: &mut ChaCha8Rng) -> f64 {
+        if let Some(q) = self.draw_quantile_in_window(p, rng) {
+            return q;
+        }
         let mut m = 0usize;
         for _ in 0..self.runs.len() {
             let (off, len) = self.runs[below(rng, self.n_runs) as usize];
@@ -139,6 +164,25 @@ impl Resampler {
         let (a, b) = self.order_stats(lo);
         self.counts.fill(0);
         a + (h - lo as f64) * (b - a)
+    }
+
+    /// [`Self::draw_quantile`] through a window around the quantile's rank, for many single
+    /// values; `None` when this resampler has no window or the draw fell outside it.
+    fn draw_quantile_in_window(&mut self, p: f64, rng: &mut ChaCha8Rng) -> Option<f64> {
+        let n = self.sorted.len();
+        if self.window_counts.is_empty() {
+            return None;
+        }
+        let h = (n - 1) as f64 * p;
+        let k = h.floor() as usize;
+        let (a, b) = super::window::window(n, p, k);
+        if a == 0 && b == n {
+            return None;
+        }
+        let counts = &mut self.window_counts[..b - a];
+        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, rng)?;
+        let (x, y) = (self.sorted[i], self.sorted[j]);
+        Some(x + (h - k as f64) * (y - x))
     }
 
     /// Order statistics `k` and `k+1` (0-based, the latter clamped) of the counted resample.

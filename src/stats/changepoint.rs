@@ -79,11 +79,12 @@ pub fn pelt(series: &[f64], penalty: f64) -> Vec<usize> {
         f[t] = best + penalty;
         last[t] = arg;
         // Pruning (KFE 2012, Theorem 3.1 with K = 0): drop s if F(s) + C(s,t) > F(t).
-        let keep: Vec<usize> = (0..cands.len())
-            .filter(|&i| vals[i] <= f[t])
-            .map(|i| cands[i])
-            .collect();
-        cands = keep;
+        // In place: no allocation per step.
+        let (limit, mut i) = (f[t], 0);
+        cands.retain(|_| {
+            i += 1;
+            vals[i - 1] <= limit
+        });
     }
     let mut starts = vec![];
     let mut t = n;

@@ -11,6 +11,7 @@ pub mod changepoint;
 #[cfg(test)]
 mod coverage;
 pub mod dip;
+mod inversions;
 pub mod kruskal;
 pub mod median_ci;
 pub mod multiple;
@@ -21,7 +22,9 @@ pub mod sequential;
 pub mod serial;
 pub mod steps;
 pub mod summary;
+mod theil_sen;
 pub mod trend;
+mod window;
 
 #[cfg(test)]
 pub(crate) mod reference;

@@ -46,18 +46,10 @@ pub fn mann_kendall(ys: &[f64]) -> Option<MannKendall> {
     if n < 3 || ys.iter().any(|y| y.is_nan()) {
         return None;
     }
-    let mut s: i64 = 0;
-    for i in 0..n {
-        for j in i + 1..n {
-            s += match ys[j].partial_cmp(&ys[i]) {
-                Some(std::cmp::Ordering::Greater) => 1,
-                Some(std::cmp::Ordering::Less) => -1,
-                _ => 0,
-            };
-        }
-    }
+    let groups = tie_groups(ys);
+    let s = kendall_s(ys, &groups);
     let nf = n as f64;
-    let ties: f64 = tie_groups(ys)
+    let ties: f64 = groups
         .iter()
         .map(|&t| {
             let t = t as f64;
@@ -82,14 +74,36 @@ pub fn mann_kendall(ys: &[f64]) -> Option<MannKendall> {
     })
 }
 
+/// S = Σ_{i<j} sign(y_j − y_i) = concordant − discordant pairs, in O(n log n): the discordant
+/// pairs (y_i > y_j) are counted while merge-sorting (Knight 1966, JASA 61:436), tied pairs
+/// are Σ t(t−1)/2 over `groups`, and every other pair is concordant. Exact, ties included.
+fn kendall_s(ys: &[f64], groups: &[usize]) -> i64 {
+    let n = ys.len() as u64;
+    let mut keys = ys.to_vec();
+    let cmp = |a: &f64, b: &f64| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal);
+    let discordant = super::inversions::sort_counting(&mut keys, &mut Vec::new(), true, &cmp);
+    let tied: u64 = groups.iter().map(|&t| (t * (t - 1) / 2) as u64).sum();
+    let concordant = n * (n - 1) / 2 - discordant - tied;
+    concordant as i64 - discordant as i64
+}
+
+/// Up to this many points the slopes are all computed and their median taken directly (at
+/// most 2·10⁶ slopes, 16 MB); beyond, they are selected without being stored.
+const ALL_PAIRS_MAX_N: usize = 2_000;
+
 /// Theil–Sen slope: median of pairwise slopes (y_j − y_i)/(x_j − x_i) over pairs with
 /// x_i ≠ x_j (Sen 1968, JASA 63:1379, eq. 2.3; Theil 1950). The median of an even number of
-/// slopes is the mean of the middle two, as scipy.stats.theilslopes.
+/// slopes is the mean of the middle two, as scipy.stats.theilslopes. Beyond
+/// [`ALL_PAIRS_MAX_N`] points the middle slopes are found by slope selection in
+/// O(n log² n) time and O(n) memory ([`super::theil_sen`]), from a fixed seed.
 ///
 /// `None` if lengths differ, any value is not finite, or all x are equal.
 pub fn theil_sen_slope(xs: &[f64], ys: &[f64]) -> Option<f64> {
     if xs.len() != ys.len() || xs.iter().chain(ys).any(|v| !v.is_finite()) {
         return None;
+    }
+    if xs.len() > ALL_PAIRS_MAX_N {
+        return theil_sen_by_selection(xs, ys);
     }
     let mut slopes = Vec::with_capacity(xs.len() * xs.len().saturating_sub(1) / 2);
     for i in 0..xs.len() {
@@ -104,6 +118,23 @@ pub fn theil_sen_slope(xs: &[f64], ys: &[f64]) -> Option<f64> {
         return None;
     }
     Some(super::summary::quantile_in_place(&mut slopes, 0.5))
+}
+
+/// The median slope by selection: the middle one, or the type-7 mean of the middle two
+/// (`lo + ½(hi − lo)`, as [`super::summary::quantile_in_place`] computes it).
+fn theil_sen_by_selection(xs: &[f64], ys: &[f64]) -> Option<f64> {
+    let points = super::theil_sen::Points::new(xs, ys);
+    let m = points.pairs();
+    if m == 0 {
+        return None;
+    }
+    let mut rng = super::rng::stream(0, "theil-sen");
+    let lo = super::theil_sen::select(&points, (m - 1) / 2, &mut rng);
+    if m % 2 == 1 {
+        return Some(lo);
+    }
+    let hi = super::theil_sen::select(&points, m / 2, &mut rng);
+    Some(lo + 0.5 * (hi - lo))
 }
 
 #[cfg(test)]
@@ -162,5 +193,125 @@ mod tests {
         }
         assert!(theil_sen_slope(&[1.0, 1.0], &[1.0, 2.0]).is_none());
         assert!(theil_sen_slope(&[1.0], &[1.0, 2.0]).is_none());
+    }
+
+    /// The series of scripts/scale_reference.py, operation for operation.
+    fn series(name: &str, n: usize) -> (Vec<f64>, Vec<f64>) {
+        (0..n as i64)
+            .map(|i| match name {
+                "drift" => (
+                    i as f64,
+                    ((i * 7919 + 13) % 1009) as f64 / 100.0 + i as f64 * 0.003,
+                ),
+                "tied_x" => (
+                    (i / 3) as f64,
+                    ((i * 104729 + 7) % 997) as f64 / 10.0 - i as f64 * 0.01,
+                ),
+                "tied_y" => (i as f64, ((i * 31) % 7) as f64),
+                "falling" => (
+                    (i * 2) as f64,
+                    50.0 - i as f64 * 0.25 + ((i * 37) % 11) as f64,
+                ),
+                _ => unreachable!("unknown series {name}"),
+            })
+            .unzip()
+    }
+
+    fn scale_reference() -> serde_json::Value {
+        serde_json::from_str(include_str!("../../tests/data/scale_reference.json")).unwrap()
+    }
+
+    #[test]
+    fn past_the_all_pairs_cut_over_both_match_scipy_and_numpy() {
+        // scipy.stats.theilslopes and the all-pairs Mann–Kendall of scripts/scale_reference.py
+        // on series of 2,200 to 4,000 points, which take the selection and merge-sort paths.
+        for case in scale_reference()["cases"].as_array().unwrap() {
+            let name = case["name"].as_str().unwrap();
+            let (x, y) = series(name, case["n"].as_u64().unwrap() as usize);
+            assert!(x.len() > ALL_PAIRS_MAX_N);
+            let want = case["slope"].as_f64().unwrap();
+            let got = theil_sen_slope(&x, &y).unwrap();
+            assert!(close(got, want), "{name}: slope {got} vs {want}");
+            let mk = mann_kendall(&y).unwrap();
+            let r = &case["mann_kendall"];
+            for (got, key) in [
+                (mk.s, "s"),
+                (mk.var_s, "var_s"),
+                (mk.z, "z"),
+                (mk.p_value, "p"),
+            ] {
+                let want = r[key].as_f64().unwrap();
+                assert!(close(got, want), "{name} {key}: {got} vs {want}");
+            }
+        }
+    }
+
+    /// All-pairs S, as the test was computed before merge-sort counting.
+    fn naive_s(ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..ys.len() {
+            for j in i + 1..ys.len() {
+                s += match ys[j].partial_cmp(&ys[i]) {
+                    Some(std::cmp::Ordering::Greater) => 1.0,
+                    Some(std::cmp::Ordering::Less) => -1.0,
+                    _ => 0.0,
+                };
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn selection_equals_the_all_pairs_median_on_small_awkward_series() {
+        // Ties in x, duplicated points, negative zero, a constant series and both parities
+        // of the number of slopes: selection must give the all-pairs median exactly.
+        let mut state = 3u64;
+        let mut next = || super::super::rng::splitmix64(&mut state);
+        for n in [3usize, 4, 7, 30, 31, 200, 513, 1500] {
+            for kind in 0..4 {
+                let (xs, ys): (Vec<f64>, Vec<f64>) = (0..n)
+                    .map(|i| {
+                        let r = next();
+                        let x = match kind {
+                            0 => i as f64,
+                            1 => (r % 13) as f64,
+                            _ => (i / 2) as f64 * -1.5,
+                        };
+                        let y = match kind {
+                            3 => 4.0,
+                            2 => ((r >> 8) % 5) as f64 - 2.0,
+                            _ => ((r >> 8) % 10_000) as f64 / 77.0 + 0.01 * i as f64,
+                        };
+                        (x, if y == 0.0 { -0.0 } else { y })
+                    })
+                    .unzip();
+                let want = theil_sen_slope(&xs, &ys);
+                let got = theil_sen_by_selection(&xs, &ys);
+                assert_eq!(got, want, "n = {n}, kind {kind}");
+                assert_eq!(
+                    mann_kendall(&ys).map(|m| m.s),
+                    Some(naive_s(&ys)),
+                    "n = {n}, kind {kind}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn two_hundred_thousand_points_take_linear_memory() {
+        // 2·10¹⁰ slopes would need 160 GB; selection holds a few vectors of n. The answer is
+        // checked by counting: at most half the slopes lie below it and at most half above.
+        let (x, y) = series("drift", 200_000);
+        let slope = theil_sen_slope(&x, &y).unwrap();
+        let points = super::super::theil_sen::Points::new(&x, &y);
+        let (below, above) = points.count_around(slope);
+        let half = points.pairs() / 2;
+        assert!(
+            below <= half && above <= half,
+            "{below} {above} of {}",
+            points.pairs()
+        );
+        assert!((slope - 0.003).abs() < 1e-4, "{slope}");
+        assert!(mann_kendall(&y).unwrap().z > 10.0);
     }
 }

@@ -107,7 +107,8 @@ impl Overlay {
 
     fn to_svg(&self) -> String {
         let mut out = String::new();
-        for p in self.paths.iter().filter(|p| !p.order.is_empty()) {
+        let thinned = self.thinned();
+        for p in thinned.iter().filter(|p| !p.order.is_empty()) {
             let c = p.color;
             let _ = write!(
                 out,
@@ -153,6 +154,64 @@ impl Overlay {
         out
     }
 }
+
+impl Overlay {
+    /// The point paths, merged onto a coarser pixel grid when they hold more than
+    /// [`MAX_MARKS`] marks: the smallest grid (2 px, 3 px, …) that brings them under it, each
+    /// kept mark at the centre of its cell. A cloud of 100,000 runs keeps its shape and the
+    /// SVG stays small; every value is in the chapter's data/runs.csv. Charts under the limit
+    /// are drawn exactly as before.
+    fn thinned(&self) -> Vec<PointPath> {
+        let total: usize = self.paths.iter().map(|p| p.order.len()).sum();
+        let mut grid = 1;
+        let mut paths = self.paths.iter().map(|p| p.on_grid(1)).collect::<Vec<_>>();
+        if total <= MAX_MARKS {
+            return paths;
+        }
+        while grid < MAX_GRID_PX {
+            grid += 1;
+            paths = self.paths.iter().map(|p| p.on_grid(grid)).collect();
+            if paths.iter().map(|p| p.order.len()).sum::<usize>() <= MAX_MARKS {
+                break;
+            }
+        }
+        paths
+    }
+}
+
+impl PointPath {
+    /// This path with its points snapped to the centres of `grid`-pixel cells, one per cell.
+    fn on_grid(&self, grid: i32) -> PointPath {
+        let mut seen = BTreeSet::new();
+        let mut order = Vec::new();
+        for &(x, y) in &self.order {
+            let snap = |v: i32| {
+                if grid == 1 {
+                    v
+                } else {
+                    v.div_euclid(grid) * grid + grid / 2
+                }
+            };
+            let p = (snap(x), snap(y));
+            if seen.insert(p) {
+                order.push(p);
+            }
+        }
+        PointPath {
+            color: self.color,
+            cap: self.cap,
+            opacity: self.opacity,
+            diameter: self.diameter,
+            seen: BTreeSet::new(),
+            order,
+        }
+    }
+}
+
+/// Point marks a chart draws one per pixel; beyond, points merge on a coarser grid.
+pub const MAX_MARKS: usize = 12_000;
+/// The coarsest grid points merge on.
+const MAX_GRID_PX: i32 = 12;
 
 /// Deterministic jitter: the golden-ratio sequence spreads runs evenly across
 /// `width` pixels whatever their count, with no RNG (output stays byte-identical).
@@ -308,5 +367,28 @@ mod tests {
             assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
             assert!(svg.contains(&format!("width=\"{}\"", size.width())));
         }
+    }
+
+    #[test]
+    fn a_cloud_past_the_limit_merges_on_a_grid_and_a_small_one_does_not() {
+        let cloud = |n: i32| {
+            let mut o = Overlay::default();
+            o.begin_series(style::series_color(0), 5, 0.75);
+            for i in 0..n {
+                o.point((i % 1000, i / 1000));
+            }
+            o
+        };
+        let big = cloud(100_000);
+        assert_eq!(big.mark_count(), 100_000);
+        let kept: usize = big.thinned().iter().map(|p| p.order.len()).sum();
+        assert!(kept <= MAX_MARKS && kept > MAX_MARKS / 4, "{kept}");
+        assert!(big.to_svg().len() < 200_000, "{}", big.to_svg().len());
+        let small = cloud(500);
+        let kept: Vec<(i32, i32)> = small.thinned()[0].order.clone();
+        assert_eq!(
+            kept, small.paths[0].order,
+            "under the limit every pixel stays"
+        );
     }
 }
