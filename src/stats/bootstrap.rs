@@ -59,6 +59,9 @@ pub(crate) struct Resampler {
     /// Counts of the window draws ([`super::window`]), when every run has one value and
     /// there are at least [`WINDOW_MIN_VALUES`] of them.
     window_counts: Vec<u32>,
+    /// The runs' sorted ranks for windowed two-stage draws ([`super::window_runs`]), when
+    /// runs hold many values each.
+    ranked: Option<super::window_runs::RankedRuns>,
 }
 
 /// From this many single values on, a resample's quantile is drawn through a window around
@@ -96,6 +99,11 @@ impl Resampler {
         } else {
             Vec::new()
         };
+        let ranked = if !single_stage && total >= WINDOW_MIN_VALUES {
+            super::window_runs::RankedRuns::new(&ranks, &spans, total)
+        } else {
+            None
+        };
         Some(Resampler {
             sorted,
             ranks,
@@ -104,6 +112,7 @@ impl Resampler {
             n_runs,
             counts,
             window_counts,
+            ranked,
         })
     }
 
@@ -150,6 +159,17 @@ impl Resampler {
         if let Some(q) = self.draw_quantile_in_window(p, rng) {
             return q;
         }
+        if let Some(ranked) = &mut self.ranked
+            && let Some((x, y, f)) = ranked.draw(p, &mut self.counts, rng)
+        {
+            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
+            return a + f * (b - a);
+        }
+        self.draw_every_value(p, rng)
+    }
+
+    /// [`Self::draw_quantile`] drawing every value of the resample.
+    pub(crate) fn draw_every_value(&mut self, p: f64, rng: &mut ChaCha8Rng) -> f64 {
         let mut m = 0usize;
         for _ in 0..self.runs.len() {
             let (off, len) = self.runs[below(rng, self.n_runs) as usize];
@@ -183,6 +203,12 @@ impl Resampler {
         let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, rng)?;
         let (x, y) = (self.sorted[i], self.sorted[j]);
         Some(x + (h - k as f64) * (y - x))
+    }
+
+    /// The pooled ranks of each value (grouped by run), the runs' spans and the sorted values.
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> (Vec<u32>, Vec<(u32, u32)>, Vec<f64>) {
+        (self.ranks.clone(), self.runs.clone(), self.sorted.clone())
     }
 
     /// Order statistics `k` and `k+1` (0-based, the latter clamped) of the counted resample.

@@ -25,6 +25,7 @@ pub mod summary;
 mod theil_sen;
 pub mod trend;
 mod window;
+mod window_runs;
 
 #[cfg(test)]
 pub(crate) mod reference;
