@@ -245,11 +245,7 @@ fn measure(
     exec::restore_signals();
     progress.done();
     manifest.load_after = Some(store::load_average());
-    manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
-    manifest.complete = ending == Ending::Complete;
-    if let Ending::Damaged(why) = &ending {
-        manifest.damaged = Some(why.clone());
-    }
+    record_ending(&mut manifest, &ending);
     session.finish(&manifest)?;
     match ending {
         Ending::Interrupted => {
@@ -294,6 +290,16 @@ fn measure(
         );
     }
     Ok(Measured::Done { name, outcomes })
+}
+
+/// Writes into the manifest when and how a run loop ended: finished now, complete or not,
+/// and why it was damaged.
+pub(super) fn record_ending(manifest: &mut Manifest, ending: &Ending) {
+    manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+    manifest.complete = *ending == Ending::Complete;
+    if let Ending::Damaged(why) = ending {
+        manifest.damaged = Some(why.clone());
+    }
 }
 
 /// Prints each chapter's summary (and a session across revisions' comparison); true when a

@@ -292,11 +292,7 @@ pub fn run_shard(session_dir: &Path, index: usize) -> Result<i32> {
     let ending = exec::execute(&exp, &todo, &mut writer, &mut runner, &progress)?;
     exec::restore_signals();
     progress.done();
-    manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
-    manifest.complete = ending == Ending::Complete;
-    if let Ending::Damaged(why) = &ending {
-        manifest.damaged = Some(why.clone());
-    }
+    super::run::record_ending(&mut manifest, &ending);
     writer.finish(&manifest)?;
     match ending {
         Ending::Complete => Ok(crate::error::EXIT_OK),
