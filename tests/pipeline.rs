@@ -148,7 +148,7 @@ fn broken_runs_are_data_not_crashes() {
     let out = project.lab_ok(&["run", "experiments/broken"], 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("[4/6]") && stderr.contains("timed out"),
+        stderr.contains("[4/7]") && stderr.contains("timed out"),
         "plain progress lines off a terminal:\n{stderr}"
     );
     let runs = csv_rows(&project.session("broken").join("runs.csv"));
@@ -163,6 +163,11 @@ fn broken_runs_are_data_not_crashes() {
         "killed at the 300 ms timeout"
     );
     let silent = by_mode("silent")["run_id"].clone();
+    // One process stayed in the run's group, one left it with setsid: both are killed, named.
+    let leave = by_mode("leave");
+    assert_eq!(leave["exit_code"], "0");
+    assert_eq!(leave["left_running"], "sleep sleep");
+    assert_eq!(by_mode("ok")["left_running"], "");
     let report = project.lab_ok(&["report", "broken", "--json"], 0);
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     let problems = report["analysis"]["runs"]
@@ -182,6 +187,23 @@ fn broken_runs_are_data_not_crashes() {
             .trim(),
         "no such file: input.dat"
     );
+    // A stream a run printed nothing on has no file, and the spool files are gone.
+    let logs = project.session("broken").join("logs");
+    assert!(
+        !logs.join("r0003.out").exists(),
+        "`fail` printed only to stderr"
+    );
+    let hang = &by_mode("hang")["run_id"];
+    assert!(!logs.join(format!("{hang}.out")).exists());
+    assert!(!logs.join(format!("{hang}.err")).exists());
+    assert!(logs.join(format!("{silent}.out")).is_file());
+    let hidden: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(hidden.is_empty(), "left in logs/: {hidden:?}");
 
     // A validity check failed: `lab check` says so with exit code 1.
     let check = project.lab_ok(&["check", "broken"], 1);

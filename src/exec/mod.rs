@@ -14,6 +14,7 @@ mod process;
 mod progress;
 mod running;
 pub mod slurm;
+mod spawn;
 mod syscheck;
 
 pub use build::{BuildError, build, tail};
@@ -53,21 +54,37 @@ pub fn execute(
 ) -> Result<Ending> {
     interrupt::install();
     orphans::become_subreaper();
+    let ending = run_in_turn(exp, runs, session, runner, progress);
+    session.remove_spools();
+    ending
+}
+
+/// The loop of [`execute`]: each run writes to the session's spool files, which are kept
+/// under the run's name once it has ended.
+fn run_in_turn(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    session: &mut SessionWriter,
+    runner: &mut dyn Runner,
+    progress: &Progress,
+) -> Result<Ending> {
     let reader = MetricReader::new(&exp.metrics);
     let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
     let mut again: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
+    let (spool_out, spool_err) = session.spool_paths();
     while let Some(run) = queue.pop_front() {
         if interrupt::requested() {
             return Ok(Ending::Interrupted);
         }
         progress.starting(&run);
-        let (stdout, stderr) = session.log_paths(&run);
-        let measurement = runner.run(&request(exp, &run, &stdout, &stderr));
+        let measurement = runner.run(&request(exp, &run, &spool_out, &spool_err));
         if interrupt::requested() {
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
         let changes = session.verify()?;
+        session.keep_spooled(&run)?;
+        let (stdout, _) = session.log_paths(&run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);
         let row = run_row(&run, &measurement, scan.sha256);
         session.append(&run, &row, &samples)?;

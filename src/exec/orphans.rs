@@ -20,6 +20,26 @@ pub fn become_subreaper() {
 /// returns their command names, sorted. `forks_before` is the machine's count of created
 /// processes read before the run was spawned: it bounds which PIDs its descendants can hold.
 pub fn reap_leftovers(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
+    reap_leftovers_of(group, forks_before, 0)
+}
+
+/// [`reap_leftovers`] for the only run executing, whose leader lab has reaped: when the
+/// machine created no process or thread since the run was spawned beyond the run's leader
+/// and lab's own watchdog thread, the run cannot have left anything, and /proc is not read.
+pub fn reap_leftovers_alone(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
+    reap_leftovers_of(group, forks_before, LEADER_AND_WATCHDOG)
+}
+
+/// The processes and threads every run creates on its own: its leader and lab's watchdog.
+const LEADER_AND_WATCHDOG: u64 = 2;
+
+fn reap_leftovers_of(group: libc::pid_t, forks_before: Option<u64>, own: u64) -> Vec<String> {
+    let created = forks_before
+        .zip(super::machine::forks())
+        .map(|(before, now)| now.saturating_sub(before));
+    if created.is_some_and(|n| n <= own) {
+        return Vec::new();
+    }
     let me = std::process::id() as libc::pid_t;
     let mut names: Vec<(libc::pid_t, String)> = Vec::new();
     for round in 0..ROUNDS {

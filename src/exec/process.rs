@@ -3,10 +3,9 @@
 
 use super::clock::Instant2;
 use super::measure::{Measurement, RunRequest, Runner};
+use super::spawn::{Spawn, spawn};
 use crate::store::Exit;
 use std::fs::File;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -51,8 +50,8 @@ enum Alone<'a> {
 /// Spawns, waits for and measures one process.
 fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let start_unix_ms = unix_ms();
-    let mut command = match prepare(request) {
-        Ok(c) => c,
+    let start_with = match prepare(request) {
+        Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
@@ -61,11 +60,10 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
-    let spawned = command.spawn();
-    if let Ok(child) = &spawned
+    let spawned = spawn(start_with);
+    if let Ok(&pid) = spawned.as_ref()
         && spawning.is_some()
     {
-        let pid = child.id() as libc::pid_t;
         super::running::register(pid);
         if super::interrupt::requested() {
             // The stop signal came before the group was registered: the handler missed it.
@@ -77,13 +75,12 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     if let Alone::No(announce) = &mut alone {
         announce();
     }
-    let child = match spawned {
-        Ok(child) => child,
+    let pid = match spawned {
+        Ok(pid) => pid,
         Err(e) => {
             return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
         }
     };
-    let pid = child.id() as libc::pid_t;
     let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
     let watchdog = Watchdog::arm(pid, request.timeout);
     let (status, usage) = wait_blocking(pid);
@@ -93,7 +90,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     // Whatever the run left behind, in its group or escaped from it, would disturb the
     // next run: it is killed, reaped and reported.
     let left_running = match alone {
-        Alone::Yes => super::orphans::reap_leftovers(pid, forks_before),
+        Alone::Yes => super::orphans::reap_leftovers_alone(pid, forks_before),
         Alone::No(_) => {
             let _cleaning = super::running::exclusive();
             let left = super::orphans::reap_leftovers(pid, forks_before);
@@ -121,41 +118,20 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     }
 }
 
-fn prepare(request: &RunRequest) -> Result<Command, String> {
+/// What to start for `request`: its log files opened, its CPU set built.
+fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
     let stdout = File::create(request.stdout)
         .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
     let stderr = File::create(request.stderr)
         .map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
-    let mut command = Command::new(&request.argv[0]);
-    command
-        .args(&request.argv[1..])
-        .envs(request.env)
-        .current_dir(request.cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(stdout))
-        .stderr(Stdio::from(stderr))
-        .process_group(0);
-    // SAFETY: prctl is async-signal-safe and touches only the child: if lab dies by any
-    // signal, the run's leader is killed with it.
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            Ok(())
-        });
-    }
-    if let Some(cpus) = request.cpus {
-        let set = cpu_set(cpus);
-        // SAFETY: sched_setaffinity is async-signal-safe and touches only this (child) process.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    }
-    Ok(command)
+    Ok(Spawn {
+        argv: request.argv,
+        env: request.env,
+        cwd: request.cwd,
+        cpus: request.cpus.map(cpu_set),
+        stdout,
+        stderr,
+    })
 }
 
 /// A readable reason for a failed spawn, naming the program.

@@ -49,6 +49,10 @@ struct Whole {
     identity: Identity,
 }
 
+/// The spool files of a serial run loop, in logs/ (hidden: no run id can start with a dot).
+const SPOOL_OUT: &str = ".spool.out";
+const SPOOL_ERR: &str = ".spool.err";
+
 /// A session being written.
 pub struct SessionWriter {
     pub dir: PathBuf,
@@ -118,13 +122,46 @@ impl SessionWriter {
         })
     }
 
-    /// Where a run's stdout and stderr go.
+    /// Where a run's stdout and stderr are kept. A run that printed nothing on a stream has
+    /// no file for it: a missing log reads as empty.
     pub fn log_paths(&self, run: &PlannedRun) -> (PathBuf, PathBuf) {
         let logs = self.dir.join(LOGS);
         (
             logs.join(format!("{}.out", run.id)),
             logs.join(format!("{}.err", run.id)),
         )
+    }
+
+    /// Where the next run of a serial loop writes its stdout and stderr: two spool files that
+    /// stay in place from run to run, so that a run that prints nothing costs no new file
+    /// (creating a file allocates an inode, the dearest step of a trivial run). Call
+    /// [`Self::keep_spooled`] once the run has ended.
+    pub fn spool_paths(&self) -> (PathBuf, PathBuf) {
+        let logs = self.dir.join(LOGS);
+        (logs.join(SPOOL_OUT), logs.join(SPOOL_ERR))
+    }
+
+    /// Gives what the run just ended wrote to the spool files its own names (a rename: its
+    /// bytes are not copied); an empty spool is left to be truncated by the next run.
+    pub fn keep_spooled(&self, run: &PlannedRun) -> Result<()> {
+        let (spools, kept) = (self.spool_paths(), self.log_paths(run));
+        for (spool, kept) in [(spools.0, kept.0), (spools.1, kept.1)] {
+            let printed = fs::metadata(&spool).is_ok_and(|m| m.len() > 0);
+            if printed {
+                fs::rename(&spool, &kept).with_context(|| {
+                    format!("cannot keep {} as {}", spool.display(), kept.display())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the spool files once no run will write to them.
+    pub fn remove_spools(&self) {
+        let (out, err) = self.spool_paths();
+        for spool in [out, err] {
+            let _ = fs::remove_file(spool);
+        }
     }
 
     /// Records `name` as the node of every run appended from now on (a cluster shard).

@@ -1,0 +1,376 @@
+//! Starting a run's process the way `posix_spawn` does: `clone(CLONE_VM | CLONE_VFORK)`, so
+//! the child borrows lab's memory until it calls `execve` instead of copying lab's page tables
+//! as `fork` would, and lab resumes only once the program is loaded. That copy and its undoing
+//! were the dearest part of a trivial run, and they fell inside the timed interval. Unlike
+//! `posix_spawn`, the child can also ask to die with lab (`PR_SET_PDEATHSIG`).
+//!
+//! Everything the child needs is prepared beforehand: between `clone` and `execve` it only
+//! makes system calls on memory prepared here (no allocation, no locks), as vfork(2) demands.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Stack for the child until it calls `execve`: it only makes system calls.
+const CHILD_STACK: usize = 64 * 1024;
+
+/// What a run's process is started with.
+pub struct Spawn<'a> {
+    pub argv: &'a [String],
+    /// Variables set on top of lab's own environment.
+    pub env: &'a std::collections::BTreeMap<String, String>,
+    pub cwd: &'a Path,
+    pub cpus: Option<libc::cpu_set_t>,
+    pub stdout: File,
+    pub stderr: File,
+}
+
+/// Everything the child reads, laid out before `clone`.
+struct Prepared {
+    program: CString,
+    #[expect(dead_code, reason = "owns the strings argv_ptrs points into")]
+    argv: Vec<CString>,
+    argv_ptrs: Vec<*const libc::c_char>,
+    #[expect(dead_code, reason = "owns the strings envp_ptrs points into")]
+    envp: Vec<CString>,
+    envp_ptrs: Vec<*const libc::c_char>,
+    cwd: CString,
+    stdin: File,
+    stdout: File,
+    stderr: File,
+    cpus: Option<libc::cpu_set_t>,
+    /// Written by the child when a step before `execve` fails: the errno.
+    failed: i32,
+}
+
+/// Starts the run's process in its own process group and returns its PID; an error is what
+/// starting it failed with (a program not found, not executable, a bad folder).
+pub fn spawn(request: Spawn) -> io::Result<libc::pid_t> {
+    let mut prepared = prepare(request)?;
+    let mut stack = vec![0u8; CHILD_STACK];
+    // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
+    let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
+    let everything = full_signal_set();
+    let mut previous = empty_signal_set();
+    // SAFETY: blocking signals on this thread so that no handler of lab runs in the child
+    // while it shares lab's memory; restored below.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &everything, &mut previous) };
+    // SAFETY: the child runs `child` on its own stack with `prepared`, which outlives it:
+    // CLONE_VFORK suspends this thread until the child has called execve or _exit.
+    let pid = unsafe {
+        libc::clone(
+            child,
+            top as *mut libc::c_void,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&mut prepared as *mut Prepared).cast(),
+        )
+    };
+    let clone_error = io::Error::last_os_error();
+    // SAFETY: restoring this thread's mask as it was.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) };
+    if pid < 0 {
+        return Err(clone_error);
+    }
+    // SAFETY: the child has exec'd or exited: it no longer writes to `prepared`.
+    let failed = unsafe { std::ptr::read_volatile(&prepared.failed) };
+    if failed != 0 {
+        reap(pid);
+        return Err(io::Error::from_raw_os_error(failed));
+    }
+    Ok(pid)
+}
+
+/// Waits for a child that failed before `execve`.
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: waiting for our own child with a valid status pointer.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {}
+}
+
+fn prepare(request: Spawn) -> io::Result<Prepared> {
+    let env = child_environment(request.env);
+    let program = resolve(&request.argv[0], &env, request.cwd)?;
+    let argv = request
+        .argv
+        .iter()
+        .map(|a| c_string(a.as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    let envp = env
+        .iter()
+        .map(|(k, v)| {
+            let mut pair = k.as_bytes().to_vec();
+            pair.push(b'=');
+            pair.extend_from_slice(v.as_bytes());
+            c_string(&pair)
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    Ok(Prepared {
+        program: c_string(program.as_os_str().as_bytes())?,
+        argv_ptrs: null_terminated(&argv),
+        argv,
+        envp_ptrs: null_terminated(&envp),
+        envp,
+        cwd: c_string(request.cwd.as_os_str().as_bytes())?,
+        stdin: File::open("/dev/null")?,
+        stdout: request.stdout,
+        stderr: request.stderr,
+        cpus: request.cpus,
+        failed: 0,
+    })
+}
+
+/// lab's environment with the variant's variables set on top, sorted by name.
+fn child_environment(
+    set: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<OsString, OsString> {
+    let mut env: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for (k, v) in set {
+        env.insert(k.into(), v.into());
+    }
+    env
+}
+
+/// The file `execve` should load for `program`, found as `execvp` would: a name with a slash
+/// is used as given (relative to the run's folder), any other is looked up in the child's
+/// PATH. A name found nowhere is "not found".
+fn resolve(
+    program: &str,
+    env: &std::collections::BTreeMap<OsString, OsString>,
+    cwd: &Path,
+) -> io::Result<PathBuf> {
+    if program.contains('/') {
+        return Ok(PathBuf::from(program));
+    }
+    let path = env
+        .get(OsStr::new("PATH"))
+        .cloned()
+        .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
+    let mut denied = false;
+    for dir in std::env::split_paths(&path) {
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        let candidate = cwd.join(dir).join(program);
+        match executable(&candidate) {
+            Some(true) => return Ok(candidate),
+            Some(false) => denied = true,
+            None => {}
+        }
+    }
+    Err(io::Error::from(if denied {
+        io::ErrorKind::PermissionDenied
+    } else {
+        io::ErrorKind::NotFound
+    }))
+}
+
+/// Some(true) for an executable regular file, Some(false) for a file that is not executable,
+/// None when there is no file.
+fn executable(path: &Path) -> Option<bool> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let Ok(c) = c_string(path.as_os_str().as_bytes()) else {
+        return None;
+    };
+    // SAFETY: access with a valid NUL-terminated path.
+    Some(unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0)
+}
+
+fn c_string(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an argument or variable holds a NUL byte",
+        )
+    })
+}
+
+fn null_terminated(strings: &[CString]) -> Vec<*const libc::c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+fn full_signal_set() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data, initialised by sigfillset.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut set);
+        set
+    }
+}
+
+fn empty_signal_set() -> libc::sigset_t {
+    // SAFETY: as above, by sigemptyset.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        set
+    }
+}
+
+/// The child, between `clone` and `execve`: system calls only. Any failing step records its
+/// errno for the parent and ends the child with status 127.
+extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the parent's `Prepared`, alive and not touched by the parent, which
+    // is suspended until this function execs or exits.
+    let p = unsafe { &mut *arg.cast::<Prepared>() };
+    // SAFETY: each call below is async-signal-safe and acts on this process only.
+    unsafe {
+        // No handler of lab may run here: every caught or ignored signal gets its default
+        // action back before signals are unblocked (exec would reset caught ones anyway).
+        for signal in 1..libc::SIGRTMIN() {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+        let steps_ok = libc::setpgid(0, 0) == 0
+            && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
+            && p.cpus.as_ref().is_none_or(|set| {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == 0
+            })
+            && redirect(p.stdin.as_raw_fd(), 0)
+            && redirect(p.stdout.as_raw_fd(), 1)
+            && redirect(p.stderr.as_raw_fd(), 2)
+            && libc::chdir(p.cwd.as_ptr()) == 0;
+        if steps_ok {
+            let empty = empty_signal_set();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            libc::execve(
+                p.program.as_ptr(),
+                p.argv_ptrs.as_ptr(),
+                p.envp_ptrs.as_ptr(),
+            );
+        }
+        std::ptr::write_volatile(&mut p.failed, *libc::__errno_location());
+        libc::_exit(127)
+    }
+}
+
+/// Makes `fd` the child's descriptor `target`, open across `execve`.
+///
+/// # Safety
+/// Only in the child: async-signal-safe calls on descriptors it owns.
+unsafe fn redirect(fd: RawFd, target: RawFd) -> bool {
+    if fd == target {
+        // dup2 onto itself keeps close-on-exec: clear it instead.
+        // SAFETY: fcntl on a valid descriptor.
+        return unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == 0;
+    }
+    // SAFETY: dup2 between valid descriptors.
+    unsafe { libc::dup2(fd, target) == target }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn files(dir: &Path) -> (File, File) {
+        (
+            File::create(dir.join("out")).unwrap(),
+            File::create(dir.join("err")).unwrap(),
+        )
+    }
+
+    fn wait(pid: libc::pid_t) -> i32 {
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        libc::WEXITSTATUS(status)
+    }
+
+    fn write_script(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+
+    #[test]
+    fn runs_in_its_folder_with_the_variant_environment_and_its_own_group() {
+        let dir = tempfile::tempdir().unwrap();
+        write_script(
+            &dir.path().join("prog.sh"),
+            "#!/bin/sh\necho \"$LAB_SPAWN $(pwd) $(ps -o pgid= $$) $$\"\nread x && echo stdin\n",
+        );
+        let (stdout, stderr) = files(dir.path());
+        let argv = vec!["./prog.sh".to_string()];
+        let env = BTreeMap::from([("LAB_SPAWN".to_string(), "set".to_string())]);
+        let pid = spawn(Spawn {
+            argv: &argv,
+            env: &env,
+            cwd: dir.path(),
+            cpus: None,
+            stdout,
+            stderr,
+        })
+        .unwrap();
+        assert_eq!(wait(pid), 1, "stdin is /dev/null: read fails");
+        let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
+        let fields: Vec<&str> = out.split_whitespace().collect();
+        let cwd = dir.path().canonicalize().unwrap();
+        assert_eq!(fields[0], "set");
+        assert_eq!(fields[1], cwd.to_str().unwrap());
+        assert_eq!(fields[2], fields[3], "the run leads its own process group");
+    }
+
+    #[test]
+    fn a_missing_or_unexecutable_program_is_an_error_with_its_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.txt"), "not a program").unwrap();
+        let env = BTreeMap::new();
+        let attempt = |program: &str| {
+            let (stdout, stderr) = files(dir.path());
+            let argv = vec![program.to_string()];
+            spawn(Spawn {
+                argv: &argv,
+                env: &env,
+                cwd: dir.path(),
+                cpus: None,
+                stdout,
+                stderr,
+            })
+            .unwrap_err()
+            .kind()
+        };
+        assert_eq!(attempt("no-such-program-anywhere"), io::ErrorKind::NotFound);
+        assert_eq!(attempt("./no-such-file"), io::ErrorKind::NotFound);
+        assert_eq!(attempt("./data.txt"), io::ErrorKind::PermissionDenied);
+    }
+
+    #[test]
+    fn programs_are_found_on_the_path_the_variant_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        write_script(&dir.path().join("bin/hello"), "#!/bin/sh\necho from-bin\n");
+        let (stdout, stderr) = files(dir.path());
+        let argv = vec!["hello".to_string()];
+        let path = format!("{}:/usr/bin:/bin", dir.path().join("bin").display());
+        let env = BTreeMap::from([("PATH".to_string(), path)]);
+        let pid = spawn(Spawn {
+            argv: &argv,
+            env: &env,
+            cwd: Path::new("/"),
+            cpus: None,
+            stdout,
+            stderr,
+        })
+        .unwrap();
+        assert_eq!(wait(pid), 0);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("out")).unwrap(),
+            "from-bin\n"
+        );
+    }
+}
