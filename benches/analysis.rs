@@ -33,7 +33,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
     let cells: Vec<CellKey> = (0..CELLS)
         .map(|i| CellKey {
             variant: "v".into(),
-            params: BTreeMap::from([("i".into(), i.to_string())]),
+            params: BTreeMap::from([("i".into(), i.to_string())]).into(),
         })
         .collect();
     let mut views = Vec::with_capacity(CELLS * RUNS_PER_CELL);

@@ -686,7 +686,7 @@ metric = "v"
             position,
             cell: CellKey {
                 variant: variant.to_string(),
-                params: BTreeMap::new(),
+                params: Default::default(),
             },
             repetition: 0,
             warmup: false,

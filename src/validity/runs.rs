@@ -2,8 +2,9 @@
 
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use crate::config::Experiment;
-use crate::plan::CellKey;
+use crate::plan::{CellKey, PlannedRun};
 use crate::store::{Exit, RunRow, StoredSession};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -76,26 +77,42 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .map(|r| (r.id.as_str(), r))
         .collect();
     let cpus = cpus_by_run(exp, session);
-    let mut views: Vec<RunView> = session
+    let mut cells: BTreeMap<CellKey, CellKey> = BTreeMap::new();
+    let stored: Vec<Stored> = session
         .runs
         .iter()
         .filter_map(|row| {
-            planned.get(row.run_id.as_str()).map(|p| {
-                let mut v = view(
-                    exp,
-                    session,
-                    row,
-                    &cpus,
-                    p.cell(),
-                    values.remove(row.run_id.as_str()).unwrap_or_default(),
-                );
-                v.repeats = p.repeats.clone();
-                v
+            let plan = *planned.get(row.run_id.as_str())?;
+            let cell = cells.entry(plan.cell()).or_insert_with_key(Clone::clone);
+            Some(Stored {
+                row,
+                plan,
+                cell: cell.clone(),
+                values: values.remove(row.run_id.as_str()).unwrap_or_default(),
             })
+        })
+        .collect();
+    // Each run is judged on its own (its log read, its values parsed): in parallel, collected
+    // in the stored order, so the result does not depend on the scheduling.
+    let mut views: Vec<RunView> = stored
+        .into_par_iter()
+        .map(|s| {
+            let mut v = view(exp, session, s.row, &cpus, s.cell, s.values);
+            v.repeats = s.plan.repeats.clone();
+            v
         })
         .collect();
     views.sort_by_key(|v| v.position);
     views
+}
+
+/// A stored run with its plan entry, its cell (shared with the cell's other runs) and the
+/// values it printed, ready to be judged.
+struct Stored<'s> {
+    row: &'s RunRow,
+    plan: &'s PlannedRun,
+    cell: CellKey,
+    values: BTreeMap<String, Vec<String>>,
 }
 
 /// The CPUs each run was pinned to: as granted, for stored runs; as its variant declares, for
