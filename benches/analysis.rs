@@ -4,6 +4,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use lab::analysis::{Resampling, RunView, cell_stats};
 use lab::config;
+use lab::validity::RunValues;
 use lab::plan::CellKey;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -55,7 +56,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 overlapped: Vec::new(),
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
-                values: BTreeMap::from([("m".to_string(), vec![value.to_string()])]),
+                values: RunValues::of("m", vec![value.to_string()]),
             });
         }
     }
