@@ -4,8 +4,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use lab::analysis::{Resampling, RunView, cell_stats};
 use lab::config;
-use lab::validity::RunValues;
 use lab::plan::CellKey;
+use lab::validity::RunValues;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -656,8 +656,8 @@ fn p(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::Rng;
     use crate::validity::RunValues;
+    use rand::Rng;
     use std::path::Path;
 
     fn experiment() -> Experiment {

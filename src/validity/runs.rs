@@ -1,9 +1,9 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic rules.
 
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
+use super::values::{Names, RunValues};
 use crate::config::Experiment;
 use crate::plan::{CellKey, PlannedRun};
-use super::values::{Names, RunValues};
 use crate::store::{Exit, RunRow, SampleRow, StoredSession};
 use rayon::prelude::*;
 use serde::Serialize;

@@ -52,7 +52,11 @@ fn exact_number(text: &str) -> Option<f64> {
 
 impl Printed {
     fn of(texts: Vec<String>) -> Printed {
-        match texts.iter().map(|t| exact_number(t)).collect::<Option<Vec<f64>>>() {
+        match texts
+            .iter()
+            .map(|t| exact_number(t))
+            .collect::<Option<Vec<f64>>>()
+        {
             Some(numbers) if numbers.len() == 1 => Printed::One(numbers[0]),
             Some(numbers) => Printed::Numbers(numbers),
             None => Printed::Text(texts),
@@ -176,7 +180,7 @@ mod tests {
     fn every_value_reads_back_as_the_text_and_the_number_it_was() {
         let map = BTreeMap::from([
             ("ms".to_string(), texts(&["23.2153"])),
-            ("ops".to_string(), texts(&["1", "2.5", "1e300", "0.1"])),
+            ("ops".to_string(), texts(&["1", "2.5", "-0.5", "0.1"])),
             ("sum".to_string(), texts(&["0x1f", "12", " 7"])),
             ("wall_s".to_string(), texts(&["1.00", "3"])),
         ]);
@@ -200,7 +204,7 @@ mod tests {
             serde_json::to_string(&values).unwrap(),
             serde_json::to_string(&as_map).unwrap()
         );
-        // Only numbers in their shortest form are held as numbers.
+        // Only numbers in their shortest form are held as numbers ("1.00" and " 7" are not).
         assert_eq!(values.find("ms"), Some(&Printed::One(23.2153)));
         assert!(matches!(values.find("ops"), Some(Printed::Numbers(_))));
         assert!(matches!(values.find("wall_s"), Some(Printed::Text(_))));
