@@ -5,6 +5,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lab::analysis::{Resampling, RunView, cell_stats};
 use lab::config;
 use lab::plan::CellKey;
+use lab::validity::RunValues;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -33,7 +34,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
     let cells: Vec<CellKey> = (0..CELLS)
         .map(|i| CellKey {
             variant: "v".into(),
-            params: BTreeMap::from([("i".into(), i.to_string())]),
+            params: BTreeMap::from([("i".into(), i.to_string())]).into(),
         })
         .collect();
     let mut views = Vec::with_capacity(CELLS * RUNS_PER_CELL);
@@ -55,7 +56,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 overlapped: Vec::new(),
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
-                values: BTreeMap::from([("m".to_string(), vec![value.to_string()])]),
+                values: RunValues::of("m", vec![value.to_string()]),
             });
         }
     }

@@ -185,12 +185,12 @@ pub fn between_revisions(
         .filter(|c| of(c, &head.name))
         .filter_map(|h| {
             let mut key = h.cell.clone();
-            key.params.remove(REV_PARAM);
+            std::sync::Arc::make_mut(&mut key.params).remove(REV_PARAM);
             let b = analysis.cells.iter().find(|c| {
                 of(c, &base.name) && c.cell.variant == key.variant && {
-                    let mut other = c.cell.params.clone();
+                    let mut other = (*c.cell.params).clone();
                     other.remove(REV_PARAM);
-                    other == key.params
+                    other == *key.params
                 }
             })?;
             Some((b, h, crate::analysis::cell_label(exp, &key)))

@@ -61,16 +61,16 @@ pub fn latest_standing(dir: &Path, session: &StoredSession) -> Result<Option<Sta
 /// needs of each session.
 pub fn analysed(dir: &Path, session: &StoredSession) -> Result<(Experiment, Analysis)> {
     let (experiment, _) = sealed_experiment(dir, session)?;
-    let validity = validity::judge(&experiment, session);
-    let analysis = analysis::analyze(&experiment, session, &validity);
+    let judged = validity::judge(&experiment, session);
+    let analysis = analysis::analyze(&experiment, session, judged.runs);
     Ok((experiment, analysis))
 }
 
 /// Validity, analysis and checks of one session.
 fn judged(experiment: &Experiment, session: &StoredSession) -> (Analysis, Findings) {
-    let validity = validity::judge(experiment, session);
-    let analysis = analysis::analyze(experiment, session, &validity);
-    let findings = checks::evaluate(experiment, &validity, &analysis);
+    let validity::Validity { runs, durations } = validity::judge(experiment, session);
+    let analysis = analysis::analyze(experiment, session, runs);
+    let findings = checks::evaluate(experiment, &durations, &analysis);
     (analysis, findings)
 }
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// One run's answer: every value it printed for the metric.
 struct Answer<'a> {
     run: &'a RunView,
-    values: &'a [String],
+    values: Vec<String>,
 }
 
 /// A run whose answer differs from the expected one.
@@ -35,7 +35,7 @@ pub fn check(
     let base = CheckResult::new(&spec.name, "checksum", spec.class, Verdict::NotRun);
     let mut groups: BTreeMap<&BTreeMap<String, String>, Vec<Answer>> = BTreeMap::new();
     for run in runs.iter().filter(|r| !r.warmup && r.is_valid()) {
-        if let Some(values) = run.values.get(metric).filter(|v| !v.is_empty()) {
+        if let Some(values) = run.values.texts(metric).filter(|v| !v.is_empty()) {
             groups
                 .entry(&run.cell.params)
                 .or_default()
@@ -135,7 +135,7 @@ fn mismatches(exp: &Experiment, group: &[Answer], reference: Option<&str>) -> Ve
 /// The most frequent value; ties go to the one seen first.
 fn most_common(answers: &[&Answer]) -> Option<String> {
     let mut counts: Vec<(&String, usize)> = Vec::new();
-    for v in answers.iter().flat_map(|a| a.values) {
+    for v in answers.iter().flat_map(|a| &a.values) {
         match counts.iter_mut().find(|(x, _)| *x == v) {
             Some(c) => c.1 += 1,
             None => counts.push((v, 1)),

@@ -23,7 +23,7 @@ use crate::analysis::{Analysis, CellStats, Resampling, RunView, selects};
 use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
 use crate::plan::CellKey;
 use crate::store::Calibration;
-use crate::validity::{Validity, automatic};
+use crate::validity::{DurationJudgement, automatic};
 use serde::Serialize;
 
 /// Every verdict on one analysed session, in report order, and the multiplicity note.
@@ -37,8 +37,13 @@ pub struct Findings {
 /// The name of the check that fails when a run changed the session's own files.
 pub const INTACT: &str = "no run changed the session's files";
 
-/// Decides every automatic and declared check from the validity judgement and the analysis.
-pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> Findings {
+/// Decides every automatic and declared check from the validity judgement (the runs, which the
+/// analysis holds, and the declared duration rules' findings) and the analysis.
+pub fn evaluate(
+    exp: &Experiment,
+    durations: &[DurationJudgement],
+    analysis: &Analysis,
+) -> Findings {
     let mut automatic = automatic_results(
         &analysis.runs,
         analysis.manifest.calibration.as_ref(),
@@ -55,8 +60,7 @@ pub fn evaluate(exp: &Experiment, validity: &Validity, analysis: &Analysis) -> F
         intact.automatic = true;
         automatic.push(intact);
     }
-    let mut declared: Vec<(usize, CheckResult)> = validity
-        .durations
+    let mut declared: Vec<(usize, CheckResult)> = durations
         .iter()
         .filter_map(|d| {
             let spec = exp.checks.get(d.spec_index)?;

@@ -656,6 +656,7 @@ fn p(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validity::RunValues;
     use rand::Rng;
     use std::path::Path;
 
@@ -686,7 +687,7 @@ metric = "v"
             position,
             cell: CellKey {
                 variant: variant.to_string(),
-                params: BTreeMap::new(),
+                params: Default::default(),
             },
             repetition: 0,
             warmup: false,
@@ -699,7 +700,7 @@ metric = "v"
             overlapped: Vec::new(),
             problems: Vec::new(),
             failed_checks: Vec::new(),
-            values: BTreeMap::from([("v".to_string(), vec![value.to_string()])]),
+            values: RunValues::of("v", vec![value.to_string()]),
         }
     }
 
@@ -893,8 +894,8 @@ metric = "v"
             .into_iter()
             .map(|mut r| {
                 if previous == "a" {
-                    let v: f64 = r.values["v"][0].parse().unwrap();
-                    r.values.insert("v".into(), vec![(v / 2.0).to_string()]);
+                    let v: f64 = r.values.numbers("v", 0)[0];
+                    r.values.insert("v", vec![(v / 2.0).to_string()]);
                 }
                 previous = r.cell.variant.clone();
                 r

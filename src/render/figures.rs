@@ -128,7 +128,7 @@ fn axis_label(metric: &Metric) -> String {
 /// The series a cell belongs to: its variant plus every other multi-valued parameter.
 fn series_name(cell: &crate::plan::CellKey, along: &str, exp: &Experiment) -> String {
     let mut name = cell.variant.clone();
-    for (k, v) in &cell.params {
+    for (k, v) in cell.params.iter() {
         if k != along && exp.param(k).is_some_and(|p| p.values.len() > 1) {
             name.push_str(&format!(" {k}={v}"));
         }

@@ -7,9 +7,11 @@ pub mod automatic;
 mod duration;
 pub mod nodes;
 mod runs;
+mod values;
 
 pub use duration::DurationJudgement;
 pub use runs::{RunView, run_views};
+pub use values::RunValues;
 
 use crate::config::{CheckKind, Experiment};
 use crate::store::StoredSession;

@@ -1,9 +1,11 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic rules.
 
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
+use super::values::{Names, RunValues};
 use crate::config::Experiment;
-use crate::plan::CellKey;
-use crate::store::{Exit, RunRow, StoredSession};
+use crate::plan::{CellKey, PlannedRun};
+use crate::store::{Exit, RunRow, SampleRow, StoredSession};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -33,7 +35,7 @@ pub struct RunView {
     #[serde(skip)]
     pub failed_checks: Vec<String>,
     /// Every value the run printed, by metric, in iteration order.
-    pub values: BTreeMap<String, Vec<String>>,
+    pub values: RunValues,
 }
 
 impl RunView {
@@ -49,26 +51,22 @@ impl RunView {
 
     /// The run's numeric values of `metric`, after dropping `skip` warm-up iterations.
     pub fn numbers(&self, metric: &str, skip: usize) -> Vec<f64> {
-        self.values.get(metric).map_or_else(Vec::new, |v| {
-            v.iter()
-                .skip(skip)
-                .filter_map(|s| s.trim().parse().ok())
-                .collect()
-        })
+        self.values.numbers(metric, skip)
     }
 }
 
 /// Builds the views of every finished run, in execution order.
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
-    let mut values: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    let mut values: BTreeMap<&str, Vec<&SampleRow>> = BTreeMap::new();
     for s in &session.samples {
-        values
-            .entry(s.run_id.as_str())
-            .or_default()
-            .entry(s.metric.clone())
-            .or_default()
-            .push(s.value.clone());
+        values.entry(s.run_id.as_str()).or_default().push(s);
     }
+    let names = Names::of(
+        exp.metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .chain(BUILTIN_NAMES),
+    );
     let planned: BTreeMap<&str, _> = session
         .plan
         .runs
@@ -76,26 +74,42 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .map(|r| (r.id.as_str(), r))
         .collect();
     let cpus = cpus_by_run(exp, session);
-    let mut views: Vec<RunView> = session
+    let mut cells: BTreeMap<CellKey, CellKey> = BTreeMap::new();
+    let stored: Vec<Stored> = session
         .runs
         .iter()
         .filter_map(|row| {
-            planned.get(row.run_id.as_str()).map(|p| {
-                let mut v = view(
-                    exp,
-                    session,
-                    row,
-                    &cpus,
-                    p.cell(),
-                    values.remove(row.run_id.as_str()).unwrap_or_default(),
-                );
-                v.repeats = p.repeats.clone();
-                v
+            let plan = *planned.get(row.run_id.as_str())?;
+            let cell = cells.entry(plan.cell()).or_insert_with_key(Clone::clone);
+            Some(Stored {
+                row,
+                plan,
+                cell: cell.clone(),
+                values: values.remove(row.run_id.as_str()).unwrap_or_default(),
             })
+        })
+        .collect();
+    // Each run is judged on its own (its log read, its values parsed): in parallel, collected
+    // in the stored order, so the result does not depend on the scheduling.
+    let mut views: Vec<RunView> = stored
+        .into_par_iter()
+        .map(|s| {
+            let mut v = view(exp, session, s.row, &cpus, s.cell, &s.values, &names);
+            v.repeats = s.plan.repeats.clone();
+            v
         })
         .collect();
     views.sort_by_key(|v| v.position);
     views
+}
+
+/// A stored run with its plan entry, its cell (shared with the cell's other runs) and the
+/// values it printed, ready to be judged.
+struct Stored<'s> {
+    row: &'s RunRow,
+    plan: &'s PlannedRun,
+    cell: CellKey,
+    values: Vec<&'s SampleRow>,
 }
 
 /// The CPUs each run was pinned to: as granted, for stored runs; as its variant declares, for
@@ -125,10 +139,17 @@ fn view(
     row: &RunRow,
     cpus: &BTreeMap<&str, Option<Vec<usize>>>,
     cell: CellKey,
-    values: BTreeMap<String, Vec<String>>,
+    samples: &[&SampleRow],
+    names: &Names,
 ) -> RunView {
     let exit = row.exit();
-    let mut values = values;
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in samples {
+        values
+            .entry(s.metric.clone())
+            .or_default()
+            .push(s.value.clone());
+    }
     if !matches!(exit, Exit::SpawnFailed(_)) {
         for (name, value) in builtin_values(row) {
             values.insert(name.to_string(), vec![value]);
@@ -181,7 +202,7 @@ fn view(
         overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
-        values,
+        values: RunValues::from_map(values, names),
     }
 }
 
@@ -224,14 +245,18 @@ fn normalise_numbers(
     values
 }
 
+/// The names of the metrics lab measures itself, as [`builtin_values`] gives them.
+const BUILTIN_NAMES: [&str; 5] = ["wall_s", "user_s", "sys_s", "cpu_s", "max_rss_mib"];
+
 /// The metrics lab measured itself, as text like printed values: seconds and MiB.
 fn builtin_values(row: &RunRow) -> [(&'static str, String); 5] {
     let seconds = |ns: u64| (ns as f64 / 1e9).to_string();
+    let [wall, user, sys, cpu, rss] = BUILTIN_NAMES;
     [
-        ("wall_s", seconds(row.wall_ns)),
-        ("user_s", seconds(row.user_ns)),
-        ("sys_s", seconds(row.sys_ns)),
-        ("cpu_s", seconds(row.user_ns + row.sys_ns)),
-        ("max_rss_mib", (row.max_rss_kib as f64 / 1024.0).to_string()),
+        (wall, seconds(row.wall_ns)),
+        (user, seconds(row.user_ns)),
+        (sys, seconds(row.sys_ns)),
+        (cpu, seconds(row.user_ns + row.sys_ns)),
+        (rss, (row.max_rss_kib as f64 / 1024.0).to_string()),
     ]
 }
