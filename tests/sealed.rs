@@ -201,6 +201,36 @@ fn a_quick_profile_renders_missing_data_as_markers_not_errors() {
 }
 
 #[test]
+fn a_statistic_one_run_cannot_define_renders_as_a_marker_not_as_nothing() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let lab_toml = project.read("experiments/tiny/lab.toml");
+    std::fs::write(
+        project.path("experiments/tiny/lab.toml"),
+        format!("{lab_toml}\n[profile.one]\nrepetitions = 1\nwarmup_runs = 0\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        project.path("experiments/tiny/notes.md"),
+        "CV: {{ cell(of=\"triple n=2\", stat=\"cv\") | num }}.\nN: {{ cell(of=\"triple n=2\", stat=\"n\") | num }}.\n",
+    )
+    .unwrap();
+    let out = project.lab_ok(&["run", "tiny", "--profile", "one"], 0);
+    let page = project.read("book/src/tiny/index.md");
+    assert!(
+        page.contains("CV: n/a (triple n=2 has 1 valid runs; its cv is not defined)."),
+        "{page}"
+    );
+    assert!(page.contains("N: 1."), "{page}");
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "cell \"triple n=2\": n/a (triple n=2 has 1 valid runs; its cv is not defined)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
     let project = Project::with_fixtures(&["tiny"]);
     copy_dir(

@@ -331,6 +331,15 @@ impl NotesData {
             "cv": summary.cv, "min": summary.min, "max": summary.max, "p90": summary.p90, "p99": summary.p99,
             "lo": lo, "hi": hi,
         });
+        // A statistic the runs cannot define (the spread of one run) is stored as a non-finite
+        // number, which JSON holds as null: name it instead of rendering nothing.
+        if let Some(stat) = wanted
+            .as_deref()
+            .filter(|s| stats.get(s).is_some_and(|v| v.is_null()))
+        {
+            let why = format!("{of} has {} valid runs; its {stat} is not defined", cell.n);
+            return Ok(self.missing(&reference, &why));
+        }
         pick(kw, "stat", text, &stats)
     }
 
