@@ -166,13 +166,13 @@ impl Standing {
             level(self.level)
         );
         match &self.next {
-            Next::GoalMet => format!("Sampling stopped at {at}: the goal, {goal}, was met."),
+            Next::GoalMet => format!("Sampling stopped at {at}: the goal ({goal}) was met."),
             Next::BudgetSpent => format!(
-                "Sampling stopped at {at}: the budget was spent before the goal, {goal}, was met; still open: {}.",
+                "Sampling stopped at {at}: the budget was spent before the goal ({goal}) was met; still open: {}.",
                 self.unmet.join("; ")
             ),
             Next::NothingToAdd => format!(
-                "Sampling stopped at {at}: the goal, {goal}, is not met, and no cell it depends on can take more runs; still open: {}.",
+                "Sampling stopped at {at}: the goal ({goal}) is not met, and no cell it depends on can take more runs; still open: {}.",
                 self.unmet.join("; ")
             ),
             Next::More { .. } => format!(

@@ -122,7 +122,7 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
     let shown = lab::format::level(level);
     assert!(
         chapter.contains(&format!(
-            "Sampling stopped at look {} of up to 6 ({n} runs per cell in the 2 cells it depends on, intervals at {shown}): the goal, every hypothesis decided, was met.",
+            "Sampling stopped at look {} of up to 6 ({n} runs per cell in the 2 cells it depends on, intervals at {shown}): the goal (every hypothesis decided) was met.",
             last.look
         )),
         "{chapter}"
@@ -171,7 +171,7 @@ fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
     assert_eq!(check.verdict.word(), "inconclusive");
     let chapter = project.read("book/src/sampled/index.md");
     assert!(
-        chapter.contains("the budget was spent before the goal, every hypothesis decided, was met; still open: slow takes longer than fast."),
+        chapter.contains("the budget was spent before the goal (every hypothesis decided) was met; still open: slow takes longer than fast."),
         "{chapter}"
     );
     assert!(chapter.contains("still undecided at look 3 (8 runs per cell): the budget was spent"));
