@@ -3,7 +3,9 @@
 //! stalls (`/proc/pressure/cpu`) and thermal-throttle events. Read once before the spawn and
 //! once after the wait, outside the timed interval; nothing here judges.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Kernel counters at one instant, summed over a set of CPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,14 +45,45 @@ pub struct MachineLoad {
 
 /// The counters of `cpus` now, or `None` where `/proc/stat` cannot be read.
 pub fn sample(cpus: &[usize]) -> Option<Counters> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let stat = read_proc("/proc/stat")?;
     let mut counters = cpu_ticks(&stat, cpus)?;
     counters.forks = forks_in(&stat);
-    counters.psi_some_us = std::fs::read_to_string("/proc/pressure/cpu")
-        .ok()
-        .and_then(|text| psi_some_total(&text));
+    counters.psi_some_us = read_proc("/proc/pressure/cpu").and_then(|text| psi_some_total(&text));
     counters.throttle_events = throttle_events(cpus);
     Some(counters)
+}
+
+/// A file under /proc, read afresh from the start of a descriptor opened once (the kernel
+/// writes the text anew at each read from offset 0), in as few `read` calls as its size
+/// allows: the kernel reports no size for these files, and a reader that starts small reads
+/// `/proc/stat` in eight pieces.
+fn read_proc(path: &'static str) -> Option<String> {
+    use std::io::{Read, Seek};
+    static OPEN: Mutex<BTreeMap<&'static str, std::fs::File>> = Mutex::new(BTreeMap::new());
+    let mut open = OPEN.lock().ok()?;
+    if !open.contains_key(path) {
+        open.insert(path, std::fs::File::open(path).ok()?);
+    }
+    let file = open.get_mut(path)?;
+    file.rewind().ok()?;
+    let mut bytes = Vec::with_capacity(16 * 1024);
+    loop {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(bytes.capacity());
+        }
+        let start = bytes.len();
+        bytes.resize(bytes.capacity(), 0);
+        match file.read(&mut bytes[start..]) {
+            Ok(0) => {
+                bytes.truncate(start);
+                break;
+            }
+            Ok(n) => bytes.truncate(start + n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => bytes.truncate(start),
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// What happened between two samples, with `/proc/stat` ticks of `tick_ns` each.
@@ -108,7 +141,7 @@ fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
 
 /// Processes and threads created since boot, now; `None` where `/proc/stat` cannot be read.
 pub fn forks() -> Option<u64> {
-    forks_in(&std::fs::read_to_string("/proc/stat").ok()?)
+    forks_in(&read_proc("/proc/stat")?)
 }
 
 /// The `processes` line of `/proc/stat` (proc(5)): every fork and clone since boot.
@@ -131,7 +164,16 @@ fn psi_some_total(text: &str) -> Option<u64> {
 }
 
 /// Core and package throttle counts of `cpus`, where the kernel has them (Intel, bare metal).
+/// Where the first look found no counter (virtual machines, AMD), none is looked for again.
 fn throttle_events(cpus: &[usize]) -> Option<u64> {
+    static EXPOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*EXPOSED.get_or_init(|| throttle_counts(cpus).is_some()) {
+        return None;
+    }
+    throttle_counts(cpus)
+}
+
+fn throttle_counts(cpus: &[usize]) -> Option<u64> {
     let root = Path::new("/sys/devices/system/cpu");
     let mut sum = None;
     for cpu in cpus {

@@ -16,30 +16,30 @@ pub fn become_subreaper() {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
 }
 
+/// [`reap_leftovers`] for the only run executing, whose leader lab has reaped: when the
+/// machine created no process or thread between `forks_before` and `forks_after` (read after
+/// the leader was reaped) beyond the `lab_created` ones lab made for the run, the run cannot
+/// have left anything, and /proc is not read. A process the run left behind was created
+/// before its leader ended, so it is counted in `forks_after`.
+pub fn reap_leftovers_alone(
+    group: libc::pid_t,
+    forks_before: Option<u64>,
+    forks_after: Option<u64>,
+    lab_created: u64,
+) -> Vec<String> {
+    let created = forks_before
+        .zip(forks_after)
+        .map(|(before, after)| after.saturating_sub(before));
+    if created.is_some_and(|n| n <= lab_created) {
+        return Vec::new();
+    }
+    reap_leftovers(group, forks_before)
+}
+
 /// Kills and reaps every process left in process group `group` or re-parented to lab, and
 /// returns their command names, sorted. `forks_before` is the machine's count of created
 /// processes read before the run was spawned: it bounds which PIDs its descendants can hold.
 pub fn reap_leftovers(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
-    reap_leftovers_of(group, forks_before, 0)
-}
-
-/// [`reap_leftovers`] for the only run executing, whose leader lab has reaped: when the
-/// machine created no process or thread since the run was spawned beyond the run's leader
-/// and lab's own watchdog thread, the run cannot have left anything, and /proc is not read.
-pub fn reap_leftovers_alone(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
-    reap_leftovers_of(group, forks_before, LEADER_AND_WATCHDOG)
-}
-
-/// The processes and threads every run creates on its own: its leader and lab's watchdog.
-const LEADER_AND_WATCHDOG: u64 = 2;
-
-fn reap_leftovers_of(group: libc::pid_t, forks_before: Option<u64>, own: u64) -> Vec<String> {
-    let created = forks_before
-        .zip(super::machine::forks())
-        .map(|(before, now)| now.saturating_sub(before));
-    if created.is_some_and(|n| n <= own) {
-        return Vec::new();
-    }
     let me = std::process::id() as libc::pid_t;
     let mut names: Vec<(libc::pid_t, String)> = Vec::new();
     for round in 0..ROUNDS {

@@ -2,12 +2,13 @@
 //! watchdog thread that sleeps until the deadline and kills the whole group if it is reached.
 
 use super::clock::Instant2;
+use super::machine::Counters;
 use super::measure::{Measurement, RunRequest, Runner};
 use super::spawn::{Spawn, spawn};
 use crate::store::Exit;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -55,7 +56,10 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
-    let before = super::machine::sample(&cpus);
+    let before = match alone {
+        Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
+        Alone::No(_) => super::machine::sample(&cpus),
+    };
     let forks_before = before.as_ref().and_then(super::machine::Counters::forks);
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
@@ -82,15 +86,22 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         }
     };
     let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
-    let watchdog = Watchdog::arm(pid, request.timeout);
-    let (status, usage) = wait_blocking(pid);
+    let ended = wait_until(pid, request.timeout);
     let end = Instant2::now();
     let after = super::machine::sample(&cpus);
-    let timed_out = watchdog.disarm();
+    let (status, usage, timed_out) = (ended.status, ended.usage, ended.timed_out);
+    if let (Alone::Yes, Some(after)) = (&alone, after) {
+        keep_sample(&cpus, after);
+    }
     // Whatever the run left behind, in its group or escaped from it, would disturb the
     // next run: it is killed, reaped and reported.
     let left_running = match alone {
-        Alone::Yes => super::orphans::reap_leftovers_alone(pid, forks_before),
+        Alone::Yes => super::orphans::reap_leftovers_alone(
+            pid,
+            forks_before,
+            after.as_ref().and_then(super::machine::Counters::forks),
+            ended.lab_created,
+        ),
         Alone::No(_) => {
             let _cleaning = super::running::exclusive();
             let left = super::orphans::reap_leftovers(pid, forks_before);
@@ -118,11 +129,31 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     }
 }
 
+/// The machine's counters read after the previous run, kept for the next one.
+static LAST_SAMPLE: Mutex<Option<(Vec<usize>, std::time::Instant, Counters)>> = Mutex::new(None);
+
+/// How old the previous run's closing sample may be to open the next run: well under one
+/// `/proc/stat` tick (10 ms), so that reading the counters again could not tell them apart.
+const SAMPLE_REUSE: Duration = Duration::from_millis(1);
+
+/// The counters read as the previous run of `cpus` ended, when that was under
+/// [`SAMPLE_REUSE`] ago: runs back to back read `/proc/stat` once between them, not twice.
+fn recent_sample(cpus: &[usize]) -> Option<Counters> {
+    let last = LAST_SAMPLE.lock().ok()?.take()?;
+    (last.0 == cpus && last.1.elapsed() < SAMPLE_REUSE).then_some(last.2)
+}
+
+fn keep_sample(cpus: &[usize], counters: Counters) {
+    if let Ok(mut last) = LAST_SAMPLE.lock() {
+        *last = Some((cpus.to_vec(), std::time::Instant::now(), counters));
+    }
+}
+
 /// What to start for `request`: its log files opened, its CPU set built.
 fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
-    let stdout = File::create(request.stdout)
+    let stdout = empty_file(request.stdout)
         .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
-    let stderr = File::create(request.stderr)
+    let stderr = empty_file(request.stderr)
         .map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
     Ok(Spawn {
         argv: request.argv,
@@ -132,6 +163,16 @@ fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
         stdout,
         stderr,
     })
+}
+
+/// `path` opened for writing and empty: created, or truncated only when it holds something
+/// (truncating an empty file still costs the file system an inode update).
+fn empty_file(path: &std::path::Path) -> std::io::Result<File> {
+    let file = File::options().write(true).create(true).open(path)?;
+    if file.metadata()?.len() > 0 {
+        file.set_len(0)?;
+    }
+    Ok(file)
 }
 
 /// A readable reason for a failed spawn, naming the program.
@@ -180,6 +221,77 @@ fn granted_cpus(pid: libc::pid_t) -> Vec<usize> {
 }
 
 /// Blocks in `wait4` until the process ends; on EINTR from Ctrl-C it kills the group first.
+/// How a run's leader ended, once reaped.
+struct Ended {
+    status: libc::c_int,
+    usage: libc::rusage,
+    /// Whether its group was killed at the deadline.
+    timed_out: bool,
+    /// Processes and threads lab created for the run: its leader, and a watchdog thread
+    /// where the kernel has no process file descriptors.
+    lab_created: u64,
+}
+
+/// Waits for `pid` to end and reaps it, killing its group if it is still running after
+/// `timeout`. The wait blocks in `poll` on a process file descriptor (pidfd_open(2), Linux
+/// 5.3), so lab starts no thread and spends no CPU while a run executes; where the kernel
+/// has none, a watchdog thread keeps the deadline.
+fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    if pidfd < 0 {
+        let watchdog = Watchdog::arm(pid, timeout);
+        let (status, usage) = wait_blocking(pid);
+        let timed_out = watchdog.disarm();
+        return Ended {
+            status,
+            usage,
+            timed_out,
+            lab_created: 2,
+        };
+    }
+    let timed_out = poll_until_exit(pidfd, pid, timeout);
+    // SAFETY: closing the descriptor pidfd_open gave us.
+    unsafe { libc::close(pidfd) };
+    let (status, usage) = wait_blocking(pid);
+    Ended {
+        status,
+        usage,
+        timed_out,
+        lab_created: 1,
+    }
+}
+
+/// Blocks until the process behind `pidfd` exits; kills group `pid` at `timeout`, or at once
+/// when lab is asked to stop. True when the deadline killed it.
+fn poll_until_exit(pidfd: libc::c_int, pid: libc::pid_t, timeout: Duration) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            // SAFETY: killing the group we created; the caller's wait4 reaps the leader.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            return true;
+        }
+        // Rounded up, so that the deadline has passed when poll returns empty-handed.
+        let ms = left.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
+        let mut fd = libc::pollfd {
+            fd: pidfd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        if ready > 0 {
+            return false;
+        }
+        if ready < 0 && super::interrupt::requested() {
+            // SAFETY: as above; the leader exits and the caller reaps it.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    }
+}
+
 fn wait_blocking(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data.

@@ -7,12 +7,14 @@
 //! Everything the child needs is prepared beforehand: between `clone` and `execve` it only
 //! makes system calls on memory prepared here (no allocation, no locks), as vfork(2) demands.
 
+use std::collections::BTreeMap;
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Stack for the child until it calls `execve`: it only makes system calls.
 const CHILD_STACK: usize = 64 * 1024;
@@ -21,7 +23,7 @@ const CHILD_STACK: usize = 64 * 1024;
 pub struct Spawn<'a> {
     pub argv: &'a [String],
     /// Variables set on top of lab's own environment.
-    pub env: &'a std::collections::BTreeMap<String, String>,
+    pub env: &'a BTreeMap<String, String>,
     pub cwd: &'a Path,
     pub cpus: Option<libc::cpu_set_t>,
     pub stdout: File,
@@ -125,10 +127,8 @@ fn prepare(request: Spawn) -> io::Result<Prepared> {
 }
 
 /// lab's environment with the variant's variables set on top, sorted by name.
-fn child_environment(
-    set: &std::collections::BTreeMap<String, String>,
-) -> std::collections::BTreeMap<OsString, OsString> {
-    let mut env: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+fn child_environment(set: &BTreeMap<String, String>) -> BTreeMap<OsString, OsString> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     for (k, v) in set {
         env.insert(k.into(), v.into());
     }
@@ -138,11 +138,7 @@ fn child_environment(
 /// The file `execve` should load for `program`, found as `execvp` would: a name with a slash
 /// is used as given (relative to the run's folder), any other is looked up in the child's
 /// PATH. A name found nowhere is "not found".
-fn resolve(
-    program: &str,
-    env: &std::collections::BTreeMap<OsString, OsString>,
-    cwd: &Path,
-) -> io::Result<PathBuf> {
+fn resolve(program: &str, env: &BTreeMap<OsString, OsString>, cwd: &Path) -> io::Result<PathBuf> {
     if program.contains('/') {
         return Ok(PathBuf::from(program));
     }
@@ -150,15 +146,33 @@ fn resolve(
         .get(OsStr::new("PATH"))
         .cloned()
         .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
+    // A session runs the same few programs thousands of times: each is looked up once.
+    type Key = (String, OsString, PathBuf);
+    static FOUND: Mutex<BTreeMap<Key, PathBuf>> = Mutex::new(BTreeMap::new());
+    let key = (program.to_string(), path, cwd.to_path_buf());
+    if let Some(found) = FOUND.lock().ok().and_then(|f| f.get(&key).cloned()) {
+        return Ok(found);
+    }
+    let found = search_path(program, &key.1, cwd)?;
+    if let Ok(mut cache) = FOUND.lock() {
+        cache.insert(key, found.clone());
+    }
+    Ok(found)
+}
+
+/// The first executable `program` in the directories of `path`, relative ones taken from
+/// `cwd`.
+fn search_path(program: &str, path: &OsStr, cwd: &Path) -> io::Result<PathBuf> {
     let mut denied = false;
-    for dir in std::env::split_paths(&path) {
+    for dir in std::env::split_paths(path) {
         let dir = if dir.as_os_str().is_empty() {
             PathBuf::from(".")
         } else {
             dir
         };
-        let candidate = cwd.join(dir).join(program);
-        match executable(&candidate) {
+        // execve runs in the run's folder, so the path it gets is taken from there.
+        let candidate = dir.join(program);
+        match executable(&cwd.join(&candidate)) {
             Some(true) => return Ok(candidate),
             Some(false) => denied = true,
             None => {}
@@ -352,25 +366,34 @@ mod tests {
     #[test]
     fn programs_are_found_on_the_path_the_variant_sets() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("bin")).unwrap();
-        write_script(&dir.path().join("bin/hello"), "#!/bin/sh\necho from-bin\n");
-        let (stdout, stderr) = files(dir.path());
-        let argv = vec!["hello".to_string()];
-        let path = format!("{}:/usr/bin:/bin", dir.path().join("bin").display());
-        let env = BTreeMap::from([("PATH".to_string(), path)]);
-        let pid = spawn(Spawn {
-            argv: &argv,
-            env: &env,
-            cwd: Path::new("/"),
-            cpus: None,
-            stdout,
-            stderr,
-        })
-        .unwrap();
-        assert_eq!(wait(pid), 0);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("out")).unwrap(),
-            "from-bin\n"
-        );
+        for sub in ["bin", "tools"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+            let script = format!("#!/bin/sh\necho from-{sub}\n");
+            write_script(&dir.path().join(sub).join("hello"), &script);
+        }
+        // An absolute entry, then a relative one taken from the run's folder; each lookup is
+        // kept for the next run of the same program.
+        let absolute = format!("{}:/usr/bin:/bin", dir.path().join("bin").display());
+        for (path, cwd, expected) in [
+            (absolute.as_str(), Path::new("/"), "from-bin\n"),
+            ("tools:/usr/bin", dir.path(), "from-tools\n"),
+            ("tools:/usr/bin", dir.path(), "from-tools\n"),
+        ] {
+            let (stdout, stderr) = files(dir.path());
+            let argv = vec!["hello".to_string()];
+            let env = BTreeMap::from([("PATH".to_string(), path.to_string())]);
+            let pid = spawn(Spawn {
+                argv: &argv,
+                env: &env,
+                cwd,
+                cpus: None,
+                stdout,
+                stderr,
+            })
+            .unwrap();
+            assert_eq!(wait(pid), 0);
+            let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
+            assert_eq!(out, expected, "PATH={path}");
+        }
     }
 }
