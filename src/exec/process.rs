@@ -168,7 +168,11 @@ fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
 /// `path` opened for writing and empty: created, or truncated only when it holds something
 /// (truncating an empty file still costs the file system an inode update).
 fn empty_file(path: &std::path::Path) -> std::io::Result<File> {
-    let file = File::options().write(true).create(true).open(path)?;
+    let file = File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
     if file.metadata()?.len() > 0 {
         file.set_len(0)?;
     }
