@@ -1,5 +1,6 @@
-//! The real runner: one process per run in its own process group, a blocking `wait4`, and a
-//! watchdog thread that sleeps until the deadline and kills the whole group if it is reached.
+//! The real runner: one process per run in its own process group, a blocking `poll` on its
+//! process file descriptor that kills the whole group at the deadline (a watchdog thread where
+//! the kernel has no pidfd), then `wait4` for its resource usage.
 
 use super::clock::Instant2;
 use super::machine::Counters;
