@@ -450,3 +450,21 @@ fn an_interrupted_session_with_jobs_keeps_finished_runs_and_resumes() {
     assert_eq!(manifest["resumed"], 1);
     assert_eq!(manifest["jobs"], 2);
 }
+
+#[test]
+fn a_dry_run_with_jobs_gives_the_side_by_side_bound_and_runs_nothing() {
+    let project = pinned_tiny();
+    let out = project.lab_ok(&["run", "tiny", "--dry-run", "--jobs", "2"], 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("16 runs (shuffled order"), "{text}");
+    assert!(
+        text.contains("with --jobs 2: runs of variants on disjoint `cpus` go side by side"),
+        "{text}"
+    );
+    let serial = project.lab_ok(&["run", "tiny", "--dry-run"], 0);
+    assert!(!String::from_utf8_lossy(&serial.stdout).contains("--jobs"));
+    assert!(
+        !project.path("data/tiny").exists(),
+        "a dry run stores nothing"
+    );
+}

@@ -101,7 +101,7 @@ pub fn run(layout: &Layout, arg: &Path, opts: &RunOptions, runner: &mut dyn Runn
     };
     let plan = plan::plan(&exp);
     if opts.dry_run {
-        print!("{}", describe_plan(&exp, &plan, layout));
+        print!("{}", describe_plan(&exp, &plan, layout, opts.jobs));
         return Ok(EXIT_OK);
     }
     if opts.on != Engine::Local {
@@ -649,8 +649,9 @@ fn param_names(exp: &Experiment) -> Vec<String> {
     exp.params.iter().map(|p| p.name.clone()).collect()
 }
 
-/// The plan as text, with its estimated duration.
-fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
+/// The plan as text, with its estimated duration (run after run; with `jobs` above 1, the
+/// shortest it could take when every run found a partner on other CPUs too).
+fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout, jobs: usize) -> String {
     let previous = store::sessions(&layout.data_dir(&exp.name))
         .pop()
         .and_then(|d| store::load_session(&d).ok())
@@ -686,6 +687,12 @@ fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout) -> String {
         format!("{:?}", plan.order).to_lowercase(),
         plan.seed
     ));
+    if jobs > 1 {
+        out.push_str(&format!(
+            "with --jobs {jobs}: runs of variants on disjoint `cpus` go side by side, so as little as {} if every run finds partners; runs sharing CPUs still go one at a time\n",
+            crate::format::seconds(total / jobs as f64)
+        ));
+    }
     if let Some(sampling) = &exp.sampling {
         out.push_str(&worst_case(exp, plan, sampling, &previous));
     }
