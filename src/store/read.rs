@@ -254,7 +254,7 @@ pub(super) mod tests {
             id: format!("r{id:04}"),
             position: id,
             variant: "v".into(),
-            params: [("n".to_string(), ParamValue::Int(id as i64))].into(),
+            params: std::sync::Arc::new([("n".to_string(), ParamValue::Int(id as i64))].into()),
             repetition: 1,
             warmup: false,
             argv: vec!["true".into()],
