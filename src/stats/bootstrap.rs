@@ -59,6 +59,8 @@ pub(crate) struct Resampler {
     /// Counts of the window draws ([`super::window`]), when every run has one value and
     /// there are at least [`WINDOW_MIN_VALUES`] of them.
     window_counts: Vec<u32>,
+    /// The window draws of one resample, reused.
+    window_draws: Vec<u32>,
     /// The runs' sorted ranks for windowed two-stage draws ([`super::window_runs`]), when
     /// runs hold many values each.
     ranked: Option<super::window_runs::RankedRuns>,
@@ -115,6 +117,7 @@ impl Resampler {
             n_runs,
             counts,
             window_counts,
+            window_draws: Vec::new(),
             ranked,
         })
     }
@@ -232,7 +235,8 @@ impl Resampler {
             return None;
         }
         let counts = &mut self.window_counts[..b - a];
-        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, rng)?;
+        let drawn = &mut self.window_draws;
+        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, drawn, rng)?;
         let (x, y) = (self.sorted[i], self.sorted[j]);
         Some(x + (h - k as f64) * (y - x))
     }
