@@ -509,11 +509,12 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
     let mut runs = Vec::new();
     for b in &imported.benchmarks {
         let variant = variant_of(exp, b).unwrap_or_default().to_string();
-        let params: BTreeMap<String, ParamValue> = b
-            .params
-            .iter()
-            .map(|(k, v)| (k.clone(), typed(v)))
-            .collect();
+        let params: std::sync::Arc<BTreeMap<String, ParamValue>> = std::sync::Arc::new(
+            b.params
+                .iter()
+                .map(|(k, v)| (k.clone(), typed(v)))
+                .collect(),
+        );
         for run in &b.runs {
             let cell = format!("{variant}{params:?}{}", run.warmup);
             let repetition = per_cell.entry(cell).or_insert(0);

@@ -1,6 +1,6 @@
 //! Bootstrap intervals: hierarchical percentile, log-ratio, BCa mean, and the design effect.
 
-use rand::RngCore;
+use rand::{Rng, RngCore};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -59,6 +59,8 @@ pub(crate) struct Resampler {
     /// Counts of the window draws ([`super::window`]), when every run has one value and
     /// there are at least [`WINDOW_MIN_VALUES`] of them.
     window_counts: Vec<u32>,
+    /// The window draws of one resample, reused.
+    window_draws: Vec<u32>,
     /// The runs' sorted ranks for windowed two-stage draws ([`super::window_runs`]), when
     /// runs hold many values each.
     ranked: Option<super::window_runs::RankedRuns>,
@@ -68,6 +70,9 @@ pub(crate) struct Resampler {
 /// its rank: the same bootstrap distribution in O(√n) per resample instead of O(n). Below,
 /// every value is drawn, so smaller sessions keep their exact resamples.
 pub(crate) const WINDOW_MIN_VALUES: usize = 5_000;
+
+/// Resampled means of single values added side by side ([`Resampler::draw_means`]).
+const MEAN_BATCH: usize = 4;
 
 impl Resampler {
     /// `None` if there is no value, a value is not finite, or sizes exceed u32.
@@ -112,6 +117,7 @@ impl Resampler {
             n_runs,
             counts,
             window_counts,
+            window_draws: Vec::new(),
             ranked,
         })
     }
@@ -132,6 +138,35 @@ impl Resampler {
             Statistic::Mean => self.draw_mean(rng),
             Statistic::Median => self.draw_quantile(0.5, rng),
         }
+    }
+
+    /// `count` resampled means, the same values [`Self::draw_mean`] gives called `count`
+    /// times. With one value per run, [`MEAN_BATCH`] resamples' indices are drawn first (in
+    /// the stream's order) and their sums then added side by side: each sum adds its values
+    /// in the same order as one at a time, but the additions of different sums overlap
+    /// instead of each waiting for the one before.
+    pub(crate) fn draw_means(&mut self, count: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
+        let n = self.runs.len();
+        if self.values.len() != n {
+            return (0..count).map(|_| self.draw_mean(rng)).collect();
+        }
+        let mut means = Vec::with_capacity(count);
+        let mut indices = vec![0u32; n * MEAN_BATCH.min(count)];
+        while means.len() < count {
+            let batch = MEAN_BATCH.min(count - means.len());
+            fill_below(rng, self.n_runs, &mut indices[..n * batch]);
+            let sums = if batch == MEAN_BATCH {
+                sums_side_by_side(&self.values, &indices)
+            } else {
+                let mut sums = [ZERO_SUM; MEAN_BATCH];
+                for (sum, drawn) in sums.iter_mut().zip(indices.chunks_exact(n).take(batch)) {
+                    *sum = drawn.iter().map(|&i| self.values[i as usize]).sum();
+                }
+                sums
+            };
+            means.extend(sums[..batch].iter().map(|s| s / n as f64));
+        }
+        means
     }
 
     fn draw_mean(&mut self, rng: &mut ChaCha8Rng) -> f64 {
@@ -200,7 +235,8 @@ impl Resampler {
             return None;
         }
         let counts = &mut self.window_counts[..b - a];
-        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, rng)?;
+        let drawn = &mut self.window_draws;
+        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, drawn, rng)?;
         let (x, y) = (self.sorted[i], self.sorted[j]);
         Some(x + (h - k as f64) * (y - x))
     }
@@ -226,6 +262,55 @@ impl Resampler {
         }
         let a = first.unwrap_or(f64::NAN);
         (a, a)
+    }
+}
+
+/// What summing no values gives: the start of every sum, as `Iterator::sum` starts it.
+const ZERO_SUM: f64 = -0.0;
+
+/// The sums of the values at [`MEAN_BATCH`] resamples of indices (`indices` holds one
+/// resample after the other), each added in its own order, the sums side by side.
+#[inline(never)] // kept apart, its four sums stay in registers
+fn sums_side_by_side(values: &[f64], indices: &[u32]) -> [f64; MEAN_BATCH] {
+    let n = indices.len() / MEAN_BATCH;
+    let (a, rest) = indices.split_at(n);
+    let (b, rest) = rest.split_at(n);
+    let (c, d) = rest.split_at(n);
+    let [mut sa, mut sb, mut sc, mut sd] = [ZERO_SUM; MEAN_BATCH];
+    for (((&ia, &ib), &ic), &id) in a.iter().zip(b).zip(c).zip(d) {
+        sa += values[ia as usize];
+        sb += values[ib as usize];
+        sc += values[ic as usize];
+        sd += values[id as usize];
+    }
+    [sa, sb, sc, sd]
+}
+
+/// Fills `out` with uniform integers in [0, n), n ≥ 1: the same ones, from the same words of
+/// the stream, as calling [`below`] once per element. The words are taken in bulk, never more
+/// than are needed; a word [`below`] rejects (its low half of w·n under 2³² mod n) is dropped
+/// and the next one taken in its place.
+pub(crate) fn fill_below(rng: &mut ChaCha8Rng, n: u32, out: &mut [u32]) {
+    let t = n.wrapping_neg() % n;
+    let mut done = 0;
+    while done < out.len() {
+        let words = &mut out[done..];
+        rng.fill(&mut *words);
+        let accepted = |w: u32| w.wrapping_mul(n) >= t;
+        if words.iter().fold(true, |all, &w| all & accepted(w)) {
+            // The usual case: no word rejected, so each word is one draw.
+            for w in words.iter_mut() {
+                *w = ((u64::from(*w) * u64::from(n)) >> 32) as u32;
+            }
+            return;
+        }
+        let mut kept = done;
+        for i in done..out.len() {
+            let w = out[i];
+            out[kept] = ((u64::from(w) * u64::from(n)) >> 32) as u32;
+            kept += usize::from(accepted(w));
+        }
+        done = kept;
     }
 }
 
@@ -273,7 +358,10 @@ pub fn percentile_ci(
         return None;
     }
     let mut rs = Resampler::new(runs)?;
-    let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw(statistic, rng)).collect();
+    let mut stats: Vec<f64> = match statistic {
+        Statistic::Mean => rs.draw_means(resamples, rng),
+        Statistic::Median => (0..resamples).map(|_| rs.draw(statistic, rng)).collect(),
+    };
     Some(percentile_interval(&mut stats, level))
 }
 
@@ -347,7 +435,7 @@ pub fn bca_mean_ci(
     }
     let singles: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
     let mut rs = Resampler::new(&singles)?;
-    let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw_mean(rng)).collect();
+    let mut stats = rs.draw_means(resamples, rng);
     let below = stats.iter().filter(|&&t| t < theta).count() as f64;
     let equal = stats.iter().filter(|&&t| t == theta).count() as f64;
     let share = (below + equal / 2.0) / resamples as f64;

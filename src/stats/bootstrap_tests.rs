@@ -136,3 +136,52 @@ fn degenerate_inputs_do_not_panic() {
     let c = bca_mean_ci(&[2.0, 2.0, 2.0], 100, 0.95, &mut rng).unwrap();
     assert_eq!((c.lo, c.hi), (2.0, 2.0));
 }
+
+#[test]
+fn batched_means_are_the_one_at_a_time_means_bit_for_bit() {
+    // 21 resamples: two full batches and a part of one, on single values and on runs of
+    // several values; the same stream must give the same bits either way.
+    let xs: Vec<f64> = (0..997)
+        .map(|i| ((i * 7919) % 1009) as f64 * 0.37 + 1e-3)
+        .collect();
+    let several: Vec<Vec<f64>> = xs.chunks(5).map(<[f64]>::to_vec).collect();
+    let empty: f64 = std::iter::empty::<f64>().sum();
+    assert_eq!(
+        ZERO_SUM.to_bits(),
+        empty.to_bits(),
+        "sums start where Iterator::sum does"
+    );
+    for runs in [singles(&xs), several] {
+        let (mut one, mut batched) = (
+            Resampler::new(&runs).unwrap(),
+            Resampler::new(&runs).unwrap(),
+        );
+        let (mut r1, mut r2) = (stream(3, "means"), stream(3, "means"));
+        let expected: Vec<u64> = (0..21).map(|_| one.draw_mean(&mut r1).to_bits()).collect();
+        let got: Vec<u64> = batched
+            .draw_means(21, &mut r2)
+            .iter()
+            .map(|m| m.to_bits())
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(r1.next_u32(), r2.next_u32(), "both consumed the same draws");
+    }
+}
+
+#[test]
+fn bulk_draws_below_n_are_the_one_at_a_time_draws() {
+    // n = 2³¹ + 1 rejects almost half the words (2³² mod n = 2³¹ − 1), so rejected words
+    // must be dropped exactly where `below` drops them; n = 10 and n = 1 reject none or few.
+    for n in [(1u32 << 31) + 1, 10, 1] {
+        let (mut r1, mut r2) = (stream(5, "below"), stream(5, "below"));
+        let expected: Vec<u32> = (0..1_000).map(|_| below(&mut r1, n)).collect();
+        let mut got = vec![0u32; 1_000];
+        fill_below(&mut r2, n, &mut got);
+        assert_eq!(got, expected, "n = {n}");
+        assert_eq!(
+            r1.next_u32(),
+            r2.next_u32(),
+            "n = {n}: the same words consumed"
+        );
+    }
+}

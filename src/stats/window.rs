@@ -10,7 +10,7 @@
 //! on the window's ranks. The window spans ten standard deviations of the resampled rank on
 //! each side, so it misses with probability below 10⁻²⁰; a miss draws the whole resample.
 
-use super::bootstrap::below;
+use super::bootstrap::fill_below;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use statrs::function::gamma::ln_gamma;
@@ -27,12 +27,13 @@ pub(super) fn window(n: usize, p: f64, k: usize) -> (usize, usize) {
 
 /// Order statistics k and k + 1 (0-based) of a resample of the `n` ranks, drawn through the
 /// window `[a, b)`; `None` when they fall outside it. `counts` holds b − a zeros and is
-/// left zeroed.
+/// left zeroed; `drawn` is room for the window draws, reused from one call to the next.
 pub(super) fn order_stats_in_window(
     n: usize,
     k: usize,
     (a, b): (usize, usize),
     counts: &mut [u32],
+    drawn: &mut Vec<u32>,
     rng: &mut ChaCha8Rng,
 ) -> Option<(usize, usize)> {
     let below_a = binomial(n as u64, a as f64 / n as f64, rng) as usize;
@@ -45,8 +46,10 @@ pub(super) fn order_stats_in_window(
     if below_a + inside < k + 2 {
         return None;
     }
-    for _ in 0..inside {
-        counts[below(rng, width as u32) as usize] += 1;
+    drawn.resize(inside, 0);
+    fill_below(rng, width as u32, drawn);
+    for &d in drawn.iter() {
+        counts[d as usize] += 1;
     }
     let (want, mut cum, mut first) = (k - below_a, 0usize, None);
     let mut found = None;
@@ -155,7 +158,7 @@ mod tests {
         let mut rng = super::super::rng::stream(2, "window");
         let draws: Vec<usize> = (0..20_000)
             .map(|_| {
-                order_stats_in_window(n, k, win, &mut counts, &mut rng)
+                order_stats_in_window(n, k, win, &mut counts, &mut Vec::new(), &mut rng)
                     .unwrap()
                     .0
             })

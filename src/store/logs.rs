@@ -20,8 +20,24 @@ pub struct Scan {
 }
 
 /// Calls `line` with each UTF-8 line of the file at `path` (without its line break).
-pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
+pub fn scan_lines(path: &Path, line: impl FnMut(&str)) -> Scan {
     let mut hasher = Sha256::new();
+    let skipped = each_line(path, Some(&mut hasher), line);
+    Scan {
+        sha256: format!("{:x}", hasher.finalize()),
+        skipped_lines: skipped,
+    }
+}
+
+/// [`scan_lines`] for a reader that needs the lines only, not the file's hash; gives the
+/// number of lines skipped.
+pub fn read_lines(path: &Path, line: impl FnMut(&str)) -> usize {
+    each_line(path, None, line)
+}
+
+/// Calls `line` with each UTF-8 line, feeding every byte to `hasher` where there is one;
+/// gives the number of lines skipped.
+fn each_line(path: &Path, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(&str)) -> usize {
     let mut skipped = 0;
     if let Ok(file) = File::open(path) {
         let mut reader = BufReader::with_capacity(64 * 1024, file);
@@ -43,7 +59,9 @@ pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
                 current.extend_from_slice(part);
             }
             let used = part.len() + usize::from(ends_line);
-            hasher.update(&chunk[..used]);
+            if let Some(h) = hasher.as_deref_mut() {
+                h.update(&chunk[..used]);
+            }
             reader.consume(used);
             if ends_line {
                 skipped += usize::from(!emit(&current, too_long, &mut line));
@@ -55,10 +73,7 @@ pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
             skipped += usize::from(!emit(&current, too_long, &mut line));
         }
     }
-    Scan {
-        sha256: format!("{:x}", hasher.finalize()),
-        skipped_lines: skipped,
-    }
+    skipped
 }
 
 /// Passes one line on; false when it had to be skipped.
@@ -93,6 +108,9 @@ mod tests {
         assert_eq!(lines, vec!["a=1", "b=3"]);
         assert_eq!(scan.skipped_lines, 2);
         assert_eq!(scan.sha256, format!("{:x}", Sha256::digest(&bytes)));
+        let mut again = Vec::new();
+        assert_eq!(read_lines(&path, |l| again.push(l.to_string())), 2);
+        assert_eq!(again, lines);
         let empty = scan_lines(&dir.path().join("missing"), |_| panic!("no lines"));
         assert_eq!(
             empty.sha256,

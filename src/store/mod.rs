@@ -12,7 +12,7 @@ mod shards;
 mod writer;
 
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
-pub use logs::{MAX_LINE, Scan, scan_lines};
+pub use logs::{MAX_LINE, Scan, read_lines, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Contention, Exit, MIN_CAPACITY_NS, RunRow, SampleRow};

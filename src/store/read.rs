@@ -9,7 +9,7 @@ use super::rows::{RunRow, SampleRow};
 use super::{RUNS, SAMPLES};
 use anyhow::{Context, Result, bail};
 use serde::de::DeserializeOwned;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Bytes at the end of a file that are not data.
@@ -156,7 +156,7 @@ fn parse<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<Vec<Located<T
 }
 
 fn refuse_duplicate_runs(runs: &[Located<RunRow>], path: &Path) -> Result<()> {
-    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut seen: HashMap<&str, u64> = HashMap::with_capacity(runs.len());
     for r in runs {
         if let Some(first) = seen.insert(&r.row.run_id, r.line) {
             bail!(
@@ -171,7 +171,7 @@ fn refuse_duplicate_runs(runs: &[Located<RunRow>], path: &Path) -> Result<()> {
 }
 
 fn refuse_duplicate_samples(samples: &[Located<SampleRow>], path: &Path) -> Result<()> {
-    let mut seen: BTreeMap<(&str, &str, usize), u64> = BTreeMap::new();
+    let mut seen: HashMap<(&str, &str, usize), u64> = HashMap::with_capacity(samples.len());
     for s in samples {
         let key = (
             s.row.run_id.as_str(),
@@ -223,7 +223,7 @@ fn check_counts(
     samples: &[SampleRow],
     path: &Path,
 ) -> Result<()> {
-    let mut found: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut found: HashMap<&str, usize> = HashMap::with_capacity(committed.len());
     for s in samples {
         *found.entry(s.run_id.as_str()).or_default() += 1;
     }
@@ -254,7 +254,7 @@ pub(super) mod tests {
             id: format!("r{id:04}"),
             position: id,
             variant: "v".into(),
-            params: [("n".to_string(), ParamValue::Int(id as i64))].into(),
+            params: std::sync::Arc::new([("n".to_string(), ParamValue::Int(id as i64))].into()),
             repetition: 1,
             warmup: false,
             argv: vec!["true".into()],

@@ -7,7 +7,7 @@ use crate::plan::{CellKey, PlannedRun};
 use crate::store::{Exit, RunRow, SampleRow, StoredSession};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One run as the analysis sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -57,7 +57,7 @@ impl RunView {
 
 /// Builds the views of every finished run, in execution order.
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
-    let mut values: BTreeMap<&str, Vec<&SampleRow>> = BTreeMap::new();
+    let mut values: HashMap<&str, Vec<&SampleRow>> = HashMap::new();
     for s in &session.samples {
         values.entry(s.run_id.as_str()).or_default().push(s);
     }
@@ -67,7 +67,7 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
             .map(|m| m.name.as_str())
             .chain(BUILTIN_NAMES),
     );
-    let planned: BTreeMap<&str, _> = session
+    let planned: HashMap<&str, _> = session
         .plan
         .runs
         .iter()
@@ -114,10 +114,18 @@ struct Stored<'s> {
 
 /// The CPUs each run was pinned to: as granted, for stored runs; as its variant declares, for
 /// a planned run that executed beside a stored one but was not stored (a stop cut it short).
+/// Only runs that executed beside others look them up: none when every run ran alone.
 fn cpus_by_run<'s>(
     exp: &Experiment,
     session: &'s StoredSession,
 ) -> BTreeMap<&'s str, Option<Vec<usize>>> {
+    if session
+        .runs
+        .iter()
+        .all(|r| r.overlapped_ids().next().is_none())
+    {
+        return BTreeMap::new();
+    }
     let mut cpus: BTreeMap<&str, Option<Vec<usize>>> = session
         .plan
         .runs
@@ -179,7 +187,7 @@ fn view(
     // The echo is read from the stored log: analysis uses nothing but what was stored.
     // Only lines that can echo a configuration are kept, in bounded memory.
     let mut stdout = String::new();
-    crate::store::scan_lines(&session.stdout_path(&row.run_id), |line| {
+    crate::store::read_lines(&session.stdout_path(&row.run_id), |line| {
         if line.contains("\"config\"") && stdout.len() < 4 * crate::store::MAX_LINE {
             stdout.push_str(line);
             stdout.push('\n');
@@ -219,7 +227,7 @@ fn locate_unreadable(found: &mut [Problem], stdout: &std::path::Path) {
     for problem in found.iter_mut() {
         if let Problem::NotANumber { value, line, .. } = problem {
             let mut number = 0;
-            crate::store::scan_lines(stdout, |text| {
+            crate::store::read_lines(stdout, |text| {
                 number += 1;
                 if line.is_none() && text.contains(value.as_str()) {
                     *line = Some(number);
