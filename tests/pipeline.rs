@@ -171,7 +171,8 @@ fn broken_runs_are_data_not_crashes() {
     let left: Vec<&str> = leave["left_running"].split(' ').collect();
     assert_eq!(left.len(), 2, "{left:?}");
     assert!(
-        left.iter().all(|name| ["sh", "setsid", "sleep"].contains(name)),
+        left.iter()
+            .all(|name| ["sh", "setsid", "sleep"].contains(name)),
         "{left:?}"
     );
     assert_eq!(by_mode("ok")["left_running"], "");
