@@ -61,7 +61,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
         Alone::No(_) => super::machine::sample(&cpus),
     };
-    let forks_before = before.as_ref().and_then(super::machine::Counters::forks);
+    let forks_before = before.as_ref().and_then(Counters::forks);
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
@@ -87,10 +87,14 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         }
     };
     let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
-    let ended = wait_until(pid, request.timeout);
+    let Ended {
+        status,
+        usage,
+        timed_out,
+        lab_created,
+    } = wait_until(pid, request.timeout);
     let end = Instant2::now();
     let after = super::machine::sample(&cpus);
-    let (status, usage, timed_out) = (ended.status, ended.usage, ended.timed_out);
     if let (Alone::Yes, Some(after)) = (&alone, after) {
         keep_sample(&cpus, after);
     }
@@ -100,8 +104,8 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Alone::Yes => super::orphans::reap_leftovers_alone(
             pid,
             forks_before,
-            after.as_ref().and_then(super::machine::Counters::forks),
-            ended.lab_created,
+            after.as_ref().and_then(Counters::forks),
+            lab_created,
         ),
         Alone::No(_) => {
             let _cleaning = super::running::exclusive();
@@ -225,7 +229,6 @@ fn granted_cpus(pid: libc::pid_t) -> Vec<usize> {
         .collect()
 }
 
-/// Blocks in `wait4` until the process ends; on EINTR from Ctrl-C it kills the group first.
 /// How a run's leader ended, once reaped.
 struct Ended {
     status: libc::c_int,
@@ -297,6 +300,7 @@ fn poll_until_exit(pidfd: libc::c_int, pid: libc::pid_t, timeout: Duration) -> b
     }
 }
 
+/// Blocks in `wait4` until the process ends; on EINTR from Ctrl-C it kills the group first.
 fn wait_blocking(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data.

@@ -291,11 +291,22 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    fn files(dir: &Path) -> (File, File) {
-        (
-            File::create(dir.join("out")).unwrap(),
-            File::create(dir.join("err")).unwrap(),
-        )
+    /// Starts `program` in `cwd` with `env` set, its output in `logs`/out and `logs`/err.
+    fn start(
+        program: &str,
+        env: &BTreeMap<String, String>,
+        cwd: &Path,
+        logs: &Path,
+    ) -> io::Result<libc::pid_t> {
+        let argv = vec![program.to_string()];
+        spawn(Spawn {
+            argv: &argv,
+            env,
+            cwd,
+            cpus: None,
+            stdout: File::create(logs.join("out")).unwrap(),
+            stderr: File::create(logs.join("err")).unwrap(),
+        })
     }
 
     fn wait(pid: libc::pid_t) -> i32 {
@@ -318,18 +329,8 @@ mod tests {
             &dir.path().join("prog.sh"),
             "#!/bin/sh\necho \"$LAB_SPAWN $(pwd) $(ps -o pgid= $$) $$\"\nread x && echo stdin\n",
         );
-        let (stdout, stderr) = files(dir.path());
-        let argv = vec!["./prog.sh".to_string()];
         let env = BTreeMap::from([("LAB_SPAWN".to_string(), "set".to_string())]);
-        let pid = spawn(Spawn {
-            argv: &argv,
-            env: &env,
-            cwd: dir.path(),
-            cpus: None,
-            stdout,
-            stderr,
-        })
-        .unwrap();
+        let pid = start("./prog.sh", &env, dir.path(), dir.path()).unwrap();
         assert_eq!(wait(pid), 1, "stdin is /dev/null: read fails");
         let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
         let fields: Vec<&str> = out.split_whitespace().collect();
@@ -345,18 +346,9 @@ mod tests {
         std::fs::write(dir.path().join("data.txt"), "not a program").unwrap();
         let env = BTreeMap::new();
         let attempt = |program: &str| {
-            let (stdout, stderr) = files(dir.path());
-            let argv = vec![program.to_string()];
-            spawn(Spawn {
-                argv: &argv,
-                env: &env,
-                cwd: dir.path(),
-                cpus: None,
-                stdout,
-                stderr,
-            })
-            .unwrap_err()
-            .kind()
+            start(program, &env, dir.path(), dir.path())
+                .unwrap_err()
+                .kind()
         };
         assert_eq!(attempt("no-such-program-anywhere"), io::ErrorKind::NotFound);
         assert_eq!(attempt("./no-such-file"), io::ErrorKind::NotFound);
@@ -379,18 +371,8 @@ mod tests {
             ("tools:/usr/bin", dir.path(), "from-tools\n"),
             ("tools:/usr/bin", dir.path(), "from-tools\n"),
         ] {
-            let (stdout, stderr) = files(dir.path());
-            let argv = vec!["hello".to_string()];
             let env = BTreeMap::from([("PATH".to_string(), path.to_string())]);
-            let pid = spawn(Spawn {
-                argv: &argv,
-                env: &env,
-                cwd,
-                cpus: None,
-                stdout,
-                stderr,
-            })
-            .unwrap();
+            let pid = start("hello", &env, cwd, dir.path()).unwrap();
             assert_eq!(wait(pid), 0);
             let out = std::fs::read_to_string(dir.path().join("out")).unwrap();
             assert_eq!(out, expected, "PATH={path}");
