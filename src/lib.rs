@@ -15,6 +15,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub use error::Exit;
 pub mod exec;
 pub mod format;
 pub mod history;
