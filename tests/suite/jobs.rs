@@ -3,7 +3,7 @@
 //! anything runs; and the automatic check fails a session whose side-by-side runs shared a
 //! CPU, passes one whose runs did not, and does not run on a session run one at a time.
 
-mod common;
+use crate::common;
 
 use common::{Project, csv_rows};
 use lab::app::{self, Layout};

@@ -2,7 +2,7 @@
 //! request into a derived session, rendered atomically, stored so that no kill, duplicate or
 //! second writer can make it lie.
 
-mod common;
+use crate::common;
 
 use common::{Project, copy_dir, csv_rows, tree};
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! use, a clean experiment's runs are invalid because of the machine, run again once, and the
 //! chapter says the machine was busy; without the hogs the same experiment is quiet.
 
-mod common;
+use crate::common;
 
 use common::Project;
 use std::process::{Child, Command};

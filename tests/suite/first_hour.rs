@@ -1,7 +1,7 @@
 //! The first hour with lab: any command timed with no wrapper and no declared metric, numbers
 //! read as programs print them, the answer in the terminal, and a scaffold that works.
 
-mod common;
+use crate::common;
 
 use common::Project;
 use std::process::Command;

@@ -3,8 +3,7 @@
 //! asserts its exact outcome: a clean error at the right place, a flagged run, nothing written
 //! outside the project, no live payload in the book, no surviving process.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod configs;
 mod names;

@@ -1,7 +1,7 @@
 //! The whole pipeline through the library with a fake runner: chosen timings and outputs, no
 //! processes, no sleeps. Every number on the way out is known in advance.
 
-mod common;
+use crate::common;
 
 use lab::app::{self, Layout};
 use lab::exec::{Measurement, RunRequest, Runner};

@@ -7,7 +7,7 @@
 //! An experiment whose toolchain (the programs its build and variants start) is not on PATH is
 //! skipped with a message, or fails the test when `CI` is set.
 
-mod common;
+use crate::common;
 
 use common::{Project, copy_dir, csv_rows};
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! print come from a seeded generator, and runs sleep long enough to time, so verdicts do not
 //! depend on this machine's speed or load.
 
-mod common;
+use crate::common;
 
 use common::{Project, copy_dir};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! a step at the fourth of five sessions is found there and named by that session's commit;
 //! `--check` fails only when the newest session is the one that regressed.
 
-mod common;
+use crate::common;
 
 use common::{Project, git, timed_session as session};
 use lab::app::Layout;

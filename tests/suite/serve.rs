@@ -1,6 +1,6 @@
 //! `lab book --serve`: the HTML on loopback, rebuilt when notes change.
 
-mod common;
+use crate::common;
 
 use common::{Project, http_get as get};
 use std::net::TcpListener;

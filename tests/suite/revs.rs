@@ -4,7 +4,7 @@
 //! 1 with an interval excluding 1; two commits of the same program exit 0; `--confirm` measures
 //! a regression twice before reporting it.
 
-mod common;
+use crate::common;
 
 use common::{Project, git};
 use lab::app::{self, Layout, RunOptions};

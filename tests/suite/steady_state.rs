@@ -4,7 +4,7 @@
 //! does (`steady-clean`); a run that keeps slowing down fails the `steady` check by name
 //! (`steady-never`). The fixtures print fixed values, so every figure below is exact.
 
-mod common;
+use crate::common;
 
 use common::Project;
 use serde_json::Value;

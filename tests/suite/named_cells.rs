@@ -3,7 +3,7 @@
 //! flaw planted per check in a cell of its own, and each result's `cells`, verdict and reading
 //! checked, so that a check naming every cell, or a neighbouring one, fails here.
 
-mod common;
+use crate::common;
 
 use lab::app::{self, Assessed, Layout};
 use lab::checks::{CheckResult, Verdict};

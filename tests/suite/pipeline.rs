@@ -1,7 +1,7 @@
 //! End to end: `lab run` on small fixture experiments in a temporary project, then the stored
 //! CSV, the verdicts and the written chapter.
 
-mod common;
+use crate::common;
 
 use common::{Project, csv_rows, tree, verdicts};
 

@@ -3,7 +3,7 @@
 //! a local run of the same deterministic fixture. Where Slurm is missing the test starts a
 //! cluster with scripts/slurm-cluster (as root, or in CI); elsewhere it says why it skips.
 
-mod common;
+use crate::common;
 
 use common::{Project, csv_rows};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! slower in every cell with an interval that excludes 1 (exit 1), two sessions of the same
 //! program show no detectable change (exit 0), and sessions measured differently are flagged.
 
-mod common;
+use crate::common;
 
 use common::timed_session as session;
 use lab::app::{self, Change, CompareOptions, Comparison, Layout};

@@ -4,7 +4,7 @@
 //! around 29 Mops/s and leaves nothing behind. Values come from a per-variant counter and the
 //! run order is seeded, so the verdicts do not depend on this machine.
 
-mod common;
+use crate::common;
 
 use common::Project;
 use serde_json::Value;

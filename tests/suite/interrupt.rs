@@ -1,6 +1,6 @@
 //! A session that is killed or interrupted keeps every finished run; `--resume` completes it.
 
-mod common;
+use crate::common;
 
 use common::{Project, csv_rows};
 use std::process::{Child, Command, Stdio};

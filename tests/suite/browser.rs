@@ -3,7 +3,7 @@
 //! verdict marks show, commands stay verbatim, the page fits screens of 1400, 800 and 400 px
 //! and text from run output stays text.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

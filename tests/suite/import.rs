@@ -3,7 +3,7 @@
 //! iteration value, the manifest names the tool and each file's hash, and the usual chapter
 //! follows. Files lab does not understand, and experiments that are not imported, are refused.
 
-mod common;
+use crate::common;
 
 use common::{Project, csv_rows};
 use sha2::{Digest, Sha256};

@@ -2,7 +2,7 @@
 //! variant out, a per-variant limit allows it more spread, and two modes 2.9% apart pass
 //! under the default gap (the CV limit) but fail when the declared gap is 1%.
 
-mod common;
+use crate::common;
 
 use common::Project;
 

@@ -2,7 +2,7 @@
 //! runner: a session that adds looks until its hypothesis is decided, one that spends its
 //! budget on a difference that is not there, and the refusals of a malformed range.
 
-mod common;
+use crate::common;
 
 use lab::app::{self, Layout, RunOptions};
 use lab::exec::{Measurement, RunRequest, Runner};
