@@ -4,6 +4,7 @@
 //! and text from run output stays text.
 
 use crate::common;
+use lab::Exit;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -31,9 +32,9 @@ fn the_html_book_renders_in_chromium() {
         r#"run = ["sh", "bench.sh", "double", "{n}", "--impl=nonfair"]"#,
     );
     std::fs::write(project.path("experiments/tiny/lab.toml"), toml).unwrap();
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
-    project.lab_ok(&["run", "broken", "--quiet"], 1);
-    project.lab_ok(&["book", "--quiet"], 0);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["run", "broken", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["book", "--quiet"], Exit::Ok);
     let browser = Browser {
         exe: chromium,
         scratch: project.path("chromium"),

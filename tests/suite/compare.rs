@@ -3,6 +3,7 @@
 //! program show no detectable change (exit 0), and sessions measured differently are flagged.
 
 use crate::common;
+use lab::Exit;
 
 use common::timed_session as session;
 use lab::app::{self, Change, CompareOptions, Comparison, Layout};
@@ -26,7 +27,11 @@ fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
     session(&layout, 100.0, 1);
     session(&layout, 120.0, 2);
     let (c, code) = compared(&layout);
-    assert_eq!(code, 1, "a regression fails the command");
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::CheckFailed,
+        "a regression fails the command"
+    );
     assert!(c.regressed);
     assert_eq!(c.metric, "ms");
     assert_eq!(c.better, "lower");
@@ -50,7 +55,7 @@ fn two_sessions_of_the_same_program_show_no_detectable_change() {
     session(&layout, 100.0, 1);
     session(&layout, 100.0, 2);
     let (c, code) = compared(&layout);
-    assert_eq!(code, 0);
+    assert_eq!(Exit::from_code(code), Exit::Ok);
     assert!(!c.regressed);
     for cell in &c.cells {
         assert_eq!(cell.verdict, Change::NoDetectableChange, "{cell:?}");
@@ -65,24 +70,30 @@ fn a_saved_baseline_is_compared_with_the_latest_session() {
     session(&layout, 100.0, 1);
     let first = common::Project::session(&project, "sampled");
     let first = first.file_name().unwrap().to_string_lossy().into_owned();
-    let saved = project.lab_ok(&["baseline", "sampled", "main"], 0);
+    let saved = project.lab_exits(&["baseline", "sampled", "main"], Exit::Ok);
     assert_eq!(
         String::from_utf8_lossy(&saved.stdout),
         format!("baseline main of sampled is session {first}\n")
     );
     session(&layout, 120.0, 2);
-    let out = project.lab_ok(&["compare", "sampled", "--baseline", "main"], 1);
+    let out = project.lab_exits(
+        &["compare", "sampled", "--baseline", "main"],
+        Exit::CheckFailed,
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("against A = {first}")), "{text}");
     assert!(text.contains("2 slower"), "{text}");
-    let err = project.lab_ok(&["compare", "sampled", "--baseline", "release"], 2);
+    let err = project.lab_exits(
+        &["compare", "sampled", "--baseline", "release"],
+        Exit::Usage,
+    );
     assert!(
         String::from_utf8_lossy(&err.stderr)
             .contains("no baseline named \"release\"\n  hint: baselines: main"),
         "{}",
         String::from_utf8_lossy(&err.stderr)
     );
-    let bad = project.lab_ok(&["baseline", "sampled", "../up"], 2);
+    let bad = project.lab_exits(&["baseline", "sampled", "../up"], Exit::Usage);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("the baseline name \"../up\""));
 }
 
@@ -98,7 +109,7 @@ fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
         .replacen("seed = 11", "seed = 12", 1);
     std::fs::write(&toml, text).unwrap();
     session(&layout, 100.0, 2);
-    let out = project.lab_ok(&["compare", "sampled", "previous", "latest"], 0);
+    let out = project.lab_exits(&["compare", "sampled", "previous", "latest"], Exit::Ok);
     let text = String::from_utf8_lossy(&out.stdout);
     let warning = text
         .find("WARNING: the two sessions were not measured alike")
@@ -107,7 +118,7 @@ fn the_terminal_names_what_differs_between_the_records_before_any_ratio() {
     // Two cells, each at 97.5%: together at 95% (Bonferroni).
     let table = text.find("B/A [97.5% CI]").unwrap();
     assert!(warning < hash && hash < table, "{text}");
-    let err = project.lab_ok(&["compare", "sampled", "previous", "earlier"], 2);
+    let err = project.lab_exits(&["compare", "sampled", "previous", "earlier"], Exit::Usage);
     assert!(
         String::from_utf8_lossy(&err.stderr).contains("no sessions named like \"earlier\""),
         "{}",

@@ -2,55 +2,42 @@
 //! processes, no sleeps. Every number on the way out is known in advance.
 
 use crate::common;
+use lab::Exit;
 
+use crate::common::{FakeRun, FakeRunner, Reply};
 use lab::app::{self, Layout};
-use lab::exec::{Measurement, RunRequest, Runner};
 
-/// Prints `{"score": FACTOR × n}` for `sh bench.sh FACTOR n` and takes 200 ms + 10 ms × n,
-/// except that the second triple run at n=2 scores 7 instead of 6.
-struct Fake {
-    calls: usize,
-    triples_at_two: usize,
+/// What `sh bench.sh FACTOR n` prints and measures: `{"score": FACTOR × n}` in 200 ms +
+/// 10 ms × n, except that the third run of `triple 2` scores 7 instead of 6; on a quiet
+/// machine of two CPUs, busy only with the run itself.
+pub fn scored(run: &FakeRun) -> Reply {
+    let (score, wall_ms) = match run.request.argv {
+        [_, _, factor, n] => {
+            let n: u64 = n.parse().unwrap();
+            let factor = if factor == "double" { 2 } else { 3 };
+            let seventh = factor == 3 && n == 2 && run.nth == 2;
+            (if seventh { 7 } else { factor * n }, 200 + 10 * n)
+        }
+        // The calibration spawns `true`.
+        _ => (0, 1),
+    };
+    let ns = wall_ms * 1_000_000;
+    let stdout = format!("{{\"score\": {score}, \"answer\": \"42\"}}\n");
+    Reply::new(stdout, ns).with(|m| {
+        m.machine = Some(lab::exec::MachineLoad {
+            busy_ns: ns,
+            steal_ns: 0,
+            capacity_ns: 2 * ns,
+            psi_some_us: Some(0),
+            throttle_events: None,
+        })
+    })
 }
 
-impl Runner for Fake {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        self.calls += 1;
-        let (score, wall_ms) = match request.argv {
-            [_, _, factor, n] => {
-                let n: u64 = n.parse().unwrap();
-                let factor = if factor == "double" { 2 } else { 3 };
-                let mut score = factor * n;
-                if factor == 3 && n == 2 {
-                    self.triples_at_two += 1;
-                    if self.triples_at_two == 3 {
-                        score = 7;
-                    }
-                }
-                (score, 200 + 10 * n)
-            }
-            // The calibration spawns `true`.
-            _ => (0, 1),
-        };
-        std::fs::write(
-            request.stdout,
-            format!("{{\"score\": {score}, \"answer\": \"42\"}}\n"),
-        )
-        .unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        let ns = wall_ms * 1_000_000;
-        Measurement {
-            // A quiet machine: two CPUs, busy only with the run itself.
-            machine: Some(lab::exec::MachineLoad {
-                busy_ns: ns,
-                steal_ns: 0,
-                capacity_ns: 2 * ns,
-                psi_some_us: Some(0),
-                throttle_events: None,
-            }),
-            ..common::clean_measurement(ns)
-        }
-    }
+/// The runs of `sh bench.sh FACTOR N` the fake answered.
+fn runs_of(fake: &FakeRunner, factor: &str, n: &str) -> usize {
+    let argv: Vec<String> = ["sh", "bench.sh", factor, n].map(String::from).to_vec();
+    fake.seen().by_argv.get(&argv).copied().unwrap_or(0)
 }
 
 /// The `score` statistics of the cell named `label`.
@@ -67,18 +54,16 @@ fn score_of<'a>(assessed: &'a app::Assessed, label: &str) -> &'a lab::analysis::
 fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     let project = common::Project::with_fixtures(&["tiny"]);
     let layout = Layout::new(project.root());
-    let mut fake = Fake {
-        calls: 0,
-        triples_at_two: 0,
-    };
+    let mut fake = FakeRunner::new(scored);
     let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
     assert_eq!(
-        code, 1,
+        Exit::from_code(code),
+        Exit::CheckFailed,
         "the tiny fixture's second hypothesis fails by design"
     );
     // 30 calibration spawns, then 2 variants × 2 values × (1 warm-up + 3 repetitions).
-    assert_eq!(fake.calls, 30 + 16);
+    assert_eq!(fake.calls(), 30 + 16);
 
     let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
@@ -109,28 +94,20 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     assert!(project.path("book/src/tiny/index.md").is_file());
 }
 
-/// Like [`Fake`], with a machine that is busy during chosen runs: other processes take 60% of
+/// As [`scored`], with a machine that is busy during chosen runs: other processes take 60% of
 /// the two CPUs during the second run of `double n=2` and during every run of `triple n=1`.
-struct Busy {
-    inner: Fake,
-    double_two: usize,
-    calls_by_cell: std::collections::BTreeMap<String, usize>,
-}
-
-impl Runner for Busy {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let mut m = self.inner.run(request);
-        let cell = request.argv.get(2..).map_or(String::new(), |a| a.join(" "));
-        *self.calls_by_cell.entry(cell.clone()).or_insert(0) += 1;
-        if cell == "double 2" {
-            self.double_two += 1;
+fn busy_machine(run: &FakeRun) -> Reply {
+    let busy = match run.request.argv {
+        [_, _, factor, n] => {
+            (factor == "double" && n == "2" && run.nth == 1) || (factor == "triple" && n == "1")
         }
-        let busy = (cell == "double 2" && self.double_two == 2) || cell == "triple 1";
+        _ => false,
+    };
+    scored(run).with(|m| {
         if let Some(load) = m.machine.as_mut().filter(|_| busy) {
             load.busy_ns += load.capacity_ns * 6 / 10;
         }
-        m
-    }
+    })
 }
 
 #[test]
@@ -138,20 +115,17 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
     let project = common::Project::with_fixtures(&["tiny"]);
     project.guard_on("tiny", "");
     let layout = Layout::new(project.root());
-    let mut busy = Busy {
-        inner: Fake {
-            calls: 0,
-            triples_at_two: 0,
-        },
-        double_two: 0,
-        calls_by_cell: Default::default(),
-    };
+    let mut busy = FakeRunner::new(busy_machine);
     let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
-    assert_eq!(code, 1, "the machine was busy during every triple n=1 run");
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::CheckFailed,
+        "the machine was busy during every triple n=1 run"
+    );
     // double n=2: 4 planned runs and one again; triple n=1: 4 planned, each again twice.
-    assert_eq!(busy.calls_by_cell["double 2"], 5);
-    assert_eq!(busy.calls_by_cell["triple 1"], 12);
+    assert_eq!(runs_of(&busy, "double", "2"), 5);
+    assert_eq!(runs_of(&busy, "triple", "1"), 12);
 
     let dir = layout.experiment_dir(std::path::Path::new("tiny")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();

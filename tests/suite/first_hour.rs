@@ -2,6 +2,8 @@
 //! read as programs print them, the answer in the terminal, and a scaffold that works.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::Project;
 use std::process::Command;
@@ -54,8 +56,8 @@ expect = "a > 0.1 * b"
     let out = project.lab(&["run", "sorting", "--quiet"]);
     let text = stdout(&out);
     assert_eq!(
-        out.status.code(),
-        Some(0),
+        exit_of(&out),
+        Exit::Ok,
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -91,7 +93,7 @@ fn a_declared_metric_cannot_take_a_built_in_name() {
         "clash",
         "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\n[[variant]]\nname = \"v\"\nrun = [\"true\"]\n[metric.wall_s]\njson = \"w\"\n",
     );
-    let out = project.lab_ok(&["run", "clash"], 2);
+    let out = project.lab_exits(&["run", "clash"], Exit::Usage);
     assert!(
         String::from_utf8_lossy(&out.stderr)
             .contains("lab.toml:7:1: `metric.wall_s`: `wall_s` is measured by lab for every run"),
@@ -126,8 +128,8 @@ unit = "ops/s"
 "#
         ),
     );
-    project.lab_run(&["spsc", "--quiet"]);
-    let report = project.lab_ok(&["report", "spsc", "--json"], 0);
+    project.lab_exits(&["run", "spsc", "--quiet"], Exit::Ok);
+    let report = project.lab_exits(&["report", "spsc", "--json"], Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     let cell = report["analysis"]["cells"]
         .as_array()
@@ -157,7 +159,8 @@ unit = "ops/s"
         .replace(",253", "")
         .replace("5,$((194 + i))", "1,5");
     std::fs::write(&dir, text).unwrap();
-    project.lab_run(&["spsc", "--quiet"]);
+    // The ambiguous value fails the validity check that every run reported every metric.
+    project.lab_exits(&["run", "spsc", "--quiet"], Exit::CheckFailed);
     let check = project.lab(&["check", "spsc"]);
     assert!(
         stdout(&check).contains("run r0001: metric `ops`: \"1,5\" (stdout line 1) is ambiguous"),
@@ -188,11 +191,11 @@ fn lab_new_writes_an_experiment_that_passes_every_check_in_each_language() {
         }
         let project = Project::with_fixtures(&[]);
         let name = format!("new-{lang}");
-        let out = project.lab_ok(&["new", &name, "--lang", lang], 0);
+        let out = project.lab_exits(&["new", &name, "--lang", lang], Exit::Ok);
         assert!(
             stdout(&out).contains(&format!("next: lab run experiments/{name} --profile quick"))
         );
-        project.lab_ok(&["new", &name, "--lang", lang], 2);
+        project.lab_exits(&["new", &name, "--lang", lang], Exit::Usage);
         // Other tests share this machine: the quiet-machine guard has its own test.
         let toml = project.path(&format!("experiments/{name}/lab.toml"));
         let text = std::fs::read_to_string(&toml).unwrap();
@@ -204,8 +207,8 @@ fn lab_new_writes_an_experiment_that_passes_every_check_in_each_language() {
         let run = project.lab(&["run", &name, "--profile", "quick"]);
         let text = stdout(&run);
         assert_eq!(
-            run.status.code(),
-            Some(0),
+            exit_of(&run),
+            Exit::Ok,
             "{lang}:\n{text}\n{}",
             String::from_utf8_lossy(&run.stderr)
         );
@@ -229,9 +232,9 @@ fn lab_new_writes_an_experiment_that_passes_every_check_in_each_language() {
 #[test]
 fn completions_and_the_manual_are_printed() {
     let project = Project::with_fixtures(&[]);
-    let bash = project.lab_ok(&["completions", "bash"], 0);
+    let bash = project.lab_exits(&["completions", "bash"], Exit::Ok);
     assert!(stdout(&bash).contains("reanalyze") && stdout(&bash).contains("complete -F"));
-    let man = project.lab_ok(&["man"], 0);
+    let man = project.lab_exits(&["man"], Exit::Ok);
     assert!(
         stdout(&man).starts_with(".ie") || stdout(&man).contains(".TH lab"),
         "{}",
@@ -250,7 +253,7 @@ fn completions_and_the_manual_are_printed() {
         "baseline",
         "history",
     ] {
-        let help = project.lab_ok(&[command, "--help"], 0);
+        let help = project.lab_exits(&[command, "--help"], Exit::Ok);
         let help = stdout(&help);
         assert!(
             help.contains("Example: lab ") || help.contains("Examples: lab "),

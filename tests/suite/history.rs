@@ -3,6 +3,7 @@
 //! `--check` fails only when the newest session is the one that regressed.
 
 use crate::common;
+use lab::Exit;
 
 use common::{Project, git, timed_session as session};
 use lab::app::Layout;
@@ -26,10 +27,10 @@ fn commit_and_measure(project: &Project, n: usize, base: f64) -> String {
     commit[..12].to_string()
 }
 
-fn history(project: &Project, args: &[&str], code: i32) -> serde_json::Value {
+fn history(project: &Project, args: &[&str], expected: Exit) -> serde_json::Value {
     let mut all = vec!["history", "sampled", "--json"];
     all.extend_from_slice(args);
-    let out = project.lab_ok(&all, code);
+    let out = project.lab_exits(&all, expected);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -42,7 +43,7 @@ fn a_step_at_the_fourth_of_five_sessions_names_the_fourth_commit() {
         .map(|(i, &base)| commit_and_measure(&project, i + 1, base))
         .collect();
     // The newest session is at the new level, not the step: --check passes.
-    let h = history(&project, &["--check"], 0);
+    let h = history(&project, &["--check"], Exit::Ok);
     assert_eq!(h["sessions"].as_array().unwrap().len(), 5);
     assert_eq!(h["sessions"][3]["commit"], commits[3].as_str());
     assert_eq!(h["regressed_latest"], false);
@@ -58,7 +59,7 @@ fn a_step_at_the_fourth_of_five_sessions_names_the_fourth_commit() {
         assert!((1.15..1.25).contains(&ratio), "{ratio}");
         assert_eq!(cell["points"].as_array().unwrap().len(), 5);
     }
-    let text = project.lab_ok(&["history", "sampled"], 0);
+    let text = project.lab_exits(&["history", "sampled"], Exit::Ok);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("regression 1.2") && text.contains(&commits[3]),
@@ -90,7 +91,7 @@ fn check_fails_when_the_newest_session_regressed_and_only_then() {
     for (i, base) in [100.0, 100.0, 100.0].iter().enumerate() {
         commit_and_measure(&project, i + 1, *base);
     }
-    let h = history(&project, &["--check"], 0);
+    let h = history(&project, &["--check"], Exit::Ok);
     assert!(
         h["cells"]
             .as_array()
@@ -100,13 +101,13 @@ fn check_fails_when_the_newest_session_regressed_and_only_then() {
         "{h}"
     );
     let newest = commit_and_measure(&project, 4, 125.0);
-    let h = history(&project, &["--check"], 1);
+    let h = history(&project, &["--check"], Exit::CheckFailed);
     assert_eq!(h["regressed_latest"], true);
     assert_eq!(h["cells"][0]["steps"][0]["commit"], newest.as_str());
     assert_eq!(h["cells"][0]["steps"][0]["session"], 4);
     // Faster is an improvement, never a failure.
     let faster = commit_and_measure(&project, 5, 80.0);
-    let h = history(&project, &["--check"], 0);
+    let h = history(&project, &["--check"], Exit::Ok);
     let steps = h["cells"][0]["steps"].as_array().unwrap();
     let last = steps.last().unwrap();
     assert_eq!(last["commit"], faster.as_str());

@@ -4,6 +4,7 @@
 //! follows. Files lab does not understand, and experiments that are not imported, are refused.
 
 use crate::common;
+use lab::Exit;
 
 use common::{Project, csv_rows};
 use sha2::{Digest, Sha256};
@@ -44,9 +45,9 @@ fn hyperfine_runs_become_runs_and_the_record_names_the_files() {
     let project = Project::with_fixtures(&["tiny"]);
     let first = fixture("hyperfine/hyperfine.json");
     let again = fixture("hyperfine/hyperfine-again.json");
-    project.lab_ok(
+    project.lab_exits(
         &["import", "hyperfine", &first, &again, "--into", "sleeps"],
-        0,
+        Exit::Ok,
     );
     let toml = project.read("experiments/sleeps/lab.toml");
     for line in [
@@ -78,9 +79,12 @@ fn hyperfine_runs_become_runs_and_the_record_names_the_files() {
     assert!(chapter.contains("(measured by hyperfine)"), "{chapter}");
     assert!(chapter.contains("lab did not run these processes: hyperfine measured them"));
     // lab never runs an imported experiment; a second import adds a session.
-    let out = project.lab_ok(&["run", "sleeps"], 2);
+    let out = project.lab_exits(&["run", "sleeps"], Exit::Usage);
     assert!(stderr(&out).contains("holds results measured by hyperfine: lab does not run it"));
-    project.lab_ok(&["import", "hyperfine", &again, "--into", "sleeps"], 0);
+    project.lab_exits(
+        &["import", "hyperfine", &again, "--into", "sleeps"],
+        Exit::Ok,
+    );
     assert_eq!(project.sessions("sleeps").len(), 2);
     assert_eq!(
         csv_rows(&project.session("sleeps").join("runs.csv")).len(),
@@ -91,7 +95,7 @@ fn hyperfine_runs_become_runs_and_the_record_names_the_files() {
 #[test]
 fn google_benchmark_repetitions_are_runs_and_its_aggregates_are_left_out() {
     let project = Project::with_fixtures(&[]);
-    project.lab_ok(
+    project.lab_exits(
         &[
             "import",
             "gbench",
@@ -99,7 +103,7 @@ fn google_benchmark_repetitions_are_runs_and_its_aggregates_are_left_out() {
             "--into",
             "gb",
         ],
-        0,
+        Exit::Ok,
     );
     let runs = csv_rows(&project.session("gb").join("runs.csv"));
     // Three benchmarks × 5 repetitions; the mean, median, stddev and cv entries are not runs.
@@ -120,7 +124,7 @@ fn google_benchmark_repetitions_are_runs_and_its_aggregates_are_left_out() {
 #[test]
 fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
     let project = Project::with_fixtures(&[]);
-    project.lab_ok(
+    project.lab_exits(
         &[
             "import",
             "pyperf",
@@ -128,7 +132,7 @@ fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
             "--into",
             "py",
         ],
-        0,
+        Exit::Ok,
     );
     assert!(
         project
@@ -149,7 +153,7 @@ fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
             3.173594184863182e-06
         ]
     );
-    let check = project.lab_ok(&["check", "py", "--json"], 0);
+    let check = project.lab_exits(&["check", "py", "--json"], Exit::Ok);
     let json: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
     assert!(json.to_string().contains("every run reported every metric"));
 }
@@ -158,7 +162,7 @@ fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
 fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
     let project = Project::with_fixtures(&[]);
     let file = fixture("jmh/jmh.json");
-    let out = project.lab_ok(&["import", "jmh", &file, "--into", "sort"], 2);
+    let out = project.lab_exits(&["import", "jmh", &file, "--into", "sort"], Exit::Usage);
     assert!(
         stderr(&out).contains("the files mix throughput in ops/s")
             && stderr(&out).contains("--filter"),
@@ -169,7 +173,7 @@ fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
         !project.path("experiments/sort").exists(),
         "nothing is written"
     );
-    project.lab_ok(
+    project.lab_exits(
         &[
             "import",
             "jmh",
@@ -179,7 +183,7 @@ fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
             "--filter",
             "sortThroughput",
         ],
-        0,
+        Exit::Ok,
     );
     let toml = project.read("experiments/sort/lab.toml");
     assert!(toml.contains("[params]\nthreads = [2]"), "{toml}");
@@ -190,7 +194,7 @@ fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
     assert_eq!(v[0].1[0], 1523411.2834);
     // A file with only JMH's summary is imported as one value per benchmark, marked so.
     let summary = fixture("jmh/jmh-summary-only.json");
-    project.lab_ok(
+    project.lab_exits(
         &[
             "import",
             "jmh",
@@ -200,7 +204,7 @@ fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
             "--filter",
             "sortLatency",
         ],
-        0,
+        Exit::Ok,
     );
     assert_eq!(
         manifest(&project, "latency")["imported"]["summary_only"],
@@ -215,7 +219,7 @@ fn criterion_sample_files_are_one_run_each() {
         fixture("criterion/analysis-run1"),
         fixture("criterion/analysis-run2"),
     );
-    project.lab_ok(&["import", "criterion", &a, &b, "--into", "crit"], 0);
+    project.lab_exits(&["import", "criterion", &a, &b, "--into", "crit"], Exit::Ok);
     let v = values(&project, "crit");
     assert_eq!(v.len(), 2);
     let sample: serde_json::Value =
@@ -235,10 +239,16 @@ fn criterion_sample_files_are_one_run_each() {
 fn files_and_experiments_lab_cannot_import_into_are_refused() {
     let project = Project::with_fixtures(&["tiny"]);
     let pyperf = fixture("pyperf/pyperf.json");
-    let out = project.lab_ok(&["import", "hyperfine", &pyperf, "--into", "x"], 2);
+    let out = project.lab_exits(
+        &["import", "hyperfine", &pyperf, "--into", "x"],
+        Exit::Usage,
+    );
     assert!(stderr(&out).contains(&format!("{pyperf}: not hyperfine --export-json output")));
     let hyperfine = fixture("hyperfine/hyperfine.json");
-    let out = project.lab_ok(&["import", "hyperfine", &hyperfine, "--into", "tiny"], 2);
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "tiny"],
+        Exit::Usage,
+    );
     assert!(
         stderr(&out).contains("holds benchmarks lab runs itself"),
         "{}",
@@ -253,7 +263,7 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         1,
     );
     std::fs::write(&evil, text).unwrap();
-    project.lab_ok(
+    project.lab_exits(
         &[
             "import",
             "hyperfine",
@@ -261,7 +271,7 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
             "--into",
             "evil",
         ],
-        0,
+        Exit::Ok,
     );
     let toml = project.read("experiments/evil/lab.toml");
     assert!(
@@ -269,15 +279,18 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         "{toml}"
     );
     assert!(!project.read("book/src/evil/index.md").contains("<script>"));
-    let out = project.lab_ok(&["import", "hyperfine", &hyperfine, "--into", "../up"], 2);
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "../up"],
+        Exit::Usage,
+    );
     assert!(
         stderr(&out).contains("a new experiment is a folder inside this project"),
         "{}",
         stderr(&out)
     );
-    let out = project.lab_ok(
+    let out = project.lab_exits(
         &["import", "hyperfine", &hyperfine, "--into", "bad name"],
-        2,
+        Exit::Usage,
     );
     assert!(
         stderr(&out).contains("the experiment name \"bad name\""),

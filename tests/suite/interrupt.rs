@@ -1,6 +1,8 @@
 //! A session that is killed or interrupted keeps every finished run; `--resume` completes it.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::{Project, csv_rows};
 use std::process::{Child, Command, Stdio};
@@ -45,7 +47,7 @@ fn a_killed_session_keeps_its_finished_runs_and_reports() {
         runs.iter()
             .all(|r| r["exit_code"] == "0" && r["samples"] == "1")
     );
-    project.lab_ok(&["report", "slow", "--quiet"], 0);
+    project.lab_exits(&["report", "slow", "--quiet"], Exit::Ok);
     let page = project.read("book/src/slow/index.md");
     assert!(
         page.contains(&format!("{} of 8 planned runs finished", runs.len())),
@@ -62,8 +64,8 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
     unsafe { libc::kill(lab.id() as libc::pid_t, libc::SIGINT) };
     let out = lab.wait_with_output().unwrap();
     assert_eq!(
-        out.status.code(),
-        Some(130),
+        exit_of(&out),
+        Exit::Signal(2),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -76,7 +78,7 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
     let before = csv_rows(&session.join("runs.csv")).len();
     assert!(before < 8);
 
-    project.lab_ok(&["run", "slow", "--resume", "--quiet"], 0);
+    project.lab_exits(&["run", "slow", "--resume", "--quiet"], Exit::Ok);
     let runs = csv_rows(&session.join("runs.csv"));
     let mut ids: Vec<&str> = runs.iter().map(|r| r["run_id"].as_str()).collect();
     ids.sort_unstable();
@@ -92,6 +94,6 @@ fn an_interrupted_session_stops_cleanly_and_resumes() {
         "resumed, not a new session"
     );
     assert_eq!(manifest["resumed"], 1);
-    let out = project.lab_ok(&["run", "slow", "--resume"], 2);
+    let out = project.lab_exits(&["run", "slow", "--resume"], Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is complete"));
 }

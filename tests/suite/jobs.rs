@@ -4,14 +4,14 @@
 //! CPU, passes one whose runs did not, and does not run on a session run one at a time.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
-use common::{Project, csv_rows};
+use common::{FakeRunner, Project, Reply, csv_rows};
 use lab::app::{self, Layout};
-use lab::exec::{Measurement, RunRequest, Runner};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const APART: &str = "no runs executing side by side shared a CPU";
@@ -38,96 +38,26 @@ fn pinned_tiny() -> Project {
     project
 }
 
-/// What the fake runs saw, shared by every copy of the runner.
-#[derive(Default)]
-struct Seen {
-    /// Runs executing now: their ids and CPUs.
-    active: Vec<(String, Option<Vec<usize>>)>,
-    /// The most runs that executed at once.
-    most_at_once: usize,
-    /// Times a run started while another held one of its CPUs.
-    clashes: usize,
-    /// Run ids in the order they started (calibration spawns left out).
-    started: Vec<String>,
-}
-
 /// Scores `sh bench.sh FACTOR n` as FACTOR × n and takes 40 ms, so that a run can start
 /// beside it; it reports the CPUs it was asked for as granted, or `grant` when set (a kernel
 /// that put every run on the same CPU).
-#[derive(Clone)]
-struct Fake {
-    seen: Arc<Mutex<Seen>>,
-    grant: Option<Vec<usize>>,
-    calls: Arc<Mutex<usize>>,
-}
-
-impl Fake {
-    fn new(grant: Option<Vec<usize>>) -> Self {
-        Fake {
-            seen: Arc::default(),
-            grant,
-            calls: Arc::default(),
-        }
-    }
-}
-
-impl Runner for Fake {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        self.run_announced(request, &mut || {})
-    }
-
-    /// Records the run as started, then lets lab start the next.
-    fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
-        *self.calls.lock().unwrap() += 1;
-        let id = request
-            .stdout
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let cpus = request.cpus.map(<[usize]>::to_vec);
-        let measured = id != "calibration";
-        if measured {
-            let mut seen = self.seen.lock().unwrap();
-            let clash = seen
-                .active
-                .iter()
-                .any(|(_, theirs)| !lab::exec::disjoint(theirs.as_deref(), cpus.as_deref()));
-            seen.clashes += usize::from(clash);
-            seen.active.push((id.clone(), cpus.clone()));
-            seen.most_at_once = seen.most_at_once.max(seen.active.len());
-            seen.started.push(id.clone());
-        }
-        spawned();
-        if measured {
-            std::thread::sleep(Duration::from_millis(40));
-        }
-        let score = match request.argv {
+fn granting(grant: Option<Vec<usize>>) -> FakeRunner {
+    FakeRunner::new(move |run| {
+        let score = match run.request.argv {
             [_, _, factor, n] => {
                 let factor = if factor == "double" { 2 } else { 3 };
                 factor * n.parse::<u64>().unwrap()
             }
             _ => 0,
         };
-        std::fs::write(
-            request.stdout,
-            format!("{{\"score\": {score}, \"answer\": \"42\"}}\n"),
-        )
-        .unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        self.seen.lock().unwrap().active.retain(|(a, _)| *a != id);
-        Measurement {
-            cpus_granted: self.grant.clone().or(cpus),
-            ..common::clean_measurement(40_000_000)
-        }
-    }
-
-    fn concurrent(&self) -> Option<Box<dyn Runner + Send>> {
-        Some(Box::new(self.clone()))
-    }
+        let granted = grant.clone().or(run.request.cpus.map(<[usize]>::to_vec));
+        let stdout = format!("{{\"score\": {score}, \"answer\": \"42\"}}\n");
+        Reply::new(stdout, 40_000_000).with(|m| m.cpus_granted = granted)
+    })
+    .side_by_side(Duration::from_millis(40))
 }
 
-fn run_with_jobs(layout: &Layout, fake: &mut Fake, jobs: usize) -> lab::error::Result<i32> {
+fn run_with_jobs(layout: &Layout, fake: &mut FakeRunner, jobs: usize) -> lab::error::Result<i32> {
     let options = app::RunOptions {
         jobs,
         ..common::quiet_run("tiny")
@@ -169,9 +99,9 @@ fn runs_on_disjoint_cpus_execute_side_by_side_and_each_is_stored_once() {
     }
     let project = pinned_tiny();
     let layout = Layout::new(project.root());
-    let mut fake = Fake::new(None);
+    let mut fake = granting(None);
     run_with_jobs(&layout, &mut fake, 2).unwrap();
-    let seen = fake.seen.lock().unwrap();
+    let seen = fake.seen();
     assert_eq!(seen.most_at_once, 2, "two runs executed at once");
     assert_eq!(seen.clashes, 0, "no run started on a CPU another held");
 
@@ -217,7 +147,7 @@ fn runs_on_disjoint_cpus_execute_side_by_side_and_each_is_stored_once() {
 fn a_variant_without_cpus_is_refused_before_anything_runs() {
     let project = Project::with_fixtures(&["tiny"]);
     let layout = Layout::new(project.root());
-    let mut fake = Fake::new(None);
+    let mut fake = granting(None);
     let err = run_with_jobs(&layout, &mut fake, 2)
         .unwrap_err()
         .to_string();
@@ -225,15 +155,11 @@ fn a_variant_without_cpus_is_refused_before_anything_runs() {
         err.contains("`variant[1]` (double) declares no `cpus`") && err.contains("drop --jobs"),
         "{err}"
     );
-    assert_eq!(
-        *fake.calls.lock().unwrap(),
-        0,
-        "nothing ran, not even calibration"
-    );
+    assert_eq!(fake.calls(), 0, "nothing ran, not even calibration");
     assert!(project.sessions("tiny").is_empty());
 
     // The command line says the same, as a usage error.
-    let out = project.lab_ok(&["run", "tiny", "--jobs", "2"], 2);
+    let out = project.lab_exits(&["run", "tiny", "--jobs", "2"], Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("declares no `cpus`"));
 }
 
@@ -247,12 +173,12 @@ fn jobs_across_revisions_are_refused() {
         revs: Some(&revs),
         ..common::quiet_run("tiny")
     };
-    let mut fake = Fake::new(None);
+    let mut fake = granting(None);
     let err = app::run(&layout, Path::new("tiny"), &options, &mut fake)
         .unwrap_err()
         .to_string();
     assert!(err.contains("cannot be combined with --revs"), "{err}");
-    assert_eq!(*fake.calls.lock().unwrap(), 0);
+    assert_eq!(fake.calls(), 0);
 }
 
 #[test]
@@ -263,8 +189,11 @@ fn runs_side_by_side_that_shared_a_cpu_fail_the_check() {
     let project = pinned_tiny();
     let layout = Layout::new(project.root());
     // lab.toml pins the variants apart, but every run was granted CPU 0.
-    let mut fake = Fake::new(Some(vec![0]));
-    assert_eq!(run_with_jobs(&layout, &mut fake, 2).unwrap(), 1);
+    let mut fake = granting(Some(vec![0]));
+    assert_eq!(
+        Exit::from_code(run_with_jobs(&layout, &mut fake, 2).unwrap()),
+        Exit::CheckFailed
+    );
     let assessed = assess(&project);
     let apart = verdict(&assessed, APART);
     assert_eq!(apart.verdict.word(), "fail", "{apart:?}");
@@ -296,9 +225,9 @@ fn runs_side_by_side_that_shared_a_cpu_fail_the_check() {
 fn sessions_whose_runs_executed_alone_do_not_judge_the_check() {
     let project = pinned_tiny();
     let layout = Layout::new(project.root());
-    let mut fake = Fake::new(None);
+    let mut fake = granting(None);
     run_with_jobs(&layout, &mut fake, 1).unwrap();
-    assert_eq!(fake.seen.lock().unwrap().most_at_once, 1);
+    assert_eq!(fake.seen().most_at_once, 1);
     let rows = csv_rows(&project.session("tiny").join("runs.csv"));
     assert!(rows.iter().all(|r| r["overlapped"].is_empty()));
     let manifest = std::fs::read_to_string(project.session("tiny").join("manifest.json")).unwrap();
@@ -318,9 +247,9 @@ fn sessions_whose_runs_executed_alone_do_not_judge_the_check() {
     std::fs::write(&toml, text.replace("cpus = \"1\"", "cpus = \"0\"")).unwrap();
     // Session folders are named by the second they start in.
     std::thread::sleep(Duration::from_millis(1100));
-    let mut fake = Fake::new(None);
+    let mut fake = granting(None);
     run_with_jobs(&layout, &mut fake, 2).unwrap();
-    assert_eq!(fake.seen.lock().unwrap().most_at_once, 1);
+    assert_eq!(fake.seen().most_at_once, 1);
     assert_eq!(project.sessions("tiny").len(), 2);
     let assessed = assess(&project);
     let apart = verdict(&assessed, APART);
@@ -349,7 +278,7 @@ fn real_runs_on_two_cpus_overlap_in_time() {
         return;
     }
     let project = Project::with_fixtures(&["pinned"]);
-    project.lab_run(&["pinned", "--jobs", "2", "--quiet"]);
+    project.lab_exits(&["run", "pinned", "--jobs", "2", "--quiet"], Exit::Ok);
     let rows = csv_rows(&project.session("pinned").join("runs.csv"));
     assert_eq!(rows.len(), 6);
     let times = intervals(&rows);
@@ -429,8 +358,8 @@ fn an_interrupted_session_with_jobs_keeps_finished_runs_and_resumes() {
     unsafe { libc::kill(lab.id() as libc::pid_t, libc::SIGINT) };
     let out = lab.wait_with_output().unwrap();
     assert_eq!(
-        out.status.code(),
-        Some(130),
+        exit_of(&out),
+        Exit::Signal(2),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -439,7 +368,10 @@ fn an_interrupted_session_with_jobs_keeps_finished_runs_and_resumes() {
     assert!(!kept.is_empty() && kept.len() < 6, "{} rows", kept.len());
     assert!(kept.iter().all(|r| r["exit_code"] == "0"));
 
-    project.lab_ok(&["run", "pinned", "--resume", "--jobs", "2", "--quiet"], 0);
+    project.lab_exits(
+        &["run", "pinned", "--resume", "--jobs", "2", "--quiet"],
+        Exit::Ok,
+    );
     let rows = csv_rows(&session.join("runs.csv"));
     let ids: BTreeSet<&str> = rows.iter().map(|r| r["run_id"].as_str()).collect();
     assert_eq!((rows.len(), ids.len()), (6, 6), "every run exactly once");
@@ -454,14 +386,14 @@ fn an_interrupted_session_with_jobs_keeps_finished_runs_and_resumes() {
 #[test]
 fn a_dry_run_with_jobs_gives_the_side_by_side_bound_and_runs_nothing() {
     let project = pinned_tiny();
-    let out = project.lab_ok(&["run", "tiny", "--dry-run", "--jobs", "2"], 0);
+    let out = project.lab_exits(&["run", "tiny", "--dry-run", "--jobs", "2"], Exit::Ok);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("16 runs (shuffled order"), "{text}");
     assert!(
         text.contains("with --jobs 2: runs of variants on disjoint `cpus` go side by side"),
         "{text}"
     );
-    let serial = project.lab_ok(&["run", "tiny", "--dry-run"], 0);
+    let serial = project.lab_exits(&["run", "tiny", "--dry-run"], Exit::Ok);
     assert!(!String::from_utf8_lossy(&serial.stdout).contains("--jobs"));
     assert!(
         !project.path("data/tiny").exists(),

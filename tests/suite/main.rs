@@ -5,6 +5,7 @@
 mod common;
 
 mod browser;
+mod committed;
 mod compare;
 mod experiments;
 mod fake_runner;
@@ -26,5 +27,6 @@ mod sealed;
 mod sequential;
 mod serve;
 mod slurm;
+mod snapshots;
 mod steady_state;
 mod traps;

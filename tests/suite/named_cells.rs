@@ -3,12 +3,11 @@
 //! flaw planted per check in a cell of its own, and each result's `cells`, verdict and reading
 //! checked, so that a check naming every cell, or a neighbouring one, fails here.
 
-use crate::common;
+use crate::common::{self, FakeRunner, Reply};
+use lab::Exit;
 
 use lab::app::{self, Assessed, Layout};
 use lab::checks::{CheckResult, Verdict};
-use lab::exec::{Measurement, RunRequest, Runner};
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Runs per cell in the fixture.
@@ -127,22 +126,12 @@ fn stdout(variant: &str, n: u32, k: usize) -> String {
 
 /// Answers `bench VARIANT N` from the variant, n and how many runs of that cell came before;
 /// the calibration's spawns of `true` take a millisecond and print nothing.
-#[derive(Default)]
-struct Planted {
-    runs_by_cell: BTreeMap<String, usize>,
-}
-
-impl Runner for Planted {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let (text, ms, rss) = match request.argv {
+fn planted() -> FakeRunner {
+    FakeRunner::new(|run| {
+        let (text, ms, rss) = match run.request.argv {
             [_, variant, n] => {
                 let n: u32 = n.parse().unwrap();
-                let count = self
-                    .runs_by_cell
-                    .entry(format!("{variant} n={n}"))
-                    .or_default();
-                let k = *count;
-                *count += 1;
+                let k = run.nth;
                 (
                     stdout(variant, n, k),
                     wall_ms(variant, n, k),
@@ -151,21 +140,25 @@ impl Runner for Planted {
             }
             _ => (String::new(), 1, RSS_MIB),
         };
-        std::fs::write(request.stdout, text).unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        let ns = ms * 1_000_000;
-        Measurement {
-            max_rss_kib: rss * 1024,
-            ..common::clean_measurement(ns)
-        }
-    }
+        Reply::new(text, ms * 1_000_000).with(|m| m.max_rss_kib = rss * 1024)
+    })
+}
+
+/// Measured runs per cell: the count of each `bench VARIANT N`.
+fn runs_by_cell(fake: &FakeRunner) -> Vec<usize> {
+    let seen = fake.seen();
+    seen.by_argv
+        .iter()
+        .filter(|(argv, _)| argv.len() == 3)
+        .map(|(_, runs)| *runs)
+        .collect()
 }
 
 /// Runs the fixture through the whole pipeline and assesses its session.
-fn planted_session() -> (common::Project, Assessed, i32, Planted) {
+fn planted_session() -> (common::Project, Assessed, i32, FakeRunner) {
     let project = common::Project::with_fixtures(&["named"]);
     let layout = Layout::new(project.root());
-    let mut planted = Planted::default();
+    let mut planted = planted();
     let code = app::run(
         &layout,
         Path::new("named"),
@@ -232,13 +225,14 @@ fn ops_cell<'a>(assessed: &'a Assessed, label: &str) -> &'a lab::analysis::CellS
 #[test]
 fn every_check_names_the_cells_that_decided_its_verdict() {
     let (_project, a, code, planted) = planted_session();
-    assert_eq!(code, 1, "validity checks fail by design");
-    assert_eq!(planted.runs_by_cell.len(), 9);
-    assert!(
-        planted.runs_by_cell.values().all(|k| *k == REPETITIONS),
-        "{:?}",
-        planted.runs_by_cell
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::CheckFailed,
+        "validity checks fail by design"
     );
+    let runs = runs_by_cell(&planted);
+    assert_eq!(runs.len(), 9);
+    assert!(runs.iter().all(|k| *k == REPETITIONS), "{runs:?}");
 
     // duration: two runs of fast n=1 took 0.8 s for 0.5 s; they are invalid, the rest count.
     let duration = "every run lasted half a second";

@@ -5,6 +5,8 @@
 //! run order is seeded, so the verdicts do not depend on this machine.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::Project;
 use serde_json::Value;
@@ -12,10 +14,10 @@ use serde_json::Value;
 const CHECK: &str = "no dependence on position or the runs before";
 
 /// Runs the fixture `name` and returns its `order` check and the exit code of `lab check`.
-fn order_check(name: &str) -> (Value, i32) {
+fn order_check(name: &str) -> (Value, Exit) {
     let project = Project::with_fixtures(&[name]);
     let path = format!("experiments/{name}");
-    project.lab_run(&[&path, "--quiet"]);
+    let run = exit_of(&project.lab(&["run", &path, "--quiet"]));
     let out = project.lab(&["check", &path, "--json"]);
     let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -27,7 +29,8 @@ fn order_check(name: &str) -> (Value, i32) {
         .into_iter()
         .find(|c| c["name"] == CHECK)
         .unwrap_or_else(|| panic!("{name}: no check named {CHECK:?}"));
-    (check, out.status.code().expect("exit code"))
+    assert_eq!(run, exit_of(&out), "{name}: lab run ends as lab check does");
+    (check, run)
 }
 
 fn text<'a>(check: &'a Value, field: &str) -> &'a str {
@@ -44,7 +47,7 @@ fn carry_over_within_a_variant_fails_on_serial_dependence_within_cells() {
         text(&check, "reading"),
         text(&check, "evidence")
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     assert_eq!(
         text(&check, "reading"),
         "serial dependence within cells: each run lands on the other side of its cell's mean \
@@ -73,7 +76,7 @@ fn its_clean_twin_passes_with_every_part_tested() {
         text(&check, "reading"),
         text(&check, "evidence")
     );
-    assert_eq!(code, 0);
+    assert_eq!(code, Exit::Ok);
     assert_eq!(
         text(&check, "reading"),
         "no dependence on execution order (adjusted p ≥ 0.90): neither on position, nor on the \

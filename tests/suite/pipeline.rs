@@ -2,13 +2,14 @@
 //! CSV, the verdicts and the written chapter.
 
 use crate::common;
+use lab::Exit;
 
 use common::{Project, csv_rows, tree, verdicts};
 
 #[test]
 fn tiny_experiment_runs_stores_analyses_and_renders() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "experiments/tiny", "--quiet"], Exit::CheckFailed);
     let session = project.session("tiny");
 
     // 2 variants × 2 values of n × (1 warm-up + 3 repetitions), one row per process.
@@ -106,14 +107,14 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
 #[test]
 fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     let project = Project::with_fixtures(&["tiny", "iterations"]);
-    project.lab_ok(&["run", "experiments/tiny", "--quiet"], 1);
-    project.lab_ok(&["run", "iterations", "--quiet"], 0);
+    project.lab_exits(&["run", "experiments/tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["run", "iterations", "--quiet"], Exit::Ok);
     let first = tree(&project.path("book"));
     assert!(first.len() > 15, "{:?}", first.keys());
     let sessions_before = project.sessions("tiny").len();
     std::fs::remove_dir_all(project.path("book")).unwrap();
-    project.lab_ok(&["report", "tiny", "--quiet"], 0);
-    project.lab_ok(&["report", "--quiet"], 0);
+    project.lab_exits(&["report", "tiny", "--quiet"], Exit::Ok);
+    project.lab_exits(&["report", "--quiet"], Exit::Ok);
     let second = tree(&project.path("book"));
     assert_eq!(
         first.keys().collect::<Vec<_>>(),
@@ -135,7 +136,7 @@ fn an_experiment_can_override_the_chapter_template() {
         "# {{ title }}\n\nCustom page with {{ checks | length }} rows of checks.\n",
     )
     .unwrap();
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     assert_eq!(
         project.read("book/src/tiny/index.md"),
         "# Tiny: double against triple\n\nCustom page with 4 rows of checks.\n"
@@ -145,7 +146,7 @@ fn an_experiment_can_override_the_chapter_template() {
 #[test]
 fn broken_runs_are_data_not_crashes() {
     let project = Project::with_fixtures(&["broken"]);
-    let out = project.lab_ok(&["run", "experiments/broken"], 1);
+    let out = project.lab_exits(&["run", "experiments/broken"], Exit::CheckFailed);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("[4/7]") && stderr.contains("timed out"),
@@ -176,7 +177,7 @@ fn broken_runs_are_data_not_crashes() {
         "{left:?}"
     );
     assert_eq!(by_mode("ok")["left_running"], "");
-    let report = project.lab_ok(&["report", "broken", "--json"], 0);
+    let report = project.lab_exits(&["report", "broken", "--json"], Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     let problems = report["analysis"]["runs"]
         .as_array()
@@ -214,7 +215,7 @@ fn broken_runs_are_data_not_crashes() {
     assert!(hidden.is_empty(), "left in logs/: {hidden:?}");
 
     // A validity check failed: `lab check` says so with exit code 1.
-    let check = project.lab_ok(&["check", "broken"], 1);
+    let check = project.lab_exits(&["check", "broken"], Exit::CheckFailed);
     let table = String::from_utf8_lossy(&check.stdout);
     assert!(
         table.contains("fail") && table.contains("every run exited normally"),
@@ -239,7 +240,7 @@ fn a_bad_config_exits_2_with_its_location_and_writes_nothing() {
         .unwrap()
         .replace("\"{n}\"]\n\n[[variant]]", "\"{m}\"]\n\n[[variant]]");
     std::fs::write(&file, text).unwrap();
-    let out = project.lab_ok(&["run", "experiments/tiny"], 2);
+    let out = project.lab_exits(&["run", "experiments/tiny"], Exit::Usage);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr
@@ -252,16 +253,16 @@ fn a_bad_config_exits_2_with_its_location_and_writes_nothing() {
 #[test]
 fn unknown_experiments_and_options_are_usage_errors() {
     let project = Project::with_fixtures(&["tiny"]);
-    let out = project.lab_ok(&["run", "nope"], 2);
+    let out = project.lab_exits(&["run", "nope"], Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("experiments here: tiny"));
-    project.lab_ok(&["run", "tiny", "--frobnicate"], 2);
-    project.lab_ok(&["check", "tiny"], 2);
+    project.lab_exits(&["run", "tiny", "--frobnicate"], Exit::Usage);
+    project.lab_exits(&["check", "tiny"], Exit::Usage);
 }
 
 #[test]
 fn dry_run_prints_the_plan_and_runs_nothing() {
     let project = Project::with_fixtures(&["tiny"]);
-    let out = project.lab_ok(&["run", "tiny", "--dry-run"], 0);
+    let out = project.lab_exits(&["run", "tiny", "--dry-run"], Exit::Ok);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("16 runs (shuffled order, seed 3)"), "{text}");
     assert!(text.contains("sh bench.sh triple 2"));
@@ -271,9 +272,9 @@ fn dry_run_prints_the_plan_and_runs_nothing() {
 #[test]
 fn the_book_lists_each_experiment_once() {
     let project = Project::with_fixtures(&["tiny", "broken"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
-    project.lab_ok(&["run", "broken", "--quiet"], 1);
-    project.lab_ok(&["report", "tiny", "--quiet"], 0);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["run", "broken", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["report", "tiny", "--quiet"], Exit::Ok);
     let summary = project.read("book/src/SUMMARY.md");
     assert_eq!(summary.matches("(tiny/index.md)").count(), 1, "{summary}");
     assert_eq!(summary.matches("(broken/index.md)").count(), 1, "{summary}");
@@ -288,7 +289,7 @@ fn the_book_lists_each_experiment_once() {
         ),
         "the introduction repeats each chapter's answer:\n{intro}"
     );
-    let list = String::from_utf8_lossy(&project.lab_ok(&["list"], 0).stdout).into_owned();
+    let list = String::from_utf8_lossy(&project.lab_exits(&["list"], Exit::Ok).stdout).into_owned();
     let broken = list.lines().find(|l| l.starts_with("broken")).unwrap();
     assert!(
         broken.contains("1 session; latest ") && broken.ends_with(", untrusted"),
@@ -304,8 +305,8 @@ fn the_book_lists_each_experiment_once() {
 #[test]
 fn lab_book_builds_the_html_with_the_mdbook_library() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
-    project.lab_ok(&["book", "--quiet"], 0);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["book", "--quiet"], Exit::Ok);
     let html = project.read("book/book/tiny/index.html");
     assert!(html.contains("Tiny: double against triple"));
     assert!(html.contains("score-by-n.svg"), "the chart is embedded");
@@ -319,7 +320,7 @@ fn lab_book_builds_the_html_with_the_mdbook_library() {
 #[test]
 fn notes_are_rendered_with_numbers_from_the_data() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("Triple scored 6.00 points \\[6.00, 6.00\\] at n=2, double 4.0."),
@@ -339,7 +340,7 @@ fn a_note_naming_a_missing_cell_is_an_error_at_its_line() {
         "Fine line.\n\nQuadruple: {{ cell(of=\"quadruple n=2\") }}\n",
     )
     .unwrap();
-    let out = project.lab_ok(&["run", "tiny", "--quiet"], 2);
+    let out = project.lab_exits(&["run", "tiny", "--quiet"], Exit::Usage);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("notes.md:3:") && stderr.contains("no cell matches \"quadruple n=2\""),
@@ -350,15 +351,15 @@ fn a_note_naming_a_missing_cell_is_an_error_at_its_line() {
         "the session is kept"
     );
     std::fs::write(&notes, "{{ check(name=\"no such check\") }}\n").unwrap();
-    let out = project.lab_ok(&["report", "tiny"], 2);
+    let out = project.lab_exits(&["report", "tiny"], Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("notes.md:1:"));
 }
 
 #[test]
 fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_state() {
     let project = Project::with_fixtures(&["iterations"]);
-    project.lab_ok(&["run", "iterations", "--quiet"], 0);
-    let out = project.lab_ok(&["report", "iterations", "--json"], 0);
+    project.lab_exits(&["run", "iterations", "--quiet"], Exit::Ok);
+    let out = project.lab_exits(&["report", "iterations", "--json"], Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let analysis = &report["analysis"];
     let cell = &analysis["cells"][0];
@@ -406,7 +407,7 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
     let with_build =
         |build: &str| original.replace("[params]", &format!("[build]\nrun = {build}\n\n[params]"));
     std::fs::write(&file, with_build(r#"["no-such-compiler", "x.c"]"#)).unwrap();
-    let out = project.lab_ok(&["run", "tiny"], 2);
+    let out = project.lab_exits(&["run", "tiny"], Exit::Usage);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("cannot start `no-such-compiler`: not found"),
         "{}",
@@ -419,7 +420,7 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
         ),
     )
     .unwrap();
-    let out = project.lab_ok(&["run", "tiny"], 2);
+    let out = project.lab_exits(&["run", "tiny"], Exit::Usage);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("failed (exit status: 1)") && stderr.contains("x.c:3: error: expected ;"),
@@ -434,7 +435,7 @@ fn a_missing_build_tool_or_failing_build_stops_before_any_run() {
 #[test]
 fn results_read_at_a_glance() {
     let project = Project::with_fixtures(&["glance"]);
-    let out = project.lab_ok(&["run", "glance"], 0);
+    let out = project.lab_exits(&["run", "glance"], Exit::Ok);
     let terminal = String::from_utf8_lossy(&out.stdout).into_owned();
     let page = project.read("book/src/glance/index.md");
     let prefixed = regex::Regex::new(
@@ -483,7 +484,7 @@ fn results_read_at_a_glance() {
         "no chart of a metric that reads the same in every cell"
     );
 
-    project.lab_ok(&["run", "glance", "--profile", "two", "--quiet"], 0);
+    project.lab_exits(&["run", "glance", "--profile", "two", "--quiet"], Exit::Ok);
     assert_eq!(bars("ops-by-n.svg"), 0, "two runs give no interval bar");
     assert_eq!(bars("ops-by-n-narrow.svg"), 0);
     let page = project.read("book/src/glance/index.md");

@@ -3,6 +3,8 @@
 //! chapter says the machine was busy; without the hogs the same experiment is quiet.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::Project;
 use std::process::{Child, Command};
@@ -73,7 +75,7 @@ fn a_busy_machine_is_named_as_the_problem_and_a_quiet_one_passes() {
     };
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let errors = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{text}\n{errors}");
+    assert_eq!(exit_of(&out), Exit::CheckFailed, "{text}\n{errors}");
     assert!(
         errors.contains("the machine was busy (others took"),
         "each disturbed run is announced and run again:\n{errors}"

@@ -5,12 +5,12 @@
 //! a regression twice before reporting it.
 
 use crate::common;
+use lab::Exit;
 
-use common::{Project, git};
+use common::{FakeRunner, Project, Reply, git};
 use lab::app::{self, Layout, RunOptions};
 use lab::compare::between_revisions;
-use lab::exec::{Measurement, RunRequest, Runner};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
@@ -34,20 +34,15 @@ fn two_commits(then: &str) -> Project {
 
 /// A program whose run costs what the build copied into `built.txt` in the folder it runs in
 /// (so each revision's worktree tells its own cost), off by 3%, from a seeded stream.
-struct Costs(ChaCha8Rng);
-
-impl Runner for Costs {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let cost: f64 = std::fs::read_to_string(request.cwd.join("built.txt"))
+fn costs() -> FakeRunner {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    FakeRunner::new(move |run| {
+        let cost: f64 = std::fs::read_to_string(run.request.cwd.join("built.txt"))
             .ok()
             .and_then(|t| t.trim().parse().ok())
             .unwrap_or(0.001);
-        let z: f64 = (0..12).map(|_| self.0.r#gen::<f64>()).sum::<f64>() - 6.0;
-        let ms = cost * (1.0 + 0.03 * z);
-        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        common::clean_measurement((ms * 1e6) as u64)
-    }
+        Reply::ms(cost * (1.0 + 0.03 * common::twelve_uniforms(&mut rng)))
+    })
 }
 
 /// `lab run ab --revs HEAD~1,HEAD [--confirm]` with the seeded program: the exit code and the
@@ -60,7 +55,7 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
         confirm,
         ..common::quiet_run("ab")
     };
-    let mut runner = Costs(ChaCha8Rng::seed_from_u64(7));
+    let mut runner = costs();
     let code = app::run(&layout, Path::new("ab"), &opts, &mut runner).unwrap();
     let dir = layout.experiment_dir(Path::new("ab")).unwrap();
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
@@ -74,7 +69,11 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
 fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
     let project = two_commits("120");
     let (code, c) = measure(&project, false);
-    assert_eq!(code, 1, "a regression fails the command");
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::CheckFailed,
+        "a regression fails the command"
+    );
     assert_eq!(c["regressed"], true, "{c}");
     let cell = &c["cells"][0];
     assert_eq!(cell["cell"], "work");
@@ -140,7 +139,7 @@ fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
 fn two_commits_of_the_same_program_exit_0() {
     let project = two_commits("100");
     let (code, c) = measure(&project, false);
-    assert_eq!(code, 0);
+    assert_eq!(Exit::from_code(code), Exit::Ok);
     assert_eq!(c["regressed"], false);
     assert_eq!(c["cells"][0]["verdict"], "no_detectable_change", "{c}");
     let (lo, hi) = (
@@ -154,7 +153,11 @@ fn two_commits_of_the_same_program_exit_0() {
 fn confirm_measures_a_regression_again_before_reporting_it() {
     let project = two_commits("120");
     let (code, confirmed) = measure(&project, true);
-    assert_eq!(code, 1, "a confirmed regression fails the command");
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::CheckFailed,
+        "a confirmed regression fails the command"
+    );
     assert_eq!(confirmed["regressed"], true, "{confirmed}");
     let sessions = project.sessions("ab");
     assert_eq!(sessions.len(), 2);
@@ -181,13 +184,13 @@ fn revisions_that_cannot_be_measured_are_refused_before_anything_runs() {
         ("HEAD,HEAD", "name two different git revisions"),
         ("nosuch,HEAD", "\"nosuch\" is not a commit"),
     ] {
-        let out = project.lab_ok(&["run", "ab", "--revs", revs], 2);
+        let out = project.lab_exits(&["run", "ab", "--revs", revs], Exit::Usage);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{revs}: {err}");
     }
     assert!(project.sessions("ab").is_empty());
     let plain = Project::with_fixtures(&["ab"]);
-    let out = plain.lab_ok(&["run", "ab", "--revs", "HEAD~1,HEAD"], 2);
+    let out = plain.lab_exits(&["run", "ab", "--revs", "HEAD~1,HEAD"], Exit::Usage);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--revs needs the experiment in a git repository"),

@@ -3,14 +3,15 @@
 //! under the default gap (the CV limit) but fail when the declared gap is 1%.
 
 use crate::common;
+use lab::Exit;
 
 use common::Project;
 
 #[test]
 fn stability_is_judged_where_and_as_strictly_as_declared() {
     let project = Project::with_fixtures(&["scoped"]);
-    project.lab_ok(&["run", "scoped", "--quiet"], 1);
-    let out = project.lab_ok(&["check", "scoped", "--json"], 1);
+    project.lab_exits(&["run", "scoped", "--quiet"], Exit::CheckFailed);
+    let out = project.lab_exits(&["check", "scoped", "--json"], Exit::CheckFailed);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let check = |name: &str| {
         json.as_array()
@@ -71,7 +72,7 @@ fn a_scope_must_name_declared_cells() {
         ),
     )
     .unwrap();
-    let out = project.lab_ok(&["run", "scoped", "--quiet"], 2);
+    let out = project.lab_exits(&["run", "scoped", "--quiet"], Exit::Usage);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("lab.toml:"), "{err}");
     assert!(err.contains("check[2].cells"), "{err}");

@@ -3,8 +3,9 @@
 //! second writer can make it lie.
 
 use crate::common;
+use lab::Exit;
 
-use common::{Project, copy_dir, csv_rows, tree};
+use common::{Project, copy_dir, csv_rows, exit_of, tree};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ fn json(path: &std::path::Path) -> serde_json::Value {
 #[test]
 fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let parent = project.session("tiny");
     let sealed = project.read("experiments/tiny/lab.toml");
     assert_eq!(
@@ -40,7 +41,9 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
         json(&parent.join("manifest.json"))["command"],
         "lab run tiny --quiet"
     );
-    let before = project.lab_ok(&["check", "tiny", "--json"], 1).stdout;
+    let before = project
+        .lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed)
+        .stdout;
     let raw_before = (
         std::fs::read(parent.join("runs.csv")).unwrap(),
         std::fs::read(parent.join("samples.csv")).unwrap(),
@@ -64,7 +67,7 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
         r#"regex = 'nothing=(\d+)'"#,
     );
 
-    let after = project.lab_ok(&["check", "tiny", "--json"], 1);
+    let after = project.lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed);
     assert_eq!(after.stdout, before, "the session keeps its verdicts");
     assert!(
         stderr(&after).contains("has changed since session")
@@ -72,7 +75,7 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
         "{}",
         stderr(&after)
     );
-    project.lab_ok(&["report", "tiny", "--quiet"], 0);
+    project.lab_exits(&["report", "tiny", "--quiet"], Exit::Ok);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("resamples, seed 3)"),
@@ -82,7 +85,7 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
     assert!(page.contains("sh bench.sh double {n}") && !page.contains("./bench.sh"));
 
     // Re-analysis cannot change what ran.
-    let refused = project.lab_ok(&["reanalyze", "tiny"], 2);
+    let refused = project.lab_exits(&["reanalyze", "tiny"], Exit::Usage);
     assert!(
         stderr(&refused).contains("cannot re-analyse session"),
         "{}",
@@ -96,15 +99,15 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
     );
 
     // With the broken regex every run misses the metric; with the fixed one the values return.
-    project.lab_ok(&["reanalyze", "tiny", "--quiet"], 0);
-    project.lab_ok(&["check", "tiny"], 1);
+    project.lab_exits(&["reanalyze", "tiny", "--quiet"], Exit::Ok);
+    project.lab_exits(&["check", "tiny"], Exit::CheckFailed);
     edit(
         &project,
         lab_toml,
         r#"regex = 'nothing=(\d+)'"#,
         r#"regex = '"score": (\d+)'"#,
     );
-    project.lab_ok(
+    project.lab_exits(
         &[
             "reanalyze",
             "tiny",
@@ -112,7 +115,7 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
             "--session",
             parent.file_name().unwrap().to_str().unwrap(),
         ],
-        0,
+        Exit::Ok,
     );
     let derived = project.session("tiny");
     assert_eq!(project.sessions("tiny").len(), 3);
@@ -176,7 +179,7 @@ fn a_quick_profile_renders_missing_data_as_markers_not_errors() {
         "One: {{ cell(of=\"triple n=3\") }}.\nRatio: {{ ratio(a=\"triple n=2\", b=\"double n=2\") }}.\nLo: {{ ratio(a=\"triple n=2\", b=\"double n=2\", stat=\"lo\") | num }}.\n",
     )
     .unwrap();
-    let out = project.lab_ok(&["run", "tiny", "--profile", "quick"], 0);
+    let out = project.lab_exits(&["run", "tiny", "--profile", "quick"], Exit::Ok);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("One: n/a (not run in this session)."),
@@ -214,7 +217,7 @@ fn a_statistic_one_run_cannot_define_renders_as_a_marker_not_as_nothing() {
         "CV: {{ cell(of=\"triple n=2\", stat=\"cv\") | num }}.\nN: {{ cell(of=\"triple n=2\", stat=\"n\") | num }}.\n",
     )
     .unwrap();
-    let out = project.lab_ok(&["run", "tiny", "--profile", "one"], 0);
+    let out = project.lab_exits(&["run", "tiny", "--profile", "one"], Exit::Ok);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("CV: n/a (triple n=2 has 1 valid runs; its cv is not defined)."),
@@ -237,8 +240,8 @@ fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
         &project.path("experiments/tiny"),
         &project.path("experiments/twin"),
     );
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
-    project.lab_ok(&["run", "twin", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["run", "twin", "--quiet"], Exit::CheckFailed);
     let book = tree(&project.path("book"));
 
     // A typo in notes.md: an error at its line and column, nothing in the book changes.
@@ -248,7 +251,7 @@ fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
         format!("{notes}\nAnd {{{{ cell(of=\"quadruple n=2\") }}}}.\n"),
     )
     .unwrap();
-    let out = project.lab_ok(&["report"], 2);
+    let out = project.lab_exits(&["report"], Exit::Usage);
     let lines = notes.lines().count();
     assert!(
         stderr(&out).contains(&format!("experiments/tiny/notes.md:{}:8:", lines + 2)),
@@ -269,10 +272,10 @@ fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
     let text = std::fs::read_to_string(&runs).unwrap();
     let last = text.lines().last().unwrap().to_string();
     std::fs::write(&runs, format!("{text}{last}\n")).unwrap();
-    let out = project.lab_ok(&["report"], 3);
+    let out = project.lab_exits(&["report"], Exit::Internal);
     assert!(stderr(&out).contains("appears twice"), "{}", stderr(&out));
     assert!(tree(&project.path("book")) == book, "the book is unchanged");
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let after = tree(&project.path("book"));
     for (path, bytes) in &book {
         if path.starts_with("src/twin/") {
@@ -327,13 +330,18 @@ fn kill_9_at_twenty_points_then_resume_gives_the_plan_exactly_once() {
         lab.wait().unwrap();
     }
     let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
+    // Until the latest session is complete: a kill may have left the lock to a dead lab,
+    // which a later run takes over, or the last killed run may have finished the plan.
+    while !project.sessions("many").last().is_some_and(|s| {
+        std::fs::read_to_string(s.join("manifest.json"))
+            .is_ok_and(|m| m.contains("\"complete\": true"))
+    }) {
         let out = if project.sessions("many").is_empty() {
             project.lab(&["run", "many", "--quiet"])
         } else {
             project.lab(&["run", "many", "--resume", "--quiet"])
         };
-        if matches!(out.status.code(), Some(0 | 1)) || stderr(&out).contains("is complete") {
+        if exit_of(&out) == Exit::Ok {
             break;
         }
         assert!(Instant::now() < deadline, "{}", stderr(&out));
@@ -361,7 +369,7 @@ fn kill_9_at_twenty_points_then_resume_gives_the_plan_exactly_once() {
             "two values per committed run, no orphan"
         );
     }
-    let out = project.lab(&["check", "many"]);
+    let out = project.lab_exits(&["check", "many"], Exit::Ok);
     assert!(
         String::from_utf8_lossy(&out.stdout)
             .contains("pass          validity   every run reported every metric"),
@@ -386,7 +394,7 @@ fn a_second_writer_of_one_experiment_is_refused() {
         std::thread::sleep(Duration::from_millis(20));
     }
     for args in [&["run", "slow"][..], &["run", "slow", "--resume"][..]] {
-        let out = project.lab_ok(args, 2);
+        let out = project.lab_exits(args, Exit::Usage);
         assert!(
             stderr(&out).contains(&format!(
                 "slow is being written by another lab (pid {}",
@@ -399,7 +407,7 @@ fn a_second_writer_of_one_experiment_is_refused() {
     first.kill().unwrap();
     first.wait().unwrap();
     // The kernel released the lock with the process: resuming works at once.
-    project.lab_ok(&["run", "slow", "--resume", "--quiet"], 0);
+    project.lab_exits(&["run", "slow", "--resume", "--quiet"], Exit::Ok);
 }
 
 #[test]
@@ -411,7 +419,7 @@ fn a_run_that_deletes_session_files_marks_the_session_damaged_and_loses_nothing(
         r#"run = ["sh", "bench.sh", "double", "{n}"]"#,
         r#"run = ["sh", "-c", "rm -f ../../data/tiny/*/runs.csv; sh bench.sh double $0", "{n}"]"#,
     );
-    let out = project.lab_ok(&["run", "tiny"], 3);
+    let out = project.lab_exits(&["run", "tiny"], Exit::Internal);
     assert!(
         stderr(&out).contains("changed the session's files: runs.csv was deleted"),
         "{}",
@@ -433,6 +441,6 @@ fn a_run_that_deletes_session_files_marks_the_session_damaged_and_loses_nothing(
             .map(|r| r["samples"].parse::<usize>().unwrap())
             .sum::<usize>()
     );
-    let check = project.lab_ok(&["check", "tiny"], 1);
+    let check = project.lab_exits(&["check", "tiny"], Exit::CheckFailed);
     assert!(String::from_utf8_lossy(&check.stdout).contains("no run changed the session's files"));
 }

@@ -2,49 +2,23 @@
 //! runner: a session that adds looks until its hypothesis is decided, one that spends its
 //! budget on a difference that is not there, and the refusals of a malformed range.
 
-use crate::common;
+use crate::common::{self, FakeRunner};
+use lab::Exit;
 
 use lab::app::{self, Layout, RunOptions};
-use lab::exec::{Measurement, RunRequest, Runner};
 use lab::stats::sequential::{look_levels, schedule};
 use lab::stopping::Next;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
 /// What `bench.sh` prints, drawn from a seeded stream: about 100 ms, `gap` percent longer for
-/// `slow`, each run off by 8% (a sum of twelve uniforms, as the script draws it).
-struct Noisy {
-    rng: ChaCha8Rng,
-    measured: usize,
+/// `slow`, each run off by 8%.
+fn noisy() -> FakeRunner {
+    common::timed(100.0, 2026)
 }
 
-impl Noisy {
-    fn new() -> Self {
-        Noisy {
-            rng: ChaCha8Rng::seed_from_u64(2026),
-            measured: 0,
-        }
-    }
-}
-
-impl Runner for Noisy {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let ms = match request.argv {
-            [_, _, _, gap] => {
-                self.measured += 1;
-                let gap: f64 = gap.parse().unwrap();
-                let z: f64 = (0..12).map(|_| self.rng.r#gen::<f64>()).sum::<f64>() - 6.0;
-                100.0 * (1.0 + gap / 100.0) * (1.0 + 0.08 * z)
-            }
-            // The calibration spawns `true`.
-            _ => 0.001,
-        };
-        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        let ns = (ms * 1e6) as u64;
-        common::clean_measurement(ns)
-    }
+/// Measured runs the fake answered.
+fn measured(fake: &FakeRunner) -> usize {
+    fake.seen().started.len()
 }
 
 fn options(profile: Option<&'static str>) -> RunOptions<'static> {
@@ -69,9 +43,9 @@ fn runs_per_cell(assessed: &app::Assessed) -> Vec<(String, usize)> {
 fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
     let project = common::Project::with_fixtures(&["sampled"]);
     let layout = Layout::new(project.root());
-    let mut noisy = Noisy::new();
+    let mut noisy = noisy();
     let code = app::run(&layout, Path::new("sampled"), &options(None), &mut noisy).unwrap();
-    assert_eq!(code, 0);
+    assert_eq!(Exit::from_code(code), Exit::Ok);
 
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
@@ -91,7 +65,7 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
             ("slow".to_string(), n as usize)
         ]
     );
-    assert_eq!(noisy.measured, 2 * n as usize);
+    assert_eq!(measured(&noisy), 2 * n as usize);
     let level = look_levels(0.95, &sizes)[last.look as usize - 1];
     assert_eq!(a.analysis.resampling.level, level);
     // Each earlier look left the hypothesis open, with the runs it had then.
@@ -148,7 +122,7 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
 fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
     let project = common::Project::with_fixtures(&["sampled"]);
     let layout = Layout::new(project.root());
-    let mut noisy = Noisy::new();
+    let mut noisy = noisy();
     let code = app::run(
         &layout,
         Path::new("sampled"),
@@ -156,9 +130,13 @@ fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
         &mut noisy,
     )
     .unwrap();
-    assert_eq!(code, 0, "an undecided hypothesis is not a failure");
+    assert_eq!(
+        Exit::from_code(code),
+        Exit::Ok,
+        "an undecided hypothesis is not a failure"
+    );
     // Looks at 3, 5 and 8 runs per cell: 16 runs, and none after the budget.
-    assert_eq!(noisy.measured, 16);
+    assert_eq!(measured(&noisy), 16);
 
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
@@ -188,7 +166,7 @@ fn a_precision_goal_adds_runs_to_every_cell_until_each_interval_is_narrow() {
     );
     std::fs::write(&toml, text).unwrap();
     let layout = Layout::new(project.root());
-    let mut noisy = Noisy::new();
+    let mut noisy = noisy();
     app::run(&layout, Path::new("sampled"), &options(None), &mut noisy).unwrap();
 
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
@@ -214,13 +192,7 @@ fn a_precision_goal_adds_runs_to_every_cell_until_each_interval_is_narrow() {
 fn a_session_cut_short_in_a_look_resumes_it_and_keeps_looking() {
     let project = common::Project::with_fixtures(&["sampled"]);
     let layout = Layout::new(project.root());
-    app::run(
-        &layout,
-        Path::new("sampled"),
-        &options(None),
-        &mut Noisy::new(),
-    )
-    .unwrap();
+    app::run(&layout, Path::new("sampled"), &options(None), &mut noisy()).unwrap();
     // Cut the finished session back to the middle of its second look: keep the runs of the
     // first look and one of the second, as a kill would have left them.
     let session = project.session("sampled");
@@ -250,7 +222,7 @@ fn a_session_cut_short_in_a_look_resumes_it_and_keeps_looking() {
         .replace("\"complete\": true", "\"complete\": false");
     std::fs::write(&manifest, m).unwrap();
 
-    let mut resumed = Noisy::new();
+    let mut resumed = noisy();
     let resume = RunOptions {
         resume: true,
         ..options(None)
@@ -261,19 +233,19 @@ fn a_session_cut_short_in_a_look_resumes_it_and_keeps_looking() {
     assert!(a.session.manifest.complete);
     let last = a.looks.last().unwrap();
     // The second look's five missing runs, then as many looks as the goal needed.
-    assert!(resumed.measured >= 5, "{}", resumed.measured);
+    assert!(measured(&resumed) >= 5, "{}", measured(&resumed));
     assert!(matches!(last.next, Next::GoalMet | Next::BudgetSpent));
     assert!(last.look >= 2);
     for (label, n) in runs_per_cell(&a) {
         assert_eq!(n, last.runs_per_cell as usize, "{label}");
     }
-    assert_eq!(resumed.measured, 2 * last.runs_per_cell as usize - 11);
+    assert_eq!(measured(&resumed), 2 * last.runs_per_cell as usize - 11);
 }
 
 #[test]
 fn a_dry_run_shows_the_looks_and_the_worst_case() {
     let project = common::Project::with_fixtures(&["sampled"]);
-    let out = project.lab_ok(&["run", "experiments/sampled", "--dry-run"], 0);
+    let out = project.lab_exits(&["run", "experiments/sampled", "--dry-run"], Exit::Ok);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("10 runs (shuffled order, seed 11)"), "{text}");
     assert!(
@@ -341,7 +313,7 @@ fn malformed_ranges_and_goals_are_refused_at_their_place() {
     ];
     for (from, to, expected) in cases {
         std::fs::write(&toml, original.replacen(from, to, 1)).unwrap();
-        let out = project.lab_ok(&["run", "experiments/sampled", "--dry-run"], 2);
+        let out = project.lab_exits(&["run", "experiments/sampled", "--dry-run"], Exit::Usage);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected), "{to}: {err}");
     }

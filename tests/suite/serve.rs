@@ -1,6 +1,7 @@
 //! `lab book --serve`: the HTML on loopback, rebuilt when notes change.
 
 use crate::common;
+use lab::Exit;
 
 use common::{Project, http_get as get};
 use std::net::TcpListener;
@@ -29,7 +30,7 @@ fn wait_for(port: u16, path: &str, needle: &str) -> String {
 #[test]
 fn serves_the_book_on_loopback_and_rebuilds_on_change() {
     let project = Project::with_fixtures(&["tiny"]);
-    project.lab_ok(&["run", "tiny", "--quiet"], 1);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let port = free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_lab"))
         .args(["book", "--serve", "--port", &port.to_string(), "--quiet"])

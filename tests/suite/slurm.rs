@@ -4,6 +4,8 @@
 //! cluster with scripts/slurm-cluster (as root, or in CI); elsewhere it says why it skips.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::{Project, csv_rows};
 use std::path::{Path, PathBuf};
@@ -98,13 +100,13 @@ fn lab_any(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
     cmd.output().expect("lab runs")
 }
 
-/// `lab ARGS`, which must finish its work (exit 0, or 1 when a check fails).
-fn lab(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
+/// `lab ARGS`, which must end as `expected`.
+fn lab(project: &Project, cluster: &Cluster, args: &[&str], expected: Exit) -> Output {
     let out = lab_any(project, cluster, args);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "lab {args:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
+    assert_eq!(
+        exit_of(&out),
+        expected,
+        "lab {args:?}\nstdout:\n{}\nstderr:\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -113,7 +115,12 @@ fn lab(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
 
 /// Every check's name and verdict for the latest session.
 fn verdicts(project: &Project, cluster: &Cluster) -> Vec<(String, String)> {
-    let out = lab(project, cluster, &["check", "tiny", "--json"]);
+    let out = lab(
+        project,
+        cluster,
+        &["check", "tiny", "--json"],
+        Exit::CheckFailed,
+    );
     let checks: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("check JSON");
     checks
         .iter()
@@ -146,7 +153,7 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
         ],
     );
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert_eq!(exit_of(&refused), Exit::Internal, "{stderr}");
     assert!(
         stderr.contains("sbatch refused the job") && stderr.contains("partition"),
         "{stderr}"
@@ -154,13 +161,14 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     assert!(stderr.contains("--on slurm --resume"), "{stderr}");
     // A local --resume of a cluster session is refused, naming the command that resumes it.
     let local_resume = lab_any(&on_slurm, &cluster, &["run", "tiny", "--resume"]);
-    assert_eq!(local_resume.status.code(), Some(2));
+    assert_eq!(exit_of(&local_resume), Exit::Usage);
     assert!(String::from_utf8_lossy(&local_resume.stderr).contains("--on slurm --resume"));
 
     let out = lab(
         &on_slurm,
         &cluster,
         &["run", "tiny", "--on", "slurm", "--nodes", "2", "--resume"],
+        Exit::CheckFailed,
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("submitted job"), "{stderr}");
@@ -209,7 +217,8 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     }
 
     let local = Project::with_fixtures(&["tiny"]);
-    lab(&local, &cluster, &["run", "tiny"]);
+    // The tiny fixture's second hypothesis fails by design.
+    lab(&local, &cluster, &["run", "tiny"], Exit::CheckFailed);
     let (slurm_verdicts, local_verdicts) =
         (verdicts(&on_slurm, &cluster), verdicts(&local, &cluster));
     assert_eq!(slurm_verdicts, local_verdicts);
@@ -231,7 +240,7 @@ fn without_slurm_commands_a_cluster_session_is_refused_before_anything_is_built(
         .output()
         .expect("lab runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(exit_of(&out), Exit::Usage, "{stderr}");
     assert!(
         stderr.contains("cannot start `sbatch`") && stderr.contains("--on local"),
         "{stderr}"
@@ -239,6 +248,6 @@ fn without_slurm_commands_a_cluster_session_is_refused_before_anything_is_built(
     assert!(project.sessions("tiny").is_empty());
     // Cluster options without a cluster are a usage error too.
     let out = project.lab(&["run", "tiny", "--nodes", "3"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(exit_of(&out), Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("need --on slurm"));
 }

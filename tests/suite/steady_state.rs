@@ -5,6 +5,8 @@
 //! (`steady-never`). The fixtures print fixed values, so every figure below is exact.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::Project;
 use serde_json::Value;
@@ -18,7 +20,7 @@ const STEADY_MS: f64 = 0.344;
 /// What `lab run` left for one fixture: its exit code, the analysed cell, its verdicts by name
 /// and its chapter page.
 struct Outcome {
-    code: i32,
+    code: Exit,
     cell: Value,
     checks: Vec<Value>,
     page: String,
@@ -27,12 +29,8 @@ struct Outcome {
 fn run(name: &str) -> Outcome {
     let project = Project::with_fixtures(&["steady"]);
     let path = format!("experiments/steady/{name}");
-    let code = project
-        .lab_run(&[&path, "--quiet"])
-        .status
-        .code()
-        .expect("exit code");
-    let report = project.lab_ok(&["report", &path, "--json"], 0);
+    let code = exit_of(&project.lab(&["run", &path, "--quiet"]));
+    let report = project.lab_exits(&["report", &path, "--json"], Exit::Ok);
     let report: Value = serde_json::from_slice(&report.stdout).expect("report --json");
     let check = project.lab(&["check", &path, "--json"]);
     let checks: Vec<Value> = serde_json::from_slice(&check.stdout).expect("check --json");
@@ -99,7 +97,7 @@ fn assert_warmup_dropped(name: &str, o: &Outcome, outliers: &[u64]) {
     assert_eq!(o.summary("median"), STEADY_MS, "{name}");
     let check = o.check(SETTLES_40);
     assert_eq!(check["verdict"], "pass", "{name}: {check}");
-    assert_eq!(o.code, 0, "{name}: {:?}", o.checks);
+    assert_eq!(o.code, Exit::Ok, "{name}: {:?}", o.checks);
     assert!(o.all_pass(), "{name}: {:?}", o.checks);
 }
 
@@ -167,7 +165,11 @@ fn runs_that_never_settle_fail_the_steady_check_by_name() {
         "5 of 5 runs did not settle within 50 iterations: runs r0001, r0002, r0003, r0004, \
          r0005 (jit) reached no steady state: still changing at iteration 80"
     );
-    assert_eq!(never.code, 1, "a failed validity check: lab exits 1");
+    assert_eq!(
+        never.code,
+        Exit::CheckFailed,
+        "a failed validity check: lab exits 1"
+    );
     assert!(
         never
             .page

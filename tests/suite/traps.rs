@@ -5,6 +5,8 @@
 //! depend on this machine's speed or load.
 
 use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
 
 use common::{Project, copy_dir};
 use serde_json::Value;
@@ -35,13 +37,13 @@ fn project(name: &str) -> Project {
 }
 
 /// Runs the fixture and returns every check by name, and the exit code of `lab check`.
-fn run(name: &str) -> (BTreeMap<String, Value>, i32) {
+fn run(name: &str) -> (BTreeMap<String, Value>, Exit) {
     let (checks, code, _) = run_with_variants(name);
     (checks, code)
 }
 
 /// As [`run`], with the variant of every run by run id.
-fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, i32, BTreeMap<String, String>) {
+fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, Exit, BTreeMap<String, String>) {
     let project = project(name);
     let path = format!("experiments/traps/{name}");
     let run = project.lab(&["run", &path, "--quiet"]);
@@ -49,8 +51,8 @@ fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, i32, BTreeMap<Stri
     // `lab run` ends as `lab check` does.
     let plain = project.lab(&["check", &path]);
     assert_eq!(
-        run.status.code(),
-        plain.status.code(),
+        exit_of(&run),
+        exit_of(&plain),
         "{name}: run and check agree"
     );
     let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -68,7 +70,7 @@ fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, i32, BTreeMap<Stri
         .into_iter()
         .map(|r| (r["run_id"].clone(), r["variant"].clone()))
         .collect();
-    (by_name, out.status.code().expect("exit code"), variants)
+    (by_name, exit_of(&out), variants)
 }
 
 /// Asserts the exact verdict of every check: `expected` overrides "pass" for the named ones,
@@ -122,10 +124,10 @@ fn flawed_and_clean(
     kind: &str,
     declared: &[&str],
     clean_expected: &[(&str, &str)],
-) -> (BTreeMap<String, Value>, i32) {
+) -> (BTreeMap<String, Value>, Exit) {
     let (clean, code) = run(&format!("{kind}-clean"));
     assert_verdicts(&format!("{kind}-clean"), &clean, declared, clean_expected);
-    assert_eq!(code, 0, "{kind}-clean: lab check exits 0");
+    assert_eq!(code, Exit::Ok, "{kind}-clean: lab check exits 0");
     run(&format!("{kind}-flawed"))
 }
 
@@ -134,7 +136,7 @@ fn duration_catches_a_run_past_its_deadline() {
     let check = "every run lasted the seconds it asked for";
     let (flawed, code) = flawed_and_clean("duration", &[check], &[]);
     assert_verdicts("duration-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     // Invocations 5 and 10 overshoot; both are measured runs (the first two are warm-ups).
     assert_eq!(runs(&flawed, check), 2);
     assert!(
@@ -150,7 +152,7 @@ fn ceiling_catches_a_loop_measuring_the_clock() {
     let check = "the benchmark stays under half the clock's throughput";
     let (flawed, code) = flawed_and_clean("ceiling", &[check], &[]);
     assert_verdicts("ceiling-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     assert!(
         reading(&flawed, check).starts_with("bench reaches"),
         "{}",
@@ -168,7 +170,7 @@ fn agree_catches_a_parallel_build_slower_at_one_thread() {
     let check = "par at one thread matches seq within 10%";
     let (flawed, code) = flawed_and_clean("agree", &[check], &[]);
     assert_verdicts("agree-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     let ratio = flawed[check]["ratio"]["ratio"].as_f64().unwrap();
     assert!((1.8..2.2).contains(&ratio), "par is twice as slow: {ratio}");
 }
@@ -178,7 +180,7 @@ fn checksum_catches_a_variant_with_a_wrong_answer() {
     let check = "fast prints the reference checksum";
     let (flawed, code) = flawed_and_clean("checksum", &[check], &[]);
     assert_verdicts("checksum-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     // Exactly the five measured runs of fast at n = 2000, with the wrong sum.
     assert_eq!(runs(&flawed, check), 5);
     assert!(
@@ -200,7 +202,7 @@ fn distinct_catches_options_swallowed_into_one_argument() {
         &[check],
         &[(check, "fail"), (ECHO, "not-run")],
     );
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     let evidence = flawed[check]["evidence"].as_str().unwrap();
     assert_eq!(
         evidence.matches("indistinguishable").count(),
@@ -214,7 +216,7 @@ fn order_catches_a_run_warmed_by_its_predecessor() {
     let check = "no dependence on position or the previous run";
     let (flawed, code) = flawed_and_clean("order", &[check], &[]);
     assert_verdicts("order-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     assert!(
         reading(&flawed, check).starts_with("runs right after a `a` run sat −"),
         "{}",
@@ -227,7 +229,7 @@ fn stable_catches_a_fifth_of_runs_at_half_speed() {
     let check = "runs vary under 10% with no second mode";
     let (flawed, code) = flawed_and_clean("stable", &[check], &[]);
     assert_verdicts("stable-flawed", &flawed, &[check], &[(check, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     // Invocations 2, 7, …, 27 are slow: 6 of the 30 measured runs (the warm-up is invocation 1).
     assert_eq!(
         reading(&flawed, check),
@@ -242,7 +244,7 @@ fn scaling_catches_a_peek_that_does_not_scale() {
     assert_verdicts("scaling-flawed", &flawed, &[check], &[(check, "fail")]);
     // A failed hypothesis is a finding, not a broken measurement (it is trusted), and it
     // fails the command: lab check (and lab run) exit 1, as a failing test would.
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     assert_eq!(flawed[check]["class"], "hypothesis");
     assert!(!flawed[check]["untrusted"].as_bool().unwrap());
 }
@@ -251,10 +253,10 @@ fn scaling_catches_a_peek_that_does_not_scale() {
 fn runs_too_short_to_time_are_invalid() {
     let (clean, code) = run("short-clean");
     assert_verdicts("short-clean", &clean, &[], &[]);
-    assert_eq!(code, 0);
+    assert_eq!(code, Exit::Ok);
     let (flawed, code, variants) = run_with_variants("short-flawed");
     assert_verdicts("short-flawed", &flawed, &[], &[(SHORT, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     // Only noop runs, and most of them: a static no-op undercuts the median spawn of `true`,
     // the floor's lower bound, but one run in six may still be slowed past it by chance.
     let listed = flawed[SHORT]["runs"].as_array().unwrap();
@@ -276,7 +278,7 @@ fn runs_too_short_to_time_are_invalid() {
 fn runs_echoing_another_configuration_are_invalid() {
     let (flawed, code) = flawed_and_clean("echo", &[], &[]);
     assert_verdicts("echo-flawed", &flawed, &[], &[(ECHO, "fail")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, Exit::CheckFailed);
     // The six runs at threads = 4 (one warm-up), clamped to two.
     assert_eq!(runs(&flawed, ECHO), 6);
     assert!(

@@ -2,6 +2,8 @@
 //! file, line, column and key (or the experiment) and a reason.
 
 use super::{minimal, project_with, stderr};
+use crate::common::exit_of;
+use lab::Exit;
 
 /// (what, lab.toml, the error text expected on stderr).
 fn cases() -> Vec<(&'static str, String, &'static str)> {
@@ -178,7 +180,7 @@ fn every_hostile_config_is_refused_with_its_place_and_nothing_is_written() {
         for args in [&["run", "exp"][..], &["run", "exp", "--dry-run"][..]] {
             let out = project.lab(args);
             let err = stderr(&out);
-            if out.status.code() != Some(2) || !err.contains(expected) {
+            if exit_of(&out) != Exit::Usage || !err.contains(expected) {
                 failures.push(format!(
                     "{what} ({args:?}): exit {:?}, stderr:\n{err}",
                     out.status.code()
@@ -201,7 +203,7 @@ fn an_experiment_folder_that_is_not_a_name_is_refused() {
     for folder in ["lock stack", "lock\u{1b}stack", "-dash"] {
         let project = project_with(folder, &minimal("true", ""), &[]);
         let out = project.lab(&["run", &format!("experiments/{folder}")]);
-        assert_eq!(out.status.code(), Some(2), "{folder}: {}", stderr(&out));
+        assert_eq!(exit_of(&out), Exit::Usage, "{folder}: {}", stderr(&out));
         assert!(
             stderr(&out).contains("the experiment folder name"),
             "{folder}: {}",

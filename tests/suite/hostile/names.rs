@@ -3,6 +3,7 @@
 
 use super::common::http_get as get;
 use super::{minimal, project_with, stderr};
+use lab::Exit;
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -14,8 +15,8 @@ fn two_folders_of_one_name_never_share_a_data_folder() {
     let elsewhere = project.path("elsewhere/exp");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::write(elsewhere.join("lab.toml"), minimal(script, "")).unwrap();
-    project.lab_run(&["experiments/exp", "--quiet"]);
-    let out = project.lab_run(&["elsewhere/exp"]);
+    project.lab_exits(&["run", "experiments/exp", "--quiet"], Exit::Ok);
+    let out = project.lab_exits(&["run", "elsewhere/exp"], Exit::Ok);
     let data: Vec<String> = std::fs::read_dir(project.path("data"))
         .unwrap()
         .flatten()
@@ -42,15 +43,15 @@ fn two_folders_of_one_name_never_share_a_data_folder() {
 fn an_absolute_path_to_an_experiment_works_too() {
     let project = project_with("exp", &minimal("sleep 0.2; echo '{\"v\": 1}'", ""), &[]);
     let absolute = project.path("experiments/exp");
-    project.lab_run(&[absolute.to_str().unwrap(), "--quiet"]);
+    project.lab_exits(&["run", absolute.to_str().unwrap(), "--quiet"], Exit::Ok);
     assert_eq!(project.sessions("exp").len(), 1);
 }
 
 #[test]
 fn a_client_that_never_reads_does_not_stall_the_book_server() {
     let project = project_with("exp", &minimal("sleep 0.2; echo '{\"v\": 1}'", ""), &[]);
-    project.lab_run(&["exp", "--quiet"]);
-    project.lab_ok(&["book", "--quiet"], 0);
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::Ok);
+    project.lab_exits(&["book", "--quiet"], Exit::Ok);
     // A 10 MB file in the site, requested by clients that never read the answer.
     std::fs::write(project.path("book/book/big.bin"), vec![b'x'; 10_000_000]).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")

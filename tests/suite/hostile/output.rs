@@ -3,6 +3,7 @@
 //! terminal.
 
 use super::{files_containing, project_with, stdout};
+use lab::Exit;
 
 /// A run printing `answer` for variant `a` and `b`, with payloads in every place lab.toml can
 /// hold text.
@@ -66,8 +67,9 @@ const LIVE: [&str; 8] = [
 fn payloads_in_output_and_lab_toml_reach_the_site_as_text_only() {
     let (lab_toml, notes) = hostile_experiment();
     let project = project_with("exp", &lab_toml, &[("notes.md", &notes)]);
-    project.lab_run(&["exp", "--quiet"]);
-    let out = project.lab_ok(&["book", "--quiet"], 0);
+    // The two variants answer differently, so the checksum check fails.
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
+    let out = project.lab_exits(&["book", "--quiet"], Exit::Ok);
     assert!(out.status.success());
     let page = project.read("book/book/exp/index.html");
     // Every payload is on the page, as text.

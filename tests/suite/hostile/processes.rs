@@ -3,6 +3,8 @@
 //! process survives its run or lab.
 
 use super::{alive, gone_within, minimal, project_with, stderr, stdout};
+use crate::common::exit_of;
+use lab::Exit;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,7 +19,7 @@ fn pids(project: &common::Project, file: &str) -> Vec<i32> {
 use super::common;
 
 fn problems(project: &common::Project) -> Vec<String> {
-    let out = project.lab_ok(&["report", "exp", "--json"], 0);
+    let out = project.lab_exits(&["report", "exp", "--json"], Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     report["analysis"]["runs"]
         .as_array()
@@ -33,7 +35,7 @@ fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
     let script = "setsid sleep 1000 & echo $! >> daemons; sleep 0.2; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
     // Every run is invalid, so no valid measurement: exit 1.
-    project.lab_ok(&["run", "exp", "--quiet"], 1);
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
     let daemons = pids(&project, "daemons");
     assert_eq!(daemons.len(), 3);
     for pid in daemons {
@@ -47,7 +49,7 @@ fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
             .all(|p| p == "left 1 process running: sleep (killed when the run ended)"),
         "{found:?}"
     );
-    let check = project.lab_ok(&["check", "exp"], 1);
+    let check = project.lab_exits(&["check", "exp"], Exit::CheckFailed);
     assert!(
         stdout(&check).contains("fail          validity   no run left processes running"),
         "{}",
@@ -59,7 +61,7 @@ fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
 fn a_background_child_left_in_the_group_is_killed_and_flagged() {
     let script = "sleep 1000 & echo $! >> children; sleep 0.2; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
-    project.lab_ok(&["run", "exp", "--quiet"], 1);
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
     for pid in pids(&project, "children") {
         assert!(!alive(pid), "child {pid} survived");
     }
@@ -75,7 +77,7 @@ fn a_flood_of_output_is_hashed_whole_and_its_values_still_read() {
     // 20 MB without a line break, then bytes that are not UTF-8, then the value.
     let script = "head -c 20000000 /dev/zero | tr '\\0' 'x'; printf '\\n\\377\\376\\n'; sleep 0.2; echo '{\"v\": 7}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
-    project.lab_run(&["exp", "--quiet"]);
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::Ok);
     let session = project.session("exp");
     let runs = common::csv_rows(&session.join("runs.csv"));
     let log = std::fs::read(session.join("logs/r0001.out")).unwrap();
@@ -95,13 +97,13 @@ fn a_flood_of_output_is_hashed_whole_and_its_values_still_read() {
 #[test]
 fn a_session_where_every_run_crashed_fails_run_and_check() {
     let project = project_with("exp", &minimal("kill -SEGV $$", ""), &[]);
-    let out = project.lab_ok(&["run", "exp"], 1);
+    let out = project.lab_exits(&["run", "exp"], Exit::CheckFailed);
     assert!(
         stderr(&out).contains("produced a valid measurement"),
         "{}",
         stderr(&out)
     );
-    let check = project.lab_ok(&["check", "exp"], 1);
+    let check = project.lab_exits(&["check", "exp"], Exit::CheckFailed);
     assert!(
         stdout(&check)
             .contains("no run produced a valid measurement (3 of 3 planned runs finished)")
@@ -128,9 +130,9 @@ fn start_and_wait(project: &common::Project, marker: &str) -> std::process::Chil
 #[test]
 fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
     for (signal, code) in [
-        (libc::SIGHUP, 129),
-        (libc::SIGTERM, 143),
-        (libc::SIGINT, 130),
+        (libc::SIGHUP, Exit::Signal(libc::SIGHUP)),
+        (libc::SIGTERM, Exit::Signal(libc::SIGTERM)),
+        (libc::SIGINT, Exit::Signal(libc::SIGINT)),
     ] {
         let script = "echo $$ >> leaders; exec sleep 1000";
         let project = project_with("exp", &minimal(script, ""), &[]);
@@ -138,12 +140,7 @@ fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
         // SAFETY: signalling the child we started.
         unsafe { libc::kill(lab.id() as i32, signal) };
         let out = lab.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "signal {signal}: {}",
-            stderr(&out)
-        );
+        assert_eq!(exit_of(&out), code, "signal {signal}: {}", stderr(&out));
         assert!(stderr(&out).contains("--resume"));
         for pid in pids(&project, "leaders") {
             assert!(
@@ -152,7 +149,7 @@ fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
             );
         }
         // Nothing finished, so nothing is valid: `lab check` says so.
-        let check = project.lab_ok(&["check", "exp"], 1);
+        let check = project.lab_exits(&["check", "exp"], Exit::CheckFailed);
         assert!(stdout(&check).contains("no run produced a valid measurement (0 of 3"));
     }
 }
@@ -197,10 +194,10 @@ fn runs_that_tamper_with_the_session_are_caught_and_undone() {
             format!("s=$(ls -d ../../data/exp/2*/); {tamper}; sleep 0.2; echo '{{\"v\": 1}}'");
         let project = project_with("exp", &minimal(&script, ""), &[]);
         let out = project.lab(&["run", "exp"]);
-        assert_eq!(out.status.code(), Some(3), "{what}: {}", stderr(&out));
+        assert_eq!(exit_of(&out), Exit::Internal, "{what}: {}", stderr(&out));
         assert!(stderr(&out).contains(expected), "{what}: {}", stderr(&out));
         // What lab wrote is back and readable; the session says it was damaged.
-        let check = project.lab_ok(&["check", "exp"], 1);
+        let check = project.lab_exits(&["check", "exp"], Exit::CheckFailed);
         assert!(
             stdout(&check).contains("no run changed the session's files"),
             "{what}"

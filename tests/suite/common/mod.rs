@@ -3,11 +3,14 @@
 
 #![allow(dead_code)]
 
+use lab::Exit;
 use lab::app::{self, Layout};
-use lab::exec::{Measurement, RunRequest, Runner};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
+
+mod fake;
+pub use fake::{FakeRun, FakeRunner, Reply};
 use std::process::{Command, Output};
 
 /// A temporary project root holding `experiments/NAME/` copies of fixtures.
@@ -61,30 +64,14 @@ impl Project {
         std::fs::write(&toml, guarded).expect("write lab.toml");
     }
 
-    /// Runs `lab ARGS` and insists it exits with `code`.
-    pub fn lab_ok(&self, args: &[&str], code: i32) -> Output {
+    /// Runs `lab ARGS` and insists it ends as `expected`.
+    pub fn lab_exits(&self, args: &[&str], expected: Exit) -> Output {
         let out = self.lab(args);
         assert_eq!(
-            out.status.code(),
-            Some(code),
-            "lab {args:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
-            out.status.code(),
+            exit_of(&out),
+            expected,
+            "lab {args:?}\nstdout:\n{}\nstderr:\n{}",
             String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    /// Runs `lab run ARGS` and insists it finished its work: exit 0, or 1 when a check failed
-    /// (which a loaded test machine can cause), never a usage error or a crash.
-    pub fn lab_run(&self, args: &[&str]) -> Output {
-        let mut all = vec!["run"];
-        all.extend(args);
-        let out = self.lab(&all);
-        assert!(
-            matches!(out.status.code(), Some(0 | 1)),
-            "lab {all:?} exited {:?}\nstderr:\n{}",
-            out.status.code(),
             String::from_utf8_lossy(&out.stderr)
         );
         out
@@ -112,6 +99,17 @@ impl Project {
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.path(relative))
             .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
+    }
+}
+
+/// How a finished `lab` process ended: its exit status as an [`Exit`], or the signal that
+/// killed it.
+pub fn exit_of(out: &Output) -> Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (out.status.code(), out.status.signal()) {
+        (Some(code), _) => Exit::from_code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        (None, None) => unreachable!("a process ends by a status or a signal"),
     }
 }
 
@@ -218,34 +216,27 @@ pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
 }
 
 /// `bench.sh VARIANT GAP` as a seeded stream: about `base` ms (GAP percent more for slow),
-/// each run off by 8%.
-pub struct Timed {
-    pub rng: ChaCha8Rng,
-    pub base: f64,
+/// each run off by 8% (a sum of twelve uniforms, as the script draws it).
+pub fn timed(base: f64, seed: u64) -> FakeRunner {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    FakeRunner::new(move |run| match run.request.argv {
+        [_, _, _, gap] => {
+            let gap: f64 = gap.parse().unwrap();
+            Reply::ms(base * (1.0 + gap / 100.0) * (1.0 + 0.08 * twelve_uniforms(&mut rng)))
+        }
+        // The calibration spawns `true`.
+        _ => Reply::ms(0.001),
+    })
 }
 
-impl Runner for Timed {
-    fn run(&mut self, request: &RunRequest) -> Measurement {
-        let ms = match request.argv {
-            [_, _, _, gap] => {
-                let gap: f64 = gap.parse().unwrap();
-                let z: f64 = (0..12).map(|_| self.rng.r#gen::<f64>()).sum::<f64>() - 6.0;
-                self.base * (1.0 + gap / 100.0) * (1.0 + 0.08 * z)
-            }
-            _ => 0.001,
-        };
-        std::fs::write(request.stdout, format!("{{\"ms\": {ms:.3}}}\n")).unwrap();
-        std::fs::write(request.stderr, "").unwrap();
-        clean_measurement((ms * 1e6) as u64)
-    }
+/// A sum of twelve uniforms less six: about normal, mean 0 and deviation 1.
+pub fn twelve_uniforms(rng: &mut ChaCha8Rng) -> f64 {
+    (0..12).map(|_| rng.r#gen::<f64>()).sum::<f64>() - 6.0
 }
 
 /// One session whose runs take about `base` ms, from the seeded stream `seed`.
 pub fn timed_session(layout: &Layout, base: f64, seed: u64) {
-    let mut runner = Timed {
-        rng: ChaCha8Rng::seed_from_u64(seed),
-        base,
-    };
+    let mut runner = timed(base, seed);
     app::run(
         layout,
         Path::new("sampled"),
