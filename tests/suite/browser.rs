@@ -1,17 +1,15 @@
+// Over 500 lines: one Chromium session per test, with the pixel and layout readers it needs beside it.
 //! The built HTML book checked in a real browser: headless Chromium screenshots, dumps and
 //! measures the chapters of fixture experiments, and the test asserts the charts render, the
 //! verdict marks show, commands stay verbatim, the page fits screens of 1400, 800 and 400 px
 //! and text from run output stays text.
 
-use crate::common;
+use crate::common::Project;
 use lab::Exit;
-
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-use common::Project;
 
 /// How long one Chromium call may take before the test kills it and fails.
 const CHROMIUM_DEADLINE: Duration = Duration::from_secs(60);

@@ -77,7 +77,7 @@ expect = "a > 0.1 * b"
     );
 
     // The same as JSON, and the built-in metrics in the stored analysis.
-    let out = project.lab(&["run", "sorting", "--quiet", "--json"]);
+    let out = project.lab_exits(&["run", "sorting", "--quiet", "--json"], Exit::Ok);
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["metric"], "wall_s");
     assert_eq!(summary["cells"].as_array().unwrap().len(), 2);

@@ -73,6 +73,17 @@ fn the_analysis_json_of_a_fake_session() {
 }
 
 #[test]
+fn the_terminal_summary_of_a_fake_session() {
+    let project = tiny_session();
+    let layout = Layout::new(project.root());
+    let dir = layout.experiment_dir(Path::new("tiny")).unwrap();
+    let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    let chapter = layout.book().join("src/tiny/index.md");
+    let text = app::summary_text(&app::summarise(&assessed, &chapter));
+    redacted(&project).bind(|| insta::assert_snapshot!("tiny_summary", text));
+}
+
+#[test]
 fn lab_check_json_of_a_fake_session() {
     let project = tiny_session();
     let out = project.lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed);

@@ -182,8 +182,8 @@ fn every_hostile_config_is_refused_with_its_place_and_nothing_is_written() {
             let err = stderr(&out);
             if exit_of(&out) != Exit::Usage || !err.contains(expected) {
                 failures.push(format!(
-                    "{what} ({args:?}): exit {:?}, stderr:\n{err}",
-                    out.status.code()
+                    "{what} ({args:?}): {:?}, stderr:\n{err}",
+                    exit_of(&out)
                 ));
             }
         }
