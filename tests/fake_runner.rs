@@ -72,7 +72,9 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
         triples_at_two: 0,
     };
     let options = common::quiet_run("tiny");
-    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
+    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake)
+        .map(lab::error::Exit::code)
+        .unwrap();
     assert_eq!(
         code, 1,
         "the tiny fixture's second hypothesis fails by design"
@@ -147,7 +149,9 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
         calls_by_cell: Default::default(),
     };
     let options = common::quiet_run("tiny");
-    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
+    let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy)
+        .map(lab::error::Exit::code)
+        .unwrap();
     assert_eq!(code, 1, "the machine was busy during every triple n=1 run");
     // double n=2: 4 planned runs and one again; triple n=1: 4 planned, each again twice.
     assert_eq!(busy.calls_by_cell["double 2"], 5);

@@ -61,7 +61,9 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
         ..common::quiet_run("ab")
     };
     let mut runner = Costs(ChaCha8Rng::seed_from_u64(7));
-    let code = app::run(&layout, Path::new("ab"), &opts, &mut runner).unwrap();
+    let code = app::run(&layout, Path::new("ab"), &opts, &mut runner)
+        .map(lab::error::Exit::code)
+        .unwrap();
     let dir = layout.experiment_dir(Path::new("ab")).unwrap();
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
     let revisions = a.session.manifest.revisions.as_ref().unwrap();

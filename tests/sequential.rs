@@ -70,7 +70,9 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
     let project = common::Project::with_fixtures(&["sampled"]);
     let layout = Layout::new(project.root());
     let mut noisy = Noisy::new();
-    let code = app::run(&layout, Path::new("sampled"), &options(None), &mut noisy).unwrap();
+    let code = app::run(&layout, Path::new("sampled"), &options(None), &mut noisy)
+        .map(lab::error::Exit::code)
+        .unwrap();
     assert_eq!(code, 0);
 
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
@@ -155,6 +157,7 @@ fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
         &options(Some("even")),
         &mut noisy,
     )
+    .map(lab::error::Exit::code)
     .unwrap();
     assert_eq!(code, 0, "an undecided hypothesis is not a failure");
     // Looks at 3, 5 and 8 runs per cell: 16 runs, and none after the budget.
