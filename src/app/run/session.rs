@@ -5,9 +5,9 @@
 use super::options::RunOptions;
 use super::start::{self, Opened, Target, session_name};
 use super::{estimate, host};
-use crate::app::Layout;
 use crate::app::report::{ChapterOutcome, ReportOptions, report};
 use crate::app::slurm::{self, Engine};
+use crate::app::{Layout, revs};
 use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
@@ -42,7 +42,7 @@ struct Finished {
 enum Measured {
     /// Every planned run finished and the chapter was written.
     Done(Finished),
-    /// The user stopped it, by this signal.
+    /// The user stopped it: lab ends by the signal it sent.
     Interrupted(Exit),
 }
 
@@ -68,8 +68,8 @@ impl<'a> RunSession<'a> {
         host::check_cpus(&exp)?;
         host::check_jobs(&exp, opts, opts.revs.is_some())?;
         let (exp, revisions) = match opts.revs {
-            Some(revs) if !opts.resume => {
-                let (exp, revisions) = crate::app::revs::across(layout, exp, revs, opts.threshold)?;
+            Some(names) if !opts.resume => {
+                let (exp, revisions) = revs::across(layout, exp, names, opts.threshold)?;
                 (exp, Some(revisions))
             }
             _ => (exp, None),
