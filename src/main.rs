@@ -4,7 +4,7 @@
 use clap::Parser;
 use lab::app::{self, Engine, Layout, ReportOptions, RunOptions, SlurmOptions};
 use lab::cli::{Cli, Command, Engine as CliEngine};
-use lab::error::{EXIT_OK, LabError};
+use lab::error::{EXIT_OK, Exit, LabError};
 use lab::exec::ProcessRunner;
 use std::process::ExitCode;
 
@@ -77,9 +77,9 @@ fn dispatch(cli: &Cli, layout: &Layout) -> Result<i32, LabError> {
                 on,
                 jobs: usize::from(*jobs),
             };
-            app::run(layout, experiment, &opts, &mut ProcessRunner)
+            app::run(layout, experiment, &opts, &mut ProcessRunner).map(Exit::code)
         }
-        Command::RunShard { session, index } => app::run_shard(session, *index),
+        Command::RunShard { session, index } => app::run_shard(session, *index).map(Exit::code),
         Command::Report {
             experiments,
             session,

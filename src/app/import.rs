@@ -486,8 +486,7 @@ fn write_session(
         session.append(planned, &row, &samples)?;
     }
     let mut finished = manifest;
-    finished.complete = true;
-    finished.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+    finished.end(true);
     session.finish(&finished)?;
     Ok(session.dir.clone())
 }
@@ -573,27 +572,9 @@ fn manifest(
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Manifest {
-        lab_version: env!("CARGO_PKG_VERSION").to_string(),
-        experiment: exp.name.clone(),
-        experiment_file_hash: exp.source_hash.clone(),
         profile: None,
-        command: opts.command_line.clone(),
-        seed: exp.seed,
         order: "imported".into(),
-        planned_runs,
-        git: store::git_state(&exp.dir),
-        host: recorded_host(&imported.context),
         load_before: String::new(),
-        load_after: None,
-        started_utc: store::utc_timestamp(started),
-        finished_utc: None,
-        complete: false,
-        resumed: 0,
-        derived_from: None,
-        damaged: None,
-        label: None,
-        jobs: None,
-        revisions: None,
         imported: Some(ImportRecord {
             tool: imported.format.tool().to_string(),
             version: imported.tool_version.clone(),
@@ -601,10 +582,13 @@ fn manifest(
             context: imported.context.clone(),
             summary_only: imported.benchmarks.iter().any(|b| b.summary_only),
         }),
-        versions: Vec::new(),
-        build: None,
-        calibration: None,
-        cluster: None,
+        ..Manifest::new(
+            exp,
+            &opts.command_line,
+            planned_runs,
+            recorded_host(&imported.context),
+            started,
+        )
     })
 }
 

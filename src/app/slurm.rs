@@ -3,12 +3,12 @@
 //! array task each; every task calibrates on its node and runs its shard exactly as a local
 //! session runs, into its own shard folder; lab then merges the shards into the session.
 
-use crate::config;
-use crate::error::{LabError, Result};
+use crate::config::{self, Experiment};
+use crate::error::{Exit, LabError, Result};
 use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
 use crate::exec::{self, Ending, ProcessRunner, Progress};
 use crate::plan::{Plan, PlannedRun};
-use crate::store::{self, Cluster, Manifest, Node, SessionWriter, ShardSet};
+use crate::store::{self, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -41,84 +41,105 @@ pub(super) fn available() -> Result<()> {
         .map_err(|e| LabError::Usage(format!("{e:#}")))
 }
 
-/// Measures `todo` on the cluster, then merges what the shards hold into `session`. Runs the
-/// session already holds (merged before an interruption) are not submitted again.
-pub(super) fn execute(
-    exp_dir: &Path,
-    todo: &[PlannedRun],
-    session: &mut SessionWriter,
-    manifest: &mut Manifest,
-    opts: &SlurmOptions,
-    progress: &Progress,
-) -> Result<Ending> {
-    let experiment_dir = absolute(exp_dir)?;
-    let mut set = ShardSet::read_or_new(&session.dir, &experiment_dir)?;
-    set.experiment_dir = experiment_dir;
-    set.write(&session.dir)?;
-    let held = merge(session, manifest)?;
-    let remaining: Vec<PlannedRun> = todo
-        .iter()
-        .filter(|r| !held.contains(&r.id))
-        .cloned()
-        .collect();
-    if remaining.is_empty() {
-        return Ok(Ending::Complete);
-    }
-    let shards: Vec<Vec<String>> = cluster::shards(&remaining, opts.nodes)
-        .into_iter()
-        .map(|runs| runs.into_iter().map(|r| r.id).collect())
-        .collect();
-    let tasks = set.add(shards);
-    set.write(&session.dir)?;
-    let submission = submission(&session.dir, &manifest.experiment, opts)?;
-    let watch = Watch {
-        dir: &session.dir,
-        set: &set,
-        tasks: &tasks,
-        progress,
-    };
-    let mut jobs = manifest
-        .cluster
-        .as_ref()
-        .map_or_else(Vec::new, |c| c.jobs.clone());
-    let watched = cluster::run_array(&mut Slurm, &submission, &tasks, &watch, &mut jobs);
-    record_jobs(manifest, jobs);
-    let watched = match watched {
-        Ok(w) => w,
-        Err(e) => {
-            manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
-            session.finish(manifest)?;
-            return Err(LabError::Other(anyhow::anyhow!(
-                "{e:#}\n  session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits its runs again",
-                session.dir.display(),
-                exp_dir.display()
-            )));
+/// Where a session's runs go to the cluster: the experiment they belong to, what `--on slurm`
+/// asks, and the progress shown while they run.
+pub(super) struct ClusterRun<'a> {
+    pub exp_dir: &'a Path,
+    pub opts: &'a SlurmOptions,
+    pub progress: &'a Progress,
+}
+
+impl ClusterRun<'_> {
+    /// Measures `todo` on the cluster, then merges what the shards hold into `session`. Runs
+    /// the session already holds (merged before an interruption) are not submitted again.
+    pub(super) fn execute(
+        &self,
+        todo: &[PlannedRun],
+        session: &mut SessionWriter,
+        manifest: &mut Manifest,
+    ) -> Result<Ending> {
+        let experiment_dir = absolute(self.exp_dir)?;
+        let mut set = ShardSet::read_or_new(&session.dir, &experiment_dir)?;
+        set.experiment_dir = experiment_dir;
+        set.write(&session.dir)?;
+        let held = merge(session, manifest)?;
+        let remaining: Vec<PlannedRun> = todo
+            .iter()
+            .filter(|r| !held.contains(&r.id))
+            .cloned()
+            .collect();
+        if remaining.is_empty() {
+            return Ok(Ending::Complete);
         }
-    };
-    let held = merge(session, manifest)?;
-    let missing: Vec<&str> = remaining
-        .iter()
-        .filter(|r| !held.contains(&r.id))
-        .map(|r| r.id.as_str())
-        .collect();
-    match watched {
-        Watched::Interrupted => Ok(Ending::Interrupted),
-        Watched::Complete if missing.is_empty() => Ok(Ending::Complete),
-        Watched::Complete | Watched::GivenUp(_) => {
-            manifest.complete = false;
-            manifest.finished_utc = Some(store::utc_timestamp(store::now_unix_ms()));
+        let watched = self.submit(&remaining, &mut set, session, manifest)?;
+        let held = merge(session, manifest)?;
+        let missing: Vec<&str> = remaining
+            .iter()
+            .filter(|r| !held.contains(&r.id))
+            .map(|r| r.id.as_str())
+            .collect();
+        match watched {
+            Watched::Interrupted => Ok(Ending::Interrupted),
+            Watched::Complete if missing.is_empty() => Ok(Ending::Complete),
+            Watched::Complete | Watched::GivenUp(_) => {
+                manifest.end(false);
+                session.finish(manifest)?;
+                Err(self.gave_up(&missing, remaining.len(), &session.dir))
+            }
+        }
+    }
+
+    /// Splits `remaining` into new shards of `set`, submits them as one array job and
+    /// watches it to its end; a job the cluster refused leaves the session incomplete.
+    fn submit(
+        &self,
+        remaining: &[PlannedRun],
+        set: &mut ShardSet,
+        session: &mut SessionWriter,
+        manifest: &mut Manifest,
+    ) -> Result<Watched> {
+        let shards: Vec<Vec<String>> = cluster::shards(remaining, self.opts.nodes)
+            .into_iter()
+            .map(|runs| runs.into_iter().map(|r| r.id).collect())
+            .collect();
+        let tasks = set.add(shards);
+        set.write(&session.dir)?;
+        let submission = submission(&session.dir, &manifest.experiment, self.opts)?;
+        let watch = Watch {
+            dir: &session.dir,
+            set,
+            tasks: &tasks,
+            progress: self.progress,
+        };
+        let mut jobs = manifest
+            .cluster
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.jobs.clone());
+        let watched = cluster::run_array(&mut Slurm, &submission, &tasks, &watch, &mut jobs);
+        record_jobs(manifest, jobs);
+        watched.or_else(|e| {
+            manifest.end(false);
             session.finish(manifest)?;
             Err(LabError::Other(anyhow::anyhow!(
-                "{} of {} runs did not finish on the cluster after {} resubmissions: {}\n  each shard's Slurm output is in {}; session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits the missing runs again",
-                missing.len(),
-                remaining.len(),
-                cluster::RESUBMISSIONS,
-                abbreviated(&missing),
-                session.dir.join(store::SHARDS).display(),
+                "{e:#}\n  session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits its runs again",
                 session.dir.display(),
-                exp_dir.display()
+                self.exp_dir.display()
             )))
-        }
+        })
+    }
+
+    /// The error for runs still missing after the cluster gave up on them.
+    fn gave_up(&self, missing: &[&str], submitted: usize, session_dir: &Path) -> LabError {
+        LabError::Other(anyhow::anyhow!(
+            "{} of {} runs did not finish on the cluster after {} resubmissions: {}\n  each shard's Slurm output is in {}; session {} is kept incomplete\n  hint: `lab run {} --on slurm --resume` submits the missing runs again",
+            missing.len(),
+            submitted,
+            cluster::RESUBMISSIONS,
+            abbreviated(missing),
+            session_dir.join(store::SHARDS).display(),
+            session_dir.display(),
+            self.exp_dir.display()
+        ))
     }
 }
 
@@ -232,8 +253,8 @@ impl cluster::Shards for Watch<'_> {
 
 /// `lab run-shard SESSION INDEX`, run by a Slurm task on its node: calibrates there, then runs
 /// the shard's runs one process each into `SESSION/shards/INDEX/`, continuing a folder a lost
-/// task left behind. Returns the exit code.
-pub fn run_shard(session_dir: &Path, index: usize) -> Result<i32> {
+/// task left behind. Returns how lab ends.
+pub fn run_shard(session_dir: &Path, index: usize) -> Result<Exit> {
     let stored = store::load_session(session_dir)?;
     let set = ShardSet::read(session_dir)?;
     let Some(ids) = set.shards.get(index) else {
@@ -243,22 +264,7 @@ pub fn run_shard(session_dir: &Path, index: usize) -> Result<i32> {
             set.shards.len()
         )));
     };
-    let Some(sealed) = stored.sealed.clone() else {
-        return Err(LabError::Usage(format!(
-            "session {} keeps no sealed lab.toml to run its shards with",
-            session_dir.display()
-        )));
-    };
-    let file = session_dir.join(store::SEALED).join(config::FILE_NAME);
-    let mut exp = config::parse(
-        &sealed.lab_toml,
-        &file,
-        &set.experiment_dir,
-        stored.manifest.profile.as_deref(),
-    )?;
-    // A run a busy node disturbed is judged invalid, not planned again: run ids are shared by
-    // all shards, and a shard cannot number a new run without colliding with another's.
-    exp.requeue = 0;
+    let exp = shard_experiment(&stored, &set)?;
     let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     let runs: Vec<PlannedRun> = stored
         .plan
@@ -270,44 +276,89 @@ pub fn run_shard(session_dir: &Path, index: usize) -> Result<i32> {
     let node = node_name();
     let dir = store::shard_dir(session_dir, index);
     let mut runner = ProcessRunner;
-    let (mut writer, mut manifest, todo) = if dir.join(store::MANIFEST).is_file() {
+    let mut shard = if dir.join(store::MANIFEST).is_file() {
         reopen_shard(&dir, &runs, &node)?
     } else {
-        let manifest = shard_manifest(&stored.manifest, runs.len(), &node, &mut runner);
-        let plan = Plan {
-            runs: runs.clone(),
-            ..stored.plan.clone()
-        };
-        let params = exp.params.iter().map(|p| p.name.clone()).collect();
-        let writer = SessionWriter::create(dir.clone(), &manifest, &plan, params, &sealed)?;
-        (writer, manifest, runs.clone())
+        new_shard(dir.clone(), &stored, &exp, runs, &node, &mut runner)?
     };
-    writer.on_node(&node);
+    shard.writer.on_node(&node);
     let progress = Progress::new(stored.manifest.planned_runs, false);
     progress.note(&format!(
         "shard {index} on {node}: {} runs to go in {}",
-        todo.len(),
+        shard.todo.len(),
         dir.display()
     ));
-    let ending = exec::execute(&exp, &todo, &mut writer, &mut runner, &progress)?;
+    let ending = exec::execute(&exp, &shard.todo, &mut shard.writer, &mut runner, &progress)?;
     exec::restore_signals();
     progress.done();
-    super::run::record_ending(&mut manifest, &ending);
-    writer.finish(&manifest)?;
+    ending.record(&mut shard.manifest);
+    shard.writer.finish(&shard.manifest)?;
     match ending {
-        Ending::Complete => Ok(crate::error::EXIT_OK),
-        Ending::Interrupted => Ok(exec::interrupt_exit_code()),
+        Ending::Complete => Ok(Exit::Ok),
+        Ending::Interrupted => Ok(Exit::Signal(exec::interrupt_signal())),
         Ending::Damaged(why) => Err(LabError::Other(anyhow::anyhow!("shard {index}: {why}"))),
     }
 }
 
+/// One shard's folder, open for its runs: its writer and record, and the runs still to go.
+struct Shard {
+    writer: SessionWriter,
+    manifest: Manifest,
+    todo: Vec<PlannedRun>,
+}
+
+/// The experiment a session's shards run: its sealed lab.toml, no run planned again.
+fn shard_experiment(stored: &StoredSession, set: &ShardSet) -> Result<Experiment> {
+    let sealed = sealed_of(stored)?;
+    let file = stored.dir.join(store::SEALED).join(config::FILE_NAME);
+    let mut exp = config::parse(
+        &sealed.lab_toml,
+        &file,
+        &set.experiment_dir,
+        stored.manifest.profile.as_deref(),
+    )?;
+    // A run a busy node disturbed is judged invalid, not planned again: run ids are shared by
+    // all shards, and a shard cannot number a new run without colliding with another's.
+    exp.requeue = 0;
+    Ok(exp)
+}
+
+/// The files a session sealed, which its shards run with.
+fn sealed_of(stored: &StoredSession) -> Result<&Sealed> {
+    stored.sealed.as_ref().ok_or_else(|| {
+        LabError::Usage(format!(
+            "session {} keeps no sealed lab.toml to run its shards with",
+            stored.dir.display()
+        ))
+    })
+}
+
+/// A shard folder created for `runs` on this node, calibrated here.
+fn new_shard(
+    dir: PathBuf,
+    stored: &StoredSession,
+    exp: &Experiment,
+    runs: Vec<PlannedRun>,
+    node: &str,
+    runner: &mut dyn exec::Runner,
+) -> Result<Shard> {
+    let manifest = shard_manifest(&stored.manifest, runs.len(), node, runner);
+    let plan = Plan {
+        runs: runs.clone(),
+        ..stored.plan.clone()
+    };
+    let params = exp.params.iter().map(|p| p.name.clone()).collect();
+    let writer = SessionWriter::create(dir, &manifest, &plan, params, sealed_of(stored)?)?;
+    Ok(Shard {
+        writer,
+        manifest,
+        todo: runs,
+    })
+}
+
 /// A shard folder a lost task left: torn tails set aside, the node added to its record, and
 /// the runs it does not hold yet.
-fn reopen_shard(
-    dir: &Path,
-    runs: &[PlannedRun],
-    node: &str,
-) -> Result<(SessionWriter, Manifest, Vec<PlannedRun>)> {
+fn reopen_shard(dir: &Path, runs: &[PlannedRun], node: &str) -> Result<Shard> {
     store::repair(dir)?;
     let shard = store::load_session(dir)?;
     let done: BTreeSet<&str> = shard.runs.iter().map(|r| r.run_id.as_str()).collect();
@@ -323,7 +374,11 @@ fn reopen_shard(
     {
         cluster.nodes.push(this_node(node, &mut ProcessRunner));
     }
-    Ok((SessionWriter::reopen(dir.to_path_buf())?, manifest, todo))
+    Ok(Shard {
+        writer: SessionWriter::reopen(dir.to_path_buf())?,
+        manifest,
+        todo,
+    })
 }
 
 /// A shard's own record: the session's, with this node's machine and calibration.

@@ -48,10 +48,10 @@ pub fn requested() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
 }
 
-/// The exit code for the signal that stopped lab: 128 + its number (130 for Ctrl-C).
-pub fn exit_code() -> i32 {
+/// The signal that stopped lab (SIGINT when none was recorded).
+pub fn signal() -> i32 {
     match SIGNAL.load(Ordering::SeqCst) {
-        0 => 128 + libc::SIGINT,
-        s => 128 + s,
+        0 => libc::SIGINT,
+        s => s,
     }
 }

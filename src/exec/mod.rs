@@ -19,7 +19,7 @@ mod syscheck;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
-pub use interrupt::{exit_code as interrupt_exit_code, restore_default as restore_signals};
+pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use machine::MachineLoad;
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
@@ -30,7 +30,7 @@ pub use syscheck::system_check;
 
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
-use crate::store::{Exit, RunRow, SessionWriter, utc_timestamp};
+use crate::store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
 
 /// How a session's run loop ended.
@@ -40,6 +40,17 @@ pub enum Ending {
     Interrupted,
     /// A run changed the session's own files; lab restored them and stopped.
     Damaged(String),
+}
+
+impl Ending {
+    /// Writes into the manifest how the run loop ended: now, complete or not, and why it was
+    /// damaged.
+    pub fn record(&self, manifest: &mut Manifest) {
+        manifest.end(*self == Ending::Complete);
+        if let Ending::Damaged(why) = self {
+            manifest.damaged = Some(why.clone());
+        }
+    }
 }
 
 /// Runs `runs` in order, appending each to the session as it finishes. Nothing is judged

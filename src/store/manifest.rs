@@ -1,6 +1,7 @@
 //! The session manifest: everything about the machine and the experiment needed to trust or
 //! reproduce a session.
 
+use crate::config::Experiment;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -80,6 +81,52 @@ pub struct Node {
 }
 
 impl Manifest {
+    /// The record of a session of `exp` starting at `started_unix_ms` on `host`: the
+    /// experiment, the command, the repository's commit and the machine's load now; nothing
+    /// finished, built, calibrated or versioned yet.
+    pub fn new(
+        exp: &Experiment,
+        command: &str,
+        planned_runs: usize,
+        host: Host,
+        started_unix_ms: u64,
+    ) -> Manifest {
+        Manifest {
+            lab_version: env!("CARGO_PKG_VERSION").to_string(),
+            experiment: exp.name.clone(),
+            experiment_file_hash: exp.source_hash.clone(),
+            profile: exp.profile.clone(),
+            command: command.to_string(),
+            seed: exp.seed,
+            order: format!("{:?}", exp.order).to_lowercase(),
+            planned_runs,
+            git: git_state(&exp.dir),
+            host,
+            load_before: load_average(),
+            load_after: None,
+            started_utc: utc_timestamp(started_unix_ms),
+            finished_utc: None,
+            complete: false,
+            resumed: 0,
+            derived_from: None,
+            revisions: None,
+            imported: None,
+            label: None,
+            jobs: None,
+            damaged: None,
+            versions: Vec::new(),
+            build: None,
+            calibration: None,
+            cluster: None,
+        }
+    }
+
+    /// Marks the session ended now, with every planned run finished or not.
+    pub fn end(&mut self, complete: bool) {
+        self.finished_utc = Some(utc_timestamp(now_unix_ms()));
+        self.complete = complete;
+    }
+
     /// How the session came to be, in a few words: complete, incomplete, resumed, derived.
     pub fn status(&self) -> String {
         let mut parts = vec![

@@ -62,7 +62,7 @@ fn run_with_jobs(layout: &Layout, fake: &mut FakeRunner, jobs: usize) -> lab::er
         jobs,
         ..common::quiet_run("tiny")
     };
-    app::run(layout, Path::new("tiny"), &options, fake)
+    app::run(layout, Path::new("tiny"), &options, fake).map(lab::error::Exit::code)
 }
 
 fn verdict<'a>(assessed: &'a app::Assessed, name: &str) -> &'a lab::checks::CheckResult {

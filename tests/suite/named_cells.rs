@@ -165,6 +165,7 @@ fn planted_session() -> (common::Project, Assessed, i32, FakeRunner) {
         &common::quiet_run("named"),
         &mut planted,
     )
+    .map(lab::error::Exit::code)
     .unwrap();
     let dir = layout.experiment_dir(Path::new("named")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();

@@ -1,0 +1,146 @@
+//! `lab run --dry-run`: the plan as text, with how long it is expected to take, from the
+//! previous session's wall times or the duration each run's check requests.
+
+use crate::app::Layout;
+use crate::config::{self, CheckKind, Experiment, Sampling};
+use crate::plan::{self, CellKey, Plan, PlannedRun};
+use crate::render;
+use crate::stopping;
+use crate::store::{self, StoredSession};
+use std::collections::BTreeMap;
+
+/// The plan as text, with its estimated duration (run after run; with `jobs` above 1, the
+/// shortest it could take when every run found a partner on other CPUs too).
+pub(super) fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout, jobs: usize) -> String {
+    let previous = store::sessions(&layout.data_dir(&exp.name))
+        .pop()
+        .and_then(|d| store::load_session(&d).ok())
+        .map(|s| mean_wall_by_cell(&s))
+        .unwrap_or_default();
+    let mut out = String::new();
+    let mut total = 0.0;
+    let mut known = true;
+    for run in &plan.runs {
+        let estimate = estimate_seconds(exp, run, &previous);
+        total += estimate.unwrap_or(0.0);
+        known &= estimate.is_some();
+        let kind = if run.warmup { "warm-up" } else { "" };
+        out.push_str(&format!(
+            "{:>4} {} {} {kind}\n    {}\n",
+            run.position,
+            run.id,
+            run.cell(),
+            render::shell_words(&run.argv)
+        ));
+    }
+    out.push_str(&totals(plan, total, known, jobs));
+    if let Some(sampling) = &exp.sampling {
+        out.push_str(&worst_case(exp, plan, sampling, &previous));
+    }
+    out
+}
+
+/// The plan's size, order and estimated duration, `total` seconds (at least, unless every run
+/// had an estimate), and with `--jobs` the least it could take.
+fn totals(plan: &Plan, total: f64, known: bool, jobs: usize) -> String {
+    let estimate = if known {
+        format!("about {}", crate::format::seconds(total))
+    } else {
+        format!(
+            "at least {} (some runs have no estimate)",
+            crate::format::seconds(total)
+        )
+    };
+    let mut out = format!(
+        "{} runs ({} order, seed {}); estimated duration {estimate}\n",
+        plan.runs.len(),
+        format!("{:?}", plan.order).to_lowercase(),
+        plan.seed
+    );
+    if jobs > 1 {
+        out.push_str(&format!(
+            "with --jobs {jobs}: runs of variants on disjoint `cpus` go side by side, so as little as {} if every run finds partners; runs sharing CPUs still go one at a time\n",
+            crate::format::seconds(total / jobs as f64)
+        ));
+    }
+    out
+}
+
+/// The most a sampled session may run: every cell the goal depends on at `sampling.max`.
+fn worst_case(
+    exp: &Experiment,
+    plan: &Plan,
+    sampling: &Sampling,
+    previous: &BTreeMap<CellKey, f64>,
+) -> String {
+    let looks = crate::stats::sequential::schedule(exp.repetitions, sampling.max);
+    let mut keys: Vec<CellKey> = plan.runs.iter().map(PlannedRun::cell).collect();
+    keys.sort();
+    keys.dedup();
+    let cells = stopping::goal_cells(exp, sampling, &keys);
+    let more = plan::look_runs(exp, &plan.runs, looks.len() as u32, sampling.max, &cells);
+    let seconds: Option<f64> = plan
+        .runs
+        .iter()
+        .chain(&more)
+        .map(|r| estimate_seconds(exp, r, previous))
+        .sum();
+    format!(
+        "then, while the goal is unmet, looks at {} runs per cell in the {} cells it depends on; worst case {} runs ({} more){}\n",
+        looks
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        cells.len(),
+        plan.runs.len() + more.len(),
+        more.len(),
+        seconds.map_or_else(String::new, |s| format!(
+            ", about {}",
+            crate::format::seconds(s)
+        ))
+    )
+}
+
+/// The mean wall time of each cell's finished runs in a stored session, computed once.
+fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
+    let cells: BTreeMap<&str, CellKey> = session
+        .plan
+        .runs
+        .iter()
+        .map(|r| (r.id.as_str(), r.cell()))
+        .collect();
+    let mut sums: BTreeMap<CellKey, (f64, usize)> = BTreeMap::new();
+    for row in &session.runs {
+        if let Some(cell) = cells.get(row.run_id.as_str()) {
+            let entry = sums.entry(cell.clone()).or_default();
+            entry.0 += row.wall_ns as f64 / 1e9;
+            entry.1 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(cell, (sum, n))| (cell, sum / n as f64))
+        .collect()
+}
+
+/// A run's expected seconds: the mean wall time of its cell in the previous session, else
+/// what its duration check requests.
+fn estimate_seconds(
+    exp: &Experiment,
+    run: &PlannedRun,
+    previous: &BTreeMap<CellKey, f64>,
+) -> Option<f64> {
+    if let Some(seconds) = previous.get(&run.cell()) {
+        return Some(*seconds);
+    }
+    exp.checks.iter().find_map(|c| match &c.kind {
+        CheckKind::Duration { expect, .. } => {
+            let values = run.params.clone();
+            config::template::substitute(expect, &values)
+                .trim()
+                .parse()
+                .ok()
+        }
+        _ => None,
+    })
+}

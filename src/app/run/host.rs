@@ -1,0 +1,181 @@
+//! What `lab run` checks before anything is built or runs: that lab may run the experiment
+//! here, with the CPUs, `--jobs` and engine asked for, and that no other lab writes it.
+
+use super::options::RunOptions;
+use crate::app::Layout;
+use crate::app::slurm::{self, Engine};
+use crate::config::Experiment;
+use crate::error::{LabError, Result};
+use crate::exec;
+use crate::store::{self, Lock};
+
+/// An experiment of results another harness measured is imported, never run.
+pub(super) fn check_runnable(exp: &Experiment) -> Result<()> {
+    match &exp.imported {
+        Some(tool) => Err(LabError::Usage(format!(
+            "{} holds results measured by {tool}: lab does not run it\n  hint: `lab import` adds a session of {tool} results; `lab report {}` renders the chapter",
+            exp.file.display(),
+            exp.name
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Every CPU a variant asks for exists and may be used here; checked before anything runs.
+pub(super) fn check_cpus(exp: &Experiment) -> Result<()> {
+    let allowed = exec::allowed_cpus();
+    for (i, v) in exp.variants.iter().enumerate() {
+        let missing: Vec<String> = v
+            .cpus
+            .iter()
+            .flatten()
+            .filter(|c| !allowed.contains(c))
+            .map(ToString::to_string)
+            .collect();
+        if !missing.is_empty() {
+            return Err(LabError::Usage(format!(
+                "{}: `variant[{}].cpus` of {}: CPU {} cannot be used on this machine (lab may use CPUs {})\n  hint: choose CPUs from that list, or leave `cpus` out",
+                exp.file.display(),
+                i + 1,
+                v.name,
+                missing.join(", "),
+                allowed
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// With `--jobs N` above 1, every variant must be pinned to CPUs: runs execute side by side
+/// only where they cannot share one. Checked before anything runs. Runs of variants whose
+/// CPUs overlap still run one at a time, which a note says when it leaves nothing in parallel.
+pub(super) fn check_jobs(
+    exp: &Experiment,
+    opts: &RunOptions,
+    across_revisions: bool,
+) -> Result<()> {
+    if opts.jobs <= 1 {
+        return Ok(());
+    }
+    if matches!(opts.on, Engine::Slurm(_)) {
+        return Err(LabError::Usage(format!(
+            "--jobs {} cannot be combined with --on slurm: each Slurm task holds a whole node and runs its shard one run at a time\n  hint: drop --jobs; --nodes N spreads the runs over N nodes",
+            opts.jobs
+        )));
+    }
+    if across_revisions {
+        return Err(LabError::Usage(format!(
+            "--jobs {} cannot be combined with --revs: the two revisions' runs of a variant are pinned to the same CPUs, and lab compares revisions only on runs measured one at a time\n  hint: drop --jobs",
+            opts.jobs
+        )));
+    }
+    if let Some((i, v)) = exp
+        .variants
+        .iter()
+        .enumerate()
+        .find(|(_, v)| v.cpus.is_none())
+    {
+        return Err(LabError::Usage(format!(
+            "{}: `variant[{}]` ({}) declares no `cpus`, so with --jobs {} its runs could share CPUs with the runs beside them\n  hint: give every variant disjoint `cpus` (e.g. cpus = \"0\" and cpus = \"1\"), or drop --jobs",
+            exp.file.display(),
+            i + 1,
+            v.name,
+            opts.jobs
+        )));
+    }
+    let apart = exp.variants.iter().enumerate().any(|(i, a)| {
+        exp.variants[i + 1..]
+            .iter()
+            .any(|b| exec::disjoint(a.cpus.as_deref(), b.cpus.as_deref()))
+    });
+    if !apart && !opts.quiet {
+        eprintln!(
+            "note: no two variants of {} have disjoint `cpus`, so its runs still execute one at a time",
+            exp.name
+        );
+    }
+    Ok(())
+}
+
+/// A cluster measures one build: `--revs` runs only here, and `--on slurm` needs Slurm's
+/// commands.
+pub(super) fn check_engine(opts: &RunOptions) -> Result<()> {
+    if opts.on == Engine::Local {
+        return Ok(());
+    }
+    if opts.revs.is_some() {
+        return Err(LabError::Usage(
+            "--revs measures two builds side by side on this machine; it does not run --on slurm"
+                .into(),
+        ));
+    }
+    slurm::available()
+}
+
+/// The locks a measuring session holds until it ends: the experiment's writer lock and, when
+/// measuring here and no other session holds it, the machine's (released first).
+pub(super) struct Locks {
+    _machine: Option<Lock>,
+    _writer: Lock,
+}
+
+impl Locks {
+    /// The experiment's writer lock, then the machine's when the runs are measured here.
+    pub(super) fn take(layout: &Layout, exp: &Experiment, opts: &RunOptions) -> Result<Locks> {
+        let writer = writer_lock(layout, exp, &opts.command_line)?;
+        let machine = match opts.on {
+            Engine::Local => machine_lock(exp, &opts.command_line, opts.quiet)?,
+            Engine::Slurm(_) => None,
+        };
+        Ok(Locks {
+            _machine: machine,
+            _writer: writer,
+        })
+    }
+}
+
+/// The experiment's writer lock, or a refusal naming who holds it.
+fn writer_lock(layout: &Layout, exp: &Experiment, command: &str) -> Result<Lock> {
+    match store::lock_experiment(&layout.data_dir(&exp.name), command)? {
+        Ok(lock) => Ok(lock),
+        Err(held) => Err(LabError::Usage(format!(
+            "{} is being written by another lab ({}); one session of an experiment runs at a time\n  hint: wait for it to finish, or stop it (Ctrl-C keeps its finished runs)",
+            exp.name, held.holder
+        ))),
+    }
+}
+
+/// The machine-wide measuring lock; when another session holds it, a warning (two sessions
+/// measuring at once disturb each other) and no lock.
+fn machine_lock(exp: &Experiment, command: &str, quiet: bool) -> Result<Option<Lock>> {
+    match store::lock_machine(&format!("{command} ({})", exp.name))? {
+        Ok(lock) => Ok(Some(lock)),
+        Err(held) => {
+            if !quiet {
+                eprintln!(
+                    "warning: another lab session is measuring on this machine ({}); the two will disturb each other's timings",
+                    held.holder
+                );
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Unless quiet, warns of what on this machine would disturb the measurement.
+pub(super) fn warn_about(host: &store::Host, quiet: bool) {
+    if quiet {
+        return;
+    }
+    for finding in exec::system_check(
+        &exec::allowed_cpus(),
+        host.governor.as_deref(),
+        host.turbo.as_deref(),
+    ) {
+        eprintln!("warning: {finding}");
+    }
+}

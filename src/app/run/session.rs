@@ -1,0 +1,345 @@
+//! One session of `lab run` from its lab.toml to its chapter: checked, started or resumed,
+//! measured block by block (look by look for a sampled session), reported, and confirmed by
+//! a second session when it found a regression between revisions.
+
+use super::options::RunOptions;
+use super::start::{self, Opened, Target, session_name};
+use super::{estimate, host};
+use crate::app::report::{ChapterOutcome, ReportOptions, report};
+use crate::app::slurm::{self, Engine};
+use crate::app::{Layout, revs};
+use crate::config::{self, Experiment};
+use crate::error::{Exit, LabError, Result};
+use crate::exec::{self, Ending, Progress, Runner};
+use crate::plan::{self, PlannedRun};
+use crate::stopping::Next;
+use crate::store::{self, Revisions, Sealed};
+use std::path::{Path, PathBuf};
+
+/// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.
+const CONFIRMATION_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// `lab run` of one experiment: where it is, what was asked, and what it measures.
+pub(super) struct RunSession<'a> {
+    layout: &'a Layout,
+    /// The experiment as the command line named it.
+    arg: &'a Path,
+    opts: &'a RunOptions<'a>,
+    /// The experiment's folder.
+    dir: PathBuf,
+    /// The files a new session seals: its lab.toml as read now.
+    sealed: Sealed,
+    target: Target,
+}
+
+/// A session measured to its end, its chapter written.
+struct Finished {
+    name: String,
+    outcomes: Vec<ChapterOutcome>,
+}
+
+/// How measuring a session ended.
+enum Measured {
+    /// Every planned run finished and the chapter was written.
+    Done(Finished),
+    /// The user stopped it: lab ends by the signal it sent.
+    Interrupted(Exit),
+}
+
+impl<'a> RunSession<'a> {
+    /// Reads and checks the experiment `arg` names and plans its session; nothing runs yet.
+    pub(super) fn open(
+        layout: &'a Layout,
+        arg: &'a Path,
+        opts: &'a RunOptions<'a>,
+    ) -> Result<RunSession<'a>> {
+        let dir = layout.experiment_dir(arg)?;
+        let sealed = Sealed::read(&dir)?;
+        let exp = config::parse(
+            &sealed.lab_toml,
+            &dir.join(config::FILE_NAME),
+            &dir,
+            opts.profile,
+        )?;
+        for w in &exp.warnings {
+            eprintln!("warning: {w}");
+        }
+        host::check_runnable(&exp)?;
+        host::check_cpus(&exp)?;
+        host::check_jobs(&exp, opts, opts.revs.is_some())?;
+        let (exp, revisions) = match opts.revs {
+            Some(names) if !opts.resume => {
+                let (exp, revisions) = revs::across(layout, exp, names, opts.threshold)?;
+                (exp, Some(revisions))
+            }
+            _ => (exp, None),
+        };
+        let plan = plan::plan(&exp);
+        Ok(RunSession {
+            layout,
+            arg,
+            opts,
+            dir,
+            sealed,
+            target: Target {
+                exp,
+                plan,
+                revisions,
+            },
+        })
+    }
+
+    /// The plan as `--dry-run` prints it, with its estimated duration.
+    pub(super) fn describe(&self) -> String {
+        let Target { exp, plan, .. } = &self.target;
+        estimate::describe_plan(exp, plan, self.layout, self.opts.jobs)
+    }
+
+    /// Measures the session under the experiment's locks and prints its summary; a
+    /// regression between revisions, with `--confirm`, is measured again.
+    pub(super) fn measure_and_confirm(&self, runner: &mut dyn Runner) -> Result<Exit> {
+        host::check_engine(self.opts)?;
+        let _locks = host::Locks::take(self.layout, &self.target.exp, self.opts)?;
+        let first = match self.measure(&self.target, runner)? {
+            Measured::Done(finished) => finished,
+            Measured::Interrupted(exit) => return Ok(exit),
+        };
+        let failed = first.print(self.arg, self.opts)?;
+        let regressed = first.regressed();
+        if regressed && self.opts.confirm {
+            return self.confirm(&first, runner);
+        }
+        Ok(Exit::failed_if(failed || regressed))
+    }
+
+    /// A second interleaved session, of another shuffle, that confirms the regression `first`
+    /// found or does not.
+    fn confirm(&self, first: &Finished, runner: &mut dyn Runner) -> Result<Exit> {
+        let exp = Experiment {
+            seed: self.target.exp.seed ^ CONFIRMATION_SEED,
+            ..self.target.exp.clone()
+        };
+        let again = Target {
+            plan: plan::plan(&exp),
+            revisions: self.target.revisions.clone().map(|r| Revisions {
+                confirms: Some(first.name.clone()),
+                ..r
+            }),
+            exp,
+        };
+        if !self.opts.quiet {
+            eprintln!(
+                "confirming the regression with a second interleaved session (seed {})…",
+                again.exp.seed
+            );
+        }
+        let second = match self.measure(&again, runner)? {
+            Measured::Done(finished) => finished,
+            Measured::Interrupted(exit) => return Ok(exit),
+        };
+        let failed = second.print(self.arg, self.opts)?;
+        let confirmed = second.regressed();
+        if confirmed {
+            println!("regression confirmed: session {} found it too", second.name);
+        } else {
+            println!(
+                "regression not confirmed: session {} found none, so session {} is not reported as one",
+                second.name, first.name
+            );
+        }
+        Ok(Exit::failed_if(failed || confirmed))
+    }
+
+    /// Runs (or resumes) one session of `target` to its end and writes its chapter.
+    fn measure(&self, target: &Target, runner: &mut dyn Runner) -> Result<Measured> {
+        let mut open = if self.opts.resume {
+            start::resume(self.layout, self.opts, target.exp.clone())?
+        } else {
+            start::start(self.layout, self.opts, &self.sealed, target, runner)?
+        };
+        let progress = Progress::new(open.manifest.planned_runs, self.opts.quiet);
+        progress.note(&format!(
+            "session {} ({} runs to go)",
+            open.writer.dir.display(),
+            open.todo.len()
+        ));
+        if self.opts.jobs > 1 {
+            open.manifest.jobs = Some(open.manifest.jobs.unwrap_or(1).max(self.opts.jobs));
+        }
+        let ending = self.run_all(&mut open, runner, &progress)?;
+        // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
+        exec::restore_signals();
+        progress.done();
+        open.manifest.load_after = Some(store::load_average());
+        ending.record(&mut open.manifest);
+        open.writer.finish(&open.manifest)?;
+        self.conclude(&open, ending)
+    }
+
+    /// Runs the runs to go, then, while a sampled session's goal is unmet, each next look's.
+    fn run_all(
+        &self,
+        open: &mut Opened,
+        runner: &mut dyn Runner,
+        progress: &Progress,
+    ) -> Result<Ending> {
+        let todo = std::mem::take(&mut open.todo);
+        let mut ending = self.block(open, &todo, runner, progress)?;
+        while ending == Ending::Complete {
+            let Some(more) = self.next_look(open, progress)? else {
+                break;
+            };
+            open.manifest.planned_runs += more.len();
+            ending = self.block(open, &more, runner, progress)?;
+        }
+        Ok(ending)
+    }
+
+    /// Runs one block of runs where the options say: here, or on the cluster.
+    fn block(
+        &self,
+        open: &mut Opened,
+        runs: &[PlannedRun],
+        runner: &mut dyn Runner,
+        progress: &Progress,
+    ) -> Result<Ending> {
+        match &self.opts.on {
+            Engine::Local => Ok(exec::execute_side_by_side(
+                &open.exp,
+                runs,
+                &mut open.writer,
+                runner,
+                progress,
+                self.opts.jobs,
+            )?),
+            Engine::Slurm(cluster) => slurm::ClusterRun {
+                exp_dir: &self.dir,
+                opts: cluster,
+                progress,
+            }
+            .execute(runs, &mut open.writer, &mut open.manifest),
+        }
+    }
+
+    /// For a sampled session whose goal is unmet: the next look's runs, added to the plan.
+    /// The look's analysis runs while no run does, between two blocks of runs.
+    fn next_look(&self, open: &mut Opened, progress: &Progress) -> Result<Option<Vec<PlannedRun>>> {
+        let exp = &open.exp;
+        if exp.sampling.is_none() {
+            return Ok(None);
+        }
+        let stored = store::load_session(&open.writer.dir)?;
+        let Some(standing) = crate::app::session::latest_standing(&self.dir, &stored)? else {
+            return Ok(None);
+        };
+        let Next::More {
+            look,
+            runs_per_cell,
+        } = standing.next
+        else {
+            progress.note(&standing.sentence(exp));
+            return Ok(None);
+        };
+        let runs = open.writer.extend_plan_with(|planned| {
+            plan::look_runs(exp, planned, look, runs_per_cell, &standing.cells)
+        })?;
+        progress.planned_more(
+            runs.len(),
+            &format!(
+                "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; look {look} adds {} runs to bring {} cells to {runs_per_cell}",
+                standing.look,
+                standing.runs_per_cell,
+                crate::format::level(standing.level),
+                standing.unmet.len(),
+                standing.unmet.join("; "),
+                runs.len(),
+                standing.cells.len()
+            ),
+        );
+        Ok(Some(runs))
+    }
+
+    /// After the runs: an interrupted session says how to resume it, a damaged one is an
+    /// error, a complete one has its chapter written.
+    fn conclude(&self, open: &Opened, ending: Ending) -> Result<Measured> {
+        let session_dir = &open.writer.dir;
+        match ending {
+            Ending::Interrupted => {
+                eprintln!(
+                    "interrupted: every finished run is kept in {}; `lab run {}{} --resume` completes the plan",
+                    session_dir.display(),
+                    self.arg.display(),
+                    if self.opts.on == Engine::Local {
+                        ""
+                    } else {
+                        " --on slurm"
+                    }
+                );
+                return Ok(Measured::Interrupted(
+                    Exit::Signal(exec::interrupt_signal()),
+                ));
+            }
+            Ending::Damaged(why) => {
+                return Err(LabError::Other(anyhow::anyhow!(
+                    "{why}\n  lab put back what it had written and stopped; session {} is marked damaged and kept as it is",
+                    session_dir.display()
+                )));
+            }
+            Ending::Complete => {}
+        }
+        let name = session_name(session_dir);
+        let outcomes = report(
+            self.layout,
+            &ReportOptions {
+                only: std::slice::from_ref(&self.dir),
+                session: Some(&name),
+                quiet: self.opts.quiet,
+            },
+        )?;
+        if !self.opts.quiet {
+            eprintln!(
+                "wrote {}",
+                self.layout
+                    .book()
+                    .join("src")
+                    .join(&open.exp.name)
+                    .join("index.md")
+                    .display()
+            );
+        }
+        Ok(Measured::Done(Finished { name, outcomes }))
+    }
+}
+
+impl Finished {
+    /// A chapter's comparison between revisions found a regression.
+    fn regressed(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| o.summary.revisions.as_ref().is_some_and(|c| c.regressed))
+    }
+
+    /// Prints each chapter's summary (and a session across revisions' comparison); true when
+    /// a check failed or no run was valid.
+    fn print(&self, arg: &Path, opts: &RunOptions) -> Result<bool> {
+        for o in &self.outcomes {
+            if opts.json {
+                let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
+                println!("{json}");
+            } else {
+                print!("{}", crate::app::summary::text(&o.summary));
+                if let Some(c) = &o.summary.revisions {
+                    print!("{}", crate::format::terminal(&crate::app::compare::text(c)));
+                }
+            }
+            if o.valid_runs == 0 {
+                eprintln!(
+                    "error: no run of session {} produced a valid measurement (see `lab check {}`)",
+                    self.name,
+                    arg.display()
+                );
+            }
+        }
+        Ok(self.outcomes.iter().any(|o| o.summary.failed))
+    }
+}
