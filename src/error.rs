@@ -25,7 +25,11 @@ impl Exit {
     /// Every fixed ending with its status and what it means, in the order the README lists them.
     pub const TABLE: [(Exit, i32, &'static str); 4] = [
         (Exit::Ok, 0, "every check passed or could not decide"),
-        (Exit::CheckFailed, 1, "a validity check or a hypothesis failed"),
+        (
+            Exit::CheckFailed,
+            1,
+            "a validity check or a hypothesis failed",
+        ),
         (Exit::Usage, 2, "usage or configuration error"),
         (Exit::Internal, 3, "lab could not finish its own work"),
     ];
@@ -52,6 +56,34 @@ impl Exit {
         }
     }
 
+    /// The signals lab stops on, each ending as `Signal(n)` (status 128 + n), as the README
+    /// and `--help` name them.
+    pub const SIGNALS: [(i32, &'static str); 3] = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+    ];
+
+    /// The exit statuses as `lab --help` lists them, written from [`Exit::TABLE`] and
+    /// [`Exit::SIGNALS`].
+    pub fn help() -> String {
+        let fixed: Vec<String> = Exit::TABLE
+            .iter()
+            .map(|(_, code, meaning)| format!("{code} {meaning}"))
+            .collect();
+        let codes: Vec<String> = Exit::SIGNALS
+            .iter()
+            .map(|(n, _)| Exit::Signal(*n).code().to_string())
+            .collect();
+        let names: Vec<&str> = Exit::SIGNALS.iter().map(|(_, name)| *name).collect();
+        format!(
+            "Exit codes, the same for `lab run` and `lab check`: {}; {} stopped by {}.",
+            fixed.join("; "),
+            codes.join(", "),
+            names.join(", ")
+        )
+    }
+
     /// `Ok` when nothing failed, `CheckFailed` otherwise.
     pub fn failed_if(failed: bool) -> Exit {
         if failed { Exit::CheckFailed } else { Exit::Ok }
@@ -75,22 +107,28 @@ pub enum LabError {
     Usage(String),
     #[error("{0}")]
     Build(#[from] BuildError),
+    /// A mistake in the author's files found while rendering (notes.md): a usage error.
+    #[error(transparent)]
+    Authoring(anyhow::Error),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
 
 impl LabError {
-    pub fn exit_code(&self) -> i32 {
+    /// How lab ends with this error.
+    pub fn exit(&self) -> Exit {
         match self {
-            LabError::Config(_) | LabError::Usage(_) | LabError::Build(_) => EXIT_USAGE,
-            LabError::Other(e)
-                if e.downcast_ref::<crate::render::notes::NotesError>()
-                    .is_some() =>
-            {
-                EXIT_USAGE
-            }
-            LabError::Other(_) => EXIT_INTERNAL,
+            LabError::Config(_)
+            | LabError::Usage(_)
+            | LabError::Build(_)
+            | LabError::Authoring(_) => Exit::Usage,
+            LabError::Other(_) => Exit::Internal,
         }
+    }
+
+    /// The exit status lab ends with on this error.
+    pub fn exit_code(&self) -> i32 {
+        self.exit().code()
     }
 }
 
