@@ -2,6 +2,7 @@
 
 use crate::config::ConfigError;
 use crate::exec::BuildError;
+use crate::store::SessionError;
 use thiserror::Error;
 
 /// How lab ends, and the exit status each ending gives (nextest's `exit_codes` is the model:
@@ -107,6 +108,9 @@ pub enum LabError {
     Usage(String),
     #[error("{0}")]
     Build(#[from] BuildError),
+    /// A session argument that names no session, or a session list that cannot be read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
     /// A mistake in the author's files found while rendering (notes.md): a usage error.
     #[error(transparent)]
     Authoring(anyhow::Error),
@@ -121,7 +125,9 @@ impl LabError {
             LabError::Config(_)
             | LabError::Usage(_)
             | LabError::Build(_)
-            | LabError::Authoring(_) => Exit::Usage,
+            | LabError::Authoring(_)
+            | LabError::Session(SessionError::Usage(_)) => Exit::Usage,
+            LabError::Session(SessionError::Unreadable(_)) => Exit::Internal,
             LabError::Other(_) => Exit::Internal,
         }
     }

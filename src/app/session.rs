@@ -196,7 +196,7 @@ pub fn find_session(
     dir: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Option<PathBuf>> {
-    session_list(layout, dir).find(which)
+    Ok(session_list(layout, dir).find(which)?)
 }
 
 /// Loads and assesses the chosen (or latest) session; `Ok(None)` when there is none.

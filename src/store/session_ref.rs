@@ -1,12 +1,24 @@
 //! Which stored session a command means: a [`SessionRef`] as typed on the command line,
 //! resolved against an experiment's session folders (and its saved baselines).
 
-use crate::error::{LabError, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Where an experiment's named baselines are kept: name → session folder name.
 pub const BASELINES: &str = "baselines.json";
+
+/// Why a session argument names no session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The argument names no session, or several: the user's to fix.
+    #[error("{0}")]
+    Usage(String),
+    /// What lab keeps could not be read.
+    #[error(transparent)]
+    Unreadable(#[from] anyhow::Error),
+}
+
+type Result<T> = std::result::Result<T, SessionError>;
 
 /// A session named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +112,7 @@ impl SessionList {
         n.checked_sub(k)
             .map(|i| self.all[i].clone())
             .ok_or_else(|| {
-                LabError::Usage(format!(
+                SessionError::Usage(format!(
                     "{} has {n} session{}: there is no {word} one\n  hint: run `lab run {}` first",
                     self.experiment,
                     plural(n),
@@ -129,7 +141,7 @@ impl SessionList {
             .collect();
         match matching.as_slice() {
             [one] => Ok((*one).clone()),
-            _ => Err(LabError::Usage(format!(
+            _ => Err(SessionError::Usage(format!(
                 "{name} has {} session{} named like \"{wanted}\"\n  hint: sessions of {name}: {}{}",
                 if matching.is_empty() {
                     "no".to_string()
@@ -180,7 +192,7 @@ impl SessionList {
     pub fn baseline(&self, name: &str) -> Result<String> {
         let baselines = read_baselines(&self.data_dir)?;
         baselines.get(name).cloned().ok_or_else(|| {
-            LabError::Usage(format!(
+            SessionError::Usage(format!(
                 "{} has no baseline named {name:?}\n  hint: {}",
                 self.experiment,
                 if baselines.is_empty() {
@@ -209,13 +221,13 @@ fn read_baselines(data_dir: &Path) -> Result<BTreeMap<String, String>> {
     let path = data_dir.join(BASELINES);
     match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {
-            LabError::Other(anyhow::anyhow!(
+            SessionError::Unreadable(anyhow::anyhow!(
                 "{} is not a list of baselines ({e}); fix or delete it",
                 path.display()
             ))
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(e) => Err(LabError::Other(anyhow::anyhow!(
+        Err(e) => Err(SessionError::Unreadable(anyhow::anyhow!(
             "cannot read {}: {e}",
             path.display()
         ))),

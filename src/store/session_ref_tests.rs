@@ -98,7 +98,7 @@ fn a_name_or_a_unique_prefix_finds_its_session() {
 fn an_ambiguous_prefix_is_refused_with_the_sessions_listed() {
     let (_root, list) = list();
     let e = resolved(&list, "20260102").unwrap_err();
-    assert_eq!(e.exit_code(), crate::Exit::Usage.code());
+    assert!(matches!(e, SessionError::Usage(_)), "{e}");
     let e = e.to_string();
     assert!(
         e.starts_with("exp has 2 sessions named like \"20260102\""),
