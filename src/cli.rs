@@ -1,16 +1,18 @@
-//! The command line, declared in one place with no logic.
+//! The command line, declared in one place: each subcommand's arguments are an `Args` type in
+//! its own file under `app/`, and [`Command::execute`] hands them there.
 
-use clap::{Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use crate::app::{
+    BaselineArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout, ListArgs,
+    NewArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
+};
+use crate::error::{Exit, LabError, Result};
+use clap::{CommandFactory, Parser, Subcommand};
+
+pub use crate::app::Lang;
 
 /// Turns a benchmark investigation into a reproducible, publishable notebook.
-///
-/// Exit codes: 0 ok; 1 a validity check or a hypothesis failed, or no run produced a valid
-/// measurement (`lab run`, `lab check`); 2 usage or configuration error (also a failed build,
-/// a mistake in notes.md, an experiment already being run); 3 lab could not finish (I/O, a
-/// damaged session); 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 #[derive(Debug, Parser)]
-#[command(name = "lab", version, about, long_about = None, propagate_version = true)]
+#[command(name = "lab", version, about, long_about = None, propagate_version = true, after_help = Exit::help())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -20,13 +22,6 @@ pub struct Cli {
     pub quiet: bool,
 }
 
-/// Where `lab run` measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
-    Local,
-    Slurm,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Build and run an experiment, store every run, then write its book chapter and print
@@ -34,93 +29,19 @@ pub enum Command {
     #[command(
         after_help = "Examples: lab run experiments/lockstack-dip --profile quick\n          lab run experiments/lockstack-dip --revs main,HEAD --confirm   # did my change make it slower?"
     )]
-    Run {
-        /// The experiment folder (experiments/NAME) or its name.
-        experiment: PathBuf,
-        /// Apply a [profile.NAME] table of lab.toml (e.g. quick).
-        #[arg(long)]
-        profile: Option<String>,
-        /// Print the plan and its estimated duration; run nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Complete the latest unfinished session instead of starting a new one.
-        #[arg(long, conflicts_with = "dry_run")]
-        resume: bool,
-        /// Print the closing summary as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Measure two git revisions of the experiment's repository in one session, BASE,HEAD:
-        /// each is checked out in a worktree under .lab/worktrees/ and built once, and their
-        /// runs interleave. Reports HEAD/BASE per cell; exits 1 when HEAD is slower.
-        #[arg(long, value_name = "BASE,HEAD", conflicts_with = "resume")]
-        revs: Option<String>,
-        /// With --revs: changes within ± this share count as noise ("2%" or 0.02).
-        #[arg(long, default_value = "2%", requires = "revs")]
-        threshold: String,
-        /// With --revs: before reporting a regression, measure again in a second interleaved
-        /// session; the regression is reported (exit 1) only if that one finds it too.
-        #[arg(long, requires = "revs")]
-        confirm: bool,
-        /// A name for the session, shown in `lab history` and on the History page.
-        #[arg(long)]
-        label: Option<String>,
-        /// Where the runs are measured: here, or on the nodes of a Slurm cluster (the plan is
-        /// split into shards submitted as one job array; the project folder must be on a file
-        /// system the nodes share).
-        #[arg(long, value_enum, default_value = "local")]
-        on: Engine,
-        /// With --on slurm: the partition to submit to.
-        #[arg(long)]
-        partition: Option<String>,
-        /// With --on slurm: only nodes with this feature (Slurm's --constraint).
-        #[arg(long)]
-        constraint: Option<String>,
-        /// With --on slurm: split the plan into this many shards, each on a whole node, at
-        /// most this many nodes at once.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-        nodes: u16,
-        /// Let up to N runs execute at once, each pinned to its variant's `cpus`; runs start
-        /// in the planned order, and one whose CPUs a running run holds waits. Every variant
-        /// must declare `cpus`. Default 1: one run at a time.
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: u16,
-    },
+    Run(RunArgs),
     /// Run one shard of a session on the node a Slurm task was given (started by
     /// `lab run --on slurm`, not by hand).
     #[command(hide = true)]
-    RunShard {
-        /// The session folder, as every node sees it.
-        session: PathBuf,
-        /// The shard's index (the array task id).
-        index: usize,
-    },
+    RunShard(RunShardArgs),
     /// Re-render chapters from stored sessions without running anything. Each session is
     /// judged by the lab.toml it ran with.
     #[command(after_help = "Example: lab report lockstack-dip --session 20261129T233137Z-vm")]
-    Report {
-        /// Experiments to render (default: every experiment with data).
-        experiments: Vec<PathBuf>,
-        /// Render this session (its folder name under data/NAME/, or a unique prefix) instead
-        /// of the latest; needs exactly one experiment.
-        #[arg(long)]
-        session: Option<String>,
-        /// Print the analysis of the given experiment as JSON instead of writing the book.
-        #[arg(long)]
-        json: bool,
-    },
+    Report(ReportArgs),
     /// Print every check's verdict for the latest session; exit 1 if a validity check or a
     /// hypothesis failed, or no run produced a valid measurement.
     #[command(after_help = "Example: lab check lockstack-dip --json")]
-    Check {
-        /// The experiment folder or its name.
-        experiment: PathBuf,
-        /// Judge this session instead of the latest.
-        #[arg(long)]
-        session: Option<String>,
-        /// Print the verdicts as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Check(CheckArgs),
     /// Compare two sessions of an experiment: what differs between their records, then per
     /// cell the ratio B/A of a metric's medians with its 95% CI: faster, slower, or no
     /// detectable change beyond the threshold. Exit 1 when a cell got slower.
@@ -131,39 +52,12 @@ pub enum Command {
     #[command(
         after_help = "Examples: lab compare lockstack-dip previous latest --threshold 5%\n          lab compare lockstack-dip --baseline main"
     )]
-    Compare {
-        /// The experiment folder or its name.
-        experiment: PathBuf,
-        /// The baseline session (or, with --baseline, the session to compare with it).
-        a: Option<String>,
-        /// The session compared with A.
-        b: Option<String>,
-        /// Compare with the session saved as this baseline (`lab baseline`).
-        #[arg(long)]
-        baseline: Option<String>,
-        /// The metric to compare (default: the primary one).
-        #[arg(long)]
-        metric: Option<String>,
-        /// Changes within ± this share count as noise ("2%" or 0.02).
-        #[arg(long, default_value = "2%")]
-        threshold: String,
-        /// Print the comparison as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Compare(CompareArgs),
     /// Save a session under a name, to compare later sessions with (`lab compare --baseline`).
     #[command(
         after_help = "Example: lab baseline lockstack-dip main --session 20261130T081716Z-vm"
     )]
-    Baseline {
-        /// The experiment folder or its name.
-        experiment: PathBuf,
-        /// The baseline's name: letters, digits, `_`, `-`, `.`.
-        name: String,
-        /// The session to save (default: the latest).
-        #[arg(long)]
-        session: Option<String>,
-    },
+    Baseline(BaselineArgs),
     /// Follow a metric of every cell across the experiment's sessions in time order, with the
     /// steps between sessions beyond the threshold, each named by the first session and git
     /// commit after it: a regression or an improvement. Sessions measured on another kind of
@@ -171,22 +65,7 @@ pub enum Command {
     #[command(
         after_help = "Examples: lab history lockstack-dip\n          lab history lockstack-dip --check   # exit 1 if the newest session regressed"
     )]
-    History {
-        /// The experiment folder or its name.
-        experiment: PathBuf,
-        /// The metric to follow (default: the primary one).
-        #[arg(long)]
-        metric: Option<String>,
-        /// Steps within ± this share are not reported ("2%" or 0.02).
-        #[arg(long, default_value = "2%")]
-        threshold: String,
-        /// Exit 1 when the newest session stepped the wrong way.
-        #[arg(long)]
-        check: bool,
-        /// Print the history as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    History(HistoryArgs),
     /// Turn another harness's results into a lab session: every raw value kept (each process,
     /// fork or repetition a run, its iterations as iteration values), the tool and each file's
     /// SHA-256 recorded, then the usual analysis, checks and chapter. A new experiment gets a
@@ -194,89 +73,90 @@ pub enum Command {
     #[command(
         after_help = "Examples: hyperfine --export-json out.json 'sort a' 'sort b' && lab import hyperfine out.json --into sorting\n          lab import criterion target/criterion/parse --into parser"
     )]
-    Import {
-        /// The tool that wrote the files.
-        #[arg(value_enum)]
-        format: crate::import::formats::Format,
-        /// Its result files (criterion: benchmark folders or their new/sample.json).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// The experiment to add the session to (experiments/NAME, created when missing).
-        #[arg(long, value_name = "EXP")]
-        into: PathBuf,
-        /// Import only the benchmarks whose name contains this text.
-        #[arg(long, value_name = "TEXT")]
-        filter: Option<String>,
-    },
+    Import(ImportArgs),
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.
     ///
     /// Fix a metric's regex in lab.toml, then re-read the kept output.
     #[command(after_help = "Example: lab reanalyze lockstack-dip")]
-    Reanalyze {
-        /// The experiment folder or its name.
-        experiment: PathBuf,
-        /// The session to re-read (default: the latest).
-        #[arg(long)]
-        session: Option<String>,
-    },
+    Reanalyze(ReanalyzeArgs),
     /// List experiments, their sessions and the latest verdict counts.
     #[command(after_help = "Example: lab list")]
-    List,
+    List(ListArgs),
     /// Write a new experiment folder with a benchmark whose harness avoids the classic traps.
     #[command(after_help = "Example: lab new sort-vs-sort-n --lang c")]
-    New {
-        /// The experiment's name; it is created as experiments/NAME.
-        name: String,
-        /// The language of the benchmark program.
-        #[arg(long, value_enum, default_value_t = Lang::Sh)]
-        lang: Lang,
-    },
+    New(NewArgs),
     /// Print the JSON Schema of lab.toml (also committed as lab.schema.json).
     #[command(after_help = "Example: lab schema > lab.schema.json")]
-    Schema,
+    Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = "Example: lab completions bash > /etc/bash_completion.d/lab")]
-    Completions {
-        /// The shell to complete in.
-        shell: clap_complete::Shell,
-    },
+    Completions(CompletionsArgs),
     /// Print lab's manual page (roff).
     #[command(after_help = "Example: lab man | man -l -")]
-    Man,
+    Man(ManArgs),
     /// Re-render the book from stored data and build its HTML into book/book/ (no mdbook
     /// install needed).
     #[command(after_help = "Example: lab book --serve --port 3000")]
-    Book {
-        /// Render this session of the one experiment named (default: every latest session).
-        #[arg(long, requires = "experiment")]
-        session: Option<String>,
-        /// The experiment whose chapter `--session` chooses.
-        #[arg(long)]
-        experiment: Option<PathBuf>,
-        /// Then serve it on 127.0.0.1 and rebuild when data, notes or lab.toml change.
-        #[arg(long)]
-        serve: bool,
-        /// The loopback port to serve on.
-        #[arg(long, default_value_t = 3000, requires = "serve")]
-        port: u16,
-    },
+    Book(BookArgs),
 }
 
-/// The languages `lab new` writes a benchmark in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Lang {
-    Sh,
-    C,
-    Rust,
-    Java,
-    Python,
+impl Command {
+    /// Runs the command; how lab ends.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        match self {
+            Command::Run(args) => args.execute(layout, quiet),
+            Command::RunShard(args) => args.execute(layout, quiet),
+            Command::Report(args) => args.execute(layout, quiet),
+            Command::Check(args) => args.execute(layout, quiet),
+            Command::Compare(args) => args.execute(layout, quiet),
+            Command::Baseline(args) => args.execute(layout, quiet),
+            Command::History(args) => args.execute(layout, quiet),
+            Command::Import(args) => args.execute(layout, quiet),
+            Command::Reanalyze(args) => args.execute(layout, quiet),
+            Command::List(args) => args.execute(layout, quiet),
+            Command::New(args) => args.execute(layout, quiet),
+            Command::Schema(args) => args.execute(layout, quiet),
+            Command::Completions(args) => args.execute(),
+            Command::Man(args) => args.execute(),
+            Command::Book(args) => args.execute(layout, quiet),
+        }
+    }
+}
+
+/// `lab completions SHELL`: written from this declaration, so it lives beside it.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    pub shell: clap_complete::Shell,
+}
+
+impl CompletionsArgs {
+    /// Prints the completion script.
+    pub fn execute(self) -> Result<Exit> {
+        let mut command = Cli::command();
+        clap_complete::generate(self.shell, &mut command, "lab", &mut std::io::stdout());
+        Ok(Exit::Ok)
+    }
+}
+
+/// `lab man`: the manual page, written from this declaration.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {}
+
+impl ManArgs {
+    /// Prints the manual page.
+    pub fn execute(self) -> Result<Exit> {
+        let page = clap_mangen::Man::new(Cli::command());
+        page.render(&mut std::io::stdout())
+            .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the manual: {e}")))?;
+        Ok(Exit::Ok)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_is_well_formed() {
@@ -288,15 +168,96 @@ mod tests {
         assert!(Cli::try_parse_from(["lab", "run", "x", "--bogus"]).is_err());
         assert!(Cli::try_parse_from(["lab", "run", "x", "--dry-run", "--resume"]).is_err());
         let ok = Cli::try_parse_from(["lab", "run", "x", "--profile", "quick"]).unwrap();
-        assert!(matches!(ok.command, Command::Run { profile: Some(ref p), .. } if p == "quick"));
+        assert!(
+            matches!(ok.command, Command::Run(RunArgs { profile: Some(ref p), .. }) if p == "quick")
+        );
     }
 
     #[test]
     fn jobs_default_to_one_and_zero_is_refused() {
         let one = Cli::try_parse_from(["lab", "run", "x"]).unwrap();
-        assert!(matches!(one.command, Command::Run { jobs: 1, .. }));
+        assert!(matches!(one.command, Command::Run(RunArgs { jobs: 1, .. })));
         let two = Cli::try_parse_from(["lab", "run", "x", "--jobs", "2"]).unwrap();
-        assert!(matches!(two.command, Command::Run { jobs: 2, .. }));
+        assert!(matches!(two.command, Command::Run(RunArgs { jobs: 2, .. })));
         assert!(Cli::try_parse_from(["lab", "run", "x", "--jobs", "0"]).is_err());
+    }
+
+    /// The README's exit-code paragraph, its lines joined.
+    fn readme_exit_codes() -> String {
+        let readme = include_str!("../README.md");
+        let start = readme
+            .find("Exit codes, the same for `lab run` and `lab check`")
+            .expect("the README documents the exit codes");
+        let paragraph = readme[start..].split("\n\n").next().unwrap();
+        paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn the_readme_documents_every_exit_status_of_the_table() {
+        let text = readme_exit_codes();
+        for (exit, code, meaning) in Exit::TABLE {
+            assert_eq!(exit.code(), code);
+            assert_eq!(Exit::from_code(code), exit);
+            assert!(
+                text.contains(&format!("**{code}** {meaning}")),
+                "{code}: {text}"
+            );
+        }
+        let codes: Vec<String> = Exit::SIGNALS
+            .iter()
+            .map(|(n, _)| Exit::Signal(*n).code().to_string())
+            .collect();
+        assert_eq!(codes, ["129", "130", "143"]);
+        assert!(
+            text.contains(&format!("**{}** stopped by", codes.join(", "))),
+            "{text}"
+        );
+        for (_, name) in Exit::SIGNALS {
+            assert!(text.contains(name), "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn the_help_lists_the_exit_statuses_from_the_table() {
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains(&Exit::help()), "{help}");
+        for (_, code, meaning) in Exit::TABLE {
+            assert!(help.contains(&format!("{code} {meaning}")), "{help}");
+        }
+        assert!(
+            help.contains("129, 130, 143 stopped by SIGHUP, SIGINT, SIGTERM"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn thresholds_and_sessions_are_parsed_by_clap() {
+        let ok = Cli::try_parse_from([
+            "lab",
+            "compare",
+            "x",
+            "previous",
+            "abc1",
+            "--threshold",
+            "5%",
+        ]);
+        let Command::Compare(args) = ok.unwrap().command else {
+            panic!("not compare");
+        };
+        assert_eq!(args.a, Some(crate::store::SessionRef::Previous));
+        assert_eq!(args.b, Some(crate::store::SessionRef::Named("abc1".into())));
+        assert!((args.threshold - 0.05).abs() < 1e-12);
+        let bad = Cli::try_parse_from(["lab", "history", "x", "--threshold", "150%"]).unwrap_err();
+        assert_eq!(bad.exit_code(), Exit::Usage.code());
+        assert!(
+            bad.to_string().contains("is not a share from 0 up to 100%"),
+            "{bad}"
+        );
+        let revs = Cli::try_parse_from(["lab", "run", "x", "--revs", "HEAD"]).unwrap_err();
+        assert!(
+            revs.to_string()
+                .contains("name two different git revisions"),
+            "{revs}"
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::config::ConfigError;
 use crate::exec::BuildError;
+use crate::store::SessionError;
 use thiserror::Error;
 
 /// How lab ends, and the exit status each ending gives (nextest's `exit_codes` is the model:
@@ -56,6 +57,34 @@ impl Exit {
         }
     }
 
+    /// The signals lab stops on, each ending as `Signal(n)` (status 128 + n), as the README
+    /// and `--help` name them.
+    pub const SIGNALS: [(i32, &'static str); 3] = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+    ];
+
+    /// The exit statuses as `lab --help` lists them, written from [`Exit::TABLE`] and
+    /// [`Exit::SIGNALS`].
+    pub fn help() -> String {
+        let fixed: Vec<String> = Exit::TABLE
+            .iter()
+            .map(|(_, code, meaning)| format!("{code} {meaning}"))
+            .collect();
+        let codes: Vec<String> = Exit::SIGNALS
+            .iter()
+            .map(|(n, _)| Exit::Signal(*n).code().to_string())
+            .collect();
+        let names: Vec<&str> = Exit::SIGNALS.iter().map(|(_, name)| *name).collect();
+        format!(
+            "Exit codes, the same for `lab run` and `lab check`: {}; {} stopped by {}.",
+            fixed.join("; "),
+            codes.join(", "),
+            names.join(", ")
+        )
+    }
+
     /// `Ok` when nothing failed, `CheckFailed` otherwise.
     pub fn failed_if(failed: bool) -> Exit {
         if failed { Exit::CheckFailed } else { Exit::Ok }
@@ -79,22 +108,33 @@ pub enum LabError {
     Usage(String),
     #[error("{0}")]
     Build(#[from] BuildError),
+    /// A session argument that names no session, or a session list that cannot be read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A mistake in the author's files found while rendering (notes.md): a usage error.
+    #[error(transparent)]
+    Authoring(anyhow::Error),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
 
 impl LabError {
-    pub fn exit_code(&self) -> i32 {
+    /// How lab ends with this error.
+    pub fn exit(&self) -> Exit {
         match self {
-            LabError::Config(_) | LabError::Usage(_) | LabError::Build(_) => EXIT_USAGE,
-            LabError::Other(e)
-                if e.downcast_ref::<crate::render::notes::NotesError>()
-                    .is_some() =>
-            {
-                EXIT_USAGE
-            }
-            LabError::Other(_) => EXIT_INTERNAL,
+            LabError::Config(_)
+            | LabError::Usage(_)
+            | LabError::Build(_)
+            | LabError::Authoring(_)
+            | LabError::Session(SessionError::Usage(_)) => Exit::Usage,
+            LabError::Session(SessionError::Unreadable(_)) => Exit::Internal,
+            LabError::Other(_) => Exit::Internal,
         }
+    }
+
+    /// The exit status lab ends with on this error.
+    pub fn exit_code(&self) -> i32 {
+        self.exit().code()
     }
 }
 

@@ -22,7 +22,6 @@ pub mod history;
 pub mod import;
 pub mod plan;
 pub mod render;
-pub mod serve;
 pub mod stats;
 pub mod stopping;
 pub mod store;

@@ -7,11 +7,43 @@ use super::session::{Assessed, analysed};
 use crate::analysis::Analysis;
 use crate::compare::chosen_metric;
 use crate::config::Experiment;
-use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
+use crate::error::{Exit, LabError, Result};
 use crate::format::{number, percent, ratio};
 use crate::history::{Entry, History, history};
 use crate::store::{self, StoredSession};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {
+    /// The experiment folder or its name.
+    pub experiment: PathBuf,
+    /// The metric to follow (default: the primary one).
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Steps within ± this share are not reported ("2%" or 0.02).
+    #[arg(long, default_value = "2%", value_parser = super::run_command::threshold)]
+    pub threshold: f64,
+    /// Exit 1 when the newest session stepped the wrong way.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the history as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl HistoryArgs {
+    /// `lab history`: prints the history; with `--check`, fails on a regression.
+    pub fn execute(self, layout: &Layout, _quiet: bool) -> Result<Exit> {
+        let opts = HistoryOptions {
+            metric: self.metric.as_deref(),
+            threshold: self.threshold,
+            check: self.check,
+        };
+        let (text, exit) = run_history(layout, &self.experiment, &opts, self.json)?;
+        print!("{text}");
+        Ok(exit)
+    }
+}
 
 /// What `lab history` was asked.
 pub struct HistoryOptions<'a> {
@@ -139,13 +171,13 @@ pub fn history_of(
     Ok(Some(history(experiment, &entries, metric, threshold)))
 }
 
-/// `lab history`: the text (or JSON) and the exit code.
+/// `lab history`: the text (or JSON) and how lab ends.
 pub fn run_history(
     layout: &Layout,
     arg: &Path,
     opts: &HistoryOptions,
     json: bool,
-) -> Result<(String, i32)> {
+) -> Result<(String, Exit)> {
     let dir = layout.experiment_dir(arg)?;
     let name = crate::config::experiment_name(&dir);
     let all = sessions(layout, &dir);
@@ -162,17 +194,13 @@ pub fn run_history(
             dir.display()
         )));
     };
-    let code = if opts.check && h.regressed_latest {
-        EXIT_CHECK_FAILED
-    } else {
-        EXIT_OK
-    };
+    let exit = Exit::failed_if(opts.check && h.regressed_latest);
     let text = if json {
         serde_json::to_string_pretty(&h).map_err(anyhow::Error::from)? + "\n"
     } else {
         crate::format::terminal(&text(&h, &sessions.left_out))
     };
-    Ok((text, code))
+    Ok((text, exit))
 }
 
 /// The history as text: the sessions, then one line per cell with its steps.

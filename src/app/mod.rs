@@ -1,28 +1,49 @@
 //! The commands, each a straight line through the pipeline: config → plan → exec → store →
-//! analysis → checks → render. `run` measures; `report` only reads what was stored.
+//! analysis → checks → render. `run` measures; `report` only reads what was stored. Each
+//! subcommand's arguments live in its own file as `Args` with `execute(self, &Layout, quiet)`.
 
+mod baseline;
+mod book;
+mod check;
 mod compare;
 mod history;
 mod import;
+mod import_command;
+mod list;
+mod new;
 mod reanalyze;
 mod report;
 mod revs;
 mod run;
+mod run_command;
+mod run_shard;
 mod scaffold;
+mod schema;
+mod serve;
 mod session;
 mod slurm;
 mod summary;
 
 pub use crate::compare::{CellChange, Change, Comparison};
-pub use compare::{CompareOptions, compare, compared_pair, save_baseline};
-pub use history::{HistoryOptions, run_history};
+pub use baseline::{BaselineArgs, save_baseline};
+pub use book::{BookArgs, build_html};
+pub use check::{CheckArgs, check, verdict_table};
+pub use compare::{CompareArgs, CompareOptions, compare, compared_pair};
+pub use history::{HistoryArgs, HistoryOptions, run_history};
 pub use import::{ImportOptions, import};
-pub use reanalyze::reanalyze;
-pub use report::{ReportOptions, build_html, check, list, report, report_json, verdict_table};
+pub use import_command::ImportArgs;
+pub use list::{ListArgs, list};
+pub use new::{Lang, NewArgs};
+pub use reanalyze::{ReanalyzeArgs, reanalyze};
+pub use report::{ReportArgs, ReportOptions, render_book, report, report_json};
 pub use revs::parse_revs;
 pub use run::{RunOptions, run};
+pub use run_command::{EngineArgs, On, Revisions, RunArgs, threshold, typed_command};
+pub use run_shard::RunShardArgs;
 pub use scaffold::new_experiment;
-pub use session::{Assessed, assess, assess_chosen, find_session};
+pub use schema::SchemaArgs;
+pub use serve::{resolve as resolve_url, serve};
+pub use session::{Assessed, assess, assess_chosen, find_session, session_list};
 pub use slurm::{Engine, SlurmOptions, run_shard};
 pub use summary::{Summary, summarise, text as summary_text};
 

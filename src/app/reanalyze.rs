@@ -5,16 +5,37 @@
 use super::report::{ReportOptions, report};
 use super::{Layout, find_session};
 use crate::config::{self, Experiment};
-use crate::error::{EXIT_OK, LabError, Result};
+use crate::error::{Exit, LabError, Result};
 use crate::exec::MetricReader;
 use crate::plan::{self, CellKey};
-use crate::store::{self, RunRow, SampleRow, Sealed, StoredSession};
+use crate::store::{self, RunRow, SampleRow, Sealed, SessionRef, StoredSession};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Args)]
+pub struct ReanalyzeArgs {
+    /// The experiment folder or its name.
+    pub experiment: PathBuf,
+    /// The session to re-read (default: the latest).
+    #[arg(long)]
+    pub session: Option<SessionRef>,
+}
+
+impl ReanalyzeArgs {
+    /// `lab reanalyze`: writes the derived session and its chapter.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        reanalyze(layout, &self.experiment, self.session.as_ref(), quiet)
+    }
+}
 
 /// Re-reads the chosen (or latest) session of `arg` under today's lab.toml into a new
-/// session, renders its chapter, and returns the exit code.
-pub fn reanalyze(layout: &Layout, arg: &Path, which: Option<&str>, quiet: bool) -> Result<i32> {
+/// session, renders its chapter, and returns how lab ends.
+pub fn reanalyze(
+    layout: &Layout,
+    arg: &Path,
+    which: Option<&SessionRef>,
+    quiet: bool,
+) -> Result<Exit> {
     let dir = layout.experiment_dir(arg)?;
     let parent_dir = find_session(layout, &dir, which)?.ok_or_else(|| {
         LabError::Usage(format!(
@@ -69,7 +90,7 @@ pub fn reanalyze(layout: &Layout, arg: &Path, which: Option<&str>, quiet: bool) 
             quiet,
         },
     )?;
-    Ok(EXIT_OK)
+    Ok(Exit::Ok)
 }
 
 /// Re-analysis reads what ran; it cannot change what ran. Today's lab.toml must give every

@@ -1,24 +1,26 @@
-//! The commands that only read stored sessions: report, check, list and the HTML build.
+//! `lab report`: chapters re-rendered from stored sessions, each judged by the lab.toml it ran
+//! with (read side of the pipeline: store → validity → analysis → checks → render).
 
 use super::Layout;
 use super::compare::side;
 use super::history::history_of;
-use super::session::{Assessed, assess_chosen};
+use super::session::{Assessed, assess_chosen, assessed, no_session};
 use super::summary::{self, Summary};
-use crate::checks::{CheckResult, Tally};
 use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
-use crate::config::{self, CheckClass};
-use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, LabError, Result};
+use crate::config;
+use crate::error::{Exit, LabError, Result};
 use crate::format::terminal;
 use crate::history::History;
 use crate::render::{self, BookEntry, Rendered};
+use crate::store::SessionRef;
 use std::path::{Path, PathBuf};
 
 /// Which experiments to render, and which session of them.
 pub struct ReportOptions<'a> {
     /// Experiment arguments; empty means every experiment with data.
     pub only: &'a [PathBuf],
-    /// A session of the one experiment named in `only` (default: its latest).
+    /// The folder name of a session of the one experiment named in `only` (default: its
+    /// latest).
     pub session: Option<&'a str>,
     pub quiet: bool,
 }
@@ -38,19 +40,38 @@ struct Failure {
     error: LabError,
 }
 
+/// A rendering error as lab ends with it: a mistake in notes.md is the author's to fix.
+fn authoring(e: anyhow::Error) -> LabError {
+    if e.downcast_ref::<render::notes::NotesError>().is_some() {
+        LabError::Authoring(e)
+    } else {
+        LabError::Other(e)
+    }
+}
+
 /// `lab report`: re-renders chapters from stored sessions, each on its own: one experiment's
 /// failure leaves its previous chapter, and every other chapter, as they were.
 pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcome>> {
-    if opts.session.is_some() && opts.only.len() != 1 {
+    let which = opts.session.map(|name| SessionRef::Named(name.to_string()));
+    render_book(layout, opts.only, which.as_ref(), opts.quiet)
+}
+
+/// [`report`] with the session chosen as the command line names it.
+pub fn render_book(
+    layout: &Layout,
+    only: &[PathBuf],
+    which: Option<&SessionRef>,
+    quiet: bool,
+) -> Result<Vec<ChapterOutcome>> {
+    if which.is_some() && only.len() != 1 {
         return Err(LabError::Usage(
             "`--session` names a session of one experiment: give exactly one experiment".into(),
         ));
     }
-    let dirs = if opts.only.is_empty() {
+    let dirs = if only.is_empty() {
         layout.experiment_dirs()
     } else {
-        opts.only
-            .iter()
+        only.iter()
             .map(|a| layout.experiment_dir(a))
             .collect::<Result<_>>()?
     };
@@ -60,12 +81,12 @@ pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcom
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = config::experiment_name(dir);
-        match render_one(layout, dir, opts) {
+        match render_one(layout, dir, which) {
             Ok(Some((entry, outcome))) => {
                 rendered.push(entry);
                 outcomes.push(outcome);
             }
-            Ok(None) if !opts.only.is_empty() => failures.push(Failure {
+            Ok(None) if !only.is_empty() => failures.push(Failure {
                 error: no_session(dir),
                 name,
             }),
@@ -76,7 +97,7 @@ pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcom
     let count = rendered.len();
     let entries = book_entries(layout, rendered, &failures)?;
     render::render_index(&book, &entries)?;
-    if !opts.quiet {
+    if !quiet {
         eprintln!(
             "book written to {}: {count} chapter{} rendered{}",
             book.display(),
@@ -96,16 +117,17 @@ pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcom
 fn render_one(
     layout: &Layout,
     dir: &Path,
-    opts: &ReportOptions,
+    which: Option<&SessionRef>,
 ) -> Result<Option<(BookEntry, ChapterOutcome)>> {
-    let Some(assessed) = assess_chosen(layout, dir, opts.session)? else {
+    let Some(assessed) = assess_chosen(layout, dir, which)? else {
         return Ok(None);
     };
     for notice in &assessed.notices {
         eprintln!("note: {}", terminal(notice));
     }
     let context = Context::of(layout, dir, &assessed)?;
-    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed, &context))?;
+    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed, &context))
+        .map_err(authoring)?;
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
     }
@@ -226,7 +248,7 @@ fn failed(failures: Vec<Failure>) -> Result<()> {
     if failures.is_empty() {
         return Ok(());
     }
-    let usage = failures.iter().all(|f| f.error.exit_code() == EXIT_USAGE);
+    let usage = failures.iter().all(|f| f.error.exit() == Exit::Usage);
     let text = failures
         .iter()
         .map(|f| format!("{}: {:#}", f.name, f.error))
@@ -241,26 +263,8 @@ fn failed(failures: Vec<Failure>) -> Result<()> {
     })
 }
 
-fn no_session(dir: &Path) -> LabError {
-    LabError::Usage(format!(
-        "{} has no session yet\n  hint: run `lab run {}` first",
-        config::experiment_name(dir),
-        dir.display()
-    ))
-}
-
-/// The chosen (or latest) session of one experiment, assessed.
-fn assessed(layout: &Layout, arg: &Path, session: Option<&str>) -> Result<Assessed> {
-    let dir = layout.experiment_dir(arg)?;
-    let found = assess_chosen(layout, &dir, session)?.ok_or_else(|| no_session(&dir))?;
-    for notice in &found.notices {
-        eprintln!("note: {}", terminal(notice));
-    }
-    Ok(found)
-}
-
 /// `lab report --json EXP`: the analysis and the verdicts as JSON.
-pub fn report_json(layout: &Layout, arg: &Path, session: Option<&str>) -> Result<String> {
+pub fn report_json(layout: &Layout, arg: &Path, session: Option<&SessionRef>) -> Result<String> {
     let a = assessed(layout, arg, session)?;
     let value = serde_json::json!({
         "analysis": a.analysis,
@@ -271,110 +275,31 @@ pub fn report_json(layout: &Layout, arg: &Path, session: Option<&str>) -> Result
     Ok(serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)? + "\n")
 }
 
-/// `lab check`: the verdicts and the exit code (1 when a validity check or a hypothesis
-/// failed, or no run produced a valid measurement).
-pub fn check(
-    layout: &Layout,
-    arg: &Path,
-    session: Option<&str>,
-    json: bool,
-) -> Result<(String, i32)> {
-    let a = assessed(layout, arg, session)?;
-    let checks = &a.findings.checks;
-    let failed = summary::failed(&a);
-    let text = if json {
-        serde_json::to_string_pretty(checks).map_err(anyhow::Error::from)? + "\n"
-    } else if a.analysis.counts.valid == 0 {
-        verdict_table(checks)
-            + &format!(
-                "no run produced a valid measurement ({} of {} planned runs finished)\n",
-                a.analysis.counts.finished, a.analysis.counts.planned
-            )
-    } else {
-        verdict_table(checks)
-    };
-    Ok((text, if failed { EXIT_CHECK_FAILED } else { EXIT_OK }))
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Experiments to render (default: every experiment with data).
+    pub experiments: Vec<PathBuf>,
+    /// Render this session (its folder name under data/NAME/, or a unique prefix) instead
+    /// of the latest; needs exactly one experiment.
+    #[arg(long)]
+    pub session: Option<SessionRef>,
+    /// Print the analysis of the given experiment as JSON instead of writing the book.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// The verdicts as an aligned text table, validity first.
-pub fn verdict_table(checks: &[CheckResult]) -> String {
-    let width = checks
-        .iter()
-        .map(|c| c.name.chars().count())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let mut out = format!(
-        "{:<13} {:<10} {:<width$}  {}\n",
-        "VERDICT", "CLASS", "CHECK", "READING"
-    );
-    for c in checks {
-        let class = if c.class == CheckClass::Validity {
-            "validity"
-        } else {
-            "hypothesis"
-        };
-        let verdict = if c.untrusted {
-            format!("{}*", c.verdict.word())
-        } else {
-            c.verdict.word().to_string()
-        };
-        out.push_str(&format!(
-            "{verdict:<13} {class:<10} {:<width$}  {}\n",
-            terminal(&c.name),
-            terminal(&c.reading).replace('\n', " ")
-        ));
+impl ReportArgs {
+    /// `lab report`: writes the chapters, or prints one experiment's analysis as JSON.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        if self.json {
+            let [one] = self.experiments.as_slice() else {
+                return Err(LabError::Usage(
+                    "`lab report --json` takes exactly one experiment".into(),
+                ));
+            };
+            print!("{}", report_json(layout, one, self.session.as_ref())?);
+            return Ok(Exit::Ok);
+        }
+        render_book(layout, &self.experiments, self.session.as_ref(), quiet).map(|_| Exit::Ok)
     }
-    if checks.iter().any(|c| c.untrusted) {
-        out.push_str("* untrusted: a validity check failed\n");
-    }
-    out
-}
-
-/// `lab list`: experiments, sessions and the latest verdict counts.
-pub fn list(layout: &Layout) -> Result<String> {
-    let mut out = String::new();
-    for dir in layout.experiment_dirs() {
-        let name = config::experiment_name(&dir);
-        let sessions = crate::store::sessions(&layout.data_dir(&name));
-        let latest = match assess_chosen(layout, &dir, None) {
-            Ok(Some(a)) => {
-                let t = Tally::of(&a.findings.checks);
-                let trust = if t.untrusted { ", untrusted" } else { "" };
-                format!(
-                    "latest {} ({}): {} pass, {} fail, {} inconclusive, {} not run{trust}",
-                    a.session.name,
-                    a.session.manifest.status(),
-                    t.pass,
-                    t.fail,
-                    t.inconclusive,
-                    t.not_run
-                )
-            }
-            Ok(None) => "no session yet".to_string(),
-            Err(e) => format!(
-                "cannot analyse: {}",
-                e.to_string().lines().next().unwrap_or("")
-            ),
-        };
-        out.push_str(&format!(
-            "{name:<24} {} session{}; {latest}\n",
-            sessions.len(),
-            if sessions.len() == 1 { "" } else { "s" }
-        ));
-    }
-    if out.is_empty() {
-        out.push_str("no experiments: create experiments/NAME/lab.toml\n");
-    }
-    Ok(out)
-}
-
-/// Builds the book's HTML with the mdBook library; returns the path of its index page.
-pub fn build_html(layout: &Layout) -> Result<PathBuf> {
-    let book = mdbook_driver::MDBook::load(layout.book()).map_err(|e| {
-        anyhow::anyhow!("cannot load the book in {}: {e:#}", layout.book().display())
-    })?;
-    book.build()
-        .map_err(|e| anyhow::anyhow!("building the book's HTML failed: {e:#}"))?;
-    Ok(book.build_dir_for("html").join("index.html"))
 }

@@ -5,7 +5,7 @@
 //! swallowed by the shell is caught. Two variants compute the same sum in two ways.
 
 use super::Layout;
-use crate::cli::Lang;
+use super::new::Lang;
 use crate::error::{LabError, Result};
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@ use crate::checks::{self, Findings};
 use crate::config::{self, Experiment};
 use crate::error::{LabError, Result};
 use crate::stopping::{self, Standing};
-use crate::store::{self, SEALED, StoredSession};
+use crate::store::{self, SEALED, SessionList, SessionRef, StoredSession};
 use crate::validity;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -183,49 +183,50 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-/// The folder of the session `which` names (its folder name, or a unique prefix of it), or
-/// the latest session when `which` is `None`. `Ok(None)`: the experiment has no session.
-pub fn find_session(layout: &Layout, dir: &Path, which: Option<&str>) -> Result<Option<PathBuf>> {
+/// The stored sessions of the experiment in `dir`, to resolve a session argument against.
+pub fn session_list(layout: &Layout, dir: &Path) -> SessionList {
     let name = config::experiment_name(dir);
-    let all = store::sessions(&layout.data_dir(&name));
-    let Some(wanted) = which else {
-        return Ok(all.last().cloned());
-    };
-    let names = |d: &PathBuf| {
-        d.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    };
-    if let Some(exact) = all.iter().find(|d| names(d) == wanted) {
-        return Ok(Some(exact.clone()));
-    }
-    let matching: Vec<&PathBuf> = all
-        .iter()
-        .filter(|d| names(d).starts_with(wanted))
-        .collect();
-    match matching.as_slice() {
-        [one] => Ok(Some((*one).clone())),
-        _ => Err(LabError::Usage(format!(
-            "{name} has {} session{} named like \"{wanted}\"\n  hint: sessions of {name}: {}",
-            if matching.is_empty() {
-                "no".to_string()
-            } else {
-                matching.len().to_string()
-            },
-            if matching.len() == 1 { "" } else { "s" },
-            if all.is_empty() {
-                "none yet".to_string()
-            } else {
-                all.iter().map(names).collect::<Vec<_>>().join(", ")
-            }
-        ))),
-    }
+    SessionList::new(&name, dir, &layout.data_dir(&name))
+}
+
+/// The folder of the session `which` names, or the latest session when `which` is `None`.
+/// `Ok(None)`: no session was named and the experiment has none.
+pub fn find_session(
+    layout: &Layout,
+    dir: &Path,
+    which: Option<&SessionRef>,
+) -> Result<Option<PathBuf>> {
+    Ok(session_list(layout, dir).find(which)?)
 }
 
 /// Loads and assesses the chosen (or latest) session; `Ok(None)` when there is none.
-pub fn assess_chosen(layout: &Layout, dir: &Path, which: Option<&str>) -> Result<Option<Assessed>> {
+pub fn assess_chosen(
+    layout: &Layout,
+    dir: &Path,
+    which: Option<&SessionRef>,
+) -> Result<Option<Assessed>> {
     let Some(session_dir) = find_session(layout, dir, which)? else {
         return Ok(None);
     };
     let session = store::load_session(&session_dir)?;
     assess(dir, session).map(Some)
+}
+
+/// The error for an experiment that has no session yet.
+pub fn no_session(dir: &Path) -> LabError {
+    LabError::Usage(format!(
+        "{} has no session yet\n  hint: run `lab run {}` first",
+        config::experiment_name(dir),
+        dir.display()
+    ))
+}
+
+/// The chosen (or latest) session of one experiment, assessed, its notices printed.
+pub fn assessed(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result<Assessed> {
+    let dir = layout.experiment_dir(arg)?;
+    let found = assess_chosen(layout, &dir, which)?.ok_or_else(|| no_session(&dir))?;
+    for notice in &found.notices {
+        eprintln!("note: {}", crate::format::terminal(notice));
+    }
+    Ok(found)
 }

@@ -8,6 +8,7 @@ mod logs;
 mod manifest;
 mod read;
 mod rows;
+mod session_ref;
 mod shards;
 mod writer;
 
@@ -16,6 +17,9 @@ pub use logs::{MAX_LINE, Scan, read_lines, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Contention, Exit, MIN_CAPACITY_NS, RunRow, SampleRow};
+pub use session_ref::{
+    ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
+};
 pub use shards::{Merged, SHARDS, ShardSet, merge_shards, shard_complete, shard_dir, shard_rows};
 pub use writer::{SessionWriter, repair};
 

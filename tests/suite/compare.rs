@@ -11,13 +11,13 @@ use std::path::Path;
 
 fn compared(layout: &Layout) -> (Comparison, i32) {
     let opts = CompareOptions {
-        a: "previous",
-        b: "latest",
+        a: lab::store::SessionRef::Previous,
+        b: lab::store::SessionRef::Latest,
         metric: None,
         threshold: 0.02,
     };
     let (json, code) = app::compare(layout, Path::new("sampled"), &opts, true).unwrap();
-    (serde_json::from_str(&json).unwrap(), code)
+    (serde_json::from_str(&json).unwrap(), code.code())
 }
 
 #[test]

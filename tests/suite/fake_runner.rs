@@ -58,7 +58,7 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
     let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut fake).unwrap();
     assert_eq!(
-        Exit::from_code(code),
+        code,
         Exit::CheckFailed,
         "the tiny fixture's second hypothesis fails by design"
     );
@@ -119,7 +119,7 @@ fn runs_on_a_busy_machine_are_invalid_and_run_again() {
     let options = common::quiet_run("tiny");
     let code = app::run(&layout, std::path::Path::new("tiny"), &options, &mut busy).unwrap();
     assert_eq!(
-        Exit::from_code(code),
+        code,
         Exit::CheckFailed,
         "the machine was busy during every triple n=1 run"
     );

@@ -62,7 +62,7 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
     let revisions = a.session.manifest.revisions.as_ref().unwrap();
     let metric = a.experiment.primary_metric().unwrap();
     let c = between_revisions(&a.experiment, &a.analysis, revisions, metric).unwrap();
-    (code, serde_json::to_value(&c).unwrap())
+    (code.code(), serde_json::to_value(&c).unwrap())
 }
 
 #[test]

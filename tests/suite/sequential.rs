@@ -45,7 +45,7 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
     let layout = Layout::new(project.root());
     let mut noisy = noisy();
     let code = app::run(&layout, Path::new("sampled"), &options(None), &mut noisy).unwrap();
-    assert_eq!(Exit::from_code(code), Exit::Ok);
+    assert_eq!(code, Exit::Ok);
 
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
@@ -131,7 +131,7 @@ fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
     )
     .unwrap();
     assert_eq!(
-        Exit::from_code(code),
+        code,
         Exit::Ok,
         "an undecided hypothesis is not a failure"
     );

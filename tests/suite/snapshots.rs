@@ -22,7 +22,7 @@ fn tiny_session() -> Project {
         &mut fake,
     )
     .unwrap();
-    assert_eq!(Exit::from_code(code), Exit::CheckFailed);
+    assert_eq!(code, Exit::CheckFailed);
     project
 }
 

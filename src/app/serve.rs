@@ -4,7 +4,7 @@
 //! Requests are answered by a pool of threads, so one client that stops reading stalls only
 //! its own thread.
 
-use crate::app::{self, Layout};
+use super::Layout;
 use anyhow::{Result, anyhow};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -61,16 +61,16 @@ fn watch(layout: &Layout, quiet: bool) {
             continue;
         }
         seen = now;
-        let result = app::report(
+        let result = super::report::report(
             layout,
-            &app::ReportOptions {
+            &super::ReportOptions {
                 only: &[],
                 session: None,
                 quiet: true,
             },
         )
         .map_err(|e| e.to_string())
-        .and_then(|_| app::build_html(layout).map_err(|e| e.to_string()));
+        .and_then(|_| super::book::build_html(layout).map_err(|e| e.to_string()));
         match result {
             Ok(_) if !quiet => eprintln!("rebuilt the book"),
             Ok(_) => {}

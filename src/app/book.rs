@@ -1,0 +1,50 @@
+//! `lab book`: the chapters re-rendered from stored data, then the book's HTML built into
+//! book/book/ with the mdBook library, and served on request.
+
+use super::Layout;
+use super::report::render_book;
+use crate::error::{Exit, Result};
+use crate::store::SessionRef;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct BookArgs {
+    /// Render this session of the one experiment named (default: every latest session).
+    #[arg(long, requires = "experiment")]
+    pub session: Option<SessionRef>,
+    /// The experiment whose chapter `--session` chooses.
+    #[arg(long)]
+    pub experiment: Option<PathBuf>,
+    /// Then serve it on 127.0.0.1 and rebuild when data, notes or lab.toml change.
+    #[arg(long)]
+    pub serve: bool,
+    /// The loopback port to serve on.
+    #[arg(long, default_value_t = 3000, requires = "serve")]
+    pub port: u16,
+}
+
+impl BookArgs {
+    /// `lab book`: renders, builds the HTML and, with `--serve`, serves it.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        let chosen: Vec<PathBuf> = self.experiment.into_iter().collect();
+        render_book(layout, &chosen, self.session.as_ref(), quiet)?;
+        let index = build_html(layout)?;
+        if !quiet {
+            eprintln!("HTML written to {}", index.display());
+        }
+        if self.serve {
+            super::serve::serve(layout, self.port, quiet)?;
+        }
+        Ok(Exit::Ok)
+    }
+}
+
+/// Builds the book's HTML with the mdBook library; returns the path of its index page.
+pub fn build_html(layout: &Layout) -> Result<PathBuf> {
+    let book = mdbook_driver::MDBook::load(layout.book()).map_err(|e| {
+        anyhow::anyhow!("cannot load the book in {}: {e:#}", layout.book().display())
+    })?;
+    book.build()
+        .map_err(|e| anyhow::anyhow!("building the book's HTML failed: {e:#}"))?;
+    Ok(book.build_dir_for("html").join("index.html"))
+}

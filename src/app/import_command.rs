@@ -1,0 +1,37 @@
+//! `lab import`'s command line, read into [`ImportOptions`] for the importer.
+
+use super::{ImportOptions, Layout};
+use crate::error::{Exit, Result};
+use crate::import::formats::Format;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// The tool that wrote the files.
+    #[arg(value_enum)]
+    pub format: Format,
+    /// Its result files (criterion: benchmark folders or their new/sample.json).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The experiment to add the session to (experiments/NAME, created when missing).
+    #[arg(long, value_name = "EXP")]
+    pub into: PathBuf,
+    /// Import only the benchmarks whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+}
+
+impl ImportArgs {
+    /// `lab import`: writes the session and its chapter; exits as the checks say.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        let opts = ImportOptions {
+            format: self.format,
+            files: &self.files,
+            into: &self.into,
+            filter: self.filter.as_deref(),
+            quiet,
+            command_line: super::run_command::typed_command(),
+        };
+        super::import(layout, &opts).map(Exit::from_code)
+    }
+}

@@ -1,0 +1,152 @@
+//! `lab run`'s command line: its arguments, read into [`RunOptions`] and handed to
+//! [`super::run`], the pipeline from config to the rendered chapter.
+
+use super::{Engine, Layout, RunOptions, SlurmOptions};
+use crate::error::{Exit, LabError, Result};
+use crate::exec::ProcessRunner;
+use std::path::PathBuf;
+
+/// Where `lab run` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum On {
+    Local,
+    Slurm,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The experiment folder (experiments/NAME) or its name.
+    pub experiment: PathBuf,
+    /// Apply a [profile.NAME] table of lab.toml (e.g. quick).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Print the plan and its estimated duration; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Complete the latest unfinished session instead of starting a new one.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub resume: bool,
+    /// Print the closing summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Measure two git revisions of the experiment's repository in one session, BASE,HEAD:
+    /// each is checked out in a worktree under .lab/worktrees/ and built once, and their
+    /// runs interleave. Reports HEAD/BASE per cell; exits 1 when HEAD is slower.
+    #[arg(long, value_name = "BASE,HEAD", conflicts_with = "resume", value_parser = revisions)]
+    pub revs: Option<Revisions>,
+    /// With --revs: changes within ± this share count as noise ("2%" or 0.02).
+    #[arg(long, default_value = "2%", requires = "revs", value_parser = threshold)]
+    pub threshold: f64,
+    /// With --revs: before reporting a regression, measure again in a second interleaved
+    /// session; the regression is reported (exit 1) only if that one finds it too.
+    #[arg(long, requires = "revs")]
+    pub confirm: bool,
+    /// A name for the session, shown in `lab history` and on the History page.
+    #[arg(long)]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Let up to N runs execute at once, each pinned to its variant's `cpus`; runs start
+    /// in the planned order, and one whose CPUs a running run holds waits. Every variant
+    /// must declare `cpus`. Default 1: one run at a time.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
+}
+
+/// Where the runs are measured, as `--on` and the cluster's options give it.
+#[derive(Debug, clap::Args)]
+pub struct EngineArgs {
+    /// Where the runs are measured: here, or on the nodes of a Slurm cluster (the plan is
+    /// split into shards submitted as one job array; the project folder must be on a file
+    /// system the nodes share).
+    #[arg(long, value_enum, default_value = "local")]
+    pub on: On,
+    /// With --on slurm: the partition to submit to.
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// With --on slurm: only nodes with this feature (Slurm's --constraint).
+    #[arg(long)]
+    pub constraint: Option<String>,
+    /// With --on slurm: split the plan into this many shards, each on a whole node, at
+    /// most this many nodes at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub nodes: u16,
+}
+
+/// `--revs BASE,HEAD`: two different git revisions, base first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revisions(pub Vec<String>);
+
+/// The value parser of `--revs`.
+fn revisions(text: &str) -> std::result::Result<Revisions, String> {
+    super::parse_revs(text)
+        .map(Revisions)
+        .map_err(|e| e.to_string())
+}
+
+/// The value parser of `--threshold`: a share from 0 up to 100%, as "2%" or 0.02.
+pub fn threshold(text: &str) -> std::result::Result<f64, String> {
+    crate::config::parse_fraction(text)
+        .filter(|t| (0.0..1.0).contains(t))
+        .ok_or_else(|| {
+            format!(
+                "--threshold {text:?} is not a share from 0 up to 100%\n  hint: write e.g. --threshold 2% (changes within ±2% count as noise)"
+            )
+        })
+}
+
+impl TryFrom<EngineArgs> for Engine {
+    type Error = LabError;
+
+    /// The engine `--on` names; the cluster's options only make sense on one.
+    fn try_from(args: EngineArgs) -> Result<Engine> {
+        let local_only = args.partition.is_none() && args.constraint.is_none() && args.nodes == 1;
+        match args.on {
+            On::Slurm => Ok(Engine::Slurm(SlurmOptions {
+                partition: args.partition,
+                constraint: args.constraint,
+                nodes: usize::from(args.nodes),
+            })),
+            On::Local if local_only => Ok(Engine::Local),
+            On::Local => Err(LabError::Usage(
+                "--partition, --constraint and --nodes choose cluster nodes: they need --on slurm"
+                    .into(),
+            )),
+        }
+    }
+}
+
+impl RunArgs {
+    /// `lab run`: measures the experiment and exits as its checks say.
+    pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
+        let opts = RunOptions {
+            profile: self.profile.as_deref(),
+            dry_run: self.dry_run,
+            resume: self.resume,
+            quiet,
+            json: self.json,
+            command_line: typed_command(),
+            revs: self.revs.as_ref().map(|r| r.0.as_slice()),
+            threshold: self.threshold,
+            confirm: self.confirm,
+            label: self.label.as_deref(),
+            on: Engine::try_from(self.engine)?,
+            jobs: usize::from(self.jobs),
+        };
+        super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
+    }
+}
+
+/// The command line as typed, each argument quoted as a shell would need it.
+pub fn typed_command() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if let Some(program) = args.first_mut() {
+        let name = std::path::Path::new(program.as_str())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        if let Some(name) = name {
+            *program = name;
+        }
+    }
+    crate::render::shell_words(&args)
+}

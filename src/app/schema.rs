@@ -1,0 +1,15 @@
+//! `lab schema`: the JSON Schema of lab.toml, as the config stage declares it.
+
+use super::Layout;
+use crate::error::{Exit, Result};
+
+#[derive(Debug, clap::Args)]
+pub struct SchemaArgs {}
+
+impl SchemaArgs {
+    /// `lab schema`: prints the schema.
+    pub fn execute(self, _layout: &Layout, _quiet: bool) -> Result<Exit> {
+        println!("{}", crate::config::schema_json());
+        Ok(Exit::Ok)
+    }
+}
