@@ -472,7 +472,7 @@ mod cells_read_tests {
         let mut keys: Vec<CellKey> = crate::plan::plan(exp)
             .runs
             .iter()
-            .map(|r| r.cell())
+            .map(|r| r.cell.clone())
             .collect();
         keys.sort();
         keys.dedup();

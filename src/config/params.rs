@@ -11,7 +11,10 @@ use toml::Spanned;
 type Result<T> = std::result::Result<T, ConfigError>;
 
 /// Every value each parameter takes in the file, with or without a profile.
-pub(super) fn declared_values(base: &[Param], profiled: &[Param]) -> BTreeMap<String, Vec<ParamValue>> {
+pub(super) fn declared_values(
+    base: &[Param],
+    profiled: &[Param],
+) -> BTreeMap<String, Vec<ParamValue>> {
     let mut all: BTreeMap<String, Vec<ParamValue>> = BTreeMap::new();
     for p in base.iter().chain(profiled) {
         let values = all.entry(p.name.clone()).or_default();

@@ -2,11 +2,11 @@
 // Over 500 lines: each section of lab.toml is validated here beside its own rules and messages.
 
 use super::MAX_RUNS;
-use super::params::{declared_values, validate_params, validate_restrictions};
 use super::checks::validate_checks;
 use super::duration::parse_duration;
 use super::error::{ConfigError, Locator};
 use super::model::*;
+use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
 use super::template::placeholders;
 use std::collections::BTreeMap;
