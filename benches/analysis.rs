@@ -32,9 +32,9 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
     let cells: Vec<CellKey> = (0..CELLS)
-        .map(|i| CellKey {
-            variant: "v".into(),
-            params: BTreeMap::from([("i".into(), i.to_string())]).into(),
+        .map(|i| {
+            let value = config::ParamValue::Int(i as i64);
+            CellKey::new("v", BTreeMap::from([("i".into(), value)]).into())
         })
         .collect();
     let mut views = Vec::with_capacity(CELLS * RUNS_PER_CELL);

@@ -6,7 +6,7 @@
 //! history page show the same figures.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, Experiment, Metric, REV_PARAM};
+use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM};
 use crate::error::LabError;
 use crate::format::percent;
 use crate::stats::{self, Statistic};
@@ -177,7 +177,7 @@ pub fn between_revisions(
     };
     let of = |cell: &CellStats, rev: &str| {
         cell.metric == metric.name
-            && cell.cell.params.get(REV_PARAM).map(String::as_str) == Some(rev)
+            && cell.cell.params.get(REV_PARAM) == Some(&ParamValue::Text(rev.to_string()))
     };
     let pairs: Vec<(&CellStats, &CellStats, String)> = analysis
         .cells

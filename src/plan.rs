@@ -1,75 +1,68 @@
 //! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
 
-use crate::config::{Experiment, Order, ParamValue, template::substitute};
+use crate::config::{CellScope, CellSelector, Experiment, Order, ParamValue, template::substitute};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-/// One cell of the matrix: a variant at one setting of every parameter.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+mod stored;
+
+/// One cell of the matrix: a variant at one setting of every parameter. Cells compare by
+/// variant name, then by their parameter values (see [`ParamValue`]'s order).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CellKey {
     pub variant: String,
-    /// Parameter values in their display form, by parameter name. Shared: every run of a cell
-    /// can point at one map (a map per run held 0.5 KB each, 50 MB at 100,000 runs).
-    #[serde(with = "shared_params")]
-    pub params: Arc<BTreeMap<String, String>>,
+    /// Parameter values by parameter name. Shared: every run of a cell can point at one map
+    /// (a map per run held 0.5 KB each, 50 MB at 100,000 runs).
+    pub params: Arc<BTreeMap<String, ParamValue>>,
 }
 
-/// (De)serialises shared parameter maps as the plain maps they are; reading a plan's runs,
-/// the runs of one cell get one map again.
-mod shared_params {
-    use super::PlannedRun;
-    use serde::de::{SeqAccess, Visitor};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::collections::{BTreeMap, HashMap};
-    use std::fmt;
-    use std::sync::Arc;
-
-    pub fn serialize<S: Serializer, M: Serialize>(
-        params: &Arc<M>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        params.as_ref().serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>, M: Deserialize<'de>>(
-        d: D,
-    ) -> Result<Arc<M>, D::Error> {
-        M::deserialize(d).map(Arc::new)
-    }
-
-    /// A plan's runs, each cell's parameter map held once however many runs it has (a map
-    /// per run held half a kilobyte, 54 MB at 100,000 runs).
-    pub fn runs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PlannedRun>, D::Error> {
-        d.deserialize_seq(Runs)
-    }
-
-    struct Runs;
-
-    impl<'de> Visitor<'de> for Runs {
-        type Value = Vec<PlannedRun>;
-
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a list of planned runs")
+impl CellKey {
+    pub fn new(variant: impl Into<String>, params: Arc<BTreeMap<String, ParamValue>>) -> Self {
+        CellKey {
+            variant: variant.into(),
+            params,
         }
+    }
 
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut shared: HashMap<String, Arc<BTreeMap<String, super::ParamValue>>> =
-                HashMap::new();
-            let mut runs = Vec::new();
-            while let Some(mut run) = seq.next_element::<PlannedRun>()? {
-                // The map's JSON tells maps apart exactly (floats print as they round-trip).
-                let key = serde_json::to_string(run.params.as_ref()).unwrap_or_default();
-                run.params = shared.entry(key).or_insert(run.params).clone();
-                runs.push(run);
+    /// Whether a selector names this cell: its variant, if it names one, and every
+    /// parameter value it names.
+    pub fn is_named_by(&self, selector: &CellSelector) -> bool {
+        selector.variant.as_ref().is_none_or(|v| *v == self.variant)
+            && selector
+                .params
+                .iter()
+                .all(|(k, v)| self.params.get(k) == Some(v))
+    }
+
+    /// Whether the cell lies in a check's scope.
+    pub fn is_in(&self, scope: &CellScope) -> bool {
+        (scope.variants.is_empty() || scope.variants.contains(&self.variant))
+            && scope
+                .params
+                .iter()
+                .all(|(name, values)| self.params.get(name).is_some_and(|v| values.contains(v)))
+    }
+}
+
+/// A cell serialises as its variant and its parameter values in their display form.
+impl Serialize for CellKey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Shown<'a>(&'a BTreeMap<String, ParamValue>);
+        impl Serialize for Shown<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|(k, v)| (k, v.to_string())))
             }
-            runs.shrink_to_fit();
-            Ok(runs)
         }
+        let mut cell = s.serialize_struct("CellKey", 2)?;
+        cell.serialize_field("variant", &self.variant)?;
+        cell.serialize_field("params", &Shown(&self.params))?;
+        cell.end()
     }
 }
 
@@ -83,36 +76,27 @@ impl fmt::Display for CellKey {
     }
 }
 
-/// One process to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One process to run. Stored in plan.json with the cell's variant and parameter values (as
+/// they are typed in lab.toml) as fields of the run.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "stored::StoredRun")]
 pub struct PlannedRun {
     /// Stable identifier, also the log file name: `r0001`, `r0002`, … in execution order.
     pub id: String,
     /// 1-based position in the execution order.
     pub position: usize,
-    pub variant: String,
-    /// Parameter values by name. Shared: the runs of a cell point at one map, in a plan made
-    /// here and in one read back ([`Plan`]'s runs are read through [`shared_params::runs`]).
-    #[serde(with = "shared_params")]
-    pub params: Arc<BTreeMap<String, ParamValue>>,
+    /// The cell the run measures. Its parameter map is shared: the runs of a cell point at one
+    /// map, in a plan made here and in one read back ([`Plan`]'s runs are read through
+    /// [`stored::runs`]).
+    pub cell: CellKey,
     /// 1-based repetition within the cell; warm-up runs count separately.
     pub repetition: u32,
     pub warmup: bool,
     pub argv: Vec<String>,
     /// The run this one repeats, when that one ran on a busy machine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<String>,
     /// The look of a sampled session this run was planned for (1: the initial plan).
-    #[serde(default = "first_look", skip_serializing_if = "is_first_look")]
     pub look: u32,
-}
-
-fn first_look() -> u32 {
-    1
-}
-
-fn is_first_look(look: &u32) -> bool {
-    *look == 1
 }
 
 impl PlannedRun {
@@ -125,18 +109,6 @@ impl PlannedRun {
             ..self.clone()
         }
     }
-
-    pub fn cell(&self) -> CellKey {
-        CellKey {
-            variant: self.variant.clone(),
-            params: Arc::new(
-                self.params
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_string()))
-                    .collect(),
-            ),
-        }
-    }
 }
 
 /// Every planned run in execution order, with what decided the order.
@@ -144,15 +116,15 @@ impl PlannedRun {
 pub struct Plan {
     pub order: Order,
     pub seed: u64,
-    #[serde(deserialize_with = "shared_params::runs")]
+    #[serde(deserialize_with = "stored::runs")]
     pub runs: Vec<PlannedRun>,
 }
 
-/// A cell before repetitions are assigned.
+/// A cell before repetitions are assigned, with the index of its variant.
 #[derive(Debug, Clone)]
 struct Cell {
     variant: usize,
-    params: Arc<BTreeMap<String, ParamValue>>,
+    key: CellKey,
 }
 
 /// Expands the experiment into runs. Shuffled order is blocked: each block holds every cell once,
@@ -199,14 +171,13 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
     PlannedRun {
         id: run_id(position),
         position,
-        variant: variant.name.clone(),
-        params: cell.params.clone(),
+        cell: cell.key.clone(),
         repetition,
         warmup,
         argv: variant
             .argv
             .iter()
-            .map(|a| substitute(a, &cell.params))
+            .map(|a| substitute(a, &cell.key.params))
             .collect(),
         repeats: None,
         look: 1,
@@ -226,11 +197,11 @@ pub fn look_runs(
 ) -> Vec<PlannedRun> {
     let cells: Vec<Cell> = cells(exp)
         .into_iter()
-        .filter(|c| wanted.contains(&cell_key(exp, c)))
+        .filter(|c| wanted.contains(&c.key))
         .collect();
     let mut counts: Vec<u32> = cells
         .iter()
-        .map(|c| repetitions_planned(planned, &cell_key(exp, c)))
+        .map(|c| repetitions_planned(planned, &c.key))
         .collect();
     let mut done = counts.clone();
     let mut rng = ChaCha8Rng::seed_from_u64(exp.seed ^ u64::from(look).wrapping_mul(LOOK_MIX));
@@ -274,22 +245,10 @@ const LOOK_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 fn repetitions_planned(planned: &[PlannedRun], cell: &CellKey) -> u32 {
     planned
         .iter()
-        .filter(|r| !r.warmup && r.repeats.is_none() && r.cell() == *cell)
+        .filter(|r| !r.warmup && r.repeats.is_none() && r.cell == *cell)
         .map(|r| r.repetition)
         .max()
         .unwrap_or(0)
-}
-
-fn cell_key(exp: &Experiment, cell: &Cell) -> CellKey {
-    CellKey {
-        variant: exp.variants[cell.variant].name.clone(),
-        params: Arc::new(
-            cell.params
-                .iter()
-                .map(|(k, v)| (k.clone(), v.to_string()))
-                .collect(),
-        ),
-    }
 }
 
 /// The identifier of the run at a 1-based position.
@@ -318,7 +277,7 @@ fn cells(exp: &Experiment) -> Vec<Cell> {
         }
         out.extend(combos.into_iter().map(|params| Cell {
             variant: vi,
-            params: Arc::new(params),
+            key: CellKey::new(variant.name.clone(), Arc::new(params)),
         }));
     }
     out
@@ -361,8 +320,11 @@ params = {{ threads = [1] }}
         let back: Plan = serde_json::from_str(&json).unwrap();
         assert_eq!(back.runs, plan.runs);
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
-        let mut maps: Vec<*const BTreeMap<String, ParamValue>> =
-            back.runs.iter().map(|r| Arc::as_ptr(&r.params)).collect();
+        let mut maps: Vec<*const BTreeMap<String, ParamValue>> = back
+            .runs
+            .iter()
+            .map(|r| Arc::as_ptr(&r.cell.params))
+            .collect();
         maps.sort();
         maps.dedup();
         // Six cells (a × threads {1, 2} × size {s, l}, b × threads {1} × size {s, l}), four
@@ -383,8 +345,8 @@ params = {{ threads = [1] }}
         assert!(
             plan.runs
                 .iter()
-                .filter(|r| r.variant == "b")
-                .all(|r| r.params["threads"] == ParamValue::Int(1))
+                .filter(|r| r.cell.variant == "b")
+                .all(|r| r.cell.params["threads"] == ParamValue::Int(1))
         );
         assert_eq!(plan.runs[23].id, "r0024");
     }
@@ -397,7 +359,7 @@ params = {{ threads = [1] }}
         assert_eq!(a.runs, b.runs);
         assert_ne!(a.runs, c.runs);
         for block in a.runs.chunks(6) {
-            let mut cells: Vec<CellKey> = block.iter().map(PlannedRun::cell).collect();
+            let mut cells: Vec<CellKey> = block.iter().map(|r| r.cell.clone()).collect();
             cells.sort();
             cells.dedup();
             assert_eq!(cells.len(), 6, "each block holds every cell once");
@@ -410,14 +372,14 @@ params = {{ threads = [1] }}
     fn a_look_brings_the_wanted_cells_to_their_target_after_the_plan() {
         let exp = experiment("shuffled", 7);
         let first = plan(&exp).runs;
-        let wanted: Vec<CellKey> = first[..2].iter().map(PlannedRun::cell).collect();
+        let wanted: Vec<CellKey> = first[..2].iter().map(|r| r.cell.clone()).collect();
         let more = look_runs(&exp, &first, 2, 5, &wanted);
         // Two cells from 3 to 5 runs: 4 runs in two blocks, numbered after the 24 planned.
         assert_eq!(more.len(), 4);
         assert_eq!(more[0].id, "r0025");
         assert!(more.iter().all(|r| r.look == 2 && !r.warmup));
         for block in more.chunks(2) {
-            let mut cells: Vec<CellKey> = block.iter().map(PlannedRun::cell).collect();
+            let mut cells: Vec<CellKey> = block.iter().map(|r| r.cell.clone()).collect();
             cells.sort();
             let mut expected = wanted.clone();
             expected.sort();
@@ -429,7 +391,7 @@ params = {{ threads = [1] }}
         // In sequential order each cell's runs follow one another.
         let seq = experiment("sequential", 7);
         let runs = look_runs(&seq, &plan(&seq).runs, 2, 5, &wanted);
-        let cells: Vec<CellKey> = runs.iter().map(PlannedRun::cell).collect();
+        let cells: Vec<CellKey> = runs.iter().map(|r| r.cell.clone()).collect();
         assert_eq!(cells[0], cells[1]);
         assert_eq!(cells[2], cells[3]);
     }
@@ -442,7 +404,7 @@ params = {{ threads = [1] }}
             .runs
             .iter()
             .take(12)
-            .map(|r| format!("{}", r.cell()))
+            .map(|r| r.cell.to_string())
             .collect();
         assert_eq!(order, GOLDEN_SEED_7);
     }

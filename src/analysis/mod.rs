@@ -11,7 +11,7 @@ pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
 pub use nodes::{NodeMedian, NodeMedians, disagreements, node_medians};
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
-use crate::config::{CellSelector, Experiment};
+use crate::config::{CellSelector, Experiment, ParamValue};
 use crate::plan::CellKey;
 use crate::stats::sequential::{look_levels, schedule};
 use crate::store::{Manifest, StoredSession};
@@ -94,26 +94,26 @@ pub fn session_level(exp: &Experiment, plan: &crate::plan::Plan) -> f64 {
         .unwrap_or(LEVEL)
 }
 
-/// The distinct cells of the plan: variants in declared order, then parameters numerically.
-/// Each cell is kept once as it is first met (a key per planned run held 50 MB and took a
-/// sort of 100,000 keys at 100,000 runs).
+/// The distinct cells of the plan: variants in declared order, then parameter values in
+/// declared parameter order. Each cell is kept once as it is first met (a key per planned run
+/// held 50 MB and took a sort of 100,000 keys at 100,000 runs).
 fn cell_keys(exp: &Experiment, session: &StoredSession) -> Vec<CellKey> {
     let mut seen = std::collections::BTreeSet::new();
     let mut keys: Vec<CellKey> = Vec::new();
     for run in &session.plan.runs {
-        let key = run.cell();
-        if !seen.contains(&key) {
-            seen.insert(key.clone());
-            keys.push(key);
+        if seen.insert(&run.cell) {
+            keys.push(run.cell.clone());
         }
     }
-    keys.sort_by(|a, b| {
-        let rank = |k: &CellKey| exp.variants.iter().position(|v| v.name == k.variant);
-        rank(a)
-            .cmp(&rank(b))
-            .then_with(|| compare_params(exp, a, b))
+    keys.sort_by_cached_key(|k| {
+        let rank = exp.variants.iter().position(|v| v.name == k.variant);
+        let values: Vec<Option<ParamValue>> = exp
+            .params
+            .iter()
+            .map(|p| k.params.get(&p.name).cloned())
+            .collect();
+        (rank, values)
     });
-    keys.dedup();
     keys
 }
 
@@ -126,23 +126,6 @@ pub fn cell_label(exp: &Experiment, cell: &CellKey) -> String {
         }
     }
     label
-}
-
-/// Orders cells by parameters in declared order, numerically where values are numbers.
-fn compare_params(exp: &Experiment, a: &CellKey, b: &CellKey) -> std::cmp::Ordering {
-    for p in &exp.params {
-        let (Some(va), Some(vb)) = (a.params.get(&p.name), b.params.get(&p.name)) else {
-            continue;
-        };
-        let ord = match (va.parse::<f64>(), vb.parse::<f64>()) {
-            (Ok(x), Ok(y)) => x.total_cmp(&y),
-            _ => va.cmp(vb),
-        };
-        if ord.is_ne() {
-            return ord;
-        }
-    }
-    std::cmp::Ordering::Equal
 }
 
 fn counts(session: &StoredSession, runs: &[RunView]) -> Counts {
@@ -164,18 +147,5 @@ pub fn find_cell<'a>(
 ) -> Option<&'a CellStats> {
     cells
         .iter()
-        .find(|c| c.metric == metric && selects(selector, &c.cell))
-}
-
-/// Whether a selector names this cell.
-pub fn selects(selector: &CellSelector, cell: &CellKey) -> bool {
-    selector.variant.as_ref().is_none_or(|v| *v == cell.variant)
-        && selector.params.iter().all(|(k, v)| {
-            cell.params.get(k).is_some_and(|c| {
-                c.parse::<f64>()
-                    .ok()
-                    .zip(v.as_f64())
-                    .map_or(*c == v.to_string(), |(x, y)| x == y)
-            })
-        })
+        .find(|c| c.metric == metric && c.cell.is_named_by(selector))
 }

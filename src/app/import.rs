@@ -11,7 +11,7 @@ use super::report::{ReportOptions, report};
 use crate::config::{self, Experiment, ParamValue};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::import::formats::{self, Benchmark, Format, Imported};
-use crate::plan::{Plan, PlannedRun};
+use crate::plan::{CellKey, Plan, PlannedRun};
 use crate::store::{
     self, Exit, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed,
     SessionWriter,
@@ -380,7 +380,7 @@ fn param_values(imported: &Imported) -> Result<BTreeMap<String, Vec<ParamValue>>
         for (k, v) in &b.params {
             let values = out.entry(k.clone()).or_default();
             let value = typed(v);
-            if !values.iter().any(|w| w.same_as(&value)) {
+            if !values.contains(&value) {
                 values.push(value);
             }
         }
@@ -411,7 +411,7 @@ fn restrictions(
         let mut own: Vec<ParamValue> = Vec::new();
         for b in imported.benchmarks.iter().filter(|b| b.name == name) {
             if let Some(v) = b.params.get(key).map(|v| typed(v))
-                && !own.iter().any(|w| w.same_as(&v))
+                && !own.contains(&v)
             {
                 own.push(v);
             }
@@ -504,26 +504,27 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
 
 /// One planned run per imported run, in file order, numbered within its cell.
 fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
-    let mut per_cell: BTreeMap<String, u32> = BTreeMap::new();
+    let mut per_cell: BTreeMap<(CellKey, bool), u32> = BTreeMap::new();
     let mut runs = Vec::new();
     for b in &imported.benchmarks {
         let variant = variant_of(exp, b).unwrap_or_default().to_string();
-        let params: std::sync::Arc<BTreeMap<String, ParamValue>> = std::sync::Arc::new(
-            b.params
-                .iter()
-                .map(|(k, v)| (k.clone(), typed(v)))
-                .collect(),
+        let cell = CellKey::new(
+            variant,
+            std::sync::Arc::new(
+                b.params
+                    .iter()
+                    .map(|(k, v)| (k.clone(), typed(v)))
+                    .collect(),
+            ),
         );
         for run in &b.runs {
-            let cell = format!("{variant}{params:?}{}", run.warmup);
-            let repetition = per_cell.entry(cell).or_insert(0);
+            let repetition = per_cell.entry((cell.clone(), run.warmup)).or_insert(0);
             *repetition += 1;
             let position = runs.len() + 1;
             runs.push(PlannedRun {
                 id: format!("r{position:04}"),
                 position,
-                variant: variant.clone(),
-                params: params.clone(),
+                cell: cell.clone(),
                 repetition: *repetition,
                 warmup: run.warmup,
                 argv: Vec::new(),

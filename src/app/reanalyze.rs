@@ -99,10 +99,10 @@ fn same_commands(exp: &Experiment, parent: &StoredSession) -> Result<()> {
     let today: BTreeMap<CellKey, Vec<String>> = plan::plan(exp)
         .runs
         .into_iter()
-        .map(|r| (r.cell(), r.argv))
+        .map(|r| (r.cell, r.argv))
         .collect();
     for run in &parent.plan.runs {
-        match today.get(&run.cell()) {
+        match today.get(&run.cell) {
             Some(argv) if *argv == run.argv => {}
             found => {
                 return Err(LabError::Usage(format!(
@@ -113,7 +113,7 @@ fn same_commands(exp: &Experiment, parent: &StoredSession) -> Result<()> {
                         Some(argv) => format!("runs {}", crate::render::shell_words(argv)),
                         None => "has no such cell".to_string(),
                     },
-                    run.cell(),
+                    run.cell,
                     crate::render::shell_words(&run.argv)
                 )));
             }

@@ -11,7 +11,7 @@
 use super::MIN_RUNS;
 use super::compare::ratio_of;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use crate::analysis::{CellStats, Resampling, selects};
+use crate::analysis::{CellStats, Resampling};
 use crate::config::{CellSelector, CheckSpec};
 use crate::format::{percent, value};
 
@@ -193,12 +193,12 @@ fn judge<'a>(
             )))
         }
         Ceiling::Calibration(selector) => {
-            if selects(selector, &cell.cell) {
+            if cell.cell.is_named_by(selector) {
                 return None;
             }
             let calibration = cells.iter().find(|c| {
                 c.metric == cell.metric
-                    && selects(selector, &c.cell)
+                    && c.cell.is_named_by(selector)
                     && same_other_params(selector, c, cell)
             })?;
             let label = format!("median of {}", calibration.label);

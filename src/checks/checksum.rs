@@ -7,7 +7,7 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{RunView, cell_label};
-use crate::config::{CheckSpec, Experiment};
+use crate::config::{CheckSpec, Experiment, ParamValue};
 use std::collections::BTreeMap;
 
 /// One run's answer: every value it printed for the metric.
@@ -33,7 +33,7 @@ pub fn check(
     runs: &[RunView],
 ) -> CheckResult {
     let base = CheckResult::new(&spec.name, "checksum", spec.class, Verdict::NotRun);
-    let mut groups: BTreeMap<&BTreeMap<String, String>, Vec<Answer>> = BTreeMap::new();
+    let mut groups: BTreeMap<&BTreeMap<String, ParamValue>, Vec<Answer>> = BTreeMap::new();
     for run in runs.iter().filter(|r| !r.warmup && r.is_valid()) {
         if let Some(values) = run.values.texts(metric).filter(|v| !v.is_empty()) {
             groups

@@ -19,8 +19,8 @@ pub use compare::{decide, ratio_of};
 pub use multiplicity::multiplicity;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
-use crate::analysis::{Analysis, CellStats, Resampling, RunView, selects};
-use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
+use crate::analysis::{Analysis, CellStats, Resampling, RunView};
+use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment, ParamValue};
 use crate::plan::CellKey;
 use crate::store::Calibration;
 use crate::validity::{DurationJudgement, automatic};
@@ -296,11 +296,7 @@ pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
 fn in_scope<'a>(spec: &CheckSpec, cells: &'a [CellStats]) -> Vec<&'a CellStats> {
     cells
         .iter()
-        .filter(|c| {
-            spec.scope
-                .as_ref()
-                .is_none_or(|s| s.includes(&c.cell.variant, &c.cell.params))
-        })
+        .filter(|c| spec.scope.as_ref().is_none_or(|s| c.cell.is_in(s)))
         .collect()
 }
 
@@ -389,19 +385,15 @@ fn cell_check(x: &Inputs, spec: &CheckSpec) -> Option<CheckResult> {
 /// a `ceiling`'s calibration cells besides those it judges, the `variant` of a `scaling` or
 /// `distinct` check; within the check's `cells` scope. A sampled session adds runs to these.
 pub fn cells_read(spec: &CheckSpec, keys: &[CellKey]) -> Vec<CellKey> {
-    let in_scope = |k: &CellKey| {
-        spec.scope
-            .as_ref()
-            .is_none_or(|s| s.includes(&k.variant, &k.params))
-    };
+    let in_scope = |k: &CellKey| spec.scope.as_ref().is_none_or(|s| k.is_in(s));
     let reads = |k: &CellKey| match &spec.kind {
         CheckKind::Compare { a, b, .. } | CheckKind::Agree { a, b, .. } => {
-            selects(a, k) || selects(b, k)
+            k.is_named_by(a) || k.is_named_by(b)
         }
         CheckKind::Ceiling {
             calibration: Some(c),
             ..
-        } => selects(c, k) || in_scope(k),
+        } => k.is_named_by(c) || in_scope(k),
         CheckKind::Scaling { variant, along, .. } => {
             variant.as_ref().is_none_or(|v| *v == k.variant)
                 && in_scope(k)
@@ -418,7 +410,7 @@ pub fn cells_read(spec: &CheckSpec, keys: &[CellKey]) -> Vec<CellKey> {
 /// Whether `k` is the first or last cell of its series along `along` (the cells of its
 /// variant at its other parameter values): the two a `scaling` check compares.
 fn series_end(k: &CellKey, along: &str, keys: &[CellKey]) -> bool {
-    let value = |c: &CellKey| c.params.get(along).and_then(|v| v.parse::<f64>().ok());
+    let value = |c: &CellKey| c.params.get(along).and_then(ParamValue::number);
     let same_series = |c: &&CellKey| {
         c.variant == k.variant
             && c.params
@@ -480,7 +472,7 @@ mod cells_read_tests {
         let mut keys: Vec<CellKey> = crate::plan::plan(exp)
             .runs
             .iter()
-            .map(|r| r.cell())
+            .map(|r| r.cell.clone())
             .collect();
         keys.sort();
         keys.dedup();

@@ -325,7 +325,7 @@ fn residuals<'a>(
     let values: Vec<(&RunView, f64)> = runs
         .iter()
         .filter(|r| !r.warmup && r.is_valid())
-        .filter(|r| scope.is_none_or(|s| s.includes(&r.cell.variant, &r.cell.params)))
+        .filter(|r| scope.is_none_or(|s| r.cell.is_in(s)))
         .filter_map(|r| {
             Some(r.numbers(metric, skip))
                 .filter(|v| !v.is_empty())
@@ -685,10 +685,7 @@ metric = "v"
         RunView {
             id: format!("r{position}"),
             position,
-            cell: CellKey {
-                variant: variant.to_string(),
-                params: Default::default(),
-            },
+            cell: CellKey::new(variant, Default::default()),
             repetition: 0,
             warmup: false,
             wall_s: 0.3,

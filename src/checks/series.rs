@@ -2,7 +2,7 @@
 //! `scaling`): one series per variant and setting of the other parameters.
 
 use crate::analysis::CellStats;
-use crate::config::Experiment;
+use crate::config::{Experiment, ParamValue};
 use std::collections::BTreeMap;
 
 /// The cells of `metric` (of `variant` only, when given) grouped by everything but `along`,
@@ -21,13 +21,13 @@ pub fn along<'a>(
         c.cell
             .params
             .get(along)
-            .and_then(|v| param.values.iter().position(|p| p.to_string() == *v))
+            .and_then(|v| param.values.iter().position(|p| p == v))
     };
-    let mut groups: Vec<(String, BTreeMap<&String, &String>, Vec<&CellStats>)> = Vec::new();
+    let mut groups: Vec<(String, BTreeMap<&String, &ParamValue>, Vec<&CellStats>)> = Vec::new();
     for cell in cells.iter().filter(|c| {
         c.metric == metric && variant.is_none_or(|v| c.cell.variant == v) && rank(c).is_some()
     }) {
-        let rest: BTreeMap<&String, &String> = cell
+        let rest: BTreeMap<&String, &ParamValue> = cell
             .cell
             .params
             .iter()

@@ -4,9 +4,11 @@ mod checks;
 mod duration;
 mod error;
 mod model;
+mod params;
 mod raw;
 pub mod template;
 mod validate;
+mod value;
 
 pub use duration::{parse_duration, parse_fraction};
 pub use error::ConfigError;

@@ -1,48 +1,10 @@
 //! The validated experiment: what every later stage trusts without re-checking.
 
+pub use super::value::ParamValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// A parameter value as it appears in a command and in the data.
-#[derive(Debug, Clone, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ParamValue {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl ParamValue {
-    /// The value as a number, when it is one.
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            ParamValue::Int(i) => Some(*i as f64),
-            ParamValue::Float(f) => Some(*f),
-            ParamValue::Text(_) => None,
-        }
-    }
-
-    /// Whether two values denote the same parameter setting (2 and 2.0 are the same).
-    pub fn same_as(&self, other: &ParamValue) -> bool {
-        match (self.as_f64(), other.as_f64()) {
-            (Some(a), Some(b)) => a == b,
-            _ => self == other,
-        }
-    }
-}
-
-impl fmt::Display for ParamValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamValue::Int(i) => write!(f, "{i}"),
-            ParamValue::Float(x) => write!(f, "{x}"),
-            ParamValue::Text(s) => f.write_str(s),
-        }
-    }
-}
 
 /// One parameter axis of the matrix, in declared value order.
 #[derive(Debug, Clone, Serialize)]
@@ -289,24 +251,6 @@ pub struct CheckSpec {
 pub struct CellScope {
     pub variants: Vec<String>,
     pub params: BTreeMap<String, Vec<ParamValue>>,
-}
-
-impl CellScope {
-    /// Whether the cell `variant` with parameter values `params` (as stored, text) is in scope.
-    pub fn includes(&self, variant: &str, params: &BTreeMap<String, String>) -> bool {
-        (self.variants.is_empty() || self.variants.iter().any(|v| v == variant))
-            && self.params.iter().all(|(name, values)| {
-                params.get(name).is_some_and(|stored| {
-                    values.iter().any(|v| {
-                        stored
-                            .parse::<f64>()
-                            .ok()
-                            .zip(v.as_f64())
-                            .map_or(*stored == v.to_string(), |(x, y)| x == y)
-                    })
-                })
-            })
-    }
 }
 
 /// How a sampled session grows: up to `max` runs per cell, until `goal` is met.

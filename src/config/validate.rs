@@ -1,10 +1,12 @@
 //! From the raw mirror to a trusted `Experiment`: profiles, matrix, variants, metrics.
+// Over 500 lines: each section of lab.toml is validated here beside its own rules and messages.
 
 use super::MAX_RUNS;
 use super::checks::validate_checks;
 use super::duration::parse_duration;
 use super::error::{ConfigError, Locator};
 use super::model::*;
+use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
 use super::template::placeholders;
 use std::collections::BTreeMap;
@@ -111,20 +113,6 @@ pub fn validate(
     experiment.sampling = sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
-}
-
-/// Every value each parameter takes in the file, with or without a profile.
-fn declared_values(base: &[Param], profiled: &[Param]) -> BTreeMap<String, Vec<ParamValue>> {
-    let mut all: BTreeMap<String, Vec<ParamValue>> = BTreeMap::new();
-    for p in base.iter().chain(profiled) {
-        let values = all.entry(p.name.clone()).or_default();
-        for v in &p.values {
-            if !values.iter().any(|x| x.same_as(v)) {
-                values.push(v.clone());
-            }
-        }
-    }
-    all
 }
 
 /// What a profile changes besides parameter lists (which it replaces in place).
@@ -336,73 +324,11 @@ fn parse_timeout(value: &Spanned<RawNumberOrText>, loc: &Locator) -> Result<Dura
     })
 }
 
-fn convert_values(values: &[RawParamValue]) -> Vec<ParamValue> {
-    values
-        .iter()
-        .map(|v| match v {
-            RawParamValue::Int(i) => ParamValue::Int(*i),
-            RawParamValue::Float(f) => ParamValue::Float(*f),
-            RawParamValue::Text(s) => ParamValue::Text(s.clone()),
-        })
-        .collect()
-}
-
 /// Names in the order they appear in the file.
 fn declared_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<String> {
     let mut names: Vec<(&String, usize)> = map.iter().map(|(k, v)| (k, v.span().start)).collect();
     names.sort_by_key(|(_, start)| *start);
     names.into_iter().map(|(k, _)| k.clone()).collect()
-}
-
-fn validate_params(
-    raw: &BTreeMap<String, Spanned<Vec<RawParamValue>>>,
-    loc: &Locator,
-) -> Result<Vec<Param>> {
-    let mut params = Vec::new();
-    for (name, values) in raw {
-        let key = format!("params.{name}");
-        if let Some(why) = identifier_problem(name) {
-            return Err(loc.hinted(
-                values.span(),
-                &key,
-                format!("parameter name {name:?} {why}"),
-                IDENTIFIER_HINT,
-            ));
-        }
-        if let Some(why) = values.get_ref().iter().find_map(value_problem) {
-            return Err(loc.error(values.span(), &key, why));
-        }
-        if values.get_ref().is_empty() {
-            let hint = "give at least one value, or remove the parameter";
-            return Err(loc.hinted(
-                values.span(),
-                &key,
-                "empty list: the matrix has no cells",
-                hint,
-            ));
-        }
-        let converted = convert_values(values.get_ref());
-        if let Some(dup) = first_duplicate(&converted) {
-            return Err(loc.error(
-                values.span(),
-                &key,
-                format!("the value {dup} is listed twice"),
-            ));
-        }
-        params.push(Param {
-            name: name.clone(),
-            values: converted,
-        });
-    }
-    Ok(params)
-}
-
-fn first_duplicate(values: &[ParamValue]) -> Option<&ParamValue> {
-    values
-        .iter()
-        .enumerate()
-        .find(|(i, v)| values[..*i].iter().any(|w| w.same_as(v)))
-        .map(|(_, v)| v)
 }
 
 fn validate_variants(
@@ -532,42 +458,6 @@ fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<us
     Ok(cpus)
 }
 
-fn validate_restrictions(
-    raw: &BTreeMap<String, Spanned<Vec<RawParamValue>>>,
-    params: &[Param],
-    key: &str,
-    loc: &Locator,
-) -> Result<BTreeMap<String, Vec<ParamValue>>> {
-    let mut only = BTreeMap::new();
-    for (name, values) in raw {
-        let key = format!("{key}.params.{name}");
-        let Some(param) = params.iter().find(|p| &p.name == name) else {
-            return Err(loc.error(
-                values.span(),
-                &key,
-                "this parameter is not declared in [params]",
-            ));
-        };
-        let converted = convert_values(values.get_ref());
-        if let Some(v) = converted
-            .iter()
-            .find(|v| !param.values.iter().any(|w| w.same_as(v)))
-        {
-            let msg = format!("{v} is not one of the values of `{name}` in [params]");
-            return Err(loc.error(values.span(), &key, msg));
-        }
-        if converted.is_empty() {
-            return Err(loc.error(
-                values.span(),
-                &key,
-                "empty list: this variant would never run",
-            ));
-        }
-        only.insert(name.clone(), converted);
-    }
-    Ok(only)
-}
-
 fn validate_metrics(
     raw: &BTreeMap<String, Spanned<RawMetric>>,
     loc: &Locator,
@@ -693,7 +583,7 @@ fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
         || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-') || placeholder(w)))
 }
 
-const IDENTIFIER_HINT: &str = "names become file and folder names: use letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (at most 64 characters)";
+pub(super) const IDENTIFIER_HINT: &str = "names become file and folder names: use letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (at most 64 characters)";
 
 /// Why `name` cannot name a variant, metric, parameter or experiment, if it cannot.
 pub fn identifier_problem(name: &str) -> Option<&'static str> {
@@ -711,23 +601,6 @@ pub fn identifier_problem(name: &str) -> Option<&'static str> {
             Some("may hold only letters, digits, '_', '-' and '.'")
         }
         _ if name.contains("..") => Some("may not contain '..'"),
-        _ => None,
-    }
-}
-
-/// Why a parameter value cannot be used, if it cannot: numbers must be finite; text must hold
-/// no control characters.
-fn value_problem(value: &RawParamValue) -> Option<String> {
-    match value {
-        RawParamValue::Float(f) if !f.is_finite() => Some(format!(
-            "{f} is not a finite number: parameters must be finite"
-        )),
-        RawParamValue::Text(t) if t.chars().any(char::is_control) => {
-            Some(format!("{t:?} holds a control character"))
-        }
-        RawParamValue::Text(t) if t.len() > 256 => {
-            Some("a text value is longer than 256 bytes".to_string())
-        }
         _ => None,
     }
 }

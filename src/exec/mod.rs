@@ -124,11 +124,11 @@ fn request<'a>(
 ) -> RunRequest<'a> {
     static NO_ENV: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
         std::sync::OnceLock::new();
-    let variant = exp.variant(&run.variant);
+    let variant = exp.variant(&run.cell.variant);
     RunRequest {
         argv: &run.argv,
         env: variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env),
-        cwd: exp.run_dir(&run.params),
+        cwd: exp.run_dir(&run.cell.params),
         cpus: variant.and_then(|v| v.cpus.as_deref()),
         timeout: exp.timeout,
         stdout,
@@ -166,7 +166,7 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
     RunRow {
         run_id: run.id.clone(),
         position: run.position,
-        variant: run.variant.clone(),
+        variant: run.cell.variant.clone(),
         repetition: run.repetition,
         warmup: run.warmup,
         start_utc: utc_timestamp(m.start_unix_ms),

@@ -223,7 +223,7 @@ impl<'e> Schedule<'e> {
 
 /// The CPUs a run is pinned to: its variant's `cpus`.
 fn cpus_of(exp: &Experiment, run: &PlannedRun) -> Option<Vec<usize>> {
-    exp.variant(&run.variant).and_then(|v| v.cpus.clone())
+    exp.variant(&run.cell.variant).and_then(|v| v.cpus.clone())
 }
 
 /// Whether two runs pinned to `a` and `b` cannot share a CPU; a run pinned nowhere shares all.

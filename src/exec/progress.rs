@@ -117,11 +117,16 @@ impl Progress {
 }
 
 fn describe(run: &PlannedRun) -> String {
-    let params: Vec<String> = run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let params: Vec<String> = run
+        .cell
+        .params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     let kind = if run.warmup { "warm-up" } else { "rep" };
     format!(
         "{} {} ({kind} {})",
-        run.variant,
+        run.cell.variant,
         params.join(" "),
         run.repetition
     )

@@ -6,7 +6,7 @@ use super::charts::{
 };
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, Verdict};
-use crate::config::{Experiment, Metric, Param};
+use crate::config::{Experiment, Metric, Param, ParamValue};
 use crate::format::level;
 use anyhow::Result;
 
@@ -149,7 +149,7 @@ fn scaling(
             .cell
             .params
             .get(&param.name)
-            .and_then(|v| v.parse::<f64>().ok())
+            .and_then(ParamValue::number)
         else {
             continue;
         };

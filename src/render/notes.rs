@@ -21,7 +21,7 @@ use super::escape::markdown;
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
-use crate::config::Experiment;
+use crate::config::{Experiment, ParamValue};
 use crate::format::{number, ratio as fmt_ratio, significant, value};
 use anyhow::Result;
 use std::path::Path;
@@ -221,7 +221,7 @@ impl NotesData {
                     self.exp
                         .declared_values
                         .get(k)
-                        .is_some_and(|values| values.iter().any(|x| same_value(&x.to_string(), v)))
+                        .is_some_and(|values| values.contains(&ParamValue::Text(v.to_string())))
                 })
             })
     }
@@ -246,12 +246,11 @@ impl NotesData {
         let head = self
             .exp
             .param(crate::config::REV_PARAM)
-            .and_then(|p| p.values.last())
-            .map(ToString::to_string);
+            .and_then(|p| p.values.last());
         match head {
             Some(head) if matches.len() > 1 && !wanted.iter().any(|(k, _)| *k == "rev") => matches
                 .into_iter()
-                .filter(|c| c.cell.params.get(crate::config::REV_PARAM) == Some(&head))
+                .filter(|c| c.cell.params.get(crate::config::REV_PARAM) == Some(head))
                 .collect(),
             _ => matches,
         }
@@ -270,7 +269,7 @@ impl NotesData {
             .filter(|c| {
                 wanted
                     .iter()
-                    .all(|(k, v)| c.cell.params.get(*k).is_some_and(|cv| same_value(cv, v)))
+                    .all(|(k, v)| c.cell.params.get(*k) == Some(&ParamValue::Text(v.to_string())))
             })
             .collect();
         let matches = self.at_head_revision(matches, &wanted);
@@ -446,14 +445,6 @@ fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> Ter
                 names.join(", ")
             )))
         }
-    }
-}
-
-/// Parameter values compare numerically when both are numbers ("2" = "2.0").
-fn same_value(stored: &str, wanted: &str) -> bool {
-    match (stored.parse::<f64>(), wanted.parse::<f64>()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => stored == wanted,
     }
 }
 

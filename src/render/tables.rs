@@ -124,7 +124,13 @@ fn columns(
             &p,
             cells
                 .iter()
-                .map(|c| c.cell.params.get(&p).cloned().unwrap_or_default())
+                .map(|c| {
+                    c.cell
+                        .params
+                        .get(&p)
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                })
                 .collect(),
         ));
     }

@@ -253,8 +253,10 @@ pub(super) mod tests {
         PlannedRun {
             id: format!("r{id:04}"),
             position: id,
-            variant: "v".into(),
-            params: std::sync::Arc::new([("n".to_string(), ParamValue::Int(id as i64))].into()),
+            cell: crate::plan::CellKey::new(
+                "v",
+                std::sync::Arc::new([("n".to_string(), ParamValue::Int(id as i64))].into()),
+            ),
             repetition: 1,
             warmup: false,
             argv: vec!["true".into()],
@@ -267,7 +269,7 @@ pub(super) mod tests {
         RunRow {
             run_id: run.id.clone(),
             position: run.position,
-            variant: run.variant.clone(),
+            variant: run.cell.variant.clone(),
             repetition: 1,
             warmup: false,
             start_utc: "2026-11-30T00:00:00Z".into(),

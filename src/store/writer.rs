@@ -184,7 +184,7 @@ impl SessionWriter {
             row.node.clone_from(&self.node);
         }
         let mut line = csv::Writer::from_writer(Vec::new());
-        line.write_record(rows::run_record(&row, &run.params, &self.header))?;
+        line.write_record(rows::run_record(&row, &run.cell.params, &self.header))?;
         self.runs.append(&line.into_inner()?)
     }
 

@@ -2,7 +2,7 @@
 //! missing or malformed metric values, runs too short to time against the session's
 //! calibration, and runs whose echoed configuration differs from the one requested.
 
-use crate::config::Metric;
+use crate::config::{Metric, ParamValue};
 use crate::format::{seconds, value};
 use crate::store::{Calibration, Exit};
 use std::collections::BTreeMap;
@@ -329,7 +329,7 @@ pub fn too_short(wall_ns: u64, c: &Calibration) -> Option<Problem> {
 /// The `config` objects a run printed (JSON object lines with a `config` key holding an
 /// object), and every echoed key naming a parameter whose value differs from the requested
 /// one. Numbers compare numerically (4 and 4.0 agree); other values by their text.
-pub fn echoed_config(stdout: &str, params: &BTreeMap<String, String>) -> (bool, Vec<Problem>) {
+pub fn echoed_config(stdout: &str, params: &BTreeMap<String, ParamValue>) -> (bool, Vec<Problem>) {
     let mut echoed = false;
     let mut found = Vec::new();
     let objects = stdout
@@ -350,26 +350,16 @@ pub fn echoed_config(stdout: &str, params: &BTreeMap<String, String>) -> (bool, 
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            if !same_value(&text, requested) {
+            if ParamValue::Text(text.clone()) != *requested {
                 found.push(Problem::ConfigMismatch {
                     key: key.clone(),
                     echoed: text,
-                    requested: requested.clone(),
+                    requested: requested.to_string(),
                 });
             }
         }
     }
     (echoed, found)
-}
-
-fn same_value(echoed: &str, requested: &str) -> bool {
-    match (
-        echoed.trim().parse::<f64>(),
-        requested.trim().parse::<f64>(),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => echoed == requested,
-    }
 }
 
 /// What the automatic checks look at for one run.
@@ -524,9 +514,9 @@ mod tests {
 
     #[test]
     fn echoed_configuration_is_compared_with_the_request() {
-        let params: BTreeMap<String, String> = [
-            ("threads".to_string(), "4".to_string()),
-            ("mode".to_string(), "fast".to_string()),
+        let params: BTreeMap<String, ParamValue> = [
+            ("threads".to_string(), ParamValue::Int(4)),
+            ("mode".to_string(), ParamValue::Text("fast".to_string())),
         ]
         .into();
         let ok = "start\n{\"config\": {\"threads\": 4.0, \"mode\": \"fast\", \"extra\": 1}}\n";

@@ -63,10 +63,6 @@ pub fn judge(
     }
 }
 
-fn requested_seconds(expect: &str, params: &BTreeMap<String, String>) -> Option<f64> {
-    let values: BTreeMap<String, ParamValue> = params
-        .iter()
-        .map(|(k, v)| (k.clone(), ParamValue::Text(v.clone())))
-        .collect();
-    substitute(expect, &values).trim().parse().ok()
+fn requested_seconds(expect: &str, params: &BTreeMap<String, ParamValue>) -> Option<f64> {
+    substitute(expect, params).trim().parse().ok()
 }

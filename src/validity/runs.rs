@@ -74,17 +74,15 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .map(|r| (r.id.as_str(), r))
         .collect();
     let cpus = cpus_by_run(exp, session);
-    let mut cells: BTreeMap<CellKey, CellKey> = BTreeMap::new();
     let stored: Vec<Stored> = session
         .runs
         .iter()
         .filter_map(|row| {
             let plan = *planned.get(row.run_id.as_str())?;
-            let cell = cells.entry(plan.cell()).or_insert_with_key(Clone::clone);
             Some(Stored {
                 row,
                 plan,
-                cell: cell.clone(),
+                cell: plan.cell.clone(),
                 values: values.remove(row.run_id.as_str()).unwrap_or_default(),
             })
         })
@@ -131,7 +129,7 @@ fn cpus_by_run<'s>(
         .runs
         .iter()
         .map(|r| {
-            let declared = exp.variant(&r.variant).and_then(|v| v.cpus.clone());
+            let declared = exp.variant(&r.cell.variant).and_then(|v| v.cpus.clone());
             (r.id.as_str(), declared)
         })
         .collect();

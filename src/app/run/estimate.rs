@@ -29,7 +29,7 @@ pub(super) fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout, jobs
             "{:>4} {} {} {kind}\n    {}\n",
             run.position,
             run.id,
-            run.cell(),
+            run.cell,
             render::shell_words(&run.argv)
         ));
     }
@@ -74,7 +74,7 @@ fn worst_case(
     previous: &BTreeMap<CellKey, f64>,
 ) -> String {
     let looks = crate::stats::sequential::schedule(exp.repetitions, sampling.max);
-    let mut keys: Vec<CellKey> = plan.runs.iter().map(PlannedRun::cell).collect();
+    let mut keys: Vec<CellKey> = plan.runs.iter().map(|r| r.cell.clone()).collect();
     keys.sort();
     keys.dedup();
     let cells = stopping::goal_cells(exp, sampling, &keys);
@@ -104,16 +104,16 @@ fn worst_case(
 
 /// The mean wall time of each cell's finished runs in a stored session, computed once.
 fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
-    let cells: BTreeMap<&str, CellKey> = session
+    let cells: BTreeMap<&str, &CellKey> = session
         .plan
         .runs
         .iter()
-        .map(|r| (r.id.as_str(), r.cell()))
+        .map(|r| (r.id.as_str(), &r.cell))
         .collect();
     let mut sums: BTreeMap<CellKey, (f64, usize)> = BTreeMap::new();
     for row in &session.runs {
         if let Some(cell) = cells.get(row.run_id.as_str()) {
-            let entry = sums.entry(cell.clone()).or_default();
+            let entry = sums.entry((*cell).clone()).or_default();
             entry.0 += row.wall_ns as f64 / 1e9;
             entry.1 += 1;
         }
@@ -130,12 +130,12 @@ fn estimate_seconds(
     run: &PlannedRun,
     previous: &BTreeMap<CellKey, f64>,
 ) -> Option<f64> {
-    if let Some(seconds) = previous.get(&run.cell()) {
+    if let Some(seconds) = previous.get(&run.cell) {
         return Some(*seconds);
     }
     exp.checks.iter().find_map(|c| match &c.kind {
         CheckKind::Duration { expect, .. } => {
-            let values = run.params.clone();
+            let values = run.cell.params.clone();
             config::template::substitute(expect, &values)
                 .trim()
                 .parse()

@@ -82,7 +82,7 @@ impl Ctx<'_> {
                     "a parameter value must be a number or a string",
                 )
             })?;
-            let Some(declared) = param.values.iter().find(|v| v.same_as(&value)) else {
+            let Some(declared) = param.values.iter().find(|v| **v == value) else {
                 let values: Vec<String> = param.values.iter().map(|v| v.to_string()).collect();
                 return Err(self.loc.hinted(
                     raw.span(),

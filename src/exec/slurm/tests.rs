@@ -2,7 +2,7 @@
 //! that lab scripts here instead of Slurm.
 
 use super::*;
-use crate::plan::PlannedRun;
+use crate::plan::{CellKey, PlannedRun};
 use std::cell::RefCell;
 
 fn runs(n: usize) -> Vec<PlannedRun> {
@@ -10,8 +10,7 @@ fn runs(n: usize) -> Vec<PlannedRun> {
         .map(|p| PlannedRun {
             id: format!("r{p:04}"),
             position: p,
-            variant: if p % 2 == 0 { "a" } else { "b" }.into(),
-            params: Default::default(),
+            cell: CellKey::new(if p % 2 == 0 { "a" } else { "b" }, Default::default()),
             repetition: 1,
             warmup: false,
             argv: vec!["true".into()],
