@@ -118,10 +118,10 @@ pub fn key_path_at(source: &str, offset: usize) -> String {
         } else if let Some(name) = trimmed.strip_prefix('[').and_then(|r| r.split(']').next()) {
             table = name.trim().to_string();
             key.clear();
-        } else if let Some((k, _)) = trimmed.split_once('=') {
-            if !trimmed.starts_with('#') && !k.contains('"') || k.trim().starts_with('"') {
-                key = k.trim().to_string();
-            }
+        } else if let Some((k, _)) = trimmed.split_once('=')
+            && (!trimmed.starts_with('#') && !k.contains('"') || k.trim().starts_with('"'))
+        {
+            key = k.trim().to_string();
         }
         if pos + line.len() > offset {
             break;
