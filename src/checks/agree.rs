@@ -2,92 +2,81 @@
 //! the OpenMP build on one thread ran 5.5× slower than the sequential build). Decided on the
 //! bootstrap CI of the ratio of their medians against the band [1/(1+m), 1+m].
 
-use super::compare::{ratio_of, with_ratio};
-use super::verdict::{CheckResult, Verdict};
-use crate::analysis::{CellStats, Resampling, find_cell};
-use crate::config::{CellSelector, CheckSpec};
-use crate::format::{percent, ratio, value};
-use crate::stats::Interval;
+use super::compare::{Named, Pair};
+use super::rule::Rule;
+use super::shape::{Check, Context, Declared, Description};
+use super::verdict::Verdict;
+use super::words::{self, ratio_bounds};
+use crate::config::CheckKind;
+use crate::format::{percent, ratio};
 
-/// Pass when the whole interval lies inside the band, fail when it lies wholly outside it.
-pub fn decide(margin: f64, ci: &Interval) -> Verdict {
-    let (low, high) = (1.0 / (1.0 + margin), 1.0 + margin);
-    if ci.lo >= low && ci.hi <= high {
-        Verdict::Pass
-    } else if ci.hi < low || ci.lo > high {
-        Verdict::Fail
-    } else {
-        Verdict::Inconclusive
+/// A declared `agree` check: pass when the whole interval lies inside the band, fail when it
+/// lies wholly outside it.
+pub struct Agree<'a> {
+    pub cells: Named<'a>,
+    pub margin: f64,
+    pub unit: &'a str,
+}
+
+impl Agree<'_> {
+    /// The band the ratio must stay in, symmetric on the log scale.
+    fn band(&self) -> (f64, f64) {
+        (1.0 / (1.0 + self.margin), 1.0 + self.margin)
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn check(
-    spec: &CheckSpec,
-    metric: &str,
-    a: &CellSelector,
-    b: &CellSelector,
-    margin: f64,
-    cells: &[CellStats],
-    r: Resampling,
-    unit: &str,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "agree", spec.class, Verdict::NotRun);
-    let (Some(ca), Some(cb)) = (find_cell(cells, a, metric), find_cell(cells, b, metric)) else {
-        return base.reading("a named cell has no runs in this session");
-    };
-    let (r_hat, ci) = match ratio_of(ca, cb, r, &format!("agree/{}", spec.name)) {
-        Ok(x) => x,
-        Err(why) => return base.reading(why),
-    };
-    let verdict = decide(margin, &ci);
-    let (ma, mb) = (
-        ca.median().unwrap_or(f64::NAN),
-        cb.median().unwrap_or(f64::NAN),
-    );
-    let (low, high) = (1.0 / (1.0 + margin), 1.0 + margin);
-    let evidence = format!(
-        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] ({} CI); agreement needs a/b within [{}, {}] (±{})",
-        ca.label,
-        value(ma, unit),
-        cb.label,
-        value(mb, unit),
-        ratio(r_hat),
-        ratio(ci.lo),
-        ratio(ci.hi),
-        crate::format::level(r.level),
-        ratio(low),
-        ratio(high),
-        percent(margin)
-    );
-    let reading = match verdict {
-        Verdict::Pass => format!(
-            "{} and {} agree: {} is {}× the other, within ±{}",
-            ca.label,
-            cb.label,
-            ca.label,
-            ratio(r_hat),
-            percent(margin)
-        ),
-        Verdict::Fail => format!(
-            "{} is {}× {}, which should match it within ±{}",
-            ca.label,
-            ratio(r_hat),
-            cb.label,
-            percent(margin)
-        ),
-        _ => format!(
-            "the interval [{}, {}] reaches outside ±{}: the data cannot decide",
-            ratio(ci.lo),
-            ratio(ci.hi),
-            percent(margin)
-        ),
-    };
-    let result = CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading);
-    let needs = format!("a/b within ±{}", percent(margin));
-    with_ratio(result, ca, cb, r_hat, &ci, (1.0, needs))
+impl<'a> Declared<'a> for Agree<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Agree {
+            metric,
+            a,
+            b,
+            margin,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        Some(Agree {
+            cells: Named { metric, a, b },
+            margin: *margin,
+            unit: cx.unit(metric),
+        })
+    }
+}
+
+impl<'a> Check<'a> for Agree<'_> {
+    type Outcome = Pair<'a>;
+    const KIND: &'static str = "agree";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Pair<'a>, String> {
+        let (low, high) = self.band();
+        Pair::judge(cx, Self::KIND, &self.cells, Rule::Within(low, high))
+    }
+
+    fn describe(&self, p: &Pair) -> Description {
+        let (low, high) = self.band();
+        let margin = percent(self.margin);
+        let (a, b, r) = (&p.a.label, &p.b.label, ratio(p.decision.estimate));
+        let iv = &p.decision.interval;
+        let reading = match p.decision.verdict {
+            Verdict::Pass => format!("{a} and {b} agree: {a} is {r}× the other, within ±{margin}"),
+            Verdict::Fail => format!("{a} is {r}× {b}, which should match it within ±{margin}"),
+            _ => format!(
+                "the interval {} reaches outside ±{margin}: the data cannot decide",
+                ratio_bounds(iv.lo, iv.hi)
+            ),
+        };
+        let evidence = format!(
+            "{}; agreement needs a/b within {} (±{margin})",
+            words::pair(p, self.unit, p.level),
+            ratio_bounds(low, high)
+        );
+        Description {
+            evidence,
+            reading,
+            ratio: Some(p.chart(1.0, format!("a/b within ±{margin}"))),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -97,11 +86,13 @@ mod tests {
 
     #[test]
     fn the_band_is_symmetric_on_the_log_scale() {
-        assert_eq!(decide(0.1, &iv(0.95, 1.05)), Verdict::Pass);
-        assert_eq!(decide(0.1, &iv(1.0 / 1.1, 1.1)), Verdict::Pass);
-        assert_eq!(decide(0.1, &iv(0.9, 1.0)), Verdict::Inconclusive);
-        assert_eq!(decide(0.1, &iv(1.05, 1.2)), Verdict::Inconclusive);
-        assert_eq!(decide(0.1, &iv(5.0, 6.0)), Verdict::Fail);
-        assert_eq!(decide(0.1, &iv(0.5, 0.9)), Verdict::Fail);
+        let (low, high) = (1.0 / 1.1, 1.1);
+        let decide = |lo, hi| Rule::Within(low, high).decide(&iv(lo, hi));
+        assert_eq!(decide(0.95, 1.05), Verdict::Pass);
+        assert_eq!(decide(1.0 / 1.1, 1.1), Verdict::Pass);
+        assert_eq!(decide(0.9, 1.0), Verdict::Inconclusive);
+        assert_eq!(decide(1.05, 1.2), Verdict::Inconclusive);
+        assert_eq!(decide(5.0, 6.0), Verdict::Fail);
+        assert_eq!(decide(0.5, 0.9), Verdict::Fail);
     }
 }

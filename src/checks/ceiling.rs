@@ -9,37 +9,56 @@
 //! uncertainty counts too (Davison & Hinkley 1997 §5.2, as in `compare`).
 
 use super::MIN_RUNS;
-use super::compare::ratio_of;
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use crate::analysis::{CellStats, Resampling};
-use crate::config::{CellSelector, CheckSpec};
+use super::rule::Rule;
+use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
+use super::verdict::Verdict;
+use crate::analysis::CellStats;
+use crate::config::{CellSelector, CheckKind, Comparison};
 use crate::format::{percent, value};
+use crate::stats::Interval;
 
 /// What the metric must stay below.
-pub enum Ceiling<'a> {
-    Limit(f64),
+pub enum Limit<'a> {
+    Number(f64),
     Calibration(&'a CellSelector),
 }
 
+/// A declared `ceiling` check.
+pub struct Ceiling<'a> {
+    pub metric: &'a str,
+    pub limit: Limit<'a>,
+    pub fraction: f64,
+    pub unit: &'a str,
+}
+
 /// One cell set against its ceiling, as a ratio value / ceiling with its interval.
-struct Judged<'a> {
+pub struct Against<'a> {
     cell: &'a CellStats,
     ceiling: f64,
     ceiling_label: String,
-    ratio: f64,
-    lo: f64,
-    hi: f64,
-    verdict: Verdict,
+    decision: Decision,
 }
 
-/// Fail when the whole interval of value / ceiling reaches the fraction.
-pub fn decide(fraction: f64, lo: f64, hi: f64) -> Verdict {
-    if lo >= fraction {
-        Verdict::Fail
-    } else if hi >= fraction {
-        Verdict::Inconclusive
-    } else {
-        Verdict::Pass
+/// Every cell judged, those that could not be, the verdict and the cell that decided it.
+pub struct Clearance<'a> {
+    judged: Vec<Against<'a>>,
+    skipped: Vec<String>,
+    verdict: Verdict,
+    worst: usize,
+    level: f64,
+}
+
+impl Outcome for Clearance<'_> {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    fn runs(&self) -> Vec<String> {
+        self.judged
+            .iter()
+            .filter(|j| j.decision.verdict == self.verdict)
+            .flat_map(|j| j.cell.run_ids.iter().cloned())
+            .collect()
     }
 }
 
@@ -59,164 +78,174 @@ fn decisive(outcomes: &[(Verdict, f64)]) -> Option<(Verdict, usize)> {
     Some((verdict, index))
 }
 
-pub fn check(
-    spec: &CheckSpec,
-    metric: &str,
-    ceiling: &Ceiling,
-    fraction: f64,
-    (judged_cells, cells): (&[&CellStats], &[CellStats]),
-    r: Resampling,
-    unit: &str,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "ceiling", spec.class, Verdict::NotRun);
-    let mut judged = Vec::new();
-    let mut skipped = Vec::new();
-    for cell in judged_cells.iter().copied().filter(|c| c.metric == metric) {
-        match judge(spec, cell, ceiling, fraction, cells, r) {
-            Some(Ok(j)) => judged.push(j),
-            Some(Err(why)) => skipped.push(why),
-            None => {}
-        }
+impl<'a> Declared<'a> for Ceiling<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Ceiling {
+            metric,
+            limit,
+            calibration,
+            fraction,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        let limit = match (limit, calibration) {
+            (Some(l), _) => Limit::Number(*l),
+            (None, Some(selector)) => Limit::Calibration(selector),
+            (None, None) => return None,
+        };
+        Some(Ceiling {
+            metric,
+            limit,
+            fraction: *fraction,
+            unit: cx.unit(metric),
+        })
     }
-    let outcomes: Vec<(Verdict, f64)> = judged.iter().map(|j| (j.verdict, j.ratio)).collect();
-    let Some((verdict, index)) = decisive(&outcomes) else {
-        return base.reading(
-            skipped
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "no cell to set against the ceiling".into()),
-        );
-    };
-    let worst = &judged[index];
-    let median = worst.cell.median().unwrap_or(f64::NAN);
-    let evidence = format!(
-        "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] ({} CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
-        worst.cell.label,
-        value(median, unit),
-        percent(worst.ratio),
-        value(worst.ceiling, unit),
-        worst.ceiling_label,
-        percent(worst.lo),
-        percent(worst.hi),
-        crate::format::level(r.level),
-        percent(fraction),
-        judged.len(),
-        judged.iter().filter(|j| j.verdict == Verdict::Fail).count(),
-        judged
-            .iter()
-            .filter(|j| j.verdict == Verdict::Inconclusive)
-            .count(),
-        if skipped.is_empty() {
-            String::new()
-        } else {
-            format!("; {} not judged: {}", skipped.len(), skipped[0])
-        }
-    );
-    let reading = match verdict {
-        Verdict::Pass => format!(
-            "every cell stays under {} of its ceiling; the closest, {}, is at {}",
-            percent(fraction),
-            worst.cell.label,
-            percent(worst.ratio)
-        ),
-        Verdict::Fail => format!(
-            "{} reaches {} of {} ({}): it measures the ceiling, not the code",
-            worst.cell.label,
-            percent(worst.ratio),
-            value(worst.ceiling, unit),
-            worst.ceiling_label
-        ),
-        _ => format!(
-            "{} is at {} of its ceiling, and its interval straddles {}: the data cannot decide",
-            worst.cell.label,
-            percent(worst.ratio),
-            percent(fraction)
-        ),
-    };
-    let mut result = CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading);
-    result.runs = judged
-        .iter()
-        .filter(|j| j.verdict == verdict)
-        .flat_map(|j| j.cell.run_ids.iter().cloned())
-        .collect();
-    result.ratio = Some(RatioEvidence {
-        a: worst.cell.label.clone(),
-        b: worst.ceiling_label.clone(),
-        a_value: median,
-        b_value: worst.ceiling,
-        ratio: worst.ratio,
-        lo: worst.lo,
-        hi: worst.hi,
-        threshold: fraction,
-        needs: format!("under {} of the ceiling", percent(fraction)),
-        level: r.level,
-    });
-    result
 }
 
-/// `None` for a calibration cell itself or a cell without a matching calibration cell.
-fn judge<'a>(
-    spec: &CheckSpec,
-    cell: &'a CellStats,
-    ceiling: &Ceiling,
-    fraction: f64,
-    cells: &'a [CellStats],
-    r: Resampling,
-) -> Option<Result<Judged<'a>, String>> {
-    let judged = |ceiling: f64, ceiling_label: String, ratio: f64, lo: f64, hi: f64| Judged {
-        cell,
-        ceiling,
-        ceiling_label,
-        ratio,
-        lo,
-        hi,
-        verdict: decide(fraction, lo, hi),
-    };
-    match ceiling {
-        Ceiling::Limit(limit) => {
-            let (Some(m), Some(ci)) =
-                (cell.median(), cell.median_ci.filter(|_| cell.n >= MIN_RUNS))
-            else {
-                return Some(Err(format!(
-                    "{} has {} valid runs; {MIN_RUNS} are needed",
-                    cell.label, cell.n
-                )));
-            };
-            Some(Ok(judged(
-                *limit,
-                "limit".into(),
-                m / limit,
-                ci.lo / limit,
-                ci.hi / limit,
-            )))
-        }
-        Ceiling::Calibration(selector) => {
-            if cell.cell.is_named_by(selector) {
-                return None;
+impl<'a> Check<'a> for Ceiling<'_> {
+    type Outcome = Clearance<'a>;
+    const KIND: &'static str = "ceiling";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Clearance<'a>, String> {
+        let mut judged = Vec::new();
+        let mut skipped = Vec::new();
+        for cell in cx
+            .in_scope()
+            .into_iter()
+            .filter(|c| c.metric == self.metric)
+        {
+            match self.judge(cx, cell) {
+                Some(Ok(j)) => judged.push(j),
+                Some(Err(why)) => skipped.push(why),
+                None => {}
             }
-            let calibration = cells.iter().find(|c| {
-                c.metric == cell.metric
-                    && c.cell.is_named_by(selector)
-                    && same_other_params(selector, c, cell)
-            })?;
-            let label = format!("median of {}", calibration.label);
-            let found = ratio_of(
-                cell,
-                calibration,
-                r,
-                &format!("ceiling/{}/{}", spec.name, cell.label),
-            );
-            Some(found.map(|(x, ci)| {
-                judged(
-                    calibration.median().unwrap_or(f64::NAN),
-                    label,
-                    x,
-                    ci.lo,
-                    ci.hi,
-                )
-            }))
+        }
+        let outcomes: Vec<(Verdict, f64)> = judged
+            .iter()
+            .map(|j| (j.decision.verdict, j.decision.estimate))
+            .collect();
+        let Some((verdict, worst)) = decisive(&outcomes) else {
+            let none = || "no cell to set against the ceiling".into();
+            return Err(skipped.first().cloned().unwrap_or_else(none));
+        };
+        Ok(Clearance {
+            judged,
+            skipped,
+            verdict,
+            worst,
+            level: cx.resampling.level,
+        })
+    }
+
+    fn describe(&self, c: &Clearance) -> Description {
+        let worst = &c.judged[c.worst];
+        let needs = format!("under {} of the ceiling", percent(self.fraction));
+        let (a, b) = (
+            Side::cell(worst.cell),
+            Side {
+                label: &worst.ceiling_label,
+                value: worst.ceiling,
+            },
+        );
+        Description {
+            evidence: self.evidence(c),
+            reading: self.reading(worst, c.verdict),
+            ratio: Some(worst.decision.chart(a, b, self.fraction, needs, c.level)),
+        }
+    }
+}
+
+impl Ceiling<'_> {
+    /// `None` for a calibration cell itself or a cell without a matching calibration cell.
+    fn judge<'a>(
+        &self,
+        cx: &Context<'a>,
+        cell: &'a CellStats,
+    ) -> Option<Result<Against<'a>, String>> {
+        let rule = Rule::Compare(Comparison::Less, self.fraction);
+        let against = |ceiling, ceiling_label, decision| Against {
+            cell,
+            ceiling,
+            ceiling_label,
+            decision,
+        };
+        match self.limit {
+            Limit::Number(limit) => {
+                let (Some(m), Some(ci)) =
+                    (cell.median(), cell.median_ci.filter(|_| cell.n >= MIN_RUNS))
+                else {
+                    return Some(Err(format!(
+                        "{} has {} valid runs; {MIN_RUNS} are needed",
+                        cell.label, cell.n
+                    )));
+                };
+                let interval = Interval {
+                    lo: ci.lo / limit,
+                    hi: ci.hi / limit,
+                    ..ci
+                };
+                let decision = Decision::new(m / limit, interval, rule);
+                Some(Ok(against(limit, "limit".into(), decision)))
+            }
+            Limit::Calibration(selector) => {
+                if cell.cell.is_named_by(selector) {
+                    return None;
+                }
+                let calibration = cx.cells.iter().find(|c| {
+                    c.metric == cell.metric
+                        && c.cell.is_named_by(selector)
+                        && same_other_params(selector, c, cell)
+                })?;
+                let label = format!("median of {}", calibration.label);
+                let stream = cx.stream(Self::KIND, Some(&cell.label));
+                let found = cx.ratio(cell, calibration, &stream, rule);
+                let median = calibration.median().unwrap_or(f64::NAN);
+                Some(found.map(|d| against(median, label, d)))
+            }
+        }
+    }
+
+    fn evidence(&self, c: &Clearance) -> String {
+        let worst = &c.judged[c.worst];
+        let count = |v: Verdict| c.judged.iter().filter(|j| j.decision.verdict == v).count();
+        let iv = &worst.decision.interval;
+        format!(
+            "worst cell {} = {}, {} of the ceiling {} ({}) [{}, {}] ({} CI); the limit is {} of it; {} cells judged, {} failed, {} undecided{}",
+            worst.cell.label,
+            value(worst.cell.median().unwrap_or(f64::NAN), self.unit),
+            percent(worst.decision.estimate),
+            value(worst.ceiling, self.unit),
+            worst.ceiling_label,
+            percent(iv.lo),
+            percent(iv.hi),
+            crate::format::level(c.level),
+            percent(self.fraction),
+            c.judged.len(),
+            count(Verdict::Fail),
+            count(Verdict::Inconclusive),
+            match c.skipped.first() {
+                None => String::new(),
+                Some(first) => format!("; {} not judged: {first}", c.skipped.len()),
+            }
+        )
+    }
+
+    fn reading(&self, worst: &Against, verdict: Verdict) -> String {
+        let (cell, at) = (&worst.cell.label, percent(worst.decision.estimate));
+        let fraction = percent(self.fraction);
+        match verdict {
+            Verdict::Pass => format!(
+                "every cell stays under {fraction} of its ceiling; the closest, {cell}, is at {at}"
+            ),
+            Verdict::Fail => format!(
+                "{cell} reaches {at} of {} ({}): it measures the ceiling, not the code",
+                value(worst.ceiling, self.unit),
+                worst.ceiling_label
+            ),
+            _ => format!(
+                "{cell} is at {at} of its ceiling, and its interval straddles {fraction}: the data cannot decide"
+            ),
         }
     }
 }
@@ -231,14 +260,16 @@ fn same_other_params(selector: &CellSelector, calibration: &CellStats, cell: &Ce
 
 #[cfg(test)]
 mod tests {
+    use super::super::interval as iv;
     use super::*;
 
     #[test]
     fn fails_only_when_the_whole_interval_reaches_the_fraction() {
-        assert_eq!(decide(0.8, 0.85, 0.99), Verdict::Fail);
-        assert_eq!(decide(0.8, 0.8, 0.9), Verdict::Fail);
-        assert_eq!(decide(0.8, 0.7, 0.85), Verdict::Inconclusive);
-        assert_eq!(decide(0.8, 0.1, 0.79), Verdict::Pass);
+        let decide = |lo, hi| Rule::Compare(Comparison::Less, 0.8).decide(&iv(lo, hi));
+        assert_eq!(decide(0.85, 0.99), Verdict::Fail);
+        assert_eq!(decide(0.8, 0.9), Verdict::Fail);
+        assert_eq!(decide(0.7, 0.85), Verdict::Inconclusive);
+        assert_eq!(decide(0.1, 0.79), Verdict::Pass);
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! every variant. A run whose value differs from other runs of its own cell fails too: an
 //! answer that changes from run to run is wrong at least some of the time.
 
-use super::verdict::{CheckResult, Verdict};
+use super::shape::{Check, Context, Declared, Description, Outcome};
+use super::verdict::Verdict;
 use crate::analysis::{RunView, cell_label};
-use crate::config::{CheckSpec, Experiment, ParamValue};
+use crate::config::{CheckKind, Experiment};
 use std::collections::BTreeMap;
 
 /// One run's answer: every value it printed for the metric.
@@ -25,75 +26,123 @@ struct Mismatch {
     expected_from: String,
 }
 
-pub fn check(
-    spec: &CheckSpec,
-    exp: &Experiment,
-    metric: &str,
-    reference: Option<&str>,
-    runs: &[RunView],
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "checksum", spec.class, Verdict::NotRun);
-    let mut groups: BTreeMap<&BTreeMap<String, ParamValue>, Vec<Answer>> = BTreeMap::new();
-    for run in runs.iter().filter(|r| !r.warmup && r.is_valid()) {
-        if let Some(values) = run.values.texts(metric).filter(|v| !v.is_empty()) {
-            groups
-                .entry(&run.cell.params)
-                .or_default()
-                .push(Answer { run, values });
+/// A declared `checksum` check.
+pub struct Checksum<'a> {
+    pub metric: &'a str,
+    pub reference: Option<&'a str>,
+}
+
+/// The runs that differ from the expected answer, out of those compared.
+pub struct Answers {
+    mismatches: Vec<Mismatch>,
+    /// Runs compared.
+    answers: usize,
+    /// Parameter settings with answers from two variants or more.
+    settings: usize,
+}
+
+impl Outcome for Answers {
+    fn verdict(&self) -> Verdict {
+        if self.mismatches.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
         }
     }
-    let compared: Vec<&Vec<Answer>> = groups.values().filter(|g| variants(g) >= 2).collect();
-    if compared.is_empty() {
-        return base.reading(format!(
-            "no parameter setting has `{metric}` from two variants to compare"
-        ));
+
+    fn runs(&self) -> Vec<String> {
+        self.mismatches.iter().map(|m| m.run.clone()).collect()
     }
-    let mismatches: Vec<Mismatch> = compared
+}
+
+impl<'a> Declared<'a> for Checksum<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Checksum { metric, reference } = &cx.spec.kind else {
+            return None;
+        };
+        Some(Checksum {
+            metric,
+            reference: reference.as_deref(),
+        })
+    }
+}
+
+impl<'a> Check<'a> for Checksum<'_> {
+    type Outcome = Answers;
+    const KIND: &'static str = "checksum";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Answers, String> {
+        let mut groups: BTreeMap<&BTreeMap<String, crate::config::ParamValue>, Vec<Answer>> =
+            BTreeMap::new();
+        for run in cx.runs.iter().filter(|r| !r.warmup && r.is_valid()) {
+            if let Some(values) = run.values.texts(self.metric).filter(|v| !v.is_empty()) {
+                groups
+                    .entry(&run.cell.params)
+                    .or_default()
+                    .push(Answer { run, values });
+            }
+        }
+        let compared: Vec<&Vec<Answer>> = groups.values().filter(|g| variants(g) >= 2).collect();
+        if compared.is_empty() {
+            return Err(format!(
+                "no parameter setting has `{}` from two variants to compare",
+                self.metric
+            ));
+        }
+        Ok(Answers {
+            mismatches: compared
+                .iter()
+                .flat_map(|g| mismatches(cx.exp, g, self.reference))
+                .collect(),
+            answers: compared.iter().map(|g| g.len()).sum(),
+            settings: compared.len(),
+        })
+    }
+
+    fn describe(&self, a: &Answers) -> Description {
+        let (answers, metric) = (a.answers, self.metric);
+        let reading = match a.mismatches.first() {
+            None => format!(
+                "every variant printed the same `{metric}` for the same parameters ({answers} runs)"
+            ),
+            Some(m) => format!(
+                "run {} ({}) printed {metric} {} where {} {}",
+                m.run, m.cell, m.got, m.expected_from, m.expected
+            ),
+        };
+        Description {
+            evidence: evidence(a),
+            reading,
+            ratio: None,
+        }
+    }
+}
+
+fn evidence(a: &Answers) -> String {
+    if a.mismatches.is_empty() {
+        return format!(
+            "{} runs over {} parameter settings, all agreeing",
+            a.answers, a.settings
+        );
+    }
+    let listed: Vec<String> = a
+        .mismatches
         .iter()
-        .flat_map(|g| mismatches(exp, g, reference))
+        .take(10)
+        .map(|m| {
+            format!(
+                "{} ({}) printed {:?}, {} {:?}",
+                m.run, m.cell, m.got, m.expected_from, m.expected
+            )
+        })
         .collect();
-    let answers: usize = compared.iter().map(|g| g.len()).sum();
-    let verdict = if mismatches.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail
-    };
-    let evidence = if mismatches.is_empty() {
-        format!(
-            "{answers} runs over {} parameter settings, all agreeing",
-            compared.len()
-        )
-    } else {
-        let listed: Vec<String> = mismatches
-            .iter()
-            .take(10)
-            .map(|m| {
-                format!(
-                    "{} ({}) printed {:?}, {} {:?}",
-                    m.run, m.cell, m.got, m.expected_from, m.expected
-                )
-            })
-            .collect();
-        format!(
-            "{} of {answers} runs differ: {}{}",
-            mismatches.len(),
-            listed.join("; "),
-            if mismatches.len() > 10 { "; …" } else { "" }
-        )
-    };
-    let reading = match mismatches.first() {
-        None => format!(
-            "every variant printed the same `{metric}` for the same parameters ({answers} runs)"
-        ),
-        Some(m) => format!(
-            "run {} ({}) printed {metric} {} where {} {}",
-            m.run, m.cell, m.got, m.expected_from, m.expected
-        ),
-    };
-    CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading)
-        .runs(mismatches.into_iter().map(|m| m.run).collect())
+    format!(
+        "{} of {} runs differ: {}{}",
+        a.mismatches.len(),
+        a.answers,
+        listed.join("; "),
+        if a.mismatches.len() > 10 { "; …" } else { "" }
+    )
 }
 
 fn variants(group: &[Answer]) -> usize {

@@ -3,27 +3,14 @@
 //! interval contradicts it, inconclusive when it straddles the threshold.
 
 use super::MIN_RUNS;
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
+use super::rule::Rule;
+use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
+use super::verdict::Verdict;
+use super::words::{self, ratio_bounds};
 use crate::analysis::{CellStats, Resampling, find_cell};
-use crate::config::{CellSelector, CheckSpec, Comparison};
-use crate::format::{level, ratio, value};
+use crate::config::{CellSelector, CheckKind, Comparison};
+use crate::format::ratio;
 use crate::stats::{self, Interval, Statistic};
-
-/// Decides `ratio OP threshold` from the ratio's interval.
-pub fn decide(op: Comparison, threshold: f64, interval: &Interval) -> Verdict {
-    let (lo, hi) = (interval.lo, interval.hi);
-    let (holds, contradicted) = match op {
-        Comparison::Less => (hi < threshold, lo >= threshold),
-        Comparison::LessEqual => (hi <= threshold, lo > threshold),
-        Comparison::Greater => (lo > threshold, hi <= threshold),
-        Comparison::GreaterEqual => (lo >= threshold, hi < threshold),
-    };
-    match (holds, contradicted) {
-        (true, _) => Verdict::Pass,
-        (_, true) => Verdict::Fail,
-        _ => Verdict::Inconclusive,
-    }
-}
 
 /// The ratio of two cells' medians with its CI, or why it cannot be computed.
 pub fn ratio_of(
@@ -53,152 +40,115 @@ pub fn ratio_of(
     .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn check(
-    spec: &CheckSpec,
-    metric: &str,
-    a: &CellSelector,
-    b: &CellSelector,
-    op: Comparison,
-    factor: f64,
-    cells: &[CellStats],
-    r: Resampling,
-    unit: &str,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "compare", spec.class, Verdict::NotRun);
-    let (Some(ca), Some(cb)) = (find_cell(cells, a, metric), find_cell(cells, b, metric)) else {
-        return base.reading("a named cell has no runs in this session");
-    };
-    let (r_hat, ci) = match ratio_of(ca, cb, r, &format!("compare/{}", spec.name)) {
-        Ok(x) => x,
-        Err(why) => return base.reading(why),
-    };
-    let verdict = decide(op, factor, &ci);
-    let (ma, mb) = (
-        ca.median().unwrap_or(f64::NAN),
-        cb.median().unwrap_or(f64::NAN),
-    );
-    let evidence = format!(
-        "a = {} = {}, b = {} = {}; a/b = {} [{}, {}] ({} CI); needs a/b {} {}",
-        ca.label,
-        value(ma, unit),
-        cb.label,
-        value(mb, unit),
-        ratio(r_hat),
-        ratio(ci.lo),
-        ratio(ci.hi),
-        level(r.level),
-        op.symbol(),
-        ratio(factor)
-    );
-    let reading = match verdict {
-        Verdict::Pass => format!(
-            "{} is {}× {}, and the whole interval is {} {}",
-            ca.label,
-            ratio(r_hat),
-            cb.label,
-            op.symbol(),
-            ratio(factor)
-        ),
-        Verdict::Fail => format!(
-            "{} is {}× {}: the whole interval contradicts {} {}",
-            ca.label,
-            ratio(r_hat),
-            cb.label,
-            op.symbol(),
-            ratio(factor)
-        ),
-        _ => format!(
-            "the interval [{}, {}] straddles {}: the data cannot decide",
-            ratio(ci.lo),
-            ratio(ci.hi),
-            ratio(factor)
-        ),
-    };
-    let result = CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading);
-    let needs = format!("a/b {} {}", op.symbol(), ratio(factor));
-    with_ratio(result, ca, cb, r_hat, &ci, (factor, needs))
+/// The two cells a `compare` or `agree` check names, and the metric it reads.
+pub struct Named<'a> {
+    pub metric: &'a str,
+    pub a: &'a CellSelector,
+    pub b: &'a CellSelector,
 }
 
-/// Attaches the two cells' runs and the ratio evidence that the forest chart draws.
-pub(super) fn with_ratio(
-    mut result: CheckResult,
-    a: &CellStats,
-    b: &CellStats,
-    ratio: f64,
-    ci: &Interval,
-    (threshold, needs): (f64, String),
-) -> CheckResult {
-    result.runs = a.run_ids.iter().chain(&b.run_ids).cloned().collect();
-    result.ratio = Some(RatioEvidence {
-        a: a.label.clone(),
-        b: b.label.clone(),
-        a_value: a.median().unwrap_or(f64::NAN),
-        b_value: b.median().unwrap_or(f64::NAN),
-        ratio,
-        lo: ci.lo,
-        hi: ci.hi,
-        threshold,
-        needs,
-        level: ci.level,
-    });
-    result
+/// Two named cells and the ratio a/b of their medians, judged.
+pub struct Pair<'a> {
+    pub a: &'a CellStats,
+    pub b: &'a CellStats,
+    pub decision: Decision,
+    /// The confidence level the evidence states.
+    pub level: f64,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::interval as iv;
-    use super::*;
-
-    #[test]
-    fn less_than_is_decided_at_its_boundaries() {
-        assert_eq!(decide(Comparison::Less, 0.5, &iv(0.2, 0.49)), Verdict::Pass);
-        assert_eq!(
-            decide(Comparison::Less, 0.5, &iv(0.2, 0.5)),
-            Verdict::Inconclusive
-        );
-        assert_eq!(decide(Comparison::Less, 0.5, &iv(0.5, 0.7)), Verdict::Fail);
-        assert_eq!(
-            decide(Comparison::LessEqual, 0.5, &iv(0.2, 0.5)),
-            Verdict::Pass
-        );
-        assert_eq!(
-            decide(Comparison::LessEqual, 0.5, &iv(0.5, 0.7)),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            decide(Comparison::LessEqual, 0.5, &iv(0.51, 0.7)),
-            Verdict::Fail
-        );
+impl<'a> Pair<'a> {
+    /// The two cells `a` and `b` select, their ratio judged by `rule`.
+    pub fn judge(cx: &Context<'a>, kind: &str, named: &Named, rule: Rule) -> Result<Self, String> {
+        let find = |s: &CellSelector| find_cell(cx.cells, s, named.metric);
+        let (Some(ca), Some(cb)) = (find(named.a), find(named.b)) else {
+            return Err("a named cell has no runs in this session".into());
+        };
+        Ok(Pair {
+            a: ca,
+            b: cb,
+            decision: cx.ratio(ca, cb, &cx.stream(kind, None), rule)?,
+            level: cx.resampling.level,
+        })
     }
 
-    #[test]
-    fn greater_than_is_decided_at_its_boundaries() {
-        assert_eq!(
-            decide(Comparison::Greater, 1.0, &iv(1.01, 2.0)),
-            Verdict::Pass
-        );
-        assert_eq!(
-            decide(Comparison::Greater, 1.0, &iv(1.0, 2.0)),
-            Verdict::Inconclusive
-        );
-        assert_eq!(
-            decide(Comparison::Greater, 1.0, &iv(0.5, 1.0)),
-            Verdict::Fail
-        );
-        assert_eq!(
-            decide(Comparison::GreaterEqual, 1.0, &iv(1.0, 2.0)),
-            Verdict::Pass
-        );
-        assert_eq!(
-            decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 0.99)),
-            Verdict::Fail
-        );
-        assert_eq!(
-            decide(Comparison::GreaterEqual, 1.0, &iv(0.5, 1.0)),
-            Verdict::Inconclusive
-        );
+    /// The chart's ratio evidence against `threshold`.
+    pub fn chart(&self, threshold: f64, needs: String) -> crate::checks::RatioEvidence {
+        let level = self.decision.interval.level;
+        let (a, b) = (Side::cell(self.a), Side::cell(self.b));
+        self.decision.chart(a, b, threshold, needs, level)
+    }
+}
+
+impl Outcome for Pair<'_> {
+    fn verdict(&self) -> Verdict {
+        self.decision.verdict
+    }
+
+    fn runs(&self) -> Vec<String> {
+        self.a
+            .run_ids
+            .iter()
+            .chain(&self.b.run_ids)
+            .cloned()
+            .collect()
+    }
+}
+
+/// A declared `compare` check.
+pub struct Compare<'a> {
+    pub cells: Named<'a>,
+    pub op: Comparison,
+    pub factor: f64,
+    pub unit: &'a str,
+}
+
+impl<'a> Declared<'a> for Compare<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Compare {
+            metric,
+            a,
+            b,
+            op,
+            factor,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        Some(Compare {
+            cells: Named { metric, a, b },
+            op: *op,
+            factor: *factor,
+            unit: cx.unit(metric),
+        })
+    }
+}
+
+impl<'a> Check<'a> for Compare<'_> {
+    type Outcome = Pair<'a>;
+    const KIND: &'static str = "compare";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Pair<'a>, String> {
+        let rule = Rule::Compare(self.op, self.factor);
+        Pair::judge(cx, Self::KIND, &self.cells, rule)
+    }
+
+    fn describe(&self, p: &Pair) -> Description {
+        let needs = format!("{} {}", self.op.symbol(), ratio(self.factor));
+        let (a, b, r) = (&p.a.label, &p.b.label, ratio(p.decision.estimate));
+        let iv = &p.decision.interval;
+        let reading = match p.decision.verdict {
+            Verdict::Pass => format!("{a} is {r}× {b}, and the whole interval is {needs}"),
+            Verdict::Fail => format!("{a} is {r}× {b}: the whole interval contradicts {needs}"),
+            _ => format!(
+                "the interval {} straddles {}: the data cannot decide",
+                ratio_bounds(iv.lo, iv.hi),
+                ratio(self.factor)
+            ),
+        };
+        Description {
+            evidence: format!("{}; needs a/b {needs}", words::pair(p, self.unit, p.level)),
+            reading,
+            ratio: Some(p.chart(self.factor, format!("a/b {needs}"))),
+        }
     }
 }

@@ -4,125 +4,203 @@
 //! output, or when the bootstrap CI of their ratio lies inside [1−m, 1+m]; distinguishable when
 //! the interval lies wholly outside that band; anything else is undecided.
 
-use super::compare::ratio_of;
-use super::verdict::{CheckResult, Verdict};
-use super::{Inputs, series};
+use super::rule::{Rule, worst};
+use super::series;
+use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
+use super::verdict::Verdict;
+use super::words::{ratio_bounds, ratio_interval};
 use crate::analysis::CellStats;
-use crate::config::CheckSpec;
+use crate::config::CheckKind;
 use crate::format::{percent, ratio};
 use std::collections::BTreeSet;
 
+/// A declared `distinct` check: fail (indistinguishable) when a pair's interval lies inside
+/// [1−m, 1+m], pass (distinguishable) when every one lies wholly outside.
+pub struct Distinct<'a> {
+    pub metric: &'a str,
+    pub along: &'a str,
+    pub variant: Option<&'a str>,
+    pub margin: f64,
+}
+
 /// How one adjacent pair was judged.
-enum Pair {
+enum Judgement {
     SameOutput,
-    Ratio {
-        r: f64,
-        lo: f64,
-        hi: f64,
-        verdict: Verdict,
-    },
+    Ratio(Decision),
     NotJudged(String),
 }
 
-/// Fail (indistinguishable) when the interval lies inside [1−m, 1+m], pass (distinguishable)
-/// when it lies wholly outside, inconclusive otherwise.
-pub fn decide(margin: f64, lo: f64, hi: f64) -> Verdict {
-    let (low, high) = (1.0 - margin, 1.0 + margin);
-    if lo >= low && hi <= high {
-        Verdict::Fail
-    } else if lo > high || hi < low {
-        Verdict::Pass
-    } else {
-        Verdict::Inconclusive
-    }
-}
-
-pub fn check(
-    spec: &CheckSpec,
-    x: &Inputs,
-    metric: &str,
-    along: &str,
-    variant: Option<&str>,
-    margin: f64,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "distinct", spec.class, Verdict::NotRun);
-    let mut pairs: Vec<(&CellStats, &CellStats, Pair)> = Vec::new();
-    for s in series::along(x.exp, x.cells, metric, along, variant) {
-        for w in s.windows(2) {
-            pairs.push((w[0], w[1], judge(spec, x, w[0], w[1], margin)));
+impl Judgement {
+    fn verdict(&self) -> Verdict {
+        match self {
+            Judgement::SameOutput => Verdict::Fail,
+            Judgement::Ratio(d) => d.verdict,
+            Judgement::NotJudged(_) => Verdict::NotRun,
         }
     }
-    let verdict_of = |p: &Pair| match p {
-        Pair::SameOutput => Verdict::Fail,
-        Pair::Ratio { verdict, .. } => *verdict,
-        Pair::NotJudged(_) => Verdict::NotRun,
-    };
-    let judged = pairs
-        .iter()
-        .filter(|p| verdict_of(&p.2) != Verdict::NotRun)
-        .count();
-    if judged == 0 {
-        let why = pairs.iter().find_map(|p| {
-            if let Pair::NotJudged(w) = &p.2 {
-                Some(w.clone())
-            } else {
-                None
-            }
-        });
-        return base.reading(why.unwrap_or_else(|| format!("no adjacent cells along `{along}`")));
-    }
-    let verdict = [Verdict::Fail, Verdict::Inconclusive]
-        .into_iter()
-        .find(|v| pairs.iter().any(|p| verdict_of(&p.2) == *v))
-        .unwrap_or(Verdict::Pass);
-    let evidence: Vec<String> = pairs
-        .iter()
-        .map(|(a, b, p)| describe(a, b, p, x.resampling.level))
-        .collect();
-    let evidence = format!(
-        "adjacent cells along `{along}` must differ by more than ±{}; {}",
-        percent(margin),
-        evidence.join("; ")
-    );
-    let failing: Vec<&(&CellStats, &CellStats, Pair)> = pairs
-        .iter()
-        .filter(|p| verdict_of(&p.2) == verdict)
-        .collect();
-    let reading = reading(verdict, &failing, judged, margin);
-    let mut result = CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading);
-    let ids: BTreeSet<&String> = failing
-        .iter()
-        .flat_map(|(a, b, _)| a.run_ids.iter().chain(&b.run_ids))
-        .collect();
-    result.runs = ids.into_iter().cloned().collect();
-    result
 }
 
-fn judge(spec: &CheckSpec, x: &Inputs, a: &CellStats, b: &CellStats, margin: f64) -> Pair {
-    if same_output(x, a, b) {
-        return Pair::SameOutput;
+/// Two adjacent cells along the parameter, `b` after `a`, and how they were judged.
+struct Step<'a> {
+    a: &'a CellStats,
+    b: &'a CellStats,
+    judged: Judgement,
+}
+
+/// Every adjacent pair and the verdict over those judged.
+pub struct Steps<'a> {
+    steps: Vec<Step<'a>>,
+    judged: usize,
+    verdict: Verdict,
+    level: f64,
+}
+
+impl Steps<'_> {
+    /// The pairs that reached the verdict.
+    fn failing(&self) -> Vec<&Step<'_>> {
+        let verdict = self.verdict;
+        self.steps
+            .iter()
+            .filter(|s| s.judged.verdict() == verdict)
+            .collect()
     }
-    match ratio_of(
-        b,
-        a,
-        x.resampling,
-        &format!("distinct/{}/{}", spec.name, b.label),
-    ) {
-        Ok((r, ci)) => Pair::Ratio {
-            r,
-            lo: ci.lo,
-            hi: ci.hi,
-            verdict: decide(margin, ci.lo, ci.hi),
-        },
-        Err(why) => Pair::NotJudged(why),
+}
+
+impl Outcome for Steps<'_> {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    fn runs(&self) -> Vec<String> {
+        let ids: BTreeSet<&String> = self
+            .failing()
+            .iter()
+            .flat_map(|s| s.a.run_ids.iter().chain(&s.b.run_ids))
+            .collect();
+        ids.into_iter().cloned().collect()
+    }
+}
+
+impl<'a> Declared<'a> for Distinct<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Distinct {
+            metric,
+            along,
+            variant,
+            margin,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        Some(Distinct {
+            metric,
+            along,
+            variant: variant.as_deref(),
+            margin: *margin,
+        })
+    }
+}
+
+impl<'a> Check<'a> for Distinct<'_> {
+    type Outcome = Steps<'a>;
+    const KIND: &'static str = "distinct";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Steps<'a>, String> {
+        let mut steps = Vec::new();
+        for s in series::along(cx.exp, cx.cells, self.metric, self.along, self.variant) {
+            for w in s.windows(2) {
+                let judged = self.judge(cx, w[0], w[1]);
+                steps.push(Step {
+                    a: w[0],
+                    b: w[1],
+                    judged,
+                });
+            }
+        }
+        let judged = steps
+            .iter()
+            .filter(|s| s.judged.verdict() != Verdict::NotRun)
+            .count();
+        if judged == 0 {
+            let why = steps.iter().find_map(|s| match &s.judged {
+                Judgement::NotJudged(w) => Some(w.clone()),
+                _ => None,
+            });
+            let none = || format!("no adjacent cells along `{}`", self.along);
+            return Err(why.unwrap_or_else(none));
+        }
+        Ok(Steps {
+            verdict: worst(steps.iter().map(|s| s.judged.verdict())),
+            steps,
+            judged,
+            level: cx.resampling.level,
+        })
+    }
+
+    fn describe(&self, s: &Steps) -> Description {
+        let listed: Vec<String> = s.steps.iter().map(|p| describe(p, s.level)).collect();
+        let evidence = format!(
+            "adjacent cells along `{}` must differ by more than ±{}; {}",
+            self.along,
+            percent(self.margin),
+            listed.join("; ")
+        );
+        Description {
+            evidence,
+            reading: self.reading(s),
+            ratio: None,
+        }
+    }
+}
+
+impl Distinct<'_> {
+    fn judge(&self, cx: &Context, a: &CellStats, b: &CellStats) -> Judgement {
+        if same_output(cx, a, b) {
+            return Judgement::SameOutput;
+        }
+        let rule = Rule::Outside(1.0 - self.margin, 1.0 + self.margin);
+        let stream = cx.stream(Self::KIND, Some(&b.label));
+        match cx.ratio(b, a, &stream, rule) {
+            Ok(d) => Judgement::Ratio(d),
+            Err(why) => Judgement::NotJudged(why),
+        }
+    }
+
+    fn reading(&self, s: &Steps) -> String {
+        let failing = s.failing();
+        let Some(Step { a, b, judged }) = failing.first() else {
+            return String::new();
+        };
+        let more = if failing.len() > 1 {
+            format!(", and {} more", failing.len() - 1)
+        } else {
+            String::new()
+        };
+        let (a, b, margin) = (&a.label, &b.label, percent(self.margin));
+        match (s.verdict, judged) {
+            (Verdict::Pass, _) => format!(
+                "all {} adjacent pairs differ by more than ±{margin}",
+                s.judged
+            ),
+            (_, Judgement::SameOutput) => format!(
+                "{a} and {b} printed identical output: the setting made no difference{more}"
+            ),
+            (Verdict::Fail, Judgement::Ratio(d)) => format!(
+                "{b} is {}× {a}, within ±{margin}: the setting made no measurable difference{more}",
+                ratio(d.estimate)
+            ),
+            (_, Judgement::Ratio(d)) => format!(
+                "{b} vs {a}: the interval {} overlaps ±{margin}; the data cannot decide{more}",
+                ratio_bounds(d.interval.lo, d.interval.hi)
+            ),
+            (_, Judgement::NotJudged(why)) => why.clone(),
+        }
     }
 }
 
 /// Every valid measured run of both cells printed exactly the same standard output.
-fn same_output(x: &Inputs, a: &CellStats, b: &CellStats) -> bool {
-    let digests: BTreeSet<&str> = x
+fn same_output(cx: &Context, a: &CellStats, b: &CellStats) -> bool {
+    let digests: BTreeSet<&str> = cx
         .runs
         .iter()
         .filter(|r| a.run_ids.contains(&r.id) || b.run_ids.contains(&r.id))
@@ -131,25 +209,19 @@ fn same_output(x: &Inputs, a: &CellStats, b: &CellStats) -> bool {
     !a.run_ids.is_empty() && !b.run_ids.is_empty() && digests.len() == 1
 }
 
-fn describe(a: &CellStats, b: &CellStats, p: &Pair, level: f64) -> String {
-    match p {
-        Pair::SameOutput => format!(
-            "{} vs {}: identical output in all {} runs",
-            b.label,
-            a.label,
-            a.n + b.n
-        ),
-        Pair::Ratio { r, lo, hi, verdict } => format!(
-            "{} / {} = {} [{}, {}] ({} CI) {}",
-            b.label,
-            a.label,
-            ratio(*r),
-            ratio(*lo),
-            ratio(*hi),
+fn describe(s: &Step, level: f64) -> String {
+    let (a, b) = (&s.a.label, &s.b.label);
+    match &s.judged {
+        Judgement::SameOutput => {
+            format!("{b} vs {a}: identical output in all {} runs", s.a.n + s.b.n)
+        }
+        Judgement::Ratio(d) => format!(
+            "{b} / {a} = {} ({} CI) {}",
+            ratio_interval(d.estimate, d.interval.lo, d.interval.hi),
             crate::format::level(level),
-            verdict_word(*verdict)
+            verdict_word(d.verdict)
         ),
-        Pair::NotJudged(why) => format!("{} vs {}: not judged, {why}", b.label, a.label),
+        Judgement::NotJudged(why) => format!("{b} vs {a}: not judged, {why}"),
     }
 }
 
@@ -161,57 +233,17 @@ fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-fn reading(
-    verdict: Verdict,
-    failing: &[&(&CellStats, &CellStats, Pair)],
-    judged: usize,
-    margin: f64,
-) -> String {
-    let Some((a, b, p)) = failing.first() else {
-        return String::new();
-    };
-    let more = if failing.len() > 1 {
-        format!(", and {} more", failing.len() - 1)
-    } else {
-        String::new()
-    };
-    match (verdict, p) {
-        (Verdict::Pass, _) => format!(
-            "all {judged} adjacent pairs differ by more than ±{}",
-            percent(margin)
-        ),
-        (_, Pair::SameOutput) => format!(
-            "{} and {} printed identical output: the setting made no difference{more}",
-            a.label, b.label
-        ),
-        (Verdict::Fail, Pair::Ratio { r, .. }) => format!(
-            "{} is {}× {}, within ±{}: the setting made no measurable difference{more}",
-            b.label,
-            ratio(*r),
-            a.label,
-            percent(margin)
-        ),
-        (_, Pair::Ratio { lo, hi, .. }) => format!(
-            "{} vs {}: the interval [{}, {}] overlaps ±{}; the data cannot decide{more}",
-            b.label,
-            a.label,
-            ratio(*lo),
-            ratio(*hi),
-            percent(margin)
-        ),
-        (_, Pair::NotJudged(why)) => why.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::interval as iv;
     use super::*;
 
     #[test]
     fn indistinguishable_inside_the_band() {
-        assert_eq!(decide(0.01, 0.995, 1.005), Verdict::Fail);
-        assert_eq!(decide(0.01, 0.98, 1.005), Verdict::Inconclusive);
-        assert_eq!(decide(0.01, 1.02, 1.3), Verdict::Pass);
-        assert_eq!(decide(0.01, 0.5, 0.98), Verdict::Pass);
+        let decide = |lo, hi| Rule::Outside(0.99, 1.01).decide(&iv(lo, hi));
+        assert_eq!(decide(0.995, 1.005), Verdict::Fail);
+        assert_eq!(decide(0.98, 1.005), Verdict::Inconclusive);
+        assert_eq!(decide(1.02, 1.3), Verdict::Pass);
+        assert_eq!(decide(0.5, 0.98), Verdict::Pass);
     }
 }

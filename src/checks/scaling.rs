@@ -2,183 +2,189 @@
 //! value (seed 000: a read-only peek should scale with threads, and sat flat at the clock's
 //! ceiling). Decided per series on the bootstrap CI of the ratio last / first.
 
-use super::compare::ratio_of;
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
-use super::{Inputs, series};
+use super::rule::{Rule, worst};
+use super::series;
+use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
+use super::verdict::Verdict;
+use super::words::{ratio_bounds, ratio_interval};
 use crate::analysis::CellStats;
-use crate::config::CheckSpec;
+use crate::config::{CheckKind, Comparison};
 use crate::format::{ratio, value};
 
-/// One series judged: its end cells, the ratio and its interval, the verdict.
-struct Judged<'a> {
+/// A declared `scaling` check: each series must reach the factor (last / first ≥ factor).
+pub struct Scaling<'a> {
+    pub metric: &'a str,
+    pub along: &'a str,
+    pub variant: Option<&'a str>,
+    pub factor: f64,
+    pub unit: &'a str,
+}
+
+/// One series judged: its end cells and the ratio last / first.
+pub struct Series<'a> {
     first: &'a CellStats,
     last: &'a CellStats,
-    ratio: f64,
-    lo: f64,
-    hi: f64,
-    verdict: Verdict,
+    decision: Decision,
 }
 
-/// Pass when the whole interval reaches the factor, fail when all of it falls short.
-pub fn decide(factor: f64, lo: f64, hi: f64) -> Verdict {
-    if lo >= factor {
-        Verdict::Pass
-    } else if hi < factor {
-        Verdict::Fail
-    } else {
-        Verdict::Inconclusive
+/// Every series judged, those that could not be, and the verdict over them.
+pub struct Grown<'a> {
+    judged: Vec<Series<'a>>,
+    skipped: Vec<String>,
+    verdict: Verdict,
+    /// The judged series that decided: the lowest ratio among those with the verdict.
+    decisive: usize,
+    level: f64,
+}
+
+impl Outcome for Grown<'_> {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// The series that reached the verdict decided it: a failing series, not every series.
+    fn runs(&self) -> Vec<String> {
+        self.judged
+            .iter()
+            .filter(|j| j.decision.verdict == self.verdict)
+            .flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids))
+            .cloned()
+            .collect()
     }
 }
 
-pub fn check(
-    spec: &CheckSpec,
-    x: &Inputs,
-    metric: &str,
-    along: &str,
-    variant: Option<&str>,
-    factor: f64,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "scaling", spec.class, Verdict::NotRun);
-    let unit = x.exp.metric(metric).map_or("", |m| m.unit.as_str());
-    let mut judged = Vec::new();
-    let mut skipped = Vec::new();
-    for s in series::along(x.exp, x.cells, metric, along, variant) {
-        let (first, last) = (s[0], s[s.len() - 1]);
-        match ratio_of(
-            last,
-            first,
-            x.resampling,
-            &format!("scaling/{}/{}", spec.name, first.label),
-        ) {
-            Ok((r, ci)) => judged.push(Judged {
-                first,
-                last,
-                ratio: r,
-                lo: ci.lo,
-                hi: ci.hi,
-                verdict: decide(factor, ci.lo, ci.hi),
-            }),
-            Err(why) => skipped.push(why),
+impl<'a> Declared<'a> for Scaling<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Scaling {
+            metric,
+            along,
+            variant,
+            factor,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        Some(Scaling {
+            metric,
+            along,
+            variant: variant.as_deref(),
+            factor: *factor,
+            unit: cx.unit(metric),
+        })
+    }
+}
+
+impl<'a> Check<'a> for Scaling<'_> {
+    type Outcome = Grown<'a>;
+    const KIND: &'static str = "scaling";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Grown<'a>, String> {
+        let rule = Rule::Compare(Comparison::GreaterEqual, self.factor);
+        let mut judged = Vec::new();
+        let mut skipped = Vec::new();
+        for s in series::along(cx.exp, cx.cells, self.metric, self.along, self.variant) {
+            let (first, last) = (s[0], s[s.len() - 1]);
+            let stream = cx.stream(Self::KIND, Some(&first.label));
+            match cx.ratio(last, first, &stream, rule) {
+                Ok(decision) => judged.push(Series {
+                    first,
+                    last,
+                    decision,
+                }),
+                Err(why) => skipped.push(why),
+            }
+        }
+        if judged.is_empty() {
+            let none = || format!("no cells along `{}` to compare", self.along);
+            return Err(skipped.first().cloned().unwrap_or_else(none));
+        }
+        let verdict = worst(judged.iter().map(|j| j.decision.verdict));
+        let decisive = judged
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.decision.verdict == verdict)
+            .min_by(|a, b| a.1.decision.estimate.total_cmp(&b.1.decision.estimate))
+            .map_or(0, |(i, _)| i);
+        Ok(Grown {
+            judged,
+            skipped,
+            verdict,
+            decisive,
+            level: cx.resampling.level,
+        })
+    }
+
+    fn describe(&self, g: &Grown) -> Description {
+        let listed: Vec<String> = g.judged.iter().map(|j| self.series(j, g.level)).collect();
+        let mut evidence = format!(
+            "needs last/first ≥ {} along `{}`; {}",
+            ratio(self.factor),
+            self.along,
+            listed.join("; ")
+        );
+        if let Some(first) = g.skipped.first() {
+            let k = g.skipped.len();
+            evidence.push_str(&format!("; {k} series not judged: {first}"));
+        }
+        let j = &g.judged[g.decisive];
+        let needs = format!("last/first ≥ {}", ratio(self.factor));
+        let (last, first) = (Side::cell(j.last), Side::cell(j.first));
+        Description {
+            evidence,
+            reading: self.reading(j, g.verdict),
+            ratio: Some(j.decision.chart(last, first, self.factor, needs, g.level)),
         }
     }
-    if judged.is_empty() {
-        return base.reading(
-            skipped
-                .first()
-                .cloned()
-                .unwrap_or_else(|| format!("no cells along `{along}` to compare")),
+}
+
+impl Scaling<'_> {
+    /// "A = V → B = W: ×R [LO, HI] (95% CI) pass".
+    fn series(&self, j: &Series, level: f64) -> String {
+        let (d, iv) = (&j.decision, &j.decision.interval);
+        format!(
+            "{} = {} → {} = {}: ×{} ({} CI) {}",
+            j.first.label,
+            value(j.first.median().unwrap_or(f64::NAN), self.unit),
+            j.last.label,
+            value(j.last.median().unwrap_or(f64::NAN), self.unit),
+            ratio_interval(d.estimate, iv.lo, iv.hi),
+            crate::format::level(level),
+            d.verdict
+        )
+    }
+
+    fn reading(&self, j: &Series, verdict: Verdict) -> String {
+        let (from, to) = (
+            value(j.first.median().unwrap_or(f64::NAN), self.unit),
+            value(j.last.median().unwrap_or(f64::NAN), self.unit),
         );
-    }
-    let verdict = [Verdict::Fail, Verdict::Inconclusive]
-        .into_iter()
-        .find(|v| judged.iter().any(|j| j.verdict == *v))
-        .unwrap_or(Verdict::Pass);
-    // The series that decided: the worst (lowest) ratio among those with the verdict.
-    let decisive = judged
-        .iter()
-        .filter(|j| j.verdict == verdict)
-        .min_by(|a, b| a.ratio.total_cmp(&b.ratio))
-        .unwrap_or(&judged[0]);
-    let evidence: Vec<String> = judged
-        .iter()
-        .map(|j| describe(j, unit, x.resampling.level))
-        .collect();
-    let mut evidence = format!(
-        "needs last/first ≥ {} along `{along}`; {}",
-        ratio(factor),
-        evidence.join("; ")
-    );
-    if !skipped.is_empty() {
-        evidence.push_str(&format!(
-            "; {} series not judged: {}",
-            skipped.len(),
-            skipped[0]
-        ));
-    }
-    let reading = reading(decisive, verdict, factor, unit);
-    let mut result = CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading);
-    // The series that reached the verdict decided it: a failing series, not every series.
-    result.runs = judged
-        .iter()
-        .filter(|j| j.verdict == verdict)
-        .flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids))
-        .cloned()
-        .collect();
-    let (a_value, b_value) = (
-        decisive.last.median().unwrap_or(f64::NAN),
-        decisive.first.median().unwrap_or(f64::NAN),
-    );
-    result.ratio = Some(RatioEvidence {
-        a: decisive.last.label.clone(),
-        b: decisive.first.label.clone(),
-        a_value,
-        b_value,
-        ratio: decisive.ratio,
-        lo: decisive.lo,
-        hi: decisive.hi,
-        threshold: factor,
-        needs: format!("last/first ≥ {}", ratio(factor)),
-        level: x.resampling.level,
-    });
-    result
-}
-
-fn describe(j: &Judged, unit: &str, level: f64) -> String {
-    format!(
-        "{} = {} → {} = {}: ×{} [{}, {}] ({} CI) {}",
-        j.first.label,
-        value(j.first.median().unwrap_or(f64::NAN), unit),
-        j.last.label,
-        value(j.last.median().unwrap_or(f64::NAN), unit),
-        ratio(j.ratio),
-        ratio(j.lo),
-        ratio(j.hi),
-        crate::format::level(level),
-        j.verdict
-    )
-}
-
-fn reading(j: &Judged, verdict: Verdict, factor: f64, unit: &str) -> String {
-    let (from, to) = (
-        value(j.first.median().unwrap_or(f64::NAN), unit),
-        value(j.last.median().unwrap_or(f64::NAN), unit),
-    );
-    match verdict {
-        Verdict::Pass => format!(
-            "every series grows at least {}×; the least, {} → {}, grows {}× ({from} → {to})",
-            ratio(factor),
-            j.first.label,
-            j.last.label,
-            ratio(j.ratio)
-        ),
-        Verdict::Fail => format!(
-            "{} → {} grows only {}× ({from} → {to}), short of {}×",
-            j.first.label,
-            j.last.label,
-            ratio(j.ratio),
-            ratio(factor)
-        ),
-        _ => format!(
-            "{} → {}: the interval [{}, {}] straddles {}×; the data cannot decide",
-            j.first.label,
-            j.last.label,
-            ratio(j.lo),
-            ratio(j.hi),
-            ratio(factor)
-        ),
+        let (a, b) = (&j.first.label, &j.last.label);
+        let (r, factor) = (ratio(j.decision.estimate), ratio(self.factor));
+        match verdict {
+            Verdict::Pass => format!(
+                "every series grows at least {factor}×; the least, {a} → {b}, grows {r}× ({from} → {to})"
+            ),
+            Verdict::Fail => {
+                format!("{a} → {b} grows only {r}× ({from} → {to}), short of {factor}×")
+            }
+            _ => format!(
+                "{a} → {b}: the interval {} straddles {factor}×; the data cannot decide",
+                ratio_bounds(j.decision.interval.lo, j.decision.interval.hi)
+            ),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::interval as iv;
     use super::*;
 
     #[test]
     fn decided_on_the_whole_interval() {
-        assert_eq!(decide(2.0, 2.0, 3.0), Verdict::Pass);
-        assert_eq!(decide(2.0, 1.5, 2.5), Verdict::Inconclusive);
-        assert_eq!(decide(2.0, 0.9, 1.99), Verdict::Fail);
+        let decide = |lo, hi| Rule::Compare(Comparison::GreaterEqual, 2.0).decide(&iv(lo, hi));
+        assert_eq!(decide(2.0, 3.0), Verdict::Pass);
+        assert_eq!(decide(1.5, 2.5), Verdict::Inconclusive);
+        assert_eq!(decide(0.9, 1.99), Verdict::Fail);
     }
 }

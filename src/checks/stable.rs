@@ -10,9 +10,10 @@
 //! under a 25% limit are reported as detected but not failed. `max_cv` may differ by variant.
 
 use super::MIN_RUNS;
-use super::verdict::{CheckResult, Verdict};
+use super::shape::{Check, Context, Declared, Description, Outcome};
+use super::verdict::Verdict;
 use crate::analysis::CellStats;
-use crate::config::CheckSpec;
+use crate::config::CheckKind;
 use crate::format::{percent, value};
 use crate::stats::{self, DipTest};
 
@@ -36,6 +37,7 @@ impl Limits<'_> {
     }
 }
 
+/// One cell's spread and modes, judged.
 struct Judged<'a> {
     cell: &'a CellStats,
     cv: f64,
@@ -69,59 +71,127 @@ fn cv_unscaled(xs: &[f64]) -> Option<f64> {
     Some(var.sqrt() / mean)
 }
 
-pub fn check(
-    spec: &CheckSpec,
-    metric: &str,
-    limits: &Limits,
-    cells: &[&CellStats],
-    unit: &str,
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "stable", spec.class, Verdict::NotRun);
-    let judged: Vec<Judged> = cells
-        .iter()
-        .filter(|c| c.metric == metric)
-        .filter_map(|c| judge(c, limits))
-        .collect();
-    let rank = |j: &Judged| (j.verdict == Verdict::Fail, j.bimodal);
-    let Some(worst) = judged
-        .iter()
-        .max_by(|a, b| rank(a).cmp(&rank(b)).then(a.cv.total_cmp(&b.cv)))
-    else {
-        return base.reading(format!("no cell has {MIN_RUNS} valid runs; the CV needs {MIN_RUNS} and the dip test {DIP_MIN_RUNS}"));
-    };
-    let failed = judged.iter().filter(|j| j.verdict == Verdict::Fail).count();
-    let verdict = if failed > 0 {
-        Verdict::Fail
-    } else {
-        Verdict::Pass
-    };
-    let no_dip = judged.iter().filter(|j| j.dip.is_none()).count();
-    let mut evidence = format!(
-        "{} cells judged, {failed} failed; limit CV ≤ {}{}, dip test at α = {}, modes fail when over {} apart; worst {}: {}",
-        judged.len(),
-        percent(limits.max_cv),
-        by_variant_text(limits),
-        limits.alpha,
-        percent(limits.mode_gap),
-        worst.cell.label,
-        describe(worst, unit)
-    );
-    if no_dip > 0 {
-        evidence.push_str(&format!("; {no_dip} cells judged on CV only (the dip test needs {DIP_MIN_RUNS} runs and α of 0.05 or 0.01)"));
+/// A declared `stable` check.
+pub struct Stable<'a> {
+    pub metric: &'a str,
+    pub limits: Limits<'a>,
+    pub unit: &'a str,
+}
+
+/// Every cell judged, the verdict, and the cell the evidence names.
+pub struct Spread<'a> {
+    judged: Vec<Judged<'a>>,
+    verdict: Verdict,
+    /// The failing (else bimodal, else most spread) cell.
+    worst: usize,
+}
+
+impl Outcome for Spread<'_> {
+    fn verdict(&self) -> Verdict {
+        self.verdict
     }
-    let reading = match verdict {
-        Verdict::Pass => pass_reading(&judged, worst, limits, unit),
-        _ => fail_reading(worst, unit),
-    };
-    let runs = judged
-        .iter()
-        .filter(|j| j.verdict == verdict)
-        .flat_map(|j| j.cell.run_ids.iter().cloned())
-        .collect();
-    CheckResult { verdict, ..base }
-        .evidence(evidence)
-        .reading(reading)
-        .runs(runs)
+
+    fn runs(&self) -> Vec<String> {
+        self.judged
+            .iter()
+            .filter(|j| j.verdict == self.verdict)
+            .flat_map(|j| j.cell.run_ids.iter().cloned())
+            .collect()
+    }
+}
+
+impl<'a> Declared<'a> for Stable<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Stable {
+            metric,
+            max_cv,
+            max_cv_by_variant,
+            mode_gap,
+            alpha,
+        } = &cx.spec.kind
+        else {
+            return None;
+        };
+        let limits = Limits {
+            max_cv: *max_cv,
+            by_variant: max_cv_by_variant,
+            mode_gap: *mode_gap,
+            alpha: *alpha,
+        };
+        Some(Stable {
+            metric,
+            limits,
+            unit: cx.unit(metric),
+        })
+    }
+}
+
+impl<'a> Check<'a> for Stable<'_> {
+    type Outcome = Spread<'a>;
+    const KIND: &'static str = "stable";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Spread<'a>, String> {
+        let judged: Vec<Judged> = cx
+            .in_scope()
+            .into_iter()
+            .filter(|c| c.metric == self.metric)
+            .filter_map(|c| judge(c, &self.limits))
+            .collect();
+        let rank = |j: &Judged| (j.verdict == Verdict::Fail, j.bimodal);
+        let Some(worst) = judged
+            .iter()
+            .enumerate()
+            .max_by(|(_, a), (_, b)| rank(a).cmp(&rank(b)).then(a.cv.total_cmp(&b.cv)))
+            .map(|(i, _)| i)
+        else {
+            return Err(format!(
+                "no cell has {MIN_RUNS} valid runs; the CV needs {MIN_RUNS} and the dip test {DIP_MIN_RUNS}"
+            ));
+        };
+        let verdict = if judged.iter().any(|j| j.verdict == Verdict::Fail) {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        };
+        Ok(Spread {
+            judged,
+            verdict,
+            worst,
+        })
+    }
+
+    fn describe(&self, s: &Spread) -> Description {
+        let (limits, unit) = (&self.limits, self.unit);
+        let worst = &s.judged[s.worst];
+        let failed = s
+            .judged
+            .iter()
+            .filter(|j| j.verdict == Verdict::Fail)
+            .count();
+        let no_dip = s.judged.iter().filter(|j| j.dip.is_none()).count();
+        let mut evidence = format!(
+            "{} cells judged, {failed} failed; limit CV ≤ {}{}, dip test at α = {}, modes fail when over {} apart; worst {}: {}",
+            s.judged.len(),
+            percent(limits.max_cv),
+            by_variant_text(limits),
+            limits.alpha,
+            percent(limits.mode_gap),
+            worst.cell.label,
+            describe(worst, unit)
+        );
+        if no_dip > 0 {
+            evidence.push_str(&format!("; {no_dip} cells judged on CV only (the dip test needs {DIP_MIN_RUNS} runs and α of 0.05 or 0.01)"));
+        }
+        let reading = match s.verdict {
+            Verdict::Pass => pass_reading(&s.judged, worst, limits, unit),
+            _ => fail_reading(worst, unit),
+        };
+        Description {
+            evidence,
+            reading,
+            ratio: None,
+        }
+    }
 }
 
 /// " (fair ≤ 120.0%)" for the variants with a limit of their own.

@@ -9,9 +9,10 @@
 //! steady state", starts before it) cannot be judged: with no failure, such runs make the check
 //! inconclusive, or not run when no run could be judged.
 
-use super::verdict::{CheckResult, Verdict};
+use super::shape::{Check, Context, Declared, Description, Outcome as Decided};
+use super::verdict::Verdict;
 use crate::analysis::{CellStats, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
-use crate::config::{CheckSpec, Experiment};
+use crate::config::CheckKind;
 use crate::stats::SteadyState;
 
 /// Runs named in one clause of a reading before "and N more".
@@ -83,20 +84,135 @@ pub fn judge_run(record: &RunSteadiness, skip: usize, within: usize) -> Outcome 
     }
 }
 
-pub fn check(
-    spec: &CheckSpec,
-    exp: &Experiment,
-    metric: &str,
-    within: usize,
-    cells: &[&CellStats],
-) -> CheckResult {
-    let skip = exp.metric(metric).map_or(0, |m| m.warmup_iterations);
-    let outcomes: Vec<RunOutcome> = cells
-        .iter()
-        .filter(|c| c.metric == metric)
-        .flat_map(|c| cell_outcomes(c, skip, within))
-        .collect();
-    decide(spec, metric, skip, within, &outcomes)
+/// A declared `steady` check.
+pub struct Steady<'a> {
+    pub metric: &'a str,
+    pub within: usize,
+}
+
+/// Every run's outcome and the verdict over them.
+pub struct Settling {
+    outcomes: Vec<RunOutcome>,
+    /// The declared warm-up iterations of the metric.
+    skip: usize,
+    verdict: Verdict,
+}
+
+impl Settling {
+    fn failed(&self) -> Vec<&RunOutcome> {
+        self.outcomes.iter().filter(|o| o.outcome.fails()).collect()
+    }
+
+    fn short(&self) -> Vec<&RunOutcome> {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o.outcome, Outcome::TooShort(_)))
+            .collect()
+    }
+}
+
+impl Decided for Settling {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// The runs that failed, or with none the runs too short to tell when others settled.
+    fn runs(&self) -> Vec<String> {
+        let named = match self.verdict {
+            Verdict::Fail => self.failed(),
+            Verdict::Inconclusive => self.short(),
+            _ => Vec::new(),
+        };
+        named.iter().map(|o| o.run.clone()).collect()
+    }
+}
+
+impl<'a> Declared<'a> for Steady<'a> {
+    fn of(cx: &Context<'a>) -> Option<Self> {
+        let CheckKind::Steady { metric, within } = &cx.spec.kind else {
+            return None;
+        };
+        Some(Steady {
+            metric,
+            within: *within,
+        })
+    }
+}
+
+impl<'a> Check<'a> for Steady<'_> {
+    type Outcome = Settling;
+    const KIND: &'static str = "steady";
+
+    fn decide(&self, cx: &Context<'a>) -> Result<Settling, String> {
+        let skip = cx.warmup(self.metric);
+        let outcomes: Vec<RunOutcome> = cx
+            .in_scope()
+            .into_iter()
+            .filter(|c| c.metric == self.metric)
+            .flat_map(|c| cell_outcomes(c, skip, self.within))
+            .collect();
+        self.settle(outcomes, skip)
+    }
+
+    fn describe(&self, s: &Settling) -> Description {
+        let within = self.within;
+        let needed = needed_iterations(s.skip, within);
+        let (failed, short) = (s.failed(), s.short());
+        let reading = match s.verdict {
+            Verdict::Fail => format!(
+                "{} of {} did not settle within {within} iterations: {}",
+                failed.len(),
+                runs(s.outcomes.len()),
+                list(&failed)
+            ),
+            Verdict::NotRun => too_short_reading(&short, needed),
+            Verdict::Inconclusive => format!(
+                "{} settled within {within} iterations, but {}",
+                runs(s.outcomes.len() - short.len()),
+                too_short_reading(&short, needed)
+            ),
+            Verdict::Pass => pass_reading(&s.outcomes, within),
+        };
+        Description {
+            evidence: evidence(&s.outcomes, s.skip, within),
+            reading,
+            ratio: None,
+        }
+    }
+}
+
+impl Steady<'_> {
+    /// The verdict over every judged run: any failure fails; with none, runs too short to tell
+    /// make it inconclusive, or not run when no run could be told.
+    pub fn settle(&self, outcomes: Vec<RunOutcome>, skip: usize) -> Result<Settling, String> {
+        if outcomes.is_empty() {
+            return Err(format!(
+                "no valid run reported `{}`; the check needs runs printing at least {} \
+                 iterations of it",
+                self.metric,
+                needed_iterations(skip, self.within)
+            ));
+        }
+        let failed = outcomes.iter().any(|o| o.outcome.fails());
+        let short = outcomes
+            .iter()
+            .filter(|o| matches!(o.outcome, Outcome::TooShort(_)))
+            .count();
+        let verdict = if failed {
+            Verdict::Fail
+        } else if short == outcomes.len() {
+            Verdict::NotRun
+        } else if short > 0 {
+            Verdict::Inconclusive
+        } else {
+            Verdict::Pass
+        };
+        Ok(Settling {
+            outcomes,
+            skip,
+            verdict,
+        })
+    }
 }
 
 /// Every run of a cell, judged; runs whose metric printed too few iterations for any
@@ -121,54 +237,6 @@ fn cell_outcomes(cell: &CellStats, skip: usize, within: usize) -> Vec<RunOutcome
             .map(named)
             .collect(),
     }
-}
-
-/// The verdict over every judged run: any failure fails; with none, runs too short to tell
-/// make it inconclusive, or not run when no run could be told.
-pub fn decide(
-    spec: &CheckSpec,
-    metric: &str,
-    skip: usize,
-    within: usize,
-    outcomes: &[RunOutcome],
-) -> CheckResult {
-    let base = CheckResult::new(&spec.name, "steady", spec.class, Verdict::NotRun);
-    let needed = needed_iterations(skip, within);
-    if outcomes.is_empty() {
-        return base.reading(format!(
-            "no valid run reported `{metric}`; the check needs runs printing at least {needed} \
-             iterations of it"
-        ));
-    }
-    let failed: Vec<&RunOutcome> = outcomes.iter().filter(|o| o.outcome.fails()).collect();
-    let short: Vec<&RunOutcome> = outcomes
-        .iter()
-        .filter(|o| matches!(o.outcome, Outcome::TooShort(_)))
-        .collect();
-    let (verdict, reading, named) = if !failed.is_empty() {
-        let reading = format!(
-            "{} of {} did not settle within {within} iterations: {}",
-            failed.len(),
-            runs(outcomes.len()),
-            list(&failed)
-        );
-        (Verdict::Fail, reading, failed)
-    } else if short.len() == outcomes.len() {
-        (Verdict::NotRun, too_short_reading(&short, needed), vec![])
-    } else if !short.is_empty() {
-        let reading = format!(
-            "{} settled within {within} iterations, but {}",
-            runs(outcomes.len() - short.len()),
-            too_short_reading(&short, needed)
-        );
-        (Verdict::Inconclusive, reading, short)
-    } else {
-        (Verdict::Pass, pass_reading(outcomes, within), vec![])
-    };
-    CheckResult { verdict, ..base }
-        .evidence(evidence(outcomes, skip, within))
-        .reading(reading)
-        .runs(named.iter().map(|o| o.run.clone()).collect())
 }
 
 /// "1 run", "3 runs".
@@ -287,157 +355,5 @@ fn evidence(outcomes: &[RunOutcome], skip: usize, within: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::CheckClass;
-
-    fn record(
-        state: SteadyState,
-        iterations: usize,
-        start: Option<usize>,
-        last: Option<usize>,
-    ) -> RunSteadiness {
-        RunSteadiness {
-            state,
-            iterations,
-            steady_start: start,
-            last_change: last,
-            dropped: start.unwrap_or(0),
-            outliers: vec![],
-        }
-    }
-
-    #[test]
-    fn a_run_is_judged_by_where_its_steady_segment_starts() {
-        use SteadyState::*;
-        let judge = |r: &RunSteadiness| judge_run(r, 0, 50);
-        assert_eq!(
-            judge(&record(Warmup, 100, Some(30), Some(30))),
-            Outcome::Settled(30)
-        );
-        assert_eq!(
-            judge(&record(Flat, 100, Some(0), None)),
-            Outcome::Settled(0)
-        );
-        assert_eq!(
-            judge(&record(Warmup, 100, Some(50), Some(50))),
-            Outcome::Settled(50)
-        );
-        assert_eq!(
-            judge(&record(Warmup, 100, Some(51), Some(51))),
-            Outcome::SettledLate(51)
-        );
-        assert_eq!(
-            judge(&record(NoSteadyState, 100, None, Some(80))),
-            Outcome::StillChanging(80)
-        );
-        // Changed last at 40 but the run ended too soon after to call it steady.
-        assert_eq!(
-            judge(&record(NoSteadyState, 50, None, Some(40))),
-            Outcome::TooShort(50)
-        );
-        assert_eq!(judge(&record(Flat, 9, Some(0), None)), Outcome::TooShort(9));
-        // Declared warm-up iterations count: settling 30 after 25 skipped is iteration 55.
-        assert_eq!(
-            judge_run(&record(Warmup, 100, Some(30), Some(30)), 25, 50),
-            Outcome::SettledLate(55)
-        );
-    }
-
-    #[test]
-    fn the_needed_length_puts_the_limit_before_the_final_quarter() {
-        // 50 < 0.75 × 67 = 50.25, while 0.75 × 66 = 49.5 would call a change at 50 "no
-        // steady state".
-        assert_eq!(needed_iterations(0, 50), 67);
-        assert_eq!(needed_iterations(5, 50), 5 + 61);
-        assert_eq!(needed_iterations(0, 3), MIN_ITERATIONS_FOR_STEADY_STATE);
-    }
-
-    fn spec() -> CheckSpec {
-        CheckSpec {
-            name: "settles".into(),
-            class: CheckClass::Validity,
-            kind: crate::config::CheckKind::Steady {
-                metric: "t".into(),
-                within: 50,
-            },
-            scope: None,
-        }
-    }
-
-    fn outcome(run: &str, cell: &str, outcome: Outcome) -> RunOutcome {
-        RunOutcome {
-            run: run.into(),
-            cell: cell.into(),
-            outcome,
-        }
-    }
-
-    #[test]
-    fn any_run_that_did_not_settle_fails_the_check_by_name() {
-        let runs = [
-            outcome("r0001", "fast", Outcome::Settled(30)),
-            outcome("r0002", "slow", Outcome::StillChanging(88)),
-            outcome("r0003", "slow", Outcome::SettledLate(61)),
-            outcome("r0004", "slow", Outcome::TooShort(20)),
-        ];
-        let result = decide(&spec(), "t", 0, 50, &runs);
-        assert_eq!(result.verdict, Verdict::Fail);
-        assert_eq!(result.runs, vec!["r0002", "r0003"]);
-        assert_eq!(
-            result.reading,
-            "2 of 4 runs did not settle within 50 iterations: run r0002 (slow) reached no \
-             steady state: still changing at iteration 88; run r0003 (slow) settled only at \
-             iteration 61"
-        );
-        assert!(result.evidence.starts_with(
-            "4 runs: 1 settled by iteration 50, 1 settled later, 1 reached no steady state, 1 \
-             too short"
-        ));
-    }
-
-    #[test]
-    fn runs_alike_share_one_clause() {
-        let runs: Vec<RunOutcome> = (1..=8)
-            .map(|i| outcome(&format!("r{i:04}"), "jit", Outcome::StillChanging(80)))
-            .chain([outcome("r0009", "aot", Outcome::SettledLate(70))])
-            .collect();
-        let result = decide(&spec(), "t", 0, 50, &runs);
-        assert_eq!(
-            result.reading,
-            "9 of 9 runs did not settle within 50 iterations: runs r0001, r0002, r0003, r0004, \
-             r0005, r0006 and 2 more (jit) reached no steady state: still changing at iteration \
-             80; run r0009 (aot) settled only at iteration 70"
-        );
-        assert_eq!(result.runs.len(), 9);
-    }
-
-    #[test]
-    fn short_runs_make_it_inconclusive_or_not_run() {
-        let settled = outcome("r0001", "fast", Outcome::Settled(12));
-        let short = outcome("r0002", "fast", Outcome::TooShort(40));
-        let mixed = decide(&spec(), "t", 0, 50, &[settled.clone(), short.clone()]);
-        assert_eq!(mixed.verdict, Verdict::Inconclusive);
-        assert_eq!(mixed.runs, vec!["r0002"]);
-        assert!(
-            mixed.reading.contains("needs at least 67 per run"),
-            "{}",
-            mixed.reading
-        );
-        let none = decide(&spec(), "t", 0, 50, &[short]);
-        assert_eq!(none.verdict, Verdict::NotRun);
-        assert_eq!(
-            none.reading,
-            "1 run is too short to tell (it prints 40 iterations; the check needs at least 67 \
-             per run): run r0002 (fast) printed 40 iterations"
-        );
-        assert_eq!(decide(&spec(), "t", 0, 50, &[]).verdict, Verdict::NotRun);
-        let pass = decide(&spec(), "t", 0, 50, &[settled]);
-        assert_eq!(pass.verdict, Verdict::Pass);
-        assert_eq!(
-            pass.reading,
-            "every run settled within 50 iterations (1 run; the latest at iteration 12, run \
-             r0001 in fast)"
-        );
-    }
-}
+#[path = "steady_tests.rs"]
+mod tests;

@@ -130,11 +130,7 @@ fn a_difference_that_is_not_there_spends_the_budget_and_stays_undecided() {
         &mut noisy,
     )
     .unwrap();
-    assert_eq!(
-        code,
-        Exit::Ok,
-        "an undecided hypothesis is not a failure"
-    );
+    assert_eq!(code, Exit::Ok, "an undecided hypothesis is not a failure");
     // Looks at 3, 5 and 8 runs per cell: 16 runs, and none after the budget.
     assert_eq!(measured(&noisy), 16);
 

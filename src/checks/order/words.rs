@@ -1,0 +1,232 @@
+//! The evidence and reading of the `order` check: each test's statistic and p-values, what the
+//! leading failure found, or why nothing did.
+
+use super::Part;
+use super::residuals::{Holm, Tests};
+use crate::format::{percent, significant};
+use crate::stats;
+use std::collections::BTreeMap;
+
+pub(super) fn evidence(tests: &Tests, judged: &Holm) -> String {
+    let parts = [
+        trend_evidence(tests, judged),
+        carry_evidence(tests, judged),
+        within_evidence(tests, judged),
+        sequence_evidence(tests, judged),
+    ];
+    let medians: Vec<String> = tests
+        .groups
+        .iter()
+        .map(|(v, g)| {
+            format!(
+                "after {v}: {} (n = {})",
+                signed_percent(stats::median(g)),
+                g.len()
+            )
+        })
+        .collect();
+    let tested = tests.p_values().iter().filter(|p| !p.is_nan()).count();
+    format!(
+        "{} runs, residual = value / cell mean − 1, Holm-adjusted over the {tested} tests that ran; {}; median residual {}",
+        tests.n,
+        parts.join("; "),
+        medians.join(", ")
+    )
+}
+
+/// "p = RAW (Holm-adjusted ADJUSTED)" for a part.
+fn p_pair(raw: f64, judged: &Holm, part: Part) -> String {
+    format!("{} (Holm-adjusted {})", p_is(raw), p(judged.adjusted(part)))
+}
+
+fn trend_evidence(tests: &Tests, judged: &Holm) -> String {
+    format!(
+        "trend: Mann–Kendall τ = {}, {}, Theil–Sen {} per 100 runs against a declared limit of {}",
+        signed_to(tests.trend.tau, 3),
+        p_pair(tests.trend.p_value, judged, Part::Trend),
+        signed_percent(tests.drift()),
+        limit(judged.max_drift)
+    )
+}
+
+fn carry_evidence(tests: &Tests, judged: &Holm) -> String {
+    match &tests.carry {
+        Some(k) => format!(
+            "carry-over: Kruskal–Wallis by the previous run's variant H = {:.2}, df = {}, {}",
+            k.h,
+            k.df,
+            p_pair(k.p_value, judged, Part::CarryOver)
+        ),
+        None => not_tested(Part::CarryOver),
+    }
+}
+
+fn within_evidence(tests: &Tests, judged: &Holm) -> String {
+    match &tests.within {
+        Some(w) => format!(
+            "within cells: Wald–Wolfowitz serial correlation of detrended residuals, mean lag-1 r = {} over {} cell{} ({} runs), z = {}, {}",
+            signed(w.r),
+            w.groups,
+            if w.groups == 1 { "" } else { "s" },
+            w.n,
+            signed(w.z),
+            p_pair(w.p_value, judged, Part::WithinCells)
+        ),
+        None => not_tested(Part::WithinCells),
+    }
+}
+
+fn sequence_evidence(tests: &Tests, judged: &Holm) -> String {
+    let lb = &tests.sequence;
+    format!(
+        "whole sequence: Ljung–Box Q(1) = {:.2} on detrended residuals, lag-1 r = {}, {}",
+        lb.q,
+        signed(lb.r1),
+        p_pair(lb.p_value, judged, Part::Sequence)
+    )
+}
+
+fn not_tested(part: Part) -> String {
+    let (what, needs) = part.untested();
+    format!("{what} not tested: needs {needs}")
+}
+
+/// The reading of a failed check: what its lead part found, and the other failing parts.
+pub(super) fn fail_reading(lead: Part, others: &[Part], tests: &Tests, judged: &Holm) -> String {
+    let adjusted = judged.adjusted(lead);
+    let sentence = match lead {
+        Part::CarryOver => carry_reading(&tests.groups, adjusted),
+        Part::WithinCells => within_reading(tests.within.map_or(0.0, |w| w.r), adjusted),
+        Part::Sequence => sequence_reading(tests.sequence.r1, adjusted),
+        Part::Trend => format!(
+            "values drift {} per 100 runs in execution order, more than the declared {} (Mann–Kendall, adjusted {})",
+            signed_percent(tests.drift()),
+            limit(judged.max_drift),
+            p_is(adjusted)
+        ),
+    };
+    if others.is_empty() {
+        return sentence;
+    }
+    let also: Vec<&str> = others.iter().map(|p| p.finding()).collect();
+    format!("{sentence}; also {}", also.join(", "))
+}
+
+fn carry_reading(groups: &BTreeMap<String, Vec<f64>>, adjusted: f64) -> String {
+    let mut medians: Vec<(&String, f64)> =
+        groups.iter().map(|(v, g)| (v, stats::median(g))).collect();
+    medians.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (low, high) = (medians[0], medians[medians.len() - 1]);
+    format!(
+        "runs right after a `{}` run sat {} from their cell mean, right after `{}` {}: the previous run changes the result (adjusted {})",
+        low.0,
+        signed_percent(low.1),
+        high.0,
+        signed_percent(high.1),
+        p_is(adjusted)
+    )
+}
+
+fn within_reading(r: f64, adjusted: f64) -> String {
+    let how = if r < 0.0 {
+        "each run lands on the other side of its cell's mean from the previous run of its cell"
+    } else {
+        "each run lands on the same side of its cell's mean as the previous run of its cell"
+    };
+    format!(
+        "serial dependence within cells: {how} (mean lag-1 r = {}, adjusted {})",
+        signed(r),
+        p_is(adjusted)
+    )
+}
+
+fn sequence_reading(r1: f64, adjusted: f64) -> String {
+    let how = if r1 < 0.0 {
+        "each run lands on the other side of its cell's mean from the run executed before it"
+    } else {
+        "each run lands on the same side of its cell's mean as the run executed before it"
+    };
+    format!(
+        "serial dependence in execution order: {how} (lag-1 r = {}, adjusted {})",
+        signed(r1),
+        p_is(adjusted)
+    )
+}
+
+/// The reading when nothing failed: the untested parts first, then a small drift, else calm.
+pub(super) fn quiet_reading(tests: &Tests, judged: &Holm) -> String {
+    let calm = format!(
+        "no dependence on execution order (adjusted p ≥ {})",
+        p(judged.smallest_other(tests))
+    );
+    let drift = judged.small_drift(tests).then(|| {
+        format!(
+            "drift detected ({} per 100 runs, adjusted {}) but smaller than the declared {} per 100 runs",
+            signed_percent(tests.drift()),
+            p_is(judged.adjusted(Part::Trend)),
+            limit(judged.max_drift)
+        )
+    });
+    let untested = judged.untested();
+    if untested.is_empty() {
+        return match drift {
+            Some(drift) => format!("{drift}; otherwise {calm}"),
+            None => format!(
+                "{calm}: neither on position, nor on the previous run, nor between runs of a cell"
+            ),
+        };
+    }
+    let (what, needs): (Vec<&str>, Vec<String>) = untested.iter().map(|p| p.untested()).unzip();
+    let found = match drift {
+        Some(drift) => format!("{drift}, otherwise {calm}"),
+        None => calm,
+    };
+    format!(
+        "{} not tested (it needs {}); where tested, {found}",
+        what.join(" and "),
+        needs.join(" and ")
+    )
+}
+
+/// A declared drift limit: `5%`, `2.5%`.
+fn limit(max_drift: f64) -> String {
+    format!("{}%", (max_drift * 100_000.0).round() / 1000.0)
+}
+
+/// `x` with an explicit sign (a true minus) and two decimals.
+fn signed(x: f64) -> String {
+    signed_to(x, 2)
+}
+
+fn signed_to(x: f64, decimals: usize) -> String {
+    if x >= 0.0 {
+        format!("+{x:.decimals$}")
+    } else {
+        format!("−{:.decimals$}", -x)
+    }
+}
+
+fn signed_percent(x: f64) -> String {
+    if x >= 0.0 {
+        format!("+{}", percent(x))
+    } else {
+        format!("−{}", percent(-x))
+    }
+}
+
+/// "p = 0.012", or "p < 0.0001".
+fn p_is(x: f64) -> String {
+    if x < 1e-4 {
+        "p < 0.0001".into()
+    } else {
+        format!("p = {}", p(x))
+    }
+}
+
+fn p(x: f64) -> String {
+    if x < 1e-4 {
+        "< 0.0001".into()
+    } else {
+        significant(x, 2)
+    }
+}

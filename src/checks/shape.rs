@@ -1,0 +1,187 @@
+//! The shape every declared check has: its inputs in a [`Context`], a `decide` that reaches an
+//! [`Outcome`] (for an interval check, the interval and the [`Rule`] that decided it) and a
+//! `describe` that turns the outcome into the reading and evidence a [`CheckResult`] carries.
+
+use super::rule::Rule;
+use super::verdict::{CheckResult, RatioEvidence, Verdict};
+use crate::analysis::{CellStats, Resampling, RunView};
+use crate::config::{CheckSpec, Experiment};
+use crate::stats::Interval;
+
+/// What a declared check reads: the check itself and the analysed session.
+pub struct Context<'a> {
+    pub exp: &'a Experiment,
+    pub spec: &'a CheckSpec,
+    pub cells: &'a [CellStats],
+    /// Every finished run in execution order, exclusions applied.
+    pub runs: &'a [RunView],
+    pub resampling: Resampling,
+}
+
+impl<'a> Context<'a> {
+    /// The unit of `metric`, empty when it declares none.
+    pub fn unit(&self, metric: &str) -> &'a str {
+        self.exp.metric(metric).map_or("", |m| m.unit.as_str())
+    }
+
+    /// The declared warm-up iterations of `metric`.
+    pub fn warmup(&self, metric: &str) -> usize {
+        self.exp.metric(metric).map_or(0, |m| m.warmup_iterations)
+    }
+
+    /// The cells the check judges: those its `cells` scope selects, or all.
+    pub fn in_scope(&self) -> Vec<&'a CellStats> {
+        self.cells
+            .iter()
+            .filter(|c| self.spec.scope.as_ref().is_none_or(|s| c.cell.is_in(s)))
+            .collect()
+    }
+
+    /// The name of the random stream of one bootstrap: `KIND/NAME`, then `/PART` if given.
+    pub fn stream(&self, kind: &str, part: Option<&str>) -> String {
+        match part {
+            Some(part) => format!("{kind}/{}/{part}", self.spec.name),
+            None => format!("{kind}/{}", self.spec.name),
+        }
+    }
+
+    /// The ratio of two cells' medians judged by `rule`, or why it cannot be computed.
+    pub fn ratio(
+        &self,
+        a: &CellStats,
+        b: &CellStats,
+        stream: &str,
+        rule: Rule,
+    ) -> Result<Decision, String> {
+        let (ratio, interval) = super::compare::ratio_of(a, b, self.resampling, stream)?;
+        Ok(Decision::new(ratio, interval, rule))
+    }
+}
+
+/// An estimate and its interval set against a rule, and the verdict the rule reached.
+#[derive(Debug, Clone, Copy)]
+pub struct Decision {
+    pub estimate: f64,
+    pub interval: Interval,
+    pub rule: Rule,
+    pub verdict: Verdict,
+}
+
+impl Decision {
+    pub fn new(estimate: f64, interval: Interval, rule: Rule) -> Self {
+        Decision {
+            estimate,
+            interval,
+            rule,
+            verdict: rule.decide(&interval),
+        }
+    }
+}
+
+/// What deciding a check found.
+pub trait Outcome {
+    fn verdict(&self) -> Verdict;
+    /// The runs that decided the verdict, in the order the result lists them.
+    fn runs(&self) -> Vec<String>;
+}
+
+/// What a check's outcome says in words, and what the forest chart draws of it.
+#[derive(Default)]
+pub struct Description {
+    pub evidence: String,
+    pub reading: String,
+    pub ratio: Option<RatioEvidence>,
+}
+
+/// One kind of declared check, with its validated arguments.
+pub trait Check<'a> {
+    type Outcome: Outcome;
+    /// The kind's name in lab.toml.
+    const KIND: &'static str;
+    /// The outcome on this session, or why the check could not be run.
+    fn decide(&self, cx: &Context<'a>) -> Result<Self::Outcome, String>;
+    /// The reading and evidence of an outcome.
+    fn describe(&self, outcome: &Self::Outcome) -> Description;
+}
+
+/// A kind of check declared in lab.toml, read from its validated arguments.
+pub trait Declared<'a>: Check<'a> + Sized {
+    /// The check `cx.spec` declares, if it is of this kind.
+    fn of(cx: &Context<'a>) -> Option<Self>;
+}
+
+/// The result of the check `cx.spec` declares, if it is of kind `C`.
+pub fn declared<'a, C: Declared<'a>>(cx: &Context<'a>) -> Option<CheckResult> {
+    C::of(cx).map(|check| judge(&check, cx))
+}
+
+/// Decides `check` on `cx` and describes what it found.
+pub fn judge<'a, C: Check<'a>>(check: &C, cx: &Context<'a>) -> CheckResult {
+    finish(cx.spec, check, check.decide(cx))
+}
+
+/// The result of a decided check: not run, with the reason as its reading, or its outcome
+/// described.
+pub fn finish<'a, C: Check<'a>>(
+    spec: &CheckSpec,
+    check: &C,
+    decided: Result<C::Outcome, String>,
+) -> CheckResult {
+    let base = CheckResult::new(&spec.name, C::KIND, spec.class, Verdict::NotRun);
+    match decided {
+        Err(why) => base.reading(why),
+        Ok(outcome) => {
+            let words = check.describe(&outcome);
+            CheckResult {
+                verdict: outcome.verdict(),
+                evidence: words.evidence,
+                reading: words.reading,
+                runs: outcome.runs(),
+                ratio: words.ratio,
+                ..base
+            }
+        }
+    }
+}
+
+/// One side of a ratio as the forest chart labels it: a cell, or a ceiling.
+pub struct Side<'s> {
+    pub label: &'s str,
+    pub value: f64,
+}
+
+impl<'s> Side<'s> {
+    /// A cell, at its median.
+    pub fn cell(cell: &'s CellStats) -> Self {
+        Side {
+            label: &cell.label,
+            value: cell.median().unwrap_or(f64::NAN),
+        }
+    }
+}
+
+impl Decision {
+    /// The ratio `a / b` this decision judged, as the forest chart draws it against
+    /// `threshold`, with what the check asks of it in a few symbols.
+    pub fn chart(
+        &self,
+        a: Side,
+        b: Side,
+        threshold: f64,
+        needs: String,
+        level: f64,
+    ) -> RatioEvidence {
+        RatioEvidence {
+            a: a.label.to_string(),
+            b: b.label.to_string(),
+            a_value: a.value,
+            b_value: b.value,
+            ratio: self.estimate,
+            lo: self.interval.lo,
+            hi: self.interval.hi,
+            threshold,
+            needs,
+            level,
+        }
+    }
+}
