@@ -26,4 +26,5 @@ pub mod serve;
 pub mod stats;
 pub mod stopping;
 pub mod store;
+pub mod units;
 pub mod validity;

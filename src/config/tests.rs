@@ -266,3 +266,26 @@ fn a_missing_section_is_reported() {
         e.message
     );
 }
+
+#[test]
+fn an_error_inside_an_inline_table_names_the_key_in_it() {
+    let src = BASE.replace(
+        "[metric.mops]\njson = \"mops\"\nunit = \"Mops/s\"",
+        "[metric]\nmops = { json = \"mops\", unit = 3 }",
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.mops.unit");
+    assert_eq!(e.line, line_of(&src, "mops = {"));
+    assert!(e.message.contains("invalid type"), "{}", e.message);
+}
+
+#[test]
+fn an_error_under_a_dotted_key_names_every_part_of_it() {
+    let src = BASE.replace(
+        "[metric.mops]\njson = \"mops\"\nunit = \"Mops/s\"",
+        "[metric]\nmops.json = \"mops\"\nmops.\"unit\" = 3",
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.mops.unit");
+    assert_eq!(e.line, line_of(&src, "mops.\"unit\""));
+}
