@@ -25,7 +25,11 @@ impl Exit {
     /// Every fixed ending with its status and what it means, in the order the README lists them.
     pub const TABLE: [(Exit, i32, &'static str); 4] = [
         (Exit::Ok, 0, "every check passed or could not decide"),
-        (Exit::CheckFailed, 1, "a validity check or a hypothesis failed"),
+        (
+            Exit::CheckFailed,
+            1,
+            "a validity check or a hypothesis failed",
+        ),
         (Exit::Usage, 2, "usage or configuration error"),
         (Exit::Internal, 3, "lab could not finish its own work"),
     ];

@@ -54,10 +54,11 @@ pub fn value(x: f64, unit: &str) -> String {
 /// prefix of its own: 0.0002 ms prints as `200 ns`, not `200 µ ms`.
 fn to_base_unit(x: f64, unit: &str) -> (f64, &str) {
     for (exponent, prefix) in PREFIXES.iter().filter(|(e, _)| *e != 0) {
-        if let Some(base) = unit.strip_prefix(prefix) {
-            if PREFIXABLE_UNITS.contains(&base) && base != "m" {
-                return (x * 10f64.powi(*exponent), base);
-            }
+        if let Some(base) = unit.strip_prefix(prefix)
+            && PREFIXABLE_UNITS.contains(&base)
+            && base != "m"
+        {
+            return (x * 10f64.powi(*exponent), base);
         }
     }
     (x, unit)
@@ -341,10 +342,10 @@ pub fn significant(x: f64, digits: i32) -> String {
 /// finite.
 pub fn parse_value(text: &str, unit: &str) -> Result<f64, String> {
     let mut t = text.trim();
-    if !unit.is_empty() {
-        if let Some(stripped) = t.strip_suffix(unit) {
-            t = stripped.trim_end();
-        }
+    if !unit.is_empty()
+        && let Some(stripped) = t.strip_suffix(unit)
+    {
+        t = stripped.trim_end();
     }
     let t = t.strip_prefix('+').unwrap_or(t);
     let plain = match t

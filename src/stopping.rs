@@ -1,4 +1,4 @@
-//! Stage 7 of a sampled session (`repetitions = { min, max }`): after a look's checks, whether
+//! After stage 7, in a sampled session (`repetitions = { min, max }`): whether
 //! to add runs and to which cells, or why sampling stopped. It reads the goal, the plan, the
 //! analysis and the findings; the plan stage makes the runs.
 //!

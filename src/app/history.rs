@@ -46,12 +46,12 @@ pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) ->
         let label = session_dir
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        if let Some(a) = shown.filter(|a| a.session.dir == session_dir) {
-            if left_out_because(&a.session).is_none() {
-                let kept = (a.session.clone(), a.experiment.clone(), a.analysis.clone());
-                out.kept.push(kept);
-                continue;
-            }
+        if let Some(a) = shown.filter(|a| a.session.dir == session_dir)
+            && left_out_because(&a.session).is_none()
+        {
+            let kept = (a.session.clone(), a.experiment.clone(), a.analysis.clone());
+            out.kept.push(kept);
+            continue;
         }
         let session = match store::load_session(&session_dir) {
             Ok(s) => s,

@@ -383,10 +383,10 @@ fn restrictions(
     for (key, all) in params {
         let mut own: Vec<ParamValue> = Vec::new();
         for b in imported.benchmarks.iter().filter(|b| b.name == name) {
-            if let Some(v) = b.params.get(key).map(|v| typed(v)) {
-                if !own.iter().any(|w| w.same_as(&v)) {
-                    own.push(v);
-                }
+            if let Some(v) = b.params.get(key).map(|v| typed(v))
+                && !own.iter().any(|w| w.same_as(&v))
+            {
+                own.push(v);
             }
         }
         if own.len() < all.len() {

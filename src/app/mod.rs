@@ -24,7 +24,7 @@ pub use run::{RunOptions, run};
 pub use scaffold::new_experiment;
 pub use session::{Assessed, assess, assess_chosen, find_session};
 pub use slurm::{Engine, SlurmOptions, run_shard};
-pub use summary::{Summary, summarise};
+pub use summary::{Summary, summarise, text as summary_text};
 
 use crate::config;
 use crate::error::{LabError, Result};

@@ -1,4 +1,4 @@
-//! Stage 6: every declared and automatic check → pass | fail | inconclusive | not run.
+//! Stage 7: every declared and automatic check → pass | fail | inconclusive | not run.
 //! Validity checks come first; a failed one marks every hypothesis verdict untrusted.
 
 mod agree;

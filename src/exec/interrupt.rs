@@ -20,7 +20,9 @@ extern "C" fn on_signal(signal: libc::c_int) {
 
 /// Installs the handler, without SA_RESTART so a blocking wait returns.
 pub fn install() {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    // SAFETY: the handler stores the signal in an atomic and sends SIGKILL with kill(2) to the
+    // process groups registered in a fixed array of atomics (exec::running): atomic loads and
+    // stores and kill(2) are async-signal-safe, and nothing in it allocates or takes a lock.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_signal as *const () as usize;

@@ -65,7 +65,7 @@ pub fn html_with_code_spans(text: &str) -> String {
 fn code_spans(text: &str, inert: impl Fn(&str) -> String, backtick: &str) -> String {
     let parts: Vec<&str> = text.split('`').collect();
     // An even number of parts means the last backtick opened no pair.
-    let unpaired_tail = parts.len() % 2 == 0;
+    let unpaired_tail = parts.len().is_multiple_of(2);
     let mut out = String::new();
     for (i, part) in parts.iter().enumerate() {
         let safe = inert(part);

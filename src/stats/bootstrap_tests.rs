@@ -3,6 +3,7 @@
 use super::super::reference::{reference, vecs};
 use super::super::rng::stream;
 use super::*;
+use rand::RngCore;
 
 fn singles(xs: &[f64]) -> Vec<Vec<f64>> {
     xs.iter().map(|&x| vec![x]).collect()

@@ -25,6 +25,7 @@ pub mod steps;
 pub mod summary;
 mod theil_sen;
 pub mod trend;
+mod uniform;
 mod window;
 mod window_runs;
 

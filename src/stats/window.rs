@@ -10,7 +10,7 @@
 //! on the window's ranks. The window spans ten standard deviations of the resampled rank on
 //! each side, so it misses with probability below 10⁻²⁰; a miss draws the whole resample.
 
-use super::bootstrap::fill_below;
+use super::uniform::fill_below;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use statrs::function::gamma::ln_gamma;

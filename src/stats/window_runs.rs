@@ -15,7 +15,7 @@
 //! copies' binomial variances is at most M·p(1−p) by Jensen's inequality), so it misses with
 //! probability below 10⁻²⁰; a miss draws the whole resample.
 
-use super::bootstrap::below;
+use super::uniform::below;
 use super::window::binomial;
 use rand_chacha::ChaCha8Rng;
 

@@ -133,16 +133,7 @@ impl fmt::Display for Problem {
                 let at = line.map_or(String::new(), |l| format!(" (stdout line {l})"));
                 write!(f, "metric `{metric}`: {value:?}{at} {why}")
             }
-            Problem::LeftRunning(names) => write!(
-                f,
-                "left {} process{} running: {names} (killed when the run ended)",
-                names.split_whitespace().count(),
-                if names.split_whitespace().count() == 1 {
-                    ""
-                } else {
-                    "es"
-                }
-            ),
+            Problem::LeftRunning(names) => write_left_running(f, names),
             Problem::TooShort { wall_ns, floor_ns } => {
                 write!(
                     f,
@@ -159,44 +150,68 @@ impl fmt::Display for Problem {
                 f,
                 "echoed {key} = {echoed} when {key} = {requested} was requested"
             ),
-            Problem::MachineBusy { contention, limit } => {
-                let steal = if contention.steal > 0.0 {
-                    format!(
-                        " and the hypervisor {}",
-                        crate::format::percent(contention.steal)
-                    )
-                } else {
-                    String::new()
-                };
-                write!(
-                    f,
-                    "machine busy: other processes took {}{steal} of the CPU time on its CPUs (limit {})",
-                    crate::format::percent(contention.others),
-                    crate::format::percent(*limit)
-                )
-            }
+            Problem::MachineBusy { contention, limit } => write_busy(f, contention, *limit),
             Problem::SharedCpus { with, runs, cpus } => {
-                let more = match runs {
-                    0 | 1 => String::new(),
-                    n => format!(" and {} other run{}", n - 1, if *n == 2 { "" } else { "s" }),
-                };
-                match cpus {
-                    Some(cpus) => write!(
-                        f,
-                        "executed beside run {with}{more} on shared CPU{} {}",
-                        if cpus.len() == 1 { "" } else { "s" },
-                        cpus.iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    ),
-                    None => write!(
-                        f,
-                        "executed beside run {with}{more} with any CPU to share (one of them was pinned to none)"
-                    ),
-                }
+                write_shared_cpus(f, with, *runs, cpus.as_deref())
             }
         }
+    }
+}
+
+fn write_left_running(f: &mut fmt::Formatter<'_>, names: &str) -> fmt::Result {
+    let count = names.split_whitespace().count();
+    let plural = if count == 1 { "" } else { "es" };
+    write!(
+        f,
+        "left {count} process{plural} running: {names} (killed when the run ended)"
+    )
+}
+
+fn write_busy(
+    f: &mut fmt::Formatter<'_>,
+    contention: &crate::store::Contention,
+    limit: f64,
+) -> fmt::Result {
+    let steal = if contention.steal > 0.0 {
+        format!(
+            " and the hypervisor {}",
+            crate::format::percent(contention.steal)
+        )
+    } else {
+        String::new()
+    };
+    write!(
+        f,
+        "machine busy: other processes took {}{steal} of the CPU time on its CPUs (limit {})",
+        crate::format::percent(contention.others),
+        crate::format::percent(limit)
+    )
+}
+
+fn write_shared_cpus(
+    f: &mut fmt::Formatter<'_>,
+    with: &str,
+    runs: usize,
+    cpus: Option<&[usize]>,
+) -> fmt::Result {
+    let more = match runs {
+        0 | 1 => String::new(),
+        n => format!(" and {} other run{}", n - 1, if n == 2 { "" } else { "s" }),
+    };
+    match cpus {
+        Some(cpus) => write!(
+            f,
+            "executed beside run {with}{more} on shared CPU{} {}",
+            if cpus.len() == 1 { "" } else { "s" },
+            cpus.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        None => write!(
+            f,
+            "executed beside run {with}{more} with any CPU to share (one of them was pinned to none)"
+        ),
     }
 }
 

@@ -152,18 +152,7 @@ fn view(
     names: &Names,
 ) -> RunView {
     let exit = row.exit();
-    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for s in samples {
-        values
-            .entry(s.metric.clone())
-            .or_default()
-            .push(s.value.clone());
-    }
-    if !matches!(exit, Exit::SpawnFailed(_)) {
-        for (name, value) in builtin_values(row) {
-            values.insert(name.to_string(), vec![value]);
-        }
-    }
+    let values = printed_values(row, &exit, samples);
     let pairs: Vec<(&str, &str)> = values
         .iter()
         .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
@@ -185,15 +174,7 @@ fn view(
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
-    // The echo is read from the stored log: analysis uses nothing but what was stored.
-    // Only lines that can echo a configuration are kept, in bounded memory.
-    let mut stdout = String::new();
-    crate::store::read_lines(&session.stdout_path(&row.run_id), |line| {
-        if line.contains("\"config\"") && stdout.len() < 4 * crate::store::MAX_LINE {
-            stdout.push_str(line);
-            stdout.push('\n');
-        }
-    });
+    let stdout = config_lines(session, row);
     let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
     found.extend(mismatches);
     RunView {
@@ -213,6 +194,41 @@ fn view(
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_map(values, names),
     }
+}
+
+/// A run's values by metric: the samples it printed, and lab's own measurements unless it
+/// never started.
+fn printed_values(
+    row: &RunRow,
+    exit: &Exit,
+    samples: &[&SampleRow],
+) -> BTreeMap<String, Vec<String>> {
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in samples {
+        values
+            .entry(s.metric.clone())
+            .or_default()
+            .push(s.value.clone());
+    }
+    if !matches!(exit, Exit::SpawnFailed(_)) {
+        for (name, value) in builtin_values(row) {
+            values.insert(name.to_string(), vec![value]);
+        }
+    }
+    values
+}
+
+/// The lines of a run's stored stdout that can echo a configuration. The echo is read from
+/// the stored log (analysis uses nothing but what was stored), in bounded memory.
+fn config_lines(session: &StoredSession, row: &RunRow) -> String {
+    let mut stdout = String::new();
+    crate::store::read_lines(&session.stdout_path(&row.run_id), |line| {
+        if line.contains("\"config\"") && stdout.len() < 4 * crate::store::MAX_LINE {
+            stdout.push_str(line);
+            stdout.push('\n');
+        }
+    });
+    stdout
 }
 
 fn describe_exit(exit: &Exit) -> String {

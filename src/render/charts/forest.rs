@@ -9,7 +9,7 @@ use plotters::prelude::*;
 
 use super::ChartError;
 use super::axis::{self, Ticked, Ticks};
-use super::frame::{PlotBox, Title};
+use super::frame::{self, PlotBox, Title};
 use super::points::{self, Area, Overlay};
 use super::style::{self, FONT_TICK, LABEL, Marker, Size, TICK};
 use super::text::{self, Align, Anchor, Face, Fitted, Text};
@@ -109,7 +109,7 @@ const KEY_SEPARATOR: &str = " · ";
 /// Renders a forest chart as SVG in the given rendition.
 pub fn forest_svg(c: &ForestChart, size: Size) -> Result<String, ChartError> {
     if c.rows.is_empty() {
-        return points::empty_chart(&c.title, "no checks", size);
+        return frame::empty_chart(&c.title, "no checks", size);
     }
     let layout = Layout::new(c, size);
     points::render(layout.width as u32, layout.height() as u32, |root| {

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::ChartError;
 use super::legend::{self, Legend, LegendEntry};
-use super::points::{Area, Overlay};
+use super::points::{self, Area, Overlay};
 use super::style::{HEIGHT, LABEL, Size, TITLE};
 use super::text::{self, Align, Anchor, Fitted, Text};
 
@@ -164,10 +164,37 @@ impl PlotBox {
     }
 }
 
+/// Renders a titled placeholder when nothing in the input can be plotted, so a
+/// report page shows why the chart is empty instead of failing.
+pub fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartError> {
+    let heading = Title::new(title, size);
+    let height = heading.height() + 100;
+    points::render(size.width(), height as u32, |_| {
+        let mut overlay = Overlay::default();
+        heading.draw(&mut overlay);
+        let middle = (size.width() as i32 / 2, heading.height() + 50);
+        overlay.text(
+            Text::line(middle, LABEL, why)
+                .anchor(Anchor::Middle)
+                .align(Align::Center),
+        );
+        Ok(overlay)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::render::charts::style::{NARROW_WIDTH, WIDTH};
+
+    #[test]
+    fn empty_chart_renders() {
+        for size in [Size::Wide, Size::Narrow] {
+            let svg = empty_chart("t <x>", "no data", size).unwrap();
+            assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
+            assert!(svg.contains(&format!("width=\"{}\"", size.width())));
+        }
+    }
 
     #[test]
     fn narrow_frames_put_the_legend_under_the_plot() {

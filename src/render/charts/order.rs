@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use super::ChartError;
 use super::axis::{self, Ticked, Ticks, ValueAxis};
-use super::frame::{Framed, PlotBox};
+use super::frame::{self, Framed, PlotBox};
 use super::legend::LegendEntry;
 use super::points::{self, Area, Cap, Overlay};
 use super::style::{self, FONT_TICK, Marker, Size};
@@ -52,7 +52,7 @@ pub fn run_order_svg(c: &RunOrderChart, size: Size) -> Result<String, ChartError
         ));
     }
     if pts.is_empty() {
-        return points::empty_chart(&c.title, "no data", size);
+        return frame::empty_chart(&c.title, "no data", size);
     }
     let y_label = if relative {
         relative_label(&c.y_label)
@@ -123,10 +123,10 @@ fn names(c: &RunOrderChart, pts: &[&OrderPoint]) -> Vec<(usize, String)> {
 
 /// Alternating caps give a second cue besides colour: even series are dots, odd ones squares.
 fn cap_of(series: usize) -> (Cap, Marker) {
-    // A match rather than `is_multiple_of`, which is newer than the crate's MSRV (1.85).
-    match series % 2 {
-        0 => (Cap::Round, Marker::Circle),
-        _ => (Cap::Square, Marker::Square),
+    if series.is_multiple_of(2) {
+        (Cap::Round, Marker::Circle)
+    } else {
+        (Cap::Square, Marker::Square)
     }
 }
 

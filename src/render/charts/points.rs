@@ -13,8 +13,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::ChartError;
-use super::style::{self, Size};
-use super::text::{Align, Anchor, Text};
+use super::style;
+use super::text::Text;
 
 /// The drawing surface every chart draws on.
 pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -76,11 +76,10 @@ impl Overlay {
 
     /// Adds a point at backend pixel `p` to the current series (dropping exact duplicates).
     pub fn point(&mut self, p: (i32, i32)) {
-        // Nested rather than a let-chain: the crate's MSRV (1.85) predates let-chains.
-        if let Some(path) = self.paths.last_mut() {
-            if path.seen.insert(p) {
-                path.order.push(p);
-            }
+        if let Some(path) = self.paths.last_mut()
+            && path.seen.insert(p)
+        {
+            path.order.push(p);
         }
     }
 
@@ -249,24 +248,6 @@ fn insert_before_close(mut svg: String, extra: &str) -> Result<String, ChartErro
     Ok(svg)
 }
 
-/// Renders a titled placeholder when nothing in the input can be plotted, so a
-/// report page shows why the chart is empty instead of failing.
-pub fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartError> {
-    let heading = super::frame::Title::new(title, size);
-    let height = heading.height() + 100;
-    render(size.width(), height as u32, |_| {
-        let mut overlay = Overlay::default();
-        heading.draw(&mut overlay);
-        let middle = (size.width() as i32 / 2, heading.height() + 50);
-        overlay.text(
-            Text::line(middle, style::LABEL, why)
-                .anchor(Anchor::Middle)
-                .align(Align::Center),
-        );
-        Ok(overlay)
-    })
-}
-
 /// Point marks in an SVG: one `M` per mark inside the point paths (for tests).
 #[cfg(test)]
 pub fn count_marks(svg: &str) -> usize {
@@ -280,14 +261,14 @@ pub fn count_marks(svg: &str) -> usize {
 /// `viewBox` matching the canvas, and no text smaller than the tick font (for tests). (A wide
 /// strip chart of many cells grows wider than [`style::WIDTH`] to keep its columns apart.)
 #[cfg(test)]
-pub fn assert_rendition(svg: &str, size: Size) {
+pub fn assert_rendition(svg: &str, size: style::Size) {
     let head = &svg[..svg.find('>').expect("an <svg> tag")];
     let attr = |name: &str| -> String {
         let start = head.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
         head[start..].split('"').next().unwrap().to_string()
     };
     let (w, h) = (attr("width"), attr("height"));
-    if size == Size::Narrow {
+    if size == style::Size::Narrow {
         assert!(
             w.parse::<u32>().unwrap() <= size.width(),
             "narrow chart is {w} wide"
@@ -358,15 +339,6 @@ mod tests {
         let path_at = svg.find("M10 10h0").unwrap();
         assert!(path_at < svg.rfind("</svg>").unwrap());
         assert!(svg.trim_end().ends_with("</svg>"));
-    }
-
-    #[test]
-    fn empty_chart_renders() {
-        for size in [Size::Wide, Size::Narrow] {
-            let svg = empty_chart("t <x>", "no data", size).unwrap();
-            assert!(svg.contains("no data") && svg.contains("t &lt;x&gt;"));
-            assert!(svg.contains(&format!("width=\"{}\"", size.width())));
-        }
     }
 
     #[test]

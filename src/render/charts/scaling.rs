@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::ChartError;
 use super::axis::{self, Ticked, Ticks, ValueAxis};
-use super::frame::{Framed, PlotBox};
+use super::frame::{self, Framed, PlotBox};
 use super::legend::LegendEntry;
 use super::points::{self, Area, Overlay};
 use super::style::{self, FONT_TICK, Marker, Size};
@@ -80,7 +80,7 @@ pub fn scaling_svg(c: &ScalingChart, size: Size) -> Result<String, ChartError> {
     let cells: Vec<Vec<Cell>> = c.series.iter().map(|s| prepare(s, c.log_x)).collect();
     // A y extent exists only if some cell survived filtering, so `xs` is not empty.
     let Some((y_lo, y_hi)) = y_extent(&cells) else {
-        return points::empty_chart(&c.title, "no data", size);
+        return frame::empty_chart(&c.title, "no data", size);
     };
     let xs = distinct_xs(&cells);
     let y = ValueAxis::new(y_lo, y_hi);

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use super::ChartError;
 use super::axis::{self, Ticked, Ticks, ValueAxis};
-use super::frame::{PlotBox, Title};
+use super::frame::{self, PlotBox, Title};
 use super::points::{self, Area, Overlay};
 use super::style::{self, FONT_TICK, Size, TICK};
 use super::text::{self, Align, Anchor, Fitted, Text};
@@ -68,7 +68,7 @@ pub fn strip_svg(c: &StripChart, size: Size) -> Result<String, ChartError> {
         .iter()
         .flat_map(|k| k.values.iter().chain([&k.median, &k.lo, &k.hi]));
     let Some((lo, hi)) = axis::extent(all.copied()) else {
-        return points::empty_chart(&c.title, "no data", size);
+        return frame::empty_chart(&c.title, "no data", size);
     };
     match size {
         Size::Wide => wide(c, ValueAxis::new(lo, hi)),

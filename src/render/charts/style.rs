@@ -3,7 +3,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::text::Face;
+use super::metrics;
 
 /// Canvas width of the wide rendition in pixels; fits the content column of an mdBook page.
 pub const WIDTH: u32 = 720;
@@ -219,5 +219,33 @@ mod tests {
         for px in [FONT_TITLE, FONT_LABEL, FONT_TICK, FONT_LEGEND] {
             assert_eq!(backend_size(px) / 1.24, px);
         }
+    }
+}
+
+/// Size and weight of a piece of text, enough to measure it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Face {
+    /// Font size in CSS pixels.
+    pub px: f64,
+    pub bold: bool,
+}
+
+impl Face {
+    pub const fn regular(px: f64) -> Face {
+        Face { px, bold: false }
+    }
+
+    pub const fn bold(px: f64) -> Face {
+        Face { px, bold: true }
+    }
+
+    /// Width of `text` in pixels.
+    pub fn width(self, text: &str) -> f64 {
+        metrics::width(text, self.px, self.bold)
+    }
+
+    /// Distance between the baselines of two lines of this face.
+    pub fn line_height(self) -> i32 {
+        (self.px * 1.25).round() as i32
     }
 }

@@ -5,36 +5,8 @@ use std::fmt::Write as _;
 
 use plotters::style::RGBColor;
 
-use super::metrics;
 use super::style;
-
-/// Size and weight of a piece of text, enough to measure it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Face {
-    /// Font size in CSS pixels.
-    pub px: f64,
-    pub bold: bool,
-}
-
-impl Face {
-    pub const fn regular(px: f64) -> Face {
-        Face { px, bold: false }
-    }
-
-    pub const fn bold(px: f64) -> Face {
-        Face { px, bold: true }
-    }
-
-    /// Width of `text` in pixels.
-    pub fn width(self, text: &str) -> f64 {
-        metrics::width(text, self.px, self.bold)
-    }
-
-    /// Distance between the baselines of two lines of this face.
-    pub fn line_height(self) -> i32 {
-        (self.px * 1.25).round() as i32
-    }
-}
+pub use super::style::Face;
 
 /// Text broken into lines that fit a width.
 #[derive(Clone, Debug, PartialEq, Eq)]

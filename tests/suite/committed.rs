@@ -1,0 +1,79 @@
+//! The committed book is what the committed sessions render to: every experiment's data/ and
+//! experiments/ folder copied into a temporary project, `lab report` run there, and each file
+//! of its book/src compared byte for byte with the repository's book/src.
+
+use crate::common::{self, Project};
+use lab::Exit;
+use std::path::Path;
+
+/// The repository's root.
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Copies `from` to `to`, leaving out the build outputs and locks git ignores.
+fn copy_tracked(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name();
+        if name == "build" || name == ".lab-build" || name == ".lock" {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.path().is_dir() {
+            copy_tracked(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The experiments with a committed session, by name.
+fn committed_experiments() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repository().join("data"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_committed_session_renders_to_the_committed_book_byte_for_byte() {
+    let experiments = committed_experiments();
+    assert_eq!(experiments.len(), 6, "{experiments:?}");
+    let project = Project::with_fixtures(&[]);
+    for folder in ["data", "experiments", "templates"] {
+        copy_tracked(&repository().join(folder), &project.path(folder));
+    }
+    std::fs::create_dir_all(project.path("book")).unwrap();
+    for file in ["book.toml", "lab.css"] {
+        std::fs::copy(
+            repository().join("book").join(file),
+            project.path("book").join(file),
+        )
+        .unwrap();
+    }
+    project.lab_exits(&["report", "--quiet"], Exit::Ok);
+    let rendered = common::tree(&project.path("book/src"));
+    let committed = common::tree(&repository().join("book/src"));
+    assert_eq!(
+        rendered.keys().collect::<Vec<_>>(),
+        committed.keys().collect::<Vec<_>>(),
+        "the rendered book holds the committed book's files"
+    );
+    for name in &experiments {
+        assert!(rendered.contains_key(&format!("{name}/index.md")), "{name}");
+    }
+    let differing: Vec<&String> = committed
+        .iter()
+        .filter(|(path, bytes)| rendered[*path] != **bytes)
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "differ from the committed book: {differing:?}"
+    );
+}

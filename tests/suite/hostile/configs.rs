@@ -1,0 +1,214 @@
+//! Hostile lab.toml files: each is refused before anything is built, run or written, with the
+//! file, line, column and key (or the experiment) and a reason.
+
+use super::{minimal, project_with, stderr};
+use crate::common::exit_of;
+use lab::Exit;
+
+/// (what, lab.toml, the error text expected on stderr).
+fn cases() -> Vec<(&'static str, String, &'static str)> {
+    let with_variant = |line: &str| {
+        minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace(
+            "[[variant]]\nname = \"v\"\n",
+            &format!("[[variant]]\nname = \"v\"\n{line}\n"),
+        )
+    };
+    let with_check = |check: &str| {
+        minimal(
+            "sleep 0.2; echo '{\"v\": 1}'",
+            &format!("\n[[check]]\nname = \"c\"\n{check}\n"),
+        )
+    };
+    let with_params =
+        |params: &str| minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace("n = [1]", params);
+    let with_metric = |name: &str| {
+        minimal("sleep 0.2; echo '{\"v\": 1}'", "")
+            .replace("[metric.v]", &format!("[metric.{name:?}]"))
+    };
+    let thousand: String = (0..1000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
+        (
+            "a CPU beyond the kernel's set",
+            with_variant("cpus = \"1024\""),
+            "lab.toml:14:8: `variant[1].cpus`: not a CPU list",
+        ),
+        (
+            "a CPU range of a hundred million",
+            with_variant("cpus = \"0-99999999\""),
+            "`variant[1].cpus`: not a CPU list",
+        ),
+        (
+            "a CPU this machine does not have",
+            with_variant("cpus = \"999\""),
+            "CPU 999 cannot be used on this machine",
+        ),
+        (
+            "NaN parameters",
+            with_params("n = [nan, nan]"),
+            "`params.n`: NaN is not a finite number",
+        ),
+        (
+            "an infinite parameter",
+            with_params("n = [inf]"),
+            "`params.n`: inf is not a finite number",
+        ),
+        (
+            "a negative infinite parameter",
+            with_params("n = [-inf]"),
+            "`params.n`: -inf is not a finite number",
+        ),
+        (
+            "a control character in a parameter",
+            with_params("n = [\"a\\u001b[31m\"]"),
+            "holds a control character",
+        ),
+        (
+            "four billion repetitions",
+            minimal("true", "").replace("repetitions = 3", "repetitions = 4000000000"),
+            "the plan has 4000000000 runs, more than the limit of 200000",
+        ),
+        (
+            "three 1,000-value parameters",
+            with_params(&format!(
+                "n = [{thousand}]\na = [{thousand}]\nb = [{thousand}]"
+            )),
+            "the plan has 3000000000 runs",
+        ),
+        (
+            "a plan over its declared max_runs",
+            minimal("true", "").replace("seed = 1", "seed = 1\nmax_runs = 2"),
+            "`experiment.max_runs`: the plan has 3 runs, more than the limit of 2",
+        ),
+        (
+            "a duration tolerance of 200%",
+            with_check("kind = \"duration\"\nexpect = \"1\"\ntolerance = \"200%\""),
+            "`check[1].tolerance`: 200% is too large",
+        ),
+        (
+            "a duration tolerance of exactly 100%",
+            with_check("kind = \"duration\"\nexpect = \"1\"\ntolerance = \"100%\""),
+            "`check[1].tolerance`: 100% is too large",
+        ),
+        (
+            "an agree margin of 150%",
+            with_check(
+                "kind = \"agree\"\nmetric = \"v\"\na = { n = 1 }\nb = { n = 1 }\nmargin = \"150%\"",
+            ),
+            "`check[1].margin`: 150% is too large",
+        ),
+        (
+            "a max_cv of 5000%",
+            with_check("kind = \"stable\"\nmetric = \"v\"\nmax_cv = \"5000%\""),
+            "`check[1].max_cv`: 5000% is too large",
+        ),
+        (
+            "an alpha of 2",
+            with_check("kind = \"order\"\nmetric = \"v\"\nalpha = 2.0"),
+            "alpha must lie strictly between 0 and 1",
+        ),
+        (
+            "a metric named to escape the project",
+            with_metric("../../../../outside/ESCAPED"),
+            "`metric.../../../../outside/ESCAPED`: metric name",
+        ),
+        (
+            "a metric name with a slash",
+            with_metric("ops/s"),
+            "metric name \"ops/s\" may hold only letters",
+        ),
+        (
+            "a metric name starting with a dash",
+            with_metric("-x"),
+            "must start with a letter, a digit or '_'",
+        ),
+        (
+            "a metric name starting with a dot",
+            with_metric(".hidden"),
+            "must start with a letter, a digit or '_'",
+        ),
+        (
+            "a 65-character metric name",
+            with_metric(&"m".repeat(65)),
+            "is longer than 64 characters",
+        ),
+        (
+            "a variant named ../x",
+            minimal("true", "").replace("name = \"v\"", "name = \"../x\""),
+            "`variant[1].name`: variant name \"../x\" must start",
+        ),
+        (
+            "a variant name with a space",
+            minimal("true", "").replace("name = \"v\"", "name = \"a b\""),
+            "variant name \"a b\" may hold only",
+        ),
+        (
+            "a variant name with a bell",
+            minimal("true", "").replace("name = \"v\"", "name = \"a\\u0007\""),
+            "variant name \"a\\u{7}\" may hold only",
+        ),
+        (
+            "an empty variant name",
+            minimal("true", "").replace("name = \"v\"", "name = \"\""),
+            "variant name \"\" is empty",
+        ),
+        (
+            "a variant name with dots only",
+            minimal("true", "").replace("name = \"v\"", "name = \"..\""),
+            "variant name \"..\" must start",
+        ),
+        (
+            "a parameter named with a slash",
+            with_params("\"a/b\" = [1]").replace("\"{n}\"", "\"{a/b}\""),
+            "parameter name \"a/b\"",
+        ),
+        (
+            "a string where a number is needed",
+            minimal("true", "").replace("repetitions = 3", "repetitions = \"3\""),
+            "lab.toml:5:15",
+        ),
+    ]
+}
+
+#[test]
+fn every_hostile_config_is_refused_with_its_place_and_nothing_is_written() {
+    let mut failures = Vec::new();
+    for (what, lab_toml, expected) in cases() {
+        let project = project_with("exp", &lab_toml, &[]);
+        for args in [&["run", "exp"][..], &["run", "exp", "--dry-run"][..]] {
+            let out = project.lab(args);
+            let err = stderr(&out);
+            if exit_of(&out) != Exit::Usage || !err.contains(expected) {
+                failures.push(format!(
+                    "{what} ({args:?}): {:?}, stderr:\n{err}",
+                    exit_of(&out)
+                ));
+            }
+        }
+        if project.path("book").exists() || !project.sessions("exp").is_empty() {
+            failures.push(format!("{what}: something was written"));
+        }
+        if project.root().parent().unwrap().join("outside").exists() {
+            failures.push(format!("{what}: a file was written outside the project"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_eq!(cases().len(), 27);
+}
+
+#[test]
+fn an_experiment_folder_that_is_not_a_name_is_refused() {
+    for folder in ["lock stack", "lock\u{1b}stack", "-dash"] {
+        let project = project_with(folder, &minimal("true", ""), &[]);
+        let out = project.lab(&["run", &format!("experiments/{folder}")]);
+        assert_eq!(exit_of(&out), Exit::Usage, "{folder}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("the experiment folder name"),
+            "{folder}: {}",
+            stderr(&out)
+        );
+        assert!(!project.path("data").exists() && !project.path("book").exists());
+    }
+}

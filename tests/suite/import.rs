@@ -1,0 +1,301 @@
+//! `lab import` of real result files made on this machine (hyperfine, Google Benchmark,
+//! pyperf, criterion; JMH written from its documented format): every raw value becomes a run's
+//! iteration value, the manifest names the tool and each file's hash, and the usual chapter
+//! follows. Files lab does not understand, and experiments that are not imported, are refused.
+
+use crate::common;
+use lab::Exit;
+
+use common::{Project, csv_rows};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+fn fixture(relative: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(relative)
+        .display()
+        .to_string()
+}
+
+fn manifest(project: &Project, experiment: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(project.session(experiment).join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Each run's values, in iteration order, by run id.
+fn values(project: &Project, experiment: &str) -> Vec<(String, Vec<f64>)> {
+    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    for row in csv_rows(&project.session(experiment).join("samples.csv")) {
+        let v: f64 = row["value"].parse().unwrap();
+        match out.last_mut() {
+            Some((id, vs)) if *id == row["run_id"] => vs.push(v),
+            _ => out.push((row["run_id"].clone(), vec![v])),
+        }
+    }
+    out
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn hyperfine_runs_become_runs_and_the_record_names_the_files() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let first = fixture("hyperfine/hyperfine.json");
+    let again = fixture("hyperfine/hyperfine-again.json");
+    project.lab_exits(
+        &["import", "hyperfine", &first, &again, "--into", "sleeps"],
+        Exit::Ok,
+    );
+    let toml = project.read("experiments/sleeps/lab.toml");
+    for line in [
+        "imported = \"hyperfine\"",
+        "name = \"sleep-0.01\"\nlabel = \"sleep 0.01\"",
+        "[metric.time]\njson = \"time\"\nunit = \"s\"\nbetter = \"lower\"",
+    ] {
+        assert!(toml.contains(line), "{line}\n{toml}");
+    }
+    // 10 + 10 runs in the first file, 5 more of `sleep 0.01` in the second.
+    let runs = csv_rows(&project.session("sleeps").join("runs.csv"));
+    assert_eq!(runs.len(), 25);
+    assert_eq!(
+        runs.iter().filter(|r| r["variant"] == "sleep-0.01").count(),
+        15
+    );
+    let v = values(&project, "sleeps");
+    assert_eq!(v[0].1, vec![0.01091137478]);
+    assert!(v.iter().all(|(_, vs)| vs.len() == 1));
+    let m = manifest(&project, "sleeps");
+    assert_eq!(m["imported"]["tool"], "hyperfine");
+    let hash = format!("{:x}", Sha256::digest(std::fs::read(&first).unwrap()));
+    assert_eq!(m["imported"]["files"][0]["sha256"], hash.as_str());
+    assert_eq!(m["imported"]["files"][1]["path"], again.as_str());
+    // Each run's values are its log too, so a re-analysis reads them like any output.
+    let log = std::fs::read_to_string(project.session("sleeps").join("logs/r0001.out")).unwrap();
+    assert_eq!(log, "{\"time\": 1.091137478e-2}\n");
+    let chapter = project.read("book/src/sleeps/index.md");
+    assert!(chapter.contains("(measured by hyperfine)"), "{chapter}");
+    assert!(chapter.contains("lab did not run these processes: hyperfine measured them"));
+    // lab never runs an imported experiment; a second import adds a session.
+    let out = project.lab_exits(&["run", "sleeps"], Exit::Usage);
+    assert!(stderr(&out).contains("holds results measured by hyperfine: lab does not run it"));
+    project.lab_exits(
+        &["import", "hyperfine", &again, "--into", "sleeps"],
+        Exit::Ok,
+    );
+    assert_eq!(project.sessions("sleeps").len(), 2);
+    assert_eq!(
+        csv_rows(&project.session("sleeps").join("runs.csv")).len(),
+        5
+    );
+}
+
+#[test]
+fn google_benchmark_repetitions_are_runs_and_its_aggregates_are_left_out() {
+    let project = Project::with_fixtures(&[]);
+    project.lab_exits(
+        &[
+            "import",
+            "gbench",
+            &fixture("gbench/gbench.json"),
+            "--into",
+            "gb",
+        ],
+        Exit::Ok,
+    );
+    let runs = csv_rows(&project.session("gb").join("runs.csv"));
+    // Three benchmarks × 5 repetitions; the mean, median, stddev and cv entries are not runs.
+    assert_eq!(runs.len(), 15);
+    let v = values(&project, "gb");
+    assert!(
+        (v[0].1[0] - 54.973_233_356_730_42e-9).abs() < 1e-18,
+        "{:?}",
+        v[0]
+    );
+    assert!(
+        project
+            .read("experiments/gb/lab.toml")
+            .contains("label = \"BM_Accumulate/64\"")
+    );
+}
+
+#[test]
+fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
+    let project = Project::with_fixtures(&[]);
+    project.lab_exits(
+        &[
+            "import",
+            "pyperf",
+            &fixture("pyperf/pyperf.json"),
+            "--into",
+            "py",
+        ],
+        Exit::Ok,
+    );
+    assert!(
+        project
+            .read("experiments/py/lab.toml")
+            .contains("warmup_iterations = 1")
+    );
+    let runs = csv_rows(&project.session("py").join("runs.csv"));
+    assert_eq!(runs.len(), 11);
+    assert_eq!(runs[0]["warmup"], "true", "the calibration run");
+    assert!(runs[1..].iter().all(|r| r["warmup"] == "false"));
+    let v = values(&project, "py");
+    // The first measured run: its warm-up value, then its two values.
+    assert_eq!(
+        v[1].1,
+        vec![
+            2.9110349731298335e-06,
+            2.226705657942807e-06,
+            3.173594184863182e-06
+        ]
+    );
+    let check = project.lab_exits(&["check", "py", "--json"], Exit::Ok);
+    let json: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert!(json.to_string().contains("every run reported every metric"));
+}
+
+#[test]
+fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("jmh/jmh.json");
+    let out = project.lab_exits(&["import", "jmh", &file, "--into", "sort"], Exit::Usage);
+    assert!(
+        stderr(&out).contains("the files mix throughput in ops/s")
+            && stderr(&out).contains("--filter"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !project.path("experiments/sort").exists(),
+        "nothing is written"
+    );
+    project.lab_exits(
+        &[
+            "import",
+            "jmh",
+            &file,
+            "--into",
+            "sort",
+            "--filter",
+            "sortThroughput",
+        ],
+        Exit::Ok,
+    );
+    let toml = project.read("experiments/sort/lab.toml");
+    assert!(toml.contains("[params]\nthreads = [2]"), "{toml}");
+    assert!(toml.contains("better = \"higher\""), "{toml}");
+    let v = values(&project, "sort");
+    assert_eq!(v.len(), 3, "3 forks");
+    assert!(v.iter().all(|(_, vs)| vs.len() == 5), "5 iterations each");
+    assert_eq!(v[0].1[0], 1523411.2834);
+    // A file with only JMH's summary is imported as one value per benchmark, marked so.
+    let summary = fixture("jmh/jmh-summary-only.json");
+    project.lab_exits(
+        &[
+            "import",
+            "jmh",
+            &summary,
+            "--into",
+            "latency",
+            "--filter",
+            "sortLatency",
+        ],
+        Exit::Ok,
+    );
+    assert_eq!(
+        manifest(&project, "latency")["imported"]["summary_only"],
+        true
+    );
+}
+
+#[test]
+fn criterion_sample_files_are_one_run_each() {
+    let project = Project::with_fixtures(&[]);
+    let (a, b) = (
+        fixture("criterion/analysis-run1"),
+        fixture("criterion/analysis-run2"),
+    );
+    project.lab_exits(&["import", "criterion", &a, &b, "--into", "crit"], Exit::Ok);
+    let v = values(&project, "crit");
+    assert_eq!(v.len(), 2);
+    let sample: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{a}/new/sample.json")).unwrap())
+            .unwrap();
+    let expected =
+        sample["times"][0].as_f64().unwrap() / sample["iters"][0].as_f64().unwrap() / 1e9;
+    assert!(
+        (v[0].1[0] - expected).abs() < 1e-12 * expected,
+        "{:?} {expected}",
+        v[0]
+    );
+    assert_eq!(v[0].1.len(), sample["times"].as_array().unwrap().len());
+}
+
+#[test]
+fn files_and_experiments_lab_cannot_import_into_are_refused() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let pyperf = fixture("pyperf/pyperf.json");
+    let out = project.lab_exits(
+        &["import", "hyperfine", &pyperf, "--into", "x"],
+        Exit::Usage,
+    );
+    assert!(stderr(&out).contains(&format!("{pyperf}: not hyperfine --export-json output")));
+    let hyperfine = fixture("hyperfine/hyperfine.json");
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "tiny"],
+        Exit::Usage,
+    );
+    assert!(
+        stderr(&out).contains("holds benchmarks lab runs itself"),
+        "{}",
+        stderr(&out)
+    );
+    // Hostile benchmark names and a file name with a newline still give a lab.toml that reads
+    // back with the names intact.
+    let evil = project.path("evil\n[x].json");
+    let text = std::fs::read_to_string(&hyperfine).unwrap().replacen(
+        "\"sleep 0.01\"",
+        "\"<script>alert(1)</script> \\\"q\\\"\\n[[variant]]\"",
+        1,
+    );
+    std::fs::write(&evil, text).unwrap();
+    project.lab_exits(
+        &[
+            "import",
+            "hyperfine",
+            evil.to_str().unwrap(),
+            "--into",
+            "evil",
+        ],
+        Exit::Ok,
+    );
+    let toml = project.read("experiments/evil/lab.toml");
+    assert!(
+        toml.contains("label = \"<script>alert(1)</script> \\\"q\\\"\\n[[variant]]\""),
+        "{toml}"
+    );
+    assert!(!project.read("book/src/evil/index.md").contains("<script>"));
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "../up"],
+        Exit::Usage,
+    );
+    assert!(
+        stderr(&out).contains("a new experiment is a folder inside this project"),
+        "{}",
+        stderr(&out)
+    );
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "bad name"],
+        Exit::Usage,
+    );
+    assert!(
+        stderr(&out).contains("the experiment name \"bad name\""),
+        "{}",
+        stderr(&out)
+    );
+    assert!(project.sessions("x").is_empty() && !project.path("experiments/x").exists());
+}

@@ -1,0 +1,32 @@
+//! Every end-to-end test of lab, in one test binary linked once: each module is one area of
+//! the pipeline (`cargo test --test suite pipeline::` runs one), all sharing `common`'s
+//! temporary projects and its one fake runner.
+
+mod common;
+
+mod browser;
+mod committed;
+mod compare;
+mod experiments;
+mod fake_runner;
+mod first_hour;
+mod fuzz;
+mod history;
+mod hostile;
+mod import;
+mod interrupt;
+mod jobs;
+mod named_cells;
+mod order_effects;
+mod pipeline;
+mod quiet;
+mod revs;
+mod schema;
+mod scoped;
+mod sealed;
+mod sequential;
+mod serve;
+mod slurm;
+mod snapshots;
+mod steady_state;
+mod traps;

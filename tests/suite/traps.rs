@@ -1,0 +1,289 @@
+//! Every check proven on a flawed experiment and its clean twin: each fixture under
+//! `tests/fixtures/traps/` plants one trap from the seeds in `programs/trap.c`; the flawed one
+//! must fail exactly the check made for it, the twin must pass everything. Values the programs
+//! print come from a seeded generator, and runs sleep long enough to time, so verdicts do not
+//! depend on this machine's speed or load.
+
+use crate::common;
+use crate::common::exit_of;
+use lab::Exit;
+
+use common::{Project, copy_dir};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const EXITED: &str = "every run exited normally";
+const TIMED_OUT: &str = "no run timed out";
+const SUSPEND: &str = "no run spanned a system suspend";
+const METRICS: &str = "every run reported every metric";
+const SHORT: &str = "every run was long enough to time";
+const ECHO: &str = "every run echoed the configuration it was asked for";
+const QUIET: &str = "the machine was quiet during every run";
+const LEFT_RUNNING: &str = "no run left processes running";
+
+/// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
+fn project(name: &str) -> Project {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let traps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traps");
+    let to = dir.path().join("experiments/traps");
+    copy_dir(&traps.join("programs"), &to.join("programs"));
+    std::fs::copy(traps.join(name).join("lab.toml"), {
+        std::fs::create_dir_all(to.join(name)).expect("fixture dir");
+        to.join(name).join("lab.toml")
+    })
+    .expect("copy lab.toml");
+    Project { dir }
+}
+
+/// Runs the fixture and returns every check by name, and the exit code of `lab check`.
+fn run(name: &str) -> (BTreeMap<String, Value>, Exit) {
+    let (checks, code, _) = run_with_variants(name);
+    (checks, code)
+}
+
+/// As [`run`], with the variant of every run by run id.
+fn run_with_variants(name: &str) -> (BTreeMap<String, Value>, Exit, BTreeMap<String, String>) {
+    let project = project(name);
+    let path = format!("experiments/traps/{name}");
+    let run = project.lab(&["run", &path, "--quiet"]);
+    let out = project.lab(&["check", &path, "--json"]);
+    // `lab run` ends as `lab check` does.
+    let plain = project.lab(&["check", &path]);
+    assert_eq!(
+        exit_of(&run),
+        exit_of(&plain),
+        "{name}: run and check agree"
+    );
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{name}: check --json: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let by_name = checks
+        .into_iter()
+        .map(|c| (c["name"].as_str().expect("name").to_string(), c))
+        .collect();
+    let rows = common::csv_rows(&project.session(name).join("runs.csv"));
+    let variants = rows
+        .into_iter()
+        .map(|r| (r["run_id"].clone(), r["variant"].clone()))
+        .collect();
+    (by_name, exit_of(&out), variants)
+}
+
+/// Asserts the exact verdict of every check: `expected` overrides "pass" for the named ones,
+/// and `declared` lists the fixture's own checks besides the automatic ones.
+fn assert_verdicts(
+    name: &str,
+    checks: &BTreeMap<String, Value>,
+    declared: &[&str],
+    expected: &[(&str, &str)],
+) {
+    let mut names: Vec<&str> = vec![
+        EXITED,
+        TIMED_OUT,
+        LEFT_RUNNING,
+        SUSPEND,
+        METRICS,
+        SHORT,
+        ECHO,
+        QUIET,
+    ];
+    names.extend(declared);
+    names.sort_unstable();
+    let got: Vec<&str> = checks.keys().map(String::as_str).collect();
+    assert_eq!(got, names, "{name}: the checks reported");
+    for (check, c) in checks {
+        let want = expected
+            .iter()
+            .find(|(n, _)| n == check)
+            .map_or("pass", |e| e.1);
+        assert_eq!(
+            c["verdict"], want,
+            "{name}: `{check}`: {}\n  evidence: {}",
+            c["reading"], c["evidence"]
+        );
+    }
+}
+
+fn reading(checks: &BTreeMap<String, Value>, name: &str) -> String {
+    checks[name]["reading"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn runs(checks: &BTreeMap<String, Value>, name: &str) -> usize {
+    checks[name]["runs"].as_array().map_or(0, Vec::len)
+}
+
+/// Runs the flawed fixture and its clean twin of `kind`, checking the twin passes everything.
+fn flawed_and_clean(
+    kind: &str,
+    declared: &[&str],
+    clean_expected: &[(&str, &str)],
+) -> (BTreeMap<String, Value>, Exit) {
+    let (clean, code) = run(&format!("{kind}-clean"));
+    assert_verdicts(&format!("{kind}-clean"), &clean, declared, clean_expected);
+    assert_eq!(code, Exit::Ok, "{kind}-clean: lab check exits 0");
+    run(&format!("{kind}-flawed"))
+}
+
+#[test]
+fn duration_catches_a_run_past_its_deadline() {
+    let check = "every run lasted the seconds it asked for";
+    let (flawed, code) = flawed_and_clean("duration", &[check], &[]);
+    assert_verdicts("duration-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // Invocations 5 and 10 overshoot; both are measured runs (the first two are warm-ups).
+    assert_eq!(runs(&flawed, check), 2);
+    assert!(
+        reading(&flawed, check).contains("0.150 s request")
+            || reading(&flawed, check).contains("0.200 s request"),
+        "{}",
+        reading(&flawed, check)
+    );
+}
+
+#[test]
+fn ceiling_catches_a_loop_measuring_the_clock() {
+    let check = "the benchmark stays under half the clock's throughput";
+    let (flawed, code) = flawed_and_clean("ceiling", &[check], &[]);
+    assert_verdicts("ceiling-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    assert!(
+        reading(&flawed, check).starts_with("bench reaches"),
+        "{}",
+        reading(&flawed, check)
+    );
+    let ratio = flawed[check]["ratio"]["ratio"].as_f64().unwrap();
+    assert!(
+        ratio > 0.8,
+        "the clock-bound loop runs at the clock's rate: {ratio}"
+    );
+}
+
+#[test]
+fn agree_catches_a_parallel_build_slower_at_one_thread() {
+    let check = "par at one thread matches seq within 10%";
+    let (flawed, code) = flawed_and_clean("agree", &[check], &[]);
+    assert_verdicts("agree-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    let ratio = flawed[check]["ratio"]["ratio"].as_f64().unwrap();
+    assert!((1.8..2.2).contains(&ratio), "par is twice as slow: {ratio}");
+}
+
+#[test]
+fn checksum_catches_a_variant_with_a_wrong_answer() {
+    let check = "fast prints the reference checksum";
+    let (flawed, code) = flawed_and_clean("checksum", &[check], &[]);
+    assert_verdicts("checksum-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // Exactly the five measured runs of fast at n = 2000, with the wrong sum.
+    assert_eq!(runs(&flawed, check), 5);
+    assert!(
+        reading(&flawed, check)
+            .contains("(fast n=2000) printed checksum 1999000 where ref printed 2001000"),
+        "{}",
+        reading(&flawed, check)
+    );
+}
+
+#[test]
+fn distinct_catches_options_swallowed_into_one_argument() {
+    let check = "each block size gives a different time";
+    // The program is told not to echo its configuration, so the echo check has nothing to read.
+    let (flawed, code) = flawed_and_clean("distinct", &[check], &[(ECHO, "not-run")]);
+    assert_verdicts(
+        "distinct-flawed",
+        &flawed,
+        &[check],
+        &[(check, "fail"), (ECHO, "not-run")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    let evidence = flawed[check]["evidence"].as_str().unwrap();
+    assert_eq!(
+        evidence.matches("indistinguishable").count(),
+        2,
+        "both adjacent pairs: {evidence}"
+    );
+}
+
+#[test]
+fn order_catches_a_run_warmed_by_its_predecessor() {
+    let check = "no dependence on position or the previous run";
+    let (flawed, code) = flawed_and_clean("order", &[check], &[]);
+    assert_verdicts("order-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    assert!(
+        reading(&flawed, check).starts_with("runs right after a `a` run sat −"),
+        "{}",
+        reading(&flawed, check)
+    );
+}
+
+#[test]
+fn stable_catches_a_fifth_of_runs_at_half_speed() {
+    let check = "runs vary under 10% with no second mode";
+    let (flawed, code) = flawed_and_clean("stable", &[check], &[]);
+    assert_verdicts("stable-flawed", &flawed, &[check], &[(check, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // Invocations 2, 7, …, 27 are slow: 6 of the 30 measured runs (the warm-up is invocation 1).
+    assert_eq!(
+        reading(&flawed, check),
+        "steady has two modes 100.8% apart: 80.0% of runs at 30.0 ms and 20.0% of runs at 60.2 ms (CV 34.0%)"
+    );
+}
+
+#[test]
+fn scaling_catches_a_peek_that_does_not_scale() {
+    let check = "peek gains at least 2x from 1 to 4 threads";
+    let (flawed, code) = flawed_and_clean("scaling", &[check], &[]);
+    assert_verdicts("scaling-flawed", &flawed, &[check], &[(check, "fail")]);
+    // A failed hypothesis is a finding, not a broken measurement (it is trusted), and it
+    // fails the command: lab check (and lab run) exit 1, as a failing test would.
+    assert_eq!(code, Exit::CheckFailed);
+    assert_eq!(flawed[check]["class"], "hypothesis");
+    assert!(!flawed[check]["untrusted"].as_bool().unwrap());
+}
+
+#[test]
+fn runs_too_short_to_time_are_invalid() {
+    let (clean, code) = run("short-clean");
+    assert_verdicts("short-clean", &clean, &[], &[]);
+    assert_eq!(code, Exit::Ok);
+    let (flawed, code, variants) = run_with_variants("short-flawed");
+    assert_verdicts("short-flawed", &flawed, &[], &[(SHORT, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // Only noop runs, and most of them: a static no-op undercuts the median spawn of `true`,
+    // the floor's lower bound, but one run in six may still be slowed past it by chance.
+    let listed = flawed[SHORT]["runs"].as_array().unwrap();
+    assert!(
+        listed
+            .iter()
+            .all(|id| variants[id.as_str().unwrap()] == "noop"),
+        "{listed:?}"
+    );
+    assert!(listed.len() >= 4, "{}", flawed[SHORT]["evidence"]);
+    assert!(
+        reading(&flawed, SHORT).contains("is the shortest run this session can time"),
+        "{}",
+        reading(&flawed, SHORT)
+    );
+}
+
+#[test]
+fn runs_echoing_another_configuration_are_invalid() {
+    let (flawed, code) = flawed_and_clean("echo", &[], &[]);
+    assert_verdicts("echo-flawed", &flawed, &[], &[(ECHO, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // The six runs at threads = 4 (one warm-up), clamped to two.
+    assert_eq!(runs(&flawed, ECHO), 6);
+    assert!(
+        reading(&flawed, ECHO).contains("echoed threads = 2 when threads = 4 was requested"),
+        "{}",
+        reading(&flawed, ECHO)
+    );
+}
