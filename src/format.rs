@@ -1,6 +1,10 @@
 //! The one place numbers become text: values with units, SI prefixes, intervals, memory,
 //! ratios, seconds and axis labels. Tables, notes, charts and the terminal all print through it.
 
+use crate::stats::Estimate;
+use crate::units::{Nanos, Seconds};
+use unicode_width::UnicodeWidthStr;
+
 /// Values in `[PLAIN_LOW, PLAIN_HIGH)` print without a prefix; others get an SI prefix.
 const PLAIN_LOW: f64 = 1e-3;
 const PLAIN_HIGH: f64 = 1e4;
@@ -76,12 +80,73 @@ pub fn number(x: f64, unit: &str) -> String {
 
 /// A value with its interval, one prefix per number: `276 M [247 M, 350 M]`.
 pub fn interval(x: f64, lo: f64, hi: f64, unit: &str) -> String {
-    format!(
-        "{} [{}, {}]",
-        number(x, unit),
-        number(lo, unit),
-        number(hi, unit)
-    )
+    with_bounds(number(x, unit), number(lo, unit), number(hi, unit))
+}
+
+/// A value with its unit and its interval as bare numbers: `276 M ops/s [247 M, 350 M]`.
+pub fn value_interval(x: f64, lo: f64, hi: f64, unit: &str) -> String {
+    with_bounds(value(x, unit), number(lo, unit), number(hi, unit))
+}
+
+/// An estimate as [`value_interval`] prints it.
+pub fn estimate(e: &Estimate, unit: &str) -> String {
+    value_interval(e.point, e.interval.lo, e.interval.hi, unit)
+}
+
+/// A ratio with its interval: `0.384 [0.344, 0.583]`.
+pub fn ratio_interval(r: f64, lo: f64, hi: f64) -> String {
+    format!("{} {}", ratio(r), ratio_bounds(lo, hi))
+}
+
+/// A ratio estimate as [`ratio_interval`] prints it.
+pub fn ratio_estimate(e: &Estimate) -> String {
+    ratio_interval(e.point, e.interval.lo, e.interval.hi)
+}
+
+/// The bounds of a ratio's interval alone: `[0.344, 0.583]`.
+pub fn ratio_bounds(lo: f64, hi: f64) -> String {
+    format!("[{}, {}]", ratio(lo), ratio(hi))
+}
+
+fn with_bounds(point: String, lo: String, hi: String) -> String {
+    format!("{point} [{lo}, {hi}]")
+}
+
+/// A p-value in a sentence: `p = 0.012`, or `p < 0.0001` below what the tests resolve.
+pub fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "p < 0.0001".into()
+    } else {
+        format!("p = {}", significant(p, 2))
+    }
+}
+
+/// A nanosecond count in seconds as [`seconds`] prints them: `2.31 s`, `568 µs`.
+pub fn duration(t: Nanos) -> String {
+    seconds(t.seconds().0)
+}
+
+/// A nanosecond count in milliseconds, re-prefixed where it is large or small: `0.568 ms`,
+/// `12.5 ms`, `200 ns`.
+pub fn millis(t: Nanos) -> String {
+    value(t.millis().0, "ms")
+}
+
+/// Seconds with three decimals, as progress lines print them: `2.310 s`.
+pub fn seconds_fixed(t: Seconds) -> String {
+    format!("{:.3} s", t.0)
+}
+
+/// The columns `text` takes on a terminal: wide characters count two, combining marks none.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `text` padded with spaces on the right to `columns` terminal columns (as `{:<N}` pads to
+/// N characters).
+pub fn pad(text: &str, columns: usize) -> String {
+    let fill = columns.saturating_sub(width(text));
+    format!("{text}{}", " ".repeat(fill))
 }
 
 /// A byte count in binary units: `23.5 GiB`, `512 MiB`, `980 KiB`, `12 B`.
@@ -339,108 +404,5 @@ pub fn one_line(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_parse_as_programs_print_them() {
-        assert_eq!(parse_value("5,194,253", ""), Ok(5_194_253.0));
-        assert_eq!(parse_value("5_194_253", ""), Ok(5_194_253.0));
-        assert_eq!(parse_value("5 194 253.5", ""), Ok(5_194_253.5));
-        assert_eq!(parse_value("+12", ""), Ok(12.0));
-        assert_eq!(parse_value("-1,000", ""), Ok(-1000.0));
-        assert_eq!(parse_value("12.5ms", "ms"), Ok(12.5));
-        assert_eq!(parse_value("12.5 ms", "ms"), Ok(12.5));
-        assert_eq!(parse_value("1e3", ""), Ok(1000.0));
-        assert!(
-            parse_value("1,5", "")
-                .unwrap_err()
-                .starts_with("is ambiguous")
-        );
-        assert!(
-            parse_value("12,34,567", "")
-                .unwrap_err()
-                .starts_with("is ambiguous")
-        );
-        assert_eq!(parse_value("12.5ms", ""), Err("is not a number".into()));
-        assert_eq!(parse_value("nan", ""), Err("is not a finite number".into()));
-        assert_eq!(parse_value("inf", ""), Err("is not a finite number".into()));
-    }
-
-    #[test]
-    fn three_significant_digits() {
-        assert_eq!(significant(8.4123, 3), "8.41");
-        assert_eq!(significant(0.21345, 3), "0.213");
-        assert_eq!(significant(30.66, 3), "30.7");
-        assert_eq!(significant(1234.6, 3), "1235");
-        assert_eq!(significant(9.996, 3), "10.0");
-        assert_eq!(significant(0.0, 3), "0");
-        assert_eq!(significant(-2.5, 3), "-2.50");
-        assert_eq!(significant(1.5e-7, 3), "1.50e-7");
-        assert_eq!(significant(f64::NAN, 3), "n/a");
-    }
-
-    #[test]
-    fn units_and_seconds() {
-        assert_eq!(value(8.4, "Mops/s"), "8.40 Mops/s");
-        assert_eq!(seconds(2.3104), "2.31 s");
-        assert_eq!(seconds(0.000568), "568 µs");
-        assert_eq!(value(0.0002, "ms"), "200 ns");
-        assert_eq!(value(0.568, "ms"), "0.568 ms");
-        assert_eq!(value(12.5, "ms"), "12.5 ms");
-        assert_eq!(value(3.2, "GHz"), "3.20 GHz");
-        assert_eq!(value(1.5, "mops"), "1.50 mops");
-        assert_eq!(percent(0.0423), "4.2%");
-    }
-
-    #[test]
-    fn prefixes_for_large_and_small_values() {
-        assert_eq!(value(276_434_891.0, "ops/s"), "276 M ops/s");
-        assert_eq!(value(7.86e-5, "parks/op"), "78.6 µ parks/op");
-        assert_eq!(value(0.0938, "Mops/s"), "0.0938 Mops/s");
-        assert_eq!(value(1234.6, ""), "1235");
-        assert_eq!(value(12_345.0, ""), "12.3 k");
-        assert_eq!(value(999_600.0, "B"), "1.00 MB");
-        assert_eq!(value(-2.5e7, ""), "-25.0 M");
-        assert_eq!(value(3e-15, "s"), "0.00300 ps");
-        assert_eq!(value(0.0, "ops"), "0 ops");
-        assert_eq!(
-            interval(276_434_891.0, 247_400_433.0, 350_390_866.0, "ops/s"),
-            "276 M [247 M, 350 M]"
-        );
-        assert_eq!(
-            interval(7.86e-5, 6.58e-5, 0.000112, ""),
-            "78.6 µ [65.8 µ, 112 µ]"
-        );
-    }
-
-    #[test]
-    fn memory_in_binary_units() {
-        assert_eq!(memory(24_684_092.0 * 1024.0), "23.5 GiB");
-        assert_eq!(memory(512.0 * 1048576.0), "512 MiB");
-        assert_eq!(memory(12.0), "12 B");
-        assert_eq!(value(2048.0, "MiB"), "2.00 GiB");
-        assert_eq!(value(45.26, "MiB"), "45.3 MiB");
-        assert_eq!(number(45.26, "MiB"), "45.3");
-    }
-
-    #[test]
-    fn axis_labels_are_the_tick_values() {
-        let ticks = [0.0, 25.0, 50.0, 75.0, 100.0, 125.0, 150.0];
-        assert_eq!(
-            axis_labels(&ticks, 25.0),
-            ["0", "25", "50", "75", "100", "125", "150"]
-        );
-        assert_eq!(axis_labels(&[0.0, 0.2, 0.4], 0.2), ["0", "0.2", "0.4"]);
-        assert_eq!(
-            axis_labels(&[0.0, 1e8, 2e8, 3e8], 1e8),
-            ["0", "100M", "200M", "300M"]
-        );
-        assert_eq!(
-            axis_labels(&[2e-5, 4e-5, 6e-5], 2e-5),
-            ["20µ", "40µ", "60µ"]
-        );
-        assert_eq!(parse_prefixed("2.5k"), Some(2500.0));
-        assert!((parse_prefixed("78.6 µ").unwrap() - 78.6e-6).abs() < 1e-18);
-    }
-}
+#[path = "format_tests.rs"]
+mod tests;

@@ -25,4 +25,5 @@ pub mod render;
 pub mod stats;
 pub mod stopping;
 pub mod store;
+pub mod units;
 pub mod validity;

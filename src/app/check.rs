@@ -61,7 +61,7 @@ pub fn check(
 pub fn verdict_table(checks: &[CheckResult]) -> String {
     let width = checks
         .iter()
-        .map(|c| c.name.chars().count())
+        .map(|c| crate::format::width(&c.name))
         .max()
         .unwrap_or(5)
         .max(5);
@@ -81,8 +81,8 @@ pub fn verdict_table(checks: &[CheckResult]) -> String {
             c.verdict.word().to_string()
         };
         out.push_str(&format!(
-            "{verdict:<13} {class:<10} {:<width$}  {}\n",
-            terminal(&c.name),
+            "{verdict:<13} {class:<10} {}  {}\n",
+            crate::format::pad(&terminal(&c.name), width),
             terminal(&c.reading).replace('\n', " ")
         ));
     }

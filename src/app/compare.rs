@@ -9,7 +9,7 @@ use super::session::{Assessed, assess, session_list};
 use crate::compare::MIN_COMPARE_RUNS;
 use crate::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use crate::error::{Exit, LabError, Result};
-use crate::format::{level, percent, ratio};
+use crate::format::{level, percent};
 use crate::store::{self, SessionRef};
 use std::path::{Path, PathBuf};
 
@@ -147,7 +147,7 @@ pub fn text(c: &Comparison) -> String {
     let width = c
         .cells
         .iter()
-        .map(|x| x.cell.chars().count())
+        .map(|x| crate::format::width(&x.cell))
         .max()
         .unwrap_or(4)
         .max(4);
@@ -173,8 +173,8 @@ pub fn text(c: &Comparison) -> String {
             ),
         };
         out.push_str(&format!(
-            "{:<width$}  {:>10}  {:>10}  {change}\n",
-            x.cell,
+            "{}  {:>10}  {:>10}  {change}\n",
+            crate::format::pad(&x.cell, width),
             median(x.a_median),
             median(x.b_median)
         ));
@@ -184,5 +184,5 @@ pub fn text(c: &Comparison) -> String {
 }
 
 fn interval_text(r: f64, lo: f64, hi: f64) -> String {
-    format!("{} [{}, {}]", ratio(r), ratio(lo), ratio(hi))
+    crate::format::ratio_interval(r, lo, hi)
 }

@@ -242,7 +242,7 @@ fn text(h: &History, left_out: &[String]) -> String {
     let width = h
         .cells
         .iter()
-        .map(|c| c.cell.chars().count())
+        .map(|c| crate::format::width(&c.cell))
         .max()
         .unwrap_or(4);
     for c in &h.cells {
@@ -266,8 +266,8 @@ fn text(h: &History, left_out: &[String]) -> String {
                 .join("; ")
         };
         out.push_str(&format!(
-            "{:<width$}  {}  {steps}\n",
-            c.cell,
+            "{}  {}  {steps}\n",
+            crate::format::pad(&c.cell, width),
             levels.join(" → ")
         ));
     }

@@ -11,6 +11,7 @@ use super::report::{ReportOptions, report};
 use crate::config::{self, Experiment, ParamValue};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, LabError, Result};
 use crate::import::formats::{self, Benchmark, Format, Imported};
+use crate::import::lab_toml::{ExperimentToml, GeneratedToml, MetricToml, VariantToml, toml_value};
 use crate::plan::{CellKey, Plan, PlannedRun};
 use crate::store::{
     self, Exit, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed,
@@ -227,86 +228,58 @@ fn generated_toml(
     opts: &ImportOptions,
 ) -> Result<String> {
     let tool = imported.format.tool();
-    let names = variant_names(imported);
     let params = param_values(imported)?;
-    let most_runs = imported
+    let repetitions = imported
         .benchmarks
         .iter()
         .map(|b| b.runs.len())
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut out = format!(
-        "# Results measured by {tool}{}, read by `{}`:\n# lab did not run these benchmarks; `lab import` adds sessions, `lab report {name}` renders them.\n\n[experiment]\ntitle = {}\nhypothesis = {}\nrepetitions = {most_runs}\nimported = {}\n",
+    let variant = variant_names(imported)
+        .into_iter()
+        .map(|(name, label)| {
+            let restricted = restrictions(imported, &label, &params);
+            let params = (!restricted.is_empty()).then_some(restricted);
+            VariantToml {
+                name,
+                label,
+                params,
+            }
+        })
+        .collect();
+    let file = GeneratedToml {
+        experiment: ExperimentToml {
+            title: format!("{name}: results from {tool}"),
+            hypothesis: "State what these results should show, then add [[check]] tables to test it.",
+            repetitions,
+            imported: tool,
+        },
+        params: params
+            .iter()
+            .map(|(k, vs)| (k.clone(), vs.iter().map(toml_value).collect()))
+            .collect(),
+        variant,
+        metric: BTreeMap::from([(
+            metric.clone(),
+            MetricToml {
+                json: metric.clone(),
+                unit: unit.clone(),
+                better: if *higher { "higher" } else { "lower" },
+                warmup_iterations: warmup_iterations(imported)?,
+            },
+        )]),
+    };
+    let body = toml::to_string(&file)
+        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the lab.toml: {e}")))?;
+    Ok(format!(
+        "# Results measured by {tool}{}, read by `{}`:\n# lab did not run these benchmarks; `lab import` adds sessions, `lab report {name}` renders them.\n\n{body}",
         imported
             .tool_version
             .as_deref()
             .map_or_else(String::new, |v| format!(" {v}")),
         crate::format::one_line(&opts.command_line),
-        quoted(&format!("{name}: results from {tool}")),
-        quoted("State what these results should show, then add [[check]] tables to test it."),
-        quoted(tool),
-    );
-    if !params.is_empty() {
-        out.push_str("\n[params]\n");
-        for (key, values) in &params {
-            out.push_str(&format!(
-                "{} = [{}]\n",
-                bare_or_quoted(key),
-                toml_values(values)
-            ));
-        }
-    }
-    for (variant, label) in &names {
-        out.push_str(&format!(
-            "\n[[variant]]\nname = {}\nlabel = {}\n",
-            quoted(variant),
-            quoted(label)
-        ));
-        let restricted = restrictions(imported, label, &params);
-        if !restricted.is_empty() {
-            out.push_str(&format!("params = {{ {restricted} }}\n"));
-        }
-    }
-    out.push_str(&format!(
-        "\n[metric.{}]\njson = {}\nunit = {}\nbetter = {}\n",
-        bare_or_quoted(metric),
-        quoted(metric),
-        quoted(unit),
-        quoted(if *higher { "higher" } else { "lower" })
-    ));
-    if let Some(k) = warmup_iterations(imported)? {
-        out.push_str(&format!("warmup_iterations = {k}\n"));
-    }
-    Ok(out)
-}
-
-/// A TOML basic string (JSON's escapes are a subset of TOML's).
-fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn bare_or_quoted(key: &str) -> String {
-    if !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        key.to_string()
-    } else {
-        quoted(key)
-    }
-}
-
-fn toml_values(values: &[ParamValue]) -> String {
-    values
-        .iter()
-        .map(|v| match v {
-            ParamValue::Text(t) => quoted(t),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    ))
 }
 
 /// A recorded parameter value, typed as lab.toml would type it.
@@ -405,8 +378,8 @@ fn restrictions(
     imported: &Imported,
     name: &str,
     params: &BTreeMap<String, Vec<ParamValue>>,
-) -> String {
-    let mut parts = Vec::new();
+) -> toml::Table {
+    let mut parts = toml::Table::new();
     for (key, all) in params {
         let mut own: Vec<ParamValue> = Vec::new();
         for b in imported.benchmarks.iter().filter(|b| b.name == name) {
@@ -417,10 +390,11 @@ fn restrictions(
             }
         }
         if own.len() < all.len() {
-            parts.push(format!("{} = [{}]", bare_or_quoted(key), toml_values(&own)));
+            let own = own.iter().map(toml_value).collect();
+            parts.insert(key.clone(), toml::Value::Array(own));
         }
     }
-    parts.join(", ")
+    parts
 }
 
 /// The warm-up iterations each measured run begins with: the same number in every run, or
@@ -623,3 +597,7 @@ fn recorded_host(context: &BTreeMap<String, String>) -> Host {
         memory_total: None,
     }
 }
+
+#[cfg(test)]
+#[path = "import_tests.rs"]
+mod tests;

@@ -6,7 +6,7 @@
 use super::session::Assessed;
 use crate::checks::{Verdict, ratio_of};
 use crate::config::{Better, CheckClass};
-use crate::format::{interval, number, ratio, terminal};
+use crate::format::{interval, number, ratio, ratio_bounds, terminal};
 use serde::Serialize;
 use std::path::Path;
 
@@ -186,7 +186,7 @@ pub fn text(s: &Summary) -> String {
         let width = s
             .cells
             .iter()
-            .map(|c| c.cell.chars().count())
+            .map(|c| crate::format::width(&c.cell))
             .max()
             .unwrap_or(0);
         for c in &s.cells {
@@ -197,14 +197,15 @@ pub fn text(s: &Summary) -> String {
             };
             let relative = c.relative.as_ref().map_or(String::new(), |r| {
                 let interval = match (r.lo, r.hi) {
-                    (Some(lo), Some(hi)) => format!(" [{}, {}]", ratio(lo), ratio(hi)),
+                    (Some(lo), Some(hi)) => format!(" {}", ratio_bounds(lo, hi)),
                     _ => String::new(),
                 };
                 format!("  {}×{interval} {}: {}", ratio(r.ratio), r.to, r.reading)
             });
             out.push_str(&format!(
-                "  {:<width$}  {value}  n={}{relative}\n",
-                c.cell, c.n
+                "  {}  {value}  n={}{relative}\n",
+                crate::format::pad(&c.cell, width),
+                c.n
             ));
         }
     }

@@ -69,10 +69,14 @@ impl<'a> Locator<'a> {
         }
     }
 
-    /// An error from the TOML deserializer, with the key path recovered from the source.
-    pub fn toml_error(&self, err: &toml::de::Error) -> ConfigError {
+    /// An error from the TOML deserializer at the key path serde was reading, if it got to one.
+    pub fn toml_error(
+        &self,
+        err: &toml::de::Error,
+        path: Option<&serde_path_to_error::Path>,
+    ) -> ConfigError {
         let span = err.span().unwrap_or(0..0);
-        let key = key_path_at(self.source, span.start);
+        let key = path.map_or_else(String::new, key_path);
         let message = plain_type_message(err.message().trim());
         let hint = hint_for_toml_message(&message);
         ConfigError {
@@ -98,41 +102,27 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// The dotted key path at a byte offset: the enclosing table header plus the key on that line.
-pub fn key_path_at(source: &str, offset: usize) -> String {
-    let offset = floor_char_boundary(source, offset.min(source.len()));
-    let mut table = String::new();
-    let mut array_counts: std::collections::BTreeMap<String, usize> = Default::default();
-    let mut key = String::new();
-    let mut pos = 0;
-    for line in source.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if let Some(name) = trimmed
-            .strip_prefix("[[")
-            .and_then(|r| r.split("]]").next())
-        {
-            let n = array_counts.entry(name.trim().to_string()).or_insert(0);
-            *n += 1;
-            table = format!("{}[{}]", name.trim(), *n);
-            key.clear();
-        } else if let Some(name) = trimmed.strip_prefix('[').and_then(|r| r.split(']').next()) {
-            table = name.trim().to_string();
-            key.clear();
-        } else if let Some((k, _)) = trimmed.split_once('=')
-            && (!trimmed.starts_with('#') && !k.contains('"') || k.trim().starts_with('"'))
-        {
-            key = k.trim().to_string();
+/// A serde path as lab names keys: tables and keys joined by dots, array entries counted from
+/// 1 (`variant[2].run`), the fields serde adds for spans left out.
+pub fn key_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{}]", index + 1)),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if key.starts_with("$__") {
+                    continue;
+                }
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Unknown => {}
         }
-        if pos + line.len() > offset {
-            break;
-        }
-        pos += line.len();
     }
-    match (table.is_empty(), key.is_empty()) {
-        (true, _) => key,
-        (false, true) => table,
-        (false, false) => format!("{table}.{key}"),
-    }
+    out
 }
 
 /// serde's "invalid type: string \"1\", expected u32" in words a user reads: "a number, not a
@@ -212,10 +202,15 @@ mod tests {
     }
 
     #[test]
-    fn key_path_names_table_and_key() {
-        let src = "[experiment]\ntitle = 'x'\n\n[[variant]]\nname = 'a'\n[[variant]]\nrun = 3\n";
-        let offset = src.find("run").unwrap() + 6;
-        assert_eq!(key_path_at(src, offset), "variant[2].run");
-        assert_eq!(key_path_at(src, 14), "experiment.title");
+    fn key_path_counts_array_entries_from_one() {
+        #[derive(Debug, serde::Deserialize)]
+        struct File {
+            #[allow(dead_code)]
+            variant: Vec<std::collections::BTreeMap<String, u32>>,
+        }
+        let src = "[[variant]]\nrun = 1\n[[variant]]\nrun = 'x'\n";
+        let document = toml::Deserializer::parse(src).unwrap();
+        let err = serde_path_to_error::deserialize::<_, File>(document).unwrap_err();
+        assert_eq!(key_path(err.path()), "variant[2].run");
     }
 }

@@ -53,7 +53,7 @@ pub fn parse(
     profile: Option<&str>,
 ) -> Result<Experiment, ConfigError> {
     let loc = Locator::new(file, source);
-    let raw: raw::RawFile = toml::from_str(source).map_err(|e| loc.toml_error(&e))?;
+    let raw = raw::from_toml(source).map_err(|e| loc.toml_error(&e.error, e.path.as_ref()))?;
     let origin = validate::Origin {
         name: experiment_name(dir),
         dir: dir.to_path_buf(),

@@ -7,6 +7,23 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
+/// A `lab.toml` that did not deserialize: the TOML error and, when serde got as far as a key,
+/// the path of keys and array positions it was reading.
+pub struct RawError {
+    pub error: toml::de::Error,
+    pub path: Option<serde_path_to_error::Path>,
+}
+
+/// Parses `source` into its serde mirror, tracking the key path serde is at.
+pub fn from_toml(source: &str) -> Result<RawFile, RawError> {
+    let document =
+        toml::Deserializer::parse(source).map_err(|error| RawError { error, path: None })?;
+    serde_path_to_error::deserialize(document).map_err(|e| RawError {
+        path: Some(e.path().clone()),
+        error: e.into_inner(),
+    })
+}
+
 /// A whole `lab.toml` as written, before validation.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

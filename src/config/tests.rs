@@ -288,3 +288,26 @@ fn a_value_listed_twice_in_two_spellings_is_refused_where_the_list_is() {
     assert_eq!((e.line, e.column, e.key.as_str()), (12, 8, "params.size"));
     assert_eq!(e.message, "the value 8 is listed twice, as \"8\" and 8.0");
 }
+
+#[test]
+fn an_error_inside_an_inline_table_names_the_key_in_it() {
+    let src = BASE.replace(
+        "[metric.mops]\njson = \"mops\"\nunit = \"Mops/s\"",
+        "[metric]\nmops = { json = \"mops\", unit = 3 }",
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.mops.unit");
+    assert_eq!(e.line, line_of(&src, "mops = {"));
+    assert!(e.message.contains("invalid type"), "{}", e.message);
+}
+
+#[test]
+fn an_error_under_a_dotted_key_names_every_part_of_it() {
+    let src = BASE.replace(
+        "[metric.mops]\njson = \"mops\"\nunit = \"Mops/s\"",
+        "[metric]\nmops.json = \"mops\"\nmops.\"unit\" = 3",
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.mops.unit");
+    assert_eq!(e.line, line_of(&src, "mops.\"unit\""));
+}

@@ -1,5 +1,7 @@
 //! Clock reads for measuring runs: CLOCK_MONOTONIC for time, CLOCK_BOOTTIME to spot suspends.
 
+use crate::units::Nanos;
+
 /// Nanoseconds on `clock`, from an arbitrary origin.
 fn read(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
@@ -8,7 +10,7 @@ fn read(clock: libc::clockid_t) -> u64 {
     };
     // SAFETY: `ts` is a valid, writable timespec; both clocks exist on every Linux since 2.6.39.
     unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    Nanos::from_parts(ts.tv_sec as u64, ts.tv_nsec as u64).0
 }
 
 /// CLOCK_MONOTONIC in nanoseconds: does not jump with NTP steps, stops during suspend.
@@ -45,7 +47,7 @@ pub fn reported_resolution_ns() -> u64 {
     };
     // SAFETY: as in `read`.
     unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    Nanos::from_parts(ts.tv_sec as u64, ts.tv_nsec as u64).0
 }
 
 /// The smallest observed positive step between consecutive reads (the timer's granularity).

@@ -104,7 +104,7 @@ pub fn tick_ns() -> u64 {
     // SAFETY: sysconf only reads a configuration value.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {
-        1_000_000_000 / hz as u64
+        crate::units::NANOS_PER_SECOND / hz as u64
     } else {
         10_000_000
     }

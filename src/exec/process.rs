@@ -7,6 +7,7 @@ use super::machine::Counters;
 use super::measure::{Measurement, RunRequest, Runner};
 use super::spawn::{Spawn, spawn};
 use crate::store::Exit;
+use crate::units::{NANOS_PER_MILLI, Nanos};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -282,7 +283,10 @@ fn poll_until_exit(pidfd: libc::c_int, pid: libc::pid_t, timeout: Duration) -> b
             return true;
         }
         // Rounded up, so that the deadline has passed when poll returns empty-handed.
-        let ms = left.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
+        let ms = left
+            .as_nanos()
+            .div_ceil(u128::from(NANOS_PER_MILLI))
+            .min(i32::MAX as u128) as libc::c_int;
         let mut fd = libc::pollfd {
             fd: pidfd,
             events: libc::POLLIN,
@@ -327,7 +331,7 @@ fn decode_status(status: libc::c_int) -> Exit {
 }
 
 fn timeval_ns(tv: libc::timeval) -> u64 {
-    (tv.tv_sec.max(0) as u64) * 1_000_000_000 + (tv.tv_usec.max(0) as u64) * 1_000
+    Nanos::from_parts(tv.tv_sec.max(0) as u64, (tv.tv_usec.max(0) as u64) * 1_000).0
 }
 
 fn unix_ms() -> u64 {

@@ -2,6 +2,7 @@
 //! `--quiet`. Updated only between runs, never while one executes.
 
 use crate::plan::PlannedRun;
+use crate::units::Nanos;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 
@@ -46,11 +47,11 @@ impl Progress {
             Progress::Quiet => {}
             Progress::Lines { total } => {
                 let line = format!(
-                    "[{}/{}] {} {:.3} s {}\n",
+                    "[{}/{}] {} {} {}\n",
                     run.position,
                     total.get(),
                     describe(run),
-                    wall_ns as f64 / 1e9,
+                    crate::format::seconds_fixed(Nanos(wall_ns).seconds()),
                     outcome
                 );
                 let _ = std::io::stderr().write_all(line.as_bytes());

@@ -1,3 +1,4 @@
 //! Reading other benchmark harnesses' result files.
 
 pub mod formats;
+pub mod lab_toml;

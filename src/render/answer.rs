@@ -6,7 +6,7 @@ use super::escape::{html_line, html_with_code_spans};
 use super::marks::{class, mark};
 use crate::checks::{CheckResult, Tally, Verdict};
 use crate::config::CheckClass;
-use crate::format::{level, ratio};
+use crate::format::{level, ratio, ratio_interval};
 
 /// Cells named before "and N more".
 const CELLS_SHOWN: usize = 6;
@@ -54,10 +54,8 @@ fn finding(c: &CheckResult) -> String {
                 format!("needs {}", r.needs)
             };
             format!(
-                "{} [{}, {}] ({} CI); {needs}",
-                ratio(r.ratio),
-                ratio(r.lo),
-                ratio(r.hi),
+                "{} ({} CI); {needs}",
+                ratio_interval(r.ratio, r.lo, r.hi),
                 level(r.level)
             )
         }

@@ -7,7 +7,8 @@ use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, Experiment};
-use crate::format::{memory, significant, value};
+use crate::format::{memory, millis, significant};
+use crate::units::Nanos;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -398,8 +399,8 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             "process spawn",
             format!(
                 "median {}, IQR {} ({} samples)",
-                value(c.spawn_median_ns as f64 / 1e6, "ms"),
-                value(c.spawn_iqr_ns as f64 / 1e6, "ms"),
+                millis(Nanos(c.spawn_median_ns)),
+                millis(Nanos(c.spawn_iqr_ns)),
                 c.spawn_samples
             ),
         ));

@@ -22,7 +22,7 @@ use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
 use crate::config::{Experiment, ParamValue};
-use crate::format::{number, ratio as fmt_ratio, significant, value};
+use crate::format::{ratio_interval, significant, value, value_interval};
 use anyhow::Result;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -316,12 +316,7 @@ impl NotesData {
             return Ok(self.missing(&reference, &why));
         }
         let text = markdown(&if lo.is_finite() {
-            format!(
-                "{} [{}, {}]",
-                value(summary.median, &unit),
-                number(lo, &unit),
-                number(hi, &unit)
-            )
+            value_interval(summary.median, lo, hi, &unit)
         } else {
             value(summary.median, &unit)
         });
@@ -360,12 +355,7 @@ impl NotesData {
                 }
             }
         };
-        let text = markdown(&format!(
-            "{} [{}, {}]",
-            fmt_ratio(r),
-            fmt_ratio(lo),
-            fmt_ratio(hi)
-        ));
+        let text = markdown(&ratio_interval(r, lo, hi));
         pick(
             kw,
             "stat",

@@ -2,7 +2,7 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::config::Experiment;
-use crate::format::{interval, number, percent, significant, value};
+use crate::format::{estimate, interval, number, p_value, percent, significant, value};
 use serde::Serialize;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a
@@ -371,9 +371,9 @@ fn shape_note(c: &CellStats, unit: &str) -> String {
     }
     if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
         notes.push(format!(
-            "drift: {} per run position (Mann–Kendall p = {})",
+            "drift: {} per run position (Mann–Kendall {})",
             number(drift.slope_per_position, unit),
-            significant(drift.test.p_value, 2)
+            p_value(drift.test.p_value)
         ));
     }
     if let Some(steady) = &c.steady {
@@ -410,13 +410,8 @@ fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
 }
 
 pub fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
-    let show = |e: &crate::stats::PercentileEstimate, unit: &str| match &e.ci {
-        Some(ci) => format!(
-            "{} [{}, {}]",
-            value(e.value, unit),
-            number(ci.lo, unit),
-            number(ci.hi, unit)
-        ),
+    let show = |e: &crate::stats::PercentileEstimate, unit: &str| match e.estimate() {
+        Some(with_ci) => estimate(&with_ci, unit),
         None => value(e.value, unit),
     };
     analysis

@@ -11,6 +11,7 @@ pub mod changepoint;
 #[cfg(test)]
 mod coverage;
 pub mod dip;
+mod estimate;
 mod inversions;
 pub mod kruskal;
 pub mod median_ci;
@@ -37,6 +38,7 @@ pub use bootstrap::{
 };
 pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt};
 pub use dip::{DipTest, Mode, dip, dip_test};
+pub use estimate::Estimate;
 pub use kruskal::{KruskalWallis, kruskal_wallis};
 pub use median_ci::{MedianCi, exact_median_ci};
 pub use multiple::holm;

@@ -3,8 +3,9 @@
 //! calibration, and runs whose echoed configuration differs from the one requested.
 
 use crate::config::{Metric, ParamValue};
-use crate::format::{seconds, value};
+use crate::format::duration;
 use crate::store::{Calibration, Exit};
+use crate::units::Nanos;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -119,8 +120,8 @@ impl fmt::Display for Problem {
             Problem::TimedOut => f.write_str("timed out; its process group was killed"),
             Problem::Suspended { ns } => write!(
                 f,
-                "the machine was suspended for {:.3} s during the run",
-                *ns as f64 / 1e9
+                "the machine was suspended for {} during the run",
+                crate::format::seconds_fixed(Nanos(*ns).seconds())
             ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
             Problem::NotANumber {
@@ -229,7 +230,7 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 }
 
 fn millis(ns: u64) -> String {
-    value(ns as f64 / 1e6, "ms")
+    crate::format::millis(Nanos(ns))
 }
 
 /// The spawn cost's noise as a standard deviation: 1.4826 × MAD, the consistent estimator of
@@ -268,7 +269,7 @@ pub fn describe_floor(c: &Calibration) -> String {
     };
     format!(
         "floor {} = spawn median {} + {SPAWN_SPREAD_FACTOR} × {spread} (timer granularity {} ns × {GRANULARITY_FACTOR} = {})",
-        seconds(timing_floor_ns(c) as f64 / 1e9),
+        duration(Nanos(timing_floor_ns(c))),
         millis(c.spawn_median_ns),
         c.timer_granularity_ns,
         millis(GRANULARITY_FACTOR * c.timer_granularity_ns)

@@ -5,6 +5,7 @@ use super::values::{Names, RunValues};
 use crate::config::Experiment;
 use crate::plan::{CellKey, PlannedRun};
 use crate::store::{Exit, RunRow, SampleRow, StoredSession};
+use crate::units::Nanos;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -180,7 +181,7 @@ fn view(
         cell,
         repetition: row.repetition,
         warmup: row.warmup,
-        wall_s: row.wall_ns as f64 / 1e9,
+        wall_s: Nanos(row.wall_ns).seconds().0,
         exit: describe_exit(&exit),
         stdout_sha256: row.stdout_sha256.clone(),
         echoed_config: echoed,
@@ -272,7 +273,7 @@ const BUILTIN_NAMES: [&str; 5] = ["wall_s", "user_s", "sys_s", "cpu_s", "max_rss
 
 /// The metrics lab measured itself, as text like printed values: seconds and MiB.
 fn builtin_values(row: &RunRow) -> [(&'static str, String); 5] {
-    let seconds = |ns: u64| (ns as f64 / 1e9).to_string();
+    let seconds = |ns: u64| Nanos(ns).seconds().0.to_string();
     let [wall, user, sys, cpu, rss] = BUILTIN_NAMES;
     [
         (wall, seconds(row.wall_ns)),

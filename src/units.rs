@@ -1,0 +1,68 @@
+//! Units of time: the nanosecond counts runs are measured and stored in, and the seconds and
+//! milliseconds they are read in. Every conversion between them happens here; their text
+//! comes from [`crate::format`].
+
+/// Nanoseconds in one second.
+pub const NANOS_PER_SECOND: u64 = 1_000_000_000;
+
+/// Nanoseconds in one millisecond.
+pub const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// A whole number of nanoseconds, as clocks and the store count time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Nanos(pub u64);
+
+/// A time in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Seconds(pub f64);
+
+/// A time in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Millis(pub f64);
+
+/// How many of something happen per second.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct PerSecond(pub f64);
+
+impl Nanos {
+    /// Whole seconds and the nanoseconds past them, as `timespec` holds a time.
+    pub fn from_parts(seconds: u64, nanos: u64) -> Nanos {
+        Nanos(seconds * NANOS_PER_SECOND + nanos)
+    }
+
+    pub fn seconds(self) -> Seconds {
+        Seconds(self.0 as f64 / 1e9)
+    }
+
+    pub fn millis(self) -> Millis {
+        Millis(self.0 as f64 / 1e6)
+    }
+}
+
+impl Seconds {
+    /// The nearest whole nanosecond below, saturating at zero and `u64::MAX`.
+    pub fn nanos(self) -> Nanos {
+        Nanos((self.0 * 1e9) as u64)
+    }
+}
+
+impl PerSecond {
+    /// `count` events in `elapsed`.
+    pub fn of(count: f64, elapsed: Seconds) -> PerSecond {
+        PerSecond(count / elapsed.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_divide_by_the_unit() {
+        assert_eq!(Nanos(1_500_000_000).seconds(), Seconds(1.5));
+        assert_eq!(Nanos(2_500_000).millis(), Millis(2.5));
+        assert_eq!(Seconds(0.25).nanos(), Nanos(250_000_000));
+        assert_eq!(Nanos::from_parts(2, 7), Nanos(2_000_000_007));
+        assert_eq!(PerSecond::of(10.0, Seconds(4.0)), PerSecond(2.5));
+    }
+}
