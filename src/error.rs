@@ -91,15 +91,6 @@ impl Exit {
     }
 }
 
-/// Exit status: everything went well.
-pub const EXIT_OK: i32 = Exit::Ok.code();
-/// Exit status: a validity check failed (`lab check`).
-pub const EXIT_CHECK_FAILED: i32 = Exit::CheckFailed.code();
-/// Exit status: bad usage, bad configuration, or a build that failed.
-pub const EXIT_USAGE: i32 = Exit::Usage.code();
-/// Exit status: lab could not finish its own work (I/O and the like).
-pub const EXIT_INTERNAL: i32 = Exit::Internal.code();
-
 #[derive(Debug, Error)]
 pub enum LabError {
     #[error("{0}")]

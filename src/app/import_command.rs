@@ -32,6 +32,6 @@ impl ImportArgs {
             quiet,
             command_line: super::run_command::typed_command(),
         };
-        super::import(layout, &opts).map(Exit::from_code)
+        super::import(layout, &opts)
     }
 }

@@ -8,6 +8,7 @@ use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, Experiment};
 use crate::format::{memory, millis, significant};
+use crate::store::Manifest;
 use crate::units::Nanos;
 use serde::Serialize;
 
@@ -310,7 +311,24 @@ pub fn shell_words(argv: &[String]) -> String {
 
 fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     let m = &analysis.manifest;
-    let mut rows = vec![
+    let mut rows = machine_rows(m);
+    rows.extend(session_rows(m));
+    rows.extend(calibration_rows(m));
+    rows.extend(cluster_rows(m));
+    rows.extend(build_rows(m));
+    rows.into_iter()
+        .map(|(k, v)| KeyValue {
+            key: k.to_string(),
+            value: v,
+        })
+        .collect()
+}
+
+type Row = (&'static str, String);
+
+/// The machine the session ran on.
+fn machine_rows(m: &Manifest) -> Vec<Row> {
+    vec![
         ("lab version", m.lab_version.clone()),
         ("host", m.host.name.clone()),
         (
@@ -347,6 +365,12 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
                 .as_deref()
                 .map_or_else(String::new, readable_memory),
         ),
+    ]
+}
+
+/// When and from what the session ran.
+fn session_rows(m: &Manifest) -> Vec<Row> {
+    vec![
         (
             "load before / after",
             format!(
@@ -385,7 +409,12 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             m.profile.clone().unwrap_or_else(|| "default".into()),
         ),
         ("order", format!("{}, seed {}", m.order, m.seed)),
-    ];
+    ]
+}
+
+/// The timer and spawn cost measured before the runs.
+fn calibration_rows(m: &Manifest) -> Vec<Row> {
+    let mut rows = Vec::new();
     if let Some(c) = &m.calibration {
         rows.push((
             "timer",
@@ -405,6 +434,12 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             ),
         ));
     }
+    rows
+}
+
+/// The cluster's jobs and nodes, for a session measured on one.
+fn cluster_rows(m: &Manifest) -> Vec<Row> {
+    let mut rows = Vec::new();
     if let Some(cluster) = &m.cluster {
         rows.push((
             "cluster",
@@ -428,6 +463,12 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             ),
         ));
     }
+    rows
+}
+
+/// The build command and each version command's first line.
+fn build_rows(m: &Manifest) -> Vec<Row> {
+    let mut rows = Vec::new();
     if let Some(b) = &m.build {
         rows.push((
             "build",
@@ -452,10 +493,5 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
             ),
         ));
     }
-    rows.into_iter()
-        .map(|(k, v)| KeyValue {
-            key: k.to_string(),
-            value: v.clone(),
-        })
-        .collect()
+    rows
 }

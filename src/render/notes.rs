@@ -17,6 +17,8 @@
 //! session lacks (a cell the profile did not run, too few runs for an interval) renders a
 //! visible `n/a (why)` marker and a warning, and the chapter is still written.
 
+#[path = "notes_location.rs"]
+mod location;
 use super::escape::markdown;
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
@@ -24,6 +26,7 @@ use crate::checks::{CheckResult, ratio_of};
 use crate::config::{Experiment, ParamValue};
 use crate::format::{ratio_interval, significant, value, value_interval};
 use anyhow::Result;
+use location::locate;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
@@ -436,92 +439,4 @@ fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> Ter
             )))
         }
     }
-}
-
-/// Turns a Tera error into one that names the notes file and, where it can, the line.
-fn locate(e: &tera::Error, path: &Path, source: &str) -> anyhow::Error {
-    let chain = error_chain(e);
-    let message = match line_of_error(&chain, source) {
-        Some(line) => format!(
-            "{}:{line}:{}: {chain}",
-            path.display(),
-            column_of_error(&chain, source, line)
-        ),
-        None => format!("{}: {chain}", path.display()),
-    };
-    anyhow::Error::new(NotesError(message))
-}
-
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        parts.push(s.to_string());
-        source = s.source();
-    }
-    parts.dedup();
-    parts.join(": ")
-}
-
-/// The 1-based column on `line`: Tera's own when it gives one, else the `{{` of the first
-/// expression on the line that holds a name quoted in the message, else the first `{{`.
-fn column_of_error(message: &str, source: &str, line: usize) -> usize {
-    if let Some(column) = message
-        .split("--> notes.md:")
-        .nth(1)
-        .and_then(|r| r.split(':').nth(1))
-        .and_then(|n| n.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-    {
-        return column;
-    }
-    let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("");
-    let quoted = quoted_names(message);
-    let expressions: Vec<usize> = text.match_indices("{{").map(|(i, _)| i).collect();
-    let byte = expressions
-        .iter()
-        .find(|&&i| {
-            let end = text[i..].find("}}").map_or(text.len(), |e| i + e);
-            quoted.iter().any(|q| text[i..end].contains(q))
-        })
-        .or(expressions.first())
-        .copied()
-        .unwrap_or(0);
-    text[..byte].chars().count() + 1
-}
-
-fn quoted_names(message: &str) -> Vec<&str> {
-    message
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .filter(|q| !q.is_empty())
-        .collect()
-}
-
-/// The line of the first quoted name in the message that appears inside `{{ … }}` in the source.
-fn line_of_error(message: &str, source: &str) -> Option<usize> {
-    // Tera points at the expression as ` --> notes:LINE:COLUMN`.
-    if let Some(line) = message
-        .split("--> notes.md:")
-        .nth(1)
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.trim().parse().ok())
-    {
-        return Some(line);
-    }
-    if let Some(line) = message
-        .split("line ")
-        .nth(1)
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-    {
-        return Some(line);
-    }
-    let quoted = quoted_names(message);
-    source
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.contains("{{") && quoted.iter().any(|q| l.contains(q)))
-        .map(|(i, _)| i + 1)
 }

@@ -1,0 +1,188 @@
+//! The session an import writes: its plan, one run row and log per repetition, and the
+//! manifest naming the tool and every file with its SHA-256.
+
+use super::*;
+use crate::store::Exit;
+
+/// Writes the session: plan, manifest, one run row per imported run with its values as samples
+/// and as a JSON-lines log. Returns its folder.
+pub(super) fn write_session(
+    layout: &Layout,
+    exp: &Experiment,
+    imported: &Imported,
+    (metric, _, _): &(String, String, bool),
+    opts: &ImportOptions,
+) -> Result<PathBuf> {
+    let plan = plan_of(exp, imported);
+    let started = store::now_unix_ms();
+    let manifest = manifest(exp, imported, opts, plan.runs.len(), started)?;
+    let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
+    let sealed = Sealed::read(&exp.dir)?;
+    let names = exp.params.iter().map(|p| p.name.clone()).collect();
+    let mut session = SessionWriter::create(dir, &manifest, &plan, names, &sealed)?;
+    let runs = imported.benchmarks.iter().flat_map(|b| b.runs.iter());
+    for (planned, run) in plan.runs.iter().zip(runs) {
+        let values: Vec<f64> = run
+            .warmup_values
+            .iter()
+            .chain(&run.values)
+            .copied()
+            .collect();
+        let log: String = values
+            .iter()
+            .map(|v| format!("{{\"{}\": {v:e}}}\n", json_key(metric)))
+            .collect();
+        let (stdout, stderr) = session.log_paths(planned);
+        write_file(&stdout, &log)?;
+        write_file(&stderr, "")?;
+        let samples: Vec<SampleRow> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| SampleRow {
+                run_id: planned.id.clone(),
+                metric: metric.clone(),
+                iteration: i,
+                value: format!("{v:e}"),
+            })
+            .collect();
+        let row = run_row(planned, &manifest.started_utc, &log);
+        session.append(planned, &row, &samples)?;
+    }
+    let mut finished = manifest;
+    finished.end(true);
+    session.finish(&finished)?;
+    Ok(session.dir.clone())
+}
+
+/// A metric name as a JSON key in the log (escaped as JSON would).
+fn json_key(metric: &str) -> String {
+    let quoted = serde_json::to_string(metric).unwrap_or_default();
+    quoted.trim_matches('"').to_string()
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text)
+        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write {}: {e}", path.display())))
+}
+
+/// One planned run per imported run, in file order, numbered within its cell.
+fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
+    let mut per_cell: BTreeMap<(CellKey, bool), u32> = BTreeMap::new();
+    let mut runs = Vec::new();
+    for b in &imported.benchmarks {
+        let variant = variant_of(exp, b).unwrap_or_default().to_string();
+        let cell = CellKey::new(
+            variant,
+            std::sync::Arc::new(
+                b.params
+                    .iter()
+                    .map(|(k, v)| (k.clone(), typed(v)))
+                    .collect(),
+            ),
+        );
+        for run in &b.runs {
+            let repetition = per_cell.entry((cell.clone(), run.warmup)).or_insert(0);
+            *repetition += 1;
+            let position = runs.len() + 1;
+            runs.push(PlannedRun {
+                id: format!("r{position:04}"),
+                position,
+                cell: cell.clone(),
+                repetition: *repetition,
+                warmup: run.warmup,
+                argv: Vec::new(),
+                repeats: None,
+                look: 1,
+            });
+        }
+    }
+    Plan {
+        order: crate::config::Order::Sequential,
+        seed: exp.seed,
+        runs,
+    }
+}
+
+/// A run row for an imported run: what lab did not measure is left at zero or empty.
+fn run_row(run: &PlannedRun, started_utc: &str, log: &str) -> RunRow {
+    // Nothing lab measured: the fields of a run that never started, but an ordinary exit.
+    let no_measurement = crate::exec::Measurement {
+        exit: Exit::Code(0),
+        ..crate::exec::Measurement::spawn_failed(String::new(), 0)
+    };
+    RunRow {
+        start_utc: started_utc.to_string(),
+        ..crate::exec::run_row(run, &no_measurement, format!("{:x}", Sha256::digest(log)))
+    }
+}
+
+/// The session's record: the tool, its files and what they say about the machine.
+fn manifest(
+    exp: &Experiment,
+    imported: &Imported,
+    opts: &ImportOptions,
+    planned_runs: usize,
+    started: u64,
+) -> Result<Manifest> {
+    let files = opts
+        .files
+        .iter()
+        .map(|f| {
+            let bytes = read_for_hash(f)?;
+            Ok(ImportedFile {
+                path: f.display().to_string(),
+                sha256: format!("{:x}", Sha256::digest(&bytes)),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Manifest {
+        profile: None,
+        order: "imported".into(),
+        load_before: String::new(),
+        imported: Some(ImportRecord {
+            tool: imported.format.tool().to_string(),
+            version: imported.tool_version.clone(),
+            files,
+            context: imported.context.clone(),
+            summary_only: imported.benchmarks.iter().any(|b| b.summary_only),
+        }),
+        ..Manifest::new(
+            exp,
+            &opts.command_line,
+            planned_runs,
+            recorded_host(&imported.context),
+            started,
+        )
+    })
+}
+
+/// The bytes of an imported file, or of a criterion folder's sample.json, for its hash.
+fn read_for_hash(path: &Path) -> Result<Vec<u8>> {
+    let file = if path.is_dir() {
+        [path.join("new/sample.json"), path.join("sample.json")]
+            .into_iter()
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| path.to_path_buf())
+    } else {
+        path.to_path_buf()
+    };
+    std::fs::read(&file)
+        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot read {}: {e}", file.display())))
+}
+
+/// The machine as the tool's files describe it (never this machine: lab did not measure).
+fn recorded_host(context: &BTreeMap<String, String>) -> Host {
+    let find = |keys: &[&str]| keys.iter().find_map(|k| context.get(*k).cloned());
+    Host {
+        name: find(&["host_name", "hostname"]).unwrap_or_else(|| "not recorded".into()),
+        cpu_model: find(&["cpu_model_name", "cpu_model"]),
+        logical_cpus: find(&["num_cpus", "cpu_count"])
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0),
+        allowed_cpus: find(&["cpu_affinity"]),
+        governor: None,
+        turbo: None,
+        kernel: find(&["platform"]),
+        memory_total: None,
+    }
+}
