@@ -63,26 +63,8 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Alone::No(_) => super::machine::sample(&cpus),
     };
     let forks_before = before.as_ref().and_then(Counters::forks);
-    // Taken before the clock starts: waiting for another run's clean-up is not timed.
-    let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
-    let start = Instant2::now();
-    let spawned = spawn(start_with);
-    if let Ok(&pid) = spawned.as_ref()
-        && spawning.is_some()
-    {
-        super::running::register(pid);
-        if super::interrupt::requested() {
-            // The stop signal came before the group was registered: the handler missed it.
-            // SAFETY: killing the group we created; the wait below reaps the leader.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-        }
-    }
-    drop(spawning);
-    if let Alone::No(announce) = &mut alone {
-        announce();
-    }
-    let pid = match spawned {
-        Ok(pid) => pid,
+    let (start, pid) = match start_timed(start_with, &mut alone) {
+        Ok(started) => started,
         Err(e) => {
             return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
         }
@@ -99,21 +81,12 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     if let (Alone::Yes, Some(after)) = (&alone, after) {
         keep_sample(&cpus, after);
     }
-    // Whatever the run left behind, in its group or escaped from it, would disturb the
-    // next run: it is killed, reaped and reported.
+    let forks_after = after.as_ref().and_then(Counters::forks);
     let left_running = match alone {
-        Alone::Yes => super::orphans::reap_leftovers_alone(
-            pid,
-            forks_before,
-            after.as_ref().and_then(Counters::forks),
-            lab_created,
-        ),
-        Alone::No(_) => {
-            let _cleaning = super::running::exclusive();
-            let left = super::orphans::reap_leftovers(pid, forks_before);
-            super::running::unregister(pid);
-            left
+        Alone::Yes => {
+            super::orphans::reap_leftovers_alone(pid, forks_before, forks_after, lab_created)
         }
+        Alone::No(_) => reap_beside_others(pid, forks_before),
     };
     Measurement {
         wall_ns: end.monotonic - start.monotonic,
@@ -133,6 +106,43 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             .zip(after)
             .map(|(b, a)| super::machine::between(&b, &a, super::machine::tick_ns())),
     }
+}
+
+/// Starts the clock and the process; a run beside others is registered and announced.
+fn start_timed(start_with: Spawn, alone: &mut Alone) -> std::io::Result<(Instant2, libc::pid_t)> {
+    // Taken before the clock starts: waiting for another run's clean-up is not timed.
+    let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
+    let start = Instant2::now();
+    let spawned = spawn(start_with);
+    if let Ok(&pid) = spawned.as_ref()
+        && spawning.is_some()
+    {
+        register_group(pid);
+    }
+    drop(spawning);
+    if let Alone::No(announce) = alone {
+        announce();
+    }
+    spawned.map(|pid| (start, pid))
+}
+
+/// Registers a run executing beside others so that a stop signal kills its group, and kills
+/// it at once when the signal came before the group was registered (the handler missed it).
+fn register_group(pid: libc::pid_t) {
+    super::running::register(pid);
+    if super::interrupt::requested() {
+        // SAFETY: killing the group we created; the wait reaps the leader.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+}
+
+/// Whatever a run left behind, in its group or escaped from it, would disturb the next run:
+/// it is killed, reaped and reported, one run at a time among runs executing side by side.
+fn reap_beside_others(pid: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
+    let _cleaning = super::running::exclusive();
+    let left = super::orphans::reap_leftovers(pid, forks_before);
+    super::running::unregister(pid);
+    left
 }
 
 /// The machine's counters read after the previous run, kept for the next one.

@@ -97,84 +97,64 @@ fn columns(
     unit: &str,
     level: f64,
 ) -> Vec<(Column, Vec<String>)> {
-    let text = |title: &str, values: Vec<String>| {
-        (
-            Column {
-                title: title.into(),
-                numeric: false,
-            },
-            values,
-        )
-    };
-    let num = |title: &str, values: Vec<String>| {
-        (
-            Column {
-                title: title.into(),
-                numeric: true,
-            },
-            values,
-        )
-    };
-    let mut out = vec![text(
+    let mut out = vec![column(
         "Variant",
+        false,
         cells.iter().map(|c| c.cell.variant.clone()).collect(),
     )];
     for p in varying(exp) {
-        out.push(num(
-            &p,
-            cells
-                .iter()
-                .map(|c| {
-                    c.cell
-                        .params
-                        .get(&p)
-                        .map(ToString::to_string)
-                        .unwrap_or_default()
-                })
-                .collect(),
-        ));
-    }
-    let any_interval = cells.iter().any(|c| c.median_ci.is_some());
-    let median_title = format!("Median [{} CI]", crate::format::level(level));
-    let mean_title = format!("Mean [{} BCa CI]", crate::format::level(level));
-    out.push(num(
-        if any_interval {
-            &median_title
-        } else {
-            "Median"
-        },
-        cells.iter().map(|c| median_text(c, unit)).collect(),
-    ));
-    out.push(num(
-        "Order-statistic CI",
-        cells.iter().map(|c| exact_text(c, unit)).collect(),
-    ));
-    out.push(num(
-        if any_interval { &mean_title } else { "Mean" },
-        cells.iter().map(|c| mean_text(c, unit)).collect(),
-    ));
-    out.push(num("Runs", cells.iter().map(|c| c.n.to_string()).collect()));
-    out.push(num("CV", cells.iter().map(|c| cv_text(c)).collect()));
-    out.push(num(
-        "Range",
-        cells
+        let values = cells
             .iter()
             .map(|c| {
-                c.summary.as_ref().map_or(NONE.into(), |s| {
-                    format!("{}–{}", number(s.min, unit), number(s.max, unit))
-                })
+                c.cell
+                    .params
+                    .get(&p)
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             })
-            .collect(),
-    ));
-    out.push(num(
-        "Excluded",
-        cells.iter().map(|c| c.invalid_runs.to_string()).collect(),
-    ));
-    out.push(text(
-        "Shape",
-        cells.iter().map(|c| shape_note(c, unit)).collect(),
-    ));
+            .collect();
+        out.push(column(&p, true, values));
+    }
+    out.extend(statistic_columns(cells, unit, level));
     out
+}
+
+/// A titled column with its value in each row.
+fn column(title: &str, numeric: bool, values: Vec<String>) -> (Column, Vec<String>) {
+    let column = Column {
+        title: title.into(),
+        numeric,
+    };
+    (column, values)
+}
+
+/// The columns of each cell's statistics, after its variant and parameters.
+fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Column, Vec<String>)> {
+    let each = |f: &dyn Fn(&CellStats) -> String| cells.iter().map(|c| f(c)).collect::<Vec<_>>();
+    let any_interval = cells.iter().any(|c| c.median_ci.is_some());
+    let (median_title, mean_title) = if any_interval {
+        (
+            format!("Median [{} CI]", crate::format::level(level)),
+            format!("Mean [{} BCa CI]", crate::format::level(level)),
+        )
+    } else {
+        ("Median".to_string(), "Mean".to_string())
+    };
+    let range = |c: &CellStats| {
+        c.summary.as_ref().map_or(NONE.into(), |s| {
+            format!("{}–{}", number(s.min, unit), number(s.max, unit))
+        })
+    };
+    vec![
+        column(&median_title, true, each(&|c| median_text(c, unit))),
+        column("Order-statistic CI", true, each(&|c| exact_text(c, unit))),
+        column(&mean_title, true, each(&|c| mean_text(c, unit))),
+        column("Runs", true, each(&|c| c.n.to_string())),
+        column("CV", true, each(&|c| cv_text(c))),
+        column("Range", true, each(&range)),
+        column("Excluded", true, each(&|c| c.invalid_runs.to_string())),
+        column("Shape", false, each(&|c| shape_note(c, unit))),
+    ]
 }
 
 /// A cell without a value.
