@@ -133,17 +133,7 @@ pub fn text(c: &Comparison) -> String {
         c.better,
         percent(c.threshold)
     );
-    let (loud, quiet): (Vec<&Difference>, Vec<&Difference>) =
-        c.differences.iter().partition(|d| d.invalidates);
-    if !loud.is_empty() {
-        out.push_str("WARNING: the two sessions were not measured alike; the ratios below may reflect that, not the change:\n");
-        for d in &loud {
-            out.push_str(&format!("  {}\n", d.line()));
-        }
-    }
-    for d in &quiet {
-        out.push_str(&format!("{}\n", d.line()));
-    }
+    out.push_str(&differences(&c.differences));
     let width = c
         .cells
         .iter()
@@ -159,28 +149,51 @@ pub fn text(c: &Comparison) -> String {
         level(c.level)
     ));
     for x in &c.cells {
-        let median =
-            |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| crate::format::number(v, &c.unit));
-        let change = match (x.ratio, x.lo, x.hi) {
-            (Some(r), Some(lo), Some(hi)) => {
-                format!("{}  {}", interval_text(r, lo, hi), x.verdict.words())
-            }
-            _ => format!(
-                "{} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
-                x.verdict.words(),
-                x.a_runs,
-                x.b_runs
-            ),
-        };
-        out.push_str(&format!(
-            "{}  {:>10}  {:>10}  {change}\n",
-            crate::format::pad(&x.cell, width),
-            median(x.a_median),
-            median(x.b_median)
-        ));
+        out.push_str(&cell_line(c, x, width));
     }
     out.push_str(&format!("{}\n", c.summary));
     out
+}
+
+/// The differences between the two records: those that invalidate the ratios first, under a
+/// warning.
+fn differences(differences: &[Difference]) -> String {
+    let (loud, quiet): (Vec<&Difference>, Vec<&Difference>) =
+        differences.iter().partition(|d| d.invalidates);
+    let mut out = String::new();
+    if !loud.is_empty() {
+        out.push_str("WARNING: the two sessions were not measured alike; the ratios below may reflect that, not the change:\n");
+        for d in &loud {
+            out.push_str(&format!("  {}\n", d.line()));
+        }
+    }
+    for d in &quiet {
+        out.push_str(&format!("{}\n", d.line()));
+    }
+    out
+}
+
+/// One cell's line: its medians in A and B, and the ratio with its verdict.
+fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> String {
+    let median =
+        |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| crate::format::number(v, &c.unit));
+    let change = match (x.ratio, x.lo, x.hi) {
+        (Some(r), Some(lo), Some(hi)) => {
+            format!("{}  {}", interval_text(r, lo, hi), x.verdict.words())
+        }
+        _ => format!(
+            "{} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
+            x.verdict.words(),
+            x.a_runs,
+            x.b_runs
+        ),
+    };
+    format!(
+        "{}  {:>10}  {:>10}  {change}\n",
+        crate::format::pad(&x.cell, width),
+        median(x.a_median),
+        median(x.b_median)
+    )
 }
 
 fn interval_text(r: f64, lo: f64, hi: f64) -> String {

@@ -205,7 +205,23 @@ pub fn run_history(
 
 /// The history as text: the sessions, then one line per cell with its steps.
 fn text(h: &History, left_out: &[String]) -> String {
-    let mut out = format!(
+    let mut out = heading(h);
+    for s in &h.sessions {
+        out.push_str(&session_line(s));
+    }
+    for why in left_out {
+        out.push_str(&format!("  left out: {why}\n"));
+    }
+    out.push_str(&cell_lines(h));
+    if h.regressed_latest {
+        out.push_str("the newest session is a regression\n");
+    }
+    out
+}
+
+/// The first line: the metric, its direction, the sessions and the threshold.
+fn heading(h: &History) -> String {
+    format!(
         "{}: {}{}, {} is better, {} session{} in time order; steps within ±{} are not reported\n",
         h.experiment,
         h.metric,
@@ -218,27 +234,31 @@ fn text(h: &History, left_out: &[String]) -> String {
         h.sessions.len(),
         if h.sessions.len() == 1 { "" } else { "s" },
         percent(h.threshold)
-    );
-    for s in &h.sessions {
-        out.push_str(&format!(
-            "  {:>3}  {}  {}  {}{}{}\n",
-            s.number,
-            s.name,
-            s.commit,
-            s.profile,
-            s.label
-                .as_deref()
-                .map_or_else(String::new, |l| format!("  \"{l}\"")),
-            if s.unlike_newest.is_empty() {
-                String::new()
-            } else {
-                format!("  * other machine: {}", s.unlike_newest.join("; "))
-            }
-        ));
-    }
-    for why in left_out {
-        out.push_str(&format!("  left out: {why}\n"));
-    }
+    )
+}
+
+/// One session's line: its number, name, commit, profile, label and machine.
+fn session_line(s: &crate::history::SessionMark) -> String {
+    format!(
+        "  {:>3}  {}  {}  {}{}{}\n",
+        s.number,
+        s.name,
+        s.commit,
+        s.profile,
+        s.label
+            .as_deref()
+            .map_or_else(String::new, |l| format!("  \"{l}\"")),
+        if s.unlike_newest.is_empty() {
+            String::new()
+        } else {
+            format!("  * other machine: {}", s.unlike_newest.join("; "))
+        }
+    )
+}
+
+/// One line per cell: its medians session by session and its steps.
+fn cell_lines(h: &History) -> String {
+    let mut out = String::new();
     let width = h
         .cells
         .iter()
@@ -270,9 +290,6 @@ fn text(h: &History, left_out: &[String]) -> String {
             crate::format::pad(&c.cell, width),
             levels.join(" → ")
         ));
-    }
-    if h.regressed_latest {
-        out.push_str("the newest session is a regression\n");
     }
     out
 }
