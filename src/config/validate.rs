@@ -64,12 +64,7 @@ pub fn validate(
         Some(t) => parse_timeout(t, loc)?,
         None => DEFAULT_TIMEOUT,
     };
-    let (repetitions, sampled_to) = match (&overrides.repetitions, profile) {
-        (Some(r), Some(name)) => {
-            parse_repetitions(Some(r), &format!("profile.{name}.repetitions"), loc)?
-        }
-        _ => parse_repetitions(e.repetitions.as_ref(), "experiment.repetitions", loc)?,
-    };
+    let (repetitions, sampled_to) = repetitions_of(e, &overrides, profile, loc)?;
     let mut experiment = Experiment {
         name: origin.name,
         dir: origin.dir,
@@ -100,19 +95,41 @@ pub fn validate(
         revision_dirs: BTreeMap::new(),
         imported: e.imported.clone(),
     };
-    if let Some(why) = identifier_problem(&experiment.name) {
-        return Err(loc.hinted(
-            0..0,
-            "",
-            format!("the experiment folder name {:?} {why}", experiment.name),
-            "rename the folder: it names the data folder and the book chapter",
-        ));
-    }
+    check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
     experiment.sampling = sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
+}
+
+/// The repetitions per cell, and the most a sampled session may reach: the profile's when it
+/// sets them, the experiment's otherwise.
+fn repetitions_of(
+    e: &RawExperiment,
+    overrides: &Overrides,
+    profile: Option<&str>,
+    loc: &Locator,
+) -> Result<(u32, Option<u32>)> {
+    match (&overrides.repetitions, profile) {
+        (Some(r), Some(name)) => {
+            parse_repetitions(Some(r), &format!("profile.{name}.repetitions"), loc)
+        }
+        _ => parse_repetitions(e.repetitions.as_ref(), "experiment.repetitions", loc),
+    }
+}
+
+/// Refuses an experiment folder whose name cannot name its data folder and chapter.
+fn check_folder_name(name: &str, loc: &Locator) -> Result<()> {
+    match identifier_problem(name) {
+        Some(why) => Err(loc.hinted(
+            0..0,
+            "",
+            format!("the experiment folder name {name:?} {why}"),
+            "rename the folder: it names the data folder and the book chapter",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// What a profile changes besides parameter lists (which it replaces in place).
