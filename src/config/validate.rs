@@ -366,36 +366,8 @@ fn validate_variants(
     let mut variants: Vec<Variant> = Vec::new();
     for (i, v) in raw.iter().enumerate() {
         let key = format!("variant[{}]", i + 1);
-        let name = v.name.get_ref().trim().to_string();
-        if let Some(why) = identifier_problem(&name) {
-            let msg = format!("variant name {name:?} {why}");
-            return Err(loc.hinted(v.name.span(), &format!("{key}.name"), msg, IDENTIFIER_HINT));
-        }
-        if variants.iter().any(|w| w.name == name) {
-            let msg = format!("duplicate variant name {name:?}");
-            return Err(loc.hinted(
-                v.name.span(),
-                &format!("{key}.name"),
-                msg,
-                "give every variant its own name",
-            ));
-        }
-        let argv = match (&v.run, imported) {
-            (Some(run), _) => {
-                check_argv(run, &format!("{key}.run"), params, loc)?;
-                run.get_ref().clone()
-            }
-            (None, true) => Vec::new(),
-            (None, false) => {
-                let msg = format!("variant {name:?} has no `run` command");
-                return Err(loc.hinted(
-                    v.name.span(),
-                    &format!("{key}.run"),
-                    msg,
-                    "add run = [\"program\", \"arg\"]: the command lab runs for this variant",
-                ));
-            }
-        };
+        let name = variant_name(v, &key, &variants, loc)?;
+        let argv = variant_argv(v, &name, &key, params, imported, loc)?;
         variants.push(Variant {
             name,
             label: v.label.clone(),
@@ -410,6 +382,52 @@ fn validate_variants(
         });
     }
     Ok(variants)
+}
+
+/// A variant's name, trimmed, when it is a valid identifier no earlier variant has.
+fn variant_name(v: &RawVariant, key: &str, earlier: &[Variant], loc: &Locator) -> Result<String> {
+    let name = v.name.get_ref().trim().to_string();
+    if let Some(why) = identifier_problem(&name) {
+        let msg = format!("variant name {name:?} {why}");
+        return Err(loc.hinted(v.name.span(), &format!("{key}.name"), msg, IDENTIFIER_HINT));
+    }
+    if earlier.iter().any(|w| w.name == name) {
+        let msg = format!("duplicate variant name {name:?}");
+        return Err(loc.hinted(
+            v.name.span(),
+            &format!("{key}.name"),
+            msg,
+            "give every variant its own name",
+        ));
+    }
+    Ok(name)
+}
+
+/// A variant's command, checked; an imported experiment's variants may have none.
+fn variant_argv(
+    v: &RawVariant,
+    name: &str,
+    key: &str,
+    params: &[Param],
+    imported: bool,
+    loc: &Locator,
+) -> Result<Vec<String>> {
+    match (&v.run, imported) {
+        (Some(run), _) => {
+            check_argv(run, &format!("{key}.run"), params, loc)?;
+            Ok(run.get_ref().clone())
+        }
+        (None, true) => Ok(Vec::new()),
+        (None, false) => {
+            let msg = format!("variant {name:?} has no `run` command");
+            Err(loc.hinted(
+                v.name.span(),
+                &format!("{key}.run"),
+                msg,
+                "add run = [\"program\", \"arg\"]: the command lab runs for this variant",
+            ))
+        }
+    }
 }
 
 /// Checks an argv: non-empty, and every placeholder names a parameter.
