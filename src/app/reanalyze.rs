@@ -54,15 +54,7 @@ pub fn reanalyze(
         parent.manifest.profile.as_deref(),
     )?;
     same_commands(&exp, &parent)?;
-    let reader = MetricReader::new(&exp.metrics);
-    let rows: Vec<(RunRow, Vec<SampleRow>)> = parent
-        .runs
-        .iter()
-        .map(|row| {
-            let (_, samples) = reader.read_log(&parent.stdout_path(&row.run_id), &row.run_id);
-            (row.clone(), samples)
-        })
-        .collect();
+    let rows = reread(&exp, &parent);
     let mut manifest = parent.manifest.clone();
     manifest.derived_from = Some(parent.name.clone());
     manifest.experiment_file_hash = exp.source_hash.clone();
@@ -73,14 +65,7 @@ pub fn reanalyze(
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     if !quiet {
-        let values: usize = rows.iter().map(|(_, s)| s.len()).sum();
-        eprintln!(
-            "session {name}: {} runs of {} re-read with today's {} ({values} values; {} before)",
-            rows.len(),
-            parent.name,
-            file.display(),
-            parent.samples.len()
-        );
+        eprintln!("{}", reread_line(&name, &rows, &parent, &file));
     }
     report(
         layout,
@@ -91,6 +76,36 @@ pub fn reanalyze(
         },
     )?;
     Ok(Exit::Ok)
+}
+
+/// Every run of the parent with the values today's metrics read from its stored log.
+fn reread(exp: &Experiment, parent: &StoredSession) -> Vec<(RunRow, Vec<SampleRow>)> {
+    let reader = MetricReader::new(&exp.metrics);
+    parent
+        .runs
+        .iter()
+        .map(|row| {
+            let (_, samples) = reader.read_log(&parent.stdout_path(&row.run_id), &row.run_id);
+            (row.clone(), samples)
+        })
+        .collect()
+}
+
+/// What was re-read, and with which lab.toml.
+fn reread_line(
+    name: &str,
+    rows: &[(RunRow, Vec<SampleRow>)],
+    parent: &StoredSession,
+    file: &Path,
+) -> String {
+    let values: usize = rows.iter().map(|(_, s)| s.len()).sum();
+    format!(
+        "session {name}: {} runs of {} re-read with today's {} ({values} values; {} before)",
+        rows.len(),
+        parent.name,
+        file.display(),
+        parent.samples.len()
+    )
 }
 
 /// Re-analysis reads what ran; it cannot change what ran. Today's lab.toml must give every
