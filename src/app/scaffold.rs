@@ -66,8 +66,8 @@ fn commands(lang: Lang) -> (Option<&'static str>, &'static str, u64) {
     }
 }
 
-fn lab_toml(name: &str, lang: Lang) -> String {
-    let (build, run, unit) = commands(lang);
+/// The `[build]` table of a language that compiles, with its source and output files.
+fn build_table(build: Option<&str>, lang: Lang) -> String {
     let (source, output) = match lang {
         Lang::Sh => ("bench.sh", ""),
         Lang::Python => ("bench.py", ""),
@@ -75,9 +75,14 @@ fn lab_toml(name: &str, lang: Lang) -> String {
         Lang::Rust => ("bench.rs", "build/bench"),
         Lang::Java => ("Bench.java", "build/Bench.class"),
     };
-    let build = build.map_or(String::new(), |argv| {
+    build.map_or(String::new(), |argv| {
         format!("[build]\nrun     = {argv}\ninputs  = [\"{source}\"]\noutputs = [\"{output}\"]\n\n")
-    });
+    })
+}
+
+fn lab_toml(name: &str, lang: Lang) -> String {
+    let (build, run, unit) = commands(lang);
+    let build = build_table(build, lang);
     format!(
         r#"[experiment]
 title       = "{name}"

@@ -310,6 +310,12 @@ fn draw(root: &Area<'_>, c: &ForestChart, l: &Layout) -> Result<Overlay, ChartEr
             Size::Narrow => narrow_texts(&mut overlay, r, &l.labels[i], &b, &plot, l.word_w),
         }
     }
+    draw_key(&mut overlay, l);
+    Ok(overlay)
+}
+
+/// The key under the plot: what the marks and words mean.
+fn draw_key(overlay: &mut Overlay, l: &Layout) {
     let key_top = l.title.height() + l.body_height() + TICK.line_height() / 2;
     let key = Fitted {
         lines: l.key.clone(),
@@ -320,7 +326,6 @@ fn draw(root: &Area<'_>, c: &ForestChart, l: &Layout) -> Result<Overlay, ChartEr
             .anchor(Anchor::Start)
             .align(Align::FirstLine),
     );
-    Ok(overlay)
 }
 
 /// Faint bands on every other row so a row can be followed from label to verdict.
