@@ -39,12 +39,11 @@ pub struct Origin {
 
 /// Validates a parsed file, applying `profile` first.
 pub fn validate(
-    raw: RawFile,
+    mut raw: RawFile,
     origin: Origin,
     profile: Option<&str>,
     loc: &Locator,
 ) -> Result<Experiment> {
-    let mut raw = raw;
     // Declared order, taken before a profile replaces some lists with its own.
     let param_order = declared_order(&raw.params);
     let base_params = validate_params(&raw.params, loc)?;
@@ -74,10 +73,7 @@ pub fn validate(
         hypothesis: e.hypothesis.trim().to_string(),
         repetitions,
         warmup_runs: overrides.warmup_runs.or(e.warmup_runs).unwrap_or(0),
-        order: match e.order {
-            Some(RawOrder::Sequential) => Order::Sequential,
-            _ => Order::Shuffled,
-        },
+        order: order_of(e.order.as_ref()),
         seed: e.seed.unwrap_or(DEFAULT_SEED),
         timeout,
         max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?,
@@ -101,6 +97,14 @@ pub fn validate(
     experiment.sampling = sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
+}
+
+/// The run order: shuffled unless lab.toml asks for sequential.
+fn order_of(order: Option<&RawOrder>) -> Order {
+    match order {
+        Some(RawOrder::Sequential) => Order::Sequential,
+        _ => Order::Shuffled,
+    }
 }
 
 /// The repetitions per cell, and the most a sampled session may reach: the profile's when it

@@ -213,11 +213,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn shards_merge_in_plan_order_once_each_with_their_node() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("s");
-        let mut session = SessionWriter::create(
+    /// A session of six planned runs split into two shards of three.
+    fn two_shards(root: &std::path::Path) -> (std::path::PathBuf, SessionWriter) {
+        let dir = root.join("s");
+        let session = SessionWriter::create(
             dir.clone(),
             &manifest(None),
             &plan(&[1, 2, 3, 4, 5, 6]),
@@ -226,7 +225,7 @@ mod tests {
         )
         .unwrap();
         ShardSet {
-            experiment_dir: root.path().into(),
+            experiment_dir: root.into(),
             shards: vec![
                 vec!["r0001".into(), "r0002".into(), "r0003".into()],
                 vec!["r0004".into(), "r0005".into(), "r0006".into()],
@@ -234,6 +233,13 @@ mod tests {
         }
         .write(&dir)
         .unwrap();
+        (dir, session)
+    }
+
+    #[test]
+    fn shards_merge_in_plan_order_once_each_with_their_node() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, mut session) = two_shards(root.path());
         // The second shard's node finished first; the first shard lost its last run.
         shard(&dir, 1, "n2", &[4, 5, 6], 3);
         shard(&dir, 0, "n1", &[1, 2, 3], 2);
@@ -251,14 +257,8 @@ mod tests {
 
         let merged = merge_shards(&mut session, &BTreeSet::new()).unwrap();
         assert_eq!(merged.appended, 5);
-        assert_eq!(
-            merged
-                .nodes
-                .iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>(),
-            vec!["n1", "n2"]
-        );
+        let nodes: Vec<&str> = merged.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(nodes, vec!["n1", "n2"]);
         let rows = read_rows(&dir).unwrap();
         let got: Vec<(String, Option<String>)> = rows
             .runs

@@ -146,29 +146,46 @@ fn job() -> Submission {
     }
 }
 
-#[test]
-fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
-    let ended = |s: &str| TaskState::Ended(s.into());
-    let mut fake = Fake {
+/// Job 100's task 1 is lost to a failed node; its resubmission, job 101, completes.
+fn node_fail_then_complete() -> Fake {
+    let lost = TaskState::Ended("NODE_FAIL (exit 0:0)".into());
+    Fake {
         submitted: Vec::new(),
         looks: RefCell::new(
             [
                 (
                     "100".to_string(),
-                    vec![
-                        [
-                            (0, TaskState::Completed),
-                            (1, ended("NODE_FAIL (exit 0:0)")),
-                        ]
-                        .into(),
-                    ],
+                    vec![[(0, TaskState::Completed), (1, lost)].into()],
                 ),
                 ("101".to_string(), vec![[(1, TaskState::Completed)].into()]),
             ]
             .into(),
         ),
         cancelled: Vec::new(),
-    };
+    }
+}
+
+/// Shards on disk that count as complete once a resubmission has been noted.
+struct Completing<'a>(&'a Disk, RefCell<usize>);
+
+impl Shards for Completing<'_> {
+    fn complete(&self, i: usize) -> bool {
+        *self.1.borrow() > 2 || self.0.complete(i)
+    }
+    fn finished_runs(&self) -> usize {
+        self.0.finished_runs()
+    }
+    fn note(&self, line: &str) {
+        if line.starts_with("resubmitted") {
+            *self.1.borrow_mut() = 3;
+        }
+        self.0.note(line);
+    }
+}
+
+#[test]
+fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
+    let mut fake = node_fail_then_complete();
     let disk = Disk {
         complete: RefCell::new([0].into()),
         notes: RefCell::default(),
@@ -176,21 +193,6 @@ fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
     // Shard 1 completes once its second task has run: mark it before the job's next look.
     let mut jobs = Vec::new();
     let watched = {
-        struct Completing<'a>(&'a Disk, RefCell<usize>);
-        impl Shards for Completing<'_> {
-            fn complete(&self, i: usize) -> bool {
-                *self.1.borrow() > 2 || self.0.complete(i)
-            }
-            fn finished_runs(&self) -> usize {
-                self.0.finished_runs()
-            }
-            fn note(&self, line: &str) {
-                if line.starts_with("resubmitted") {
-                    *self.1.borrow_mut() = 3;
-                }
-                self.0.note(line);
-            }
-        }
         run_array(
             &mut fake,
             &job(),
