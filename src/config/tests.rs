@@ -274,18 +274,18 @@ fn a_value_listed_twice_in_two_spellings_is_refused_where_the_list_is() {
     };
     assert_eq!(
         refused("[1, \"1\"]"),
-        "exp/lab.toml:11:11: `params.threads`: the value 1 is listed twice, as 1 and \"1\""
+        "exp/lab.toml:6:11: `params.threads`: the value 1 is listed twice, as 1 and \"1\""
     );
     assert_eq!(
         refused("[4, 2, 2.0]"),
-        "exp/lab.toml:11:11: `params.threads`: the value 2 is listed twice, as 2 and 2.0"
+        "exp/lab.toml:6:11: `params.threads`: the value 2 is listed twice, as 2 and 2.0"
     );
     assert_eq!(
         refused("[2, 2]"),
-        "exp/lab.toml:11:11: `params.threads`: the value 2 is listed twice"
+        "exp/lab.toml:6:11: `params.threads`: the value 2 is listed twice"
     );
     let e = error(&BASE.replace("threads = [1, 2]", "threads = [1, 2]\nsize = [\"8\", 8.0]"));
-    assert_eq!((e.line, e.column, e.key.as_str()), (12, 8, "params.size"));
+    assert_eq!((e.line, e.column, e.key.as_str()), (7, 8, "params.size"));
     assert_eq!(e.message, "the value 8 is listed twice, as \"8\" and 8.0");
 }
 
