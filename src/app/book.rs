@@ -2,6 +2,7 @@
 //! book/book/ with the mdBook library, and served on request.
 
 use super::Layout;
+use super::html::build_html;
 use super::report::render_book;
 use crate::error::{Exit, Result};
 use crate::store::SessionRef;
@@ -37,14 +38,4 @@ impl BookArgs {
         }
         Ok(Exit::Ok)
     }
-}
-
-/// Builds the book's HTML with the mdBook library; returns the path of its index page.
-pub fn build_html(layout: &Layout) -> Result<PathBuf> {
-    let book = mdbook_driver::MDBook::load(layout.book()).map_err(|e| {
-        anyhow::anyhow!("cannot load the book in {}: {e:#}", layout.book().display())
-    })?;
-    book.build()
-        .map_err(|e| anyhow::anyhow!("building the book's HTML failed: {e:#}"))?;
-    Ok(book.build_dir_for("html").join("index.html"))
 }

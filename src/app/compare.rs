@@ -94,7 +94,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub metric: Option<String>,
     /// Changes within ± this share count as noise ("2%" or 0.02).
-    #[arg(long, default_value = "2%", value_parser = super::run_command::threshold)]
+    #[arg(long, default_value = "2%", value_parser = super::value_parsers::threshold)]
     pub threshold: f64,
     /// Print the comparison as JSON.
     #[arg(long)]

@@ -21,7 +21,7 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub metric: Option<String>,
     /// Steps within ± this share are not reported ("2%" or 0.02).
-    #[arg(long, default_value = "2%", value_parser = super::run_command::threshold)]
+    #[arg(long, default_value = "2%", value_parser = super::value_parsers::threshold)]
     pub threshold: f64,
     /// Exit 1 when the newest session stepped the wrong way.
     #[arg(long)]

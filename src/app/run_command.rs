@@ -35,7 +35,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "BASE,HEAD", conflicts_with = "resume", value_parser = revisions)]
     pub revs: Option<Revisions>,
     /// With --revs: changes within ± this share count as noise ("2%" or 0.02).
-    #[arg(long, default_value = "2%", requires = "revs", value_parser = threshold)]
+    #[arg(long, default_value = "2%", requires = "revs", value_parser = super::value_parsers::threshold)]
     pub threshold: f64,
     /// With --revs: before reporting a regression, measure again in a second interleaved
     /// session; the regression is reported (exit 1) only if that one finds it too.
@@ -82,17 +82,6 @@ fn revisions(text: &str) -> std::result::Result<Revisions, String> {
     super::parse_revs(text)
         .map(Revisions)
         .map_err(|e| e.to_string())
-}
-
-/// The value parser of `--threshold`: a share from 0 up to 100%, as "2%" or 0.02.
-pub fn threshold(text: &str) -> std::result::Result<f64, String> {
-    crate::config::parse_fraction(text)
-        .filter(|t| (0.0..1.0).contains(t))
-        .ok_or_else(|| {
-            format!(
-                "--threshold {text:?} is not a share from 0 up to 100%\n  hint: write e.g. --threshold 2% (changes within ±2% count as noise)"
-            )
-        })
 }
 
 impl TryFrom<EngineArgs> for Engine {

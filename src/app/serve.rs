@@ -70,7 +70,7 @@ fn watch(layout: &Layout, quiet: bool) {
             },
         )
         .map_err(|e| e.to_string())
-        .and_then(|_| super::book::build_html(layout).map_err(|e| e.to_string()));
+        .and_then(|_| super::html::build_html(layout).map_err(|e| e.to_string()));
         match result {
             Ok(_) if !quiet => eprintln!("rebuilt the book"),
             Ok(_) => {}

@@ -2,7 +2,7 @@
 //! the OpenMP build on one thread ran 5.5× slower than the sequential build). Decided on the
 //! bootstrap CI of the ratio of their medians against the band [1/(1+m), 1+m].
 
-use super::compare::{Named, Pair};
+use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;

@@ -13,6 +13,8 @@ mod distinct;
 mod duration;
 mod multiplicity;
 mod order;
+mod pair;
+mod ratio;
 mod reads;
 pub mod rule;
 mod scaling;
@@ -24,8 +26,8 @@ mod verdict;
 mod words;
 
 pub use automatic::automatic_results;
-pub use compare::ratio_of;
 pub use multiplicity::multiplicity;
+pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};

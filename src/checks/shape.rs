@@ -53,7 +53,7 @@ impl<'a> Context<'a> {
         stream: &str,
         rule: Rule,
     ) -> Result<Decision, String> {
-        let (ratio, interval) = super::compare::ratio_of(a, b, self.resampling, stream)?;
+        let (ratio, interval) = super::ratio::ratio_of(a, b, self.resampling, stream)?;
         Ok(Decision::new(ratio, interval, rule))
     }
 }

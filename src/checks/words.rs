@@ -1,7 +1,7 @@
 //! Phrases the descriptions of several checks share: a ratio with its interval, an interval's
 //! bounds, two cells set side by side.
 
-use super::compare::Pair;
+use super::pair::Pair;
 use crate::format::{level, ratio, value};
 
 /// A ratio with its interval: `0.384 [0.344, 0.583]`.

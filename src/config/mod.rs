@@ -3,6 +3,7 @@
 mod checks;
 mod duration;
 mod error;
+mod identifier;
 mod model;
 mod params;
 mod raw;
@@ -12,8 +13,8 @@ mod value;
 
 pub use duration::{parse_duration, parse_fraction};
 pub use error::ConfigError;
+pub use identifier::identifier_problem;
 pub use model::*;
-pub use validate::identifier_problem;
 
 use error::Locator;
 use sha2::{Digest, Sha256};

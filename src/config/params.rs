@@ -2,9 +2,9 @@
 //! none listed twice in any spelling) and typed, and the subsets variants restrict them to.
 
 use super::error::{ConfigError, Locator};
+use super::identifier::{IDENTIFIER_HINT, identifier_problem};
 use super::model::{Param, ParamValue};
 use super::raw::RawParamValue;
-use super::validate::{IDENTIFIER_HINT, identifier_problem};
 use std::collections::BTreeMap;
 use toml::Spanned;
 

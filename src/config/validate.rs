@@ -5,6 +5,7 @@ use super::MAX_RUNS;
 use super::checks::validate_checks;
 use super::duration::parse_duration;
 use super::error::{ConfigError, Locator};
+use super::identifier::{IDENTIFIER_HINT, identifier_problem};
 use super::model::*;
 use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
@@ -620,28 +621,6 @@ fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
     let placeholder = |w: &&str| w.starts_with('{') && !w.starts_with("{{");
     is_program
         || (first.starts_with('-') && rest.iter().any(|w| w.starts_with('-') || placeholder(w)))
-}
-
-pub(super) const IDENTIFIER_HINT: &str = "names become file and folder names: use letters, digits, '_', '-' and '.', starting with a letter, digit or '_' (at most 64 characters)";
-
-/// Why `name` cannot name a variant, metric, parameter or experiment, if it cannot.
-pub fn identifier_problem(name: &str) -> Option<&'static str> {
-    let mut chars = name.chars();
-    match chars.next() {
-        None => Some("is empty"),
-        Some(c) if !(c.is_ascii_alphanumeric() || c == '_') => {
-            Some("must start with a letter, a digit or '_'")
-        }
-        _ if name.chars().count() > 64 => Some("is longer than 64 characters"),
-        _ if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) =>
-        {
-            Some("may hold only letters, digits, '_', '-' and '.'")
-        }
-        _ if name.contains("..") => Some("may not contain '..'"),
-        _ => None,
-    }
 }
 
 /// Refuses a plan larger than `max_runs` (default [`MAX_RUNS`]) before anything is allocated.

@@ -1,0 +1,61 @@
+//! Two cells a check names, and the ratio of their medians judged against a rule.
+
+use super::rule::Rule;
+use super::shape::{Context, Decision, Outcome, Side};
+use super::verdict::Verdict;
+use crate::analysis::{CellStats, find_cell};
+use crate::config::CellSelector;
+
+/// The two cells a `compare` or `agree` check names, and the metric it reads.
+pub struct Named<'a> {
+    pub metric: &'a str,
+    pub a: &'a CellSelector,
+    pub b: &'a CellSelector,
+}
+
+/// Two named cells and the ratio a/b of their medians, judged.
+pub struct Pair<'a> {
+    pub a: &'a CellStats,
+    pub b: &'a CellStats,
+    pub decision: Decision,
+    /// The confidence level the evidence states.
+    pub level: f64,
+}
+
+impl<'a> Pair<'a> {
+    /// The two cells `a` and `b` select, their ratio judged by `rule`.
+    pub fn judge(cx: &Context<'a>, kind: &str, named: &Named, rule: Rule) -> Result<Self, String> {
+        let find = |s: &CellSelector| find_cell(cx.cells, s, named.metric);
+        let (Some(ca), Some(cb)) = (find(named.a), find(named.b)) else {
+            return Err("a named cell has no runs in this session".into());
+        };
+        Ok(Pair {
+            a: ca,
+            b: cb,
+            decision: cx.ratio(ca, cb, &cx.stream(kind, None), rule)?,
+            level: cx.resampling.level,
+        })
+    }
+
+    /// The chart's ratio evidence against `threshold`.
+    pub fn chart(&self, threshold: f64, needs: String) -> crate::checks::RatioEvidence {
+        let level = self.decision.interval.level;
+        let (a, b) = (Side::cell(self.a), Side::cell(self.b));
+        self.decision.chart(a, b, threshold, needs, level)
+    }
+}
+
+impl Outcome for Pair<'_> {
+    fn verdict(&self) -> Verdict {
+        self.decision.verdict
+    }
+
+    fn runs(&self) -> Vec<String> {
+        self.a
+            .run_ids
+            .iter()
+            .chain(&self.b.run_ids)
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,34 @@
+//! The ratio of two cells' medians with its bootstrap interval, shared by every check that
+//! compares two cells.
+
+use super::MIN_RUNS;
+use crate::analysis::{CellStats, Resampling};
+use crate::stats::{self, Interval, Statistic};
+
+/// The ratio of two cells' medians with its CI, or why it cannot be computed.
+pub fn ratio_of(
+    a: &CellStats,
+    b: &CellStats,
+    r: Resampling,
+    label: &str,
+) -> Result<(f64, Interval), String> {
+    for cell in [a, b] {
+        if cell.n < MIN_RUNS {
+            return Err(format!(
+                "{} has {} valid runs; {MIN_RUNS} are needed",
+                cell.label, cell.n
+            ));
+        }
+    }
+    let mut rng = stats::stream(r.seed, label);
+    stats::ratio_ci(
+        &a.runs,
+        &b.runs,
+        Statistic::Median,
+        r.resamples,
+        r.level,
+        &mut rng,
+    )
+    .map(|e| (e.ratio, e.interval))
+    .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
+}
