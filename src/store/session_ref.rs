@@ -87,11 +87,16 @@ impl SessionList {
         }
     }
 
+    /// The newest session, if the experiment has one.
+    pub fn latest(&self) -> Option<PathBuf> {
+        self.all.last().cloned()
+    }
+
     /// The folder `which` names, or the latest session when `which` is `None`.
     /// `Ok(None)`: no session was named and the experiment has none.
     pub fn find(&self, which: Option<&SessionRef>) -> Result<Option<PathBuf>> {
         match which {
-            None => Ok(self.all.last().cloned()),
+            None => Ok(self.latest()),
             Some(which) => self.resolve(which).map(Some),
         }
     }

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 /// The plan as text, with its estimated duration (run after run; with `jobs` above 1, the
 /// shortest it could take when every run found a partner on other CPUs too).
 pub(super) fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout, jobs: usize) -> String {
-    let previous = store::sessions(&layout.data_dir(&exp.name))
-        .pop()
+    let previous = store::SessionList::new(&exp.name, &exp.dir, &layout.data_dir(&exp.name))
+        .latest()
         .and_then(|d| store::load_session(&d).ok())
         .map(|s| mean_wall_by_cell(&s))
         .unwrap_or_default();

@@ -122,7 +122,8 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
 /// The latest session of the experiment, repaired and read back, when it may be resumed with
 /// these options: unfinished, not a cluster's (unless resumed on one), same profile.
 fn unfinished(layout: &Layout, opts: &RunOptions, today: &Experiment) -> Result<StoredSession> {
-    let Some(dir) = store::sessions(&layout.data_dir(&today.name)).pop() else {
+    let sessions = store::SessionList::new(&today.name, &today.dir, &layout.data_dir(&today.name));
+    let Some(dir) = sessions.latest() else {
         return Err(LabError::Usage(format!(
             "nothing to resume: {} has no session yet",
             today.name
