@@ -274,7 +274,7 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         Exit::Ok,
     );
     let toml = project.read("experiments/evil/lab.toml");
-    // The label reads back as the one value it was, not as TOML of its own.
+    // Each label reads back as the one value it was, not as TOML of its own: two variants.
     let parsed: toml::Table = toml.parse().unwrap();
     let labels: Vec<&str> = parsed["variant"]
         .as_array()
@@ -284,7 +284,10 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         .collect();
     assert_eq!(
         labels,
-        ["<script>alert(1)</script> \"q\"\n[[variant]]"],
+        [
+            "<script>alert(1)</script> \"q\"\n[[variant]]",
+            "sleep 0.012"
+        ],
         "{toml}"
     );
     assert!(!project.read("book/src/evil/index.md").contains("<script>"));
