@@ -179,13 +179,13 @@ fn too_short_evidence(runs: &[RunView], c: &Calibration) -> String {
     let shortest = runs
         .iter()
         .filter(|r| r.problems.is_empty())
-        .map(|r| (r.wall_s * 1e9) as u64)
+        .map(|r| crate::units::Seconds(r.wall_s).nanos().0)
         .min();
     if let Some(shortest) = shortest {
         evidence.push_str(&format!(
             "; spawn noise is {} of the shortest valid run ({})",
             crate::format::percent(automatic::spawn_noise_share(shortest, c)),
-            crate::format::seconds(shortest as f64 / 1e9)
+            crate::format::seconds(crate::units::Nanos(shortest).seconds().0)
         ));
     }
     evidence

@@ -114,7 +114,7 @@ fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
     for row in &session.runs {
         if let Some(cell) = cells.get(row.run_id.as_str()) {
             let entry = sums.entry((*cell).clone()).or_default();
-            entry.0 += row.wall_ns as f64 / 1e9;
+            entry.0 += crate::units::Nanos(row.wall_ns).seconds().0;
             entry.1 += 1;
         }
     }
