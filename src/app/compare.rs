@@ -179,7 +179,11 @@ fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> St
         |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| crate::format::number(v, &c.unit));
     let change = match (x.ratio, x.lo, x.hi) {
         (Some(r), Some(lo), Some(hi)) => {
-            format!("{}  {}", interval_text(r, lo, hi), x.verdict.words())
+            format!(
+                "{}  {}",
+                crate::format::ratio_interval(r, lo, hi),
+                x.verdict.words()
+            )
         }
         _ => format!(
             "{} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
@@ -194,8 +198,4 @@ fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> St
         median(x.a_median),
         median(x.b_median)
     )
-}
-
-fn interval_text(r: f64, lo: f64, hi: f64) -> String {
-    crate::format::ratio_interval(r, lo, hi)
 }

@@ -6,8 +6,9 @@ use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
-use super::words::{self, ratio_bounds};
+use super::words;
 use crate::config::CheckKind;
+use crate::format::ratio_bounds;
 use crate::format::{percent, ratio};
 
 /// A declared `agree` check: pass when the whole interval lies inside the band, fail when it

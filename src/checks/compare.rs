@@ -6,9 +6,10 @@ use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
-use super::words::{self, ratio_bounds};
+use super::words;
 use crate::config::{CheckKind, Comparison};
 use crate::format::ratio;
+use crate::format::ratio_bounds;
 
 /// A declared `compare` check.
 pub struct Compare<'a> {

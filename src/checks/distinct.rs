@@ -8,10 +8,10 @@ use super::rule::{Rule, worst};
 use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
 use super::verdict::Verdict;
-use super::words::{ratio_bounds, ratio_interval};
 use crate::analysis::CellStats;
 use crate::config::CheckKind;
 use crate::format::{percent, ratio};
+use crate::format::{ratio_bounds, ratio_interval};
 use std::collections::BTreeSet;
 
 /// A declared `distinct` check: fail (indistinguishable) when a pair's interval lies inside

@@ -6,10 +6,10 @@ use super::rule::{Rule, worst};
 use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
 use super::verdict::Verdict;
-use super::words::{ratio_bounds, ratio_interval};
 use crate::analysis::CellStats;
 use crate::config::{CheckKind, Comparison};
 use crate::format::{ratio, value};
+use crate::format::{ratio_bounds, ratio_interval};
 
 /// A declared `scaling` check: each series must reach the factor (last / first ≥ factor).
 pub struct Scaling<'a> {

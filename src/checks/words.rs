@@ -1,18 +1,7 @@
-//! Phrases the descriptions of several checks share: a ratio with its interval, an interval's
-//! bounds, two cells set side by side.
+//! Phrases the descriptions of several checks share: two cells set side by side.
 
 use super::pair::Pair;
-use crate::format::{level, ratio, value};
-
-/// A ratio with its interval: `0.384 [0.344, 0.583]`.
-pub fn ratio_interval(r: f64, lo: f64, hi: f64) -> String {
-    format!("{} {}", ratio(r), ratio_bounds(lo, hi))
-}
-
-/// The bounds of a ratio's interval alone: `[0.344, 0.583]`.
-pub fn ratio_bounds(lo: f64, hi: f64) -> String {
-    format!("[{}, {}]", ratio(lo), ratio(hi))
-}
+use crate::format::{level, ratio_interval, value};
 
 /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
 pub fn pair(p: &Pair, unit: &str, ci_level: f64) -> String {

@@ -103,13 +103,7 @@ fn lab_any(project: &Project, cluster: &Cluster, args: &[&str]) -> Output {
 /// `lab ARGS`, which must end as `expected`.
 fn lab(project: &Project, cluster: &Cluster, args: &[&str], expected: Exit) -> Output {
     let out = lab_any(project, cluster, args);
-    assert_eq!(
-        exit_of(&out),
-        expected,
-        "lab {args:?}\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ended(&out, args, expected);
     out
 }
 

@@ -67,13 +67,7 @@ impl Project {
     /// Runs `lab ARGS` and insists it ends as `expected`.
     pub fn lab_exits(&self, args: &[&str], expected: Exit) -> Output {
         let out = self.lab(args);
-        assert_eq!(
-            exit_of(&out),
-            expected,
-            "lab {args:?}\nstdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ended(&out, args, expected);
         out
     }
 
@@ -100,6 +94,17 @@ impl Project {
         std::fs::read_to_string(self.path(relative))
             .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
     }
+}
+
+/// Insists that `lab ARGS`, whose output is `out`, ended as `expected`; shows its output if not.
+pub fn assert_ended(out: &Output, args: &[&str], expected: Exit) {
+    assert_eq!(
+        exit_of(out),
+        expected,
+        "lab {args:?}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// How a finished `lab` process ended: its exit status as an [`Exit`], or the signal that
