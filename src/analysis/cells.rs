@@ -30,6 +30,9 @@ pub struct CellStats {
     pub n: usize,
     pub warmup_runs: usize,
     pub invalid_runs: usize,
+    /// Of the invalid runs, those whose timings were discarded because the machine was busy.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub busy_runs: usize,
     /// Values per run (after warm-up iterations), in execution order.
     #[serde(skip)]
     pub runs: Vec<Vec<f64>>,
@@ -55,7 +58,24 @@ pub struct CellStats {
     pub percentiles: Option<Percentiles>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl CellStats {
+    /// "fair threads=2 has 3 valid runs; 5 are needed", with the runs a busy machine took.
+    pub fn too_few_runs(&self, needed: usize) -> String {
+        let busy = match self.busy_runs {
+            0 => String::new(),
+            1 => " (the timing of 1 more was discarded: the machine was busy)".to_string(),
+            n => format!(" (the timings of {n} more were discarded: the machine was busy)"),
+        };
+        format!(
+            "{} has {} valid runs; {needed} are needed{busy}",
+            self.label, self.n
+        )
+    }
+
     /// Every value, pooled over runs.
     pub fn pooled(&self) -> Vec<f64> {
         self.runs.iter().flatten().copied().collect()
@@ -124,7 +144,7 @@ fn one_cell(
 ) -> CellStats {
     let (used, values): (Vec<&RunView>, Vec<Vec<f64>>) = runs
         .iter()
-        .filter(|v| !v.warmup && v.is_valid())
+        .filter(|v| !v.warmup && v.counts_for(metric))
         .map(|v| (*v, v.numbers(&metric.name, metric.warmup_iterations)))
         .filter(|(_, values)| !values.is_empty())
         .unzip();
@@ -141,7 +161,19 @@ fn one_cell(
         metric: metric.name.clone(),
         n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),
-        invalid_runs: runs.iter().filter(|v| !v.warmup && !v.is_valid()).count(),
+        invalid_runs: runs
+            .iter()
+            .filter(|v| !v.warmup && !v.counts_for(metric))
+            .count(),
+        busy_runs: runs
+            .iter()
+            .filter(|v| !v.warmup && !v.counts_for(metric) && v.timing_discarded())
+            .filter(|v| {
+                v.failed_checks
+                    .iter()
+                    .any(|c| c == crate::validity::automatic::QUIET)
+            })
+            .count(),
         median_ci: stats::percentile_ci(
             &values,
             Statistic::Median,

@@ -51,6 +51,13 @@ pub struct Counts {
     pub warmup: usize,
     pub invalid: usize,
     pub valid: usize,
+    /// Measured runs whose timings alone were discarded because the machine was busy.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub busy: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Analyses one stored session of `exp` from its judged runs (the validity stage's
@@ -136,6 +143,7 @@ fn counts(session: &StoredSession, runs: &[RunView]) -> Counts {
         warmup: runs.len() - measured.len(),
         invalid: measured.iter().filter(|r| !r.is_valid()).count(),
         valid: measured.iter().filter(|r| r.is_valid()).count(),
+        busy: measured.iter().filter(|r| r.disturbed_only()).count(),
     }
 }
 

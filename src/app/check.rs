@@ -45,6 +45,12 @@ pub fn check(
     let failed = summary::failed(&a);
     let text = if json {
         serde_json::to_string_pretty(checks).map_err(anyhow::Error::from)? + "\n"
+    } else if a.analysis.counts.valid == 0 && a.analysis.counts.busy > 0 {
+        verdict_table(checks)
+            + &format!(
+                "no run has a timing lab could use: the machine was busy during {} of them (their outputs were judged)\n",
+                a.analysis.counts.busy
+            )
     } else if a.analysis.counts.valid == 0 {
         verdict_table(checks)
             + &format!(
@@ -87,7 +93,7 @@ pub fn verdict_table(checks: &[CheckResult]) -> String {
         ));
     }
     if checks.iter().any(|c| c.untrusted) {
-        out.push_str("* untrusted: a validity check failed\n");
+        out.push_str("* untrusted: a validity check failed in a cell the hypothesis read, or across the session\n");
     }
     out
 }

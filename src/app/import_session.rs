@@ -110,9 +110,11 @@ fn run_row(run: &PlannedRun, started_utc: &str, log: &str) -> RunRow {
         exit: Exit::Code(0),
         ..crate::exec::Measurement::spawn_failed(String::new(), 0)
     };
+    let digest = format!("{:x}", Sha256::digest(log));
     RunRow {
         start_utc: started_utc.to_string(),
-        ..crate::exec::run_row(run, &no_measurement, format!("{:x}", Sha256::digest(log)))
+        busy_limit: None,
+        ..crate::exec::run_row(run, &no_measurement, digest, 1.0)
     }
 }
 

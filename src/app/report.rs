@@ -32,6 +32,8 @@ pub struct ChapterOutcome {
     pub summary: Summary,
     /// Measured (non-warm-up) runs that are valid.
     pub valid_runs: usize,
+    /// Measured runs whose timings were discarded because the machine was busy.
+    pub busy_runs: usize,
 }
 
 /// What went wrong with one experiment's chapter.
@@ -144,6 +146,7 @@ fn render_one(
         name: assessed.experiment.name.clone(),
         summary,
         valid_runs: assessed.analysis.counts.valid,
+        busy_runs: assessed.analysis.counts.busy,
     };
     Ok(Some((entry, outcome)))
 }

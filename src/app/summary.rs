@@ -214,7 +214,7 @@ pub fn text(s: &Summary) -> String {
         out.push_str(&format!("  {verdict:<13} {}: {}\n", c.name, c.reading));
     }
     if s.checks.iter().any(|c| c.untrusted) {
-        out.push_str("  * untrusted: a validity check failed\n");
+        out.push_str("  * untrusted: a validity check failed in a cell the hypothesis read, or across the session\n");
     }
     if let Some(sampling) = &s.sampling {
         out.push_str(&format!("{sampling}\n"));

@@ -16,7 +16,7 @@ fn replaced_by_valid_rerun(run: &RunView, runs: &[RunView]) -> bool {
         .any(|r| r.is_valid() && r.repeats.as_deref() == Some(original))
 }
 
-/// "; the busiest run, r0042, shared its CPUs 12.0% with others (judged: 140 runs)".
+/// "; the busiest run, r0042, lost 12.0% of its wall time to others (140 of 140 runs judged)".
 fn busiest(runs: &[RunView]) -> String {
     let judged: Vec<&RunView> = runs.iter().filter(|r| r.busy_share.is_some()).collect();
     let Some(top) = judged.iter().max_by(|a, b| {
@@ -27,7 +27,7 @@ fn busiest(runs: &[RunView]) -> String {
         return String::new();
     };
     format!(
-        "; the busiest run, {}, shared its CPUs {} with others ({} of {} runs long enough to judge)",
+        "; the busiest run, {}, lost {} of its wall time to others ({} of {} runs judged)",
         top.id,
         crate::format::percent(top.busy_share.unwrap_or(0.0)),
         judged.len(),
@@ -74,7 +74,7 @@ fn judged_automatic(
         ),
         automatic::QUIET if !runs.iter().any(|r| r.busy_share.is_some()) => automatic_not_run(
             name,
-            "no run recorded what else the machine did (sessions before lab measured it, or runs under 0.2 CPU-seconds)",
+            "no run recorded what else the machine did (a session recorded before lab measured it, or /proc/stat could not be read)",
         ),
         automatic::APART if runs.iter().all(|r| r.overlapped.is_empty()) => automatic_not_run(
             name,
@@ -159,16 +159,47 @@ impl<'a> Failures<'a> {
 
     fn reading(&self) -> String {
         let (failing, replaced) = (&self.failing, self.replaced);
-        match failing.first() {
-            None if replaced > 0 => format!(
-                "{replaced} run{} on a busy machine ran again on a quiet one; the quiet runs are the measurements",
-                if replaced == 1 { "" } else { "s" }
-            ),
-            None => format!("all {} runs", self.runs.len()),
+        let first = match failing.first() {
+            None if replaced > 0 => {
+                return format!(
+                    "{replaced} run{} on a busy machine ran again on a quiet one; the quiet runs are the measurements",
+                    if replaced == 1 { "" } else { "s" }
+                );
+            }
+            None => return format!("all {} runs", self.runs.len()),
             Some((run, problem)) if failing.len() == 1 => format!("run {}: {problem}", run.id),
             Some((run, problem)) => {
                 format!("run {}: {problem}, and {} more", run.id, failing.len() - 1)
             }
+        };
+        match self.discarded_timings() {
+            0 => first,
+            n => format!(
+                "timings of {n} run{} discarded ({}); their outputs were judged. {first}",
+                if n == 1 { "" } else { "s" },
+                self.discard_reason()
+            ),
+        }
+    }
+
+    /// Failing runs of this check whose timing alone was discarded.
+    fn discarded_timings(&self) -> usize {
+        let mut ids: Vec<&str> = self
+            .failing
+            .iter()
+            .filter(|(r, _)| r.timing_discarded())
+            .map(|(r, _)| r.id.as_str())
+            .collect();
+        ids.dedup();
+        ids.len()
+    }
+
+    fn discard_reason(&self) -> &'static str {
+        match self.name {
+            automatic::QUIET => "machine busy",
+            automatic::TOO_SHORT => "too short to time",
+            automatic::APART => "a CPU shared with a run beside it",
+            _ => "a system suspend",
         }
     }
 }

@@ -175,10 +175,7 @@ impl Ceiling<'_> {
                 let (Some(m), Some(ci)) =
                     (cell.median(), cell.median_ci.filter(|_| cell.n >= MIN_RUNS))
                 else {
-                    return Some(Err(format!(
-                        "{} has {} valid runs; {MIN_RUNS} are needed",
-                        cell.label, cell.n
-                    )));
+                    return Some(Err(cell.too_few_runs(MIN_RUNS)));
                 };
                 let interval = Interval {
                     lo: ci.lo / limit,

@@ -1,6 +1,7 @@
 //! `checksum`: every variant computes the same answer (seed 000: the C harness prints a
 //! checksum on every run and refuses a time it could not verify against the sequential
-//! version). A text metric is compared over all valid measured runs with the same parameters:
+//! version). A text metric is compared over all measured runs with the same parameters whose
+//! outputs are valid (a run whose timing was discarded on a busy machine still counts):
 //! it must equal the `reference` variant's value, or, without a reference, be the same for
 //! every variant. A run whose value differs from other runs of its own cell fails too: an
 //! answer that changes from run to run is wrong at least some of the time.
@@ -74,7 +75,7 @@ impl<'a> Check<'a> for Checksum<'_> {
     fn decide(&self, cx: &Context<'a>) -> Result<Answers, String> {
         let mut groups: BTreeMap<&BTreeMap<String, crate::config::ParamValue>, Vec<Answer>> =
             BTreeMap::new();
-        for run in cx.runs.iter().filter(|r| !r.warmup && r.is_valid()) {
+        for run in cx.runs.iter().filter(|r| !r.warmup && r.outputs_valid()) {
             if let Some(values) = run.values.texts(self.metric).filter(|v| !v.is_empty()) {
                 groups
                     .entry(&run.cell.params)

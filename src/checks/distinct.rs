@@ -198,15 +198,19 @@ impl Distinct<'_> {
     }
 }
 
-/// Every valid measured run of both cells printed exactly the same standard output.
+/// Every measured run of both cells whose outputs are valid (timings discarded or not)
+/// printed exactly the same standard output.
 fn same_output(cx: &Context, a: &CellStats, b: &CellStats) -> bool {
-    let digests: BTreeSet<&str> = cx
-        .runs
-        .iter()
-        .filter(|r| a.run_ids.contains(&r.id) || b.run_ids.contains(&r.id))
-        .map(|r| r.stdout_sha256.as_str())
-        .collect();
-    !a.run_ids.is_empty() && !b.run_ids.is_empty() && digests.len() == 1
+    let outputs = |cell: &crate::plan::CellKey| -> Vec<&str> {
+        cx.runs
+            .iter()
+            .filter(|r| !r.warmup && r.outputs_valid() && r.cell == *cell)
+            .map(|r| r.stdout_sha256.as_str())
+            .collect()
+    };
+    let (of_a, of_b) = (outputs(&a.cell), outputs(&b.cell));
+    let digests: BTreeSet<&str> = of_a.iter().chain(&of_b).copied().collect();
+    !of_a.is_empty() && !of_b.is_empty() && digests.len() == 1
 }
 
 fn describe(s: &Step, level: f64) -> String {

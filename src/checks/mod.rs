@@ -1,5 +1,6 @@
 //! Stage 7: every declared and automatic check → pass | fail | inconclusive | not run.
-//! Validity checks come first; a failed one marks every hypothesis verdict untrusted.
+//! Validity checks come first; a failed one marks untrusted the hypothesis verdicts that read
+//! its cells, or every one when it concerns the whole session.
 //!
 //! Every declared kind has one shape ([`shape::Check`]): it decides from a [`Context`] and
 //! describes what it decided; the interval kinds decide through one [`rule::Rule`].
@@ -90,6 +91,7 @@ pub fn evaluate(
     for check in &mut checks {
         check.cells = cells_of(exp, analysis, &check.runs);
     }
+    mark_untrusted(&mut checks);
     Findings {
         multiplicity: multiplicity(&checks),
         checks,
@@ -192,22 +194,44 @@ pub fn kind_name(kind: &CheckKind) -> &'static str {
     }
 }
 
-/// Orders results (automatic, then declared validity, then hypotheses) and marks hypotheses
-/// untrusted when any validity check failed.
+/// Orders results: automatic, then declared validity, then hypotheses.
 pub fn assemble(
     automatic: Vec<CheckResult>,
     mut declared: Vec<(usize, CheckResult)>,
 ) -> Vec<CheckResult> {
     declared.sort_by_key(|(i, c)| (c.class, *i));
-    let mut all: Vec<CheckResult> = automatic
+    automatic
         .into_iter()
         .chain(declared.into_iter().map(|(_, c)| c))
-        .collect();
-    let invalid = all
+        .collect()
+}
+
+/// Marks untrusted each hypothesis that a failed validity check [`distrusts`].
+pub fn mark_untrusted(all: &mut [CheckResult]) {
+    let failed: Vec<CheckResult> = all
         .iter()
-        .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail);
+        .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
+        .cloned()
+        .collect();
     for c in all.iter_mut().filter(|c| c.class == CheckClass::Hypothesis) {
-        c.untrusted = invalid;
+        c.untrusted = failed.iter().any(|v| distrusts(v, c));
     }
-    all
+}
+
+/// Validity checks whose failure concerns the whole session, whatever runs it names: the
+/// machine slept, or a run changed the session's own files.
+const SESSION_WIDE: [&str; 2] = [crate::validity::automatic::SUSPEND, INTACT];
+
+/// Whether a failed validity check concerns the whole session rather than some cells: it
+/// names no cell, or is one of [`SESSION_WIDE`].
+pub fn session_wide(validity: &CheckResult) -> bool {
+    validity.cells.is_empty() || SESSION_WIDE.contains(&validity.name.as_str())
+}
+
+/// Whether the failed validity check `validity` makes `hypothesis` untrusted: it concerns the
+/// whole session, or a cell the hypothesis read (a hypothesis that names no cell read all).
+pub fn distrusts(validity: &CheckResult, hypothesis: &CheckResult) -> bool {
+    session_wide(validity)
+        || hypothesis.cells.is_empty()
+        || hypothesis.cells.iter().any(|c| validity.cells.contains(c))
 }

@@ -14,10 +14,7 @@ pub fn ratio_of(
 ) -> Result<(f64, Interval), String> {
     for cell in [a, b] {
         if cell.n < MIN_RUNS {
-            return Err(format!(
-                "{} has {} valid runs; {MIN_RUNS} are needed",
-                cell.label, cell.n
-            ));
+            return Err(cell.too_few_runs(MIN_RUNS));
         }
     }
     let mut rng = stats::stream(r.seed, label);

@@ -77,6 +77,10 @@ pub enum Extractor {
     Builtin,
 }
 
+/// The built-in metric that is counted rather than timed: peak memory does not depend on how
+/// busy the machine was.
+pub const MEMORY_METRIC: &str = "max_rss_mib";
+
 /// The metrics lab measures for every run, with their units: usable like declared ones.
 pub const BUILTIN_METRICS: [(&str, &str, &str); 5] = [
     (
@@ -99,10 +103,18 @@ pub struct Metric {
     pub better: Better,
     /// Text metrics (checksums, echoed configurations) are compared, never averaged.
     pub text: bool,
+    /// Counted, not timed (`count = true`): kept from runs whose timings are discarded.
+    pub count: bool,
     pub warmup_iterations: usize,
 }
 
 impl Metric {
+    /// Whether the metric's values depend on how busy the machine was: numbers that are not
+    /// declared counts. Runs whose timings are discarded keep their other values.
+    pub fn is_timing(&self) -> bool {
+        !self.text && !self.count
+    }
+
     /// True for the metrics lab measures itself ([`BUILTIN_METRICS`]).
     pub fn is_builtin(&self) -> bool {
         matches!(self.extractor, Extractor::Builtin)
@@ -285,9 +297,13 @@ pub struct Experiment {
     pub order: Order,
     pub seed: u64,
     pub timeout: Duration,
-    /// The share of the CPU time on a run's CPUs that others may take before the run is
-    /// invalid ("the machine was busy").
+    /// The share of its wall time a run may wait for a CPU others had (or have its CPUs
+    /// stolen) before its timings are discarded ("the machine was busy").
     pub max_busy: f64,
+    /// The limit of the rule runs recorded before lab judged waiting (no `busy_limit` in
+    /// runs.csv) were judged by: others' share of their CPUs' time, `max_busy` as declared or
+    /// the 25% it defaulted to then.
+    pub legacy_max_busy: f64,
     /// How many times a run invalidated by a busy machine is run again.
     pub requeue: u32,
     /// With `repetitions = { min, max }`: runs are added in looks until the goal is met, from

@@ -69,8 +69,9 @@ pub struct RawExperiment {
     /// The largest plan lab accepts (default [`crate::config::MAX_RUNS`]).
     #[schemars(with = "Option<u64>")]
     pub max_runs: Option<Spanned<u64>>,
-    /// A run is invalid when other processes and the hypervisor took more than this share of
-    /// the CPU time its CPUs had while it ran ("25%" by default; "100%" turns the guard off).
+    /// A run's timings are discarded when it waited for a CPU that others had (or a hypervisor
+    /// stole its CPUs) for more than this share of its wall time ("10%" by default; "100%"
+    /// turns the guard off). Its outputs still count.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub max_busy: Option<Spanned<RawNumberOrText>>,
     /// How many times a run invalidated by a busy machine is run again (default 2).
@@ -142,6 +143,11 @@ pub struct RawMetric {
     pub better: Option<RawBetter>,
     #[serde(default)]
     pub text: bool,
+    /// A value the run counted rather than timed (operations done, bytes allocated, a
+    /// checksum as a number): it does not depend on how busy the machine was, so it is kept
+    /// from runs whose timings are discarded.
+    #[serde(default)]
+    pub count: bool,
     pub warmup_iterations: Option<u32>,
 }
 

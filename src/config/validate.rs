@@ -21,7 +21,10 @@ const DEFAULT_SEED: u64 = 1;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Others may take up to a quarter of the CPU time on a run's CPUs: background daemons stay
 /// far below it, a process competing for one of two cores (half) far above.
-pub const DEFAULT_MAX_BUSY: f64 = 0.25;
+pub const DEFAULT_MAX_BUSY: f64 = 0.10;
+/// The default of `max_busy` when it was others' share of a run's CPUs, before lab judged
+/// waiting: sessions recorded then keep the rule they were recorded under.
+pub const LEGACY_MAX_BUSY: f64 = 0.25;
 const DEFAULT_REQUEUE: u32 = 2;
 /// A sampled session's first look needs an interval in every cell: three runs.
 const MIN_SAMPLED: u32 = 3;
@@ -77,7 +80,8 @@ pub fn validate(
         order: order_of(e.order.as_ref()),
         seed: e.seed.unwrap_or(DEFAULT_SEED),
         timeout,
-        max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?,
+        max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?.unwrap_or(DEFAULT_MAX_BUSY),
+        legacy_max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?.unwrap_or(LEGACY_MAX_BUSY),
         requeue: parse_requeue(e.requeue.as_ref(), loc)?,
         sampling: None,
         versions: validate_versions(&e.versions, loc)?,
@@ -178,17 +182,17 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
 }
 
 /// `max_busy`: a share above 0 and at most 100% (which turns the guard off).
-fn parse_max_busy(value: Option<&Spanned<RawNumberOrText>>, loc: &Locator) -> Result<f64> {
+fn parse_max_busy(value: Option<&Spanned<RawNumberOrText>>, loc: &Locator) -> Result<Option<f64>> {
     let Some(value) = value else {
-        return Ok(DEFAULT_MAX_BUSY);
+        return Ok(None);
     };
     match super::duration::parse_fraction(&value.get_ref().text()) {
-        Some(share) if share > 0.0 && share <= 1.0 => Ok(share),
+        Some(share) if share > 0.0 && share <= 1.0 => Ok(Some(share)),
         _ => Err(loc.hinted(
             value.span(),
             "experiment.max_busy",
             "not a share between 0 and 100%",
-            "write e.g. \"25%\" or 0.25: runs during which others took more of the CPU are invalid; \"100%\" turns the guard off",
+            "write e.g. \"10%\" or 0.1: a run that waited for a CPU others had for more of its wall time is disturbed; \"100%\" turns the guard off",
         )),
     }
 }
@@ -540,6 +544,7 @@ fn validate_metrics(
                 _ => Better::Higher,
             },
             text: m.text,
+            count: m.count,
             warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
         });
     }
@@ -549,6 +554,7 @@ fn validate_metrics(
         unit: unit.to_string(),
         better: Better::Lower,
         text: false,
+        count: *name == MEMORY_METRIC,
         warmup_iterations: 0,
     }));
     Ok(metrics)

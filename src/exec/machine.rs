@@ -1,6 +1,6 @@
 //! What the rest of the machine did while a run ran, from counters the kernel keeps: CPU time
 //! spent on the run's CPUs by anyone (`/proc/stat`), time a hypervisor stole, CPU pressure
-//! stalls (`/proc/pressure/cpu`) and thermal-throttle events. Read once before the spawn and
+//! stalls (`/proc/pressure/cpu`, and the run's own cgroup's) and thermal-throttle events. Read once before the spawn and
 //! once after the wait, outside the timed interval; nothing here judges.
 
 use std::collections::BTreeMap;
@@ -40,6 +40,9 @@ pub struct MachineLoad {
     /// CPU time the run's CPUs had to give: their ticks over the run.
     pub capacity_ns: u64,
     pub psi_some_us: Option<u64>,
+    /// Microseconds some task of the run itself waited for a CPU (PSI of the run's own
+    /// cgroup), where lab could give it one.
+    pub own_psi_some_us: Option<u64>,
     pub throttle_events: Option<u64>,
 }
 
@@ -95,6 +98,7 @@ pub fn between(before: &Counters, after: &Counters, tick_ns: u64) -> MachineLoad
         steal_ns: ticks(before.steal_ticks, after.steal_ticks),
         capacity_ns: ticks(before.total_ticks, after.total_ticks),
         psi_some_us: delta(before.psi_some_us, after.psi_some_us),
+        own_psi_some_us: None,
         throttle_events: delta(before.throttle_events, after.throttle_events),
     }
 }
@@ -154,7 +158,7 @@ fn forks_in(stat: &str) -> Option<u64> {
 }
 
 /// `total=` of the `some` line of `/proc/pressure/cpu`.
-fn psi_some_total(text: &str) -> Option<u64> {
+pub fn psi_some_total(text: &str) -> Option<u64> {
     text.lines()
         .find(|l| l.starts_with("some "))?
         .split_whitespace()

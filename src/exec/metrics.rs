@@ -138,6 +138,7 @@ mod tests {
             unit: String::new(),
             better: Better::Higher,
             text: false,
+            count: false,
             warmup_iterations: 0,
         }
     }

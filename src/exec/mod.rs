@@ -3,6 +3,7 @@
 
 mod build;
 mod calibrate;
+mod cgroup;
 mod clock;
 mod interrupt;
 mod machine;
@@ -12,6 +13,7 @@ mod orphans;
 mod parallel;
 mod process;
 mod progress;
+mod requeue;
 mod running;
 pub mod slurm;
 mod spawn;
@@ -65,7 +67,9 @@ pub fn execute(
 ) -> Result<Ending> {
     interrupt::install();
     orphans::become_subreaper();
+    cgroup::remove_stale();
     let ending = run_in_turn(exp, runs, session, runner, progress);
+    cgroup::remove_all();
     session.remove_spools();
     ending
 }
@@ -81,7 +85,7 @@ fn run_in_turn(
 ) -> Result<Ending> {
     let reader = MetricReader::new(&exp.metrics);
     let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
-    let mut again: std::collections::BTreeMap<String, u32> = std::collections::BTreeMap::new();
+    let mut requeue = requeue::Requeue::of(exp, runs.len());
     let (spool_out, spool_err) = session.spool_paths();
     while let Some(run) = queue.pop_front() {
         if interrupt::requested() {
@@ -97,7 +101,7 @@ fn run_in_turn(
         session.keep_spooled(&run)?;
         let (stdout, _) = session.log_paths(&run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);
-        let row = run_row(&run, &measurement, scan.sha256);
+        let row = run_row(&run, &measurement, scan.sha256, exp.max_busy);
         session.append(&run, &row, &samples)?;
         progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
         if !changes.is_empty() {
@@ -107,8 +111,7 @@ fn run_in_turn(
                 changes.join(", ")
             )));
         }
-        if let Some(next) = plan_again(exp, &run, &row, &mut again, session)? {
-            progress.requeued(&run, &next, row.contention().map_or(0.0, |c| c.total()));
+        if let Some(next) = plan_again(&mut requeue, &run, &row, session, progress)? {
             queue.push_back(next);
         }
     }
@@ -136,28 +139,45 @@ fn request<'a>(
     }
 }
 
-/// A run the machine disturbed, planned again at the end of the session, while the run (or
-/// the one it repeats) has been re-run fewer than `requeue` times. The rule is the one the
-/// validity stage judges by, applied to the counters just stored.
+/// What becomes of a run the machine disturbed: planned again at the end of the session, or
+/// kept with its timing discarded when its re-runs or the session's budget are spent; the
+/// progress output says which.
 fn plan_again(
-    exp: &Experiment,
+    requeue: &mut requeue::Requeue,
     run: &PlannedRun,
     row: &RunRow,
-    again: &mut std::collections::BTreeMap<String, u32>,
     session: &mut SessionWriter,
+    progress: &Progress,
 ) -> Result<Option<PlannedRun>> {
-    let busy = row.busier_than(exp.max_busy).is_some();
-    let original = run.repeats.clone().unwrap_or_else(|| run.id.clone());
-    let count = again.entry(original).or_insert(0);
-    if !busy || *count >= exp.requeue {
-        return Ok(None);
+    match requeue.decide(run, row) {
+        requeue::Decision::Keep => Ok(None),
+        requeue::Decision::Again { share } => {
+            let next = session.extend_plan(|position| run.again(position))?;
+            progress.requeued(run, &next, share);
+            Ok(Some(next))
+        }
+        requeue::Decision::CellStaysBusy { cell, reruns } => {
+            progress.note(&format!(
+                "the machine stays busy for {cell}: its last {reruns} re-runs were disturbed too; its disturbed runs are not run again (their timings are discarded, their outputs judged)"
+            ));
+            Ok(None)
+        }
+        requeue::Decision::BudgetSpent { budget } => {
+            progress.note(&format!(
+                "{budget} runs were run again because the machine was busy, the most a session of this size runs again; later disturbed runs are kept with their timings discarded"
+            ));
+            Ok(None)
+        }
     }
-    *count += 1;
-    Ok(Some(session.extend_plan(|position| run.again(position))?))
 }
 
 /// The stored row of a measured run.
-pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunRow {
+pub fn run_row(
+    run: &PlannedRun,
+    m: &Measurement,
+    stdout_sha256: String,
+    busy_limit: f64,
+) -> RunRow {
     let (exit_code, signal, spawn_error) = match &m.exit {
         Exit::Code(c) => (Some(*c), None, None),
         Exit::Signal(s) => (None, Some(*s), None),
@@ -193,6 +213,8 @@ pub fn run_row(run: &PlannedRun, m: &Measurement, stdout_sha256: String) -> RunR
         host_steal_ns: m.machine.map(|l| l.steal_ns),
         host_capacity_ns: m.machine.map(|l| l.capacity_ns),
         psi_cpu_some_us: m.machine.and_then(|l| l.psi_some_us),
+        psi_cpu_own_us: m.machine.and_then(|l| l.own_psi_some_us),
+        busy_limit: Some(busy_limit),
         throttle_events: m.machine.and_then(|l| l.throttle_events),
         samples: None,
         node: None,

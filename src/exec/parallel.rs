@@ -48,7 +48,7 @@ pub fn execute_side_by_side(
         jobs,
         queue: runs.iter().cloned().collect(),
         running: BTreeMap::new(),
-        again: BTreeMap::new(),
+        requeue: super::requeue::Requeue::of(exp, runs.len()),
         stopping: None,
     };
     std::thread::scope(|scope| {
@@ -68,8 +68,8 @@ struct Schedule<'e> {
     /// Runs not started yet, in the order they start.
     queue: VecDeque<PlannedRun>,
     running: BTreeMap<String, InFlight>,
-    /// How often each original run was planned again because the machine was busy.
-    again: BTreeMap<String, u32>,
+    /// Which disturbed runs are run again.
+    requeue: super::requeue::Requeue,
     /// Set once no more runs may start, with how the session ends.
     stopping: Option<Ending>,
 }
@@ -188,7 +188,7 @@ impl<'e> Schedule<'e> {
         let changes = session.verify()?;
         let (stdout, _) = session.log_paths(run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);
-        let mut row = super::run_row(run, measurement, scan.sha256);
+        let mut row = super::run_row(run, measurement, scan.sha256, self.exp.max_busy);
         row.overlapped = (!flight.overlapped.is_empty()).then(|| {
             flight
                 .overlapped
@@ -212,9 +212,8 @@ impl<'e> Schedule<'e> {
             return Ok(());
         }
         if self.stopping.is_none()
-            && let Some(next) = super::plan_again(self.exp, run, &row, &mut self.again, session)?
+            && let Some(next) = super::plan_again(&mut self.requeue, run, &row, session, progress)?
         {
-            progress.requeued(run, &next, row.contention().map_or(0.0, |c| c.total()));
             self.queue.push_back(next);
         }
         Ok(())

@@ -3,9 +3,9 @@
 //! the kernel has no pidfd), then `wait4` for its resource usage.
 
 use super::clock::Instant2;
-use super::machine::Counters;
+use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, RunRequest, Runner};
-use super::spawn::{Spawn, spawn};
+use super::spawn::{Spawn, Started, spawn};
 use crate::store::Exit;
 use crate::units::{NANOS_PER_MILLI, Nanos};
 use std::fs::File;
@@ -53,22 +53,26 @@ enum Alone<'a> {
 /// Spawns, waits for and measures one process.
 fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let start_unix_ms = unix_ms();
-    let start_with = match prepare(request) {
+    let mut group = super::cgroup::RunGroup::take();
+    let start_with = match prepare(request, group.as_ref()) {
         Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
+    let group_waited_before = group.as_mut().and_then(super::cgroup::RunGroup::waited_us);
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
     let before = match alone {
         Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
         Alone::No(_) => super::machine::sample(&cpus),
     };
     let forks_before = before.as_ref().and_then(Counters::forks);
-    let (start, pid) = match start_timed(start_with, &mut alone) {
+    let (start, started) = match start_timed(start_with, &mut alone) {
         Ok(started) => started,
         Err(e) => {
+            group.map(super::cgroup::RunGroup::give_back);
             return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
         }
     };
+    let pid = started.pid;
     let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
     let Ended {
         status,
@@ -81,6 +85,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     if let (Alone::Yes, Some(after)) = (&alone, after) {
         keep_sample(&cpus, after);
     }
+    let own_waited = own_wait(group, started.in_cgroup, group_waited_before);
     let forks_after = after.as_ref().and_then(Counters::forks);
     let left_running = match alone {
         Alone::Yes => {
@@ -102,28 +107,42 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         cpus_granted,
         left_running,
         start_unix_ms,
-        machine: before
-            .zip(after)
-            .map(|(b, a)| super::machine::between(&b, &a, super::machine::tick_ns())),
+        machine: before.zip(after).map(|(b, a)| MachineLoad {
+            own_psi_some_us: own_waited,
+            ..super::machine::between(&b, &a, super::machine::tick_ns())
+        }),
     }
 }
 
+/// Microseconds the run's own tasks waited for a CPU: the growth of its cgroup's pressure
+/// while it ran, when it joined one. The group is returned for the next run.
+fn own_wait(
+    group: Option<super::cgroup::RunGroup>,
+    joined: bool,
+    before: Option<u64>,
+) -> Option<u64> {
+    let mut group = group?;
+    let after = group.waited_us();
+    group.give_back();
+    joined.then_some(after?.checked_sub(before?)).flatten()
+}
+
 /// Starts the clock and the process; a run beside others is registered and announced.
-fn start_timed(start_with: Spawn, alone: &mut Alone) -> std::io::Result<(Instant2, libc::pid_t)> {
+fn start_timed(start_with: Spawn, alone: &mut Alone) -> std::io::Result<(Instant2, Started)> {
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
     let spawned = spawn(start_with);
-    if let Ok(&pid) = spawned.as_ref()
+    if let Ok(started) = spawned.as_ref()
         && spawning.is_some()
     {
-        register_group(pid);
+        register_group(started.pid);
     }
     drop(spawning);
     if let Alone::No(announce) = alone {
         announce();
     }
-    spawned.map(|pid| (start, pid))
+    spawned.map(|started| (start, started))
 }
 
 /// Registers a run executing beside others so that a stop signal kills its group, and kills
@@ -166,7 +185,10 @@ fn keep_sample(cpus: &[usize], counters: Counters) {
 }
 
 /// What to start for `request`: its log files opened, its CPU set built.
-fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
+fn prepare<'a>(
+    request: &'a RunRequest,
+    group: Option<&super::cgroup::RunGroup>,
+) -> Result<Spawn<'a>, String> {
     let stdout = empty_file(request.stdout)
         .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
     let stderr = empty_file(request.stderr)
@@ -178,6 +200,7 @@ fn prepare<'a>(request: &'a RunRequest) -> Result<Spawn<'a>, String> {
         cpus: request.cpus.map(cpu_set),
         stdout,
         stderr,
+        cgroup_procs: group.map(super::cgroup::RunGroup::procs_fd),
     })
 }
 

@@ -68,7 +68,7 @@ impl Progress {
     /// Says that `run` ran on a busy machine and is planned again as `next`.
     pub fn requeued(&self, run: &PlannedRun, next: &PlannedRun, busy_share: f64) {
         let text = format!(
-            "{}: the machine was busy (others took {} of its CPUs); it runs again as {}",
+            "{}: the machine was busy (it lost {} of its wall time to others); it runs again as {}",
             run.id,
             crate::format::percent(busy_share),
             next.id

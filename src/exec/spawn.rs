@@ -28,6 +28,17 @@ pub struct Spawn<'a> {
     pub cpus: Option<libc::cpu_set_t>,
     pub stdout: File,
     pub stderr: File,
+    /// A `cgroup.procs` the child writes itself into before `execve`, when the run has a
+    /// cgroup of its own.
+    pub cgroup_procs: Option<RawFd>,
+}
+
+/// A started process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    pub pid: libc::pid_t,
+    /// Whether it joined the cgroup it was given (false when none was given).
+    pub in_cgroup: bool,
 }
 
 /// Everything the child reads, laid out before `clone`.
@@ -44,13 +55,16 @@ struct Prepared {
     stdout: File,
     stderr: File,
     cpus: Option<libc::cpu_set_t>,
+    cgroup_procs: Option<RawFd>,
+    /// Written by the child when it could not join its cgroup (the run goes on without it).
+    cgroup_refused: bool,
     /// Written by the child when a step before `execve` fails: the errno.
     failed: i32,
 }
 
 /// Starts the run's process in its own process group and returns its PID; an error is what
 /// starting it failed with (a program not found, not executable, a bad folder).
-pub fn spawn(request: Spawn) -> io::Result<libc::pid_t> {
+pub fn spawn(request: Spawn) -> io::Result<Started> {
     let mut prepared = prepare(request)?;
     let mut stack = vec![0u8; CHILD_STACK];
     // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
@@ -82,7 +96,12 @@ pub fn spawn(request: Spawn) -> io::Result<libc::pid_t> {
         reap(pid);
         return Err(io::Error::from_raw_os_error(failed));
     }
-    Ok(pid)
+    // SAFETY: as above.
+    let refused = unsafe { std::ptr::read_volatile(&prepared.cgroup_refused) };
+    Ok(Started {
+        pid,
+        in_cgroup: prepared.cgroup_procs.is_some() && !refused,
+    })
 }
 
 /// Waits for a child that failed before `execve`.
@@ -122,6 +141,8 @@ fn prepare(request: Spawn) -> io::Result<Prepared> {
         stdout: request.stdout,
         stderr: request.stderr,
         cpus: request.cpus,
+        cgroup_procs: request.cgroup_procs,
+        cgroup_refused: false,
         failed: 0,
     })
 }
@@ -249,6 +270,11 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
                 libc::signal(signal, libc::SIG_DFL);
             }
         }
+        if let Some(fd) = p.cgroup_procs
+            && libc::write(fd, b"0".as_ptr().cast(), 1) != 1
+        {
+            std::ptr::write_volatile(&mut p.cgroup_refused, true);
+        }
         let steps_ok = libc::setpgid(0, 0) == 0
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
             && p.cpus.as_ref().is_none_or(|set| {
@@ -306,7 +332,9 @@ mod tests {
             cpus: None,
             stdout: File::create(logs.join("out")).unwrap(),
             stderr: File::create(logs.join("err")).unwrap(),
+            cgroup_procs: None,
         })
+        .map(|s| s.pid)
     }
 
     fn wait(pid: libc::pid_t) -> i32 {

@@ -16,7 +16,7 @@ pub fn answer(checks: &[CheckResult]) -> String {
     let mut html = String::from("<div class=\"lab-answer\">\n");
     html.push_str(&hypothesis_lines(checks));
     for check in failed_validity(checks) {
-        html.push_str(&untrusted_line(check));
+        html.push_str(&untrusted_line(check, checks));
     }
     html.push_str(&tally_line(checks));
     html.push_str("</div>\n");
@@ -69,16 +69,50 @@ fn failed_validity(checks: &[CheckResult]) -> impl Iterator<Item = &CheckResult>
         .filter(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail)
 }
 
-fn untrusted_line(c: &CheckResult) -> String {
+/// Which failed validity check makes which hypotheses untrusted: those that read its cells,
+/// or all of them when it concerns the whole session.
+fn untrusted_line(c: &CheckResult, checks: &[CheckResult]) -> String {
     let place = if c.cells.is_empty() {
         html_with_code_spans(&c.reading)
     } else {
         format!("failed in {}", cell_list(&c.cells))
     };
+    let hypotheses: Vec<String> = checks
+        .iter()
+        .filter(|h| h.class == CheckClass::Hypothesis && crate::checks::distrusts(c, h))
+        .map(|h| format!("“{}”", html_line(&h.name)))
+        .collect();
+    let any_hypothesis = checks.iter().any(|h| h.class == CheckClass::Hypothesis);
+    let consequence = if !any_hypothesis {
+        "and no hypothesis is declared".to_string()
+    } else if crate::checks::session_wide(c) {
+        "so every hypothesis verdict may rest on broken measurements".to_string()
+    } else if hypotheses.is_empty() {
+        "which no hypothesis reads: the hypothesis verdicts stand".to_string()
+    } else {
+        format!(
+            "so the verdict{} of {} may rest on broken measurements",
+            if hypotheses.len() == 1 { "" } else { "s" },
+            prose_list(&hypotheses)
+        )
+    };
+    let badge = if hypotheses.is_empty() && !(any_hypothesis && crate::checks::session_wide(c)) {
+        ""
+    } else {
+        "<span class=\"lab-untrusted\">untrusted</span> "
+    };
     format!(
-        "<p class=\"lab-untrusted-note\"><span class=\"lab-untrusted\">untrusted</span> The validity check “{}” {place}, so the hypothesis verdicts may rest on broken measurements.</p>\n",
+        "<p class=\"lab-untrusted-note\">{badge}The validity check “{}” {place}, {consequence}.</p>\n",
         html_line(&c.name)
     )
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn prose_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, first)) if !first.is_empty() => format!("{} and {last}", first.join(", ")),
+        _ => items.join(""),
+    }
 }
 
 /// `a, b and c`, or the first few and "and N more".

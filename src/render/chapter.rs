@@ -238,7 +238,14 @@ fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
                 crate::analysis::cell_label(exp, &r.cell),
                 if r.warmup { " (warm-up)" } else { "" }
             ),
-            reasons: r.problems.join("; "),
+            reasons: if r.timing_discarded() {
+                format!(
+                    "{} (timing discarded; outputs judged)",
+                    r.problems.join("; ")
+                )
+            } else {
+                r.problems.join("; ")
+            },
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! plan.json, runs.csv, samples.csv and logs/. Each run's samples and then its run row are
 //! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
 
+mod contention;
 mod lock;
 mod logs;
 mod manifest;
@@ -12,11 +13,12 @@ mod session_ref;
 mod shards;
 mod writer;
 
+pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{MAX_LINE, Scan, read_lines, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
-pub use rows::{Contention, Exit, MIN_CAPACITY_NS, RunRow, SampleRow};
+pub use rows::{Exit, RunRow, SampleRow};
 pub use session_ref::{
     ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
 };

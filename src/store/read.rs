@@ -291,6 +291,8 @@ pub(super) mod tests {
             host_steal_ns: Some(0),
             host_capacity_ns: Some(2_000_000_000),
             psi_cpu_some_us: None,
+            psi_cpu_own_us: None,
+            busy_limit: None,
             throttle_events: None,
             samples: None,
             node: None,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 26] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 28] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -28,6 +28,8 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 26] = [
     "host_steal_ns",
     "host_capacity_ns",
     "psi_cpu_some_us",
+    "psi_cpu_own_us",
+    "busy_limit",
     "throttle_events",
     "samples",
     "node",
@@ -47,7 +49,7 @@ pub enum Exit {
 
 /// One row of runs.csv: what was measured, never a judgement (the validity stage judges).
 /// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct RunRow {
     pub run_id: String,
     pub position: usize,
@@ -85,6 +87,14 @@ pub struct RunRow {
     /// Microseconds some task on the machine waited for a CPU while the run ran (PSI).
     #[serde(default)]
     pub psi_cpu_some_us: Option<u64>,
+    /// Microseconds the run's own tasks waited for a CPU (PSI of its own cgroup), where lab
+    /// could give it one.
+    #[serde(default)]
+    pub psi_cpu_own_us: Option<u64>,
+    /// The share of its wall time the run could wait for a CPU before it counted as disturbed
+    /// (`max_busy` when it ran); empty in sessions recorded before the column existed.
+    #[serde(default)]
+    pub busy_limit: Option<f64>,
     /// Thermal-throttle events on the run's CPUs while it ran, where the kernel counts them.
     #[serde(default)]
     pub throttle_events: Option<u64>,
@@ -106,45 +116,7 @@ pub struct RunRow {
     pub overlapped: Option<String>,
 }
 
-/// Fewest nanoseconds of CPU time on a run's CPUs for its contention to be judged: twenty of
-/// the kernel's 10 ms ticks, so a miscounted tick moves the share by at most 5%.
-pub const MIN_CAPACITY_NS: u64 = 200_000_000;
-
-/// What others took of the CPU time a run's CPUs had while it ran.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Contention {
-    /// Share taken by other processes (busy time on the run's CPUs less the run's own).
-    pub others: f64,
-    /// Share a hypervisor stole.
-    pub steal: f64,
-}
-
-impl Contention {
-    pub fn total(&self) -> f64 {
-        self.others + self.steal
-    }
-}
-
 impl RunRow {
-    /// What other processes and the hypervisor took while the run ran; `None` for sessions
-    /// recorded before lab measured it, and for runs too short for the kernel's ticks to tell.
-    pub fn contention(&self) -> Option<Contention> {
-        let capacity = self.host_capacity_ns.filter(|c| *c >= MIN_CAPACITY_NS)? as f64;
-        let own = self.user_ns.saturating_add(self.sys_ns);
-        let others = self.host_busy_ns?.saturating_sub(own) as f64;
-        let steal = self.host_steal_ns.unwrap_or(0) as f64;
-        Some(Contention {
-            others: (others / capacity).min(1.0),
-            steal: (steal / capacity).min(1.0),
-        })
-    }
-
-    /// The contention, when others took more than `limit` of the run's CPUs: the one rule by
-    /// which a run is re-run during the session and judged invalid afterwards.
-    pub fn busier_than(&self, limit: f64) -> Option<Contention> {
-        self.contention().filter(|c| c.total() > limit)
-    }
-
     /// The runs that executed beside this one, by id.
     pub fn overlapped_ids(&self) -> impl Iterator<Item = &str> {
         self.overlapped.iter().flat_map(|o| o.split_whitespace())
@@ -239,6 +211,11 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         ("host_steal_ns", optional(row.host_steal_ns)),
         ("host_capacity_ns", optional(row.host_capacity_ns)),
         ("psi_cpu_some_us", optional(row.psi_cpu_some_us)),
+        ("psi_cpu_own_us", optional(row.psi_cpu_own_us)),
+        (
+            "busy_limit",
+            row.busy_limit.map_or_else(String::new, |l| l.to_string()),
+        ),
         ("throttle_events", optional(row.throttle_events)),
         (
             "samples",

@@ -44,7 +44,8 @@ pub enum Problem {
         echoed: String,
         requested: String,
     },
-    /// Other processes or the hypervisor took more of the run's CPUs than `max_busy` allows.
+    /// The run waited for CPUs others had, or the hypervisor stole them, for more of its wall
+    /// time than `max_busy` allows.
     MachineBusy {
         contention: crate::store::Contention,
         limit: f64,
@@ -64,7 +65,7 @@ pub const CHECK_NAMES: [&str; 9] = [
     "every run exited normally",
     "no run timed out",
     LEFT_RUNNING,
-    "no run spanned a system suspend",
+    SUSPEND,
     REPORTED,
     TOO_SHORT,
     CONFIG_ECHO,
@@ -72,6 +73,7 @@ pub const CHECK_NAMES: [&str; 9] = [
     APART,
 ];
 pub const REPORTED: &str = "every run reported every metric";
+pub const SUSPEND: &str = "no run spanned a system suspend";
 pub const TOO_SHORT: &str = "every run was long enough to time";
 pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
@@ -85,6 +87,18 @@ pub const SPAWN_SPREAD_FACTOR: u64 = 20;
 pub const GRANULARITY_FACTOR: u64 = 10;
 
 impl Problem {
+    /// Whether the problem concerns only the run's timing: how busy the machine was, what ran
+    /// beside it, a suspend, a run too short to time. What it printed and counted still counts.
+    pub fn timing_only(&self) -> bool {
+        matches!(
+            self,
+            Problem::MachineBusy { .. }
+                | Problem::SharedCpus { .. }
+                | Problem::Suspended { .. }
+                | Problem::TooShort { .. }
+        )
+    }
+
     /// The automatic check this problem fails.
     pub fn check_name(&self) -> &'static str {
         match self {
@@ -92,7 +106,7 @@ impl Problem {
                 "every run exited normally"
             }
             Problem::TimedOut => "no run timed out",
-            Problem::Suspended { .. } => "no run spanned a system suspend",
+            Problem::Suspended { .. } => SUSPEND,
             Problem::MissingMetric(_) | Problem::NotANumber { .. } => {
                 "every run reported every metric"
             }
@@ -172,19 +186,58 @@ fn write_busy(
     contention: &crate::store::Contention,
     limit: f64,
 ) -> fmt::Result {
-    let steal = if contention.steal > 0.0 {
-        format!(
-            " and the hypervisor {}",
-            crate::format::percent(contention.steal)
-        )
-    } else {
-        String::new()
+    use crate::format::percent;
+    use crate::store::WaitSource;
+    if contention.source == WaitSource::Ticks {
+        return write_busy_by_ticks(f, contention, limit);
+    }
+    let mut parts = Vec::new();
+    if contention.waited > limit || contention.steal.is_none_or(|s| s <= limit) {
+        parts.push(match contention.source {
+            WaitSource::Run => format!(
+                "it waited for a CPU others had for {} of its wall time",
+                percent(contention.waited)
+            ),
+            WaitSource::Machine => format!(
+                "tasks waited for a CPU others had for {} of its wall time (machine-wide pressure)",
+                percent(contention.waited)
+            ),
+            WaitSource::Demand | WaitSource::Ticks => format!(
+                "others kept its CPUs saturated for {} of its wall time (the kernel records no CPU pressure)",
+                percent(contention.waited)
+            ),
+        });
+    }
+    if let Some(steal) = contention.steal.filter(|s| *s > limit) {
+        parts.push(format!(
+            "the hypervisor stole {} of its CPUs",
+            percent(steal)
+        ));
+    }
+    write!(
+        f,
+        "machine busy: {} (limit {})",
+        parts.join(" and "),
+        percent(limit)
+    )
+}
+
+/// The rule of sessions recorded before lab judged waiting: others' share of the CPU time.
+fn write_busy_by_ticks(
+    f: &mut fmt::Formatter<'_>,
+    contention: &crate::store::Contention,
+    limit: f64,
+) -> fmt::Result {
+    use crate::format::percent;
+    let steal = match contention.steal {
+        Some(s) if s > 0.0 => format!(" and the hypervisor {}", percent(s)),
+        _ => String::new(),
     };
     write!(
         f,
         "machine busy: other processes took {}{steal} of the CPU time on its CPUs (limit {})",
-        crate::format::percent(contention.others),
-        crate::format::percent(limit)
+        percent(contention.waited),
+        percent(limit)
     )
 }
 
@@ -282,10 +335,12 @@ pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
     spawn_sigma_ns(c) / own
 }
 
-/// The run is invalid when others took more than `limit` of its CPUs while it ran.
-pub fn machine_busy(row: &crate::store::RunRow, limit: f64) -> Option<Problem> {
-    row.busier_than(limit)
-        .map(|contention| Problem::MachineBusy { contention, limit })
+/// The run's timing is invalid when it waited for a CPU others had (or the hypervisor stole
+/// its CPUs) for more than the limit recorded with it; a run recorded before lab judged
+/// waiting is judged by the rule of its time, against `legacy_limit`.
+pub fn machine_busy(row: &crate::store::RunRow, legacy_limit: f64) -> Option<Problem> {
+    row.disturbed(legacy_limit)
+        .map(|(contention, limit)| Problem::MachineBusy { contention, limit })
 }
 
 /// The run is invalid when a run that executed beside it could use one of its CPUs: their

@@ -10,6 +10,7 @@ fn metric(name: &str, text: bool) -> Metric {
         unit: String::new(),
         better: Better::Higher,
         text,
+        count: false,
         warmup_iterations: 0,
     }
 }
@@ -136,6 +137,8 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRo
         host_steal_ns: None,
         host_capacity_ns: None,
         psi_cpu_some_us: None,
+        psi_cpu_own_us: None,
+        busy_limit: None,
         throttle_events: None,
         samples: None,
         start_boottime_ns: None,

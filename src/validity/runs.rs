@@ -23,7 +23,8 @@ pub struct RunView {
     pub stdout_sha256: String,
     /// Whether the run printed a `config` object echoing its configuration.
     pub echoed_config: bool,
-    /// The share of the run's CPUs that others took while it ran, where it was recorded.
+    /// The share of its wall time the run waited for a CPU others had (or had its CPUs
+    /// stolen), where the counters were recorded.
     pub busy_share: Option<f64>,
     /// The run this one repeats, planned again because the machine was busy during it.
     pub repeats: Option<String>,
@@ -35,19 +36,54 @@ pub struct RunView {
     /// The checks that excluded it, parallel to `problems`.
     #[serde(skip)]
     pub failed_checks: Vec<String>,
+    /// Whether each problem, parallel to `problems`, discards only the run's timings (a busy
+    /// machine, a run too short to time): its outputs and counts are still judged.
+    #[serde(skip)]
+    pub timing_only: Vec<bool>,
     /// Every value the run printed, by metric, in iteration order.
     pub values: RunValues,
 }
 
 impl RunView {
+    /// Whether everything the run measured counts, its timings included.
     pub fn is_valid(&self) -> bool {
         self.problems.is_empty()
+    }
+
+    /// Whether what the run printed and counted counts: no problem beyond its timing.
+    pub fn outputs_valid(&self) -> bool {
+        self.timing_only.iter().all(|t| *t) && self.timing_only.len() == self.problems.len()
+    }
+
+    /// Whether the run's values of `metric` count: timings from valid runs, outputs and
+    /// counts from every run whose outputs are valid.
+    pub fn counts_for(&self, metric: &crate::config::Metric) -> bool {
+        if metric.is_timing() {
+            self.is_valid()
+        } else {
+            self.outputs_valid()
+        }
+    }
+
+    /// Whether the run's timing was discarded while its outputs still count.
+    pub fn timing_discarded(&self) -> bool {
+        !self.is_valid() && self.outputs_valid()
+    }
+
+    /// Whether the run's timing was discarded for a busy machine and nothing else.
+    pub fn disturbed_only(&self) -> bool {
+        self.timing_discarded()
+            && self
+                .failed_checks
+                .iter()
+                .all(|c| c == super::automatic::QUIET)
     }
 
     /// Marks the run invalid because of `check`.
     pub fn exclude(&mut self, check: &str, reason: String) {
         self.failed_checks.push(check.to_string());
         self.problems.push(reason);
+        self.timing_only.push(false);
     }
 
     /// The run's numeric values of `metric`, after dropping `skip` warm-up iterations.
@@ -163,7 +199,7 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
-    found.extend(super::automatic::machine_busy(row, exp.max_busy));
+    found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));
     found.extend(super::automatic::shared_cpus(row, cpus));
     locate_unreadable(&mut found, &session.stdout_path(&row.run_id));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
@@ -185,10 +221,11 @@ fn view(
         exit: describe_exit(&exit),
         stdout_sha256: row.stdout_sha256.clone(),
         echoed_config: echoed,
-        busy_share: row.contention().map(|c| c.total()),
+        busy_share: row.contention().ok().map(|c| c.share()),
         repeats: None,
         overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
+        timing_only: found.iter().map(Problem::timing_only).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_map(values, names),
     }

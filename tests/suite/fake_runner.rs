@@ -29,6 +29,7 @@ pub fn scored(run: &FakeRun) -> Reply {
             steal_ns: 0,
             capacity_ns: 2 * ns,
             psi_some_us: Some(0),
+            own_psi_some_us: None,
             throttle_events: None,
         })
     })

@@ -19,11 +19,11 @@ const SUSPEND: &str = "no run spanned a system suspend";
 const METRICS: &str = "every run reported every metric";
 const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
-const QUIET: &str = "the machine was quiet during every run";
+pub(crate) const QUIET: &str = "the machine was quiet during every run";
 const LEFT_RUNNING: &str = "no run left processes running";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
-fn project(name: &str) -> Project {
+pub(crate) fn project(name: &str) -> Project {
     let dir = tempfile::tempdir().expect("temp dir");
     let traps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traps");
     let to = dir.path().join("experiments/traps");
@@ -37,7 +37,7 @@ fn project(name: &str) -> Project {
 }
 
 /// Runs the fixture and returns every check by name, and the exit code of `lab check`.
-fn run(name: &str) -> (BTreeMap<String, Value>, Exit) {
+pub(crate) fn run(name: &str) -> (BTreeMap<String, Value>, Exit) {
     let (checks, code, _) = run_with_variants(name);
     (checks, code)
 }

@@ -332,7 +332,14 @@ impl Finished {
                     print!("{}", crate::format::terminal(&crate::app::compare::text(c)));
                 }
             }
-            if o.valid_runs == 0 {
+            if o.valid_runs == 0 && o.busy_runs > 0 {
+                eprintln!(
+                    "error: the machine was too busy for session {} to time anything: the timings of {} runs were discarded (their outputs were judged); close what keeps the CPUs busy, or run fewer threads than CPUs (see `lab check {}`)",
+                    self.name,
+                    o.busy_runs,
+                    arg.display()
+                );
+            } else if o.valid_runs == 0 {
                 eprintln!(
                     "error: no run of session {} produced a valid measurement (see `lab check {}`)",
                     self.name,

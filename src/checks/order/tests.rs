@@ -48,6 +48,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         overlapped: Vec::new(),
         problems: Vec::new(),
         failed_checks: Vec::new(),
+        timing_only: Vec::new(),
         values: RunValues::of("v", vec![value.to_string()]),
     }
 }
