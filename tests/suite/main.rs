@@ -21,6 +21,7 @@ mod order_effects;
 mod pipeline;
 mod quiet;
 mod revs;
+mod revs_sampled;
 mod schema;
 mod scoped;
 mod sealed;
