@@ -98,6 +98,13 @@ pub fn ratio_interval(r: f64, lo: f64, hi: f64) -> String {
     format!("{} {}", ratio(r), ratio_bounds(lo, hi))
 }
 
+/// A ratio and its interval with four significant digits, where three cannot tell a bound
+/// from the edge of a ±2% band: `1.019 [1.008, 1.031]`.
+pub fn ratio_interval_fine(r: f64, lo: f64, hi: f64) -> String {
+    let fine = |x: f64| significant(x, 4);
+    with_bounds(fine(r), fine(lo), fine(hi))
+}
+
 /// A ratio estimate as [`ratio_interval`] prints it.
 pub fn ratio_estimate(e: &Estimate) -> String {
     ratio_interval(e.point, e.interval.lo, e.interval.hi)

@@ -4,14 +4,17 @@
 //!
 //! Every cell the goal depends on grows together, look by look, along the schedule of
 //! [`crate::stats::sequential`], and the session stops at the first look where the goal holds
-//! for all of them at once. So every interval reported is one of the intervals read at a look,
+//! for all of them at once. In a session across revisions the goal is each cell's comparison
+//! decided, and only the cells still inconclusive grow. So every interval reported is one of the intervals read at a look,
 //! at that look's level, and the union bound over the looks keeps the stated error rate.
 
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{self, Findings, Verdict};
-use crate::config::{CheckClass, Experiment, Goal, Sampling};
+use crate::compare;
+use crate::config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
 use crate::format::{level, percent};
 use crate::plan::{CellKey, Plan};
+use crate::stats::relative_half_width;
 use crate::stats::sequential::{look_levels, schedule};
 use serde::Serialize;
 
@@ -59,8 +62,13 @@ pub fn standing(
     let levels = look_levels(crate::analysis::LEVEL, &looks);
     let look = plan.runs.iter().map(|r| r.look).max().unwrap_or(1).max(1);
     let index = (look as usize - 1).min(looks.len() - 1);
-    let cells = goal_cells(exp, sampling, &analysis.cell_keys);
-    let unmet = unmet(sampling, analysis, findings);
+    let Open { unmet, cells } = match &sampling.goal {
+        Goal::RevisionsDecided { threshold } => undecided(exp, analysis, *threshold, levels[index]),
+        _ => Open {
+            unmet: unmet(sampling, analysis, findings),
+            cells: goal_cells(exp, sampling, &analysis.cell_keys),
+        },
+    };
     let next = if unmet.is_empty() {
         Next::GoalMet
     } else if index + 1 >= looks.len() {
@@ -84,8 +92,46 @@ pub fn standing(
     })
 }
 
-/// The cells of `keys` the goal depends on: those the hypothesis checks read, or every cell
-/// for a precision goal.
+/// What a look leaves open, and the cells that grow for the next look.
+struct Open {
+    unmet: Vec<String>,
+    cells: Vec<CellKey>,
+}
+
+/// A session across revisions at a look read at `look_level`: each compared cell's line while
+/// it is inconclusive (or has too few runs), and both revisions' cells of it, which grow. The
+/// Bonferroni share of the look's level over the compared cells keeps all of them, over all
+/// looks, within the session's error rate.
+fn undecided(exp: &Experiment, analysis: &Analysis, threshold: f64, look_level: f64) -> Open {
+    let revisions: Vec<String> = exp
+        .param(REV_PARAM)
+        .map(|p| p.values.iter().map(ToString::to_string).collect())
+        .unwrap_or_default();
+    let (Some(metric), [base, head]) = (exp.primary_metric(), revisions.as_slice()) else {
+        return Open {
+            unmet: Vec::new(),
+            cells: Vec::new(),
+        };
+    };
+    let pairs = compare::revision_pairs(exp, analysis, [base, head], metric);
+    let level = pairs.level(look_level);
+    let changes = pairs.changes(metric.better, threshold, exp.seed, level);
+    let mut open = Open {
+        unmet: Vec::new(),
+        cells: Vec::new(),
+    };
+    for ((b, h, _), change) in pairs.pairs.iter().zip(&changes) {
+        if !change.verdict.decided() {
+            open.unmet.push(change.line(threshold));
+            open.cells.extend([b.cell.clone(), h.cell.clone()]);
+        }
+    }
+    open
+}
+
+/// The cells of `keys` the goal depends on: those the hypothesis checks read, every cell for
+/// a precision goal, or every cell of a session across revisions (at most, when none is
+/// decided).
 pub fn goal_cells(exp: &Experiment, sampling: &Sampling, keys: &[CellKey]) -> Vec<CellKey> {
     match &sampling.goal {
         Goal::Decided => keys
@@ -98,7 +144,7 @@ pub fn goal_cells(exp: &Experiment, sampling: &Sampling, keys: &[CellKey]) -> Ve
             })
             .cloned()
             .collect(),
-        Goal::HalfWidth { .. } => keys.to_vec(),
+        Goal::HalfWidth { .. } | Goal::RevisionsDecided { .. } => keys.to_vec(),
     }
 }
 
@@ -118,6 +164,7 @@ fn unmet(sampling: &Sampling, analysis: &Analysis, findings: &Findings) -> Vec<S
             .filter(|c| c.metric == *metric)
             .filter_map(|c| too_wide(c, *fraction))
             .collect(),
+        Goal::RevisionsDecided { .. } => Vec::new(),
     }
 }
 
@@ -139,14 +186,6 @@ fn too_wide(cell: &CellStats, fraction: f64) -> Option<String> {
     })
 }
 
-/// Half the interval's width over the median's magnitude; infinite at a zero median.
-pub fn relative_half_width(lo: f64, hi: f64, median: f64) -> f64 {
-    if median == 0.0 {
-        return f64::INFINITY;
-    }
-    (hi - lo) / 2.0 / median.abs()
-}
-
 impl Standing {
     /// Why sampling stopped (or goes on), in one sentence for the chapter and the terminal.
     pub fn sentence(&self, exp: &Experiment) -> String {
@@ -155,16 +194,29 @@ impl Standing {
                 "every cell's interval of the median {metric} within ±{}",
                 percent(*fraction)
             ),
+            Some(Goal::RevisionsDecided { threshold }) => format!(
+                "every cell compared between the revisions faster, slower or the same within ±{}",
+                percent(*threshold)
+            ),
             _ => "every hypothesis decided".into(),
         };
-        let at = format!(
-            "look {} of up to {} ({} runs per cell in the {} cells it depends on, intervals at {})",
-            self.look,
-            self.looks,
-            self.runs_per_cell,
-            self.cells.len(),
-            level(self.level)
-        );
+        let at = match exp.sampling.as_ref().map(|s| &s.goal) {
+            Some(Goal::RevisionsDecided { .. }) => format!(
+                "look {} of up to {} (up to {} runs per cell and revision, intervals at {} over all compared cells)",
+                self.look,
+                self.looks,
+                self.runs_per_cell,
+                level(self.level)
+            ),
+            _ => format!(
+                "look {} of up to {} ({} runs per cell in the {} cells it depends on, intervals at {})",
+                self.look,
+                self.looks,
+                self.runs_per_cell,
+                self.cells.len(),
+                level(self.level)
+            ),
+        };
         match &self.next {
             Next::GoalMet => format!("Sampling stopped at {at}: the goal ({goal}) was met."),
             Next::BudgetSpent => format!(

@@ -1,8 +1,9 @@
 //! `lab compare EXP A B`: two stored sessions of one experiment, each judged by the lab.toml
 //! it ran with. First what differs between the two records (machine, kernel, lab.toml, tools,
 //! commit), then per cell present in both the ratio B/A of a metric's medians with its
-//! bootstrap interval and a verdict against a noise threshold: faster, slower, or no
-//! detectable change. A slower cell makes the command exit 1, for CI.
+//! bootstrap interval, its half-width, and a verdict against a noise threshold: faster, slower,
+//! the same (the whole interval inside the band) or inconclusive (across an edge of it). A
+//! slower cell makes the command exit 1, for CI; an inconclusive one does not.
 
 use super::Layout;
 use super::session::{Assessed, assess, session_list};
@@ -142,7 +143,7 @@ pub fn text(c: &Comparison) -> String {
         .unwrap_or(4)
         .max(4);
     out.push_str(&format!(
-        "{:<width$}  {:>10}  {:>10}  B/A [{} CI]\n",
+        "{:<width$}  {:>10}  {:>10}  B/A [{} CI], ± half-width\n",
         "cell",
         "A",
         "B",
@@ -180,9 +181,10 @@ fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> St
     let change = match (x.ratio, x.lo, x.hi) {
         (Some(r), Some(lo), Some(hi)) => {
             format!(
-                "{}  {}",
+                "{}  {}  {}",
                 crate::format::ratio_interval(r, lo, hi),
-                x.verdict.words()
+                x.resolution(),
+                x.verdict_text(c.threshold)
             )
         }
         _ => format!(

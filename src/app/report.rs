@@ -178,7 +178,18 @@ impl Context {
             &shown.session.manifest.revisions,
             shown.experiment.primary_metric(),
         ) {
-            let compared = between_revisions(&shown.experiment, &shown.analysis, revisions, metric);
+            // A sampled session's comparison is the one its last look read, at that look's level.
+            let overall = shown
+                .looks
+                .last()
+                .map_or(crate::analysis::LEVEL, |s| s.level);
+            let compared = between_revisions(
+                &shown.experiment,
+                &shown.analysis,
+                revisions,
+                metric,
+                overall,
+            );
             let history = None;
             return Ok(Context { history, compared });
         }

@@ -3,10 +3,11 @@
 //! (outside data/), built there with the experiment's `[build]`, and its runs interleave with
 //! the other revision's in the same shuffled blocks, so that drift and noisy neighbours hit
 //! both alike. The session records both commits; its comparison, HEAD/BASE per cell, is judged
-//! against a noise threshold.
+//! against a noise threshold. Sampled (`repetitions = { min, max }` or `--until-decided MAX`),
+//! it adds runs look by look to the cells whose comparison is still inconclusive.
 
 use super::Layout;
-use crate::config::{Experiment, REV_PARAM};
+use crate::config::{Experiment, Goal, REV_PARAM, Sampling};
 use crate::error::{LabError, Result};
 use crate::store::{BuildReport, Revision, Revisions};
 use std::collections::BTreeMap;
@@ -35,14 +36,22 @@ pub fn parse_revs(text: &str) -> Result<Vec<String>> {
     }
 }
 
-/// The experiment across `revs`, with each revision resolved to a commit and checked out in
-/// its worktree; fails before anything runs if a revision is unknown or lacks the experiment.
-pub fn across(
-    layout: &Layout,
-    exp: Experiment,
-    revs: &[String],
-    threshold: f64,
-) -> Result<(Experiment, Revisions)> {
+/// What `--revs` and the options beside it ask for.
+pub struct Asked<'a> {
+    /// BASE, HEAD.
+    pub names: &'a [String],
+    /// Changes within ± this share count as noise.
+    pub threshold: f64,
+    /// `--until-decided MAX`: sample the inconclusive cells up to MAX runs each.
+    pub until_decided: Option<u32>,
+}
+
+/// The experiment across the revisions `asked` names, with each resolved to a commit and
+/// checked out in its worktree; fails before anything runs if a revision is unknown or lacks
+/// the experiment, or if `--until-decided` allows fewer runs than lab.toml starts with.
+pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experiment, Revisions)> {
+    let revs = asked.names;
+    check_budget(&exp, asked.until_decided)?;
     if exp.param(REV_PARAM).is_some() {
         return Err(LabError::Usage(format!(
             "{}: the parameter `{REV_PARAM}` is the one --revs adds\n  hint: rename the parameter in [params]",
@@ -69,14 +78,50 @@ pub fn across(
             commit,
         });
     }
+    let revisions = Revisions {
+        revs: record,
+        threshold: asked.threshold,
+        confirms: None,
+        until_decided: asked.until_decided,
+    };
     Ok((
-        exp.across_revisions(revs, dirs),
-        Revisions {
-            revs: record,
-            threshold,
-            confirms: None,
-        },
+        sampled(exp.across_revisions(revs, dirs), &revisions),
+        revisions,
     ))
+}
+
+/// `--until-decided MAX` below lab.toml's (least) runs per cell leaves nothing to add.
+fn check_budget(exp: &Experiment, until_decided: Option<u32>) -> Result<()> {
+    match until_decided {
+        Some(max) if max < exp.repetitions => Err(LabError::Usage(format!(
+            "--until-decided {max}: {} starts with {} runs per cell, more than {max}\n  hint: give a MAX of at least {}",
+            exp.file.display(),
+            exp.repetitions,
+            exp.repetitions
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The experiment of a session across revisions with its stopping rule: sampled until every
+/// compared cell is decided when `--until-decided` asked for it or lab.toml samples until
+/// "decided"; a precision goal of lab.toml is kept as it is.
+fn sampled(mut exp: Experiment, revisions: &Revisions) -> Experiment {
+    let goal = Goal::RevisionsDecided {
+        threshold: revisions.threshold,
+    };
+    exp.sampling = match (revisions.until_decided, exp.sampling.take()) {
+        (Some(max), _) => Some(Sampling { max, goal }),
+        (
+            None,
+            Some(Sampling {
+                max,
+                goal: Goal::Decided,
+            }),
+        ) => Some(Sampling { max, goal }),
+        (None, kept) => kept,
+    };
+    exp
 }
 
 /// The experiment a session across revisions ran: its own lab.toml with the `rev` parameter
@@ -91,14 +136,14 @@ pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Resu
         dirs.insert(r.name.clone(), dir);
     }
     let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
-    Ok(exp.across_revisions(&names, dirs))
+    Ok(sampled(exp.across_revisions(&names, dirs), revisions))
 }
 
 /// The experiment as a session across revisions reads it back: the `rev` parameter, no
 /// worktrees needed.
 pub fn as_recorded(exp: Experiment, revisions: &Revisions) -> Experiment {
     let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
-    exp.across_revisions(&names, BTreeMap::new())
+    sampled(exp.across_revisions(&names, BTreeMap::new()), revisions)
 }
 
 /// Builds the experiment in every revision's worktree; the last revision's report is kept.

@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// session; the regression is reported (exit 1) only if that one finds it too.
     #[arg(long, requires = "revs")]
     pub confirm: bool,
+    /// With --revs: sample until decided though lab.toml fixes the runs. After lab.toml's
+    /// runs per cell, add interleaved runs look by look to the cells whose comparison is still
+    /// inconclusive, until each is faster, slower or the same, or has MAX runs per revision.
+    /// (A lab.toml with `repetitions = { min, max }` samples so without it.)
+    #[arg(long, value_name = "MAX", requires = "revs", value_parser = clap::value_parser!(u32).range(1..))]
+    pub until_decided: Option<u32>,
     /// A name for the session, shown in `lab history` and on the History page.
     #[arg(long)]
     pub label: Option<String>,
@@ -118,6 +124,7 @@ impl RunArgs {
             revs: self.revs.as_ref().map(|r| r.0.as_slice()),
             threshold: self.threshold,
             confirm: self.confirm,
+            until_decided: self.until_decided,
             label: self.label.as_deref(),
             on: Engine::try_from(self.engine)?,
             jobs: usize::from(self.jobs),

@@ -280,6 +280,10 @@ pub enum Goal {
     Decided,
     /// Every cell's interval of the median of `metric` lies within ± `fraction` of it.
     HalfWidth { fraction: f64, metric: String },
+    /// In a session across two revisions (`lab run --revs`): every cell's comparison of the
+    /// head revision with the base is faster, slower or the same within ± `threshold`. Only
+    /// the cells still inconclusive grow.
+    RevisionsDecided { threshold: f64 },
 }
 
 /// A validated experiment, ready to plan.

@@ -256,14 +256,8 @@ fn sampling(
             precision_goal(exp, half_width, metric.as_deref(), span.clone(), loc)?
         }
     };
-    if goal == Goal::Decided && !exp.checks.iter().any(|c| c.class == CheckClass::Hypothesis) {
-        return Err(loc.hinted(
-            span,
-            "experiment.stop",
-            "the goal \"decided\" needs a hypothesis check to decide",
-            "declare a `compare` or `scaling` check, or stop on precision: stop = { half_width = \"2%\" }",
-        ));
-    }
+    // Without a hypothesis, "decided" can only be about a session across revisions, which
+    // decides its comparison: `lab run` without `--revs` refuses it before anything runs.
     Ok(Some(Sampling { max, goal }))
 }
 

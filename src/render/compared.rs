@@ -29,6 +29,8 @@ pub struct ComparedRow {
     pub before: String,
     pub after: String,
     pub ratio: String,
+    /// "±1.8%": the smallest change the interval could tell from none.
+    pub resolution: String,
     pub verdict: String,
 }
 
@@ -70,7 +72,8 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
                 crate::compare::MIN_COMPARE_RUNS
             ),
         },
-        verdict: x.verdict.words().into(),
+        resolution: x.resolution(),
+        verdict: x.verdict_text(c.threshold),
     }
 }
 
@@ -94,7 +97,8 @@ fn figure(c: &Comparison) -> Result<Option<Figure>> {
                 verdict: match x.verdict {
                     Change::Faster => Verdict::Faster,
                     Change::Slower => Verdict::Slower,
-                    Change::NoDetectableChange => Verdict::NoChange,
+                    Change::Same => Verdict::NoChange,
+                    Change::Inconclusive => Verdict::Inconclusive,
                     Change::TooFewRuns => Verdict::NotRun,
                 },
             })

@@ -49,6 +49,15 @@ pub fn median(xs: &[f64]) -> f64 {
     quantile_in_place(&mut buf, 0.5)
 }
 
+/// Half an interval's width over the estimate's magnitude (a share: 0.018 for ±1.8%);
+/// infinite at a zero estimate.
+pub fn relative_half_width(lo: f64, hi: f64, estimate: f64) -> f64 {
+    if estimate == 0.0 {
+        return f64::INFINITY;
+    }
+    (hi - lo) / 2.0 / estimate.abs()
+}
+
 /// Descriptive summary of one sample. Quantiles are Hyndman–Fan type 7.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {

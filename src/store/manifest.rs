@@ -185,6 +185,10 @@ pub struct Revisions {
     /// The session whose regression this one was run to confirm (`--confirm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirms: Option<String>,
+    /// `--until-decided MAX`: runs were added to the cells still inconclusive, up to MAX per
+    /// cell, though lab.toml fixed the number of runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_decided: Option<u32>,
 }
 
 /// A revision as the user named it and the commit it was.

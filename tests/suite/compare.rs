@@ -1,6 +1,7 @@
 //! `lab compare` on sessions made with a fake runner: a second session 20% slower is reported
 //! slower in every cell with an interval that excludes 1 (exit 1), two sessions of the same
-//! program show no detectable change (exit 0), and sessions measured differently are flagged.
+//! program in 8% noise are inconclusive, not a change (exit 0), and sessions measured
+//! differently are flagged.
 
 use crate::common;
 use lab::Exit;
@@ -44,12 +45,12 @@ fn a_session_20_percent_slower_is_reported_slower_in_every_cell() {
     }
     assert_eq!(
         c.summary,
-        "2 cells in both sessions: 2 slower, 0 faster, 0 with no detectable change beyond ±2.0% (each interval at 97.5%, so that all 2 hold together at 95%)"
+        "2 cells in both sessions: 2 slower, 0 faster, 0 same, 0 inconclusive within ±2.0% (each interval at 97.5%, so that all 2 hold together at 95%)"
     );
 }
 
 #[test]
-fn two_sessions_of_the_same_program_show_no_detectable_change() {
+fn two_sessions_of_the_same_program_in_8_percent_noise_are_inconclusive() {
     let project = common::sampled_project();
     let layout = Layout::new(project.root());
     session(&layout, 100.0, 1);
@@ -58,9 +59,31 @@ fn two_sessions_of_the_same_program_show_no_detectable_change() {
     assert_eq!(Exit::from_code(code), Exit::Ok);
     assert!(!c.regressed);
     for cell in &c.cells {
-        assert_eq!(cell.verdict, Change::NoDetectableChange, "{cell:?}");
-        assert!(cell.lo.unwrap() < 1.0 && cell.hi.unwrap() > 1.0, "{cell:?}");
+        // Twelve runs of 8% noise cannot tell ±2% apart: the interval reaches across the band.
+        assert_eq!(cell.verdict, Change::Inconclusive, "{cell:?}");
+        let (lo, hi, r) = (cell.lo.unwrap(), cell.hi.unwrap(), cell.ratio.unwrap());
+        assert!(lo < 1.0 / 1.02 && hi > 1.02, "{cell:?}");
+        assert!((cell.half_width.unwrap() - (hi - lo) / 2.0 / r).abs() < 1e-12);
+        assert!(cell.half_width.unwrap() > 0.02, "{cell:?}");
     }
+    assert!(
+        c.summary.starts_with(
+            "2 cells in both sessions: 0 slower, 0 faster, 0 same, 2 inconclusive within ±2.0%"
+        ),
+        "{}",
+        c.summary
+    );
+    let out = project.lab_exits(&["compare", "sampled", "previous", "latest"], Exit::Ok);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fast = &c.cells[0];
+    assert!(
+        text.contains(&format!(
+            "{}  {}  inconclusive: straddles −2.0% and +2.0%",
+            lab::format::ratio_interval(fast.ratio.unwrap(), fast.lo.unwrap(), fast.hi.unwrap()),
+            fast.resolution()
+        )),
+        "{text}"
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod named_cells;
 mod order_effects;
 mod pipeline;
 mod revs;
+mod revs_sampled;
 mod schema;
 mod scoped;
 mod sealed;

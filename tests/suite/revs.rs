@@ -16,7 +16,15 @@ use std::path::Path;
 
 /// A repository whose first commit costs 100 ms and whose second costs `then`.
 fn two_commits(then: &str) -> Project {
+    two_commits_with(then, "repetitions = 10")
+}
+
+/// [`two_commits`] with the fixture's `repetitions = 10` line replaced by `repetitions`.
+pub(crate) fn two_commits_with(then: &str, repetitions: &str) -> Project {
     let project = Project::with_fixtures(&["ab"]);
+    let toml = project.path("experiments/ab/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replacen("repetitions = 10", repetitions, 1)).unwrap();
     std::fs::write(
         project.path(".gitignore"),
         "data/\nbook/\nbuilt.txt\n.lab-build\n",
@@ -35,13 +43,18 @@ fn two_commits(then: &str) -> Project {
 /// A program whose run costs what the build copied into `built.txt` in the folder it runs in
 /// (so each revision's worktree tells its own cost), off by 3%, from a seeded stream.
 fn costs() -> FakeRunner {
+    costs_off_by(0.03)
+}
+
+/// [`costs`] with each run off by `noise` (a share: 0.03 for 3%).
+pub(crate) fn costs_off_by(noise: f64) -> FakeRunner {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     FakeRunner::new(move |run| {
         let cost: f64 = std::fs::read_to_string(run.request.cwd.join("built.txt"))
             .ok()
             .and_then(|t| t.trim().parse().ok())
             .unwrap_or(0.001);
-        Reply::ms(cost * (1.0 + 0.03 * common::twelve_uniforms(&mut rng)))
+        Reply::ms(cost * (1.0 + noise * common::twelve_uniforms(&mut rng)))
     })
 }
 
@@ -61,7 +74,8 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
     let a = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
     let revisions = a.session.manifest.revisions.as_ref().unwrap();
     let metric = a.experiment.primary_metric().unwrap();
-    let c = between_revisions(&a.experiment, &a.analysis, revisions, metric).unwrap();
+    let overall = a.looks.last().map_or(0.95, |s| s.level);
+    let c = between_revisions(&a.experiment, &a.analysis, revisions, metric, overall).unwrap();
     (code.code(), serde_json::to_value(&c).unwrap())
 }
 
@@ -141,7 +155,7 @@ fn two_commits_of_the_same_program_exit_0() {
     let (code, c) = measure(&project, false);
     assert_eq!(Exit::from_code(code), Exit::Ok);
     assert_eq!(c["regressed"], false);
-    assert_eq!(c["cells"][0]["verdict"], "no_detectable_change", "{c}");
+    assert_eq!(c["cells"][0]["verdict"], "inconclusive", "{c}");
     let (lo, hi) = (
         c["cells"][0]["lo"].as_f64().unwrap(),
         c["cells"][0]["hi"].as_f64().unwrap(),

@@ -4,7 +4,7 @@
 use super::options::RunOptions;
 use crate::app::Layout;
 use crate::app::slurm::{self, Engine};
-use crate::config::Experiment;
+use crate::config::{CheckClass, Experiment, Goal};
 use crate::error::{LabError, Result};
 use crate::exec;
 use crate::store::{self, Lock};
@@ -19,6 +19,23 @@ pub(super) fn check_runnable(exp: &Experiment) -> Result<()> {
         ))),
         None => Ok(()),
     }
+}
+
+/// A new session not across revisions, sampled until decided, needs a hypothesis check to
+/// decide (with `--revs` it decides the comparison of the two revisions instead).
+pub(super) fn check_decidable(exp: &Experiment) -> Result<()> {
+    let decided = exp
+        .sampling
+        .as_ref()
+        .is_some_and(|s| s.goal == Goal::Decided);
+    let hypotheses = exp.checks.iter().any(|c| c.class == CheckClass::Hypothesis);
+    if !decided || hypotheses {
+        return Ok(());
+    }
+    Err(LabError::Usage(format!(
+        "{}: `experiment.stop`: the goal \"decided\" needs a hypothesis check to decide\n  hint: declare a `compare` or `scaling` check, stop on precision: stop = {{ half_width = \"2%\" }}, or run with --revs BASE,HEAD to sample until the two revisions' comparison is decided",
+        exp.file.display()
+    )))
 }
 
 /// Every CPU a variant asks for exists and may be used here; checked before anything runs.

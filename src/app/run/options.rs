@@ -18,6 +18,9 @@ pub struct RunOptions<'a> {
     pub threshold: f64,
     /// Confirm a regression between revisions with a second interleaved session.
     pub confirm: bool,
+    /// `--until-decided MAX`: with `--revs`, add runs to the cells still inconclusive, look by
+    /// look, up to MAX per cell.
+    pub until_decided: Option<u32>,
     /// A name for the session, shown in its history.
     pub label: Option<&'a str>,
     /// Where the runs are measured: here, or on a cluster's nodes.
@@ -39,6 +42,7 @@ impl RunOptions<'_> {
             revs: None,
             threshold: crate::compare::DEFAULT_THRESHOLD,
             confirm: false,
+            until_decided: None,
             label: None,
             on: Engine::Local,
             jobs: 1,

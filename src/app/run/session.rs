@@ -69,10 +69,19 @@ impl<'a> RunSession<'a> {
         host::check_jobs(&exp, opts, opts.revs.is_some())?;
         let (exp, revisions) = match opts.revs {
             Some(names) if !opts.resume => {
-                let (exp, revisions) = revs::across(layout, exp, names, opts.threshold)?;
+                let asked = revs::Asked {
+                    names,
+                    threshold: opts.threshold,
+                    until_decided: opts.until_decided,
+                };
+                let (exp, revisions) = revs::across(layout, exp, &asked)?;
                 (exp, Some(revisions))
             }
-            _ => (exp, None),
+            _ if opts.resume => (exp, None),
+            _ => {
+                host::check_decidable(&exp)?;
+                (exp, None)
+            }
         };
         let plan = plan::plan(&exp);
         Ok(RunSession {

@@ -48,7 +48,7 @@ pub enum Verdict {
     Faster,
     /// Worse beyond the noise band.
     Slower,
-    /// Within the noise band, or an interval that straddles it.
+    /// Within the noise band.
     NoChange,
 }
 

@@ -1,17 +1,20 @@
 //! Before and after: two analyses of one experiment set side by side. Per cell present in
 //! both, the ratio B/A of a metric's medians with its bootstrap interval and a verdict against
-//! a noise threshold (faster, slower, or no detectable change), and where the two records
+//! a noise threshold (faster, slower, the same, or inconclusive), and where the two records
 //! differ (machine, kernel, lab.toml, tools, commit). `lab compare` reads two stored sessions;
 //! an interleaved session across revisions compares its own `rev` cells; the chapter and the
 //! history page show the same figures.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM};
+use crate::config::{Better, Experiment, Metric};
 use crate::error::LabError;
 use crate::format::percent;
 use crate::stats::{self, Statistic};
-use crate::store::{Manifest, Revisions};
+use crate::store::Manifest;
 use serde::{Deserialize, Serialize};
+
+mod revisions;
+pub use revisions::{RevisionPairs, between_revisions, revision_pairs};
 
 /// Fewest valid runs on each side for a cell's change to be judged: below 5 the percentile
 /// bootstrap of a ratio of medians is far too narrow (identical cells of 3 runs differ at 95%
@@ -81,15 +84,28 @@ pub struct CellChange {
     pub ratio: Option<f64>,
     pub lo: Option<f64>,
     pub hi: Option<f64>,
+    /// Half the interval's width as a share of the ratio: the smallest change this cell's
+    /// interval could tell from none. `None` with too few runs.
+    #[serde(default)]
+    pub half_width: Option<f64>,
     pub verdict: Change,
 }
 
+/// A cell's verdict: its interval of B/A against the noise band [1 / (1 + t), 1 + t].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
+    /// The whole interval lies beyond the band on the better side.
     Faster,
+    /// The whole interval lies beyond the band on the worse side.
     Slower,
-    NoDetectableChange,
+    /// The whole interval lies inside the band: any change is smaller than the threshold.
+    Same,
+    /// The interval reaches across an edge of the band: more runs could decide it. Comparisons
+    /// stored before the four-way verdict said `no_detectable_change` for this and for `Same`;
+    /// read back, they mean the weaker of the two.
+    #[serde(alias = "no_detectable_change")]
+    Inconclusive,
     TooFewRuns,
 }
 
@@ -98,9 +114,86 @@ impl Change {
         match self {
             Change::Faster => "faster",
             Change::Slower => "slower",
-            Change::NoDetectableChange => "no detectable change",
+            Change::Same => "same",
+            Change::Inconclusive => "inconclusive",
             Change::TooFewRuns => "too few runs",
         }
+    }
+
+    /// Faster, slower or the same: more runs are not needed to tell.
+    pub fn decided(self) -> bool {
+        matches!(self, Change::Faster | Change::Slower | Change::Same)
+    }
+}
+
+/// The verdict of an interval [lo, hi] of B/A against the band of changes within ±`threshold`
+/// (on the ratio scale, [1 / (1 + threshold), 1 + threshold], so that a change and its
+/// reverse count alike): beyond it on one side, inside it, or across one of its edges. An
+/// interval must clear the band to call a change and fit in it to call none: the interval
+/// inclusion rule of equivalence testing (Schuirmann 1987, "A comparison of the two one-sided
+/// tests procedure…", J. Pharmacokinet. Biopharm. 15:657), here with the (1 − α) interval
+/// rather than the (1 − 2α) one, which is the conservative side.
+pub fn judge(lo: f64, hi: f64, better: Better, threshold: f64) -> Change {
+    let (up, down) = (1.0 + threshold, 1.0 / (1.0 + threshold));
+    let higher = lo > up;
+    let lower = hi < down;
+    match (higher, lower, better) {
+        (true, _, Better::Higher) | (_, true, Better::Lower) => Change::Faster,
+        (true, _, Better::Lower) | (_, true, Better::Higher) => Change::Slower,
+        _ if lo >= down && hi <= up => Change::Same,
+        _ => Change::Inconclusive,
+    }
+}
+
+impl CellChange {
+    /// The edges of the ±`threshold` band an inconclusive interval reaches across: "+2.0%",
+    /// "−2.0%", or both.
+    pub fn straddles(&self, threshold: f64) -> Option<String> {
+        let (lo, hi) = (self.lo?, self.hi?);
+        let (up, down) = (1.0 + threshold, 1.0 / (1.0 + threshold));
+        let band = percent(threshold);
+        match (lo < down && hi >= down, lo <= up && hi > up) {
+            (true, true) => Some(format!("−{band} and +{band}")),
+            (true, false) => Some(format!("−{band}")),
+            (false, true) => Some(format!("+{band}")),
+            (false, false) => None,
+        }
+    }
+
+    /// The verdict as the comparison's tables show it: "slower", or "inconclusive: straddles
+    /// +2.0%".
+    pub fn verdict_text(&self, threshold: f64) -> String {
+        match (self.verdict, self.straddles(threshold)) {
+            (Change::Inconclusive, Some(edge)) => format!("inconclusive: straddles {edge}"),
+            (verdict, _) => verdict.words().to_string(),
+        }
+    }
+
+    /// The cell, its verdict and its interval on one line: "work: inconclusive: 1.019
+    /// [1.008, 1.031] straddles +2.0%", or "work: too few runs (A 3 runs, B 4)".
+    pub fn line(&self, threshold: f64) -> String {
+        let (Some(r), Some(lo), Some(hi)) = (self.ratio, self.lo, self.hi) else {
+            return format!(
+                "{}: {} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
+                self.cell,
+                self.verdict.words(),
+                self.a_runs,
+                self.b_runs
+            );
+        };
+        let interval = crate::format::ratio_interval_fine(r, lo, hi);
+        match self.straddles(threshold) {
+            Some(edge) if self.verdict == Change::Inconclusive => {
+                format!("{}: inconclusive: {interval} straddles {edge}", self.cell)
+            }
+            _ => format!("{}: {}: {interval}", self.cell, self.verdict.words()),
+        }
+    }
+
+    /// "±1.8%": the half-width as the tables show it, or "n/a".
+    pub fn resolution(&self) -> String {
+        self.half_width
+            .map_or_else(|| "n/a".into(), |h| format!("±{}", percent(h)))
     }
 }
 
@@ -142,7 +235,7 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
             Some((ca, cb))
         })
         .collect();
-    let level = family_level(&pairs);
+    let level = family_level(&pairs, crate::analysis::LEVEL);
     let cells: Vec<CellChange> = pairs
         .iter()
         .map(|(ca, cb)| change(ca, cb, metric.better, threshold, seed, level))
@@ -164,80 +257,23 @@ pub fn comparison(a: &Side, b: &Side, metric: &Metric, threshold: f64) -> Compar
     }
 }
 
-/// A session across revisions compared with itself: per cell, the head revision's runs
-/// against the base revision's (the `rev` parameter's two values), everything else alike.
-pub fn between_revisions(
-    exp: &Experiment,
-    analysis: &Analysis,
-    revisions: &Revisions,
-    metric: &Metric,
-) -> Option<Comparison> {
-    let [base, head] = revisions.revs.as_slice() else {
-        return None;
-    };
-    let of = |cell: &CellStats, rev: &str| {
-        cell.metric == metric.name
-            && cell.cell.params.get(REV_PARAM) == Some(&ParamValue::Text(rev.to_string()))
-    };
-    let pairs: Vec<(&CellStats, &CellStats, String)> = analysis
-        .cells
-        .iter()
-        .filter(|c| of(c, &head.name))
-        .filter_map(|h| {
-            let mut key = h.cell.clone();
-            std::sync::Arc::make_mut(&mut key.params).remove(REV_PARAM);
-            let b = analysis.cells.iter().find(|c| {
-                of(c, &base.name) && c.cell.variant == key.variant && {
-                    let mut other = (*c.cell.params).clone();
-                    other.remove(REV_PARAM);
-                    other == *key.params
-                }
-            })?;
-            Some((b, h, crate::analysis::cell_label(exp, &key)))
-        })
-        .collect();
-    let plain: Vec<(&CellStats, &CellStats)> = pairs.iter().map(|(b, h, _)| (*b, *h)).collect();
-    let level = family_level(&plain);
-    let cells: Vec<CellChange> = pairs
-        .iter()
-        .map(|(b, h, label)| CellChange {
-            cell: label.clone(),
-            ..change(b, h, metric.better, revisions.threshold, exp.seed, level)
-        })
-        .collect();
-    let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
-    Some(Comparison {
-        experiment: exp.name.clone(),
-        a: format!("{} ({})", base.name, short(&base.commit)),
-        b: format!("{} ({})", head.name, short(&head.commit)),
-        metric: metric.name.clone(),
-        unit: metric.unit.clone(),
-        better: metric.better.word().into(),
-        threshold: revisions.threshold,
-        level,
-        differences: Vec::new(),
-        summary: summary(&cells, revisions.threshold, "revisions", level),
-        cells,
-        regressed,
-    })
-}
-
-/// The level of each cell's interval such that all of them hold together at 95%: the
-/// Bonferroni correction over the m cells that have enough runs to compare, 1 − 0.05/m (Dunn,
-/// "Multiple comparisons among means", JASA 56:52, 1961). A comparison of 24 cells at 95% each
-/// would report about one false change per run; a gate that fails a build must not.
-pub fn family_level(pairs: &[(&CellStats, &CellStats)]) -> f64 {
+/// The level of each cell's interval such that all of them hold together at `overall` (95%,
+/// or the level of a sampled session's look): the Bonferroni correction over the m cells that
+/// have enough runs to compare, 1 − (1 − overall)/m (Dunn, "Multiple comparisons among
+/// means", JASA 56:52, 1961). A comparison of 24 cells at 95% each would report about one
+/// false change per run; a gate that fails a build must not.
+pub fn family_level(pairs: &[(&CellStats, &CellStats)], overall: f64) -> f64 {
     let m = pairs
         .iter()
         .filter(|(a, b)| a.n >= MIN_COMPARE_RUNS && b.n >= MIN_COMPARE_RUNS)
         .count()
         .max(1);
-    1.0 - (1.0 - crate::analysis::LEVEL) / m as f64
+    1.0 - (1.0 - overall) / m as f64
 }
 
 /// One cell's change from A to B: the ratio of medians resampled on the log scale (both
 /// sessions' runs drawn independently, as for a `compare` check) with an interval at `level`,
-/// judged against the band [1 / (1 + threshold), 1 + threshold] of changes too small to count.
+/// judged by [`judge`] against the band of changes too small to count.
 pub fn change(
     a: &CellStats,
     b: &CellStats,
@@ -255,6 +291,7 @@ pub fn change(
         ratio: None,
         lo: None,
         hi: None,
+        half_width: None,
         verdict: Change::TooFewRuns,
     };
     if a.n < MIN_COMPARE_RUNS || b.n < MIN_COMPARE_RUNS {
@@ -273,32 +310,25 @@ pub fn change(
         return out;
     };
     let (lo, hi) = (est.interval.lo, est.interval.hi);
-    let (up, down) = (1.0 + threshold, 1.0 / (1.0 + threshold));
-    let higher = lo > up;
-    let lower = hi < down;
-    out.verdict = match (higher, lower, better) {
-        (true, _, Better::Higher) | (_, true, Better::Lower) => Change::Faster,
-        (true, _, Better::Lower) | (_, true, Better::Higher) => Change::Slower,
-        _ => Change::NoDetectableChange,
-    };
+    out.verdict = judge(lo, hi, better, threshold);
     out.ratio = Some(est.ratio);
     out.lo = Some(lo);
     out.hi = Some(hi);
+    out.half_width = Some(stats::relative_half_width(lo, hi, est.ratio));
     out
 }
 
-/// "2 of 24 cells slower, 1 faster, 21 with no detectable change beyond ±2.0%".
+/// "24 cells in both sessions: 1 slower, 0 faster, 20 same, 3 inconclusive within ±2.0%".
 fn summary(cells: &[CellChange], threshold: f64, sides: &str, level: f64) -> String {
     let count = |c: Change| cells.iter().filter(|x| x.verdict == c).count();
-    let mut parts = vec![
-        format!("{} slower", count(Change::Slower)),
-        format!("{} faster", count(Change::Faster)),
-        format!(
-            "{} with no detectable change beyond ±{}",
-            count(Change::NoDetectableChange),
-            percent(threshold)
-        ),
-    ];
+    let mut parts = vec![format!(
+        "{} slower, {} faster, {} same, {} inconclusive within ±{}",
+        count(Change::Slower),
+        count(Change::Faster),
+        count(Change::Same),
+        count(Change::Inconclusive),
+        percent(threshold)
+    )];
     if count(Change::TooFewRuns) > 0 {
         parts.push(format!(
             "{} with too few runs to tell",
@@ -395,3 +425,6 @@ pub fn commit(m: &Manifest) -> String {
 pub fn short(hash: &str) -> String {
     hash.chars().take(12).collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! The four-way verdict of a comparison: on exact intervals, and on constructed cells whose
+//! runs the ratio bootstrap resamples.
+
+use super::*;
+use crate::plan::CellKey;
+use crate::stats::Summary;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A cell of one metric whose runs each printed one value.
+fn cell(label: &str, values: &[f64]) -> CellStats {
+    CellStats {
+        cell: CellKey::new(label, Arc::new(BTreeMap::new())),
+        label: label.into(),
+        metric: "ms".into(),
+        n: values.len(),
+        warmup_runs: 0,
+        invalid_runs: 0,
+        runs: values.iter().map(|v| vec![*v]).collect(),
+        run_ids: Vec::new(),
+        positions: Vec::new(),
+        summary: Summary::of(values),
+        median_ci: None,
+        exact_median_ci: None,
+        mean_ci: None,
+        design_effect: None,
+        modes: None,
+        drift: None,
+        steady: None,
+        percentiles: None,
+    }
+}
+
+/// Twelve runs of about `ms`, spread evenly over ±0.5%.
+fn runs(ms: f64) -> Vec<f64> {
+    (0..12)
+        .map(|i| ms * (1.0 + 0.005 * (f64::from(i) / 5.5 - 1.0)))
+        .collect()
+}
+
+/// The change from a cell of `a_ms` to one of `b_ms`, lower better, against ±2%.
+fn change_of(a_ms: f64, b_ms: f64) -> CellChange {
+    change(
+        &cell("a", &runs(a_ms)),
+        &cell("b", &runs(b_ms)),
+        Better::Lower,
+        DEFAULT_THRESHOLD,
+        7,
+        0.95,
+    )
+}
+
+#[test]
+fn an_interval_straddling_the_band_edge_is_inconclusive_not_no_change() {
+    // Under load a real +5% change measured 1.037 [1.003, 1.066]: consistent with +0.3% and
+    // with +6.6%, so neither "slower" nor "same".
+    assert_eq!(
+        judge(1.003, 1.066, Better::Lower, 0.02),
+        Change::Inconclusive
+    );
+    // An exact +2.0% change measured tightly still reaches across the edge.
+    assert_eq!(
+        judge(1.019, 1.021, Better::Lower, 0.02),
+        Change::Inconclusive
+    );
+    // Wide enough to reach across both edges.
+    assert_eq!(judge(0.95, 1.05, Better::Lower, 0.02), Change::Inconclusive);
+}
+
+#[test]
+fn an_interval_inside_the_band_is_the_same_and_beyond_it_a_change() {
+    assert_eq!(judge(0.99, 1.015, Better::Lower, 0.02), Change::Same);
+    // The band's edges belong to it: 1/1.02 and 1.02 exactly.
+    assert_eq!(judge(1.0 / 1.02, 1.02, Better::Lower, 0.02), Change::Same);
+    assert_eq!(judge(1.021, 1.05, Better::Lower, 0.02), Change::Slower);
+    assert_eq!(judge(1.021, 1.05, Better::Higher, 0.02), Change::Faster);
+    assert_eq!(judge(0.90, 0.97, Better::Lower, 0.02), Change::Faster);
+    assert_eq!(judge(0.90, 0.97, Better::Higher, 0.02), Change::Slower);
+    assert!(Change::Same.decided() && Change::Slower.decided() && Change::Faster.decided());
+    assert!(!Change::Inconclusive.decided() && !Change::TooFewRuns.decided());
+}
+
+#[test]
+fn each_verdict_on_constructed_cells() {
+    assert_eq!(change_of(100.0, 110.0).verdict, Change::Slower);
+    assert_eq!(change_of(100.0, 90.0).verdict, Change::Faster);
+    assert_eq!(change_of(100.0, 100.0).verdict, Change::Same);
+    // +2.0% exactly: the ratio of medians is 1.02 and its interval reaches across 1.02.
+    let edge = change_of(100.0, 102.0);
+    assert_eq!(edge.verdict, Change::Inconclusive, "{edge:?}");
+    let (lo, hi) = (edge.lo.unwrap(), edge.hi.unwrap());
+    assert!((edge.ratio.unwrap() - 1.02).abs() < 1e-12, "{edge:?}");
+    assert!(lo < 1.02 && hi > 1.02 && lo > 1.01 && hi < 1.03, "{edge:?}");
+    assert_eq!(edge.straddles(0.02).as_deref(), Some("+2.0%"));
+    assert_eq!(edge.verdict_text(0.02), "inconclusive: straddles +2.0%");
+    let few = change(
+        &cell("a", &runs(100.0)[..4]),
+        &cell("b", &runs(100.0)),
+        Better::Lower,
+        0.02,
+        7,
+        0.95,
+    );
+    assert_eq!(few.verdict, Change::TooFewRuns);
+    assert_eq!((few.half_width, few.ratio), (None, None));
+    assert_eq!(few.resolution(), "n/a");
+}
+
+#[test]
+fn the_half_width_is_half_the_interval_over_the_ratio() {
+    let c = change_of(100.0, 110.0);
+    let (r, lo, hi) = (c.ratio.unwrap(), c.lo.unwrap(), c.hi.unwrap());
+    assert_eq!(c.half_width, Some((hi - lo) / 2.0 / r));
+    // Runs spread over ±0.5% on each side: the interval of the ratio is within ±1%.
+    assert!(c.half_width.unwrap() < 0.01, "{c:?}");
+    let straddling = CellChange {
+        ratio: Some(1.037),
+        lo: Some(1.003),
+        hi: Some(1.066),
+        half_width: Some(crate::stats::relative_half_width(1.003, 1.066, 1.037)),
+        verdict: Change::Inconclusive,
+        ..c
+    };
+    // (1.066 − 1.003) / 2 / 1.037 = 0.0304.
+    assert!((straddling.half_width.unwrap() - 0.030376).abs() < 1e-6);
+    assert_eq!(straddling.resolution(), "±3.0%");
+    assert_eq!(
+        straddling.line(0.02),
+        "b: inconclusive: 1.037 [1.003, 1.066] straddles +2.0%"
+    );
+    let both = CellChange {
+        lo: Some(0.95),
+        hi: Some(1.05),
+        ..straddling.clone()
+    };
+    assert_eq!(both.straddles(0.02).as_deref(), Some("−2.0% and +2.0%"));
+}
+
+#[test]
+fn the_summary_counts_all_four_verdicts() {
+    let cells = [
+        change_of(100.0, 110.0),
+        change_of(100.0, 100.0),
+        change_of(100.0, 100.0),
+        change_of(100.0, 102.0),
+    ];
+    assert_eq!(
+        summary(&cells, 0.02, "sessions", 0.9875),
+        "4 cells in both sessions: 1 slower, 0 faster, 2 same, 1 inconclusive within ±2.0% (each interval at 98.8%, so that all 4 hold together at 95%)"
+    );
+}
+
+#[test]
+fn verdicts_stored_as_no_detectable_change_read_back_as_inconclusive() {
+    let old: Change = serde_json::from_str("\"no_detectable_change\"").unwrap();
+    assert_eq!(old, Change::Inconclusive);
+    assert_eq!(serde_json::to_string(&Change::Same).unwrap(), "\"same\"");
+}
+
+#[test]
+fn the_family_level_shares_the_look_level_among_the_compared_cells() {
+    let (a, b) = (cell("a", &runs(100.0)), cell("b", &runs(100.0)));
+    let few = cell("c", &runs(100.0)[..3]);
+    let pairs = [(&a, &b), (&a, &b), (&a, &few)];
+    assert!((family_level(&pairs, 0.95) - 0.975).abs() < 1e-12);
+    assert!((family_level(&pairs, 0.99) - 0.995).abs() < 1e-12);
+}
