@@ -10,7 +10,8 @@
 //!   untrusted"); `field="mark"|"verdict"|"evidence"|"reading"`.
 //! - `chart(file="mops-by-threads.svg")` → the figure that shows one of the chapter's charts
 //!   (its narrow drawing on small screens).
-//! - the filter `num(digits=3)` formats a number; `manifest` and `counts` are variables.
+//! - the filter `num(digits=3)` formats a number, `percent(digits=2)` a share as a percentage
+//!   (both pass an `n/a (why)` marker through); `manifest` and `counts` are variables.
 //!
 //! A reference to a cell, metric, check or chart that lab.toml does not declare is an error
 //! naming `notes.md:LINE:COLUMN`, never an empty or zero number. A reference whose data this
@@ -157,6 +158,11 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>) {
     tera.register_function("chart", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
         d.chart_value(&kw)
     });
+    register_filters(tera);
+}
+
+/// The formatting filters, `num` and `percent`.
+fn register_filters(tera: &mut Tera) {
     tera.register_filter(
         "num",
         |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
@@ -168,6 +174,20 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>) {
             match x.as_number().map(|n| n.as_float()) {
                 Some(x) => Ok(significant(x, digits.clamp(1, 12) as i32)),
                 // An `n/a (why)` marker passes through unchanged.
+                None => Ok(x.to_string()),
+            }
+        },
+    );
+    tera.register_filter(
+        "percent",
+        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
+            let digits: i64 = kw.get("digits")?.unwrap_or(2);
+            match x.as_number().map(|n| n.as_float()) {
+                Some(share) => Ok(format!(
+                    "{}%",
+                    significant(share * 100.0, digits.clamp(1, 12) as i32)
+                )),
+                // An `n/a (why)` marker passes through unchanged: arithmetic on it would fail.
                 None => Ok(x.to_string()),
             }
         },
@@ -438,5 +458,32 @@ fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> Ter
                 names.join(", ")
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    fn render(source: &str, x: serde_json::Value) -> String {
+        let mut tera = Tera::new();
+        register_filters(&mut tera);
+        tera.add_raw_template("t", source).unwrap();
+        let mut context = Context::new();
+        context.insert("x", &x);
+        tera.render("t", &context).unwrap()
+    }
+
+    #[test]
+    fn percent_formats_a_share_and_passes_a_missing_value_through() {
+        assert_eq!(render("{{ x | percent }}", 0.01234.into()), "1.2%");
+        assert_eq!(render("{{ x | percent(digits=3) }}", 0.25.into()), "25.0%");
+        // The notes of a session whose cell has no valid run: text, not an error.
+        let missing = serde_json::Value::from("n/a (no valid run)");
+        assert_eq!(
+            render("{{ x | percent }}", missing.clone()),
+            "n/a (no valid run)"
+        );
+        assert_eq!(render("{{ x | num }}", missing), "n/a (no valid run)");
     }
 }
