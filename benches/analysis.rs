@@ -56,6 +56,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 overlapped: Vec::new(),
                 problems: Vec::new(),
                 failed_checks: Vec::new(),
+                timing_only: Vec::new(),
                 values: RunValues::of("m", vec![value.to_string()]),
             });
         }

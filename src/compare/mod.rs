@@ -13,7 +13,9 @@ use crate::stats::{self, Statistic};
 use crate::store::Manifest;
 use serde::{Deserialize, Serialize};
 
+mod noise;
 mod revisions;
+pub use noise::{NoiseCell, NoiseFloor, mde, noise_floor};
 pub use revisions::{RevisionPairs, between_revisions, revision_pairs};
 
 /// Fewest valid runs on each side for a cell's change to be judged: below 5 the percentile

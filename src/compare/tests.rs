@@ -16,6 +16,7 @@ fn cell(label: &str, values: &[f64]) -> CellStats {
         n: values.len(),
         warmup_runs: 0,
         invalid_runs: 0,
+        busy_runs: 0,
         runs: values.iter().map(|v| vec![*v]).collect(),
         run_ids: Vec::new(),
         positions: Vec::new(),

@@ -68,7 +68,9 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let (start, started) = match start_timed(start_with, &mut alone) {
         Ok(started) => started,
         Err(e) => {
-            group.map(super::cgroup::RunGroup::give_back);
+            if let Some(group) = group {
+                group.give_back();
+            }
             return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
         }
     };
