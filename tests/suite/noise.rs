@@ -83,3 +83,65 @@ fn lab_noise_of_an_unknown_experiment_is_a_usage_error() {
     let out = project.lab_exits(&["noise", "nope"], lab::Exit::Usage);
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
 }
+
+#[test]
+fn the_ab_comparison_and_its_chapter_quote_the_latest_noise_floor() {
+    let (project, floor) = measured();
+    let layout = Layout::new(project.root());
+    let quote = floor.quote().unwrap();
+    for _ in 0..2 {
+        let mut runner = chosen_spread();
+        app::run(
+            &layout,
+            Path::new("ab"),
+            &common::quiet_run("ab"),
+            &mut runner,
+        )
+        .unwrap();
+        // Session folders are named by the second they start in.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let opts = app::CompareOptions {
+        a: lab::store::SessionRef::Previous,
+        b: lab::store::SessionRef::Latest,
+        metric: None,
+        threshold: 0.02,
+    };
+    let (text, _) = app::compare(&layout, Path::new("ab"), &opts, false).unwrap();
+    assert!(text.contains(&quote), "{text}");
+    let (json, _) = app::compare(&layout, Path::new("ab"), &opts, true).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["noise"], quote.as_str());
+    let chapter = project.read("book/src/ab/index.md");
+    assert!(chapter.contains(&format!("The {quote}.")), "{chapter}");
+}
+
+#[test]
+fn without_a_noise_measurement_nothing_is_quoted() {
+    let project = Project::with_fixtures(&["ab"]);
+    let layout = Layout::new(project.root());
+    assert!(app::latest_noise(&layout, "ab").is_none());
+}
+
+#[test]
+fn a_session_across_revisions_quotes_the_noise_floor_in_its_comparison() {
+    let project = crate::revs::two_commits_with("100", "repetitions = 10");
+    let layout = Layout::new(project.root());
+    let opts = NoiseOptions {
+        threshold: 0.02,
+        quiet: true,
+        command_line: "lab noise ab".into(),
+    };
+    let floor = app::noise(&layout, Path::new("ab"), &opts, &mut chosen_spread()).unwrap();
+    let revs = vec!["HEAD~1".to_string(), "HEAD".to_string()];
+    let run = app::RunOptions {
+        revs: Some(&revs),
+        ..common::quiet_run("ab")
+    };
+    app::run(&layout, Path::new("ab"), &run, &mut chosen_spread()).unwrap();
+    let chapter = project.read("book/src/ab/index.md");
+    assert!(
+        chapter.contains(&format!("The {}.", floor.quote().unwrap())),
+        "{chapter}"
+    );
+}
