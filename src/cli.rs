@@ -3,7 +3,7 @@
 
 use crate::app::{
     BaselineArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout, ListArgs,
-    NewArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
+    NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -53,6 +53,12 @@ pub enum Command {
         after_help = "Examples: lab compare lockstack-dip previous latest --threshold 5%\n          lab compare lockstack-dip --baseline main"
     )]
     Compare(CompareArgs),
+    /// Measure the noise floor: run the experiment's cells against themselves, interleaved
+    /// (an A/A session, stored under data/NAME/noise/), and report per cell the false alarms,
+    /// the run-to-run spread and the smallest change lab could detect at the planned runs per
+    /// side and at 2× and 4× as many. The experiment's A/B comparisons quote the latest one.
+    #[command(after_help = "Example: lab noise lockstack-dip --json")]
+    Noise(NoiseArgs),
     /// Save a session under a name, to compare later sessions with (`lab compare --baseline`).
     #[command(
         after_help = "Example: lab baseline lockstack-dip main --session 20261130T081716Z-vm"
@@ -110,6 +116,7 @@ impl Command {
             Command::Report(args) => args.execute(layout, quiet),
             Command::Check(args) => args.execute(layout, quiet),
             Command::Compare(args) => args.execute(layout, quiet),
+            Command::Noise(args) => args.execute(layout, quiet),
             Command::Baseline(args) => args.execute(layout, quiet),
             Command::History(args) => args.execute(layout, quiet),
             Command::Import(args) => args.execute(layout, quiet),

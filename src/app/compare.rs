@@ -38,7 +38,10 @@ pub fn compare(
     let a = assess(&dir, store::load_session(&sessions.resolve(&opts.a)?)?)?;
     let b = assess(&dir, store::load_session(&sessions.resolve(&opts.b)?)?)?;
     let metric = chosen_metric(&b.experiment, opts.metric)?;
-    let comparison = comparison(&side(&a), &side(&b), metric, opts.threshold);
+    let comparison = Comparison {
+        noise: super::latest_noise(layout, &b.experiment.name).and_then(|f| f.quote()),
+        ..comparison(&side(&a), &side(&b), metric, opts.threshold)
+    };
     let text = if json {
         serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
     } else {
@@ -153,6 +156,9 @@ pub fn text(c: &Comparison) -> String {
         out.push_str(&cell_line(c, x, width));
     }
     out.push_str(&format!("{}\n", c.summary));
+    if let Some(noise) = &c.noise {
+        out.push_str(&format!("{noise}\n"));
+    }
     out
 }
 

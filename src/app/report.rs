@@ -191,6 +191,7 @@ impl Context {
                 overall,
             );
             let history = None;
+            let compared = compared.map(|c| quoting_noise(layout, c));
             return Ok(Context { history, compared });
         }
         let history = if sessions.kept.len() >= 2 {
@@ -211,11 +212,20 @@ impl Context {
                     analysis,
                     manifest: &s.manifest,
                 };
-                Some(comparison(&a, &side(shown), metric, DEFAULT_THRESHOLD))
+                let c = comparison(&a, &side(shown), metric, DEFAULT_THRESHOLD);
+                Some(quoting_noise(layout, c))
             }
             _ => None,
         };
         Ok(Context { history, compared })
+    }
+}
+
+/// The comparison with the latest noise measurement of its experiment quoted, if one exists.
+fn quoting_noise(layout: &Layout, c: Comparison) -> Comparison {
+    Comparison {
+        noise: super::latest_noise(layout, &c.experiment).and_then(|f| f.quote()),
+        ..c
     }
 }
 

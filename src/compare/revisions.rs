@@ -38,6 +38,7 @@ pub fn between_revisions(
         summary: summary(&cells, threshold, "revisions", level),
         cells,
         regressed,
+        noise: None,
     })
 }
 

@@ -21,6 +21,8 @@ pub struct ComparedView {
     pub chart: Option<ChartView>,
     pub level: String,
     pub rows: Vec<ComparedRow>,
+    /// The latest noise measurement of the experiment, quoted.
+    pub noise: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -53,6 +55,7 @@ pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
         chart: figure.as_ref().map(ChartView::of),
         level: level(c.level),
         rows: c.cells.iter().map(|x| row(c, x)).collect(),
+        noise: c.noise.clone(),
     };
     Ok((view, figure))
 }

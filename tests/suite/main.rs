@@ -17,6 +17,7 @@ mod import;
 mod interrupt;
 mod jobs;
 mod named_cells;
+mod noise;
 mod order_effects;
 mod pipeline;
 mod revs;

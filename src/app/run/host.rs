@@ -10,7 +10,7 @@ use crate::exec;
 use crate::store::{self, Lock};
 
 /// An experiment of results another harness measured is imported, never run.
-pub(super) fn check_runnable(exp: &Experiment) -> Result<()> {
+pub(crate) fn check_runnable(exp: &Experiment) -> Result<()> {
     match &exp.imported {
         Some(tool) => Err(LabError::Usage(format!(
             "{} holds results measured by {tool}: lab does not run it\n  hint: `lab import` adds a session of {tool} results; `lab report {}` renders the chapter",

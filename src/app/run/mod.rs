@@ -7,6 +7,7 @@ mod options;
 mod session;
 mod start;
 
+pub(crate) use host::check_runnable;
 pub use options::RunOptions;
 
 use crate::app::Layout;
