@@ -1,5 +1,5 @@
 //! A cgroup of its own for each run, where the kernel's unified hierarchy lets lab make one
-//! beside itself: the CPU pressure of that group (PSI `some` of its `cpu.pressure`) is the
+//! beside itself (with `LAB_RUN_CGROUPS=1`): the CPU pressure of that group (PSI `some` of its `cpu.pressure`) is the
 //! time the run's own tasks waited for a CPU, to the microsecond, whatever else ran. Where no
 //! group can be made (no cgroup2 mount, no write access), runs are judged by the machine-wide
 //! pressure instead. Groups are made once and reused by the runs that follow; a session
@@ -24,7 +24,22 @@ static FREE: Mutex<Vec<RunGroup>> = Mutex::new(Vec::new());
 /// How many groups this lab process has made, for their names.
 static MADE: Mutex<usize> = Mutex::new(0);
 
+/// The variable that turns the per-run cgroups on: joining a group costs the run's child a
+/// cgroup migration inside the timed interval, which on some kernels takes milliseconds and
+/// varies, so that a no-op run looks longer than the calibration allows. Off by default: runs
+/// are judged by the machine-wide pressure, bounded by others' CPU time.
+pub const ENABLE_VAR: &str = "LAB_RUN_CGROUPS";
+
 impl RunGroup {
+    /// A group for the next run when `LAB_RUN_CGROUPS=1` asks for one and lab can make it.
+    pub fn take_if_enabled() -> Option<RunGroup> {
+        if std::env::var_os(ENABLE_VAR).is_some_and(|v| v == "1") {
+            Self::take()
+        } else {
+            None
+        }
+    }
+
     /// A free group, made when none is free; `None` where lab cannot make one.
     pub fn take() -> Option<RunGroup> {
         if let Some(group) = FREE.lock().ok()?.pop() {

@@ -53,7 +53,7 @@ enum Alone<'a> {
 /// Spawns, waits for and measures one process.
 fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let start_unix_ms = unix_ms();
-    let mut group = super::cgroup::RunGroup::take();
+    let mut group = super::cgroup::RunGroup::take_if_enabled();
     let start_with = match prepare(request, group.as_ref()) {
         Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
