@@ -63,6 +63,7 @@ pub fn validate(
     )?;
     let metrics = validate_metrics(&raw.metrics, loc)?;
     let e = &raw.experiment;
+    let declared_max_busy = parse_max_busy(e.max_busy.as_ref(), loc)?;
     let timeout = match overrides.timeout.as_ref().or(e.timeout.as_ref()) {
         Some(t) => parse_timeout(t, loc)?,
         None => DEFAULT_TIMEOUT,
@@ -80,8 +81,8 @@ pub fn validate(
         order: order_of(e.order.as_ref()),
         seed: e.seed.unwrap_or(DEFAULT_SEED),
         timeout,
-        max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?.unwrap_or(DEFAULT_MAX_BUSY),
-        legacy_max_busy: parse_max_busy(e.max_busy.as_ref(), loc)?.unwrap_or(LEGACY_MAX_BUSY),
+        max_busy: declared_max_busy.unwrap_or(DEFAULT_MAX_BUSY),
+        legacy_max_busy: declared_max_busy.unwrap_or(LEGACY_MAX_BUSY),
         requeue: parse_requeue(e.requeue.as_ref(), loc)?,
         sampling: None,
         versions: validate_versions(&e.versions, loc)?,

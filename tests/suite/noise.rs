@@ -19,16 +19,21 @@ fn chosen_spread() -> FakeRunner {
     })
 }
 
-/// `lab noise ab` on a fresh project with the chosen spread.
-fn measured() -> (Project, lab::compare::NoiseFloor) {
-    let project = Project::with_fixtures(&["ab"]);
+/// `lab noise ab` in `project` with the chosen spread.
+fn noise_of(project: &Project) -> lab::compare::NoiseFloor {
     let layout = Layout::new(project.root());
     let opts = NoiseOptions {
         threshold: 0.02,
         quiet: true,
         command_line: "lab noise ab".into(),
     };
-    let floor = app::noise(&layout, Path::new("ab"), &opts, &mut chosen_spread()).unwrap();
+    app::noise(&layout, Path::new("ab"), &opts, &mut chosen_spread()).unwrap()
+}
+
+/// `lab noise ab` on a fresh project with the chosen spread.
+fn measured() -> (Project, lab::compare::NoiseFloor) {
+    let project = Project::with_fixtures(&["ab"]);
+    let floor = noise_of(&project);
     (project, floor)
 }
 
@@ -127,12 +132,7 @@ fn without_a_noise_measurement_nothing_is_quoted() {
 fn a_session_across_revisions_quotes_the_noise_floor_in_its_comparison() {
     let project = crate::revs::two_commits_with("100", "repetitions = 10");
     let layout = Layout::new(project.root());
-    let opts = NoiseOptions {
-        threshold: 0.02,
-        quiet: true,
-        command_line: "lab noise ab".into(),
-    };
-    let floor = app::noise(&layout, Path::new("ab"), &opts, &mut chosen_spread()).unwrap();
+    let floor = noise_of(&project);
     let revs = vec!["HEAD~1".to_string(), "HEAD".to_string()];
     let run = app::RunOptions {
         revs: Some(&revs),
