@@ -1,6 +1,8 @@
 //! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
 
-use crate::config::{CellScope, CellSelector, Experiment, Order, ParamValue, template::substitute};
+use crate::config::{
+    CellScope, CellSelector, Experiment, Order, ParamValue, REV_PARAM, template::substitute,
+};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -148,11 +150,16 @@ pub fn plan(exp: &Experiment) -> Plan {
             }
         }
     }
-    let runs = order
+    let runs: Vec<PlannedRun> = order
         .into_iter()
         .enumerate()
         .map(|(i, (c, block))| planned_run(exp, &cells[c], block, i + 1))
         .collect();
+    let runs = if exp.duet.is_some() {
+        paired(runs, 0)
+    } else {
+        runs
+    };
     Plan {
         order: exp.order,
         seed: exp.seed,
@@ -225,7 +232,7 @@ pub fn look_runs(
             }
         }
     }
-    order
+    let runs: Vec<PlannedRun> = order
         .into_iter()
         .enumerate()
         .map(|(k, i)| {
@@ -235,7 +242,61 @@ pub fn look_runs(
             run.look = look;
             run
         })
+        .collect();
+    if exp.duet.is_some() {
+        paired(runs, planned.len())
+    } else {
+        runs
+    }
+}
+
+/// The runs of a duet in pairs: each run followed by its partner, the next run of the same
+/// cell at the other revision (in a shuffled plan, the one of the same block), so that the
+/// two can start together. Runs keep their shuffled order otherwise and are numbered again
+/// from `before + 1`; a run left without a partner keeps its place and runs alone.
+pub fn paired(runs: Vec<PlannedRun>, before: usize) -> Vec<PlannedRun> {
+    let mut taken = vec![false; runs.len()];
+    let mut order = Vec::with_capacity(runs.len());
+    for i in 0..runs.len() {
+        if taken[i] {
+            continue;
+        }
+        taken[i] = true;
+        order.push(i);
+        let partner = (i + 1..runs.len()).find(|&j| !taken[j] && partners(&runs[i], &runs[j]));
+        if let Some(j) = partner {
+            taken[j] = true;
+            order.push(j);
+        }
+    }
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| {
+            let position = before + k + 1;
+            PlannedRun {
+                id: run_id(position),
+                position,
+                ..runs[i].clone()
+            }
+        })
         .collect()
+}
+
+/// Whether two runs are one pair of a duet: the same cell but for the revision, both warm-up
+/// or both measured.
+pub fn partners(a: &PlannedRun, b: &PlannedRun) -> bool {
+    let rev = |r: &PlannedRun| r.cell.params.get(REV_PARAM).cloned();
+    let rest = |r: &PlannedRun| {
+        let mut p = (*r.cell.params).clone();
+        p.remove(REV_PARAM);
+        p
+    };
+    a.warmup == b.warmup
+        && a.cell.variant == b.cell.variant
+        && rev(a).is_some()
+        && rev(a) != rev(b)
+        && rest(a) == rest(b)
 }
 
 /// Spreads the look number over the seed's bits (the 64-bit golden ratio, as in SplitMix64).
@@ -407,6 +468,74 @@ params = {{ threads = [1] }}
             .map(|r| r.cell.to_string())
             .collect();
         assert_eq!(order, GOLDEN_SEED_7);
+    }
+
+    /// A duet's plan: each run is followed by its partner at the other revision, every run
+    /// planned once, numbered in order; the later looks are paired too.
+    #[test]
+    fn a_duet_plans_partners_next_to_each_other() {
+        let exp = experiment("shuffled", 7)
+            .across_revisions(&["base".into(), "head".into()], BTreeMap::new());
+        let exp = Experiment {
+            duet: Some([vec![0], vec![1]]),
+            ..exp
+        };
+        let plain = plan(&Experiment {
+            duet: None,
+            ..exp.clone()
+        });
+        let runs = plan(&exp).runs;
+        assert_eq!(runs.len(), plain.runs.len());
+        for pair in runs.chunks(2) {
+            assert!(
+                partners(&pair[0], &pair[1]),
+                "{} / {}",
+                pair[0].cell,
+                pair[1].cell
+            );
+        }
+        let ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
+        let expected: Vec<String> = (1..=runs.len()).map(run_id).collect();
+        assert_eq!(ids, expected);
+        let cells = |rs: &[PlannedRun]| {
+            let mut c: Vec<(String, u32, bool)> = rs
+                .iter()
+                .map(|r| (r.cell.to_string(), r.repetition, r.warmup))
+                .collect();
+            c.sort();
+            c
+        };
+        assert_eq!(cells(&runs), cells(&plain.runs), "the same runs, reordered");
+        let keys: Vec<CellKey> = runs.iter().map(|r| r.cell.clone()).collect();
+        let more = look_runs(&exp, &runs, 2, 5, &keys);
+        assert_eq!(more.len(), 2 * 6 * 2, "two more runs of each of 12 cells");
+        assert_eq!(more[0].position, runs.len() + 1);
+        assert!(more.chunks(2).all(|p| partners(&p[0], &p[1])));
+    }
+
+    /// A run whose partner is missing (from a plan that lost one) pairs with the next run
+    /// of its cell at the other revision; in the end one run alone is left without a partner.
+    #[test]
+    fn a_plan_missing_one_run_leaves_one_run_alone() {
+        let exp = experiment("shuffled", 7)
+            .across_revisions(&["base".into(), "head".into()], BTreeMap::new());
+        let mut runs = plan(&exp).runs;
+        let gone = (1..runs.len())
+            .find(|&j| partners(&runs[0], &runs[j]))
+            .unwrap();
+        runs.remove(gone);
+        let out = paired(runs.clone(), 0);
+        assert_eq!(out.len(), runs.len());
+        let (mut i, mut alone) = (0, 0);
+        while i < out.len() {
+            if i + 1 < out.len() && partners(&out[i], &out[i + 1]) {
+                i += 2;
+            } else {
+                alone += 1;
+                i += 1;
+            }
+        }
+        assert_eq!(alone, 1);
     }
 
     const GOLDEN_SEED_7: [&str; 12] = [

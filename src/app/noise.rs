@@ -117,6 +117,8 @@ fn measure(
         threshold: opts.threshold,
         confirms: None,
         until_decided: None,
+        duet: None,
+        pairing: crate::store::Pairing::Unpaired,
     });
     manifest.calibration = Some(exec::calibrate(runner, &std::env::temp_dir()));
     let session_dir = store::new_session_dir(&noise_dir(layout, &exp.name), started);

@@ -9,7 +9,7 @@
 use super::Layout;
 use crate::config::{Experiment, Goal, REV_PARAM, Sampling};
 use crate::error::{LabError, Result};
-use crate::store::{BuildReport, Revision, Revisions};
+use crate::store::{BuildReport, Pairing, Revision, Revisions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -44,6 +44,8 @@ pub struct Asked<'a> {
     pub threshold: f64,
     /// `--until-decided MAX`: sample the inconclusive cells up to MAX runs each.
     pub until_decided: Option<u32>,
+    /// `--duet`: run each pair of runs, one of each revision, at the same time.
+    pub duet: bool,
 }
 
 /// The experiment across the revisions `asked` names, with each resolved to a commit and
@@ -58,6 +60,10 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
             exp.file.display()
         )));
     }
+    let duet = asked
+        .duet
+        .then(|| duet_sides(&exp, &crate::exec::allowed_cpus()))
+        .transpose()?;
     let repo = Repository::holding(&exp.dir)?;
     let mut dirs = BTreeMap::new();
     let mut record = Vec::new();
@@ -83,11 +89,78 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
         threshold: asked.threshold,
         confirms: None,
         until_decided: asked.until_decided,
+        pairing: if duet.is_some() {
+            Pairing::Duet
+        } else {
+            Pairing::Blocks
+        },
+        duet,
     };
     Ok((
         sampled(exp.across_revisions(revs, dirs), &revisions),
         revisions,
     ))
+}
+
+/// The two CPU sets of a duet: each side as many CPUs as the variant asking for the most
+/// (`cpus`; one where none asks), the first of the CPUs lab may use for one side and the next
+/// for the other. Refused when `allowed` has too few for two disjoint sides.
+pub fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<crate::config::DuetSides> {
+    let widest = exp
+        .variants
+        .iter()
+        .map(|v| (v.cpus.as_ref().map_or(1, Vec::len), v.name.as_str()))
+        .max_by_key(|(n, _)| *n)
+        .unwrap_or((1, ""));
+    let each = widest.0;
+    if allowed.len() < 2 * each {
+        let why = if each > 1 {
+            format!("variant {} asks for {each} CPUs (`cpus`), so", widest.1)
+        } else {
+            "each run gets one CPU, so".to_string()
+        };
+        return Err(LabError::Usage(format!(
+            "--duet runs a base and a head run at the same time on disjoint CPUs: {why} it needs {} CPUs, and lab may use {} here ({})\n  hint: drop --duet to interleave the revisions one run at a time, or run on a machine with more CPUs",
+            2 * each,
+            allowed.len(),
+            cpu_list(allowed)
+        )));
+    }
+    Ok([allowed[..each].to_vec(), allowed[each..2 * each].to_vec()])
+}
+
+/// "0,1,2": CPUs as a list, or "none".
+fn cpu_list(cpus: &[usize]) -> String {
+    if cpus.is_empty() {
+        return "none".into();
+    }
+    cpus.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A resumed duet needs its two sides' CPUs here still.
+fn check_duet_cpus(revisions: &Revisions) -> Result<()> {
+    let Some(sides) = &revisions.duet else {
+        return Ok(());
+    };
+    let allowed = crate::exec::allowed_cpus();
+    let missing: Vec<usize> = sides
+        .iter()
+        .flatten()
+        .filter(|c| !allowed.contains(c))
+        .copied()
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(LabError::Usage(format!(
+        "the session ran in duet on CPUs {} and {}, but lab may not use CPU {} here\n  hint: resume it where those CPUs are free to use",
+        cpu_list(&sides[0]),
+        cpu_list(&sides[1]),
+        cpu_list(&missing)
+    )))
 }
 
 /// `--until-decided MAX` below lab.toml's (least) runs per cell leaves nothing to add.
@@ -107,6 +180,7 @@ fn check_budget(exp: &Experiment, until_decided: Option<u32>) -> Result<()> {
 /// compared cell is decided when `--until-decided` asked for it or lab.toml samples until
 /// "decided"; a precision goal of lab.toml is kept as it is.
 fn sampled(mut exp: Experiment, revisions: &Revisions) -> Experiment {
+    exp.duet = revisions.duet.clone();
     let goal = Goal::RevisionsDecided {
         threshold: revisions.threshold,
     };
@@ -127,6 +201,7 @@ fn sampled(mut exp: Experiment, revisions: &Revisions) -> Experiment {
 /// The experiment a session across revisions ran: its own lab.toml with the `rev` parameter
 /// and the worktrees of the recorded commits (checked out again if they were removed).
 pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Result<Experiment> {
+    check_duet_cpus(revisions)?;
     let repo = Repository::holding(&exp.dir)?;
     let mut dirs = BTreeMap::new();
     for r in &revisions.revs {
@@ -264,4 +339,52 @@ fn git(dir: &Path, args: &[&str]) -> std::result::Result<String, String> {
 
 fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn experiment(cpus: &[Option<&str>]) -> Experiment {
+        let mut src =
+            String::from("[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\nrepetitions = 3\n");
+        for (i, c) in cpus.iter().enumerate() {
+            src.push_str(&format!("[[variant]]\nname = \"v{i}\"\nrun = [\"true\"]\n"));
+            if let Some(c) = c {
+                src.push_str(&format!("cpus = \"{c}\"\n"));
+            }
+        }
+        crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    }
+
+    #[test]
+    fn each_side_of_a_duet_gets_as_many_cpus_as_the_widest_variant_asks() {
+        let one = experiment(&[None, None]);
+        assert_eq!(duet_sides(&one, &[0, 1]).unwrap(), [vec![0], vec![1]]);
+        assert_eq!(duet_sides(&one, &[2, 5, 7]).unwrap(), [vec![2], vec![5]]);
+        let wide = experiment(&[Some("0"), Some("0-1")]);
+        assert_eq!(
+            duet_sides(&wide, &[0, 1, 2, 3]).unwrap(),
+            [vec![0, 1], vec![2, 3]]
+        );
+    }
+
+    #[test]
+    fn a_duet_is_refused_where_two_sides_do_not_fit() {
+        let err = duet_sides(&experiment(&[None]), &[3])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("each run gets one CPU, so it needs 2 CPUs, and lab may use 1 here (3)"),
+            "{err}"
+        );
+        let err = duet_sides(&experiment(&[None, Some("0-1")]), &[0, 1, 2])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("variant v1 asks for 2 CPUs (`cpus`), so it needs 4 CPUs, and lab may use 3 here (0,1,2)"),
+            "{err}"
+        );
+        assert!(err.contains("hint: drop --duet"), "{err}");
+    }
 }

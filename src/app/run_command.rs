@@ -57,6 +57,12 @@ pub struct RunArgs {
     /// must declare `cpus`. Default 1: one run at a time.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: u16,
+    /// With --revs: measure in duet. Each base run executes at the same time as a head run
+    /// of the same cell, the two pinned to disjoint CPUs, so that what disturbs the machine
+    /// disturbs both; the comparison is the median of the per-pair ratios. Needs twice the
+    /// CPUs the widest variant's `cpus` asks for (two where none asks).
+    #[arg(long, requires = "revs")]
+    pub duet: bool,
 }
 
 /// Where the runs are measured, as `--on` and the cluster's options give it.
@@ -128,6 +134,7 @@ impl RunArgs {
             label: self.label.as_deref(),
             on: Engine::try_from(self.engine)?,
             jobs: usize::from(self.jobs),
+            duet: self.duet,
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

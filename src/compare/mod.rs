@@ -94,6 +94,10 @@ pub struct CellChange {
     /// interval could tell from none. `None` with too few runs.
     #[serde(default)]
     pub half_width: Option<f64>,
+    /// In a duet, the pairs of runs executed together that the ratio was taken over; `None`
+    /// where each side's runs were resampled on their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
     pub verdict: Change,
 }
 
@@ -179,6 +183,13 @@ impl CellChange {
     /// [1.008, 1.031] straddles +2.0%", or "work: too few runs (A 3 runs, B 4)".
     pub fn line(&self, threshold: f64) -> String {
         let (Some(r), Some(lo), Some(hi)) = (self.ratio, self.lo, self.hi) else {
+            if let Some(pairs) = self.pairs {
+                return format!(
+                    "{}: {} ({pairs} pairs of runs, too few for an interval at this level)",
+                    self.cell,
+                    self.verdict.words()
+                );
+            }
             return format!(
                 "{}: {} (A {} runs, B {}; {MIN_COMPARE_RUNS} needed)",
                 self.cell,
@@ -289,18 +300,7 @@ pub fn change(
     seed: u64,
     level: f64,
 ) -> CellChange {
-    let mut out = CellChange {
-        cell: b.label.clone(),
-        a_median: a.median(),
-        b_median: b.median(),
-        a_runs: a.n,
-        b_runs: b.n,
-        ratio: None,
-        lo: None,
-        hi: None,
-        half_width: None,
-        verdict: Change::TooFewRuns,
-    };
+    let out = unjudged(a, b);
     if a.n < MIN_COMPARE_RUNS || b.n < MIN_COMPARE_RUNS {
         return out;
     }
@@ -316,6 +316,16 @@ pub fn change(
     ) else {
         return out;
     };
+    judged(out, &est, better, threshold)
+}
+
+/// A cell's change with its ratio and interval `est`, judged against ±`threshold`.
+fn judged(
+    mut out: CellChange,
+    est: &stats::RatioEstimate,
+    better: Better,
+    threshold: f64,
+) -> CellChange {
     let (lo, hi) = (est.interval.lo, est.interval.hi);
     out.verdict = judge(lo, hi, better, threshold);
     out.ratio = Some(est.ratio);
@@ -323,6 +333,23 @@ pub fn change(
     out.hi = Some(hi);
     out.half_width = Some(stats::relative_half_width(lo, hi, est.ratio));
     out
+}
+
+/// A cell in both before its change is judged: its medians and runs, no ratio yet.
+fn unjudged(a: &CellStats, b: &CellStats) -> CellChange {
+    CellChange {
+        cell: b.label.clone(),
+        a_median: a.median(),
+        b_median: b.median(),
+        a_runs: a.n,
+        b_runs: b.n,
+        ratio: None,
+        lo: None,
+        hi: None,
+        half_width: None,
+        pairs: None,
+        verdict: Change::TooFewRuns,
+    }
 }
 
 /// "24 cells in both sessions: 1 slower, 0 faster, 20 same, 3 inconclusive within ±2.0%".

@@ -2,10 +2,15 @@
 //! with the base revision's, and the comparison of the pairs, at 95% or at a sampled
 //! session's look level.
 
-use super::{CellChange, Change, Comparison, change, family_level, short, summary};
+use super::{
+    CellChange, Change, Comparison, MIN_COMPARE_RUNS, change, family_level, judged, short, summary,
+    unjudged,
+};
 use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM};
-use crate::store::Revisions;
+use crate::stats;
+use crate::store::{Pairing, Revisions};
+use std::collections::BTreeMap;
 
 /// A session across revisions compared with itself: per cell, the head revision's runs
 /// against the base revision's (the `rev` parameter's two values), everything else alike.
@@ -25,6 +30,16 @@ pub fn between_revisions(
     let level = compared.level(overall);
     let cells: Vec<CellChange> = compared.changes(metric.better, threshold, exp.seed, level);
     let regressed = cells.iter().any(|c| c.verdict == Change::Slower);
+    let mut summary = summary(&cells, threshold, "revisions", level);
+    summary.push_str(match compared.pairs_of.as_ref().map(|(p, _)| *p) {
+        Some(Pairing::Duet) => {
+            "; measured in duet: each ratio is taken over pairs of runs executed at the same time on disjoint CPUs (the median of the pairs' ratios with its sign-test interval)"
+        }
+        Some(Pairing::Blocks) => {
+            "; each ratio is taken over pairs of runs, one of each revision from the same shuffled block (the median of the pairs' ratios with its sign-test interval)"
+        }
+        _ => "",
+    });
     Some(Comparison {
         experiment: exp.name.clone(),
         a: format!("{} ({})", base.name, short(&base.commit)),
@@ -35,7 +50,7 @@ pub fn between_revisions(
         threshold,
         level,
         differences: Vec::new(),
-        summary: summary(&cells, threshold, "revisions", level),
+        summary,
         cells,
         regressed,
         noise: None,
@@ -47,6 +62,10 @@ pub fn between_revisions(
 pub struct RevisionPairs<'a> {
     /// (base, head, the cell's label without its revision).
     pub pairs: Vec<(&'a CellStats, &'a CellStats, String)>,
+    /// How the two revisions' runs pair up, and each run's pair: in a duet the two runs
+    /// that executed together, otherwise the repetition (one run of each revision per
+    /// shuffled block). `None`: the runs are not paired (sessions recorded before pairing).
+    pub pairs_of: Option<(Pairing, BTreeMap<&'a str, String>)>,
 }
 
 /// The cells of `metric` at revisions `[base, head]`, paired.
@@ -77,7 +96,30 @@ pub fn revision_pairs<'a>(
             Some((b, h, crate::analysis::cell_label(exp, &key)))
         })
         .collect();
-    RevisionPairs { pairs }
+    RevisionPairs {
+        pairs,
+        pairs_of: pair_names(analysis),
+    }
+}
+
+/// Each run's pair, as the session's record says runs pair up: the two ids of a duet's runs
+/// that executed together ("r0003+r0004"), or the repetition of the run in its cell.
+fn pair_names(analysis: &Analysis) -> Option<(Pairing, BTreeMap<&str, String>)> {
+    let pairing = analysis.manifest.revisions.as_ref()?.pairing;
+    let names = analysis.runs.iter().filter_map(|r| {
+        let name = match (pairing, r.overlapped.as_slice()) {
+            (Pairing::Unpaired, _) => return None,
+            (Pairing::Duet, [partner]) => {
+                let (a, b) = (r.id.as_str().min(partner), r.id.as_str().max(partner));
+                format!("{a}+{b}")
+            }
+            (Pairing::Duet, _) => return None,
+            (Pairing::Blocks, _) => r.repetition.to_string(),
+        };
+        Some((r.id.as_str(), name))
+    });
+    let names: BTreeMap<&str, String> = names.collect();
+    (pairing != Pairing::Unpaired).then_some((pairing, names))
 }
 
 impl RevisionPairs<'_> {
@@ -100,8 +142,53 @@ impl RevisionPairs<'_> {
             .iter()
             .map(|(b, h, label)| CellChange {
                 cell: label.clone(),
-                ..change(b, h, better, threshold, seed, level)
+                ..match &self.pairs_of {
+                    Some((_, names)) => paired_change(b, h, names, better, threshold, level),
+                    None => change(b, h, better, threshold, seed, level),
+                }
             })
             .collect()
+    }
+}
+
+/// One cell's change over pairs of runs: the head run of each pair over its base partner,
+/// the ratio the median of those with its distribution-free interval at `level`
+/// ([`stats::paired_ratio_ci`]), judged as [`change`] judges; too few pairs for the level
+/// (fewer than 6 at 95%) leave it "too few runs". A pair counts when both its runs are valid; where a pair's
+/// name has two valid base runs (a disturbed run and its re-run), the first is taken.
+fn paired_change(
+    base: &CellStats,
+    head: &CellStats,
+    names: &BTreeMap<&str, String>,
+    better: Better,
+    threshold: f64,
+    level: f64,
+) -> CellChange {
+    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, id) in base.run_ids.iter().enumerate() {
+        if let Some(name) = names.get(id.as_str()) {
+            at.entry(name.as_str()).or_insert(i);
+        }
+    }
+    let mut used = vec![false; base.run_ids.len()];
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
+    for (id, values) in head.run_ids.iter().zip(&head.runs) {
+        let Some(&j) = names.get(id.as_str()).and_then(|n| at.get(n.as_str())) else {
+            continue;
+        };
+        if !std::mem::replace(&mut used[j], true) {
+            pairs.push((stats::median(values), stats::median(&base.runs[j])));
+        }
+    }
+    let out = CellChange {
+        pairs: Some(pairs.len()),
+        ..unjudged(base, head)
+    };
+    if pairs.len() < MIN_COMPARE_RUNS {
+        return out;
+    }
+    match stats::paired_ratio_ci(&pairs, level) {
+        Some(est) => judged(out, &est, better, threshold),
+        None => out,
     }
 }

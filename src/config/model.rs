@@ -330,9 +330,17 @@ pub struct Experiment {
     /// in (the experiment's folder in that revision's worktree).
     #[serde(skip)]
     pub revision_dirs: BTreeMap<String, PathBuf>,
+    /// For a session across revisions measured in duet (`--duet`): the CPUs of the two sides
+    /// a pair of runs, one of each revision, executes on at the same time.
+    #[serde(skip)]
+    pub duet: Option<DuetSides>,
     /// The tool whose results the experiment holds (`lab import`); `None`: lab measures it.
     pub imported: Option<String>,
 }
+
+/// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its
+/// partner to the second.
+pub type DuetSides = [Vec<usize>; 2];
 
 /// The parameter a session across revisions adds: which revision a run measures.
 pub const REV_PARAM: &str = "rev";

@@ -95,6 +95,7 @@ pub fn validate(
         profile: profile.map(str::to_string),
         warnings: Vec::new(),
         revision_dirs: BTreeMap::new(),
+        duet: None,
         imported: e.imported.clone(),
     };
     check_folder_name(&experiment.name, loc)?;

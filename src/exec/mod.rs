@@ -25,7 +25,7 @@ pub use interrupt::{restore_default as restore_signals, signal as interrupt_sign
 pub use machine::MachineLoad;
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
-pub use parallel::{disjoint, execute_side_by_side};
+pub use parallel::{disjoint, execute_duet, execute_side_by_side};
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
 pub use syscheck::system_check;

@@ -5,10 +5,14 @@
 //! waited for by its own thread, which hands the measurement back over a channel; the main
 //! thread blocks on that channel, so nothing polls or analyses while runs execute, and it
 //! alone writes the session, storing each run as it finishes.
+//!
+//! A duet (`lab run --revs BASE,HEAD --duet`) runs in the same way two at a time: each pair
+//! of the plan (a run and its partner at the other revision) starts together, the first on
+//! one side's CPUs and the second on the other's, and the next pair waits until both end.
 
-use super::measure::{Measurement, Runner};
+use super::measure::{Measurement, RunRequest, Runner};
 use super::{Ending, MetricReader, Progress, interrupt, orphans, running};
-use crate::config::Experiment;
+use crate::config::{DuetSides, Experiment};
 use crate::plan::PlannedRun;
 use crate::store::SessionWriter;
 use anyhow::{Result, anyhow};
@@ -23,6 +27,13 @@ struct InFlight {
     cpus: Option<Vec<usize>>,
     /// Every run that executed at some moment beside it, so far.
     overlapped: BTreeSet<String>,
+}
+
+/// A run about to start: what it runs, the CPUs it is pinned to, the runner that runs it.
+struct Start {
+    run: PlannedRun,
+    cpus: Option<Vec<usize>>,
+    worker: Box<dyn Runner + Send>,
 }
 
 /// What a run's thread hands back: the run's id and its measurement, or why the runner failed.
@@ -41,8 +52,6 @@ pub fn execute_side_by_side(
     if jobs <= 1 || runner.concurrent().is_none() {
         return super::execute(exp, runs, session, runner, progress);
     }
-    interrupt::install();
-    orphans::become_subreaper();
     let mut schedule = Schedule {
         exp,
         jobs,
@@ -50,15 +59,58 @@ pub fn execute_side_by_side(
         running: BTreeMap::new(),
         requeue: super::requeue::Requeue::of(exp, runs.len()),
         stopping: None,
+        duet: None,
     };
-    std::thread::scope(|scope| {
-        let ending = schedule.drive(scope, session, runner, progress);
-        if ending.is_err() {
-            // lab cannot go on: the runs still executing are stopped, not waited for.
-            running::kill_all();
-        }
-        ending
-    })
+    schedule.run(session, runner, progress)
+}
+
+/// Runs `runs` of a duet pair by pair, each pair's two runs at the same time on the two
+/// `sides`. A disturbed run is not run again alone: its pair is left out of the comparison,
+/// and a sampled session adds pairs instead.
+pub fn execute_duet(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    session: &mut SessionWriter,
+    runner: &mut dyn Runner,
+    progress: &Progress,
+    sides: &DuetSides,
+) -> Result<Ending> {
+    if runner.concurrent().is_none() {
+        return Err(anyhow!(
+            "--duet runs two processes at once, and this runner runs one at a time"
+        ));
+    }
+    let mut schedule = Schedule {
+        exp,
+        jobs: 2,
+        queue: runs.iter().cloned().collect(),
+        running: BTreeMap::new(),
+        requeue: super::requeue::Requeue::new(exp.max_busy, 0, runs.len()),
+        stopping: None,
+        duet: Some(sides.clone()),
+    };
+    schedule.run(session, runner, progress)
+}
+
+impl<'e> Schedule<'e> {
+    /// Drives the schedule to its end on threads of this scope, reaping what runs.
+    fn run(
+        &mut self,
+        session: &mut SessionWriter,
+        runner: &mut dyn Runner,
+        progress: &Progress,
+    ) -> Result<Ending> {
+        interrupt::install();
+        orphans::become_subreaper();
+        std::thread::scope(|scope| {
+            let ending = self.drive(scope, session, runner, progress);
+            if ending.is_err() {
+                // lab cannot go on: the runs still executing are stopped, not waited for.
+                running::kill_all();
+            }
+            ending
+        })
+    }
 }
 
 /// The state of a session's runs while some execute side by side.
@@ -72,6 +124,8 @@ struct Schedule<'e> {
     requeue: super::requeue::Requeue,
     /// Set once no more runs may start, with how the session ends.
     stopping: Option<Ending>,
+    /// A duet's two CPU sets: runs start in pairs, pinned to them.
+    duet: Option<DuetSides>,
 }
 
 impl<'e> Schedule<'e> {
@@ -90,15 +144,15 @@ impl<'e> Schedule<'e> {
                 self.stopping = Some(Ending::Interrupted);
             }
             while self.stopping.is_none() && self.next_may_start() {
-                let Some(run) = self.queue.pop_front() else {
-                    break;
-                };
-                progress.starting(&run);
-                let (stdout, stderr) = session.log_paths(&run);
-                let worker = runner.concurrent().ok_or_else(|| {
-                    anyhow!("the runner can no longer run processes side by side")
-                })?;
-                self.launch(scope, run, worker, stdout, stderr, sender.clone());
+                for (run, cpus) in self.next_to_start() {
+                    progress.starting(&run);
+                    let (stdout, stderr) = session.log_paths(&run);
+                    let worker = runner.concurrent().ok_or_else(|| {
+                        anyhow!("the runner can no longer run processes side by side")
+                    })?;
+                    let start = Start { run, cpus, worker };
+                    self.launch(scope, start, stdout, stderr, sender.clone());
+                }
             }
             if self.running.is_empty() {
                 return Ok(self.stopping.take().unwrap_or(Ending::Complete));
@@ -121,11 +175,14 @@ impl<'e> Schedule<'e> {
     }
 
     /// Whether the next planned run may start now: fewer than `jobs` run, and none holds one
-    /// of its CPUs.
+    /// of its CPUs; in a duet, whether no run is executing.
     fn next_may_start(&self) -> bool {
         let Some(next) = self.queue.front() else {
             return false;
         };
+        if self.duet.is_some() {
+            return self.running.is_empty();
+        }
         let cpus = cpus_of(self.exp, next);
         self.running.len() < self.jobs
             && self
@@ -134,12 +191,37 @@ impl<'e> Schedule<'e> {
                 .all(|r| disjoint(r.cpus.as_deref(), cpus.as_deref()))
     }
 
-    /// Starts `run` on a thread of its own, which waits for it and reports back on `done`.
+    /// The runs to start now, with the CPUs each is pinned to: the next planned run on its
+    /// variant's `cpus`; in a duet, the next run on the first side's CPUs with its partner,
+    /// when the plan holds it next, on the second's.
+    fn next_to_start(&mut self) -> Vec<(PlannedRun, Option<Vec<usize>>)> {
+        let Some(first) = self.queue.pop_front() else {
+            return Vec::new();
+        };
+        let Some([one, other]) = self.duet.clone() else {
+            let cpus = cpus_of(self.exp, &first);
+            return vec![(first, cpus)];
+        };
+        let partner = self
+            .queue
+            .front()
+            .is_some_and(|next| crate::plan::partners(&first, next))
+            .then(|| self.queue.pop_front())
+            .flatten();
+        let mut start = vec![(first, Some(one))];
+        start.extend(partner.map(|p| (p, Some(other))));
+        start
+    }
+
+    /// Starts a run on a thread of its own, which waits for it and reports back on `done`.
     fn launch<'scope>(
         &mut self,
         scope: &'scope Scope<'scope, 'e>,
-        run: PlannedRun,
-        mut worker: Box<dyn Runner + Send>,
+        Start {
+            run,
+            cpus,
+            mut worker,
+        }: Start,
         stdout: std::path::PathBuf,
         stderr: std::path::PathBuf,
         done: mpsc::Sender<Done>,
@@ -150,9 +232,13 @@ impl<'e> Schedule<'e> {
         }
         let exp = self.exp;
         let planned = run.clone();
+        let pinned = cpus.clone();
         let (spawned, started) = mpsc::channel::<()>();
         scope.spawn(move || {
-            let request = super::request(exp, &planned, &stdout, &stderr);
+            let request = RunRequest {
+                cpus: pinned.as_deref(),
+                ..super::request(exp, &planned, &stdout, &stderr)
+            };
             let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 worker.run_announced(&request, &mut || {
                     let _ = spawned.send(());
@@ -167,7 +253,7 @@ impl<'e> Schedule<'e> {
         self.running.insert(
             run.id.clone(),
             InFlight {
-                cpus: cpus_of(self.exp, &run),
+                cpus,
                 run,
                 overlapped,
             },

@@ -110,22 +110,44 @@ fn figure(c: &Comparison) -> Result<Option<Figure>> {
     if rows.is_empty() {
         return Ok(None);
     }
+    let paired = c.cells.iter().any(|x| x.pairs.is_some());
+    let (measure, point, interval) = if paired {
+        (
+            "median of pair ratios",
+            "the median of the ratios of its pairs of runs (this revision's run over the other's)",
+            "sign-test",
+        )
+    } else {
+        (
+            "ratio of medians",
+            "this session's median over the other's",
+            "bootstrap",
+        )
+    };
     let chart = ForestChart {
         title: format!("{}: this session / {}", c.metric, c.a),
-        x_label: format!(
-            "ratio of medians, this session / the other ({} is better)",
-            c.better
-        ),
+        x_label: if paired {
+            format!("{measure} ({} is better)", c.better)
+        } else {
+            format!(
+                "{measure}, this session / the other ({} is better)",
+                c.better
+            )
+        },
         rows,
     };
     let text = Text {
         heading: format!("Compared with {}", c.a),
-        alt: format!(
-            "ratio of each cell's median {} to session {}",
-            c.metric, c.a
-        ),
+        alt: if paired {
+            format!("{measure} of {} in each cell, against {}", c.metric, c.a)
+        } else {
+            format!(
+                "ratio of each cell's median {} to session {}",
+                c.metric, c.a
+            )
+        },
         caption: format!(
-            "Each row is a cell: the point is this session's median over the other's, the bar its {} bootstrap interval, the dashed tick the edge of the ±{} noise band on the worse side.",
+            "Each row is a cell: the point is {point}, the bar its {} {interval} interval, the dashed tick the edge of the ±{} noise band on the worse side.",
             level(c.level),
             percent(c.threshold)
         ),

@@ -40,7 +40,7 @@ pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt
 pub use dip::{DipTest, Mode, dip, dip_test};
 pub use estimate::Estimate;
 pub use kruskal::{KruskalWallis, kruskal_wallis};
-pub use median_ci::{MedianCi, exact_median_ci};
+pub use median_ci::{MedianCi, exact_median_ci, paired_ratio_ci};
 pub use multiple::holm;
 pub use outliers::outliers;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};

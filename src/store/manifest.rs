@@ -189,6 +189,35 @@ pub struct Revisions {
     /// cell, though lab.toml fixed the number of runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_decided: Option<u32>,
+    /// `--duet`: each pair of runs, one of each revision, executed at the same time on these
+    /// two disjoint CPU sets, and the comparison is the ratio taken per pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<crate::config::DuetSides>,
+    /// How the comparison pairs the two revisions' runs. Sessions recorded before pairing
+    /// read back as [`Pairing::Unpaired`], and keep the verdicts they were published with.
+    #[serde(default, skip_serializing_if = "Pairing::is_unpaired")]
+    pub pairing: Pairing,
+}
+
+/// How a comparison across revisions pairs runs: each base run with the head run of the
+/// same cell it was measured beside, so that what disturbed both cancels in their ratio.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pairing {
+    /// Each revision's runs resampled on their own (sessions recorded before pairing).
+    #[default]
+    Unpaired,
+    /// The two runs of a cell in one shuffled block (the same repetition), which ran within
+    /// one block's time of each other.
+    Blocks,
+    /// The two runs executed at the same time (`--duet`).
+    Duet,
+}
+
+impl Pairing {
+    fn is_unpaired(&self) -> bool {
+        *self == Pairing::Unpaired
+    }
 }
 
 /// A revision as the user named it and the commit it was.

@@ -7,6 +7,7 @@ mod common;
 mod browser;
 mod committed;
 mod compare;
+mod duet;
 mod experiments;
 mod fake_runner;
 mod first_hour;

@@ -67,6 +67,16 @@ pub(super) fn check_cpus(exp: &Experiment) -> Result<()> {
     Ok(())
 }
 
+/// A duet runs two processes at once here: a Slurm task runs its shard one run at a time.
+pub(super) fn check_duet(opts: &RunOptions) -> Result<()> {
+    if opts.duet && matches!(opts.on, Engine::Slurm(_)) {
+        return Err(LabError::Usage(
+            "--duet cannot be combined with --on slurm: each Slurm task runs its shard one run at a time\n  hint: drop --duet, or measure the duet on one machine".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// With `--jobs N` above 1, every variant must be pinned to CPUs: runs execute side by side
 /// only where they cannot share one. Checked before anything runs. Runs of variants whose
 /// CPUs overlap still run one at a time, which a note says when it leaves nothing in parallel.

@@ -27,6 +27,8 @@ pub struct RunOptions<'a> {
     pub on: Engine,
     /// `--jobs N`: up to N runs execute at once, on disjoint CPUs (1: one at a time).
     pub jobs: usize,
+    /// `--duet`: with `--revs`, each base run executes at the same time as a head run.
+    pub duet: bool,
 }
 
 impl RunOptions<'_> {
@@ -46,6 +48,7 @@ impl RunOptions<'_> {
             label: None,
             on: Engine::Local,
             jobs: 1,
+            duet: false,
         }
     }
 }

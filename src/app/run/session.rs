@@ -67,12 +67,14 @@ impl<'a> RunSession<'a> {
         host::check_runnable(&exp)?;
         host::check_cpus(&exp)?;
         host::check_jobs(&exp, opts, opts.revs.is_some())?;
+        host::check_duet(opts)?;
         let (exp, revisions) = match opts.revs {
             Some(names) if !opts.resume => {
                 let asked = revs::Asked {
                     names,
                     threshold: opts.threshold,
                     until_decided: opts.until_decided,
+                    duet: opts.duet,
                 };
                 let (exp, revisions) = revs::across(layout, exp, &asked)?;
                 (exp, Some(revisions))
@@ -212,8 +214,16 @@ impl<'a> RunSession<'a> {
         runner: &mut dyn Runner,
         progress: &Progress,
     ) -> Result<Ending> {
-        match &self.opts.on {
-            Engine::Local => Ok(exec::execute_side_by_side(
+        match (&self.opts.on, &open.exp.duet) {
+            (Engine::Local, Some(sides)) => Ok(exec::execute_duet(
+                &open.exp,
+                runs,
+                &mut open.writer,
+                runner,
+                progress,
+                sides,
+            )?),
+            (Engine::Local, None) => Ok(exec::execute_side_by_side(
                 &open.exp,
                 runs,
                 &mut open.writer,
@@ -221,7 +231,7 @@ impl<'a> RunSession<'a> {
                 progress,
                 self.opts.jobs,
             )?),
-            Engine::Slurm(cluster) => slurm::ClusterRun {
+            (Engine::Slurm(cluster), _) => slurm::ClusterRun {
                 exp_dir: &self.dir,
                 opts: cluster,
                 progress,
