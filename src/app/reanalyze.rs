@@ -54,7 +54,7 @@ pub fn reanalyze(
         parent.manifest.profile.as_deref(),
     )?;
     same_commands(&exp, &parent)?;
-    let rows = reread(&exp, &parent);
+    let rows = reread(&exp, &parent)?;
     let mut manifest = parent.manifest.clone();
     manifest.derived_from = Some(parent.name.clone());
     manifest.experiment_file_hash = exp.source_hash.clone();
@@ -78,17 +78,37 @@ pub fn reanalyze(
     Ok(Exit::Ok)
 }
 
-/// Every run of the parent with the values today's metrics read from its stored log.
-fn reread(exp: &Experiment, parent: &StoredSession) -> Vec<(RunRow, Vec<SampleRow>)> {
+/// Every run of the parent with the values today's metrics read from its stored log. A log
+/// whose bytes are not the ones recorded when its run ended (`stdout_sha256`) was changed
+/// since, by a later run or by hand: the session is damaged, and nothing is re-read. (Rows
+/// without a digest, imported results, have no log to check.)
+fn reread(exp: &Experiment, parent: &StoredSession) -> Result<Vec<(RunRow, Vec<SampleRow>)>> {
     let reader = MetricReader::new(&exp.metrics);
     parent
         .runs
         .iter()
         .map(|row| {
-            let (_, samples) = reader.read_log(&parent.stdout_path(&row.run_id), &row.run_id);
-            (row.clone(), samples)
+            let log = parent.stdout_path(&row.run_id);
+            let (scan, samples) = reader.read_log(&log, &row.run_id);
+            let recorded = row.stdout_sha256.len() == 64;
+            if recorded && scan.sha256 != row.stdout_sha256 {
+                return Err(LabError::Other(anyhow::anyhow!(
+                    "session {} is damaged: {} is not what run {} printed (its SHA-256 was {} when the run ended, it is {} now)\n  hint: the stored values stand as they were recorded; re-run the experiment to measure again",
+                    parent.name,
+                    log.display(),
+                    row.run_id,
+                    short(&row.stdout_sha256),
+                    short(&scan.sha256)
+                )));
+            }
+            Ok((row.clone(), samples))
         })
         .collect()
+}
+
+/// The first 12 hex digits of a digest.
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
 }
 
 /// What was re-read, and with which lab.toml.

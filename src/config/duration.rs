@@ -4,6 +4,18 @@ use std::time::Duration;
 
 /// Parses `"60s"`, `"500ms"`, `"2m"`, `"1h"`, `"1.5s"`; `None` when malformed or not positive.
 pub fn parse_duration(text: &str) -> Option<Duration> {
+    duration_seconds(text)
+        .filter(|s| *s < LONGEST_SECONDS)
+        .map(Duration::from_secs_f64)
+}
+
+/// The longest duration lab accepts, in seconds (about 31.7 years): beyond it a deadline on
+/// the monotonic clock could not be represented.
+pub const LONGEST_SECONDS: f64 = 1e9;
+
+/// The seconds a duration's text says (`"60s"`, `"500ms"`, `"2m"`, `"1.5 h"`), however
+/// long; `None` unless it is a positive, finite number with a known unit.
+pub fn duration_seconds(text: &str) -> Option<f64> {
     let text = text.trim();
     let split = text.find(|c: char| c.is_ascii_alphabetic())?;
     let (number, unit) = text.split_at(split);
@@ -17,7 +29,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         "h" => value * 3600.0,
         _ => return None,
     };
-    (seconds.is_finite() && seconds > 0.0).then(|| Duration::from_secs_f64(seconds))
+    (seconds.is_finite() && seconds > 0.0).then_some(seconds)
 }
 
 /// Parses a relative tolerance: `"2.5%"` → 0.025, or a plain fraction `"0.025"`.
@@ -43,6 +55,14 @@ mod tests {
         assert_eq!(parse_duration("60"), None);
         assert_eq!(parse_duration("-1s"), None);
         assert_eq!(parse_duration("3 parsecs"), None);
+        // Past what a deadline can hold: refused, where `Duration::from_secs_f64` would panic.
+        assert_eq!(parse_duration("18446744073709551616s"), None);
+        assert_eq!(parse_duration("184467440737095516m"), None);
+        assert_eq!(
+            duration_seconds("184467440737095516m"),
+            Some(184_467_440_737_095_516.0 * 60.0)
+        );
+        assert_eq!(parse_duration("1e400s"), None);
     }
 
     #[test]

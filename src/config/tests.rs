@@ -182,6 +182,49 @@ fn bad_expressions_timeouts_and_regexes_are_errors() {
     assert!(e.message.contains("no capture group"));
 }
 
+/// A timeout past what a deadline on the clock can hold is refused where it is written, in
+/// the experiment and in a profile, instead of panicking at the first run.
+#[test]
+fn timeouts_too_long_to_wait_for_are_refused_at_their_place() {
+    for timeout in [
+        "\"18446744073709551616s\"",
+        "\"184467440737095516m\"",
+        "1e10",
+        "\"1e400s\"",
+    ] {
+        let src = BASE.replace(
+            "hypothesis = \"h\"",
+            &format!("hypothesis = \"h\"\ntimeout = {timeout}"),
+        );
+        let e = error(&src);
+        assert_eq!(
+            (e.key.as_str(), e.line, e.column),
+            ("timeout", 4, 11),
+            "{timeout}"
+        );
+        let expected = if timeout.contains("e400") {
+            "not a duration"
+        } else {
+            "longer than lab can wait for (at most 1e9 s, about 31 years)"
+        };
+        assert!(e.message.contains(expected), "{timeout}: {}", e.message);
+    }
+    let src = format!("{BASE}\n[profile.long]\ntimeout = \"184467440737095516m\"\n");
+    let e = parse(&src, Path::new("lab.toml"), Path::new("x"), Some("long")).unwrap_err();
+    assert_eq!(e.line, line_of(&src, "184467440737095516m"));
+    assert!(
+        e.message.contains("longer than lab can wait for"),
+        "{}",
+        e.message
+    );
+    let exp = load(&BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\ntimeout = \"8760h\"",
+    ))
+    .unwrap();
+    assert_eq!(exp.timeout, std::time::Duration::from_secs(8760 * 3600));
+}
+
 #[test]
 fn an_unknown_profile_lists_the_known_ones() {
     let src = format!("{BASE}\n[profile.quick]\nrepetitions = 2\n");

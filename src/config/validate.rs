@@ -3,7 +3,7 @@
 
 use super::MAX_RUNS;
 use super::checks::validate_checks;
-use super::duration::parse_duration;
+use super::duration::{LONGEST_SECONDS, duration_seconds};
 use super::error::{ConfigError, Locator};
 use super::identifier::{IDENTIFIER_HINT, identifier_problem};
 use super::model::*;
@@ -329,21 +329,26 @@ fn parse_requeue(value: Option<&Spanned<u32>>, loc: &Locator) -> Result<u32> {
 
 /// A duration as text with its unit, or a number of seconds.
 fn parse_timeout(value: &Spanned<RawNumberOrText>, loc: &Locator) -> Result<Duration> {
-    let parsed = match value.get_ref() {
-        RawNumberOrText::Number(s) if s.is_finite() && *s > 0.0 && *s < 1e9 => {
-            Some(Duration::from_secs_f64(*s))
-        }
+    let seconds = match value.get_ref() {
+        RawNumberOrText::Number(s) if s.is_finite() && *s > 0.0 => Some(*s),
         RawNumberOrText::Number(_) => None,
-        RawNumberOrText::Text(t) => parse_duration(t),
+        RawNumberOrText::Text(t) => duration_seconds(t),
     };
-    parsed.ok_or_else(|| {
-        loc.hinted(
+    match seconds {
+        Some(s) if s < LONGEST_SECONDS => Ok(Duration::from_secs_f64(s)),
+        Some(_) => Err(loc.hinted(
+            value.span(),
+            "timeout",
+            "longer than lab can wait for (at most 1e9 s, about 31 years)",
+            "write the longest a run may take, e.g. \"10m\" or \"2h\"",
+        )),
+        None => Err(loc.hinted(
             value.span(),
             "timeout",
             "not a duration",
             "write e.g. \"60s\", \"500ms\", \"2m\" or a number of seconds",
-        )
-    })
+        )),
+    }
 }
 
 /// Names in the order they appear in the file.

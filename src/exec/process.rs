@@ -207,17 +207,45 @@ fn prepare<'a>(
 }
 
 /// `path` opened for writing and empty: created, or truncated only when it holds something
-/// (truncating an empty file still costs the file system an inode update).
+/// (truncating an empty file still costs the file system an inode update). Never through a
+/// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
+/// at `path` (an earlier run may have planted it) is removed and a new file made.
 fn empty_file(path: &std::path::Path) -> std::io::Result<File> {
-    let file = File::options()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = || {
+        File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+    };
+    let file = match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => {
+            remove_anything(path, &m)?;
+            open()?
+        }
+        _ => open()?,
+    };
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
     if file.metadata()?.len() > 0 {
         file.set_len(0)?;
     }
     Ok(file)
+}
+
+/// Removes a directory tree, or any other kind of file, at `path`.
+fn remove_anything(path: &std::path::Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
+    if meta.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
 }
 
 /// A readable reason for a failed spawn, naming the program.

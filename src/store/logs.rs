@@ -39,7 +39,7 @@ pub fn read_lines(path: &Path, line: impl FnMut(&str)) -> usize {
 /// gives the number of lines skipped.
 fn each_line(path: &Path, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(&str)) -> usize {
     let mut skipped = 0;
-    if let Ok(file) = File::open(path) {
+    if let Some(file) = regular_file(path) {
         let mut reader = BufReader::with_capacity(64 * 1024, file);
         let mut current: Vec<u8> = Vec::new();
         let mut too_long = false;
@@ -89,6 +89,18 @@ fn emit(bytes: &[u8], too_long: bool, line: &mut impl FnMut(&str)) -> bool {
         }
         Err(_) => false,
     }
+}
+
+/// `path` opened for reading when it is a regular file, not through a symbolic link; `None`
+/// otherwise (missing, a link, a FIFO that would block the reader forever, a device).
+fn regular_file(path: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 #[cfg(test)]

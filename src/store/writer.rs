@@ -142,15 +142,20 @@ impl SessionWriter {
     }
 
     /// Gives what the run just ended wrote to the spool files its own names (a rename: its
-    /// bytes are not copied); an empty spool is left to be truncated by the next run.
+    /// bytes are not copied); an empty spool is left to be truncated by the next run. A run
+    /// that printed nothing has no log: whatever sits under its log's name was not written
+    /// by lab (an earlier run may have planted it there) and is removed, never read as its
+    /// output.
     pub fn keep_spooled(&self, run: &PlannedRun) -> Result<()> {
         let (spools, kept) = (self.spool_paths(), self.log_paths(run));
         for (spool, kept) in [(spools.0, kept.0), (spools.1, kept.1)] {
-            let printed = fs::metadata(&spool).is_ok_and(|m| m.len() > 0);
+            let printed = fs::symlink_metadata(&spool).is_ok_and(|m| m.is_file() && m.len() > 0);
             if printed {
                 fs::rename(&spool, &kept).with_context(|| {
                     format!("cannot keep {} as {}", spool.display(), kept.display())
                 })?;
+            } else {
+                remove_planted(&kept)?;
             }
         }
         Ok(())
@@ -382,4 +387,15 @@ pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
             .set_len(tail.keep_bytes)?;
     }
     Ok(tails)
+}
+
+/// Removes whatever is at `path`, a file lab did not write; nothing there is fine.
+fn remove_planted(path: &Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => Err(e),
+    }
+    .with_context(|| format!("cannot remove {}, which lab did not write", path.display()))
 }

@@ -1,0 +1,106 @@
+//! Runs that attack the record they are measured into: a log planted for a later run, a
+//! symbolic link planted where the next run's output goes, an earlier run's log rewritten.
+//! Each is caught or made harmless, with its exact outcome.
+
+use super::{minimal, project_with, stderr};
+use crate::common;
+use lab::Exit;
+
+/// SHA-256 of nothing: what a run that printed nothing records as its stdout's digest.
+const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// The first run (marked by a file it leaves in the experiment's folder) prints `{"v": 1}`
+/// and runs `then`; later runs print nothing.
+fn first_run_then(then: &str) -> String {
+    minimal(
+        &format!(
+            "sleep 0.05; if [ ! -e done ]; then touch done; echo '{{\"v\": 1}}'; for logs in ../../data/exp/*/logs; do {then}; done; fi"
+        ),
+        "",
+    )
+}
+
+#[test]
+fn a_log_planted_for_later_runs_is_never_read_as_their_output() {
+    let plant = "echo '{\"v\": 999}' > $logs/r0002.out; echo '{\"v\": 999}' > $logs/r0003.out";
+    let project = project_with("exp", &first_run_then(plant), &[]);
+    let out = project.lab(&["run", "exp"]);
+    assert_eq!(common::exit_of(&out), Exit::CheckFailed, "{}", stderr(&out));
+    let session = project.session("exp");
+    let samples = common::csv_rows(&session.join("samples.csv"));
+    let values: Vec<(&str, &str)> = samples
+        .iter()
+        .map(|r| (r["run_id"].as_str(), r["value"].as_str()))
+        .collect();
+    assert_eq!(
+        values,
+        [("r0001", "1")],
+        "only the first run printed a value"
+    );
+    let runs = common::csv_rows(&session.join("runs.csv"));
+    for row in &runs[1..] {
+        assert_eq!(row["stdout_sha256"], EMPTY_SHA256, "{row:?}");
+    }
+    for planted in ["r0002.out", "r0003.out"] {
+        assert!(
+            !session.join("logs").join(planted).exists(),
+            "{planted} kept"
+        );
+    }
+}
+
+#[test]
+fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
+    let plant = "rm -f $logs/.spool.out; ln -s ../../../../victim.txt $logs/.spool.out";
+    let lab_toml = minimal(
+        "sleep 0.05; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; for logs in ../../data/exp/*/logs; do PLANT; done; else echo '{\"v\": 2}'; fi"
+            .replace("PLANT", plant)
+            .as_str(),
+        "",
+    );
+    let project = project_with("exp", &lab_toml, &[]);
+    std::fs::write(project.path("victim.txt"), "untouched\n").unwrap();
+    let out = project.lab(&["run", "exp"]);
+    // The first run unlinked its own spool while writing to it: its output is gone with it,
+    // and the record says so. The link it left is removed, not written through.
+    assert_eq!(common::exit_of(&out), Exit::CheckFailed, "{}", stderr(&out));
+    assert!(
+        super::stdout(&out).contains("run r0001: printed no value for metric `v`"),
+        "{}",
+        super::stdout(&out)
+    );
+    assert_eq!(project.read("victim.txt"), "untouched\n");
+    let session = project.session("exp");
+    let values: Vec<(String, String)> = common::csv_rows(&session.join("samples.csv"))
+        .iter()
+        .map(|r| (r["run_id"].clone(), r["value"].clone()))
+        .collect();
+    assert_eq!(
+        values,
+        [("r0002".into(), "2".into()), ("r0003".into(), "2".into())]
+    );
+}
+
+#[test]
+fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
+    let rewrite = "printf '{\"v\": 7}\\n' > $logs/r0001.out";
+    let lab_toml = minimal(
+        "sleep 0.05; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; else echo '{\"v\": 2}'; for logs in ../../data/exp/*/logs; do REWRITE; done; fi"
+            .replace("REWRITE", rewrite)
+            .as_str(),
+        "",
+    );
+    let project = project_with("exp", &lab_toml, &[]);
+    project.lab_exits(&["run", "exp"], Exit::Ok);
+    let out = project.lab_exits(&["reanalyze", "exp"], Exit::Internal);
+    let err = stderr(&out);
+    assert!(
+        err.contains("is damaged: ") && err.contains("r0001.out is not what run r0001 printed"),
+        "{err}"
+    );
+    assert_eq!(
+        project.sessions("exp").len(),
+        1,
+        "no derived session written"
+    );
+}
