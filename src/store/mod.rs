@@ -155,14 +155,16 @@ pub fn sessions(data_dir: &Path) -> Vec<PathBuf> {
 /// Reads a session folder; torn or orphaned tails are set aside (see [`read_rows`]).
 pub fn load_session(dir: &Path) -> Result<StoredSession> {
     let read = |name: &str| {
-        fs::read_to_string(dir.join(name))
-            .with_context(|| format!("cannot read {}", dir.join(name).display()))
+        let path = dir.join(name);
+        String::from_utf8(read_regular(&path)?)
+            .with_context(|| format!("{} is not UTF-8 text", path.display()))
     };
     let manifest: Manifest = serde_json::from_str(&read(MANIFEST)?)
         .with_context(|| format!("{} is not a lab manifest", dir.join(MANIFEST).display()))?;
     let plan: Plan = serde_json::from_str(&read(PLAN)?)
         .with_context(|| format!("{} is not a lab plan", dir.join(PLAN).display()))?;
     let rows = read_rows(dir)?;
+    plan_holds_every_run(dir, &plan, &rows.runs)?;
     Ok(StoredSession {
         name: dir
             .file_name()
@@ -175,6 +177,72 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         sealed: Sealed::load(dir),
         tails: rows.tails,
     })
+}
+
+/// The bytes of the session file at `path`, which must be a regular file: a FIFO would block
+/// the reader forever, a device or a folder is no file lab wrote.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        anyhow::bail!(
+            "{} is not a regular file (it is {}): lab reads a session only from the files it wrote\n  hint: put back the file lab wrote, or move the session folder aside",
+            path.display(),
+            file_kind(&kind)
+        );
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(bytes)
+}
+
+/// "a FIFO", "a folder", …: what a file that is not a regular one is.
+fn file_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
+}
+
+/// Every stored run is one the plan holds: a plan missing runs (or holding none) beside rows
+/// is a damaged session, never read as a complete one of fewer runs.
+fn plan_holds_every_run(dir: &Path, plan: &Plan, runs: &[RunRow]) -> Result<()> {
+    let planned: std::collections::BTreeSet<&str> =
+        plan.runs.iter().map(|r| r.id.as_str()).collect();
+    let missing: Vec<&str> = runs
+        .iter()
+        .map(|r| r.run_id.as_str())
+        .filter(|id| !planned.contains(id))
+        .collect();
+    match missing.as_slice() {
+        [] => Ok(()),
+        [first, ..] => anyhow::bail!(
+            "session {} is damaged: {} holds {} runs its {PLAN} does not plan (the first: {first}){}\n  hint: put back the {PLAN} lab wrote; the stored runs are kept as they are",
+            dir.display(),
+            RUNS,
+            missing.len(),
+            if plan.runs.is_empty() {
+                format!(", and the {PLAN} plans no run at all")
+            } else {
+                String::new()
+            }
+        ),
+    }
 }
 
 /// Writes a session derived from `parent`: its plan, runs and logs, with `samples` re-read

@@ -110,7 +110,7 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    super::read_regular(path)
 }
 
 /// The length of the part of `bytes` that ends with a newline.

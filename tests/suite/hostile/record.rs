@@ -104,3 +104,61 @@ fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
         "no derived session written"
     );
 }
+
+/// `lab check exp` with a 30 s limit, so that a reader blocked on a FIFO fails the test
+/// instead of hanging it.
+fn check_within_30s(project: &common::Project) -> std::process::Output {
+    std::process::Command::new("timeout")
+        .args(["30", env!("CARGO_BIN_EXE_lab"), "check", "exp"])
+        .current_dir(project.root())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_session_file_replaced_by_a_fifo_is_named_not_waited_on() {
+    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
+    project.lab_exits(&["run", "exp"], Exit::Ok);
+    let runs = project.session("exp").join("runs.csv");
+    std::fs::remove_file(&runs).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&runs)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = check_within_30s(&project);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("runs.csv is not a regular file (it is a FIFO)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_plan_stripped_of_its_runs_makes_the_session_damaged_not_empty() {
+    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
+    project.lab_exits(&["run", "exp"], Exit::Ok);
+    let plan = project.session("exp").join("plan.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    json["runs"] = serde_json::json!([]);
+    std::fs::write(&plan, json.to_string()).unwrap();
+    let out = check_within_30s(&project);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "is damaged: runs.csv holds 3 runs its plan.json does not plan (the first: r0001), and the plan.json plans no run at all"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = project.lab_exits(&["reanalyze", "exp"], Exit::Internal);
+    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+    assert_eq!(
+        project.sessions("exp").len(),
+        1,
+        "no derived session written"
+    );
+}
