@@ -130,7 +130,7 @@ pub fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<crate::config::
 }
 
 /// "0,1,2": CPUs as a list, or "none".
-fn cpu_list(cpus: &[usize]) -> String {
+pub(crate) fn cpu_list(cpus: &[usize]) -> String {
     if cpus.is_empty() {
         return "none".into();
     }

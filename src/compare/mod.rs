@@ -94,8 +94,8 @@ pub struct CellChange {
     /// interval could tell from none. `None` with too few runs.
     #[serde(default)]
     pub half_width: Option<f64>,
-    /// In a duet, the pairs of runs executed together that the ratio was taken over; `None`
-    /// where each side's runs were resampled on their own.
+    /// The pairs of runs (of one block, or executed together in a duet) the ratio was taken
+    /// over; `None` where each side's runs were resampled on their own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairs: Option<usize>,
     pub verdict: Change,

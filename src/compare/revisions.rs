@@ -106,20 +106,21 @@ pub fn revision_pairs<'a>(
 /// that executed together ("r0003+r0004"), or the repetition of the run in its cell.
 fn pair_names(analysis: &Analysis) -> Option<(Pairing, BTreeMap<&str, String>)> {
     let pairing = analysis.manifest.revisions.as_ref()?.pairing;
-    let names = analysis.runs.iter().filter_map(|r| {
-        let name = match (pairing, r.overlapped.as_slice()) {
-            (Pairing::Unpaired, _) => return None,
-            (Pairing::Duet, [partner]) => {
-                let (a, b) = (r.id.as_str().min(partner), r.id.as_str().max(partner));
-                format!("{a}+{b}")
-            }
-            (Pairing::Duet, _) => return None,
-            (Pairing::Blocks, _) => r.repetition.to_string(),
-        };
-        Some((r.id.as_str(), name))
-    });
-    let names: BTreeMap<&str, String> = names.collect();
-    (pairing != Pairing::Unpaired).then_some((pairing, names))
+    let name = |r: &'_ crate::validity::RunView| match (pairing, r.overlapped.as_slice()) {
+        (Pairing::Duet, [partner]) => {
+            let (a, b) = (r.id.as_str().min(partner), r.id.as_str().max(partner));
+            Some(format!("{a}+{b}"))
+        }
+        (Pairing::Blocks, _) => Some(r.repetition.to_string()),
+        _ => None,
+    };
+    (pairing != Pairing::Unpaired).then(|| {
+        let names = analysis
+            .runs
+            .iter()
+            .filter_map(|r| Some((r.id.as_str(), name(r)?)));
+        (pairing, names.collect())
+    })
 }
 
 impl RevisionPairs<'_> {
@@ -154,8 +155,9 @@ impl RevisionPairs<'_> {
 /// One cell's change over pairs of runs: the head run of each pair over its base partner,
 /// the ratio the median of those with its distribution-free interval at `level`
 /// ([`stats::paired_ratio_ci`]), judged as [`change`] judges; too few pairs for the level
-/// (fewer than 6 at 95%) leave it "too few runs". A pair counts when both its runs are valid; where a pair's
-/// name has two valid base runs (a disturbed run and its re-run), the first is taken.
+/// (fewer than 6 at 95%) leave it "too few runs". A pair counts when both its runs are
+/// valid; where a pair's name has two valid base runs (a disturbed run and its re-run), the
+/// first is taken.
 fn paired_change(
     base: &CellStats,
     head: &CellStats,

@@ -211,41 +211,33 @@ fn prepare<'a>(
 /// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
 /// at `path` (an earlier run may have planted it) is removed and a new file made.
 fn empty_file(path: &std::path::Path) -> std::io::Result<File> {
+    open_empty(path).or_else(|_| {
+        crate::store::remove_planted(path)?;
+        open_empty(path)
+    })
+}
+
+/// [`empty_file`] when `path` is missing or a regular file; an error for a link (`ELOOP`), a
+/// FIFO (`ENXIO` without a reader) or anything else that is not a regular file.
+fn open_empty(path: &std::path::Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let open = || {
-        File::options()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-    };
-    let file = match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.is_file() => {
-            remove_anything(path, &m)?;
-            open()?
-        }
-        _ => open()?,
-    };
-    if !file.metadata()?.is_file() {
+    let file = File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::other(format!(
             "{} is not a regular file",
             path.display()
         )));
     }
-    if file.metadata()?.len() > 0 {
+    if meta.len() > 0 {
         file.set_len(0)?;
     }
     Ok(file)
-}
-
-/// Removes a directory tree, or any other kind of file, at `path`.
-fn remove_anything(path: &std::path::Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
-    if meta.is_dir() {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
-    }
 }
 
 /// A readable reason for a failed spawn, naming the program.

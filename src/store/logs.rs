@@ -94,13 +94,29 @@ fn emit(bytes: &[u8], too_long: bool, line: &mut impl FnMut(&str)) -> bool {
 /// `path` opened for reading when it is a regular file, not through a symbolic link; `None`
 /// otherwise (missing, a link, a FIFO that would block the reader forever, a device).
 fn regular_file(path: &Path) -> Option<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = File::options()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
+    let file = open_unblocked(path, libc::O_NOFOLLOW).ok()?;
     file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// `path` opened for reading with `flags` besides `O_NONBLOCK`, so that opening a FIFO no
+/// one writes to returns at once instead of waiting for a writer.
+pub fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | flags)
+        .open(path)
+}
+
+/// Removes whatever is at `path` (a file, a link, a FIFO, a folder tree), a file lab did not
+/// write; nothing there is fine.
+pub fn remove_planted(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

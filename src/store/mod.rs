@@ -15,7 +15,7 @@ mod writer;
 
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
-pub use logs::{MAX_LINE, Scan, read_lines, scan_lines};
+pub use logs::{MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Exit, RunRow, SampleRow};
@@ -183,12 +183,8 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
 /// the reader forever, a device or a folder is no file lab wrote.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = fs::File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut file =
+        logs::open_unblocked(path, 0).with_context(|| format!("cannot read {}", path.display()))?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
         anyhow::bail!(

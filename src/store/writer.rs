@@ -155,7 +155,9 @@ impl SessionWriter {
                     format!("cannot keep {} as {}", spool.display(), kept.display())
                 })?;
             } else {
-                remove_planted(&kept)?;
+                super::remove_planted(&kept).with_context(|| {
+                    format!("cannot remove {}, which lab did not write", kept.display())
+                })?;
             }
         }
         Ok(())
@@ -387,15 +389,4 @@ pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
             .set_len(tail.keep_bytes)?;
     }
     Ok(tails)
-}
-
-/// Removes whatever is at `path`, a file lab did not write; nothing there is fine.
-fn remove_planted(path: &Path) -> Result<()> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => fs::remove_dir_all(path),
-        Ok(_) => fs::remove_file(path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => Err(e),
-    }
-    .with_context(|| format!("cannot remove {}, which lab did not write", path.display()))
 }

@@ -56,11 +56,7 @@ pub(super) fn check_cpus(exp: &Experiment) -> Result<()> {
                 i + 1,
                 v.name,
                 missing.join(", "),
-                allowed
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
+                crate::app::revs::cpu_list(&allowed)
             )));
         }
     }

@@ -14,7 +14,7 @@ const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495
 fn first_run_then(then: &str) -> String {
     minimal(
         &format!(
-            "sleep 0.05; if [ ! -e done ]; then touch done; echo '{{\"v\": 1}}'; for logs in ../../data/exp/*/logs; do {then}; done; fi"
+            "sleep 0.3; if [ ! -e done ]; then touch done; echo '{{\"v\": 1}}'; for logs in ../../data/exp/*/logs; do {then}; done; fi"
         ),
         "",
     )
@@ -53,7 +53,7 @@ fn a_log_planted_for_later_runs_is_never_read_as_their_output() {
 fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
     let plant = "rm -f $logs/.spool.out; ln -s ../../../../victim.txt $logs/.spool.out";
     let lab_toml = minimal(
-        "sleep 0.05; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; for logs in ../../data/exp/*/logs; do PLANT; done; else echo '{\"v\": 2}'; fi"
+        "sleep 0.3; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; for logs in ../../data/exp/*/logs; do PLANT; done; else echo '{\"v\": 2}'; fi"
             .replace("PLANT", plant)
             .as_str(),
         "",
@@ -85,7 +85,7 @@ fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
 fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
     let rewrite = "printf '{\"v\": 7}\\n' > $logs/r0001.out";
     let lab_toml = minimal(
-        "sleep 0.05; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; else echo '{\"v\": 2}'; for logs in ../../data/exp/*/logs; do REWRITE; done; fi"
+        "sleep 0.3; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; else echo '{\"v\": 2}'; for logs in ../../data/exp/*/logs; do REWRITE; done; fi"
             .replace("REWRITE", rewrite)
             .as_str(),
         "",
@@ -118,7 +118,7 @@ fn check_within_30s(project: &common::Project) -> std::process::Output {
 
 #[test]
 fn a_session_file_replaced_by_a_fifo_is_named_not_waited_on() {
-    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
+    let project = project_with("exp", &minimal("sleep 0.3; echo '{\"v\": 1}'", ""), &[]);
     project.lab_exits(&["run", "exp"], Exit::Ok);
     let runs = project.session("exp").join("runs.csv");
     std::fs::remove_file(&runs).unwrap();
@@ -138,7 +138,7 @@ fn a_session_file_replaced_by_a_fifo_is_named_not_waited_on() {
 
 #[test]
 fn a_plan_stripped_of_its_runs_makes_the_session_damaged_not_empty() {
-    let project = project_with("exp", &minimal("sleep 0.05; echo '{\"v\": 1}'", ""), &[]);
+    let project = project_with("exp", &minimal("sleep 0.3; echo '{\"v\": 1}'", ""), &[]);
     project.lab_exits(&["run", "exp"], Exit::Ok);
     let plan = project.session("exp").join("plan.json");
     let mut json: serde_json::Value =
