@@ -139,6 +139,8 @@ fn manifest_stub() -> store::Manifest {
         build: None,
         calibration: None,
         cluster: None,
+        isolation: None,
+        digests: Default::default(),
     }
 }
 

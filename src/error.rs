@@ -113,6 +113,7 @@ impl LabError {
     /// How lab ends with this error.
     pub fn exit(&self) -> Exit {
         match self {
+            LabError::Build(BuildError::Interrupted(signal)) => Exit::Signal(*signal),
             LabError::Config(_)
             | LabError::Usage(_)
             | LabError::Build(_)

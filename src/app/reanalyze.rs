@@ -45,6 +45,12 @@ pub fn reanalyze(
         ))
     })?;
     let parent = store::load_session(&parent_dir)?;
+    if let Some(why) = &parent.manifest.damaged {
+        return Err(LabError::Other(anyhow::anyhow!(
+            "session {} is damaged: {why}\n  hint: a damaged session is not analysed again; re-run the experiment to measure again",
+            parent.name
+        )));
+    }
     let sealed = Sealed::read(&dir)?;
     let file = dir.join(config::FILE_NAME);
     let exp = config::parse(

@@ -28,6 +28,14 @@ pub enum Order {
     Sequential,
 }
 
+/// How a session's runs and builds are kept from the record, as lab.toml asks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Isolation {
+    pub wanted: crate::exec::Wanted,
+    /// `lab.toml:LINE:COL` of the `isolation` key, when it is declared.
+    pub declared_at: Option<String>,
+}
+
 /// The build step, run once per session before any measured run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Build {
@@ -336,6 +344,7 @@ pub struct Experiment {
     pub duet: Option<DuetSides>,
     /// The tool whose results the experiment holds (`lab import`); `None`: lab measures it.
     pub imported: Option<String>,
+    pub isolation: Isolation,
 }
 
 /// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its

@@ -84,6 +84,19 @@ pub struct RawExperiment {
     /// The tool whose results this experiment holds (written by `lab import`): its variants
     /// need no `run`, and `lab run` refuses it; `lab import` adds sessions instead.
     pub imported: Option<String>,
+    /// How runs and builds are kept from the record: `"auto"` (the default: every protection
+    /// the machine allows, recorded in the manifest), `"strict"` (refuse to run without a
+    /// read-only mount namespace and a session cgroup) or `"none"`.
+    #[schemars(with = "Option<RawIsolation>")]
+    pub isolation: Option<Spanned<RawIsolation>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RawIsolation {
+    Auto,
+    Strict,
+    None,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]

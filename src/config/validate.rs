@@ -10,6 +10,7 @@ use super::model::*;
 use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
 use super::template::placeholders;
+use crate::exec::Wanted;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use toml::Spanned;
@@ -97,6 +98,7 @@ pub fn validate(
         revision_dirs: BTreeMap::new(),
         duet: None,
         imported: e.imported.clone(),
+        isolation: isolation_of(e.isolation.as_ref(), loc),
     };
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
@@ -104,6 +106,22 @@ pub fn validate(
     experiment.sampling = sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?;
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
+}
+
+/// The protection lab.toml asks for, with where it asks (for the refusal of `strict`).
+fn isolation_of(value: Option<&Spanned<RawIsolation>>, loc: &Locator) -> Isolation {
+    let Some(value) = value else {
+        return Isolation::default();
+    };
+    let (line, column) = super::error::line_column(loc.source, value.span().start);
+    Isolation {
+        wanted: match value.get_ref() {
+            RawIsolation::Auto => Wanted::Auto,
+            RawIsolation::Strict => Wanted::Strict,
+            RawIsolation::None => Wanted::None,
+        },
+        declared_at: Some(format!("{}:{line}:{column}", loc.file.display())),
+    }
 }
 
 /// The run order: shuffled unless lab.toml asks for sequential.

@@ -4,6 +4,7 @@ use super::process::spawn_error;
 use crate::config::Experiment;
 use crate::store::BuildReport;
 use sha2::{Digest, Sha256};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use thiserror::Error;
@@ -22,6 +23,9 @@ pub enum BuildError {
         status: String,
         tail: String,
     },
+    /// A signal stopped lab while the build ran; the build's processes were killed.
+    #[error("stopped by signal {0} while building; the build's processes were killed")]
+    Interrupted(i32),
     #[error("cannot read build input {path}: {source}")]
     Input {
         path: String,
@@ -62,23 +66,88 @@ pub fn build(exp: &Experiment) -> Result<Option<BuildReport>, BuildError> {
     Ok(Some(report))
 }
 
+/// Runs the build in the session's containment, in a process group of its own that a signal
+/// to lab kills, and kills whatever it leaves behind once it exits (a daemon it started, even
+/// one that left its group): a build never shares the machine with the runs that follow.
 fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
-    let output = Command::new(&argv[0])
+    super::interrupt::install();
+    super::orphans::become_subreaper();
+    let mut command = Command::new(&argv[0]);
+    command
         .args(&argv[1..])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    super::isolation::contain(&mut command, dir);
+    let mut child = command
+        .spawn()
         .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e)))?;
-    if output.status.success() {
-        return Ok(());
+    let group = child.id() as libc::pid_t;
+    super::running::register(group);
+    let readers = [
+        read_in_background(child.stdout.take()),
+        read_in_background(child.stderr.take()),
+    ];
+    let status = wait_for(&mut child);
+    super::running::unregister(group);
+    let left = super::orphans::reap_leftovers(group, None);
+    if !left.is_empty() {
+        eprintln!(
+            "warning: the build left {} running: {} (killed)",
+            plural_processes(left.len()),
+            left.join(", ")
+        );
     }
-    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&output.stderr));
-    Err(BuildError::Failed {
-        command: argv.join(" "),
-        status: output.status.to_string(),
-        tail: tail(&text, 20),
+    if super::interrupt::requested() {
+        return Err(BuildError::Interrupted(super::interrupt::signal()));
+    }
+    let text: String = readers
+        .into_iter()
+        .map(|r| r.join().unwrap_or_default())
+        .collect();
+    match status {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(BuildError::Failed {
+            command: argv.join(" "),
+            status: status.to_string(),
+            tail: tail(&text, 20),
+        }),
+        Err(e) => Err(BuildError::Spawn(e.to_string())),
+    }
+}
+
+/// Waits for the build, through the interruptions a signal to lab makes.
+fn wait_for(child: &mut std::process::Child) -> std::io::Result<std::process::ExitStatus> {
+    loop {
+        match child.wait() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Everything `stream` yields until its end, read on a thread of its own so that a build
+/// writing more than a pipe holds never blocks on lab.
+fn read_in_background<R: std::io::Read + Send + 'static>(
+    stream: Option<R>,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut stream) = stream {
+            let _ = stream.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
     })
+}
+
+fn plural_processes(n: usize) -> String {
+    if n == 1 {
+        "1 process".to_string()
+    } else {
+        format!("{n} processes")
+    }
 }
 
 /// The last `lines` lines of `text`.

@@ -6,6 +6,7 @@ mod calibrate;
 mod cgroup;
 mod clock;
 mod interrupt;
+mod isolation;
 mod machine;
 mod measure;
 mod metrics;
@@ -22,6 +23,7 @@ mod syscheck;
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
+pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
 pub use machine::MachineLoad;
 pub use measure::{Measurement, RunRequest, Runner};
 pub use metrics::MetricReader;
@@ -97,6 +99,7 @@ fn run_in_turn(
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
+        refuse_on_full_disk(exp, &run, session)?;
         let changes = session.verify()?;
         session.keep_spooled(&run)?;
         let (stdout, _) = session.log_paths(&run);
@@ -116,6 +119,23 @@ fn run_in_turn(
         }
     }
     Ok(Ending::Complete)
+}
+
+/// Stops the session when the file system holding it filled up during `run`: the run may
+/// have failed, or printed less than it meant to, for want of room, so it is not recorded
+/// (`--resume` runs it again) and no later run starts into the full disk.
+fn refuse_on_full_disk(exp: &Experiment, run: &PlannedRun, session: &SessionWriter) -> Result<()> {
+    let Some(free) = crate::store::space::full(&session.dir) else {
+        return Ok(());
+    };
+    session.remove_spools();
+    anyhow::bail!(
+        "the file system holding {} is full ({} free): run {} is not recorded, since a full disk may have made it fail or cut its output short; the runs before it are kept\n  hint: free some space, then `lab run {} --resume` runs it and the rest",
+        session.dir.display(),
+        crate::store::space::human(free),
+        run.id,
+        exp.name
+    )
 }
 
 /// What to run for `run`: its command, environment, CPUs, limits and log files.

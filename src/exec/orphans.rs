@@ -102,13 +102,15 @@ fn is_subreaper() -> bool {
 /// to it. Only PIDs a descendant of the run can hold are read.
 fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> Vec<Leftover> {
     let subreaper = is_subreaper();
+    // SAFETY: getpgrp has no preconditions.
+    let own_group = unsafe { libc::getpgrp() };
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     let pids: Vec<libc::pid_t> = entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
-        .filter(|&pid| pid != me)
+        .filter(|&pid| pid != me && !super::isolation::is_guard(pid))
         .collect();
     let window = Window::of(group, forks_before);
     pids.into_iter()
@@ -116,7 +118,9 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> 
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let (name, state, ppid, pgrp) = parse_stat(&stat)?;
-            let orphan = subreaper && ppid == me;
+            // lab's own children stay in its group (a run's leftovers are in the run's group or
+            // left it with setsid): those are lab's, not orphans of the run.
+            let orphan = subreaper && ppid == me && pgrp != own_group;
             // With `--jobs`, the runs executing beside this one are not its leftovers.
             let beside = pgrp != group && super::running::is_registered(pgrp);
             ((orphan || pgrp == group) && !beside).then_some(Leftover {

@@ -271,6 +271,7 @@ impl<'e> Schedule<'e> {
         progress: &Progress,
     ) -> Result<()> {
         let run = &flight.run;
+        super::refuse_on_full_disk(self.exp, run, session)?;
         let changes = session.verify()?;
         let (stdout, _) = session.log_paths(run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);

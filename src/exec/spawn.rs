@@ -56,6 +56,8 @@ struct Prepared {
     stderr: File,
     cpus: Option<libc::cpu_set_t>,
     cgroup_procs: Option<RawFd>,
+    /// The session's read-only mount namespace, entered before `execve`.
+    mount_ns: Option<RawFd>,
     /// Written by the child when it could not join its cgroup (the run goes on without it).
     cgroup_refused: bool,
     /// Written by the child when a step before `execve` fails: the errno.
@@ -136,12 +138,15 @@ fn prepare(request: Spawn) -> io::Result<Prepared> {
         argv,
         envp_ptrs: null_terminated(&envp),
         envp,
-        cwd: c_string(request.cwd.as_os_str().as_bytes())?,
+        // Entering the session's namespace moves the child to its root: the folder must be
+        // absolute to mean the same there.
+        cwd: c_string(std::path::absolute(request.cwd)?.as_os_str().as_bytes())?,
         stdin: File::open("/dev/null")?,
         stdout: request.stdout,
         stderr: request.stderr,
         cpus: request.cpus,
         cgroup_procs: request.cgroup_procs,
+        mount_ns: super::isolation::namespace_fd(request.cwd),
         cgroup_refused: false,
         failed: 0,
     })
@@ -277,6 +282,8 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         }
         let steps_ok = libc::setpgid(0, 0) == 0
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
+            && p.mount_ns
+                .is_none_or(|fd| super::isolation::enter_in_child(fd))
             && p.cpus.as_ref().is_none_or(|set| {
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == 0
             })

@@ -57,6 +57,47 @@ pub struct Manifest {
     /// ran its runs. `host` is then the machine that submitted it; the runs' machines are here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<Cluster>,
+    /// How the session's runs and builds were kept from its record; absent in sessions
+    /// recorded before lab isolated them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<IsolationRecord>,
+    /// SHA-256 of each of the session's own files (runs.csv, samples.csv, plan.json, the
+    /// sealed files) as lab wrote them, by path within the session, sealed when the session
+    /// closed; every read checks them.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub digests: std::collections::BTreeMap<String, String>,
+}
+
+/// The protection a session's runs and builds had (`exec::isolation`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsolationRecord {
+    /// What kept runs from writing `read_only`: `mount namespace` or `none`.
+    pub files: String,
+    /// What ended each run's whole process tree with lab: `cgroup v2`, `cgroup v1`, or
+    /// `process group` (a process that left its run's group survives a SIGKILL of lab).
+    pub processes: String,
+    /// What runs and builds could read but not write.
+    pub read_only: Vec<String>,
+    /// Why a protection is missing; empty when every one held.
+    #[serde(default)]
+    pub why: Vec<String>,
+}
+
+impl IsolationRecord {
+    /// No protection, for the reason given.
+    pub fn none(why: &str) -> IsolationRecord {
+        IsolationRecord {
+            files: "none".to_string(),
+            processes: "process group".to_string(),
+            read_only: Vec::new(),
+            why: vec![why.to_string()],
+        }
+    }
+
+    /// Whether every protection held.
+    pub fn whole(&self) -> bool {
+        self.why.is_empty()
+    }
 }
 
 /// The cluster a session's runs ran on.
@@ -118,6 +159,8 @@ impl Manifest {
             build: None,
             calibration: None,
             cluster: None,
+            isolation: None,
+            digests: std::collections::BTreeMap::new(),
         }
     }
 

@@ -11,6 +11,7 @@ mod read;
 mod rows;
 mod session_ref;
 mod shards;
+pub mod space;
 mod writer;
 
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
@@ -95,7 +96,11 @@ pub fn new_session_dir(data_dir: &Path, unix_ms: u64) -> PathBuf {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    fs::write(path, text).map_err(|e| {
+        // A file left half-written by a full disk is not lab's to keep.
+        let _ = fs::remove_file(path);
+        space::write_failed(path, e)
+    })
 }
 
 /// Writes JSON through a temporary file and a rename, so a kill never leaves half of it.
@@ -165,6 +170,13 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         .with_context(|| format!("{} is not a lab plan", dir.join(PLAN).display()))?;
     let rows = read_rows(dir)?;
     plan_holds_every_run(dir, &plan, &rows.runs)?;
+    let mut manifest = manifest;
+    if let Some(changed) = unsealed_file(dir, &manifest.digests) {
+        manifest.damaged = Some(match manifest.damaged.take() {
+            Some(earlier) => format!("{earlier}; {changed}"),
+            None => changed,
+        });
+    }
     Ok(StoredSession {
         name: dir
             .file_name()
@@ -176,6 +188,33 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         samples: rows.samples,
         sealed: Sealed::load(dir),
         tails: rows.tails,
+    })
+}
+
+/// SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
+
+/// The first session file whose bytes are not those the session was sealed with, described;
+/// `None` when every digest holds (or none was sealed: sessions from before lab sealed them,
+/// and sessions still running).
+fn unsealed_file(
+    dir: &Path,
+    digests: &std::collections::BTreeMap<String, String>,
+) -> Option<String> {
+    digests.iter().find_map(|(name, sealed)| {
+        let now = read_regular(&dir.join(name)).map(|b| sha256_hex(&b));
+        match now {
+            Ok(now) if now == *sealed => None,
+            Ok(now) => Some(format!(
+                "{name} is not the file the session was sealed with (its SHA-256 was {}, it is {} now)",
+                &sealed[..sealed.len().min(12)],
+                &now[..12]
+            )),
+            Err(_) => Some(format!("{name}, sealed with the session, cannot be read")),
+        }
     })
 }
 

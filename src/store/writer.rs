@@ -1,8 +1,11 @@
 //! Writing a session: files created once, rows appended as runs finish, and a check after
-//! every run that no run touched them. A run that deletes, replaces or edits a session file
-//! is caught by the file's identity (device, inode, length, and for whole files the mtime);
-//! lab puts back what it wrote, keeps what it found beside it, and the session is marked
-//! damaged by its caller.
+//! every run that no run touched them. lab keeps the bytes it wrote to each session file; a
+//! file whose identity (device, inode, length) or status-change time differs from what lab
+//! left is read back and compared byte for byte, so an edit in place that keeps the length and
+//! restores the modification time is caught too (a write always moves the change time, and no
+//! call sets it back). lab puts back what it wrote, keeps what it found beside it, names the
+//! first row that differs, and the session is marked damaged by its caller. When the session
+//! ends, the SHA-256 of each file is sealed in its manifest, checked whenever it is read.
 
 use super::read::{Tail, read_rows};
 use super::rows::{self, RunRow, SampleRow};
@@ -11,7 +14,7 @@ use crate::plan::{Plan, PlannedRun};
 use anyhow::{Context, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What identifies a file's content as the one lab wrote.
@@ -21,25 +24,31 @@ struct Identity {
     ino: u64,
     len: u64,
     mtime_ns: i128,
+    ctime_ns: i128,
 }
 
 impl Identity {
     fn of(path: &Path) -> Option<Identity> {
-        let m = fs::metadata(path).ok()?;
-        Some(Identity {
+        fs::metadata(path).ok().map(|m| Identity::from_metadata(&m))
+    }
+
+    fn from_metadata(m: &fs::Metadata) -> Identity {
+        Identity {
             dev: m.dev(),
             ino: m.ino(),
             len: m.len(),
             mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        })
+            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        }
     }
 }
 
-/// An append-only CSV file and how much lab has written to it.
+/// An append-only CSV file and every byte lab has written to it.
 struct Appended {
     path: PathBuf,
     file: File,
     identity: Identity,
+    written: Vec<u8>,
 }
 
 /// A file written whole (manifest, plan, sealed copies) and its bytes.
@@ -95,7 +104,16 @@ impl SessionWriter {
     }
 
     /// Reopens an unfinished session to append the runs it is missing; call [`repair`] first.
+    /// The digests sealed when it stopped no longer hold once it grows: they are dropped
+    /// (and sealed anew when it closes).
     pub fn reopen(dir: PathBuf) -> Result<Self> {
+        let path = dir.join(MANIFEST);
+        let mut manifest: Manifest = serde_json::from_slice(&super::read_regular(&path)?)
+            .with_context(|| format!("{} is not a lab manifest", path.display()))?;
+        if !manifest.digests.is_empty() {
+            manifest.digests.clear();
+            write_json(&path, &manifest)?;
+        }
         Self::open(dir)
     }
 
@@ -246,10 +264,30 @@ impl SessionWriter {
         Ok(())
     }
 
-    /// Records the closing state of the session in its manifest.
+    /// Records the closing state of the session in its manifest, with the digest of every
+    /// file as lab wrote it.
     pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         let path = self.dir.join(MANIFEST);
-        self.rewrite(&path, manifest)
+        let mut sealed = manifest.clone();
+        sealed.digests = self.digests();
+        self.rewrite(&path, &sealed)
+    }
+
+    /// SHA-256 of the bytes lab wrote to each session file but the manifest, by path within
+    /// the session.
+    fn digests(&self) -> std::collections::BTreeMap<String, String> {
+        let appended = [&self.runs, &self.samples]
+            .into_iter()
+            .map(|a| (&a.path, &a.written));
+        let whole = self
+            .whole
+            .iter()
+            .filter(|w| w.path.file_name() != Some(MANIFEST.as_ref()))
+            .map(|w| (&w.path, &w.bytes));
+        appended
+            .chain(whole)
+            .map(|(path, bytes)| (within(&self.dir, path), super::sha256_hex(bytes)))
+            .collect()
     }
 }
 
@@ -295,12 +333,17 @@ impl Appended {
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        let identity =
-            Identity::of(&path).with_context(|| format!("cannot stat {}", path.display()))?;
+        let written = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let identity = Identity::from_metadata(
+            &file
+                .metadata()
+                .with_context(|| format!("cannot stat {}", path.display()))?,
+        );
         Ok(Appended {
             path,
             file,
             identity,
+            written,
         })
     }
 
@@ -308,24 +351,55 @@ impl Appended {
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
         self.file
             .write_all(bytes)
-            .with_context(|| format!("cannot append to {}", self.path.display()))?;
-        self.identity.len += bytes.len() as u64;
+            .map_err(|e| super::space::write_failed(&self.path, e))?;
+        self.written.extend_from_slice(bytes);
+        match self.file.metadata() {
+            Ok(m) => self.identity = Identity::from_metadata(&m),
+            Err(_) => self.identity.len += bytes.len() as u64,
+        }
         Ok(())
     }
 
     fn verify(&mut self) -> Result<Option<String>> {
         let now = Identity::of(&self.path);
         let change = match now {
-            None => "was deleted",
-            Some(i) if (i.dev, i.ino) != (self.identity.dev, self.identity.ino) => "was replaced",
-            Some(i) if i.len != self.identity.len => "was changed",
-            Some(_) => return Ok(None),
+            None => "was deleted".to_string(),
+            Some(i) if (i.dev, i.ino) != (self.identity.dev, self.identity.ino) => {
+                "was replaced".to_string()
+            }
+            Some(i) if i == self.identity => return Ok(None),
+            Some(i) => {
+                let found = fs::read(&self.path).unwrap_or_default();
+                if found == self.written {
+                    // Touched, not changed (a chmod or a rewrite of the same bytes).
+                    self.identity = i;
+                    return Ok(None);
+                }
+                first_difference(&self.written, &found)
+            }
         };
-        let mut bytes = vec![0; self.identity.len as usize];
-        self.file.read_exact_at(&mut bytes, 0)?;
-        restore(&self.path, &bytes)?;
+        restore(&self.path, &self.written)?;
+        let written = std::mem::take(&mut self.written);
         *self = Appended::open(self.path.clone())?;
-        Ok(Some(describe(&self.path, change)))
+        self.written = written;
+        Ok(Some(describe(&self.path, &change)))
+    }
+}
+
+/// "was changed from line 3 on" (line 1 is the header), or how the file ends short or long.
+fn first_difference(written: &[u8], found: &[u8]) -> String {
+    let at = written
+        .iter()
+        .zip(found)
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| written.len().min(found.len()));
+    let line = 1 + written[..at].iter().filter(|b| **b == b'\n').count();
+    if at == found.len() && found.len() < written.len() {
+        format!("was cut short at line {line}")
+    } else if at == written.len() {
+        format!("was appended to after line {}", line - 1)
+    } else {
+        format!("was changed at line {line}")
     }
 }
 
@@ -333,13 +407,27 @@ impl Whole {
     fn verify(&mut self) -> Result<Option<String>> {
         let change = match Identity::of(&self.path) {
             None => "was deleted",
-            Some(i) if i != self.identity => "was changed",
-            Some(_) => return Ok(None),
+            Some(i) if i == self.identity => return Ok(None),
+            Some(i) if fs::read(&self.path).is_ok_and(|found| found == self.bytes) => {
+                self.identity = i;
+                return Ok(None);
+            }
+            Some(_) => "was changed",
         };
         restore(&self.path, &self.bytes)?;
         self.identity = Identity::of(&self.path).unwrap_or(self.identity);
         Ok(Some(describe(&self.path, change)))
     }
+}
+
+/// `path` within the session folder `dir`, with `/` between its parts.
+fn within(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// "runs.csv was deleted", "sealed/lab.toml was changed": the path within the session.

@@ -419,6 +419,13 @@ fn a_run_that_deletes_session_files_marks_the_session_damaged_and_loses_nothing(
         r#"run = ["sh", "bench.sh", "double", "{n}"]"#,
         r#"run = ["sh", "-c", "rm -f ../../data/tiny/*/runs.csv; sh bench.sh double $0", "{n}"]"#,
     );
+    // With the default isolation the deletion fails inside the run; without it, lab notices.
+    edit(
+        &project,
+        "experiments/tiny/lab.toml",
+        "[experiment]\n",
+        "[experiment]\nisolation = \"none\"\n",
+    );
     let out = project.lab_exits(&["run", "tiny"], Exit::Internal);
     assert!(
         stderr(&out).contains("changed the session's files: runs.csv was deleted"),

@@ -146,6 +146,27 @@ pub(super) struct Locks {
     _writer: Lock,
 }
 
+/// The protections the experiment asks for around its runs and builds, held while they run
+/// (a cluster's nodes set up their own). `strict` where they cannot be had: a usage error
+/// naming the key.
+pub(super) fn contain(
+    layout: &Layout,
+    exp: &Experiment,
+    opts: &RunOptions,
+) -> Result<Option<exec::Containment>> {
+    if opts.on != Engine::Local {
+        return Ok(None);
+    }
+    exec::Containment::enter(&layout.root, exp.isolation.wanted)
+        .map(Some)
+        .map_err(|why| match &exp.isolation.declared_at {
+            Some(at) => LabError::Usage(format!(
+                "{at}: {why}; run as root (or where mount namespaces and cgroups are allowed), or set isolation = \"auto\""
+            )),
+            None => LabError::Usage(why),
+        })
+}
+
 impl Locks {
     /// The experiment's writer lock, then the machine's when the runs are measured here.
     pub(super) fn take(layout: &Layout, exp: &Experiment, opts: &RunOptions) -> Result<Locks> {

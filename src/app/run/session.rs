@@ -111,6 +111,7 @@ impl<'a> RunSession<'a> {
     pub(super) fn measure_and_confirm(&self, runner: &mut dyn Runner) -> Result<Exit> {
         host::check_engine(self.opts)?;
         let _locks = host::Locks::take(self.layout, &self.target.exp, self.opts)?;
+        let _contained = host::contain(self.layout, &self.target.exp, self.opts)?;
         let first = match self.measure(&self.target, runner)? {
             Measured::Done(finished) => finished,
             Measured::Interrupted(exit) => return Ok(exit),

@@ -45,6 +45,7 @@ pub(super) fn start(
     host::warn_about(&host, opts.quiet);
     let started = store::now_unix_ms();
     let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
+    warn_if_short_of_space(&dir, target.plan.runs.len());
     let scratch = std::env::temp_dir();
     // On a cluster each node calibrates itself before its first run.
     let calibration = (opts.on == Engine::Local).then(|| exec::calibrate(runner, &scratch));
@@ -61,6 +62,7 @@ pub(super) fn start(
     manifest.versions = store::tool_versions(&exp.versions, &exp.dir);
     manifest.build = build;
     manifest.calibration = calibration;
+    manifest.isolation = exec::current_isolation();
     let writer = SessionWriter::create(dir, &manifest, &target.plan, param_names(exp), sealed)?;
     Ok(Opened {
         exp: exp.clone(),
@@ -68,6 +70,28 @@ pub(super) fn start(
         manifest,
         todo: target.plan.runs.clone(),
     })
+}
+
+/// Warns when the file system the session goes to has less room than its `runs` are likely
+/// to write: a full disk stops a session midway.
+fn warn_if_short_of_space(dir: &Path, runs: usize) {
+    let Some(existing) = dir.ancestors().find(|a| a.is_dir()) else {
+        return;
+    };
+    let (Some(free), likely) = (
+        store::space::free_bytes(existing),
+        store::space::likely_bytes(runs),
+    ) else {
+        return;
+    };
+    if free < likely {
+        eprintln!(
+            "warning: {} has {} free; a session of {runs} runs is likely to write about {} (rows and logs), and stops when the disk is full",
+            existing.display(),
+            store::space::human(free),
+            store::space::human(likely)
+        );
+    }
 }
 
 /// Builds the experiment, in each revision's worktree for a session across revisions.
@@ -108,6 +132,7 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
         .collect();
     let mut manifest = stored.manifest.clone();
     manifest.resumed += 1;
+    manifest.isolation = weakest(manifest.isolation.take(), exec::current_isolation());
     let writer = SessionWriter::reopen(stored.dir.clone())?;
     // A resumed session continues under its sealed lab.toml, which may pin fewer variants.
     host::check_jobs(&exp, opts, manifest.revisions.is_some())?;
@@ -117,6 +142,19 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
         manifest,
         todo,
     })
+}
+
+/// Of the protections a session started with and those it resumed with, the weaker: a
+/// session is only as protected as its least protected runs.
+fn weakest(
+    started: Option<store::IsolationRecord>,
+    resumed: Option<store::IsolationRecord>,
+) -> Option<store::IsolationRecord> {
+    match (started, resumed) {
+        (Some(s), Some(r)) if r.why.len() > s.why.len() => Some(r),
+        (Some(s), _) => Some(s),
+        (None, _) => None,
+    }
 }
 
 /// The latest session of the experiment, repaired and read back, when it may be resumed with

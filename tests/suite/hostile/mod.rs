@@ -6,6 +6,7 @@
 use crate::common;
 
 mod configs;
+mod isolation;
 mod names;
 mod output;
 mod processes;
@@ -52,6 +53,13 @@ json = "v"
     )
 }
 
+/// `lab_toml` with its runs and builds left able to reach the record (`isolation = "none"`):
+/// with the default isolation an attack on data/ fails inside the run, so the defences lab
+/// keeps behind it (digests, identity checks, planted-file removal) are tested without it.
+pub fn unprotected(lab_toml: &str) -> String {
+    lab_toml.replacen("[experiment]\n", "[experiment]\nisolation = \"none\"\n", 1)
+}
+
 /// Every file under `root` whose bytes contain `needle`, by path.
 pub fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
     common::tree(root)
@@ -75,6 +83,33 @@ pub fn alive(pid: i32) -> bool {
         .ok()
         .and_then(|s| s.rsplit(')').next().map(|r| r.trim().to_string()))
         .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// PIDs written, one per line, to `file` in the experiment's folder.
+pub fn pids(project: &Project, file: &str) -> Vec<i32> {
+    std::fs::read_to_string(project.path("experiments/exp").join(file))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Starts `lab run exp --quiet` and waits until `count` PIDs are in `file`.
+pub fn start_until(project: &Project, file: &str, count: usize) -> std::process::Child {
+    use std::time::{Duration, Instant};
+    let lab = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["run", "exp", "--quiet"])
+        .current_dir(project.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids(project, file).len() < count {
+        assert!(Instant::now() < deadline, "{file} never held {count} PIDs");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    lab
 }
 
 /// Waits up to `seconds` for `pid` to be gone.

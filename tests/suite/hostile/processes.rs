@@ -2,19 +2,11 @@
 //! lab itself, runs that tamper with the session. Each is recorded as data and flagged; no
 //! process survives its run or lab.
 
-use super::{alive, gone_within, minimal, project_with, stderr, stdout};
+use super::{
+    alive, gone_within, minimal, pids, project_with, start_until, stderr, stdout, unprotected,
+};
 use crate::common::exit_of;
 use lab::Exit;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn pids(project: &common::Project, file: &str) -> Vec<i32> {
-    std::fs::read_to_string(project.path("experiments/exp").join(file))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .collect()
-}
 
 use super::common;
 
@@ -112,19 +104,7 @@ fn a_session_where_every_run_crashed_fails_run_and_check() {
 
 /// Starts `lab run exp` and waits until its first run has written `marker`.
 fn start_and_wait(project: &common::Project, marker: &str) -> std::process::Child {
-    let lab = Command::new(env!("CARGO_BIN_EXE_lab"))
-        .args(["run", "exp", "--quiet"])
-        .current_dir(project.root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while pids(project, marker).is_empty() {
-        assert!(Instant::now() < deadline, "the run never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    lab
+    start_until(project, marker, 1)
 }
 
 #[test]
@@ -172,7 +152,7 @@ fn runs_that_tamper_with_the_session_are_caught_and_undone() {
         (
             "append to samples.csv",
             "echo junk >> ${s}samples.csv",
-            "samples.csv was changed",
+            "samples.csv was appended to after line 1",
         ),
         (
             "rewrite the manifest",
@@ -192,7 +172,7 @@ fn runs_that_tamper_with_the_session_are_caught_and_undone() {
     ] {
         let script =
             format!("s=$(ls -d ../../data/exp/2*/); {tamper}; sleep 0.2; echo '{{\"v\": 1}}'");
-        let project = project_with("exp", &minimal(&script, ""), &[]);
+        let project = project_with("exp", &unprotected(&minimal(&script, "")), &[]);
         let out = project.lab(&["run", "exp"]);
         assert_eq!(exit_of(&out), Exit::Internal, "{what}: {}", stderr(&out));
         assert!(stderr(&out).contains(expected), "{what}: {}", stderr(&out));

@@ -2,7 +2,7 @@
 //! symbolic link planted where the next run's output goes, an earlier run's log rewritten.
 //! Each is caught or made harmless, with its exact outcome.
 
-use super::{minimal, project_with, stderr};
+use super::{minimal, project_with, stderr, unprotected};
 use crate::common;
 use lab::Exit;
 
@@ -12,12 +12,12 @@ const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495
 /// The first run (marked by a file it leaves in the experiment's folder) prints `{"v": 1}`
 /// and runs `then`; later runs print nothing.
 fn first_run_then(then: &str) -> String {
-    minimal(
+    unprotected(&minimal(
         &format!(
             "sleep 0.3; if [ ! -e done ]; then touch done; echo '{{\"v\": 1}}'; for logs in ../../data/exp/*/logs; do {then}; done; fi"
         ),
         "",
-    )
+    ))
 }
 
 #[test]
@@ -52,12 +52,12 @@ fn a_log_planted_for_later_runs_is_never_read_as_their_output() {
 #[test]
 fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
     let plant = "rm -f $logs/.spool.out; ln -s ../../../../victim.txt $logs/.spool.out";
-    let lab_toml = minimal(
+    let lab_toml = unprotected(&minimal(
         "sleep 0.3; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; for logs in ../../data/exp/*/logs; do PLANT; done; else echo '{\"v\": 2}'; fi"
             .replace("PLANT", plant)
             .as_str(),
         "",
-    );
+    ));
     let project = project_with("exp", &lab_toml, &[]);
     std::fs::write(project.path("victim.txt"), "untouched\n").unwrap();
     let out = project.lab(&["run", "exp"]);
@@ -84,12 +84,12 @@ fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
 #[test]
 fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
     let rewrite = "printf '{\"v\": 7}\\n' > $logs/r0001.out";
-    let lab_toml = minimal(
+    let lab_toml = unprotected(&minimal(
         "sleep 0.3; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; else echo '{\"v\": 2}'; for logs in ../../data/exp/*/logs; do REWRITE; done; fi"
             .replace("REWRITE", rewrite)
             .as_str(),
         "",
-    );
+    ));
     let project = project_with("exp", &lab_toml, &[]);
     project.lab_exits(&["run", "exp"], Exit::Ok);
     let out = project.lab_exits(&["reanalyze", "exp"], Exit::Internal);
@@ -160,5 +160,82 @@ fn a_plan_stripped_of_its_runs_makes_the_session_damaged_not_empty() {
         project.sessions("exp").len(),
         1,
         "no derived session written"
+    );
+}
+
+/// Replaces `from` by `to` (of the same length) inside `path`, in place, and puts its
+/// modification time back: what a careful forger does.
+fn forge_in_place(path: &std::path::Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len());
+    let modified = std::fs::metadata(path).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(text.replacen(from, to, 1).as_bytes(), 0)
+        .unwrap();
+    file.set_modified(modified).unwrap();
+}
+
+#[test]
+fn a_run_that_edits_a_value_in_place_is_caught_by_content() {
+    let forge = "f=$(ls ../../data/exp/2*/samples.csv); t=$(stat -c %y \"$f\"); \
+                 python3 -c \"import sys; p=sys.argv[1]; b=open(p,'rb').read(); open(p,'r+b').write(b.replace(b'r0001,v,0,1', b'r0001,v,0,9'))\" \"$f\"; \
+                 touch -d \"$t\" \"$f\"";
+    let lab_toml = unprotected(&minimal(
+        &format!(
+            "sleep 0.3; if [ ! -e done ]; then touch done; else {forge}; fi; echo '{{\"v\": 1}}'"
+        ),
+        "",
+    ));
+    let project = project_with("exp", &lab_toml, &[]);
+    let out = project.lab(&["run", "exp"]);
+    assert_eq!(common::exit_of(&out), Exit::Internal, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("changed the session's files: samples.csv was changed at line 2"),
+        "{}",
+        stderr(&out)
+    );
+    let session = project.session("exp");
+    let samples = std::fs::read_to_string(session.join("samples.csv")).unwrap();
+    assert!(
+        samples.contains("r0001,v,0,1\n"),
+        "lab's row is back: {samples}"
+    );
+    let found = std::fs::read_to_string(session.join("samples.csv.found")).unwrap();
+    assert!(
+        found.contains("r0001,v,0,9\n"),
+        "the forgery is kept: {found}"
+    );
+}
+
+#[test]
+fn a_sealed_session_edited_by_hand_is_damaged_and_reanalyze_refuses_it() {
+    let project = project_with(
+        "exp",
+        &minimal("sleep 0.3; echo '{\"v\": 1}'; exit 7", ""),
+        &[],
+    );
+    project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
+    let session = project.session("exp");
+    let runs = std::fs::read_to_string(session.join("runs.csv")).unwrap();
+    let failed = runs.lines().nth(1).unwrap();
+    let exit_field = format!(",{},", failed.split(',').nth(14).unwrap());
+    assert_eq!(exit_field, ",7,", "the row records the exit code");
+    // Every failed run made valid, one byte each, modification time kept.
+    for _ in 0..3 {
+        forge_in_place(&session.join("runs.csv"), ",7,,,false,", ",0,,,false,");
+    }
+    let check = project.lab_exits(&["check", "exp"], Exit::CheckFailed);
+    let said = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert!(
+        said.contains("runs.csv is not the file the session was sealed with"),
+        "{said}"
+    );
+    let out = project.lab_exits(&["reanalyze", "exp"], Exit::Internal);
+    assert!(
+        stderr(&out).contains("is damaged: runs.csv is not the file the session was sealed with"),
+        "{}",
+        stderr(&out)
     );
 }

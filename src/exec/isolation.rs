@@ -1,0 +1,530 @@
+//! Containment of runs and builds. A session's runs and builds see the project through a
+//! mount namespace of their own, made once when the session starts, where the record (`data/`),
+//! the book (`book/`), lab's own executable and the cgroup file system are read-only: a run
+//! that tries to rewrite a row or plant a chapter fails inside the run (EROFS), and it cannot
+//! leave its cgroup. Each child enters that namespace with `setns(2)` before `execve` (no copy
+//! of the mount table per run) and loses `CAP_SYS_ADMIN` from its bounding set, so it cannot
+//! remount, unmount or leave the namespace. BenchExec's container mode (Beyer, Löwe and
+//! Wendler, "Reliable benchmarking: requirements and solutions", STTT 2019) is the model.
+//!
+//! Lab itself joins a cgroup made at its first session, so every process it starts, and
+//! everything those start, is born inside it and cannot move out. A small guard outside the group waits
+//! on a pipe only lab holds: when lab ends, however it ends (SIGKILL included), the pipe
+//! closes and the guard kills whatever is still in the group (`cgroup.kill`, Linux 5.14) and
+//! removes it. Where the kernel or lab's privileges allow neither, runs go as before (each in
+//! its own process group, reaped by lab as their subreaper) and the manifest says why.
+
+use crate::store::IsolationRecord;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+/// What a session asks for (`isolation` in lab.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Wanted {
+    /// Whatever the machine allows, recorded.
+    #[default]
+    Auto,
+    /// Refuse to run without both protections.
+    Strict,
+    /// No protection: runs go as they did before lab isolated them.
+    None,
+}
+
+/// The read-only mount namespace of each project a session of this process runs in, with how
+/// many sessions hold it.
+static NAMESPACES: Mutex<BTreeMap<PathBuf, Held>> = Mutex::new(BTreeMap::new());
+/// The record of the containment the latest session entered, for its manifest.
+static CURRENT: Mutex<Option<IsolationRecord>> = Mutex::new(None);
+/// The cgroup this lab process lives in from its first session on, or why it has none.
+static GROUP: OnceLock<Result<SessionGroup, String>> = OnceLock::new();
+
+struct Held {
+    namespace: File,
+    sessions: usize,
+}
+
+/// The descriptor of the mount namespace a child starting in `cwd` enters: that of the
+/// project holding `cwd`, else the only one this process holds (calibration starts its
+/// empty process elsewhere). `None` when no session is protected.
+pub fn namespace_fd(cwd: &Path) -> Option<RawFd> {
+    let held = NAMESPACES.lock().ok()?;
+    let cwd = std::path::absolute(cwd).ok()?;
+    held.iter()
+        .filter(|(project, _)| cwd.starts_with(project))
+        .max_by_key(|(project, _)| project.as_os_str().len())
+        .or_else(|| (held.len() == 1).then(|| held.iter().next()).flatten())
+        .map(|(_, h)| h.namespace.as_raw_fd())
+}
+
+/// What protects the runs lab starts now, for the manifest; `None` outside a session.
+pub fn current_record() -> Option<IsolationRecord> {
+    CURRENT.lock().ok()?.clone()
+}
+
+/// Whether `pid` is the session's guard.
+pub fn is_guard(pid: libc::pid_t) -> bool {
+    GROUP
+        .get()
+        .and_then(|g| g.as_ref().ok())
+        .is_some_and(|g| i32::try_from(g.guard.id()) == Ok(pid))
+}
+
+/// The protections of a session, held while it runs.
+pub struct Containment {
+    record: IsolationRecord,
+    /// The project whose namespace this session holds.
+    project: Option<PathBuf>,
+}
+
+impl Containment {
+    /// Sets up what `wanted` asks for around `project` (whose `data/` and `book/` are kept
+    /// read-only); an error when `strict` cannot be had, naming why.
+    pub fn enter(project: &Path, wanted: Wanted) -> Result<Containment, String> {
+        if wanted == Wanted::None {
+            let record = IsolationRecord::none("lab.toml sets isolation = \"none\"");
+            return Ok(Containment::holding(record, None));
+        }
+        let project = std::path::absolute(project).map_err(|e| e.to_string())?;
+        let protected = protected_paths(&project);
+        let mut why = Vec::new();
+        let held = hold_namespace(&project, &protected);
+        if let Err(e) = &held {
+            why.push(format!("no mount namespace: {e}"));
+        }
+        let group = GROUP.get_or_init(SessionGroup::make);
+        if let Err(e) = group {
+            why.push(format!("no cgroup for the session: {e}"));
+        }
+        let record = IsolationRecord {
+            files: if held.is_ok() {
+                "mount namespace"
+            } else {
+                "none"
+            }
+            .to_string(),
+            processes: group.as_ref().map_or("process group".to_string(), |g| {
+                format!("cgroup {}", g.version)
+            }),
+            read_only: protected.iter().map(|p| relative_to(p, &project)).collect(),
+            why,
+        };
+        let containment = Containment::holding(record, held.ok().map(|()| project));
+        if wanted == Wanted::Strict && !containment.record.why.is_empty() {
+            return Err(format!(
+                "isolation = \"strict\" cannot be had here: {}",
+                containment.record.why.join("; ")
+            ));
+        }
+        Ok(containment)
+    }
+
+    fn holding(record: IsolationRecord, project: Option<PathBuf>) -> Containment {
+        if let Ok(mut current) = CURRENT.lock() {
+            *current = Some(record.clone());
+        }
+        Containment { record, project }
+    }
+
+    /// What the manifest records of this containment.
+    pub fn record(&self) -> &IsolationRecord {
+        &self.record
+    }
+}
+
+impl Drop for Containment {
+    fn drop(&mut self) {
+        if let Ok(mut current) = CURRENT.lock() {
+            *current = None;
+        }
+        let (Some(project), Ok(mut held)) = (&self.project, NAMESPACES.lock()) else {
+            return;
+        };
+        if let Some(h) = held.get_mut(project) {
+            h.sessions -= 1;
+            if h.sessions == 0 {
+                held.remove(project);
+            }
+        }
+    }
+}
+
+/// Takes a hold on the namespace of `project`, made now when no session holds it.
+fn hold_namespace(project: &Path, protected: &[PathBuf]) -> Result<(), String> {
+    let mut held = NAMESPACES
+        .lock()
+        .map_err(|_| "a lock is poisoned".to_string())?;
+    if let Some(h) = held.get_mut(project) {
+        h.sessions += 1;
+        return Ok(());
+    }
+    let namespace = read_only_namespace(protected)?;
+    held.insert(
+        project.to_path_buf(),
+        Held {
+            namespace,
+            sessions: 1,
+        },
+    );
+    Ok(())
+}
+
+/// What a run must not write: the record, the book, lab's own executable, the cgroup file
+/// system (so that nothing leaves the session's group). Only those that exist.
+fn protected_paths(project: &Path) -> Vec<PathBuf> {
+    let data = project.join("data");
+    let _ = std::fs::create_dir_all(&data);
+    let mut paths = vec![data, project.join("book")];
+    if let Ok(exe) = std::env::current_exe() {
+        paths.push(exe);
+    }
+    paths.push(PathBuf::from("/sys/fs/cgroup"));
+    paths
+        .into_iter()
+        .filter_map(|p| std::path::absolute(&p).ok().filter(|p| p.exists()))
+        .collect()
+}
+
+fn relative_to(path: &Path, project: &Path) -> String {
+    let project = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
+    match path.strip_prefix(&project) {
+        Ok(rel) => format!("{}/", rel.display()),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// A mount namespace where each of `protected` is read-only, made on a thread of its own
+/// (`unshare` changes only the calling thread's view) and kept alive by its descriptor.
+fn read_only_namespace(protected: &[PathBuf]) -> Result<File, String> {
+    let protected = protected.to_vec();
+    std::thread::spawn(move || {
+        // SAFETY: unshare with a flag only; it acts on this thread's file system view.
+        if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+            return Err(errno_text("unshare(CLONE_NEWNS)"));
+        }
+        make_private()?;
+        for path in &protected {
+            bind_read_only(path)?;
+        }
+        File::open("/proc/thread-self/ns/mnt").map_err(|e| format!("/proc/thread-self/ns/mnt: {e}"))
+    })
+    .join()
+    .map_err(|_| "the thread setting up the namespace panicked".to_string())?
+}
+
+/// Stops mounts made here from propagating back to lab's own namespace.
+fn make_private() -> Result<(), String> {
+    let root = c_path(Path::new("/"))?;
+    // SAFETY: mount(2) with valid NUL-terminated strings or null where the call allows it.
+    let r = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if r != 0 {
+        return Err(errno_text("making / private"));
+    }
+    Ok(())
+}
+
+/// Binds `path` onto itself and makes the bind (and every mount beneath it) read-only.
+fn bind_read_only(path: &Path) -> Result<(), String> {
+    let c = c_path(path)?;
+    // SAFETY: as in make_private.
+    let bound = unsafe {
+        libc::mount(
+            c.as_ptr(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    };
+    if bound != 0 {
+        return Err(errno_text(&format!("binding {}", path.display())));
+    }
+    if set_read_only_recursively(&c) {
+        return Ok(());
+    }
+    // Kernels before 5.12 have no mount_setattr: the top mount alone is made read-only.
+    // SAFETY: as above.
+    let remounted = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY,
+            std::ptr::null(),
+        )
+    };
+    if remounted != 0 {
+        return Err(errno_text(&format!("making {} read-only", path.display())));
+    }
+    Ok(())
+}
+
+/// `struct mount_attr` of mount_setattr(2).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const AT_RECURSIVE: libc::c_int = 0x8000;
+
+/// mount_setattr(2) with AT_RECURSIVE and MOUNT_ATTR_RDONLY on the mount at `path`.
+fn set_read_only_recursively(path: &std::ffi::CStr) -> bool {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the syscall reads `attr`, of the size given, and the NUL-terminated path.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            AT_RECURSIVE,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    r == 0
+}
+
+fn c_path(path: &Path) -> Result<std::ffi::CString, String> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} holds a NUL byte", path.display()))
+}
+
+fn errno_text(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+/// The cgroup lab and everything it starts live in from its first session on, and the guard
+/// that empties and removes it once lab is gone (however it ends: the guard's pipe closes with
+/// lab). lab never leaves it: a process born in it stays in it.
+struct SessionGroup {
+    version: &'static str,
+    guard: Child,
+}
+
+/// The name of every session group, followed by lab's PID.
+const PREFIX: &str = "lab-session-";
+
+impl SessionGroup {
+    /// Makes the group beside lab's own, starts its guard, and moves lab into it.
+    fn make() -> Result<SessionGroup, String> {
+        let (before, version) = own_group()?;
+        remove_stale(&before);
+        let dir = before.join(format!("{PREFIX}{}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let guard = match start_guard(&dir, version) {
+            Ok(guard) => guard,
+            Err(e) => {
+                let _ = std::fs::remove_dir(&dir);
+                return Err(e);
+            }
+        };
+        move_self(&dir)?;
+        Ok(SessionGroup { version, guard })
+    }
+}
+
+/// The folder of lab's own cgroup and its hierarchy's version: the unified hierarchy
+/// (cgroup2) where it is mounted, else the v1 `pids` hierarchy.
+fn own_group() -> Result<(PathBuf, &'static str), String> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| e.to_string())?;
+    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+    if let Some(dir) = group_dir(&mounts, &own, "cgroup2", "") {
+        return Ok((dir, "v2"));
+    }
+    group_dir(&mounts, &own, "cgroup", "pids")
+        .map(|dir| (dir, "v1"))
+        .ok_or_else(|| "neither a cgroup2 nor a v1 pids hierarchy is mounted".to_string())
+}
+
+/// The mount point of the hierarchy of file system type `fstype` (with `controller` among
+/// its options, for v1) joined with lab's path in it from `/proc/self/cgroup`.
+fn group_dir(mountinfo: &str, cgroup: &str, fstype: &str, controller: &str) -> Option<PathBuf> {
+    let mount = mountinfo.lines().find_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let mut fields = after.split_whitespace();
+        let (kind, _source, options) = (fields.next()?, fields.next()?, fields.next()?);
+        let wanted = kind == fstype
+            && (controller.is_empty() || options.split(',').any(|o| o == controller));
+        wanted.then(|| before.split_whitespace().nth(4))?
+    })?;
+    let path = cgroup.lines().find_map(|l| {
+        let mut parts = l.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let matches = if controller.is_empty() {
+            controllers.is_empty()
+        } else {
+            controllers.split(',').any(|c| c == controller)
+        };
+        matches.then_some(path)
+    })?;
+    Some(Path::new(mount).join(path.trim().trim_start_matches('/')))
+}
+
+/// Starts the guard: a shell outside the group, in a process group of its own (the
+/// terminal's Ctrl-C is not for it), blocked reading a pipe only lab holds.
+fn start_guard(dir: &Path, version: &str) -> Result<Child, String> {
+    let empty = if version == "v2" {
+        r#"echo 1 > "$1/cgroup.kill""#
+    } else {
+        r#"while p=$(cat "$1/cgroup.procs") && [ -n "$p" ]; do kill -9 $p; sleep 0.01; done"#
+    };
+    let script = format!(
+        r#"read _; {empty}; i=0; while ! rmdir "$1" 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done"#
+    );
+    Command::new("/bin/sh")
+        .args(["-c", &script, "lab-guard"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start its guard (/bin/sh): {e}"))
+}
+
+/// Moves lab (every thread) into the group at `dir`.
+fn move_self(dir: &Path) -> Result<(), String> {
+    File::options()
+        .write(true)
+        .open(dir.join("cgroup.procs"))
+        .and_then(|mut f| f.write_all(std::process::id().to_string().as_bytes()))
+        .map_err(|e| format!("cannot move lab into {}: {e}", dir.display()))
+}
+
+/// SIGKILL to every process in the group at `dir` but lab.
+fn kill_members_but_self(dir: &Path) {
+    let me = std::process::id();
+    for _ in 0..50 {
+        let others: Vec<u32> = std::fs::read_to_string(dir.join("cgroup.procs"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .filter(|&p| p != me)
+            .collect();
+        if others.is_empty() {
+            return;
+        }
+        for pid in others {
+            // SAFETY: kill(2) with a PID from the session's own group.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Removes the session groups of lab processes no longer running whose guard could not.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let pid = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            kill_members_but_self(&entry.path());
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// Enters the session's namespace and gives up the capability to undo it: in a child
+/// between `fork` and `execve`, system calls only.
+///
+/// # Safety
+/// Only in a freshly started child, with `fd` a mount namespace descriptor.
+pub unsafe fn enter_in_child(fd: RawFd) -> bool {
+    // SAFETY: setns and prctl act on the calling process only.
+    unsafe {
+        libc::setns(fd, libc::CLONE_NEWNS) == 0
+            && libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) == 0
+    }
+}
+
+/// capability(7): CAP_SYS_ADMIN.
+const CAP_SYS_ADMIN: libc::c_ulong = 21;
+
+/// Puts a build (or any command lab starts outside a run) in the session's namespace, in
+/// `dir` (entering the namespace moves a process to its root).
+pub fn contain(command: &mut Command, dir: &Path) {
+    let Some(fd) = namespace_fd(dir) else {
+        return;
+    };
+    let Ok(dir) = std::path::absolute(dir).and_then(|d| {
+        c_path(&d).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    }) else {
+        return;
+    };
+    // SAFETY: the closure makes only async-signal-safe system calls on memory made before.
+    unsafe {
+        command.pre_exec(move || {
+            if enter_in_child(fd) && libc::chdir(dir.as_ptr()) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_group_is_found_in_the_unified_hierarchy_or_else_in_pids() {
+        let mounts = "30 25 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n\
+                      41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+        let own = "8:pids:/a\n0::/user.slice\n";
+        assert_eq!(
+            group_dir(mounts, own, "cgroup2", ""),
+            Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice"))
+        );
+        assert_eq!(
+            group_dir(mounts, own, "cgroup", "pids"),
+            Some(PathBuf::from("/sys/fs/cgroup/pids/a"))
+        );
+        let v1_only = "30 25 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n";
+        assert_eq!(group_dir(v1_only, own, "cgroup2", ""), None);
+        assert_eq!(group_dir(mounts, "1:cpu:/\n", "cgroup", "pids"), None);
+    }
+
+    #[test]
+    fn paths_inside_the_project_are_recorded_relative_to_it() {
+        let project = Path::new("/p/proj");
+        assert_eq!(relative_to(Path::new("/p/proj/data"), project), "data/");
+        assert_eq!(
+            relative_to(Path::new("/sys/fs/cgroup"), project),
+            "/sys/fs/cgroup"
+        );
+    }
+}
