@@ -1,9 +1,12 @@
-//! The build step: once per session, skipped when its inputs and command are unchanged.
+//! The build step: once per session, skipped when its inputs and command are unchanged. Its
+//! output is kept in the experiment folder (`build_log`), and a failure shows its tail.
 
+use super::build_log::{self, Tail};
 use super::process::spawn_error;
 use crate::config::Experiment;
 use crate::store::BuildReport;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use thiserror::Error;
@@ -16,14 +19,19 @@ const STAMP_FILE: &str = ".lab-build";
 pub enum BuildError {
     #[error("the build could not start: {0}")]
     Spawn(String),
-    #[error("the build `{command}` failed ({status}); the end of its output:\n{tail}")]
+    #[error("the build `{command}` failed ({status}); {tail}")]
     Failed {
         command: String,
         status: String,
-        tail: String,
+        tail: Tail,
     },
     #[error("cannot read build input {path}: {source}")]
     Input {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write the build's output to {path}: {source}")]
+    Log {
         path: String,
         source: std::io::Error,
     },
@@ -62,22 +70,29 @@ pub fn build(exp: &Experiment) -> Result<Option<BuildReport>, BuildError> {
     Ok(Some(report))
 }
 
+/// Runs the build in `dir`, its output going to the build log rather than into memory.
 fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
-    let output = Command::new(&argv[0])
+    let log_error = |source| BuildError::Log {
+        path: dir.join(build_log::LOG_FILE).display().to_string(),
+        source,
+    };
+    let (log_path, log) = build_log::create(dir).map_err(log_error)?;
+    let stdout = log.try_clone().map_err(log_error)?;
+    let status = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .output()
-        .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e)))?;
-    if output.status.success() {
+        .stdout(stdout)
+        .stderr(log)
+        .status()
+        .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e, dir, &BTreeMap::new())))?;
+    if status.success() {
         return Ok(());
     }
-    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&output.stderr));
     Err(BuildError::Failed {
         command: argv.join(" "),
-        status: output.status.to_string(),
-        tail: tail(&text, 20),
+        status: status.to_string(),
+        tail: build_log::tail(&log_path),
     })
 }
 
@@ -85,6 +100,14 @@ fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
 pub fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.trim_end().lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Whether `file` is one lab writes in the experiment folder, never an input of the build.
+fn written_by_lab(file: &Path, dir: &Path) -> bool {
+    file.parent() == Some(dir)
+        && file
+            .file_name()
+            .is_some_and(|n| n == STAMP_FILE || n == build_log::LOG_FILE)
 }
 
 /// SHA-256 over the command and every input file (path and content, sorted by path).
@@ -105,7 +128,7 @@ fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
                 .into_iter()
                 .flatten()
                 .flatten()
-                .filter(|p| p.is_file()),
+                .filter(|p| p.is_file() && !written_by_lab(p, &exp.dir)),
         );
     }
     files.sort();
