@@ -343,10 +343,14 @@ pub fn significant(x: f64, digits: i32) -> String {
     rounded
 }
 
+/// Why a number too large for a 64-bit float cannot be used.
+pub const OUT_OF_RANGE: &str = "beyond the largest number lab can hold (about 1.8e308)";
+
 /// A metric value as programs print it: `5,194,253`, `5_194_253`, `5 194 253`, `+12`, or
 /// `12.5ms` when the metric's unit is `ms`. Separators must group digits by three, so `1,5`
 /// (a decimal comma or a typo?) is refused as ambiguous rather than guessed. The result is
-/// finite.
+/// finite: NaN, an infinity and a number beyond a 64-bit float (`1e400`) are refused, each
+/// named.
 pub fn parse_value(text: &str, unit: &str) -> Result<f64, String> {
     let mut t = text.trim();
     if !unit.is_empty()
@@ -364,7 +368,11 @@ pub fn parse_value(text: &str, unit: &str) -> Result<f64, String> {
     };
     match plain.parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err("is not a finite number".into()),
+        Ok(x) if x.is_nan() => Err("is NaN, not a number lab can use".into()),
+        Ok(_) if plain.to_ascii_lowercase().contains("inf") => {
+            Err("is infinite, not a number lab can use".into())
+        }
+        Ok(_) => Err(format!("is {OUT_OF_RANGE}")),
         Err(_) => Err("is not a number".into()),
     }
 }

@@ -23,8 +23,18 @@ fn values_parse_as_programs_print_them() {
             .starts_with("is ambiguous")
     );
     assert_eq!(parse_value("12.5ms", ""), Err("is not a number".into()));
-    assert_eq!(parse_value("nan", ""), Err("is not a finite number".into()));
-    assert_eq!(parse_value("inf", ""), Err("is not a finite number".into()));
+    assert_eq!(
+        parse_value("nan", ""),
+        Err("is NaN, not a number lab can use".into())
+    );
+    assert_eq!(
+        parse_value("-Infinity", ""),
+        Err("is infinite, not a number lab can use".into())
+    );
+    assert_eq!(
+        parse_value("1e400", ""),
+        Err("is beyond the largest number lab can hold (about 1.8e308)".into())
+    );
 }
 
 #[test]

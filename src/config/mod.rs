@@ -2,6 +2,7 @@
 
 mod checks;
 mod duration;
+mod env;
 mod error;
 mod identifier;
 mod model;

@@ -135,8 +135,11 @@ pub struct RawVariant {
     /// unless the experiment is `imported`.
     #[schemars(with = "Option<Vec<String>>")]
     pub run: Option<Spanned<Vec<String>>>,
+    /// Variables set for its runs on top of lab's environment: names without `=` or NUL,
+    /// values without NUL.
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    #[schemars(with = "BTreeMap<String, String>")]
+    pub env: BTreeMap<Spanned<String>, Spanned<String>>,
     #[schemars(with = "Option<String>")]
     pub cpus: Option<Spanned<String>>,
     pub label: Option<String>,

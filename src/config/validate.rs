@@ -4,6 +4,7 @@
 use super::MAX_RUNS;
 use super::checks::validate_checks;
 use super::duration::{LONGEST_SECONDS, duration_seconds};
+use super::env::validate_env;
 use super::error::{ConfigError, Locator};
 use super::identifier::{IDENTIFIER_HINT, identifier_problem};
 use super::model::*;
@@ -400,7 +401,7 @@ fn validate_variants(
             name,
             label: v.label.clone(),
             argv,
-            env: v.env.clone(),
+            env: validate_env(&v.env, &format!("{key}.env"), loc)?,
             cpus: v
                 .cpus
                 .as_ref()

@@ -1,9 +1,12 @@
-//! The build step: once per session, skipped when its inputs and command are unchanged.
+//! The build step: once per session, skipped when its inputs and command are unchanged. Its
+//! output is kept in the experiment folder (`build_log`), and a failure shows its tail.
 
+use super::build_log::{self, Tail};
 use super::process::spawn_error;
 use crate::config::Experiment;
 use crate::store::BuildReport;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,17 +20,22 @@ const STAMP_FILE: &str = ".lab-build";
 pub enum BuildError {
     #[error("the build could not start: {0}")]
     Spawn(String),
-    #[error("the build `{command}` failed ({status}); the end of its output:\n{tail}")]
+    #[error("the build `{command}` failed ({status}); {tail}")]
     Failed {
         command: String,
         status: String,
-        tail: String,
+        tail: Tail,
     },
     /// A signal stopped lab while the build ran; the build's processes were killed.
     #[error("stopped by signal {0} while building; the build's processes were killed")]
     Interrupted(i32),
     #[error("cannot read build input {path}: {source}")]
     Input {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write the build's output to {path}: {source}")]
+    Log {
         path: String,
         source: std::io::Error,
     },
@@ -67,9 +75,16 @@ pub fn build(exp: &Experiment) -> Result<Option<BuildReport>, BuildError> {
 }
 
 /// Runs the build in the session's containment, in a process group of its own that a signal
-/// to lab kills, and kills whatever it leaves behind once it exits (a daemon it started, even
-/// one that left its group): a build never shares the machine with the runs that follow.
+/// to lab kills, its output going to the build log rather than into memory; whatever it
+/// leaves running once it exits (a daemon it started, even one that left its group) is
+/// killed and named: a build never shares the machine with the runs that follow.
 fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
+    let log_error = |source| BuildError::Log {
+        path: dir.join(build_log::LOG_FILE).display().to_string(),
+        source,
+    };
+    let (log_path, log) = build_log::create(dir).map_err(log_error)?;
+    let stdout = log.try_clone().map_err(log_error)?;
     super::interrupt::install();
     super::orphans::become_subreaper();
     let mut command = Command::new(&argv[0]);
@@ -77,19 +92,15 @@ fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
         .args(&argv[1..])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(stdout)
+        .stderr(log)
         .process_group(0);
     super::isolation::contain(&mut command, dir);
     let mut child = command
         .spawn()
-        .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e)))?;
+        .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e, dir, &BTreeMap::new())))?;
     let group = child.id() as libc::pid_t;
     super::running::register(group);
-    let readers = [
-        read_in_background(child.stdout.take()),
-        read_in_background(child.stderr.take()),
-    ];
     let status = wait_for(&mut child);
     super::running::unregister(group);
     let left = super::orphans::reap_leftovers(group, None);
@@ -103,16 +114,12 @@ fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
     if super::interrupt::requested() {
         return Err(BuildError::Interrupted(super::interrupt::signal()));
     }
-    let text: String = readers
-        .into_iter()
-        .map(|r| r.join().unwrap_or_default())
-        .collect();
     match status {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(BuildError::Failed {
             command: argv.join(" "),
             status: status.to_string(),
-            tail: tail(&text, 20),
+            tail: build_log::tail(&log_path),
         }),
         Err(e) => Err(BuildError::Spawn(e.to_string())),
     }
@@ -128,20 +135,6 @@ fn wait_for(child: &mut std::process::Child) -> std::io::Result<std::process::Ex
     }
 }
 
-/// Everything `stream` yields until its end, read on a thread of its own so that a build
-/// writing more than a pipe holds never blocks on lab.
-fn read_in_background<R: std::io::Read + Send + 'static>(
-    stream: Option<R>,
-) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut stream) = stream {
-            let _ = stream.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
 fn plural_processes(n: usize) -> String {
     if n == 1 {
         "1 process".to_string()
@@ -154,6 +147,14 @@ fn plural_processes(n: usize) -> String {
 pub fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.trim_end().lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Whether `file` is one lab writes in the experiment folder, never an input of the build.
+fn written_by_lab(file: &Path, dir: &Path) -> bool {
+    file.parent() == Some(dir)
+        && file
+            .file_name()
+            .is_some_and(|n| n == STAMP_FILE || n == build_log::LOG_FILE)
 }
 
 /// SHA-256 over the command and every input file (path and content, sorted by path).
@@ -174,7 +175,7 @@ fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
                 .into_iter()
                 .flatten()
                 .flatten()
-                .filter(|p| p.is_file()),
+                .filter(|p| p.is_file() && !written_by_lab(p, &exp.dir)),
         );
     }
     files.sort();

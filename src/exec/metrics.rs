@@ -1,7 +1,8 @@
-//! Reading metric values out of a run's standard output: JSON object lines or a regex.
+//! Reading metric values out of a run's standard output: JSON object lines (read as
+//! `store::printed` reads them) or a regex.
 
 use crate::config::{Extractor, Metric};
-use crate::store::{SampleRow, Scan, scan_lines};
+use crate::store::{Found, JsonLine, SampleRow, Scan, scan_lines};
 use regex::Regex;
 use std::path::Path;
 
@@ -103,27 +104,17 @@ impl MetricReader {
     }
 }
 
+/// The values under `path` of every JSON line of `output` that has one lab can use (what it
+/// cannot use is named when the run is judged).
 fn json_values(output: &str, path: &[String]) -> Vec<String> {
     output
         .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with('{'))
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| lookup(&v, path).and_then(scalar_text))
+        .filter_map(JsonLine::parse)
+        .filter_map(|line| match line.get(path) {
+            Found::Value(value) => Some(value),
+            Found::Unusable(_) | Found::Absent => None,
+        })
         .collect()
-}
-
-fn lookup<'a>(value: &'a serde_json::Value, path: &[String]) -> Option<&'a serde_json::Value> {
-    path.iter().try_fold(value, |v, key| v.get(key))
-}
-
-fn scalar_text(value: &serde_json::Value) -> Option<String> {
-    match value {
-        serde_json::Value::Number(n) => Some(n.to_string()),
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -150,7 +141,7 @@ mod tests {
             metric("nested", Extractor::Json("a.b".into())),
             metric("lat", Extractor::Regex(r"lat=(\S+)".into())),
         ]);
-        let out = "warming up\n{\"mops\": 8.4, \"a\": {\"b\": \"x\"}}\nlat=1.5 lat=2\n{\"mops\": 9}\nnot {json\n";
+        let out = "warming up\n{\"mops\": 8.4, \"a\": {\"b\": \"x\"}}\nlat=1.5 lat=2\n{\"mops\": NaN}\nstep 1\r{\"mops\": 9, \"a\": null}\nnot {json\n";
         let s = reader.read(out);
         let values = |m: &str| {
             s.iter()

@@ -2,6 +2,7 @@
 //! as it finishes. Nothing is analysed or rendered between runs.
 
 mod build;
+mod build_log;
 mod calibrate;
 mod cgroup;
 mod clock;
@@ -16,6 +17,7 @@ mod process;
 mod progress;
 mod requeue;
 mod running;
+mod shebang;
 pub mod slurm;
 mod spawn;
 mod syscheck;

@@ -71,7 +71,8 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             if let Some(group) = group {
                 group.give_back();
             }
-            return Measurement::spawn_failed(spawn_error(&request.argv[0], &e), start_unix_ms);
+            let why = spawn_error(&request.argv[0], &e, request.cwd, request.env);
+            return Measurement::spawn_failed(why, start_unix_ms);
         }
     };
     let pid = started.pid;
@@ -240,11 +241,22 @@ fn open_empty(path: &std::path::Path) -> std::io::Result<File> {
     Ok(file)
 }
 
-/// A readable reason for a failed spawn, naming the program.
-pub fn spawn_error(program: &str, e: &std::io::Error) -> String {
+/// A readable reason for a failed spawn of `program` in `cwd` with `env` set, naming the
+/// program, and the interpreter when it is a script whose `#!` interpreter is missing.
+pub fn spawn_error(
+    program: &str,
+    e: &std::io::Error,
+    cwd: &std::path::Path,
+    env: &std::collections::BTreeMap<String, String>,
+) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => {
-            format!("cannot start `{program}`: not found (is it installed and on PATH?)")
+            match super::shebang::missing_interpreter(program, cwd, env) {
+                Some(why) => format!("cannot start `{program}`: {why}"),
+                None => {
+                    format!("cannot start `{program}`: not found (is it installed and on PATH?)")
+                }
+            }
         }
         std::io::ErrorKind::PermissionDenied => {
             format!("cannot start `{program}`: permission denied (is it executable?)")

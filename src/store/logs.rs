@@ -1,6 +1,7 @@
 //! Reading a run's kept output line by line, in bounded memory: however much a run printed,
 //! lab holds one line (at most [`MAX_LINE`] bytes) at a time. Every byte is hashed; a line that
-//! is not UTF-8, or longer than the limit, is skipped, never fatal.
+//! is not UTF-8, or longer than the limit, is skipped, never fatal; a reader that asks is told
+//! where each skipped line was and why, so that a value lost with it can be explained.
 
 use sha2::{Digest, Sha256};
 use std::fs::File;
@@ -19,75 +20,92 @@ pub struct Scan {
     pub skipped_lines: usize,
 }
 
+/// One line of a log, as the reader met it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A UTF-8 line, without its line break (nor the `\r` of a `\r\n`).
+    Text(&'a str),
+    /// A line of this many bytes (before its `\n`), longer than [`MAX_LINE`]: skipped.
+    TooLong(usize),
+    /// A line that is not UTF-8: skipped.
+    NotUtf8,
+}
+
 /// Calls `line` with each UTF-8 line of the file at `path` (without its line break).
-pub fn scan_lines(path: &Path, line: impl FnMut(&str)) -> Scan {
+pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
     let mut hasher = Sha256::new();
-    let skipped = each_line(path, Some(&mut hasher), line);
+    let mut skipped = 0;
+    each_line(path, Some(&mut hasher), |event| match event {
+        Line::Text(text) => line(text),
+        Line::TooLong(_) | Line::NotUtf8 => skipped += 1,
+    });
     Scan {
         sha256: format!("{:x}", hasher.finalize()),
         skipped_lines: skipped,
     }
 }
 
-/// [`scan_lines`] for a reader that needs the lines only, not the file's hash; gives the
-/// number of lines skipped.
-pub fn read_lines(path: &Path, line: impl FnMut(&str)) -> usize {
-    each_line(path, None, line)
+/// Calls `line` with every line of the file at `path` in order, the skipped ones included,
+/// for a reader that needs the lines only, not the file's hash.
+pub fn read_lines(path: &Path, line: impl FnMut(Line)) {
+    each_line(path, None, line);
 }
 
-/// Calls `line` with each UTF-8 line, feeding every byte to `hasher` where there is one;
-/// gives the number of lines skipped.
-fn each_line(path: &Path, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(&str)) -> usize {
-    let mut skipped = 0;
-    if let Some(file) = regular_file(path) {
-        let mut reader = BufReader::with_capacity(64 * 1024, file);
-        let mut current: Vec<u8> = Vec::new();
-        let mut too_long = false;
-        loop {
-            let chunk = match reader.fill_buf() {
-                Ok([]) | Err(_) => break,
-                Ok(chunk) => chunk,
-            };
-            let (part, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], true),
-                None => (chunk, false),
-            };
-            if current.len() + part.len() > MAX_LINE {
-                too_long = true;
+/// Calls `line` with each line, feeding every byte to `hasher` where there is one.
+fn each_line(path: &Path, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(Line)) {
+    let Some(file) = regular_file(path) else {
+        return;
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut current: Vec<u8> = Vec::new();
+    // The length of the line being read once it is over the limit (its bytes are dropped).
+    let mut long: Option<usize> = None;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let (part, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], true),
+            None => (chunk, false),
+        };
+        long = match long {
+            Some(n) => Some(n + part.len()),
+            None if current.len() + part.len() > MAX_LINE => {
+                let n = current.len() + part.len();
                 current.clear();
-            } else if !too_long {
+                Some(n)
+            }
+            None => {
                 current.extend_from_slice(part);
+                None
             }
-            let used = part.len() + usize::from(ends_line);
-            if let Some(h) = hasher.as_deref_mut() {
-                h.update(&chunk[..used]);
-            }
-            reader.consume(used);
-            if ends_line {
-                skipped += usize::from(!emit(&current, too_long, &mut line));
-                current.clear();
-                too_long = false;
-            }
+        };
+        let used = part.len() + usize::from(ends_line);
+        if let Some(h) = hasher.as_deref_mut() {
+            h.update(&chunk[..used]);
         }
-        if !current.is_empty() || too_long {
-            skipped += usize::from(!emit(&current, too_long, &mut line));
+        reader.consume(used);
+        if ends_line {
+            emit(&current, long, &mut line);
+            current.clear();
+            long = None;
         }
     }
-    skipped
+    if !current.is_empty() || long.is_some() {
+        emit(&current, long, &mut line);
+    }
 }
 
-/// Passes one line on; false when it had to be skipped.
-fn emit(bytes: &[u8], too_long: bool, line: &mut impl FnMut(&str)) -> bool {
-    if too_long {
-        return false;
+/// Passes one line on: its text, or why it was skipped.
+fn emit(bytes: &[u8], long: Option<usize>, line: &mut impl FnMut(Line)) {
+    if let Some(n) = long {
+        return line(Line::TooLong(n));
     }
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
-        Ok(text) => {
-            line(text);
-            true
-        }
-        Err(_) => false,
+        Ok(text) => line(Line::Text(text)),
+        Err(_) => line(Line::NotUtf8),
     }
 }
 
@@ -136,9 +154,17 @@ mod tests {
         assert_eq!(lines, vec!["a=1", "b=3"]);
         assert_eq!(scan.skipped_lines, 2);
         assert_eq!(scan.sha256, format!("{:x}", Sha256::digest(&bytes)));
-        let mut again = Vec::new();
-        assert_eq!(read_lines(&path, |l| again.push(l.to_string())), 2);
-        assert_eq!(again, lines);
+        let mut every = Vec::new();
+        read_lines(&path, |l| every.push(format!("{l:?}")));
+        assert_eq!(
+            every,
+            [
+                "Text(\"a=1\")".to_string(),
+                "NotUtf8".to_string(),
+                format!("TooLong({})", MAX_LINE + 11),
+                "Text(\"b=3\")".to_string(),
+            ]
+        );
         let empty = scan_lines(&dir.path().join("missing"), |_| panic!("no lines"));
         assert_eq!(
             empty.sha256,

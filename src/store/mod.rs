@@ -7,6 +7,7 @@ mod contention;
 mod lock;
 mod logs;
 mod manifest;
+mod printed;
 mod read;
 mod rows;
 mod session_ref;
@@ -16,8 +17,9 @@ mod writer;
 
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
-pub use logs::{MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
+pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
+pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{Exit, RunRow, SampleRow};
 pub use session_ref::{

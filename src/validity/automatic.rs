@@ -31,6 +31,24 @@ pub enum Problem {
         /// The line of the run's output it was printed on, when found.
         line: Option<usize>,
     },
+    /// A value the run printed under a metric's JSON key that lab cannot use: NaN, an
+    /// infinity, a number beyond a 64-bit float, null, an array, an object.
+    Unusable {
+        metric: String,
+        /// The JSON key, as lab.toml names it.
+        key: String,
+        /// The line of the run's output it was printed on.
+        line: usize,
+        found: crate::store::Unusable,
+        /// Whether the metric holds text rather than numbers.
+        text: bool,
+    },
+    /// No value of a metric could be read, and a line lab had to skip may have held it.
+    Unread {
+        metric: String,
+        line: usize,
+        skipped: super::printed::Skipped,
+    },
     /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
     TooShort {
         wall_ns: u64,
@@ -107,9 +125,10 @@ impl Problem {
             }
             Problem::TimedOut => "no run timed out",
             Problem::Suspended { .. } => SUSPEND,
-            Problem::MissingMetric(_) | Problem::NotANumber { .. } => {
-                "every run reported every metric"
-            }
+            Problem::MissingMetric(_)
+            | Problem::NotANumber { .. }
+            | Problem::Unusable { .. }
+            | Problem::Unread { .. } => REPORTED,
             Problem::TooShort { .. } => TOO_SHORT,
             Problem::LeftRunning(_) => LEFT_RUNNING,
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
@@ -144,9 +163,29 @@ impl fmt::Display for Problem {
                 why,
                 line,
             } => {
-                let at = line.map_or(String::new(), |l| format!(" (stdout line {l})"));
-                write!(f, "metric `{metric}`: {value:?}{at} {why}")
+                let at = line.map_or(String::new(), |l| format!("stdout line {l}: "));
+                write!(f, "metric `{metric}`: {at}{value:?} {why}")
             }
+            Problem::Unusable {
+                metric,
+                key,
+                line,
+                found,
+                text,
+            } => write!(
+                f,
+                "metric `{metric}`: stdout line {line}: key {key:?} is {}, {}",
+                found.what(),
+                found.why(*text)
+            ),
+            Problem::Unread {
+                metric,
+                line,
+                skipped,
+            } => write!(
+                f,
+                "metric `{metric}`: no value lab could read; stdout line {line} {skipped}"
+            ),
             Problem::LeftRunning(names) => write_left_running(f, names),
             Problem::TooShort { wall_ns, floor_ns } => {
                 write!(
@@ -382,15 +421,16 @@ pub fn too_short(wall_ns: u64, c: &Calibration) -> Option<Problem> {
     (wall_ns < floor_ns).then_some(Problem::TooShort { wall_ns, floor_ns })
 }
 
-/// The `config` objects a run printed (JSON object lines with a `config` key holding an
-/// object), and every echoed key naming a parameter whose value differs from the requested
-/// one. Numbers compare numerically (4 and 4.0 agree); other values by their text.
+/// The `config` objects a run printed (JSON object lines, as a terminal shows them, with a
+/// `config` key holding an object), and every echoed key naming a parameter whose value
+/// differs from the requested one. Numbers compare numerically (4 and 4.0 agree); other
+/// values by their text.
 pub fn echoed_config(stdout: &str, params: &BTreeMap<String, ParamValue>) -> (bool, Vec<Problem>) {
     let mut echoed = false;
     let mut found = Vec::new();
     let objects = stdout
         .lines()
-        .map(str::trim)
+        .map(|l| crate::store::shown(l).trim())
         .filter(|l| l.starts_with('{'))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
     for object in objects {

@@ -50,7 +50,7 @@ fn finds_each_problem() {
         Problem::NotANumber {
             metric: "mops".into(),
             value: "nan".into(),
-            why: "is not a finite number".into(),
+            why: "is NaN, not a number lab can use".into(),
             line: None
         }
     );

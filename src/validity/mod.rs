@@ -6,6 +6,7 @@
 pub mod automatic;
 mod duration;
 pub mod nodes;
+mod printed;
 mod runs;
 mod values;
 

@@ -1,6 +1,7 @@
 //! Every stored run, joined with its plan entry and samples, judged by the automatic rules.
 
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
+use super::printed;
 use super::values::{Names, RunValues};
 use crate::config::Experiment;
 use crate::plan::{CellKey, PlannedRun};
@@ -199,17 +200,18 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
+    let stdout = session.stdout_path(&row.run_id);
+    let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
+    printed::explain(&mut found, &printed, &exp.metrics);
     found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));
     found.extend(super::automatic::shared_cpus(row, cpus));
-    locate_unreadable(&mut found, &session.stdout_path(&row.run_id));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let values = normalise_numbers(exp, values);
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
-    let stdout = config_lines(session, row);
-    let (echoed, mismatches) = echoed_config(&stdout, &cell.params);
+    let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
     RunView {
         id: row.run_id.clone(),
@@ -253,39 +255,11 @@ fn printed_values(
     values
 }
 
-/// The lines of a run's stored stdout that can echo a configuration. The echo is read from
-/// the stored log (analysis uses nothing but what was stored), in bounded memory.
-fn config_lines(session: &StoredSession, row: &RunRow) -> String {
-    let mut stdout = String::new();
-    crate::store::read_lines(&session.stdout_path(&row.run_id), |line| {
-        if line.contains("\"config\"") && stdout.len() < 4 * crate::store::MAX_LINE {
-            stdout.push_str(line);
-            stdout.push('\n');
-        }
-    });
-    stdout
-}
-
 fn describe_exit(exit: &Exit) -> String {
     match exit {
         Exit::Code(c) => format!("exit {c}"),
         Exit::Signal(s) => format!("signal {s}"),
         Exit::SpawnFailed(_) => "not started".into(),
-    }
-}
-
-/// Finds the output line of each value that could not be read, so the message names it.
-fn locate_unreadable(found: &mut [Problem], stdout: &std::path::Path) {
-    for problem in found.iter_mut() {
-        if let Problem::NotANumber { value, line, .. } = problem {
-            let mut number = 0;
-            crate::store::read_lines(stdout, |text| {
-                number += 1;
-                if line.is_none() && text.contains(value.as_str()) {
-                    *line = Some(number);
-                }
-            });
-        }
     }
 }
 

@@ -16,7 +16,7 @@ fn copy_tracked(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
         let name = entry.file_name();
-        if name == "build" || name == ".lab-build" || name == ".lock" {
+        if name == "build" || name == ".lab-build" || name == ".lab-build.log" || name == ".lock" {
             continue;
         }
         let target = to.join(&name);

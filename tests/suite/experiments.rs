@@ -68,7 +68,7 @@ fn project_with(source: &Path, name: &str) -> Project {
         .flatten()
     {
         let file_name = entry.file_name();
-        if file_name == "build" || file_name == ".lab-build" {
+        if file_name == "build" || file_name == ".lab-build" || file_name == ".lab-build.log" {
             continue;
         }
         if entry.path().is_dir() {

@@ -163,7 +163,7 @@ unit = "ops/s"
     project.lab_exits(&["run", "spsc", "--quiet"], Exit::CheckFailed);
     let check = project.lab(&["check", "spsc"]);
     assert!(
-        stdout(&check).contains("run r0001: metric `ops`: \"1,5\" (stdout line 1) is ambiguous"),
+        stdout(&check).contains("run r0001: metric `ops`: stdout line 1: \"1,5\" is ambiguous"),
         "{}",
         stdout(&check)
     );

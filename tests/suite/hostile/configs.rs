@@ -25,6 +25,13 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
         minimal("sleep 0.2; echo '{\"v\": 1}'", "")
             .replace("[metric.v]", &format!("[metric.{name:?}]"))
     };
+    // A second variant whose environment is a table of its own.
+    let with_second_env = |entry: &str| {
+        minimal(
+            "sleep 0.2; echo '{\"v\": 1}'",
+            &format!("\n[[variant]]\nname = \"w\"\nrun = [\"true\"]\n\n[variant.env]\n{entry}\n"),
+        )
+    };
     let thousand: String = (0..1000)
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
@@ -165,6 +172,36 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             "parameter name \"a/b\"",
         ),
         (
+            "an environment variable name holding '='",
+            with_variant("env = { \"A=B\" = \"1\" }"),
+            "lab.toml:14:9: `variant[1].env.\"A=B\"`: the variable name \"A=B\" holds '='\n  hint: a variable's name ends at its first '=', so this would set \"A\" to \"B=1\"",
+        ),
+        (
+            "an environment variable name holding '=' in a table of its own",
+            with_second_env("\"LD_PRELOAD=/tmp/x.so\" = \"\""),
+            "lab.toml:24:1: `variant[2].env.\"LD_PRELOAD=/tmp/x.so\"`: the variable name",
+        ),
+        (
+            "an environment variable name holding NUL",
+            with_variant("env = { OK = \"1\", \"A\\u0000B\" = \"1\" }"),
+            "lab.toml:14:19: `variant[1].env.\"A\\0B\"`: the variable name \"A\\0B\" holds a NUL character\n  hint: a program gets each variable as a C string, which ends at a NUL: remove it",
+        ),
+        (
+            "an environment variable name holding NUL in a table of its own",
+            with_second_env("\"\\u0000\" = \"1\""),
+            "lab.toml:24:1: `variant[2].env.\"\\0\"`: the variable name \"\\0\" holds a NUL character",
+        ),
+        (
+            "an environment variable value holding NUL",
+            with_variant("env = { A = \"x\\u0000y\" }"),
+            "lab.toml:14:13: `variant[1].env.A`: the value holds a NUL character\n  hint: a program gets each variable as a C string, which ends at a NUL, so it would see only \"x\": remove it",
+        ),
+        (
+            "an environment variable value holding NUL in a table of its own",
+            with_second_env("JAVA_OPTS = \"-Xmx1g\\u0000-Xmx9g\""),
+            "lab.toml:24:13: `variant[2].env.JAVA_OPTS`: the value holds a NUL character",
+        ),
+        (
             "a string where a number is needed",
             minimal("true", "").replace("repetitions = 3", "repetitions = \"3\""),
             "lab.toml:5:15",
@@ -195,7 +232,7 @@ fn every_hostile_config_is_refused_with_its_place_and_nothing_is_written() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert_eq!(cases().len(), 27);
+    assert_eq!(cases().len(), 33);
 }
 
 #[test]

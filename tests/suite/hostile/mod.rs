@@ -11,6 +11,7 @@ mod names;
 mod output;
 mod processes;
 mod record;
+mod values;
 
 use common::Project;
 use std::path::Path;
@@ -66,6 +67,31 @@ pub fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
         .into_iter()
         .filter(|(_, bytes)| bytes.windows(needle.len()).any(|w| w == needle))
         .map(|(path, _)| path)
+        .collect()
+}
+
+/// Every problem of every run of experiment `exp`'s latest session, in run order, as
+/// `lab report --json` gives them.
+pub fn problems(project: &Project) -> Vec<String> {
+    run_problems(project).into_iter().flatten().collect()
+}
+
+/// The problems of each run of experiment `exp`'s latest session, in run order.
+pub fn run_problems(project: &Project) -> Vec<Vec<String>> {
+    let out = project.lab_exits(&["report", "exp", "--json"], lab::Exit::Ok);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["analysis"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["problems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap().to_string())
+                .collect()
+        })
         .collect()
 }
 

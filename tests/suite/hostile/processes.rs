@@ -8,19 +8,7 @@ use super::{
 use crate::common::exit_of;
 use lab::Exit;
 
-use super::common;
-
-fn problems(project: &common::Project) -> Vec<String> {
-    let out = project.lab_exits(&["report", "exp", "--json"], Exit::Ok);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    report["analysis"]["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r["problems"].as_array().unwrap().clone())
-        .map(|p| p.as_str().unwrap().to_string())
-        .collect()
-}
+use super::{common, problems};
 
 #[test]
 fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
