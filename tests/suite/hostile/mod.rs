@@ -7,6 +7,7 @@ use crate::common;
 
 mod configs;
 mod names;
+mod notes;
 mod output;
 mod processes;
 mod record;
