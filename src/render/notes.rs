@@ -17,20 +17,36 @@
 //! naming `notes.md:LINE:COLUMN`, never an empty or zero number. A reference whose data this
 //! session lacks (a cell the profile did not run, too few runs for an interval) renders a
 //! visible `n/a (why)` marker and a warning, and the chapter is still written.
+//!
+//! A benchmark is a hostile program: what runs and commands printed (the manifest, a check's
+//! evidence and reading) enters the context inert wherever a template can put it, and `| safe`
+//! cannot make it markup; a place no escaping helps is refused. Rendering has a budget of
+//! loop iterations, output and time.
 
+#[path = "notes_budget.rs"]
+mod budget;
+#[path = "notes_filters.rs"]
+mod filters;
+#[path = "notes_input.rs"]
+mod input;
 #[path = "notes_location.rs"]
 mod location;
+#[path = "notes_places.rs"]
+mod places;
+#[path = "notes_source.rs"]
+mod source;
 use super::escape::markdown;
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
 use crate::config::{Experiment, ParamValue};
-use crate::format::{ratio_interval, significant, value, value_interval};
+use crate::format::{ratio_interval, value, value_interval};
 use anyhow::Result;
-use location::locate;
+use budget::{Budget, LOOP_STEP};
+use location::{error_at, locate};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
+use tera::{Kwargs, State, Tera, TeraResult, Value};
 
 /// Rendered notes, and a warning for each reference whose data the session lacks.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +66,9 @@ pub const NOTES_FILE: &str = "notes.md";
 /// The notes' name inside Tera: the `.md` suffix turns autoescape on.
 const TEMPLATE: &str = "notes.md";
 
+/// The notes as lab renders them, with a budget step in every loop.
+const BUDGETED: &str = "budgeted/notes.md";
+
 /// Renders `notes.md` when the experiment has one.
 pub fn render_notes(
     exp: &Experiment,
@@ -58,7 +77,7 @@ pub fn render_notes(
     figures: &[Figure],
 ) -> Result<Option<Notes>> {
     let path = exp.dir.join(NOTES_FILE);
-    let Ok(source) = std::fs::read_to_string(&path) else {
+    let Some(source) = input::read_notes(&path)? else {
         return Ok(None);
     };
     render_source(&source, &path, exp, analysis, checks, figures).map(Some)
@@ -85,20 +104,18 @@ pub fn render_source(
             .map(|f| (f.file.clone(), super::figures::figure_html(f)))
             .collect(),
     });
-    let mut tera = Tera::new();
-    register(&mut tera, &data);
-    // The author's literal text passes through as written; every value an expression inserts
-    // is escaped, for Markdown by the functions below and for HTML by Tera's autoescape.
-    tera.autoescape_on([".md"]);
-    tera.add_raw_template(TEMPLATE, source)
-        .map_err(|e| locate(&e, path, source))?;
-    let mut context = Context::new();
-    let manifest = serde_json::to_value(&data.analysis.manifest).map_err(anyhow::Error::from)?;
-    context.insert("manifest", &super::escape::markdown_json(&manifest));
-    context.insert("counts", &data.analysis.counts);
-    let text = tera
-        .render(TEMPLATE, &context)
-        .map_err(|e| locate(&e, path, source))?;
+    let pieces = source::pieces(source);
+    let (budgeted, loops) = budget::with_loop_steps(source, &pieces);
+    let budget = Arc::new(Budget::new(loops));
+    let tera = compile(source, &pieces, &budgeted, path, &data, &budget)?;
+    let rendering = budget::Rendering {
+        tera,
+        context: input::context(&data)?,
+        budget,
+        path: path.to_path_buf(),
+        source: source.to_string(),
+    };
+    let text = rendering.run()?;
     let warnings = data
         .warnings
         .lock()
@@ -109,6 +126,33 @@ pub fn render_source(
         })
         .unwrap_or_default();
     Ok(Notes { text, warnings })
+}
+
+/// The author's template and the budgeted one, with lab's functions and filters; an error for
+/// a syntax mistake or a value where no escaping helps.
+fn compile(
+    source: &str,
+    pieces: &[source::Piece],
+    budgeted: &str,
+    path: &Path,
+    data: &Arc<NotesData>,
+    budget: &Arc<Budget>,
+) -> Result<Tera> {
+    let mut tera = Tera::new();
+    register(&mut tera, data, budget);
+    // The author's literal text passes through as written; every value an expression inserts
+    // is escaped: what runs and commands printed where it enters the context, the rest for
+    // Markdown by the functions below and for HTML by Tera's autoescape.
+    tera.autoescape_on([".md"]);
+    tera.add_raw_template(TEMPLATE, source)
+        .map_err(|e| locate(&e, path, source))?;
+    if let Some(refusal) = places::first_unescapable(source, pieces) {
+        let at = source::position(source, refusal.at);
+        return Err(error_at(path, Some(at), &refusal.why));
+    }
+    tera.add_raw_template(BUDGETED, budgeted)
+        .map_err(|e| locate(&e, path, source))?;
+    Ok(tera)
 }
 
 /// Statistics of the built-in metrics the notes name but the analysis did not compute.
@@ -141,58 +185,29 @@ struct NotesData {
     warnings: Mutex<Vec<String>>,
 }
 
-fn register(tera: &mut Tera, data: &Arc<NotesData>) {
-    let d = Arc::clone(data);
-    tera.register_function("cell", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
-        d.cell_value(&kw)
-    });
-    let d = Arc::clone(data);
-    tera.register_function("ratio", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
-        d.ratio_value(&kw)
-    });
-    let d = Arc::clone(data);
-    tera.register_function("check", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
-        d.check_value(&kw)
-    });
-    let d = Arc::clone(data);
-    tera.register_function("chart", move |kw: Kwargs, _: &State| -> TeraResult<Value> {
-        d.chart_value(&kw)
-    });
-    register_filters(tera);
+fn register(tera: &mut Tera, data: &Arc<NotesData>, budget: &Arc<Budget>) {
+    let b = Arc::clone(budget);
+    tera.register_function(
+        LOOP_STEP,
+        move |kw: Kwargs, _: &State| -> TeraResult<Value> { b.step(kw.must_get("at")?) },
+    );
+    let functions: [(&str, NotesFunction); 4] = [
+        ("cell", NotesData::cell_value),
+        ("ratio", NotesData::ratio_value),
+        ("check", NotesData::check_value),
+        ("chart", NotesData::chart_value),
+    ];
+    for (name, function) in functions {
+        let (d, b) = (Arc::clone(data), Arc::clone(budget));
+        tera.register_function(name, move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+            b.uncounted(|| function(&d, &kw))
+        });
+    }
+    filters::register(tera);
 }
 
-/// The formatting filters, `num` and `percent`.
-fn register_filters(tera: &mut Tera) {
-    tera.register_filter(
-        "num",
-        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
-            let digits: i64 = kw.get("digits")?.unwrap_or(3);
-            // A count (runs, values) stays a whole number: "27 runs", not "27.0 runs".
-            if let Some(whole) = x.as_i64() {
-                return Ok(whole.to_string());
-            }
-            match x.as_number().map(|n| n.as_float()) {
-                Some(x) => Ok(significant(x, digits.clamp(1, 12) as i32)),
-                // An `n/a (why)` marker passes through unchanged.
-                None => Ok(x.to_string()),
-            }
-        },
-    );
-    tera.register_filter(
-        "percent",
-        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
-            let digits: i64 = kw.get("digits")?.unwrap_or(2);
-            match x.as_number().map(|n| n.as_float()) {
-                Some(share) => Ok(format!(
-                    "{}%",
-                    significant(share * 100.0, digits.clamp(1, 12) as i32)
-                )),
-                // An `n/a (why)` marker passes through unchanged: arithmetic on it would fail.
-                None => Ok(x.to_string()),
-            }
-        },
-    );
-}
+/// One of the functions notes call, computed from the session's data.
+type NotesFunction = fn(&NotesData, &Kwargs) -> TeraResult<Value>;
 
 fn fail(message: String) -> tera::Error {
     tera::Error::message(message)
@@ -408,16 +423,20 @@ impl NotesData {
             .iter()
             .find(|c| c.name == name)
             .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
-        let badge = super::marks::mark(check.verdict, check.untrusted);
         let wanted: Option<String> = kw.get("field")?;
-        if matches!(wanted.as_deref(), None | Some("mark")) {
-            return Ok(Value::safe_string(&badge));
+        match wanted.as_deref() {
+            None | Some("mark") => Ok(Value::safe_string(&super::marks::mark(
+                check.verdict,
+                check.untrusted,
+            ))),
+            Some("verdict") => Ok(Value::from(check.verdict.word())),
+            // Both quote what runs printed.
+            Some("evidence") => Ok(input::untrusted_text(&check.evidence)),
+            Some("reading") => Ok(input::untrusted_text(&check.reading)),
+            Some(other) => Err(fail(format!(
+                "no field \"{other}\"; choose one of: evidence, mark, reading, verdict"
+            ))),
         }
-        let fields = serde_json::json!({
-            "verdict": check.verdict.word(), "mark": badge,
-            "evidence": markdown(&check.evidence), "reading": markdown(&check.reading),
-        });
-        pick(kw, "field", String::new(), &fields)
     }
 
     fn chart_value(&self, kw: &Kwargs) -> TeraResult<Value> {
@@ -458,32 +477,5 @@ fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> Ter
                 names.join(", ")
             )))
         }
-    }
-}
-
-#[cfg(test)]
-mod filter_tests {
-    use super::*;
-
-    fn render(source: &str, x: serde_json::Value) -> String {
-        let mut tera = Tera::new();
-        register_filters(&mut tera);
-        tera.add_raw_template("t", source).unwrap();
-        let mut context = Context::new();
-        context.insert("x", &x);
-        tera.render("t", &context).unwrap()
-    }
-
-    #[test]
-    fn percent_formats_a_share_and_passes_a_missing_value_through() {
-        assert_eq!(render("{{ x | percent }}", 0.01234.into()), "1.2%");
-        assert_eq!(render("{{ x | percent(digits=3) }}", 0.25.into()), "25.0%");
-        // The notes of a session whose cell has no valid run: text, not an error.
-        let missing = serde_json::Value::from("n/a (no valid run)");
-        assert_eq!(
-            render("{{ x | percent }}", missing.clone()),
-            "n/a (no valid run)"
-        );
-        assert_eq!(render("{{ x | num }}", missing), "n/a (no valid run)");
     }
 }

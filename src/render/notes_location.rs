@@ -1,7 +1,18 @@
-//! Where in notes.md a template error is: the line and column Tera's message points at.
+//! Where in notes.md an error is: the line and column Tera's message points at, or the place
+//! lab found itself.
 
 use super::NotesError;
+use super::source::Position;
 use std::path::Path;
+
+/// An error lab found itself, at `path:LINE:COLUMN` where it knows the place.
+pub(super) fn error_at(path: &Path, at: Option<Position>, why: &str) -> anyhow::Error {
+    let message = match at {
+        Some(at) => format!("{}:{}:{}: {why}", path.display(), at.line, at.column),
+        None => format!("{}: {why}", path.display()),
+    };
+    anyhow::Error::new(NotesError(message))
+}
 
 /// Turns a Tera error into one that names the notes file and, where it can, the line.
 pub(super) fn locate(e: &tera::Error, path: &Path, source: &str) -> anyhow::Error {

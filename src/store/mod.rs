@@ -48,7 +48,9 @@ use crate::plan::Plan;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sealed {
     pub lab_toml: String,
-    pub notes: Option<String>,
+    /// notes.md byte for byte: sealed as written even when it is not UTF-8, which rendering
+    /// reports.
+    pub notes: Option<Vec<u8>>,
 }
 
 impl Sealed {
@@ -58,14 +60,17 @@ impl Sealed {
         Ok(Sealed {
             lab_toml: fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?,
-            notes: fs::read_to_string(experiment_dir.join("notes.md")).ok(),
+            notes: fs::read(experiment_dir.join("notes.md")).ok(),
         })
     }
 
     fn write(&self, session_dir: &Path) -> Result<()> {
         let dir = session_dir.join(SEALED);
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        write_file(&dir.join(crate::config::FILE_NAME), &self.lab_toml)?;
+        write_file(
+            &dir.join(crate::config::FILE_NAME),
+            self.lab_toml.as_bytes(),
+        )?;
         if let Some(notes) = &self.notes {
             write_file(&dir.join("notes.md"), notes)?;
         }
@@ -76,7 +81,7 @@ impl Sealed {
         let dir = session_dir.join(SEALED);
         Some(Sealed {
             lab_toml: fs::read_to_string(dir.join(crate::config::FILE_NAME)).ok()?,
-            notes: fs::read_to_string(dir.join("notes.md")).ok(),
+            notes: fs::read(dir.join("notes.md")).ok(),
         })
     }
 }
@@ -97,8 +102,8 @@ pub fn new_session_dir(data_dir: &Path, unix_ms: u64) -> PathBuf {
     dir
 }
 
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    fs::write(path, text).map_err(|e| {
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    fs::write(path, bytes).map_err(|e| {
         // A file left half-written by a full disk is not lab's to keep.
         let _ = fs::remove_file(path);
         space::write_failed(path, e)
@@ -111,7 +116,7 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     text.push('\n');
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    write_file(Path::new(&tmp), &text)?;
+    write_file(Path::new(&tmp), text.as_bytes())?;
     fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }
 

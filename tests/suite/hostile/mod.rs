@@ -8,6 +8,7 @@ use crate::common;
 mod configs;
 mod isolation;
 mod names;
+mod notes;
 mod output;
 mod processes;
 mod record;
