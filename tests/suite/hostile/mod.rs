@@ -9,6 +9,7 @@ mod configs;
 mod names;
 mod output;
 mod processes;
+mod publish;
 mod record;
 
 use common::Project;
