@@ -21,6 +21,7 @@ pub mod format;
 pub mod history;
 pub mod import;
 pub mod plan;
+pub mod regular;
 pub mod render;
 pub mod stats;
 pub mod stopping;

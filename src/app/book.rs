@@ -29,9 +29,12 @@ impl BookArgs {
     pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
         let chosen: Vec<PathBuf> = self.experiment.into_iter().collect();
         render_book(layout, &chosen, self.session.as_ref(), quiet)?;
-        let index = build_html(layout)?;
+        let built = build_html(layout)?;
+        for sentence in &built.left_out {
+            eprintln!("warning: {sentence}");
+        }
         if !quiet {
-            eprintln!("HTML written to {}", index.display());
+            eprintln!("HTML written to {}", built.index.display());
         }
         if self.serve {
             super::serve::serve(layout, self.port, quiet)?;

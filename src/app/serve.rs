@@ -72,8 +72,14 @@ fn watch(layout: &Layout, quiet: bool) {
         .map_err(|e| e.to_string())
         .and_then(|_| super::html::build_html(layout).map_err(|e| e.to_string()));
         match result {
-            Ok(_) if !quiet => eprintln!("rebuilt the book"),
-            Ok(_) => {}
+            Ok(built) => {
+                for sentence in &built.left_out {
+                    eprintln!("warning: {sentence}");
+                }
+                if !quiet {
+                    eprintln!("rebuilt the book");
+                }
+            }
             Err(e) => eprintln!("error: {e}"),
         }
     }
@@ -102,7 +108,7 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
 }
 
 fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    match resolve(site, url).and_then(|p| std::fs::read(&p).ok().map(|bytes| (p, bytes))) {
+    match resolve(site, url).and_then(|p| read_regular(&p).map(|bytes| (p, bytes))) {
         Some((path, bytes)) => {
             let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path))
                 .expect("static header is valid");
@@ -112,7 +118,20 @@ fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8
     }
 }
 
-/// The file a URL names inside the site, refusing anything that would leave it.
+/// The bytes of the regular file at `path`, opened without following a link.
+fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    crate::regular::open_regular(path)
+        .ok()?
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
+/// The regular file a URL names inside the site, refusing anything that would leave it: no
+/// `..`, and no symbolic link anywhere on the way, the site's own folder included. A folder's
+/// URL names its index.html, under the same rule.
 pub fn resolve(site: &Path, url: &str) -> Option<PathBuf> {
     let path = url.split(['?', '#']).next().unwrap_or("/");
     let decoded = percent_decode(path)?;
@@ -123,11 +142,28 @@ pub fn resolve(site: &Path, url: &str) -> Option<PathBuf> {
     {
         return None;
     }
-    let mut file = site.join(relative);
-    if file.is_dir() {
-        file = file.join("index.html");
+    let mut file = site.to_path_buf();
+    if !real_folder(&file) {
+        return None;
     }
-    file.is_file().then_some(file)
+    let mut names = relative.components().peekable();
+    while let Some(name) = names.next() {
+        file.push(name);
+        if names.peek().is_some() && !real_folder(&file) {
+            return None;
+        }
+    }
+    if real_folder(&file) {
+        file.push("index.html");
+    }
+    std::fs::symlink_metadata(&file)
+        .is_ok_and(|m| m.is_file())
+        .then_some(file)
+}
+
+/// Whether `path` is a folder itself, not a link to one.
+fn real_folder(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 fn percent_decode(text: &str) -> Option<String> {
@@ -189,5 +225,85 @@ mod tests {
         assert_eq!(resolve(site.path(), "/../etc/passwd"), None);
         assert_eq!(resolve(site.path(), "/exp/%2e%2e/%2e%2e/x"), None);
         assert_eq!(resolve(site.path(), "/missing.html"), None);
+    }
+
+    /// A site with a regular page and chapter beside links a run planted: to /etc/passwd, to
+    /// /etc, to a page outside, and a chapter whose index.html is a link.
+    fn site_with_links() -> (tempfile::TempDir, tempfile::TempDir) {
+        use std::os::unix::fs::symlink;
+        let site = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = site.path();
+        std::fs::write(outside.path().join("index.html"), "outside").unwrap();
+        std::fs::write(root.join("index.html"), "home").unwrap();
+        std::fs::create_dir_all(root.join("exp")).unwrap();
+        std::fs::write(root.join("exp/page.html"), "chapter").unwrap();
+        std::fs::create_dir_all(root.join("linked-index")).unwrap();
+        symlink(
+            outside.path().join("index.html"),
+            root.join("linked-index/index.html"),
+        )
+        .unwrap();
+        symlink("/etc/passwd", root.join("passwd")).unwrap();
+        symlink("/etc", root.join("etc")).unwrap();
+        symlink(outside.path(), root.join("outside")).unwrap();
+        symlink(root.join("exp"), root.join("exp-link")).unwrap();
+        (site, outside)
+    }
+
+    #[test]
+    fn no_url_leads_through_a_symbolic_link() {
+        let (site, _outside) = site_with_links();
+        let root = site.path();
+        assert_eq!(resolve(root, "/"), Some(root.join("index.html")));
+        assert_eq!(
+            resolve(root, "/exp/page.html"),
+            Some(root.join("exp/page.html"))
+        );
+        for url in [
+            "/passwd",
+            "/etc/passwd",
+            "/etc/",
+            "/outside/",
+            "/outside/index.html",
+            "/exp-link/page.html",
+            "/linked-index/",
+            "/linked-index/index.html",
+        ] {
+            assert_eq!(resolve(root, url), None, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_site_folder_that_is_a_link_serves_nothing() {
+        let (site, _outside) = site_with_links();
+        let holder = tempfile::tempdir().unwrap();
+        let linked = holder.path().join("book");
+        std::os::unix::fs::symlink(site.path(), &linked).unwrap();
+        assert_eq!(resolve(&linked, "/"), None);
+        assert_eq!(resolve(&linked, "/exp/page.html"), None);
+    }
+
+    #[test]
+    fn links_and_fifos_answer_404_and_regular_files_200() {
+        let (site, _outside) = site_with_links();
+        let root = site.path();
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("fifo.html"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let status = |url: &str| respond(root, url).status_code().0;
+        assert_eq!(status("/exp/page.html"), 200);
+        assert_eq!(status("/"), 200);
+        for url in [
+            "/passwd",
+            "/etc/passwd",
+            "/outside/",
+            "/fifo.html",
+            "/missing",
+        ] {
+            assert_eq!(status(url), 404, "{url}");
+        }
     }
 }

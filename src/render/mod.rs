@@ -15,6 +15,7 @@ mod figures;
 mod history;
 mod marks;
 pub mod notes;
+pub mod published;
 pub mod record;
 pub mod sampling;
 mod tables;
@@ -27,6 +28,7 @@ use crate::checks::{CheckResult, Findings, Tally};
 use crate::config::Experiment;
 use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
+use published::{ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, ROOT_FILES};
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -70,10 +72,10 @@ pub fn render_chapter(book_dir: &Path, item: &Rendered) -> Result<(BookEntry, Ve
     let src = book_dir.join("src");
     let name = &item.experiment.name;
     let staging = src.join(format!(".{name}.staging"));
-    if staging.exists() {
-        fs::remove_dir_all(&staging)
-            .with_context(|| format!("cannot clear {}", staging.display()))?;
-    }
+    // Whatever is there is cleared, a link included: a dangling one would lead the chapter
+    // out of the book.
+    crate::store::remove_planted(&staging)
+        .with_context(|| format!("cannot clear {}", staging.display()))?;
     let written = write_chapter(&staging, item);
     let warnings = match written {
         Ok(w) => w,
@@ -88,7 +90,7 @@ pub fn render_chapter(book_dir: &Path, item: &Rendered) -> Result<(BookEntry, Ve
 
 fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let exp = item.experiment;
-    fs::create_dir_all(dir.join("data"))
+    fs::create_dir_all(dir.join(DATA_FOLDER))
         .with_context(|| format!("cannot create {}", dir.display()))?;
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     for f in &figures {
@@ -115,7 +117,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let mut context = chapter::context(exp, item, figures, notes);
     context.compared = compared;
     write(
-        &dir.join("index.md"),
+        &dir.join(CHAPTER_PAGE),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
     let mut json = inert_json(&record::chapter_json(
@@ -125,10 +127,13 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         &item.findings.multiplicity,
     )?);
     json.push('\n');
-    write(&dir.join("analysis.json"), &json)?;
+    write(&dir.join(ANALYSIS_JSON), &json)?;
     for name in [RUNS, SAMPLES] {
-        fs::copy(item.session_dir.join(name), dir.join("data").join(name))
-            .with_context(|| format!("cannot copy {name}"))?;
+        fs::copy(
+            item.session_dir.join(name),
+            dir.join(DATA_FOLDER).join(name),
+        )
+        .with_context(|| format!("cannot copy {name}"))?;
     }
     if let Some(h) = item.history {
         let (view, figures) = history::view(&exp.title, h)?;
@@ -143,9 +148,6 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     }
     Ok(warnings)
 }
-
-/// The History page's file in a chapter's folder.
-const HISTORY_PAGE: &str = "history.md";
 
 /// Replaces `target` by `staging`: the old chapter is moved away first and removed last.
 fn swap_in(staging: &Path, target: &Path) -> Result<()> {
@@ -202,13 +204,19 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
     }
 }
 
-/// The book entry of a chapter already on disk, read from its analysis.json.
+/// The book entry of a chapter already on disk, read from its analysis.json: a regular file in
+/// the chapter's own folder, never through a link or from a FIFO a run left there.
 pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
-    let path = book_dir.join("src").join(name).join("analysis.json");
-    let record: serde_json::Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    let chapter = book_dir.join("src").join(name);
+    if !fs::symlink_metadata(&chapter).ok()?.is_dir() {
+        return None;
+    }
+    let path = chapter.join(ANALYSIS_JSON);
+    let file = crate::regular::open_regular(&path).ok()?;
+    let record: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
     let checks: Vec<CheckResult> = serde_json::from_value(record.get("checks")?.clone()).ok()?;
     Some(BookEntry {
-        history: book_dir.join("src").join(name).join(HISTORY_PAGE).is_file(),
+        history: chapter.join(HISTORY_PAGE).is_file(),
         ..entry_from_checks(
             name,
             record.get("title")?.as_str()?,
@@ -227,7 +235,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         escape::markdown(name),
         escape::html(reason)
     );
-    write_atomic(&dir.join("index.md"), &text)?;
+    write_atomic(&dir.join(CHAPTER_PAGE), &text)?;
     Ok(BookEntry {
         name: name.to_string(),
         title: escape::markdown(name),
@@ -248,15 +256,11 @@ pub fn render_index(book_dir: &Path, entries: &[BookEntry]) -> Result<()> {
     fs::create_dir_all(&src).with_context(|| format!("cannot create {}", src.display()))?;
     let defaults = templates::engine(None)?;
     let book = serde_json::json!({ "title": "Lab notebook", "experiments": entries });
-    let pages: [(PathBuf, &str); 5] = [
-        (book_dir.join("book.toml"), "book.toml"),
-        (book_dir.join("lab.css"), "lab.css"),
-        (src.join("SUMMARY.md"), "SUMMARY.md"),
-        (src.join("introduction.md"), "introduction.md"),
-        (src.join("how-to-read.md"), "how-to-read.md"),
-    ];
+    let pages = ROOT_FILES
+        .iter()
+        .map(|name| (book_dir.join(name), *name))
+        .chain(INDEX_PAGES.iter().map(|name| (src.join(name), *name)));
     let rendered: Vec<(PathBuf, String)> = pages
-        .into_iter()
         .map(|(path, name)| Ok((path, templates::render(&defaults, name, &book)?)))
         .collect::<Result<_>>()?;
     for (path, text) in rendered {
@@ -279,10 +283,20 @@ fn write(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a file.
+/// Writes through a temporary file and a rename, so a reader never sees half a file. The
+/// temporary file is made new (whatever a run planted under its name is removed first), so
+/// the text is never written through a link.
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    write(Path::new(&tmp), text)?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    let tmp = Path::new(&tmp);
+    crate::store::remove_planted(tmp).with_context(|| format!("cannot clear {}", tmp.display()))?;
+    fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(tmp)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }

@@ -236,29 +236,13 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
         anyhow::bail!(
             "{} is not a regular file (it is {}): lab reads a session only from the files it wrote\n  hint: put back the file lab wrote, or move the session folder aside",
             path.display(),
-            file_kind(&kind)
+            crate::regular::kind_of(&kind)
         );
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(bytes)
-}
-
-/// "a FIFO", "a folder", …: what a file that is not a regular one is.
-fn file_kind(kind: &fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_dir() {
-        "a folder"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "not a file"
-    }
 }
 
 /// Every stored run is one the plan holds: a plan missing runs (or holding none) beside rows

@@ -8,7 +8,8 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
+/// A loopback port no one listens on now.
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -16,7 +17,8 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn wait_for(port: u16, path: &str, needle: &str) -> String {
+/// The response to GET `path` once it contains `needle` (within 60 s).
+pub fn wait_for(port: u16, path: &str, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
         if let Some(r) = get(port, path).filter(|r| r.contains(needle)) {

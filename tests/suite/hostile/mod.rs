@@ -11,6 +11,7 @@ mod names;
 mod notes;
 mod output;
 mod processes;
+mod publish;
 mod record;
 mod values;
 
