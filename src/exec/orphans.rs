@@ -102,8 +102,8 @@ fn is_subreaper() -> bool {
 /// to it. Only PIDs a descendant of the run can hold are read.
 fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> Vec<Leftover> {
     let subreaper = is_subreaper();
-    // SAFETY: getpgrp has no preconditions.
-    let own_group = unsafe { libc::getpgrp() };
+    // SAFETY: getsid(0) has no preconditions.
+    let own_session = unsafe { libc::getsid(0) };
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -117,10 +117,11 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> 
         .filter(|&pid| window.holds(pid))
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let (name, state, ppid, pgrp) = parse_stat(&stat)?;
-            // lab's own children stay in its group (a run's leftovers are in the run's group or
-            // left it with setsid): those are lab's, not orphans of the run.
-            let orphan = subreaper && ppid == me && pgrp != own_group;
+            let (name, state, ppid, pgrp, session) = parse_stat(&stat)?;
+            // A run's leftover is in the run's group, or left it with setsid; a child of lab
+            // in lab's own session is lab's (or, in a test process, another test's), not the
+            // run's orphan.
+            let orphan = subreaper && ppid == me && session != own_session;
             // With `--jobs`, the runs executing beside this one are not its leftovers.
             let beside = pgrp != group && super::running::is_registered(pgrp);
             ((orphan || pgrp == group) && !beside).then_some(Leftover {
@@ -202,8 +203,9 @@ fn pid_max() -> u64 {
     })
 }
 
-/// (comm, state, ppid, pgrp) from a `/proc/PID/stat` line; comm may hold spaces and parens.
-fn parse_stat(stat: &str) -> Option<(String, char, libc::pid_t, libc::pid_t)> {
+/// (comm, state, ppid, pgrp, session) from a `/proc/PID/stat` line; comm may hold spaces and
+/// parens.
+fn parse_stat(stat: &str) -> Option<(String, char, libc::pid_t, libc::pid_t, libc::pid_t)> {
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
     let name = stat.get(open + 1..close)?.to_string();
@@ -211,7 +213,8 @@ fn parse_stat(stat: &str) -> Option<(String, char, libc::pid_t, libc::pid_t)> {
     let state = rest.next()?.chars().next()?;
     let ppid = rest.next()?.parse().ok()?;
     let pgrp = rest.next()?.parse().ok()?;
-    Some((name, state, ppid, pgrp))
+    let session = rest.next()?.parse().ok()?;
+    Some((name, state, ppid, pgrp, session))
 }
 
 #[cfg(test)]
@@ -237,7 +240,7 @@ mod tests {
     fn stat_lines_with_odd_names_parse() {
         assert_eq!(
             parse_stat("4242 (my (odd) prog) S 1 4242 4242 0 -1"),
-            Some(("my (odd) prog".to_string(), 'S', 1, 4242))
+            Some(("my (odd) prog".to_string(), 'S', 1, 4242, 4242))
         );
         assert_eq!(parse_stat("garbage"), None);
     }
