@@ -392,8 +392,9 @@ fn start_guard(dir: &Path, version: &str) -> Result<Child, String> {
     } else {
         r#"while p=$(cat "$1/cgroup.procs") && [ -n "$p" ]; do kill -9 $p; sleep 0.01; done"#
     };
+    // Groups nested in this one (a lab run by a run, or by a test) go too, deepest first.
     let script = format!(
-        r#"read _; {empty}; i=0; while ! rmdir "$1" 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done"#
+        r#"read _; {empty}; i=0; while [ -d "$1" ] && [ $i -lt 500 ]; do find "$1" -depth -type d -exec rmdir {{}} + 2>/dev/null; sleep 0.01; i=$((i+1)); done"#
     );
     Command::new("/bin/sh")
         .args(["-c", &script, "lab-guard"])
@@ -436,7 +437,8 @@ fn kill_members_but_self(dir: &Path) {
     }
 }
 
-/// Removes the session groups of lab processes no longer running whose guard could not.
+/// Removes the session groups of lab processes no longer running whose guard could not
+/// (killed with the group of an outer lab before it was done), and the groups nested in them.
 fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
@@ -451,10 +453,22 @@ fn remove_stale(parent: &Path) {
             && pid != std::process::id()
             && !Path::new(&format!("/proc/{pid}")).exists()
         {
-            kill_members_but_self(&entry.path());
-            let _ = std::fs::remove_dir(entry.path());
+            remove_with_nested(&entry.path());
         }
     }
+}
+
+/// Empties and removes the group at `dir` and every group nested in it, deepest first.
+fn remove_with_nested(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_with_nested(&entry.path());
+            }
+        }
+    }
+    kill_members_but_self(dir);
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Enters the session's namespace and gives up the capability to undo it: in a child
