@@ -153,14 +153,7 @@ fn parent() -> Option<&'static Path> {
 
 /// The cgroup2 mount point joined with lab's path in that hierarchy.
 fn own_group_dir(mountinfo: &str, cgroup: &str) -> Option<PathBuf> {
-    let mount = mountinfo.lines().find_map(|line| {
-        let (before, after) = line.split_once(" - ")?;
-        let fstype = after.split_whitespace().next()?;
-        (fstype == "cgroup2").then(|| before.split_whitespace().nth(4))?
-    })?;
-    let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
-    let relative = path.trim_start_matches('/');
-    Some(Path::new(mount).join(relative))
+    super::isolation::group_dir(mountinfo, cgroup, "cgroup2", "")
 }
 
 #[cfg(test)]

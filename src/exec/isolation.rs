@@ -362,7 +362,12 @@ fn own_group() -> Result<(PathBuf, &'static str), String> {
 
 /// The mount point of the hierarchy of file system type `fstype` (with `controller` among
 /// its options, for v1) joined with lab's path in it from `/proc/self/cgroup`.
-fn group_dir(mountinfo: &str, cgroup: &str, fstype: &str, controller: &str) -> Option<PathBuf> {
+pub(super) fn group_dir(
+    mountinfo: &str,
+    cgroup: &str,
+    fstype: &str,
+    controller: &str,
+) -> Option<PathBuf> {
     let mount = mountinfo.lines().find_map(|line| {
         let (before, after) = line.split_once(" - ")?;
         let mut fields = after.split_whitespace();
