@@ -131,11 +131,6 @@ impl Containment {
         }
         Containment { record, project }
     }
-
-    /// What the manifest records of this containment.
-    pub fn record(&self) -> &IsolationRecord {
-        &self.record
-    }
 }
 
 impl Drop for Containment {

@@ -134,7 +134,7 @@ fn refuse_on_full_disk(exp: &Experiment, run: &PlannedRun, session: &SessionWrit
     anyhow::bail!(
         "the file system holding {} is full ({} free): run {} is not recorded, since a full disk may have made it fail or cut its output short; the runs before it are kept\n  hint: free some space, then `lab run {} --resume` runs it and the rest",
         session.dir.display(),
-        crate::store::space::human(free),
+        crate::format::memory(free as f64),
         run.id,
         exp.name
     )

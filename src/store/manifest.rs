@@ -93,11 +93,6 @@ impl IsolationRecord {
             why: vec![why.to_string()],
         }
     }
-
-    /// Whether every protection held.
-    pub fn whole(&self) -> bool {
-        self.why.is_empty()
-    }
 }
 
 /// The cluster a session's runs ran on.

@@ -43,41 +43,20 @@ pub fn likely_bytes(runs: usize) -> u64 {
 /// file takes at least one 4 KiB block).
 const BYTES_PER_RUN: u64 = 12 * 1024;
 
-/// `bytes` for people: "812 bytes", "180 KiB", "3.2 MiB", "1.5 GiB".
-pub fn human(bytes: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KIB {
-        format!("{bytes} bytes")
-    } else if b < KIB * KIB {
-        format!("{:.0} KiB", b / KIB)
-    } else if b < KIB * KIB * KIB {
-        format!("{:.1} MiB", b / KIB / KIB)
-    } else {
-        format!("{:.1} GiB", b / KIB / KIB / KIB)
-    }
-}
-
 /// An error for a failed write to `path`, with the free space left where it lives.
 pub fn write_failed(path: &Path, error: impl std::fmt::Display) -> anyhow::Error {
     let free = path
         .parent()
         .and_then(free_bytes)
-        .map_or_else(String::new, |f| format!(" ({} free there)", human(f)));
+        .map_or_else(String::new, |f| {
+            format!(" ({} free there)", crate::format::memory(f as f64))
+        });
     anyhow::anyhow!("cannot write {}: {error}{free}", path.display())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_as_people_say_them() {
-        assert_eq!(human(812), "812 bytes");
-        assert_eq!(human(180 * 1024), "180 KiB");
-        assert_eq!(human(3_355_443), "3.2 MiB");
-        assert_eq!(human(1_610_612_736), "1.5 GiB");
-    }
 
     #[test]
     fn a_folder_with_room_is_not_full() {

@@ -88,8 +88,8 @@ fn warn_if_short_of_space(dir: &Path, runs: usize) {
         eprintln!(
             "warning: {} has {} free; a session of {runs} runs is likely to write about {} (rows and logs), and stops when the disk is full",
             existing.display(),
-            store::space::human(free),
-            store::space::human(likely)
+            crate::format::memory(free as f64),
+            crate::format::memory(likely as f64)
         );
     }
 }
