@@ -7,6 +7,10 @@
 //! remount, unmount or leave the namespace. BenchExec's container mode (Beyer, Löwe and
 //! Wendler, "Reliable benchmarking: requirements and solutions", STTT 2019) is the model.
 //!
+//! Where lab may not make a mount namespace (an unprivileged user), a Landlock ruleset made
+//! once per session does the same for files: each child restricts itself to it before
+//! `execve`, and a write beneath the record fails with EACCES (see `landlock`).
+//!
 //! Lab itself joins a cgroup made at its first session, so every process it starts, and
 //! everything those start, is born inside it and cannot move out. A small guard outside the group waits
 //! on a pipe only lab holds: when lab ends, however it ends (SIGKILL included), the pipe
@@ -14,6 +18,7 @@
 //! removes it. Where the kernel or lab's privileges allow neither, runs go as before (each in
 //! its own process group, reaped by lab as their subreaper) and the manifest says why.
 
+use super::landlock;
 use crate::store::IsolationRecord;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -46,21 +51,40 @@ static CURRENT: Mutex<Option<IsolationRecord>> = Mutex::new(None);
 static GROUP: OnceLock<Result<SessionGroup, String>> = OnceLock::new();
 
 struct Held {
-    namespace: File,
+    guard: Guard,
     sessions: usize,
 }
 
-/// The descriptor of the mount namespace a child starting in `cwd` enters: that of the
-/// project holding `cwd`, else the only one this process holds (calibration starts its
-/// empty process elsewhere). `None` when no session is protected.
-pub fn namespace_fd(cwd: &Path) -> Option<RawFd> {
+/// What keeps a project's record read-only for the children of its sessions.
+enum Guard {
+    /// A mount namespace where the record is mounted read-only.
+    Namespace(File),
+    /// A Landlock ruleset that allows no write beneath the record.
+    Landlock(landlock::Ruleset),
+}
+
+/// How a child enters its session's protection: a descriptor to `setns` into, or a Landlock
+/// ruleset to restrict itself to.
+#[derive(Debug, Clone, Copy)]
+pub enum Entry {
+    Namespace(RawFd),
+    Landlock(RawFd),
+}
+
+/// How a child starting in `cwd` enters its protection: that of the project holding `cwd`,
+/// else the only one this process holds (calibration starts its empty process elsewhere).
+/// `None` when no session is protected.
+pub fn entry_for(cwd: &Path) -> Option<Entry> {
     let held = NAMESPACES.lock().ok()?;
     let cwd = std::path::absolute(cwd).ok()?;
     held.iter()
         .filter(|(project, _)| cwd.starts_with(project))
         .max_by_key(|(project, _)| project.as_os_str().len())
         .or_else(|| (held.len() == 1).then(|| held.iter().next()).flatten())
-        .map(|(_, h)| h.namespace.as_raw_fd())
+        .map(|(_, h)| match &h.guard {
+            Guard::Namespace(file) => Entry::Namespace(file.as_raw_fd()),
+            Guard::Landlock(ruleset) => Entry::Landlock(ruleset.raw_fd()),
+        })
 }
 
 /// What protects the runs lab starts now, for the manifest; `None` outside a session.
@@ -94,29 +118,22 @@ impl Containment {
         let project = std::path::absolute(project).map_err(|e| e.to_string())?;
         let protected = protected_paths(&project);
         let mut why = Vec::new();
-        let held = hold_namespace(&project, &protected);
-        if let Err(e) = &held {
-            why.push(format!("no mount namespace: {e}"));
-        }
+        let held = hold_guard(&project, &protected, &mut why);
         let group = GROUP.get_or_init(SessionGroup::make);
         if let Err(e) = group {
             why.push(format!("no cgroup for the session: {e}"));
         }
         let record = IsolationRecord {
-            files: if held.is_ok() {
-                "mount namespace"
-            } else {
-                "none"
-            }
-            .to_string(),
+            files: held.clone().unwrap_or_else(|| "none".to_string()),
             processes: group.as_ref().map_or("process group".to_string(), |g| {
                 format!("cgroup {}", g.version)
             }),
             read_only: protected.iter().map(|p| relative_to(p, &project)).collect(),
             why,
         };
-        let containment = Containment::holding(record, held.ok().map(|()| project));
-        if wanted == Wanted::Strict && !containment.record.why.is_empty() {
+        let whole = held.is_some() && group.is_ok();
+        let containment = Containment::holding(record, held.map(|_| project));
+        if wanted == Wanted::Strict && !whole {
             return Err(format!(
                 "isolation = \"strict\" cannot be had here: {}",
                 containment.record.why.join("; ")
@@ -150,24 +167,44 @@ impl Drop for Containment {
     }
 }
 
-/// Takes a hold on the namespace of `project`, made now when no session holds it.
-fn hold_namespace(project: &Path, protected: &[PathBuf]) -> Result<(), String> {
-    let mut held = NAMESPACES
-        .lock()
-        .map_err(|_| "a lock is poisoned".to_string())?;
+/// Takes a hold on what protects `project`'s record, made now when no session holds it: a
+/// read-only mount namespace, else a Landlock ruleset. Returns what it is, for the manifest,
+/// or `None` with the reasons pushed onto `why`.
+fn hold_guard(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> Option<String> {
+    let Ok(mut held) = NAMESPACES.lock() else {
+        why.push("no protection of files: a lock is poisoned".to_string());
+        return None;
+    };
     if let Some(h) = held.get_mut(project) {
         h.sessions += 1;
-        return Ok(());
+        return Some(h.guard.describe());
     }
-    let namespace = read_only_namespace(protected)?;
-    held.insert(
-        project.to_path_buf(),
-        Held {
-            namespace,
-            sessions: 1,
-        },
-    );
-    Ok(())
+    let guard = match read_only_namespace(protected) {
+        Ok(namespace) => Guard::Namespace(namespace),
+        Err(e) => {
+            why.push(format!("no mount namespace: {e}"));
+            match landlock::protecting(protected) {
+                Ok(ruleset) => Guard::Landlock(ruleset),
+                Err(e) => {
+                    why.push(e);
+                    return None;
+                }
+            }
+        }
+    };
+    let described = guard.describe();
+    held.insert(project.to_path_buf(), Held { guard, sessions: 1 });
+    Some(described)
+}
+
+impl Guard {
+    /// The manifest's name for it.
+    fn describe(&self) -> String {
+        match self {
+            Guard::Namespace(_) => "mount namespace".to_string(),
+            Guard::Landlock(ruleset) => format!("landlock (ABI {})", ruleset.abi),
+        }
+    }
 }
 
 /// What a run must not write: the record, the book, lab's own executable, the cgroup file
@@ -189,7 +226,8 @@ fn protected_paths(project: &Path) -> Vec<PathBuf> {
 fn relative_to(path: &Path, project: &Path) -> String {
     let project = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
     match path.strip_prefix(&project) {
-        Ok(rel) => format!("{}/", rel.display()),
+        Ok(rel) if path.is_dir() => format!("{}/", rel.display()),
+        Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
     }
 }
@@ -471,16 +509,21 @@ fn remove_with_nested(dir: &Path) {
     let _ = std::fs::remove_dir(dir);
 }
 
-/// Enters the session's namespace and gives up the capability to undo it: in a child
-/// between `fork` and `execve`, system calls only.
+/// Enters the session's protection: its namespace, giving up the capability to undo it, or
+/// its Landlock ruleset. In a child between `fork` and `execve`, system calls only.
 ///
 /// # Safety
-/// Only in a freshly started child, with `fd` a mount namespace descriptor.
-pub unsafe fn enter_in_child(fd: RawFd) -> bool {
+/// Only in a freshly started child, with `entry` from [`entry_for`] while its session holds it.
+pub unsafe fn enter_in_child(entry: Entry) -> bool {
     // SAFETY: setns and prctl act on the calling process only.
     unsafe {
-        libc::setns(fd, libc::CLONE_NEWNS) == 0
-            && libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) == 0
+        match entry {
+            Entry::Namespace(fd) => {
+                libc::setns(fd, libc::CLONE_NEWNS) == 0
+                    && libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) == 0
+            }
+            Entry::Landlock(fd) => landlock::restrict_in_child(fd),
+        }
     }
 }
 
@@ -490,7 +533,7 @@ const CAP_SYS_ADMIN: libc::c_ulong = 21;
 /// Puts a build (or any command lab starts outside a run) in the session's namespace, in
 /// `dir` (entering the namespace moves a process to its root).
 pub fn contain(command: &mut Command, dir: &Path) {
-    let Some(fd) = namespace_fd(dir) else {
+    let Some(entry) = entry_for(dir) else {
         return;
     };
     let Ok(dir) = std::path::absolute(dir).and_then(|d| {
@@ -501,7 +544,7 @@ pub fn contain(command: &mut Command, dir: &Path) {
     // SAFETY: the closure makes only async-signal-safe system calls on memory made before.
     unsafe {
         command.pre_exec(move || {
-            if enter_in_child(fd) && libc::chdir(dir.as_ptr()) == 0 {
+            if enter_in_child(entry) && libc::chdir(dir.as_ptr()) == 0 {
                 Ok(())
             } else {
                 Err(std::io::Error::last_os_error())
@@ -534,8 +577,12 @@ mod tests {
 
     #[test]
     fn paths_inside_the_project_are_recorded_relative_to_it() {
-        let project = Path::new("/p/proj");
-        assert_eq!(relative_to(Path::new("/p/proj/data"), project), "data/");
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        std::fs::create_dir(project.join("data")).unwrap();
+        std::fs::write(project.join("lab"), "").unwrap();
+        assert_eq!(relative_to(&project.join("data"), project), "data/");
+        assert_eq!(relative_to(&project.join("lab"), project), "lab");
         assert_eq!(
             relative_to(Path::new("/sys/fs/cgroup"), project),
             "/sys/fs/cgroup"

@@ -8,6 +8,7 @@ mod cgroup;
 mod clock;
 mod interrupt;
 mod isolation;
+mod landlock;
 mod machine;
 mod measure;
 mod metrics;

@@ -56,8 +56,9 @@ struct Prepared {
     stderr: File,
     cpus: Option<libc::cpu_set_t>,
     cgroup_procs: Option<RawFd>,
-    /// The session's read-only mount namespace, entered before `execve`.
-    mount_ns: Option<RawFd>,
+    /// The session's protection of the record (its mount namespace or Landlock ruleset),
+    /// entered before `execve`.
+    protection: Option<super::isolation::Entry>,
     /// Written by the child when it could not join its cgroup (the run goes on without it).
     cgroup_refused: bool,
     /// Written by the child when a step before `execve` fails: the errno.
@@ -146,7 +147,7 @@ fn prepare(request: Spawn) -> io::Result<Prepared> {
         stderr: request.stderr,
         cpus: request.cpus,
         cgroup_procs: request.cgroup_procs,
-        mount_ns: super::isolation::namespace_fd(request.cwd),
+        protection: super::isolation::entry_for(request.cwd),
         cgroup_refused: false,
         failed: 0,
     })
@@ -282,8 +283,8 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         }
         let steps_ok = libc::setpgid(0, 0) == 0
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
-            && p.mount_ns
-                .is_none_or(|fd| super::isolation::enter_in_child(fd))
+            && p.protection
+                .is_none_or(|entry| super::isolation::enter_in_child(entry))
             && p.cpus.as_ref().is_none_or(|set| {
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == 0
             })

@@ -50,13 +50,7 @@ pub fn lock_machine(what: &str) -> Result<std::result::Result<Lock, Held>> {
 }
 
 fn take(path: &Path, what: &str) -> Result<std::result::Result<Lock, Held>> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    let (mut file, writable) = open_lock_file(path)?;
     // A few tries: a reader's probe (`is_locked`) holds the lock for microseconds.
     let try_lock = || {
         // SAFETY: flock on a descriptor this function owns; no memory is involved.
@@ -76,6 +70,12 @@ fn take(path: &Path, what: &str) -> Result<std::result::Result<Lock, Held>> {
             holder: holder.trim().replace('\n', ", "),
         }));
     }
+    if !writable {
+        return Ok(Ok(Lock {
+            _file: file,
+            path: path.to_path_buf(),
+        }));
+    }
     file.set_len(0)?;
     file.rewind()?;
     writeln!(
@@ -88,6 +88,25 @@ fn take(path: &Path, what: &str) -> Result<std::result::Result<Lock, Held>> {
         _file: file,
         path: path.to_path_buf(),
     }))
+}
+
+/// The lock file at `path`, made when missing, and whether lab may write its holder into it.
+/// Another user's lock file (the machine-wide one in a shared `/tmp`) is locked read-only:
+/// `flock` needs no write access, and the lock still keeps two sessions apart.
+fn open_lock_file(path: &Path) -> Result<(File, bool)> {
+    let opened = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path);
+    match opened {
+        Ok(file) => Ok((file, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => File::open(path)
+            .map(|file| (file, false))
+            .with_context(|| format!("cannot open the lock file {}", path.display())),
+        Err(e) => Err(e).with_context(|| format!("cannot open the lock file {}", path.display())),
+    }
 }
 
 #[cfg(test)]

@@ -71,7 +71,8 @@ pub struct Manifest {
 /// The protection a session's runs and builds had (`exec::isolation`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IsolationRecord {
-    /// What kept runs from writing `read_only`: `mount namespace` or `none`.
+    /// What kept runs from writing `read_only`: `mount namespace`, `landlock (ABI N)` or
+    /// `none`.
     pub files: String,
     /// What ended each run's whole process tree with lab: `cgroup v2`, `cgroup v1`, or
     /// `process group` (a process that left its run's group survives a SIGKILL of lab).

@@ -5,6 +5,7 @@
 use super::{gone_within, minimal, pids, project_with, start_until, stderr, unprotected};
 use crate::common::{self, Project, exit_of};
 use lab::Exit;
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -54,8 +55,8 @@ fn a_run_cannot_write_the_record_the_book_or_lab() {
     let out = project.lab(&["run", "exp", "--quiet"]);
     let record = &manifest(&project)["isolation"];
     if !is_root() {
-        // Without privileges for a mount namespace, the manifest says so and why.
-        assert_eq!(record["files"], "none", "{record}");
+        // Without privileges for a mount namespace, Landlock keeps the record: the test
+        // below runs lab as an unprivileged user.
         assert!(
             record["why"][0]
                 .as_str()
@@ -76,7 +77,18 @@ fn a_run_cannot_write_the_record_the_book_or_lab() {
         .collect();
     assert_eq!(read_only[..2], ["data/", "book/"]);
     assert!(read_only.contains(&"/sys/fs/cgroup"), "{read_only:?}");
-    // Every attack failed inside every run, with the file system's own error.
+    every_attack_failed_in_every_run(&project);
+    assert_eq!(
+        std::fs::read(exe).unwrap(),
+        lab_before,
+        "lab itself unchanged"
+    );
+    project.lab_exits(&["check", "exp"], Exit::Ok);
+}
+
+/// Each of the 3 runs counted one refusal for each of its 5 attacks (the file system's own
+/// error), its value is the one it printed, and the book holds nothing it planted.
+fn every_attack_failed_in_every_run(project: &Project) {
     let session = project.session("exp");
     for run in ["r0001", "r0002", "r0003"] {
         let err = std::fs::read_to_string(session.join(format!("logs/{run}.err"))).unwrap();
@@ -88,12 +100,103 @@ fn a_run_cannot_write_the_record_the_book_or_lab() {
     assert_eq!(values, ["1", "1", "1"]);
     assert!(!project.path("book/src/planted.html").exists());
     assert!(!project.path("book/src/etc").exists());
-    assert_eq!(
-        std::fs::read(exe).unwrap(),
-        lab_before,
-        "lab itself unchanged"
+}
+
+/// The Landlock ABI of this kernel, 0 without Landlock.
+fn landlock_abi() -> i64 {
+    // SAFETY: the version query (flag 1) reads no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u64>(),
+            0usize,
+            1u32,
+        )
+    };
+    v.max(0)
+}
+
+/// `lab ARGS` in `project`, as the unprivileged user `nobody` when the tests run as root
+/// (the project handed to it, lab linked into it so that nobody can reach it), else as the
+/// tests' own user.
+fn lab_unprivileged(project: &Project, args: &[&str]) -> std::process::Output {
+    let exe = project.path("lab");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_lab"), &exe).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_lab"), &exe).unwrap();
+    }
+    let mut command = if is_root() {
+        let status = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(project.root())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        // The machine-wide lock file another user made, in a shared temporary folder.
+        let shared_tmp = project.path("tmp");
+        std::fs::create_dir(&shared_tmp).unwrap();
+        std::fs::set_permissions(&shared_tmp, PermissionsExt::from_mode(0o1777)).unwrap();
+        std::fs::write(shared_tmp.join("lab-measuring.lock"), "pid 1\n").unwrap();
+        let mut c = Command::new("setpriv");
+        c.env("TMPDIR", &shared_tmp);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    command
+        .args(args)
+        .current_dir(project.root())
+        .env("NO_COLOR", "1")
+        .env("HOME", project.root())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn without_privileges_landlock_keeps_a_run_out_of_the_record_the_book_and_lab() {
+    // Writing over the running lab fails with "Text file busy" whatever protects it:
+    // removing it tells.
+    let attacks: Vec<String> = ATTACKS[..4]
+        .iter()
+        .map(|(_, a)| *a)
+        .chain(["rm -f \"$LAB_EXE\""])
+        .map(|a| format!("{{ {a}; }} 2>&1 | grep -c 'Permission denied' >&2"))
+        .collect();
+    // Beside the record a run writes, renames and removes as before.
+    let allowed = "echo a > own; mv own moved; rm moved; mkdir -p ../../experiments/made";
+    let script = format!(
+        "sleep 0.3; {}; {allowed}; echo '{{\"v\": 1}}'",
+        attacks.join("; ")
     );
-    project.lab_exits(&["check", "exp"], Exit::Ok);
+    // A build that could write the record fails, and lab with it.
+    let build = "[build]\nrun = [\"sh\", \"-c\", \"! touch ../../data/by-build\"]\n\n[params]";
+    let lab_toml = minimal(&script, "")
+        .replace("run = [", "env = { LAB_EXE = \"../../lab\" }\nrun = [")
+        .replacen("[params]", build, 1);
+    let project = project_with("exp", &lab_toml, &[]);
+    std::fs::create_dir_all(project.path("book/src")).unwrap();
+    // The temporary folder is its owner's alone: nobody must be able to enter it.
+    std::fs::set_permissions(project.root(), PermissionsExt::from_mode(0o755)).unwrap();
+    let lab_before = std::fs::read(env!("CARGO_BIN_EXE_lab")).unwrap();
+    let out = lab_unprivileged(&project, &["run", "exp", "--quiet"]);
+    let record = &manifest(&project)["isolation"];
+    let abi = landlock_abi();
+    if abi == 0 {
+        assert_eq!(record["files"], "none", "{record}");
+        return;
+    }
+    assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
+    assert_eq!(record["files"], format!("landlock (ABI {abi})"), "{record}");
+    let why = record["why"][0].as_str().unwrap();
+    assert!(why.starts_with("no mount namespace: unshare"), "{why}");
+    let read_only = record["read_only"].as_array().unwrap();
+    assert_eq!(read_only[..3], ["data/", "book/", "lab"]);
+    every_attack_failed_in_every_run(&project);
+    assert!(project.path("experiments/made").is_dir());
+    assert!(!project.path("data/by-build").exists());
+    assert!(!project.path("experiments/exp/moved").exists());
+    assert_eq!(std::fs::read(project.path("lab")).unwrap(), lab_before);
 }
 
 #[test]
