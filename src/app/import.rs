@@ -26,46 +26,93 @@ pub struct ImportOptions<'a> {
     pub files: &'a [PathBuf],
     /// The experiment to add a session to (created when it does not exist).
     pub into: &'a Path,
-    /// Keep only the benchmarks whose name contains this.
-    pub filter: Option<&'a str>,
+    /// `--filter` values: which benchmarks to import (see [`formats::Selection`]).
+    pub filters: &'a [String],
     pub quiet: bool,
     pub command_line: String,
 }
 
-/// `lab import`: writes the session and its chapter; the exit code follows the checks.
+/// `lab import`: writes one session per kind of benchmark the files hold, in one experiment
+/// each, then their chapters; the exit code follows the checks. A failure leaves nothing
+/// behind: experiments and sessions made before it are removed.
 pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
-    let mut imported = formats::read(opts.format, opts.files).map_err(|e| {
+    let imported = read_files(opts)?;
+    let names = variant_names(&imported);
+    let parts = split(imported);
+    let mut made = Made::default();
+    let mut written = Vec::new();
+    for (tag, part) in &parts {
+        let into = into_for(opts.into, tag.as_deref());
+        let metric = metric_of(part);
+        let new = NewExperiment {
+            imported: part,
+            metric: &metric,
+            names: &names,
+        };
+        let dir = experiment_folder(layout, &into, opts, &new, &mut made)?;
+        let exp = config::load(&dir, None)?;
+        check_experiment(&exp, part)?;
+        made.data_dir(layout.data_dir(&exp.name));
+        let session = write_session(layout, &exp, part, &metric, opts)?;
+        made.sessions.push(session.clone());
+        written.push((dir, session, part));
+    }
+    made.keep();
+    let mut failed = false;
+    for (dir, session, part) in written {
+        failed |= report_import(layout, opts, &dir, &session, part)?;
+    }
+    Ok(Exit::failed_if(failed))
+}
+
+/// The files read, keeping what `--filter` selects; an error when nothing is left.
+fn read_files(opts: &ImportOptions) -> Result<Imported> {
+    let usage = |e: anyhow::Error| {
         LabError::Usage(format!(
             "{e:#}\n  hint: `lab import {}` reads {}",
             format_word(opts.format),
             expected_files(opts.format)
         ))
-    })?;
-    if let Some(text) = opts.filter {
-        imported.benchmarks.retain(|b| b.name.contains(text));
+    };
+    let select = formats::Selection::parse(opts.filters).map_err(usage)?;
+    if let Some(problem) = select.problem_for(opts.format) {
+        return Err(LabError::Usage(problem));
     }
-    let metric = single_metric(&imported)?;
-    let dir = experiment_folder(layout, opts, &imported, &metric)?;
-    let exp = config::load(&dir, None)?;
-    check_experiment(&exp, &imported)?;
-    let session = write_session(layout, &exp, &imported, &metric, opts)?;
-    if !opts.quiet {
-        eprintln!(
-            "imported {} runs of {} benchmark{} from {} into session {}",
-            imported
-                .benchmarks
-                .iter()
-                .map(|b| b.runs.len())
-                .sum::<usize>(),
-            imported.benchmarks.len(),
-            if imported.benchmarks.len() == 1 {
-                ""
+    let imported = formats::read_selected(opts.format, opts.files, &select).map_err(usage)?;
+    if imported.benchmarks.is_empty() {
+        return Err(LabError::Usage(format!(
+            "the files hold no {} benchmark to import{}",
+            imported.format.tool(),
+            if opts.filters.is_empty() {
+                String::new()
             } else {
-                "s"
-            },
+                format!(" that --filter {} selects", opts.filters.join(" --filter "))
+            }
+        )));
+    }
+    Ok(imported)
+}
+
+/// Prints what was imported into `session` and reports its chapter; whether a check failed.
+fn report_import(
+    layout: &Layout,
+    opts: &ImportOptions,
+    dir: &Path,
+    session: &Path,
+    part: &Imported,
+) -> Result<bool> {
+    if !opts.quiet {
+        let runs: usize = part.benchmarks.iter().map(|b| b.runs.len()).sum();
+        let count = part.benchmarks.len();
+        eprintln!(
+            "imported {runs} runs of {count} benchmark{} from {} into session {}",
+            if count == 1 { "" } else { "s" },
             opts.format.tool(),
             session.display()
         );
+        if let Some(note) = one_process_note(part) {
+            eprintln!("note: {note}");
+        }
     }
     let name = session
         .file_name()
@@ -73,15 +120,171 @@ pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
     let outcomes = report(
         layout,
         &ReportOptions {
-            only: std::slice::from_ref(&dir),
+            only: std::slice::from_ref(&dir.to_path_buf()),
             session: Some(&name),
             quiet: opts.quiet,
         },
     )?;
-    for o in &outcomes {
-        print!("{}", super::summary::text(&o.summary));
+    if !opts.quiet {
+        for o in &outcomes {
+            print!("{}", super::summary::text(&o.summary));
+        }
     }
-    Ok(Exit::failed_if(outcomes.iter().any(|o| o.summary.failed)))
+    Ok(outcomes.iter().any(|o| o.summary.failed))
+}
+
+/// What a file of one process per benchmark allows, said plainly, when that is all it holds.
+pub(crate) fn one_process_note(imported: &Imported) -> Option<String> {
+    let single = imported
+        .benchmarks
+        .iter()
+        .all(|b| b.runs.iter().filter(|r| !r.warmup).count() <= 1);
+    single.then(|| {
+        format!(
+            "every benchmark holds one {}: the spread shown is that of its iterations within one process; \
+             how much processes differ (JIT, memory layout) cannot be estimated, so there is no interval across processes\n  \
+             hint: rerun with several {} to have one",
+            run_word(imported.format),
+            runs_word(imported.format)
+        )
+    })
+}
+
+fn run_word(format: Format) -> &'static str {
+    match format {
+        Format::Jmh => "fork",
+        Format::Gbench => "repetition",
+        Format::Hyperfine | Format::Pyperf | Format::Criterion => "process",
+    }
+}
+
+fn runs_word(format: Format) -> &'static str {
+    match format {
+        Format::Jmh => "forks (-f 5)",
+        Format::Gbench => "repetitions (--benchmark_repetitions=5)",
+        Format::Pyperf => "processes (--processes 5)",
+        Format::Hyperfine | Format::Criterion => "runs",
+    }
+}
+
+/// The benchmarks split by kind: one part per metric, unit and set of parameter names, in
+/// the order first met, each with the tag that names its experiment (none when the files
+/// hold one kind only).
+fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
+    type Kind = (String, String, bool);
+    let kind = |b: &Benchmark| (b.metric.clone(), b.unit.clone(), b.higher_is_better);
+    let keys = |b: &Benchmark| b.params.keys().cloned().collect::<Vec<_>>();
+    let mut parts: Vec<((Kind, Vec<String>), Imported)> = Vec::new();
+    let Imported {
+        format,
+        tool_version,
+        context,
+        benchmarks,
+    } = imported;
+    for b in benchmarks {
+        let key = (kind(&b), keys(&b));
+        match parts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, part)) => part.benchmarks.push(b),
+            None => parts.push((
+                key,
+                Imported {
+                    format,
+                    tool_version: tool_version.clone(),
+                    context: context.clone(),
+                    benchmarks: vec![b],
+                },
+            )),
+        }
+    }
+    if parts.len() == 1 {
+        return parts.into_iter().map(|(_, p)| (None, p)).collect();
+    }
+    let kinds: Vec<&Kind> = unique(parts.iter().map(|((k, _), _)| k));
+    let param_sets: Vec<&Vec<String>> = unique(parts.iter().map(|((_, p), _)| p));
+    let metric_names: Vec<&String> = unique(kinds.iter().map(|k| &k.0));
+    let tags: Vec<String> = parts
+        .iter()
+        .map(|((kind, params), _)| {
+            let mut tag = Vec::new();
+            if kinds.len() > 1 {
+                tag.push(if metric_names.len() == kinds.len() {
+                    kind.0.clone()
+                } else {
+                    format!("{}-{}", kind.0, kind.1)
+                });
+            }
+            if param_sets.len() > 1 {
+                tag.push(if params.is_empty() {
+                    "plain".to_string()
+                } else {
+                    format!("by-{}", params.join("-"))
+                });
+            }
+            crate::import::names::short_names(&[&tag.join("-")]).remove(0)
+        })
+        .collect();
+    tags.into_iter()
+        .zip(parts)
+        .map(|(tag, (_, part))| (Some(tag), part))
+        .collect()
+}
+
+/// The distinct items, in the order first met.
+fn unique<'a, T: PartialEq + 'a>(items: impl Iterator<Item = &'a T>) -> Vec<&'a T> {
+    let mut out: Vec<&T> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// `--into` with `-TAG` added to its last component, for a part of a mixed file.
+fn into_for(into: &Path, tag: Option<&str>) -> PathBuf {
+    match (tag, into.file_name()) {
+        (Some(tag), Some(last)) => into.with_file_name(format!("{}-{tag}", last.to_string_lossy())),
+        _ => into.to_path_buf(),
+    }
+}
+
+/// What an import made, removed again unless [`Made::keep`] is called: experiment folders it
+/// created, data folders it created, and sessions it wrote.
+#[derive(Default)]
+struct Made {
+    experiments: Vec<PathBuf>,
+    data_dirs: Vec<PathBuf>,
+    sessions: Vec<PathBuf>,
+    kept: bool,
+}
+
+impl Made {
+    /// Notes `dir` as made by this import when it does not exist yet.
+    fn data_dir(&mut self, dir: PathBuf) {
+        if !dir.exists() {
+            self.data_dirs.push(dir);
+        }
+    }
+
+    fn keep(&mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        for dir in self
+            .sessions
+            .iter()
+            .chain(&self.data_dirs)
+            .chain(&self.experiments)
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 fn format_word(format: Format) -> &'static str {
@@ -104,60 +307,62 @@ fn expected_files(format: Format) -> &'static str {
     }
 }
 
-/// The metric every benchmark measures, as (name, unit, higher is better): one experiment
-/// holds one kind of value.
-fn single_metric(imported: &Imported) -> Result<(String, String, bool)> {
-    let Some(first) = imported.benchmarks.first() else {
-        return Err(LabError::Usage(format!(
-            "the files hold no {} benchmark to import (after --filter, if given)",
-            imported.format.tool()
-        )));
-    };
-    let key = |b: &Benchmark| (b.metric.clone(), b.unit.clone(), b.higher_is_better);
-    if let Some(other) = imported.benchmarks.iter().find(|b| key(b) != key(first)) {
-        return Err(LabError::Usage(format!(
-            "the files mix {} in {} ({}) with {} in {} ({}): one experiment holds one kind of value\n  hint: import each kind into its own experiment, choosing benchmarks with --filter TEXT",
-            first.metric, first.unit, first.name, other.metric, other.unit, other.name
-        )));
-    }
-    Ok(key(first))
+/// The metric every benchmark of a part measures, as (name, unit, higher is better).
+fn metric_of(part: &Imported) -> (String, String, bool) {
+    let first = &part.benchmarks[0];
+    (
+        first.metric.clone(),
+        first.unit.clone(),
+        first.higher_is_better,
+    )
 }
 
-/// The experiment folder `--into` names: an existing one, or a new one with a lab.toml
-/// written from the files.
+/// What a new experiment's lab.toml is written from: the benchmarks of one kind, their
+/// metric, and the variant name of every benchmark of the import (made across all kinds, so
+/// that a name reads the same in each experiment).
+struct NewExperiment<'a> {
+    imported: &'a Imported,
+    metric: &'a (String, String, bool),
+    names: &'a BTreeMap<String, String>,
+}
+
+/// The experiment folder `into` names: an existing one, or a new one with a lab.toml written
+/// from the files (noted in `made`).
 fn experiment_folder(
     layout: &Layout,
+    into: &Path,
     opts: &ImportOptions,
-    imported: &Imported,
-    metric: &(String, String, bool),
+    new: &NewExperiment,
+    made: &mut Made,
 ) -> Result<PathBuf> {
-    if let Ok(dir) = layout.experiment_dir(opts.into) {
+    if let Ok(dir) = layout.experiment_dir(into) {
         return Ok(dir);
     }
-    let inside = opts
-        .into
+    let inside = into
         .components()
         .all(|c| matches!(c, std::path::Component::Normal(_)));
     if !inside {
         return Err(LabError::Usage(format!(
             "--into {}: a new experiment is a folder inside this project\n  hint: give its name (it becomes experiments/NAME) or a relative path without `..`",
-            opts.into.display()
+            into.display()
         )));
     }
-    let single = opts.into.components().count() == 1;
-    let dir = if single {
-        layout.experiments().join(opts.into)
+    let dir = if into.components().count() == 1 {
+        layout.experiments().join(into)
     } else {
-        layout.root.join(opts.into)
+        layout.root.join(into)
     };
     let name = config::experiment_name(&dir);
     if let Some(why) = config::identifier_problem(&name) {
         return Err(LabError::Usage(format!(
             "--into {}: the experiment name {name:?} {why}\n  hint: use letters, digits, `_`, `-` and `.`",
-            opts.into.display()
+            into.display()
         )));
     }
-    let text = generated_toml(&name, imported, metric, opts)?;
+    let text = generated_toml(&name, new, opts)?;
+    if !dir.exists() {
+        made.experiments.push(dir.clone());
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join(config::FILE_NAME);
@@ -216,12 +421,9 @@ fn variant_of<'a>(exp: &'a Experiment, b: &Benchmark) -> Option<&'a str> {
 
 /// A lab.toml for the imported benchmarks: one variant per benchmark name (labelled with it),
 /// the parameters the tool recorded, the one metric, no checks yet.
-fn generated_toml(
-    name: &str,
-    imported: &Imported,
-    (metric, unit, higher): &(String, String, bool),
-    opts: &ImportOptions,
-) -> Result<String> {
+fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Result<String> {
+    let imported = new.imported;
+    let (metric, unit, higher) = new.metric;
     let tool = imported.format.tool();
     let params = param_values(imported)?;
     let repetitions = imported
@@ -231,9 +433,12 @@ fn generated_toml(
         .max()
         .unwrap_or(1)
         .max(1);
-    let variant = variant_names(imported)
+    let labels: Vec<&String> = unique(imported.benchmarks.iter().map(|b| &b.name));
+    let variant = labels
         .into_iter()
-        .map(|(name, label)| {
+        .map(|label| {
+            let name = new.names.get(label).cloned().unwrap_or_default();
+            let label = label.clone();
             let restricted = restrictions(imported, &label, &params);
             let params = (!restricted.is_empty()).then_some(restricted);
             VariantToml {
@@ -288,42 +493,17 @@ fn typed(text: &str) -> ParamValue {
     }
 }
 
-/// (variant name, benchmark name) in file order: the name made a lab identifier, made unique.
-fn variant_names(imported: &Imported) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for b in &imported.benchmarks {
-        if out.iter().any(|(_, label)| *label == b.name) {
-            continue;
-        }
-        let base = identifier(&b.name);
-        let mut name = base.clone();
-        let mut n = 2;
-        while out.iter().any(|(v, _)| *v == name) {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        out.push((name, b.name.clone()));
-    }
-    out
-}
-
-/// Letters, digits, `_`, `-` and `.` kept; every other run of characters becomes one `-`.
-fn identifier(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '_' | '.') {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let trimmed = out.trim_matches(|c| c == '-' || c == '.').to_string();
-    let trimmed: String = trimmed.chars().take(64).collect();
-    if trimmed.is_empty() || config::identifier_problem(&trimmed).is_some() {
-        "benchmark".into()
-    } else {
-        trimmed
-    }
+/// The variant name of each benchmark name: short, unique identifiers (see
+/// [`crate::import::names`]).
+fn variant_names(imported: &Imported) -> BTreeMap<String, String> {
+    let full: Vec<&str> = unique(imported.benchmarks.iter().map(|b| &b.name))
+        .into_iter()
+        .map(String::as_str)
+        .collect();
+    full.iter()
+        .map(|f| f.to_string())
+        .zip(crate::import::names::short_names(&full))
+        .collect()
 }
 
 /// Every parameter the tool recorded with its values in first-seen order; every benchmark

@@ -16,9 +16,11 @@ pub struct ImportArgs {
     /// The experiment to add the session to (experiments/NAME, created when missing).
     #[arg(long, value_name = "EXP")]
     pub into: PathBuf,
-    /// Import only the benchmarks whose name contains this text.
+    /// Import only the benchmarks whose name contains TEXT; `mode=MODE` (JMH: thrpt, avgt,
+    /// sample, ss) and `unit=UNIT` (such as ops/ms) select by mode or unit. Repeatable: every
+    /// filter must hold.
     #[arg(long, value_name = "TEXT")]
-    pub filter: Option<String>,
+    pub filter: Vec<String>,
 }
 
 impl ImportArgs {
@@ -28,7 +30,7 @@ impl ImportArgs {
             format: self.format,
             files: &self.files,
             into: &self.into,
-            filter: self.filter.as_deref(),
+            filters: &self.filter,
             quiet,
             command_line: super::run_command::typed_command(),
         };

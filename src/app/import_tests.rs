@@ -27,12 +27,18 @@ fn generated_floats_read_back_as_floats() {
         format: Format::Hyperfine,
         files: &[],
         into: Path::new("x"),
-        filter: None,
+        filters: &[],
         quiet: true,
         command_line: "lab import hyperfine f.json --into x".into(),
     };
     let metric = ("time".to_string(), "s".to_string(), false);
-    let text = generated_toml("x", &imported, &metric, &opts).unwrap();
+    let names = variant_names(&imported);
+    let new = NewExperiment {
+        imported: &imported,
+        metric: &metric,
+        names: &names,
+    };
+    let text = generated_toml("x", &new, &opts).unwrap();
     let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let floats = |v: &toml::Value| -> Vec<f64> {
         v.as_array()
@@ -44,4 +50,81 @@ fn generated_floats_read_back_as_floats() {
     assert_eq!(floats(&table["params"]["size"]), [1e20, 2.0]);
     assert_eq!(floats(&table["variant"][0]["params"]["size"]), [1e20]);
     assert_eq!(floats(&table["variant"][1]["params"]["size"]), [2.0]);
+}
+
+fn measured(name: &str, metric: &str, unit: &str, params: &[(&str, &str)]) -> Benchmark {
+    Benchmark {
+        name: name.into(),
+        params: params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        metric: metric.into(),
+        unit: unit.into(),
+        higher_is_better: metric == "throughput",
+        runs: vec![Run::measured(vec![1.0])],
+        summary_only: false,
+    }
+}
+
+fn of(benchmarks: Vec<Benchmark>) -> Imported {
+    Imported {
+        format: Format::Jmh,
+        tool_version: None,
+        context: BTreeMap::new(),
+        benchmarks,
+    }
+}
+
+fn tags(parts: &[(Option<String>, Imported)]) -> Vec<(Option<&str>, Vec<&str>)> {
+    parts
+        .iter()
+        .map(|(tag, part)| {
+            let names = part.benchmarks.iter().map(|b| b.name.as_str()).collect();
+            (tag.as_deref(), names)
+        })
+        .collect()
+}
+
+#[test]
+fn one_kind_is_one_experiment_without_a_tag() {
+    let parts = split(of(vec![
+        measured("a", "time", "s", &[("n", "1")]),
+        measured("b", "time", "s", &[("n", "2")]),
+    ]));
+    assert_eq!(tags(&parts), [(None, vec!["a", "b"])]);
+}
+
+#[test]
+fn kinds_and_parameter_sets_split_into_experiments_named_by_what_differs() {
+    let parts = split(of(vec![
+        measured("a", "throughput", "ops/ms", &[("size", "10")]),
+        measured("b", "time", "s", &[]),
+        measured("a", "throughput", "ops/ms", &[("size", "20")]),
+        measured("c", "time", "s", &[("size", "10")]),
+    ]));
+    assert_eq!(
+        tags(&parts),
+        [
+            (Some("throughput-by-size"), vec!["a", "a"]),
+            (Some("time-plain"), vec!["b"]),
+            (Some("time-by-size"), vec!["c"]),
+        ]
+    );
+    // One metric in two units: the unit names the experiment.
+    let parts = split(of(vec![
+        measured("a", "throughput", "ops/ms", &[]),
+        measured("b", "throughput", "ops/s", &[]),
+    ]));
+    assert_eq!(
+        tags(&parts),
+        [
+            (Some("throughput-ops-ms"), vec!["a"]),
+            (Some("throughput-ops-s"), vec!["b"]),
+        ]
+    );
+    assert_eq!(
+        into_for(Path::new("sub/field"), Some("time-plain")),
+        Path::new("sub/field-time-plain")
+    );
 }

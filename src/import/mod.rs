@@ -2,3 +2,4 @@
 
 pub mod formats;
 pub mod lab_toml;
+pub mod names;

@@ -9,6 +9,7 @@ use lab::Exit;
 use common::{Project, csv_rows};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
+use std::process::Output;
 
 fn fixture(relative: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -159,20 +160,16 @@ fn pyperf_calibration_runs_are_warm_ups_and_warm_up_values_are_kept_as_such() {
 }
 
 #[test]
-fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_refused() {
+fn jmh_forks_are_runs_and_mixed_kinds_of_value_are_split() {
     let project = Project::with_fixtures(&[]);
     let file = fixture("jmh/jmh.json");
-    let out = project.lab_exits(&["import", "jmh", &file, "--into", "sort"], Exit::Usage);
-    assert!(
-        stderr(&out).contains("the files mix throughput in ops/s")
-            && stderr(&out).contains("--filter"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        !project.path("experiments/sort").exists(),
-        "nothing is written"
-    );
+    project.lab_exits(&["import", "jmh", &file, "--into", "mixed"], Exit::Ok);
+    let throughput = project.read("experiments/mixed-throughput-by-threads/lab.toml");
+    assert!(throughput.contains("unit = \"ops/s\""), "{throughput}");
+    let time = project.read("experiments/mixed-time-plain/lab.toml");
+    assert!(time.contains("unit = \"s\""), "{time}");
+    assert_eq!(values(&project, "mixed-time-plain")[1].1[4], 12.6234e-6);
+    assert!(!project.path("experiments/mixed").exists());
     project.lab_exits(
         &[
             "import",
@@ -310,4 +307,162 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         stderr(&out)
     );
     assert!(project.sessions("x").is_empty() && !project.path("experiments/x").exists());
+}
+
+/// The experiments a mixed JMH suite is split into, with their variant names.
+const FIELD_PARTS: [(&str, &str); 4] = [
+    (
+        "field-throughput-by-size",
+        "ReentrantLockBench.lockUnlockThroughput",
+    ),
+    ("field-time-plain", "StampedLockBench.optimisticRead"),
+    ("field-sample_time-plain", "StampedLockBench.readLatency"),
+    ("field-time-by-size", "ReentrantLockBench.lockUnlockTime"),
+];
+
+#[test]
+fn a_jmh_suite_of_long_names_mixed_parameters_units_and_modes_imports_in_one_go() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("jmh/jmh-field.json");
+    let out = project.lab_exits(&["import", "jmh", &file, "--into", "field"], Exit::Ok);
+    let package = "org.openjdk.bench.java.util.concurrent.locks.experimental";
+    for (experiment, variant) in FIELD_PARTS {
+        let toml = project.read(&format!("experiments/{experiment}/lab.toml"));
+        let entry = format!("name = \"{variant}\"\nlabel = \"{package}.{variant}\"");
+        assert!(toml.contains(&entry), "{entry}\n{toml}");
+        project.lab_exits(&["check", experiment], Exit::Ok);
+    }
+    // Throughput keeps ops/ms, one run per size; times are in seconds.
+    let throughput = values(&project, "field-throughput-by-size");
+    assert_eq!(throughput.len(), 2);
+    assert_eq!(throughput[0].1, [1523.25, 1534.5, 1529.75]);
+    assert_eq!(throughput[1].1, [311.5, 309.25, 312.0]);
+    assert_eq!(values(&project, "field-time-plain")[0].1[2], 0.0126e-6);
+    // Sample mode: each iteration is its histogram's weighted mean.
+    let sampled = values(&project, "field-sample_time-plain");
+    assert_eq!(sampled.len(), 1);
+    let [first, last] = sampled[0].1[..] else {
+        panic!("{sampled:?}")
+    };
+    assert!((first - 0.022e-6).abs() < 1e-18 && (last - 0.04e-6).abs() < 1e-18);
+    assert_eq!(
+        values(&project, "field-time-by-size")[0].1,
+        [0.65e-6, 0.66e-6, 0.64e-6]
+    );
+    // One fork per benchmark is said plainly, once per experiment.
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("note: every benchmark holds one fork").count(),
+        4,
+        "{err}"
+    );
+    assert!(err.contains("no interval across processes"), "{err}");
+    assert!(project.path("book/src/field-time-plain/index.md").is_file());
+}
+
+/// `lab import jmh jmh-field.json --into INTO --filter F…`, ending as `expected`.
+fn import_field(project: &Project, into: &str, filters: &[&str], expected: Exit) -> Output {
+    let file = fixture("jmh/jmh-field.json");
+    let mut args = vec!["import", "jmh", &file, "--into", into];
+    for filter in filters {
+        args.extend(["--filter", filter]);
+    }
+    project.lab_exits(&args, expected)
+}
+
+#[test]
+fn a_filter_by_mode_or_unit_selects_before_the_file_is_read_further() {
+    let project = Project::with_fixtures(&[]);
+    let out = import_field(&project, "sampled", &["mode=sample"], Exit::Ok);
+    assert!(stderr(&out).contains("imported 1 runs of 1 benchmark"));
+    let toml = project.read("experiments/sampled/lab.toml");
+    assert!(toml.contains("[metric.sample_time]"), "{toml}");
+    assert_eq!(values(&project, "sampled").len(), 1);
+    import_field(&project, "ops", &["unit=ops/ms", "size"], Exit::Usage);
+    import_field(&project, "ops", &["unit=ops/ms", "Lock"], Exit::Ok);
+    assert_eq!(values(&project, "ops").len(), 2);
+    let out = import_field(&project, "none", &["unit=furlongs"], Exit::Usage);
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "error: the files hold no JMH benchmark to import that --filter unit=furlongs selects"
+    );
+    let out = import_field(&project, "none", &["kind=x"], Exit::Usage);
+    assert!(stderr(&out).contains(
+        "--filter kind=x: unknown key \"kind\" (expected name=TEXT, mode=MODE, unit=UNIT, or TEXT to match names)"
+    ), "{}", stderr(&out));
+    let hyperfine = fixture("hyperfine/hyperfine.json");
+    let out = project.lab_exits(
+        &[
+            "import",
+            "hyperfine",
+            &hyperfine,
+            "--into",
+            "none",
+            "--filter",
+            "mode=avgt",
+        ],
+        Exit::Usage,
+    );
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "error: --filter mode=avgt: only JMH results have modes; hyperfine files are selected by name=TEXT or unit=UNIT"
+    );
+    assert!(!project.path("experiments/none").exists());
+    // -q prints neither the summary nor the notes.
+    let out = project.lab_exits(
+        &[
+            "-q",
+            "import",
+            "jmh",
+            &fixture("jmh/jmh-field.json"),
+            "--into",
+            "quiet",
+        ],
+        Exit::Ok,
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn an_import_that_fails_part_way_leaves_nothing_behind() {
+    let project = Project::with_fixtures(&["tiny"]);
+    // The third of the four experiments exists and is not an imported one.
+    std::fs::rename(
+        project.path("experiments/tiny"),
+        project.path("experiments/field-sample_time-plain"),
+    )
+    .unwrap();
+    let before = project.read("experiments/field-sample_time-plain/lab.toml");
+    let file = fixture("jmh/jmh-field.json");
+    let out = project.lab_exits(&["import", "jmh", &file, "--into", "field"], Exit::Usage);
+    assert!(
+        stderr(&out).contains("holds benchmarks lab runs itself"),
+        "{}",
+        stderr(&out)
+    );
+    for (experiment, _) in FIELD_PARTS {
+        if experiment != "field-sample_time-plain" {
+            assert!(
+                !project.path(&format!("experiments/{experiment}")).exists(),
+                "{experiment}"
+            );
+        }
+        assert!(
+            !project.path(&format!("data/{experiment}")).exists(),
+            "{experiment}"
+        );
+    }
+    assert_eq!(
+        project.read("experiments/field-sample_time-plain/lab.toml"),
+        before
+    );
+    // Once the way is clear, the same import goes through.
+    std::fs::remove_dir_all(project.path("experiments/field-sample_time-plain")).unwrap();
+    project.lab_exits(&["import", "jmh", &file, "--into", "field"], Exit::Ok);
+    // And again into the experiments it made: a second session each.
+    project.lab_exits(&["import", "jmh", &file, "--into", "field"], Exit::Ok);
+    for (experiment, _) in FIELD_PARTS {
+        assert_eq!(project.sessions(experiment).len(), 2, "{experiment}");
+    }
 }

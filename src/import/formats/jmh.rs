@@ -2,10 +2,14 @@
 //! fork is one [`Run`], its measurement iterations (`primaryMetric.rawData[fork]`) the values.
 //!
 //! Modes: `thrpt` keeps its unit (e.g. "ops/s") with metric "throughput", higher is better;
-//! `avgt` and `ss` are times per operation, converted from the unit JMH states (e.g. "us/op") to
-//! seconds with metric "time". `sample` mode records a histogram (`rawDataHistogram`), not
-//! per-iteration values, and is refused. Secondary metrics (profilers, `gc.alloc.rate`, …) are
-//! not imported. `jmhVersion` is the tool version; `jvm`, `jvmArgs`, `jdkVersion`, `vmName`,
+//! `avgt` (metric "time"), `ss` ("single_shot_time") and `sample` ("sample_time") are times per
+//! operation, converted from the unit JMH states (e.g. "us/op") to seconds, each mode its own
+//! metric so that a file of `-bm all` keeps them apart. `sample` mode records each iteration
+//! as a histogram (`rawDataHistogram`: `[value, count]` pairs); its iteration value is the
+//! histogram's weighted mean, the time per operation JMH's own score averages, so medians and
+//! intervals across iterations and forks hold, while quantiles of single operations (JMH's
+//! p0.99 and so on) are not kept. Secondary metrics (profilers, `gc.alloc.rate`, …) are not
+//! imported. `jmhVersion` is the tool version; `jvm`, `jvmArgs`, `jdkVersion`, `vmName`,
 //! `vmVersion` and `threads` are the context facts.
 //!
 //! A result without `rawData` (a trimmed file, or one written by a tool that imitates JMH's
@@ -14,7 +18,8 @@
 //! iterations, not a measurement; nothing else is made up for it.
 
 use super::{
-    Benchmark, Facts, Format, Imported, Run, Source, group_benchmarks, scalar_text, seconds_per,
+    Benchmark, Facts, Format, Imported, Run, Selection, Source, group_benchmarks, scalar_text,
+    seconds_per,
 };
 use anyhow::Result;
 use serde_json::Value;
@@ -35,6 +40,12 @@ const CONTEXT_FIELDS: &[&str] = &[
 
 /// Parses one JMH JSON results file; `origin` names the file in errors.
 pub fn parse(origin: &str, text: &str) -> Result<Imported> {
+    parse_selected(origin, text, &Selection::default())
+}
+
+/// [`parse`], keeping only the results `select` keeps: a result left out is read no further
+/// than its name, mode and unit, so nothing in it can refuse the file.
+pub fn parse_selected(origin: &str, text: &str, select: &Selection) -> Result<Imported> {
     let source = Source {
         origin,
         what: WHAT,
@@ -48,6 +59,9 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     let mut facts = Facts::default();
     let mut benchmarks = Vec::new();
     for (index, result) in results.iter().enumerate() {
+        if !selected(select, result) {
+            continue;
+        }
         benchmarks.push(benchmark(&source, index, result)?);
         if let Some(version) = result.get("jmhVersion").and_then(scalar_text) {
             versions.add("jmhVersion", version);
@@ -81,6 +95,17 @@ fn add_context_facts(facts: &mut Facts, result: &Value) {
     }
 }
 
+/// Whether `select` keeps a result, by its name, mode and score unit as written.
+fn selected(select: &Selection, result: &Value) -> bool {
+    let text = |key: &str| result.get(key).and_then(Value::as_str).unwrap_or("");
+    let unit = result
+        .get("primaryMetric")
+        .and_then(|m| m.get("scoreUnit"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    select.keeps(text("benchmark"), text("mode"), unit)
+}
+
 fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark> {
     let name = result
         .get("benchmark")
@@ -97,15 +122,18 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
             ))
         })?;
     let mode = result.get("mode").and_then(Value::as_str).unwrap_or("");
-    refuse_histograms(source, name, mode, primary)?;
     let score_unit = primary
         .get("scoreUnit")
         .and_then(Value::as_str)
         .unwrap_or("");
     let measure = Measure::of(source, name, mode, score_unit)?;
-    let (runs, summary_only) = match primary.get("rawData") {
-        Some(raw) => (fork_runs(source, name, raw, measure.factor)?, false),
-        None => (summary_run(source, name, primary, measure.factor)?, true),
+    let (runs, summary_only) = match (primary.get("rawDataHistogram"), primary.get("rawData")) {
+        (Some(histograms), _) if mode == "sample" => (
+            histogram_runs(source, name, histograms, measure.factor)?,
+            false,
+        ),
+        (_, Some(raw)) => (fork_runs(source, name, raw, measure.factor)?, false),
+        _ => (summary_run(source, name, primary, measure.factor)?, true),
     };
     Ok(Benchmark {
         name: name.to_string(),
@@ -116,17 +144,6 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
         runs,
         summary_only,
     })
-}
-
-fn refuse_histograms(source: &Source, name: &str, mode: &str, primary: &Value) -> Result<()> {
-    if mode == "sample" || primary.get("rawDataHistogram").is_some() {
-        return Err(source.bad(format!(
-            "benchmark \"{name}\": sample mode is not supported: JMH records its results as a histogram \
-             (rawDataHistogram), not one value per iteration (expected thrpt, avgt or ss mode; \
-             rerun with -bm avgt)"
-        )));
-    }
-    Ok(())
 }
 
 /// What a mode's values measure, in which unit, and how to convert the file's values to it.
@@ -146,8 +163,12 @@ impl Measure {
                 higher_is_better: true,
                 factor: 1.0,
             }),
-            "avgt" | "ss" => Ok(Measure {
-                metric: "time",
+            "avgt" | "ss" | "sample" => Ok(Measure {
+                metric: match mode {
+                    "avgt" => "time",
+                    "ss" => "single_shot_time",
+                    _ => "sample_time",
+                },
                 unit: "s".into(),
                 higher_is_better: false,
                 factor: seconds_per_op(source, name, score_unit)?,
@@ -200,6 +221,49 @@ fn fork_runs(source: &Source, name: &str, raw: &Value, factor: f64) -> Result<Ve
             Ok(Run::measured(values))
         })
         .collect()
+}
+
+/// One run per fork of `rawDataHistogram`, each iteration's value the weighted mean of its
+/// `[value, count]` pairs.
+fn histogram_runs(source: &Source, name: &str, forks: &Value, factor: f64) -> Result<Vec<Run>> {
+    let shape = |what: String| {
+        source.not_format(format!(
+            "benchmark \"{name}\": rawDataHistogram {what} (expected, per fork, per iteration, [value, count] pairs)"
+        ))
+    };
+    let forks = forks
+        .as_array()
+        .ok_or_else(|| shape("is not an array".into()))?;
+    let mut runs = Vec::with_capacity(forks.len());
+    for (f, iterations) in forks.iter().enumerate() {
+        let iterations = iterations
+            .as_array()
+            .ok_or_else(|| shape(format!("fork {} is not an array", f + 1)))?;
+        let mut values = Vec::with_capacity(iterations.len());
+        for (i, pairs) in iterations.iter().enumerate() {
+            let what = format!("fork {} iteration {}", f + 1, i + 1);
+            let pairs = pairs
+                .as_array()
+                .ok_or_else(|| shape(format!("{what} is not an array")))?;
+            let (mut sum, mut count) = (0.0, 0.0);
+            for pair in pairs {
+                let [value, n] = pair.as_array().map(Vec::as_slice).unwrap_or_default() else {
+                    return Err(shape(format!("{what} holds {pair}")));
+                };
+                let n = source.value(name, &format!("{what} count"), n)?;
+                sum += source.value(name, &what, value)? * n;
+                count += n;
+            }
+            if count == 0.0 {
+                return Err(source.bad(format!(
+                    "benchmark \"{name}\": rawDataHistogram {what} holds no sample (expected at least one [value, count] pair with a count above 0)"
+                )));
+            }
+            values.push(source.checked(name, &what, sum / count * factor)?);
+        }
+        runs.push(Run::measured(values));
+    }
+    Ok(runs)
 }
 
 /// The score as the only value of the only run, for files without rawData.
@@ -321,15 +385,68 @@ mod tests {
     }
 
     #[test]
-    fn sample_mode_is_refused() {
+    fn sample_mode_iterations_are_the_weighted_means_of_their_histograms() {
         let text = r#"[{"jmhVersion": "1.37", "benchmark": "a.B.c", "mode": "sample",
             "primaryMetric": {"score": 1.0, "scoreUnit": "us/op",
-            "rawDataHistogram": [[[[1.0, 3]]]]}}]"#;
-        let error = parse("s.json", text).unwrap_err().to_string();
-        assert!(
-            error.starts_with("s.json: benchmark \"a.B.c\": sample mode is not supported"),
-            "{error}"
+            "rawDataHistogram": [[[[1.0, 3], [2.0, 1]], [[4.0, 2]]], [[[8.0, 1]]]]}}]"#;
+        let imported = parse("s.json", text).unwrap();
+        let b = &imported.benchmarks[0];
+        assert_eq!((b.metric.as_str(), b.unit.as_str()), ("sample_time", "s"));
+        assert_eq!(b.runs.len(), 2);
+        assert_close(b.runs[0].values[0], 1.25e-6);
+        assert_close(b.runs[0].values[1], 4e-6);
+        assert_close(b.runs[1].values[0], 8e-6);
+        let empty = text.replace("[[8.0, 1]]", "[]");
+        let error = parse("s.json", &empty).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "s.json: benchmark \"a.B.c\": rawDataHistogram fork 2 iteration 1 holds no sample \
+             (expected at least one [value, count] pair with a count above 0)"
         );
+        let torn = text.replace("[4.0, 2]", "[4.0]");
+        let error = parse("s.json", &torn).unwrap_err().to_string();
+        assert!(error.contains("fork 1 iteration 2 holds [4.0]"), "{error}");
+    }
+
+    /// A file of `-bm all`: one result per mode of one benchmark.
+    const ALL_MODES: &str = r#"[
+        {"benchmark": "a.B.c", "mode": "thrpt", "primaryMetric": {"scoreUnit": "ops/us", "rawData": [[2.0, 3.0]]}},
+        {"benchmark": "a.B.c", "mode": "avgt", "primaryMetric": {"scoreUnit": "us/op", "rawData": [[0.5]]}},
+        {"benchmark": "a.B.c", "mode": "sample", "primaryMetric": {"scoreUnit": "us/op", "rawDataHistogram": [[[[0.25, 4]]]]}},
+        {"benchmark": "a.B.c", "mode": "ss", "primaryMetric": {"scoreUnit": "us/op", "rawData": [[40.0]]}}
+    ]"#;
+
+    #[test]
+    fn every_mode_of_one_benchmark_is_its_own_metric() {
+        let imported = parse("all.json", ALL_MODES).unwrap();
+        let metrics: Vec<(&str, &str, usize)> = imported
+            .benchmarks
+            .iter()
+            .map(|b| (b.metric.as_str(), b.unit.as_str(), b.runs[0].values.len()))
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                ("throughput", "ops/us", 2),
+                ("time", "s", 1),
+                ("sample_time", "s", 1),
+                ("single_shot_time", "s", 1)
+            ]
+        );
+        assert_close(imported.benchmarks[3].runs[0].values[0], 40e-6);
+    }
+
+    #[test]
+    fn a_result_left_out_by_the_selection_cannot_refuse_the_file() {
+        let broken = ALL_MODES.replace("[[40.0]]", "\"torn\"");
+        assert!(parse("all.json", &broken).is_err());
+        let select = Selection::parse(&["mode=avgt".to_string()]).unwrap();
+        let imported = parse_selected("all.json", &broken, &select).unwrap();
+        assert_eq!(imported.benchmarks.len(), 1);
+        assert_eq!(imported.benchmarks[0].metric, "time");
+        let select = Selection::parse(&["unit=ops/us".to_string()]).unwrap();
+        let imported = parse_selected("all.json", &broken, &select).unwrap();
+        assert_eq!(imported.benchmarks[0].metric, "throughput");
     }
 
     #[test]

@@ -101,6 +101,88 @@ impl Run {
     }
 }
 
+/// Which benchmarks to import: each `--filter` given must hold. `mode=MODE` keeps the results
+/// of that mode (JMH's thrpt, avgt, sample, ss), `unit=UNIT` those of that unit (JMH's
+/// `scoreUnit` as written, such as `ops/ms` or `us/op`; for other tools the unit lab keeps,
+/// `s` for times), `name=TEXT` or plain TEXT those whose name contains TEXT.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selection {
+    names: Vec<String>,
+    modes: Vec<String>,
+    units: Vec<String>,
+}
+
+impl Selection {
+    /// The selection `--filter` values ask for; an unknown `KEY=` is refused.
+    pub fn parse(filters: &[String]) -> Result<Selection> {
+        let mut select = Selection::default();
+        for filter in filters {
+            match filter.split_once('=') {
+                Some(("mode", mode)) => select.modes.push(mode.to_string()),
+                Some(("unit", unit)) => select.units.push(unit.to_string()),
+                Some(("name", name)) => select.names.push(name.to_string()),
+                Some((key, _))
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase()) =>
+                {
+                    bail!(
+                        "--filter {filter}: unknown key {key:?} (expected name=TEXT, mode=MODE, unit=UNIT, or TEXT to match names)"
+                    )
+                }
+                _ => select.names.push(filter.clone()),
+            }
+        }
+        Ok(select)
+    }
+
+    /// Why this selection cannot apply to `format`'s files, if it cannot.
+    pub fn problem_for(&self, format: Format) -> Option<String> {
+        (format != Format::Jmh && !self.modes.is_empty()).then(|| {
+            format!(
+                "--filter mode={}: only JMH results have modes; {} files are selected by name=TEXT or unit=UNIT",
+                self.modes[0],
+                format.tool()
+            )
+        })
+    }
+
+    /// Whether a benchmark of this name, mode (empty where the tool has none) and unit is kept.
+    pub fn keeps(&self, name: &str, mode: &str, unit: &str) -> bool {
+        self.names.iter().all(|n| name.contains(n.as_str()))
+            && self.modes.iter().all(|m| m == mode)
+            && self.units.iter().all(|u| u == unit)
+    }
+
+    /// Whether a benchmark read by a tool without modes is kept, by its name and unit (as the
+    /// file states it, or as lab converted it).
+    fn keeps_read(&self, b: &Benchmark) -> bool {
+        self.modes.is_empty()
+            && self.names.iter().all(|n| b.name.contains(n.as_str()))
+            && self.units.iter().all(|u| *u == b.unit)
+    }
+}
+
+/// [`read`] keeping only what `select` keeps: JMH results are left out before they are read
+/// past their name, mode and unit; other tools' benchmarks once read.
+pub fn read_selected(format: Format, files: &[PathBuf], select: &Selection) -> Result<Imported> {
+    if files.is_empty() {
+        return read(format, files);
+    }
+    let mut merged = empty(format);
+    for file in files {
+        let mut imported = match format {
+            Format::Jmh => {
+                jmh::parse_selected(&file.display().to_string(), &read_text(file)?, select)?
+            }
+            _ => read_one(format, file)?,
+        };
+        if format != Format::Jmh {
+            imported.benchmarks.retain(|b| select.keeps_read(b));
+        }
+        merge_into(&mut merged, imported, &file.display().to_string())?;
+    }
+    Ok(merged)
+}
+
 /// Reads every file (all of one format) into one Imported; benchmarks of the same name, params
 /// and metric across files are merged (their runs appended in file order) — e.g. several
 /// criterion sample.json of repeated `cargo bench` invocations, or several hyperfine exports.
