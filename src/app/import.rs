@@ -28,61 +28,125 @@ pub struct ImportOptions<'a> {
     pub into: &'a Path,
     /// `--filter` values: which benchmarks to import (see [`formats::Selection`]).
     pub filters: &'a [String],
+    /// `--machine`: every file comes from this one machine or build.
+    pub machine: Option<&'a str>,
     pub quiet: bool,
     pub command_line: String,
 }
 
-/// `lab import`: writes one session per kind of benchmark the files hold, in one experiment
-/// each, then their chapters; the exit code follows the checks. A failure leaves nothing
-/// behind: experiments and sessions made before it are removed.
+/// `lab import`: writes one experiment per kind of benchmark the files hold and, in each,
+/// one session per machine the files come from; then their chapters. The exit code follows
+/// the checks. A failure leaves nothing behind: experiments and sessions made before it are
+/// removed.
 pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
-    let imported = read_files(opts)?;
-    let names = variant_names(&imported);
-    let parts = split(imported);
+    let machines = read_machines(opts)?;
+    let pooled: Vec<(PathBuf, Imported)> = machines
+        .iter()
+        .map(|m| (PathBuf::from(&m.label), m.imported.clone()))
+        .collect();
+    let all = formats::merged(opts.format, &pooled).map_err(|e| usage(opts, e))?;
+    if machines.len() > 1 && !opts.quiet {
+        let labels: Vec<&str> = machines.iter().map(|m| m.label.as_str()).collect();
+        eprintln!(
+            "note: the files come from {} machines or builds ({}): one session each, never pooled\n  hint: --machine LABEL says they are one",
+            machines.len(),
+            labels.join(", ")
+        );
+    }
+    let names = variant_names(&all);
+    let parts = split(all);
     let mut made = Made::default();
     let mut written = Vec::new();
     for (tag, part) in &parts {
         let into = into_for(opts.into, tag.as_deref());
         let metric = metric_of(part);
+        let shares: Vec<Machine> = machines.iter().filter_map(|m| m.share_of(part)).collect();
         let new = NewExperiment {
             imported: part,
             metric: &metric,
             names: &names,
+            repetitions: most_runs(&shares),
         };
         let dir = experiment_folder(layout, &into, opts, &new, &mut made)?;
         let exp = config::load(&dir, None)?;
         check_experiment(&exp, part)?;
         made.data_dir(layout.data_dir(&exp.name));
-        let session = write_session(layout, &exp, part, &metric, opts)?;
-        made.sessions.push(session.clone());
-        written.push((dir, session, part));
+        for share in shares {
+            let session = write_session(layout, &exp, &share, &metric, opts)?;
+            made.sessions.push(session.clone());
+            written.push((dir.clone(), session, share));
+        }
     }
     made.keep();
     let mut failed = false;
-    for (dir, session, part) in written {
-        failed |= report_import(layout, opts, &dir, &session, part)?;
+    for (dir, session, share) in &written {
+        failed |= report_import(layout, opts, dir, session, &share.imported)?;
     }
     Ok(Exit::failed_if(failed))
 }
 
-/// The files read, keeping what `--filter` selects; an error when nothing is left.
-fn read_files(opts: &ImportOptions) -> Result<Imported> {
-    let usage = |e: anyhow::Error| {
-        LabError::Usage(format!(
-            "{e:#}\n  hint: `lab import {}` reads {}",
-            format_word(opts.format),
-            expected_files(opts.format)
-        ))
-    };
-    let select = formats::Selection::parse(opts.filters).map_err(usage)?;
+/// The files of one machine or build, what they hold, and the label that tells it apart.
+pub(super) struct Machine {
+    pub label: String,
+    pub files: Vec<PathBuf>,
+    pub imported: Imported,
+}
+
+impl Machine {
+    /// This machine's benchmarks of the kind of `part`, if it has any.
+    fn share_of(&self, part: &Imported) -> Option<Machine> {
+        let kind = kind_key(&part.benchmarks[0]);
+        let benchmarks: Vec<Benchmark> = self
+            .imported
+            .benchmarks
+            .iter()
+            .filter(|b| kind_key(b) == kind)
+            .cloned()
+            .collect();
+        (!benchmarks.is_empty()).then(|| Machine {
+            label: self.label.clone(),
+            files: self.files.clone(),
+            imported: Imported {
+                benchmarks,
+                ..self.imported.clone()
+            },
+        })
+    }
+}
+
+/// The most runs one benchmark has on one machine (at least 1): the repetitions of a
+/// generated lab.toml.
+fn most_runs(shares: &[Machine]) -> usize {
+    shares
+        .iter()
+        .flat_map(|m| m.imported.benchmarks.iter().map(|b| b.runs.len()))
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// A file error as a usage error, with what the format's files are.
+fn usage(opts: &ImportOptions, e: anyhow::Error) -> LabError {
+    LabError::Usage(format!(
+        "{e:#}\n  hint: `lab import {}` reads {}",
+        format_word(opts.format),
+        expected_files(opts.format)
+    ))
+}
+
+/// The files read, keeping what `--filter` selects, grouped by the machine or build they
+/// come from (their context facts, or the one `--machine` names), in an order that does not
+/// depend on the order the files were given in; an error when nothing is left.
+fn read_machines(opts: &ImportOptions) -> Result<Vec<Machine>> {
+    let select = formats::Selection::parse(opts.filters).map_err(|e| usage(opts, e))?;
     if let Some(problem) = select.problem_for(opts.format) {
         return Err(LabError::Usage(problem));
     }
-    let imported = formats::read_selected(opts.format, opts.files, &select).map_err(usage)?;
-    if imported.benchmarks.is_empty() {
+    let files = formats::read_each(opts.format, opts.files, &select).map_err(|e| usage(opts, e))?;
+    if files.iter().all(|(_, i)| i.benchmarks.is_empty()) {
         return Err(LabError::Usage(format!(
             "the files hold no {} benchmark to import{}",
-            imported.format.tool(),
+            opts.format.tool(),
             if opts.filters.is_empty() {
                 String::new()
             } else {
@@ -90,7 +154,49 @@ fn read_files(opts: &ImportOptions) -> Result<Imported> {
             }
         )));
     }
-    Ok(imported)
+    let mut groups: BTreeMap<BTreeMap<String, String>, Vec<(PathBuf, Imported)>> = BTreeMap::new();
+    for (file, imported) in files {
+        let key = match opts.machine {
+            Some(_) => BTreeMap::new(),
+            None => formats::machine_of(&imported),
+        };
+        groups.entry(key).or_default().push((file, imported));
+    }
+    let labels = machine_labels(&groups.keys().collect::<Vec<_>>(), opts.machine);
+    groups
+        .into_values()
+        .zip(labels)
+        .map(|(files, label)| {
+            let imported = formats::merged(opts.format, &files).map_err(|e| usage(opts, e))?;
+            Ok(Machine {
+                label,
+                files: files.into_iter().map(|(f, _)| f).collect(),
+                imported,
+            })
+        })
+        .collect()
+}
+
+/// A label per machine: `--machine`'s, else the host names where they tell the machines
+/// apart, else `machine-1`, `machine-2`, … in the order of their facts.
+fn machine_labels(machines: &[&BTreeMap<String, String>], given: Option<&str>) -> Vec<String> {
+    if let Some(label) = given {
+        return vec![label.to_string()];
+    }
+    let hosts: Vec<Option<&String>> = machines
+        .iter()
+        .map(|m| m.get("host_name").or_else(|| m.get("hostname")))
+        .collect();
+    let distinct = hosts.iter().all(Option::is_some) && unique(hosts.iter()).len() == hosts.len();
+    if distinct || machines.len() == 1 {
+        return hosts
+            .into_iter()
+            .map(|h| h.cloned().unwrap_or_else(|| "not recorded".to_string()))
+            .collect();
+    }
+    (1..=machines.len())
+        .map(|i| format!("machine-{i}"))
+        .collect()
 }
 
 /// Prints what was imported into `session` and reports its chapter; whether a check failed.
@@ -171,9 +277,6 @@ fn runs_word(format: Format) -> &'static str {
 /// the order first met, each with the tag that names its experiment (none when the files
 /// hold one kind only).
 fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
-    type Kind = (String, String, bool);
-    let kind = |b: &Benchmark| (b.metric.clone(), b.unit.clone(), b.higher_is_better);
-    let keys = |b: &Benchmark| b.params.keys().cloned().collect::<Vec<_>>();
     let mut parts: Vec<((Kind, Vec<String>), Imported)> = Vec::new();
     let Imported {
         format,
@@ -182,7 +285,7 @@ fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
         benchmarks,
     } = imported;
     for b in benchmarks {
-        let key = (kind(&b), keys(&b));
+        let key = kind_key(&b);
         match parts.iter_mut().find(|(k, _)| *k == key) {
             Some((_, part)) => part.benchmarks.push(b),
             None => parts.push((
@@ -227,6 +330,16 @@ fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
         .zip(parts)
         .map(|(tag, (_, part))| (Some(tag), part))
         .collect()
+}
+
+/// A kind of value: metric, unit, and whether higher is better.
+type Kind = (String, String, bool);
+
+/// What puts a benchmark into an experiment of its own: its kind of value and the names of
+/// its parameters.
+fn kind_key(b: &Benchmark) -> (Kind, Vec<String>) {
+    let kind = (b.metric.clone(), b.unit.clone(), b.higher_is_better);
+    (kind, b.params.keys().cloned().collect())
 }
 
 /// The distinct items, in the order first met.
@@ -324,6 +437,8 @@ struct NewExperiment<'a> {
     imported: &'a Imported,
     metric: &'a (String, String, bool),
     names: &'a BTreeMap<String, String>,
+    /// The most runs of one benchmark in one session.
+    repetitions: usize,
 }
 
 /// The experiment folder `into` names: an existing one, or a new one with a lab.toml written
@@ -426,13 +541,7 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
     let (metric, unit, higher) = new.metric;
     let tool = imported.format.tool();
     let params = param_values(imported)?;
-    let repetitions = imported
-        .benchmarks
-        .iter()
-        .map(|b| b.runs.len())
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    let repetitions = new.repetitions;
     let labels: Vec<&String> = unique(imported.benchmarks.iter().map(|b| &b.name));
     let variant = labels
         .into_iter()

@@ -21,6 +21,10 @@ pub struct ImportArgs {
     /// filter must hold.
     #[arg(long, value_name = "TEXT")]
     pub filter: Vec<String>,
+    /// Every file comes from this one machine or build: import them into one session, under
+    /// this label, even where their recorded hosts or builds differ.
+    #[arg(long, value_name = "LABEL")]
+    pub machine: Option<String>,
 }
 
 impl ImportArgs {
@@ -31,6 +35,7 @@ impl ImportArgs {
             files: &self.files,
             into: &self.into,
             filters: &self.filter,
+            machine: self.machine.as_deref(),
             quiet,
             command_line: super::run_command::typed_command(),
         };

@@ -9,13 +9,14 @@ use crate::store::Exit;
 pub(super) fn write_session(
     layout: &Layout,
     exp: &Experiment,
-    imported: &Imported,
+    machine: &Machine,
     (metric, _, _): &(String, String, bool),
     opts: &ImportOptions,
 ) -> Result<PathBuf> {
+    let imported = &machine.imported;
     let plan = plan_of(exp, imported);
     let started = store::now_unix_ms();
-    let manifest = manifest(exp, imported, opts, plan.runs.len(), started)?;
+    let manifest = manifest(exp, machine, opts, plan.runs.len(), started)?;
     let dir = store::new_session_dir(&layout.data_dir(&exp.name), started);
     let sealed = Sealed::read(&exp.dir)?;
     let names = exp.params.iter().map(|p| p.name.clone()).collect();
@@ -121,12 +122,13 @@ fn run_row(run: &PlannedRun, started_utc: &str, log: &str) -> RunRow {
 /// The session's record: the tool, its files and what they say about the machine.
 fn manifest(
     exp: &Experiment,
-    imported: &Imported,
+    machine: &Machine,
     opts: &ImportOptions,
     planned_runs: usize,
     started: u64,
 ) -> Result<Manifest> {
-    let files = opts
+    let imported = &machine.imported;
+    let files = machine
         .files
         .iter()
         .map(|f| {
@@ -147,6 +149,7 @@ fn manifest(
             files,
             context: imported.context.clone(),
             summary_only: imported.benchmarks.iter().any(|b| b.summary_only),
+            machine: Some(machine.label.clone()),
         }),
         ..Manifest::new(
             exp,

@@ -28,6 +28,7 @@ fn generated_floats_read_back_as_floats() {
         files: &[],
         into: Path::new("x"),
         filters: &[],
+        machine: None,
         quiet: true,
         command_line: "lab import hyperfine f.json --into x".into(),
     };
@@ -37,6 +38,7 @@ fn generated_floats_read_back_as_floats() {
         imported: &imported,
         metric: &metric,
         names: &names,
+        repetitions: 1,
     };
     let text = generated_toml("x", &new, &opts).unwrap();
     let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -205,6 +205,10 @@ pub struct ImportRecord {
     pub context: std::collections::BTreeMap<String, String>,
     /// Some benchmark had only a summary in its file, no raw values.
     pub summary_only: bool,
+    /// The machine or build the files came from, as `lab import` told them apart (their
+    /// host name, `machine-N`, or `--machine`'s label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 /// A file `lab import` read.

@@ -466,3 +466,84 @@ fn an_import_that_fails_part_way_leaves_nothing_behind() {
         assert_eq!(project.sessions(experiment).len(), 2, "{experiment}");
     }
 }
+
+/// Each session of `experiment` as (machine label, run count, first value).
+fn sessions_by_machine(project: &Project, experiment: &str) -> Vec<(String, usize, String)> {
+    let mut out: Vec<(String, usize, String)> = project
+        .sessions(experiment)
+        .iter()
+        .map(|dir| {
+            let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+            let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let label = manifest["imported"]["machine"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let runs = csv_rows(&dir.join("runs.csv")).len();
+            let first = csv_rows(&dir.join("samples.csv"))[0]["value"].clone();
+            (label, runs, first)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn files_from_two_machines_are_two_sessions_whatever_their_order() {
+    let project = Project::with_fixtures(&[]);
+    let here = fixture("gbench/gbench.json");
+    let there = fixture("gbench/gbench-other-host.json");
+    let out = project.lab_exits(
+        &["import", "gbench", &here, &there, "--into", "ab"],
+        Exit::Ok,
+    );
+    assert!(
+        stderr(&out).contains(
+            "note: the files come from 2 machines or builds (m1-mini, vm): one session each, never pooled"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    project.lab_exits(
+        &["import", "gbench", &there, &here, "--into", "ba"],
+        Exit::Ok,
+    );
+    let ab = sessions_by_machine(&project, "ab");
+    assert_eq!(ab.len(), 2);
+    assert_eq!((ab[0].0.as_str(), ab[0].1), ("m1-mini", 15));
+    assert_eq!((ab[1].0.as_str(), ab[1].1), ("vm", 15));
+    assert_eq!(
+        ab,
+        sessions_by_machine(&project, "ba"),
+        "order does not matter"
+    );
+    // The same lab.toml, with 5 repetitions: those of one machine.
+    let body = |name: &str| -> String {
+        let toml = project.read(&format!("experiments/{name}/lab.toml"));
+        let lines = toml.lines().filter(|l| !l.starts_with('#'));
+        let title = format!("title = \"{name}:");
+        lines
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(&title, "title = \"NAME:")
+    };
+    assert_eq!(body("ab"), body("ba"));
+    assert!(body("ab").contains("repetitions = 5\n"), "{}", body("ab"));
+    // Said to be one machine, they are one session of 30 runs.
+    project.lab_exits(
+        &[
+            "import",
+            "gbench",
+            &here,
+            &there,
+            "--into",
+            "one",
+            "--machine",
+            "lab-vm",
+        ],
+        Exit::Ok,
+    );
+    let one = sessions_by_machine(&project, "one");
+    assert_eq!(one.len(), 1);
+    assert_eq!((one[0].0.as_str(), one[0].1), ("lab-vm", 30));
+}

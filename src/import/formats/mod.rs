@@ -161,26 +161,71 @@ impl Selection {
     }
 }
 
-/// [`read`] keeping only what `select` keeps: JMH results are left out before they are read
-/// past their name, mode and unit; other tools' benchmarks once read.
-pub fn read_selected(format: Format, files: &[PathBuf], select: &Selection) -> Result<Imported> {
+/// Each file read on its own, keeping only what `select` keeps: JMH results are left out
+/// before they are read past their name, mode and unit; other tools' benchmarks once read.
+pub fn read_each(
+    format: Format,
+    files: &[PathBuf],
+    select: &Selection,
+) -> Result<Vec<(PathBuf, Imported)>> {
     if files.is_empty() {
-        return read(format, files);
+        read(format, files)?;
     }
-    let mut merged = empty(format);
-    for file in files {
-        let mut imported = match format {
-            Format::Jmh => {
-                jmh::parse_selected(&file.display().to_string(), &read_text(file)?, select)?
+    files
+        .iter()
+        .map(|file| {
+            let mut imported = match format {
+                Format::Jmh => {
+                    jmh::parse_selected(&file.display().to_string(), &read_text(file)?, select)?
+                }
+                _ => read_one(format, file)?,
+            };
+            if format != Format::Jmh {
+                imported.benchmarks.retain(|b| select.keeps_read(b));
             }
-            _ => read_one(format, file)?,
-        };
-        if format != Format::Jmh {
-            imported.benchmarks.retain(|b| select.keeps_read(b));
-        }
-        merge_into(&mut merged, imported, &file.display().to_string())?;
+            Ok((file.clone(), imported))
+        })
+        .collect()
+}
+
+/// The files' results merged as [`read`] merges them.
+pub fn merged(format: Format, files: &[(PathBuf, Imported)]) -> Result<Imported> {
+    let mut all = empty(format);
+    for (file, imported) in files {
+        merge_into(&mut all, imported.clone(), &file.display().to_string())?;
     }
-    Ok(merged)
+    Ok(all)
+}
+
+/// The context facts that tell one machine or build from another: the host, its CPU, the
+/// interpreter or virtual machine and its options. Facts that change from run to run on one
+/// machine (date, load) are not among them.
+const MACHINE_FACTS: &[&str] = &[
+    "host_name",
+    "hostname",
+    "cpu_model_name",
+    "num_cpus",
+    "cpu_count",
+    "mhz_per_cpu",
+    "platform",
+    "library_build_type",
+    "python_implementation",
+    "python_version",
+    "python_executable",
+    "python_compiler",
+    "jvm",
+    "jvmArgs",
+    "jdkVersion",
+    "vmName",
+    "vmVersion",
+];
+
+/// What a file's context says about the machine and build it ran on (see [`MACHINE_FACTS`]).
+pub fn machine_of(imported: &Imported) -> BTreeMap<String, String> {
+    MACHINE_FACTS
+        .iter()
+        .filter_map(|k| imported.context.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect()
 }
 
 /// Reads every file (all of one format) into one Imported; benchmarks of the same name, params
