@@ -216,9 +216,6 @@ fn report_import(
             opts.format.tool(),
             session.display()
         );
-        if let Some(note) = one_process_note(part) {
-            eprintln!("note: {note}");
-        }
     }
     let name = session
         .file_name()
@@ -237,40 +234,6 @@ fn report_import(
         }
     }
     Ok(outcomes.iter().any(|o| o.summary.failed))
-}
-
-/// What a file of one process per benchmark allows, said plainly, when that is all it holds.
-pub(crate) fn one_process_note(imported: &Imported) -> Option<String> {
-    let single = imported
-        .benchmarks
-        .iter()
-        .all(|b| b.runs.iter().filter(|r| !r.warmup).count() <= 1);
-    single.then(|| {
-        format!(
-            "every benchmark holds one {}: the spread shown is that of its iterations within one process; \
-             how much processes differ (JIT, memory layout) cannot be estimated, so there is no interval across processes\n  \
-             hint: rerun with several {} to have one",
-            run_word(imported.format),
-            runs_word(imported.format)
-        )
-    })
-}
-
-fn run_word(format: Format) -> &'static str {
-    match format {
-        Format::Jmh => "fork",
-        Format::Gbench => "repetition",
-        Format::Hyperfine | Format::Pyperf | Format::Criterion => "process",
-    }
-}
-
-fn runs_word(format: Format) -> &'static str {
-    match format {
-        Format::Jmh => "forks (-f 5)",
-        Format::Gbench => "repetitions (--benchmark_repetitions=5)",
-        Format::Pyperf => "processes (--processes 5)",
-        Format::Hyperfine | Format::Criterion => "runs",
-    }
 }
 
 /// The benchmarks split by kind: one part per metric, unit and set of parameter names, in

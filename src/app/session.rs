@@ -33,6 +33,7 @@ pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
     let (analysis, findings) = judged(&experiment, &session);
     notices.extend(validity::nodes::warning(&session.manifest));
     notices.extend(analysis::disagreements(&analysis.nodes));
+    notices.extend(one_process_notice(&session));
     let looks = looks(&experiment, &session, &analysis, &findings);
     Ok(Assessed {
         experiment,
@@ -42,6 +43,27 @@ pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
         notices,
         looks,
     })
+}
+
+/// What an imported session of one process per benchmark allows, said plainly: its
+/// intervals can only be those of iterations within one process.
+fn one_process_notice(session: &StoredSession) -> Option<String> {
+    let tool = &session.manifest.imported.as_ref()?.tool;
+    let measured = session.plan.runs.iter().filter(|r| !r.warmup);
+    if measured.clone().any(|r| r.repetition > 1) || measured.count() == 0 {
+        return None;
+    }
+    let (one, several) = match tool.as_str() {
+        "JMH" => ("fork", "forks (-f 5)"),
+        "Google Benchmark" => ("repetition", "repetitions (--benchmark_repetitions=5)"),
+        "pyperf" => ("process", "processes (--processes 5)"),
+        _ => ("process", "runs"),
+    };
+    Some(format!(
+        "every benchmark holds one {one} of {tool}: the spread shown is that of its iterations within one process; \
+         how much processes differ (JIT, memory layout) cannot be estimated, so there is no interval across processes. \
+         Rerun with several {several} to have one."
+    ))
 }
 
 /// Where a sampled session stands after its latest look, judged without replaying the

@@ -352,9 +352,15 @@ fn a_jmh_suite_of_long_names_mixed_parameters_units_and_modes_imports_in_one_go(
     // One fork per benchmark is said plainly, once per experiment.
     let err = stderr(&out);
     assert_eq!(
-        err.matches("note: every benchmark holds one fork").count(),
+        err.matches("note: every benchmark holds one fork of JMH")
+            .count(),
         4,
         "{err}"
+    );
+    let chapter = project.read("book/src/field-time-plain/index.md");
+    assert!(
+        chapter.contains("> **Note.** every benchmark holds one fork of JMH"),
+        "{chapter}"
     );
     assert!(err.contains("no interval across processes"), "{err}");
     assert!(project.path("book/src/field-time-plain/index.md").is_file());
@@ -408,7 +414,7 @@ fn a_filter_by_mode_or_unit_selects_before_the_file_is_read_further() {
         "error: --filter mode=avgt: only JMH results have modes; hyperfine files are selected by name=TEXT or unit=UNIT"
     );
     assert!(!project.path("experiments/none").exists());
-    // -q prints neither the summary nor the notes.
+    // -q prints no summary and no progress: only what the reader must know.
     let out = project.lab_exits(
         &[
             "-q",
@@ -421,7 +427,9 @@ fn a_filter_by_mode_or_unit_selects_before_the_file_is_read_further() {
         Exit::Ok,
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
-    assert_eq!(stderr(&out), "");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(lines, ["note"; 4]);
 }
 
 #[test]
