@@ -8,8 +8,8 @@
 //! Metadata is the top-level `metadata` overlaid by each benchmark's own: `name` names the
 //! benchmark, `unit` ("second" by default, as in pyperf) gives the unit, `perf_version` the tool
 //! version; the remaining top-level metadata (cpu_model_name, hostname, python_version, …) are
-//! the context facts. Gzip-compressed files (`.json.gz`) are refused by the reader: decompress
-//! them first.
+//! the context facts. Gzip-compressed files (`.json.gz`, which pyperf writes when the output
+//! name ends so) are decompressed by the reader.
 
 use super::{Benchmark, Facts, Format, Imported, Run, Source, group_benchmarks, scalar_text};
 use anyhow::Result;
