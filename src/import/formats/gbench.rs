@@ -326,7 +326,7 @@ mod tests {
         let sort = &imported.benchmarks[2];
         assert_eq!(sort.name, "BM_Sort");
         assert_close(sort.runs[0].values[0], 14.1400313579875 * 1e-6);
-        assert_close(sort.runs[2].values[0], 49.869985031456892 * 1e-6);
+        assert_close(sort.runs[2].values[0], 49.86998503145689 * 1e-6);
     }
 
     #[test]

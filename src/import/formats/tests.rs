@@ -152,7 +152,7 @@ mod gzip {
     fn a_truncated_gzip_file_is_refused_naming_it() {
         let whole = std::fs::read(fixture("pyperf/pyperf-gzip.json.gz")).unwrap();
         let (_folder, path) = file_of("cut.json.gz", &whole[..whole.len() / 2]);
-        let error = read(Format::Pyperf, &[path.clone()])
+        let error = read(Format::Pyperf, std::slice::from_ref(&path))
             .unwrap_err()
             .to_string();
         assert_eq!(
