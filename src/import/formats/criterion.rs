@@ -1,9 +1,10 @@
-//! criterion's saved measurements (0.4 and later, e.g. 0.5 and 0.8): a benchmark's
+//! criterion's saved measurements (0.2 and later, e.g. 0.5 and 0.8): a benchmark's
 //! `new/sample.json` with its sibling `new/benchmark.json`. One sample.json is one [`Run`] (it
 //! came from one `cargo bench` process), each sample one value.
 //!
 //! sample.json holds `iters` and `times`: sample i ran `iters[i]` iterations in `times[i]`
-//! nanoseconds in all, so its value is `times[i] / iters[i]` ns, converted to seconds. criterion's
+//! nanoseconds in all, so its value is `times[i] / iters[i]` ns, converted to seconds. criterion
+//! 0.2 saved the same two lists as a pair, `[[iters…], [times…]]`, read alike. criterion's
 //! warm-up is not saved. benchmark.json names the benchmark: `group_id`, then `/function_id` when
 //! there is one (so `c.bench_function("f", …)` is "f" and a group's function is "group/function");
 //! `value_str` (the input of `BenchmarkId::new(…, input)` or `from_parameter`) becomes the param
@@ -120,8 +121,7 @@ fn name_and_params(source: &Source, id: &Value) -> Result<(String, BTreeMap<Stri
 
 /// `times[i] / iters[i]` nanoseconds, in seconds.
 fn per_iteration_seconds(source: &Source, name: &str, sample: &Value) -> Result<Vec<f64>> {
-    let iters = number_list(source, sample, "iters")?;
-    let times = number_list(source, sample, "times")?;
+    let (iters, times) = iters_and_times(source, sample)?;
     if iters.len() != times.len() || iters.is_empty() {
         return Err(source.bad(format!(
             "benchmark \"{name}\": {} iters but {} times (expected one iteration count per time, \
@@ -148,6 +148,28 @@ fn per_iteration_seconds(source: &Source, name: &str, sample: &Value) -> Result<
         .collect()
 }
 
+/// The iteration counts and times of a sample.json: the object `{"iters": […], "times": […]}`
+/// of later criterion, or the pair `[[iters…], [times…]]` criterion 0.2 saved (a serialized
+/// tuple of the two lists).
+fn iters_and_times<'v>(
+    source: &Source,
+    sample: &'v Value,
+) -> Result<(&'v Vec<Value>, &'v Vec<Value>)> {
+    let Value::Array(pair) = sample else {
+        return Ok((
+            number_list(source, sample, "iters")?,
+            number_list(source, sample, "times")?,
+        ));
+    };
+    match pair.as_slice() {
+        [Value::Array(iters), Value::Array(times)] => Ok((iters, times)),
+        _ => Err(source.not_format(format!(
+            "an array of {} items, not criterion 0.2's [[iters…], [times…]] pair of lists",
+            pair.len()
+        ))),
+    }
+}
+
 fn number_list<'v>(source: &Source, sample: &'v Value, field: &str) -> Result<&'v Vec<Value>> {
     sample
         .get(field)
@@ -171,22 +193,28 @@ mod tests {
         "/tests/fixtures/import/criterion/analysis-run1/new/benchmark.json"
     ));
 
-    #[test]
-    fn one_sample_file_is_one_run_of_per_iteration_seconds() {
-        let imported = parse("sample.json", FIRST_SAMPLE, "benchmark.json", FIRST_ID).unwrap();
-        assert_eq!(imported.format, Format::Criterion);
+    /// The values of the one run of the one benchmark, `name`, of one sample.json, checked: no
+    /// params, times in seconds, and no tool version or context (criterion records neither).
+    fn one_run<'i>(imported: &'i Imported, name: &str) -> &'i [f64] {
         assert_eq!(imported.tool_version, None);
         assert!(imported.context.is_empty());
         assert_eq!(imported.benchmarks.len(), 1);
         let benchmark = &imported.benchmarks[0];
-        assert_eq!(benchmark.name, NAME);
+        assert_eq!(benchmark.name, name);
         assert!(benchmark.params.is_empty());
         assert_eq!(
             (benchmark.metric.as_str(), benchmark.unit.as_str()),
             ("time", "s")
         );
         assert_eq!(benchmark.runs.len(), 1);
-        let values = &benchmark.runs[0].values;
+        &benchmark.runs[0].values
+    }
+
+    #[test]
+    fn one_sample_file_is_one_run_of_per_iteration_seconds() {
+        let imported = parse("sample.json", FIRST_SAMPLE, "benchmark.json", FIRST_ID).unwrap();
+        assert_eq!(imported.format, Format::Criterion);
+        let values = one_run(&imported, NAME);
         assert_eq!(values.len(), 10);
         assert_close(values[0], 10883752315.0 / 1.0 * 1e-9);
         assert_close(values[9], 7441626834.0 / 1.0 * 1e-9);
@@ -219,6 +247,47 @@ mod tests {
         assert_close(runs[0].values[0], 10.883752315);
         assert_close(runs[1].values[0], 6.802708979);
         assert_close(runs[1].values[9], 13.308771035);
+    }
+
+    #[test]
+    fn a_criterion_0_2_sample_pair_reads_like_the_later_object() {
+        let imported = read(&fixture("criterion/criterion-0.2")).unwrap();
+        let values = one_run(&imported, "fib 20");
+        assert_eq!(values.len(), 10);
+        assert_close(values[0], 494785.0 / 19.0 * 1e-9);
+        assert_close(values[9], 4963104.0 / 190.0 * 1e-9);
+    }
+
+    #[test]
+    fn an_array_that_is_not_a_pair_of_lists_is_refused() {
+        for (sample, items) in [("[[1.0], [2.0], [3.0]]", 3), ("[1.0, 2.0]", 2)] {
+            assert_eq!(
+                parse("s.json", sample, "b.json", r#"{"group_id": "g"}"#)
+                    .unwrap_err()
+                    .to_string(),
+                format!(
+                    "s.json: not a criterion sample.json: an array of {items} items, not \
+                     criterion 0.2's [[iters…], [times…]] pair of lists (expected {EXPECTED})"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn a_pair_of_unequal_lists_is_refused() {
+        let error = parse(
+            "s.json",
+            "[[1.0, 2.0], [5.0]]",
+            "b.json",
+            r#"{"group_id": "g"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "s.json: benchmark \"g\": 2 iters but 1 times (expected one iteration count per \
+             time, at least one sample)"
+        );
     }
 
     #[test]

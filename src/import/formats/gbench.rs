@@ -1,11 +1,15 @@
 //! Google Benchmark's `--benchmark_format=json` (or `--benchmark_out=FILE`) output: each
 //! repetition of a benchmark is one [`Run`] holding one value, its `real_time` per iteration.
 //!
-//! Entries with `run_type: "aggregate"` (mean, median, stddev, cv, BigO, RMS) are summaries of the
-//! repetitions and are skipped, never imported as values. Only `real_time` (wall clock) is read;
-//! `cpu_time` and user counters are not imported. Benchmarks are grouped by `run_name` (falling
-//! back to `name`), so arguments stay part of the name (`BM_Copy/64`): Google Benchmark does not
-//! record them structurally. The `context` object's scalar fields become the context facts, its
+//! Aggregate rows (mean, median, stddev, cv, BigO, RMS) are summaries of the repetitions and are
+//! skipped, never imported as values. Since 1.5 they carry `run_type: "aggregate"`; the releases
+//! before it (1.4.1 and older, 2018) mark them only by the suffix Google Benchmark appends to the
+//! name (`BM_Sort_mean`, …), so for rows without `run_type` an `aggregate_name` or one of those
+//! suffixes makes an aggregate. A file of aggregates alone (`--benchmark_report_aggregates_only`)
+//! is refused: there is nothing raw to import. Only `real_time` (wall clock) is read; `cpu_time`
+//! and user counters are not imported. Benchmarks are grouped by `run_name` (falling back to
+//! `name`), so arguments stay part of the name (`BM_Copy/64`): Google Benchmark does not record
+//! them structurally. The `context` object's scalar fields become the context facts, its
 //! `library_version` (written by 1.8 and later) the tool version.
 
 use super::{
@@ -35,10 +39,15 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         .and_then(Value::as_array)
         .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
     let mut benchmarks = Vec::new();
+    let mut aggregates = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
-        if let Some(benchmark) = repetition(&source, index, entry)? {
-            benchmarks.push(benchmark);
+        match row(&source, index, entry)? {
+            Row::Iteration(benchmark) => benchmarks.push(benchmark),
+            Row::Aggregate(kind) => aggregates.push(kind),
         }
+    }
+    if benchmarks.is_empty() && !aggregates.is_empty() {
+        return Err(only_aggregates(&source, &aggregates));
     }
     Ok(Imported {
         format: Format::Gbench,
@@ -62,22 +71,38 @@ fn context_facts(context: &Map<String, Value>) -> BTreeMap<String, String> {
     facts.into_context()
 }
 
-/// One repetition as a one-run benchmark; None for aggregates.
-fn repetition(source: &Source, index: usize, entry: &Value) -> Result<Option<Benchmark>> {
+/// The suffixes Google Benchmark appends to an aggregate's name: its statistics (`cv` since 1.6)
+/// and, for `->Complexity()`, the fitted `BigO` and its `RMS`.
+const AGGREGATE_SUFFIXES: &[&str] = &["mean", "median", "stddev", "cv", "BigO", "RMS"];
+
+/// One entry of `benchmarks`.
+enum Row<'v> {
+    /// A repetition, as a one-run benchmark.
+    Iteration(Benchmark),
+    /// A summary of the repetitions; the aggregate's kind ("mean", "stddev", …).
+    Aggregate(&'v str),
+}
+
+fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
     let name = entry_name(source, index, entry)?;
-    match entry.get("run_type").and_then(Value::as_str) {
-        Some("aggregate") => return Ok(None),
-        Some("iteration") => {}
-        other => {
+    let aggregate = match entry.get("run_type") {
+        None => aggregate_kind(entry),
+        Some(Value::String(run_type)) if run_type == "aggregate" => {
+            Some(aggregate_kind(entry).unwrap_or("aggregate"))
+        }
+        Some(Value::String(run_type)) if run_type == "iteration" => None,
+        Some(other) => {
             return Err(source.not_format(format!(
-                "benchmark \"{name}\" has run_type {}, not \"iteration\" or \"aggregate\"",
-                other.map_or("missing".to_string(), |t| format!("\"{t}\""))
+                "benchmark \"{name}\" has run_type {other}, not \"iteration\" or \"aggregate\""
             )));
         }
+    };
+    if let Some(kind) = aggregate {
+        return Ok(Row::Aggregate(kind));
     }
     refuse_failed(source, name, entry)?;
     let real_time = real_time_seconds(source, name, entry)?;
-    Ok(Some(Benchmark {
+    Ok(Row::Iteration(Benchmark {
         name: name.to_string(),
         params: BTreeMap::new(),
         metric: "time".into(),
@@ -86,6 +111,39 @@ fn repetition(source: &Source, index: usize, entry: &Value) -> Result<Option<Ben
         runs: vec![Run::measured(vec![real_time])],
         summary_only: false,
     }))
+}
+
+/// The row's `aggregate_name` (1.5 and later), else the aggregate suffix of its `name` (all that
+/// marks an aggregate in 1.4 and older); None when it has neither.
+fn aggregate_kind(entry: &Value) -> Option<&str> {
+    if let Some(kind) = entry.get("aggregate_name").and_then(Value::as_str) {
+        return Some(kind);
+    }
+    let (_, suffix) = entry
+        .get("name")
+        .and_then(Value::as_str)?
+        .rsplit_once('_')?;
+    AGGREGATE_SUFFIXES
+        .iter()
+        .copied()
+        .find(|&known| known == suffix)
+}
+
+/// The refusal of a file holding only aggregate rows, naming their kinds in file order.
+fn only_aggregates(source: &Source, aggregates: &[&str]) -> anyhow::Error {
+    let mut kinds: Vec<&str> = Vec::new();
+    for kind in aggregates {
+        if !kinds.contains(kind) {
+            kinds.push(kind);
+        }
+    }
+    source.bad(format!(
+        "{} rows, all aggregates: {}; lab needs the per-repetition rows (expected a run without \
+         --benchmark_report_aggregates_only; --benchmark_display_aggregates_only instead still \
+         writes them to the --benchmark_out=FILE JSON)",
+        aggregates.len(),
+        kinds.join(", ")
+    ))
 }
 
 /// `run_name`, or `name` for files that lack it.
@@ -133,6 +191,14 @@ mod tests {
     use super::super::{Format, read};
     use super::*;
 
+    fn names(imported: &Imported) -> Vec<&str> {
+        imported
+            .benchmarks
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect()
+    }
+
     const GBENCH: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/import/gbench/gbench.json"
@@ -142,12 +208,10 @@ mod tests {
     fn repetitions_are_runs_and_aggregates_are_skipped() {
         let imported = parse("gbench.json", GBENCH).unwrap();
         assert_eq!(imported.format, Format::Gbench);
-        let names: Vec<&str> = imported
-            .benchmarks
-            .iter()
-            .map(|b| b.name.as_str())
-            .collect();
-        assert_eq!(names, ["BM_Accumulate/64", "BM_Accumulate/512", "BM_Sort"]);
+        assert_eq!(
+            names(&imported),
+            ["BM_Accumulate/64", "BM_Accumulate/512", "BM_Sort"]
+        );
         for benchmark in &imported.benchmarks {
             // 5 repetitions, not 9 entries (mean, median, stddev and cv are aggregates).
             assert_eq!(benchmark.runs.len(), 5, "{}", benchmark.name);
@@ -180,6 +244,102 @@ mod tests {
         assert_eq!(imported.context["mhz_per_cpu"], "2445");
         assert_eq!(imported.context["cpu_scaling_enabled"], "false");
         assert!(!imported.context.contains_key("caches"));
+    }
+
+    #[test]
+    fn a_file_from_before_run_type_skips_aggregates_by_their_name() {
+        let text = std::fs::read_to_string(fixture("gbench/gbench-1.4.json")).unwrap();
+        let imported = parse("gbench-1.4.json", &text).unwrap();
+        assert_eq!(
+            names(&imported),
+            ["BM_Accumulate/64", "BM_Accumulate/512", "BM_Sort"]
+        );
+        for benchmark in &imported.benchmarks {
+            // 3 repetitions, not 6 rows (the _mean, _median and _stddev rows are aggregates).
+            assert_eq!(benchmark.runs.len(), 3, "{}", benchmark.name);
+            assert!(benchmark.runs.iter().all(|run| run.values.len() == 1));
+            assert_eq!(benchmark.unit, "s");
+        }
+        let accumulate = &imported.benchmarks[0].runs;
+        assert_close(accumulate[0].values[0], 54.61829374e-9);
+        assert_close(accumulate[2].values[0], 54.93376515e-9);
+        let sort = &imported.benchmarks[2].runs;
+        assert_close(sort[0].values[0], 7.118324914e-6);
+        assert_close(sort[2].values[0], 7.090562147e-6);
+        assert_eq!(imported.tool_version, None);
+        assert_eq!(imported.context["date"], "2018-06-20 11:04:31");
+        assert_eq!(imported.context["num_cpus"], "4");
+        assert_eq!(imported.context["mhz_per_cpu"], "3400");
+        assert_eq!(imported.context["library_build_type"], "release");
+    }
+
+    #[test]
+    fn without_run_type_an_aggregate_name_or_a_known_suffix_makes_an_aggregate() {
+        let text = r#"{"context": {}, "benchmarks": [
+            {"name": "BM_X", "real_time": 2.0, "time_unit": "ns"},
+            {"name": "BM_X_geomean", "aggregate_name": "geomean", "real_time": 2.0, "time_unit": "ns"},
+            {"name": "BM_X_cv", "real_time": 0.01, "time_unit": "ns"},
+            {"name": "BM_X_BigO", "cpu_coefficient": 1.0, "real_coefficient": 1.0, "big_o": "N"},
+            {"name": "BM_X_RMS", "rms": 0.1},
+            {"name": "BM_X_fast", "real_time": 3.0, "time_unit": "ns"}]}"#;
+        let imported = parse("g.json", text).unwrap();
+        assert_eq!(names(&imported), ["BM_X", "BM_X_fast"]);
+        assert_close(imported.benchmarks[0].runs[0].values[0], 2e-9);
+    }
+
+    #[test]
+    fn a_file_of_aggregates_only_is_refused_naming_them() {
+        let text = std::fs::read_to_string(fixture("gbench/gbench-aggregates-only.json")).unwrap();
+        let error = parse("gbench-aggregates-only.json", &text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "gbench-aggregates-only.json: 12 rows, all aggregates: mean, median, stddev, cv; lab \
+             needs the per-repetition rows (expected a run without \
+             --benchmark_report_aggregates_only; --benchmark_display_aggregates_only instead still \
+             writes them to the --benchmark_out=FILE JSON)"
+        );
+    }
+
+    #[test]
+    fn a_file_of_aggregates_only_from_before_run_type_is_refused_too() {
+        let text = r#"{"context": {}, "benchmarks": [
+            {"name": "BM_X_mean", "real_time": 2.0, "time_unit": "ns"},
+            {"name": "BM_X_stddev", "real_time": 0.1, "time_unit": "ns"}]}"#;
+        assert_eq!(
+            parse("old.json", text).unwrap_err().to_string(),
+            "old.json: 2 rows, all aggregates: mean, stddev; lab needs the per-repetition rows \
+             (expected a run without --benchmark_report_aggregates_only; \
+             --benchmark_display_aggregates_only instead still writes them to the \
+             --benchmark_out=FILE JSON)"
+        );
+    }
+
+    #[test]
+    fn the_out_file_of_a_display_aggregates_only_run_keeps_the_repetitions() {
+        let text =
+            std::fs::read_to_string(fixture("gbench/gbench-display-aggregates-only.json")).unwrap();
+        let imported = parse("gbench-display-aggregates-only.json", &text).unwrap();
+        assert_eq!(imported.benchmarks.len(), 3);
+        assert!(imported.benchmarks.iter().all(|b| b.runs.len() == 3));
+        let sort = &imported.benchmarks[2];
+        assert_eq!(sort.name, "BM_Sort");
+        assert_close(sort.runs[0].values[0], 14.1400313579875 * 1e-6);
+        assert_close(sort.runs[2].values[0], 49.86998503145689 * 1e-6);
+    }
+
+    #[test]
+    fn an_unknown_run_type_is_refused() {
+        let text = r#"{"context": {}, "benchmarks": [{"name": "BM_X", "run_type": "sample",
+            "real_time": 1.0, "time_unit": "ns"}]}"#;
+        assert_eq!(
+            parse("g.json", text).unwrap_err().to_string(),
+            format!(
+                "g.json: not Google Benchmark JSON output: benchmark \"BM_X\" has run_type \
+                 \"sample\", not \"iteration\" or \"aggregate\" (expected {EXPECTED})"
+            )
+        );
     }
 
     #[test]

@@ -271,21 +271,55 @@ fn read_one(format: Format, path: &Path) -> Result<Imported> {
     }
 }
 
-/// A result file's text; compressed or binary files are refused with what to do instead.
+/// The most a gzip-compressed result file may decompress to. Real result files are far smaller;
+/// the cap keeps a corrupt or hostile file (a "gzip bomb") from exhausting memory.
+const MAX_DECOMPRESSED_BYTES: u64 = 512 * 1024 * 1024;
+
+/// A result file's text; gzip-compressed files (pyperf's `.json.gz`, or any file gzipped to keep)
+/// are decompressed, recognised by their magic bytes rather than by name. Binary files are refused.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        bail!(
-            "{}: gzip-compressed (expected plain JSON; decompress it first, e.g. with gunzip)",
-            path.display()
-        );
-    }
+    let bytes = if is_gzip(&bytes) {
+        gunzip(path, &bytes, MAX_DECOMPRESSED_BYTES)?
+    } else {
+        bytes
+    };
     String::from_utf8(bytes).map_err(|_| {
         anyhow!(
             "{}: not UTF-8 text (expected a JSON result file)",
             path.display()
         )
     })
+}
+
+/// The gzip magic number (RFC 1952, section 2.3.1).
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// The decompressed bytes of a gzip file (every member, as gunzip does), at most `limit` of them.
+fn gunzip(path: &Path, compressed: &[u8], limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(compressed)
+        .take(limit + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| {
+            anyhow!(
+                "{}: gzip-compressed but cannot be decompressed: {e} (expected a whole, \
+                 uncorrupted .gz file; check it with gzip -t)",
+                path.display()
+            )
+        })?;
+    if text.len() as u64 > limit {
+        bail!(
+            "{}: gzip-compressed and decompresses to more than {} (expected a result file \
+             smaller than that; a real one is, so check what the file holds with zcat | head)",
+            path.display(),
+            crate::format::memory(limit as f64)
+        );
+    }
+    Ok(text)
 }
 
 fn empty(format: Format) -> Imported {

@@ -1,6 +1,6 @@
 //! pyperf's JSON (`pyperf timeit … -o FILE`, `pyperf command`, a `pyperf.Runner` script's `-o`,
-//! or a suite built with `pyperf convert --add`): each of a benchmark's worker processes is one
-//! [`Run`].
+//! or a suite built with `pyperf convert --add`), and that of its predecessor, the `perf` module
+//! (0.7.4 to 0.9.9, 2016–2017): each of a benchmark's worker processes is one [`Run`].
 //!
 //! A run's `values` are the measured values per loop (pyperf has already divided by the loop
 //! count); its `warmups` are `[loops, value]` pairs, of which the value is kept as a warm-up
@@ -8,10 +8,19 @@
 //! Metadata is the top-level `metadata` overlaid by each benchmark's own: `name` names the
 //! benchmark, `unit` ("second" by default, as in pyperf) gives the unit, `perf_version` the tool
 //! version; the remaining top-level metadata (cpu_model_name, hostname, python_version, …) are
-//! the context facts. Gzip-compressed files (`.json.gz`) are refused by the reader: decompress
-//! them first.
+//! the context facts. Gzip-compressed files (`.json.gz`, which pyperf writes when the output
+//! name ends so) are decompressed by the reader.
+//!
+//! Older files are read as pyperf itself reads them (its `_bench.py` keeps the format history):
+//! format versions 4 and 5 (perf 0.7.4 to 0.9.5) keep a benchmark's metadata in
+//! `common_metadata` and a run's values in `samples`, with nothing at the top, so their context
+//! facts come from the benchmarks' metadata; version 6 (perf 0.9.6) has the current layout; and
+//! before version "1.0" (pyperf 1.0) a warm-up pair holds the raw time of all its
+//! `loops × inner_loops` iterations, divided here into the per-loop value later files hold.
 
-use super::{Benchmark, Facts, Format, Imported, Run, Source, group_benchmarks, scalar_text};
+use super::{
+    Benchmark, Facts, Format, Imported, Run, Source, group_benchmarks, number, scalar_text,
+};
 use anyhow::Result;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -32,6 +41,40 @@ const BENCHMARK_METADATA: &[&str] = &[
     "command",
 ];
 
+/// Where one JSON format version keeps what lab reads.
+struct Layout {
+    /// The key of a benchmark's metadata.
+    benchmark_metadata: &'static str,
+    /// The key of a run's measured values.
+    values: &'static str,
+    /// The file's top-level `metadata` holds what its benchmarks share (version 6 and later).
+    top_metadata: bool,
+    /// Warm-up values are the raw time of all `loops × inner_loops` iterations (before "1.0").
+    raw_warmups: bool,
+}
+
+/// The layout of the file's format `version`: a string ("1.0") since pyperf 1.0, a number before.
+fn layout(source: &Source, document: &Value) -> Result<Layout> {
+    let layout = |benchmark_metadata, values, top_metadata, raw_warmups| Layout {
+        benchmark_metadata,
+        values,
+        top_metadata,
+        raw_warmups,
+    };
+    match document.get("version") {
+        Some(Value::String(_)) => Ok(layout("metadata", "values", true, false)),
+        Some(Value::Number(version)) => match version.as_u64() {
+            Some(4 | 5) => Ok(layout("common_metadata", "samples", false, true)),
+            Some(6) => Ok(layout("metadata", "values", true, true)),
+            _ => Err(source.bad(format!(
+                "JSON format version {version}, which lab does not read (expected version 4, 5, 6 \
+                 or \"1.0\": a file written by perf 0.7.4 or later, or by pyperf)"
+            ))),
+        },
+        _ => Err(source.not_format("no \"version\" string")),
+    }
+}
+
 /// Parses one pyperf JSON file (a single benchmark or a suite); `origin` names it in errors.
 pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     let source = Source {
@@ -40,63 +83,91 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         expected: EXPECTED,
     };
     let document = source.json(text)?;
-    if document.get("version").and_then(Value::as_str).is_none() {
-        return Err(source.not_format("no \"version\" string"));
-    }
+    let layout = layout(&source, &document)?;
     let entries = document
         .get("benchmarks")
         .and_then(Value::as_array)
         .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
-    let common = metadata_of(&source, &document, "the file")?;
-    let benchmarks = entries
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| benchmark(&source, &common, index, entry))
-        .collect::<Result<Vec<_>>>()?;
+    let common = metadata_of(&source, &document, "metadata", "the file")?;
+    let mut described = Vec::new();
+    if layout.top_metadata {
+        described.push(common.clone());
+    }
+    let mut benchmarks = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let whose = format!("benchmark {}", index + 1);
+        let mut metadata = common.clone();
+        metadata.extend(metadata_of(
+            &source,
+            entry,
+            layout.benchmark_metadata,
+            &whose,
+        )?);
+        benchmarks.push(benchmark(&source, &layout, &metadata, &whose, entry)?);
+        if !layout.top_metadata {
+            described.push(metadata);
+        }
+    }
+    let (tool_version, context) = version_and_context(&described);
     Ok(Imported {
         format: Format::Pyperf,
-        tool_version: common.get("perf_version").and_then(scalar_text),
-        context: context_facts(&common),
+        tool_version,
+        context,
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
     })
 }
 
-/// `holder`'s `metadata` object (empty when absent).
-fn metadata_of(source: &Source, holder: &Value, whose: &str) -> Result<Map<String, Value>> {
-    match holder.get("metadata") {
+/// `holder`'s metadata object under `key` (empty when absent).
+fn metadata_of(
+    source: &Source,
+    holder: &Value,
+    key: &str,
+    whose: &str,
+) -> Result<Map<String, Value>> {
+    match holder.get(key) {
         None => Ok(Map::new()),
         Some(Value::Object(metadata)) => Ok(metadata.clone()),
-        Some(_) => Err(source.not_format(format!("the metadata of {whose} is not an object"))),
+        Some(_) => Err(source.not_format(format!("the {key} of {whose} is not an object"))),
     }
 }
 
-fn context_facts(common: &Map<String, Value>) -> BTreeMap<String, String> {
+/// The `perf_version` and the machine facts of the metadata that describe the file: its top-level
+/// metadata, or each benchmark's in files that have none.
+fn version_and_context(
+    described: &[Map<String, Value>],
+) -> (Option<String>, BTreeMap<String, String>) {
+    let mut versions = Facts::default();
     let mut facts = Facts::default();
-    for (key, value) in common {
-        if BENCHMARK_METADATA.contains(&key.as_str()) || key.starts_with("timeit_") {
-            continue;
-        }
-        if let Some(text) = scalar_text(value) {
-            facts.add(key, text);
+    for metadata in described {
+        for (key, value) in metadata {
+            let Some(text) = scalar_text(value) else {
+                continue;
+            };
+            if key == "perf_version" {
+                versions.add(key, text);
+            } else if !BENCHMARK_METADATA.contains(&key.as_str()) && !key.starts_with("timeit_") {
+                facts.add(key, text);
+            }
         }
     }
-    facts.into_context()
+    (
+        versions.into_context().remove("perf_version"),
+        facts.into_context(),
+    )
 }
 
 fn benchmark(
     source: &Source,
-    common: &Map<String, Value>,
-    index: usize,
+    layout: &Layout,
+    metadata: &Map<String, Value>,
+    whose: &str,
     entry: &Value,
 ) -> Result<Benchmark> {
-    let whose = format!("benchmark {}", index + 1);
-    let mut metadata = common.clone();
-    metadata.extend(metadata_of(source, entry, &whose)?);
     let name = metadata
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| source.not_format(format!("{whose} has no \"name\" in its metadata")))?;
-    let (metric, unit) = metric_and_unit(source, name, &metadata)?;
+    let (metric, unit) = metric_and_unit(source, name, metadata)?;
     let runs = entry
         .get("runs")
         .and_then(Value::as_array)
@@ -104,7 +175,10 @@ fn benchmark(
     let runs = runs
         .iter()
         .enumerate()
-        .map(|(index, run_entry)| run(source, name, index, run_entry))
+        .map(|(index, run_entry)| {
+            let label = format!("run {}", index + 1);
+            run(source, layout, metadata, name, &label, run_entry)
+        })
         .collect::<Result<Vec<_>>>()?;
     if runs.iter().all(|run| run.values.is_empty()) {
         return Err(source.bad(format!(
@@ -144,14 +218,22 @@ fn metric_and_unit(
 }
 
 /// One worker process: its warm-up values and measured values; calibration when it has no values.
-fn run(source: &Source, name: &str, index: usize, entry: &Value) -> Result<Run> {
-    let label = format!("run {}", index + 1);
-    let values = match entry.get("values") {
+/// `metadata` is its benchmark's, which the run's own `metadata` overlays.
+fn run(
+    source: &Source,
+    layout: &Layout,
+    metadata: &Map<String, Value>,
+    name: &str,
+    label: &str,
+    entry: &Value,
+) -> Result<Run> {
+    let values = match entry.get(layout.values) {
         None => Vec::new(),
         Some(values) => {
             let values = values.as_array().ok_or_else(|| {
                 source.not_format(format!(
-                    "benchmark \"{name}\": {label} \"values\" is not an array"
+                    "benchmark \"{name}\": {label} \"{}\" is not an array",
+                    layout.values
                 ))
             })?;
             values
@@ -161,7 +243,19 @@ fn run(source: &Source, name: &str, index: usize, entry: &Value) -> Result<Run> 
                 .collect::<Result<Vec<_>>>()?
         }
     };
-    let warmup_values = warmup_values(source, name, &label, entry)?;
+    let raw_inner_loops = if layout.raw_warmups {
+        let mut own = metadata.clone();
+        own.extend(metadata_of(source, entry, "metadata", label)?);
+        Some(loop_count(
+            source,
+            name,
+            &format!("{label} inner_loops"),
+            own.get("inner_loops"),
+        )?)
+    } else {
+        None
+    };
+    let warmup_values = warmup_values(source, name, label, entry, raw_inner_loops)?;
     Ok(Run {
         warmup: values.is_empty(),
         warmup_values,
@@ -169,8 +263,15 @@ fn run(source: &Source, name: &str, index: usize, entry: &Value) -> Result<Run> 
     })
 }
 
-/// The values of a run's `[loops, value]` warm-up pairs.
-fn warmup_values(source: &Source, name: &str, label: &str, entry: &Value) -> Result<Vec<f64>> {
+/// The values of a run's `[loops, value]` warm-up pairs, per loop: when `raw_inner_loops` is
+/// given, a pair's value is the raw time of `loops × inner_loops` iterations and is divided by it.
+fn warmup_values(
+    source: &Source,
+    name: &str,
+    label: &str,
+    entry: &Value,
+    raw_inner_loops: Option<f64>,
+) -> Result<Vec<f64>> {
     let Some(warmups) = entry.get("warmups") else {
         return Ok(Vec::new());
     };
@@ -184,14 +285,34 @@ fn warmup_values(source: &Source, name: &str, label: &str, entry: &Value) -> Res
         .enumerate()
         .map(|(i, pair)| {
             let what = format!("{label} warm-up {}", i + 1);
-            match pair.as_array().map(Vec::as_slice) {
-                Some([_loops, value]) => source.value(name, &what, value),
-                _ => Err(source.not_format(format!(
+            let Some([loops, value]) = pair.as_array().map(Vec::as_slice) else {
+                return Err(source.not_format(format!(
                     "benchmark \"{name}\": {what} is {pair}, not a [loops, value] pair"
-                ))),
+                )));
+            };
+            let value = source.value(name, &what, value)?;
+            match raw_inner_loops {
+                None => Ok(value),
+                Some(inner_loops) => {
+                    let loops = loop_count(source, name, &format!("{what} loops"), Some(loops))?;
+                    Ok(value / (loops * inner_loops))
+                }
             }
         })
         .collect()
+}
+
+/// A loop count: a whole number of at least 1; 1 when absent (pyperf's default).
+fn loop_count(source: &Source, name: &str, what: &str, count: Option<&Value>) -> Result<f64> {
+    let Some(count) = count else {
+        return Ok(1.0);
+    };
+    match number(count) {
+        Some(loops) if loops >= 1.0 && loops.fract() == 0.0 => Ok(loops),
+        _ => Err(source.bad(format!(
+            "benchmark \"{name}\": {what} is {count} (expected a whole number of at least 1)"
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -209,11 +330,10 @@ mod tests {
         "/tests/fixtures/import/pyperf/pyperf-suite.json"
     ));
 
-    #[test]
-    fn a_timeit_file_is_one_benchmark_with_a_calibration_run() {
-        let imported = parse("pyperf.json", SORTED).unwrap();
-        assert_eq!(imported.format, Format::Pyperf);
-        assert_eq!(imported.tool_version.as_deref(), Some("2.11.0"));
+    /// The one benchmark of a `timeit` file, checked: its tool version, name, unit, number of runs
+    /// and the calibration run first.
+    fn one_timeit<'i>(imported: &'i Imported, version: &str, runs: usize) -> &'i Benchmark {
+        assert_eq!(imported.tool_version.as_deref(), Some(version));
         assert_eq!(imported.benchmarks.len(), 1);
         let timeit = &imported.benchmarks[0];
         assert_eq!(timeit.name, "timeit");
@@ -221,9 +341,17 @@ mod tests {
             (timeit.metric.as_str(), timeit.unit.as_str()),
             ("time", "s")
         );
-        assert_eq!(timeit.runs.len(), 11);
+        assert_eq!(timeit.runs.len(), runs);
+        assert!(timeit.runs[0].warmup && timeit.runs[0].values.is_empty());
+        timeit
+    }
+
+    #[test]
+    fn a_timeit_file_is_one_benchmark_with_a_calibration_run() {
+        let imported = parse("pyperf.json", SORTED).unwrap();
+        assert_eq!(imported.format, Format::Pyperf);
+        let timeit = one_timeit(&imported, "2.11.0", 11);
         let calibration = &timeit.runs[0];
-        assert!(calibration.warmup && calibration.values.is_empty());
         assert_eq!(calibration.warmup_values.len(), 20);
         assert_close(calibration.warmup_values[0], 6.491998647106811e-06);
         assert_close(calibration.warmup_values[19], 1.9850232238771692e-06);
@@ -288,6 +416,76 @@ mod tests {
         assert_close(timeit.runs[12].values[0], 2.9048534241349344e-06);
         assert_eq!(imported.benchmarks[1].name, "join");
         assert_eq!(imported.tool_version.as_deref(), Some("2.11.0"));
+    }
+
+    #[test]
+    fn a_perf_0_9_file_reads_samples_and_per_loop_warmups() {
+        let imported = read(Format::Pyperf, &[fixture("pyperf/perf-0.9.json")]).unwrap();
+        let timeit = one_timeit(&imported, "0.9.3", 7);
+        let calibration = &timeit.runs[0];
+        assert_eq!(calibration.warmup_values.len(), 17);
+        // Raw warm-up times divided by their loops, as pyperf reads them: [1, 4.158e-06] and
+        // [65536, 0.15138816].
+        assert_close(calibration.warmup_values[0], 4.158e-06);
+        assert_close(calibration.warmup_values[16], 0.15138816 / 65536.0);
+        assert!(
+            timeit.runs[1..]
+                .iter()
+                .all(|run| !run.warmup && run.values.len() == 3 && run.warmup_values.len() == 1)
+        );
+        let first = &timeit.runs[1];
+        assert_close(first.values[0], 2.2204e-06);
+        assert_close(first.warmup_values[0], 0.1619918848 / 65536.0);
+        assert_close(timeit.runs[6].values[2], 2.2427e-06);
+    }
+
+    #[test]
+    fn a_perf_0_9_file_has_its_machine_metadata_as_the_context() {
+        let imported = read(Format::Pyperf, &[fixture("pyperf/perf-0.9.json")]).unwrap();
+        assert_eq!(imported.context["hostname"], "selma");
+        assert_eq!(imported.context["cpu_count"], "4");
+        assert_eq!(
+            imported.context["cpu_model_name"],
+            "Intel(R) Core(TM) i7-3520M CPU @ 2.90GHz"
+        );
+        assert_eq!(imported.context["python_version"], "3.5.2 (64-bit)");
+        for describing in ["name", "loops", "perf_version", "timeit_stmt"] {
+            assert!(!imported.context.contains_key(describing), "{describing}");
+        }
+    }
+
+    #[test]
+    fn version_6_has_top_metadata_values_and_raw_warmups() {
+        let text = r#"{"version": 6, "metadata": {"hostname": "h", "perf_version": "0.9.6"},
+            "benchmarks": [{"metadata": {"name": "t", "inner_loops": 10, "loops": 4},
+            "runs": [{"values": [1e-6], "warmups": [[4, 8e-5]]}]}]}"#;
+        let imported = parse("p.json", text).unwrap();
+        assert_eq!(imported.tool_version.as_deref(), Some("0.9.6"));
+        assert_eq!(imported.context["hostname"], "h");
+        let run = &imported.benchmarks[0].runs[0];
+        assert_eq!(run.values, [1e-6]);
+        assert_close(run.warmup_values[0], 8e-5 / (4.0 * 10.0));
+    }
+
+    #[test]
+    fn a_format_before_perf_0_7_4_is_refused() {
+        let text = r#"{"version": 3, "benchmarks": []}"#;
+        assert_eq!(
+            parse("p.json", text).unwrap_err().to_string(),
+            "p.json: JSON format version 3, which lab does not read (expected version 4, 5, 6 or \
+             \"1.0\": a file written by perf 0.7.4 or later, or by pyperf)"
+        );
+    }
+
+    #[test]
+    fn a_raw_warmup_of_no_loops_is_refused() {
+        let text = r#"{"version": 5, "benchmarks": [{"common_metadata": {"name": "t"},
+            "runs": [{"samples": [1e-6], "warmups": [[0, 1e-6]]}]}]}"#;
+        assert_eq!(
+            parse("p.json", text).unwrap_err().to_string(),
+            "p.json: benchmark \"t\": run 1 warm-up 1 loops is 0 (expected a whole number of at \
+             least 1)"
+        );
     }
 
     #[test]

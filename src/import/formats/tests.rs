@@ -85,3 +85,134 @@ fn criterion_text_alone_is_refused() {
         .to_string();
     assert!(error.starts_with("sample.json: "), "{error}");
 }
+
+mod gzip {
+    //! Gzip-compressed result files, read through `read_text`.
+
+    use super::super::test_support::{assert_close, fixture};
+    use super::*;
+    use std::io::Write;
+
+    fn gzipped(text: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(text).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// `bytes` written to a file `name` in a fresh folder (kept alive by the returned guard).
+    fn file_of(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        (folder, path)
+    }
+
+    #[test]
+    fn a_file_pyperf_wrote_compressed_reads_like_plain_json() {
+        let imported = read(Format::Pyperf, &[fixture("pyperf/pyperf-gzip.json.gz")]).unwrap();
+        assert_eq!(imported.tool_version.as_deref(), Some("2.11.0"));
+        assert_eq!(imported.context["hostname"], "vm");
+        assert_eq!(imported.benchmarks.len(), 1);
+        let timeit = &imported.benchmarks[0];
+        assert_eq!(timeit.name, "timeit");
+        assert_eq!(timeit.runs.len(), 11);
+        assert!(timeit.runs[0].warmup && timeit.runs[0].values.is_empty());
+        assert_eq!(timeit.runs[0].warmup_values.len(), 19);
+        assert_close(timeit.runs[0].warmup_values[0], 7.684000593144447e-06);
+        assert!(timeit.runs[1..].iter().all(|run| run.values.len() == 2));
+        assert_close(timeit.runs[1].values[0], 1.7405454407759535e-06);
+        assert_close(timeit.runs[10].values[1], 2.705587387019648e-06);
+    }
+
+    #[test]
+    fn compression_is_recognised_by_content_not_name() {
+        let plain = std::fs::read(fixture("gbench/gbench.json")).unwrap();
+        let (_folder, path) = file_of("gbench.json", &gzipped(&plain));
+        assert_eq!(read_text(&path).unwrap().as_bytes(), plain.as_slice());
+        let imported = read(Format::Gbench, &[path]).unwrap();
+        assert_eq!(imported.benchmarks.len(), 3);
+        assert_eq!(imported.benchmarks[0].runs.len(), 5);
+    }
+
+    #[test]
+    fn criterion_reads_a_compressed_sample_json() {
+        let folder = tempfile::tempdir().unwrap();
+        let new = folder.path().join("new");
+        std::fs::create_dir(&new).unwrap();
+        let sample = br#"{"sampling_mode":"Linear","iters":[2.0,4.0],"times":[300.0,1000.0]}"#;
+        std::fs::write(new.join("sample.json"), gzipped(sample)).unwrap();
+        std::fs::write(new.join("benchmark.json"), br#"{"group_id":"g"}"#).unwrap();
+        let imported = read(Format::Criterion, &[folder.path().to_path_buf()]).unwrap();
+        let values = &imported.benchmarks[0].runs[0].values;
+        assert_close(values[0], 150e-9);
+        assert_close(values[1], 250e-9);
+    }
+
+    #[test]
+    fn a_truncated_gzip_file_is_refused_naming_it() {
+        let whole = std::fs::read(fixture("pyperf/pyperf-gzip.json.gz")).unwrap();
+        let (_folder, path) = file_of("cut.json.gz", &whole[..whole.len() / 2]);
+        let error = read(Format::Pyperf, std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            format!(
+                "{}: gzip-compressed but cannot be decompressed: incomplete deflate stream \
+                 (expected a whole, uncorrupted .gz file; check it with gzip -t)",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_corrupt_gzip_file_is_refused_naming_it() {
+        let mut bytes = gzipped(&std::fs::read(fixture("gbench/gbench.json")).unwrap());
+        let crc = bytes.len() - 8; // the trailer: CRC-32, then the size
+        bytes[crc] ^= 0xff;
+        let (_folder, path) = file_of("bad.json.gz", &bytes);
+        let error = read_text(&path).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "{}: gzip-compressed but cannot be decompressed: corrupt gzip stream does not \
+                 have a matching checksum (expected a whole, uncorrupted .gz file; check it \
+                 with gzip -t)",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn decompression_stops_at_the_cap() {
+        let text = "x".repeat(1001);
+        let compressed = gzipped(text.as_bytes());
+        let path = Path::new("big.json.gz");
+        assert_eq!(gunzip(path, &compressed, 1001).unwrap().len(), 1001);
+        let error = gunzip(path, &compressed, 1000).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "big.json.gz: gzip-compressed and decompresses to more than 1000 B (expected a \
+             result file smaller than that; a real one is, so check what the file holds with \
+             zcat | head)"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_after_the_magic_number_are_an_error_or_text_never_a_panic(
+            tail in proptest::collection::vec(proptest::num::u8::ANY, 0..64)
+        ) {
+            let bytes = [&[0x1f, 0x8b][..], &tail].concat();
+            let _ = gunzip(Path::new("x.gz"), &bytes, 1 << 20);
+        }
+    }
+
+    #[test]
+    fn the_cap_is_512_mib() {
+        assert_eq!(
+            crate::format::memory(MAX_DECOMPRESSED_BYTES as f64),
+            "512 MiB"
+        );
+    }
+}
