@@ -555,3 +555,39 @@ fn files_from_two_machines_are_two_sessions_whatever_their_order() {
     assert_eq!(one.len(), 1);
     assert_eq!((one[0].0.as_str(), one[0].1), ("lab-vm", 30));
 }
+
+#[test]
+fn old_formats_and_compressed_files_import_end_to_end() {
+    let project = Project::with_fixtures(&[]);
+    let cases = [
+        ("pyperf", "pyperf/pyperf-gzip.json.gz", "gz", 11),
+        ("gbench", "gbench/gbench-1.4.json", "gb14", 9),
+        ("pyperf", "pyperf/perf-0.9.json", "perf09", 7),
+        ("criterion", "criterion/criterion-0.2", "c02", 1),
+    ];
+    for (format, file, into, runs) in cases {
+        let out = project.lab_exits(
+            &["import", format, &fixture(file), "--into", into],
+            Exit::Ok,
+        );
+        assert!(
+            stderr(&out).contains(&format!("imported {runs} runs of ")),
+            "{file}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            csv_rows(&project.session(into).join("runs.csv")).len(),
+            runs
+        );
+    }
+    let file = fixture("gbench/gbench-aggregates-only.json");
+    let out = project.lab_exits(&["import", "gbench", &file, "--into", "agg"], Exit::Usage);
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "error: {file}: 12 rows, all aggregates: mean, median, stddev, cv; lab needs the per-repetition rows"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!project.path("experiments/agg").exists());
+}
