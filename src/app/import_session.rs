@@ -46,7 +46,8 @@ pub(super) fn write_session(
                 value: format!("{v:e}"),
             })
             .collect();
-        let row = run_row(planned, &manifest.started_utc, &log);
+        let exit = run.exit.clone().unwrap_or(Exit::Code(0));
+        let row = run_row(planned, &manifest.started_utc, &log, exit);
         session.append(planned, &row, &samples)?;
     }
     let mut finished = manifest;
@@ -104,11 +105,12 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
     }
 }
 
-/// A run row for an imported run: what lab did not measure is left at zero or empty.
-fn run_row(run: &PlannedRun, started_utc: &str, log: &str) -> RunRow {
-    // Nothing lab measured: the fields of a run that never started, but an ordinary exit.
+/// A run row for an imported run: what lab did not measure is left at zero or empty; its
+/// exit is the file's, or an ordinary one where the file records none.
+fn run_row(run: &PlannedRun, started_utc: &str, log: &str, exit: Exit) -> RunRow {
+    // Nothing lab measured: the fields of a run that never started, with the exit recorded.
     let no_measurement = crate::exec::Measurement {
-        exit: Exit::Code(0),
+        exit,
         ..crate::exec::Measurement::spawn_failed(String::new(), 0)
     };
     let digest = format!("{:x}", Sha256::digest(log));
@@ -150,6 +152,10 @@ fn manifest(
             context: imported.context.clone(),
             summary_only: imported.benchmarks.iter().any(|b| b.summary_only),
             machine: Some(machine.label.clone()),
+            exit_codes: imported
+                .benchmarks
+                .iter()
+                .all(|b| b.runs.iter().all(|r| r.exit.is_some())),
         }),
         ..Manifest::new(
             exp,

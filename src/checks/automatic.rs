@@ -36,16 +36,22 @@ fn busiest(runs: &[RunView]) -> String {
 }
 
 /// The automatic checks, one result each, judged on every finished run (warm-ups included).
-/// `calibration` is the session's; without one, runs cannot be judged too short to time.
+/// `calibration` is the session's; without one, runs cannot be judged too short to time. An
+/// imported session (`imported` names the tool) is judged only on what its files record:
+/// metrics, and exits where `exits_recorded`.
 pub fn automatic_results(
     runs: &[RunView],
     calibration: Option<&Calibration>,
     imported: Option<&str>,
+    exits_recorded: bool,
 ) -> Vec<CheckResult> {
     automatic::CHECK_NAMES
         .iter()
         .map(|name| match (*name, imported) {
             (automatic::REPORTED | automatic::CONFIG_ECHO, _) | (_, None) => {
+                judged_automatic(name, runs, calibration)
+            }
+            (automatic::EXITED, Some(_)) if exits_recorded => {
                 judged_automatic(name, runs, calibration)
             }
             (_, Some(tool)) => automatic_not_run(

@@ -61,6 +61,11 @@ pub fn evaluate(
         &analysis.runs,
         analysis.manifest.calibration.as_ref(),
         analysis.manifest.imported.as_ref().map(|i| i.tool.as_str()),
+        analysis
+            .manifest
+            .imported
+            .as_ref()
+            .is_some_and(|i| i.exit_codes),
     );
     if analysis.manifest.jobs.is_none() && analysis.runs.iter().all(|r| r.overlapped.is_empty()) {
         // A session run one run at a time (no `--jobs`) has nothing for this check to judge,

@@ -209,6 +209,10 @@ pub struct ImportRecord {
     /// host name, `machine-N`, or `--machine`'s label).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
+    /// Every run's exit is the one its file records (hyperfine's `exit_codes`), so the exit
+    /// check judges them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exit_codes: bool,
 }
 
 /// A file `lab import` read.

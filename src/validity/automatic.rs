@@ -80,7 +80,7 @@ pub enum Problem {
 
 /// The automatic checks, by name, in report order.
 pub const CHECK_NAMES: [&str; 9] = [
-    "every run exited normally",
+    EXITED,
     "no run timed out",
     LEFT_RUNNING,
     SUSPEND,
@@ -90,6 +90,7 @@ pub const CHECK_NAMES: [&str; 9] = [
     QUIET,
     APART,
 ];
+pub const EXITED: &str = "every run exited normally";
 pub const REPORTED: &str = "every run reported every metric";
 pub const SUSPEND: &str = "no run spanned a system suspend";
 pub const TOO_SHORT: &str = "every run was long enough to time";

@@ -591,3 +591,29 @@ fn old_formats_and_compressed_files_import_end_to_end() {
     );
     assert!(!project.path("experiments/agg").exists());
 }
+
+#[test]
+fn hyperfine_runs_that_failed_are_failed_runs_judged_by_the_exit_check() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("hyperfine/hyperfine-failing.json");
+    let out = project.lab_exits(
+        &["import", "hyperfine", &file, "--into", "flaky"],
+        Exit::CheckFailed,
+    );
+    let runs = csv_rows(&project.session("flaky").join("runs.csv"));
+    let codes: Vec<&str> = runs.iter().map(|r| r["exit_code"].as_str()).collect();
+    assert_eq!(codes, ["0", "1", "0", "0", "1", "0"]);
+    assert_eq!(manifest(&project, "flaky")["imported"]["exit_codes"], true);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    let exited = summary
+        .lines()
+        .find(|l| l.contains("every run exited normally"))
+        .unwrap();
+    assert_eq!(
+        exited.trim(),
+        "fail          every run exited normally: run r0002: exit code 1, and 1 more"
+    );
+    // The four runs that exited 0 are the ones analysed.
+    let analysis = project.read("book/src/flaky/analysis.json");
+    assert!(analysis.contains("\"n\": 4"), "{analysis}");
+}

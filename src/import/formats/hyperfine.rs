@@ -3,10 +3,12 @@
 //!
 //! The file holds `results`, one per command, each with `command`, `times` (seconds, one per
 //! run, warm-up runs not included), `parameters` (for `--parameter-scan`/`--parameter-list`) and
-//! summary statistics, which are not imported. `exit_codes` is not read either: with
-//! `--ignore-failure` the times of failed runs are imported like the others.
+//! summary statistics, which are not imported. `exit_codes` gives each run's exit: a run that
+//! failed (kept by `--ignore-failure`) is imported as a failed run, which the exit check
+//! judges and the analysis leaves out; `null` (a command ended by a signal) is a failure too.
 
 use super::{Benchmark, Format, Imported, Run, Source, group_benchmarks};
+use crate::store::Exit;
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -57,25 +59,10 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
     })
 }
 
-/// One run per entry of `times`, each holding that run's time. A run that exited with an
-/// error (kept by `hyperfine --ignore-failure`) is refused: its time is not a measurement of
-/// the command doing its work.
+/// One run per entry of `times`, each holding that run's time and, where `exit_codes` is
+/// written, how it ended.
 fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
-    let failed = result
-        .get("exit_codes")
-        .and_then(Value::as_array)
-        .and_then(|codes| {
-            codes
-                .iter()
-                .enumerate()
-                .find(|(_, c)| c.as_i64() != Some(0))
-        });
-    if let Some((index, code)) = failed {
-        return Err(source.bad(format!(
-            "benchmark \"{name}\": run {} exited with code {code} (hyperfine --ignore-failure kept it), so its time is not a measurement of the command's work (expected every exit code 0: fix the command, or export without the failing runs)",
-            index + 1
-        )));
-    }
+    let exits = exits(source, name, result)?;
     let times = result
         .get("times")
         .and_then(Value::as_array)
@@ -86,14 +73,59 @@ fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
                  (expected the \"times\" list current hyperfine versions write)"
             ))
         })?;
+    if let Some(exits) = &exits
+        && exits.len() != times.len()
+    {
+        return Err(source.bad(format!(
+            "benchmark \"{name}\" has {} times but {} exit codes (expected one exit code per run)",
+            times.len(),
+            exits.len()
+        )));
+    }
     times
         .iter()
         .enumerate()
         .map(|(index, time)| {
             let seconds = source.value(name, &format!("time {}", index + 1), time)?;
-            Ok(Run::measured(vec![seconds]))
+            Ok(Run {
+                exit: exits.as_ref().map(|e| e[index].clone()),
+                ..Run::measured(vec![seconds])
+            })
         })
         .collect()
+}
+
+/// Each run's exit from `exit_codes`, when the file has them: a number is the exit code,
+/// `null` a command ended by a signal hyperfine does not name.
+fn exits(source: &Source, name: &str, result: &Value) -> Result<Option<Vec<Exit>>> {
+    let Some(codes) = result.get("exit_codes") else {
+        return Ok(None);
+    };
+    let codes = codes.as_array().ok_or_else(|| {
+        source.bad(format!(
+            "benchmark \"{name}\": \"exit_codes\" is not an array (expected one exit code per run)"
+        ))
+    })?;
+    codes
+        .iter()
+        .enumerate()
+        .map(|(index, code)| match code {
+            Value::Null => Ok(Exit::SpawnFailed(
+                "hyperfine recorded no exit code: the command was ended by a signal".into(),
+            )),
+            _ => code
+                .as_i64()
+                .and_then(|c| i32::try_from(c).ok())
+                .map(Exit::Code)
+                .ok_or_else(|| {
+                    source.bad(format!(
+                        "benchmark \"{name}\": exit code {} is {code} (expected an integer or null)",
+                        index + 1
+                    ))
+                }),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }
 
 fn parameters(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
@@ -116,7 +148,7 @@ mod tests {
     ));
 
     #[test]
-    fn a_run_that_failed_is_refused_with_its_number_and_code() {
+    fn a_run_that_failed_is_kept_as_a_failed_run() {
         let failing = PLAIN.replacen(
             "\"exit_codes\": [\n        0,\n        0,",
             "\"exit_codes\": [\n        0,\n        2,",
@@ -126,10 +158,31 @@ mod tests {
             failing, PLAIN,
             "the fixture's exit codes are where the test expects"
         );
-        let err = parse("hyperfine.json", &failing).unwrap_err().to_string();
-        assert!(
-            err.contains("benchmark \"sleep 0.01\": run 2 exited with code 2"),
-            "{err}"
+        let imported = parse("hyperfine.json", &failing).unwrap();
+        let exits: Vec<_> = imported.benchmarks[0]
+            .runs
+            .iter()
+            .map(|r| r.exit.clone())
+            .collect();
+        assert_eq!(
+            exits[..3],
+            [
+                Some(Exit::Code(0)),
+                Some(Exit::Code(2)),
+                Some(Exit::Code(0))
+            ]
+        );
+        let killed = failing.replacen("        2,", "        null,", 1);
+        let imported = parse("hyperfine.json", &killed).unwrap();
+        assert!(matches!(
+            imported.benchmarks[0].runs[1].exit,
+            Some(Exit::SpawnFailed(_))
+        ));
+        let torn = failing.replacen("        2,", "", 1);
+        let error = parse("hyperfine.json", &torn).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "hyperfine.json: benchmark \"sleep 0.01\" has 10 times but 9 exit codes (expected one exit code per run)"
         );
     }
 

@@ -88,6 +88,8 @@ pub struct Run {
     pub warmup_values: Vec<f64>,
     /// Measured values, one per iteration, in order.
     pub values: Vec<f64>,
+    /// How the process ended, where the file records it (hyperfine's `exit_codes`).
+    pub exit: Option<crate::store::Exit>,
 }
 
 impl Run {
@@ -97,6 +99,7 @@ impl Run {
             warmup: false,
             warmup_values: Vec::new(),
             values,
+            exit: None,
         }
     }
 }

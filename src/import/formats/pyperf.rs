@@ -260,6 +260,7 @@ fn run(
         warmup: values.is_empty(),
         warmup_values,
         values,
+        exit: None,
     })
 }
 

@@ -216,3 +216,72 @@ mod gzip {
         );
     }
 }
+
+mod mutated {
+    //! Every parser over real fixtures with bytes changed, cut short or lines dropped: a
+    //! result or an error that names the file, never a panic.
+
+    use super::super::test_support::fixture;
+    use super::super::{Format, parse};
+
+    /// One text fixture per parser that takes text.
+    fn originals() -> Vec<(Format, String)> {
+        [
+            (Format::Hyperfine, "hyperfine/hyperfine-scan.json"),
+            (Format::Jmh, "jmh/jmh-field.json"),
+            (Format::Gbench, "gbench/gbench-1.4.json"),
+            (Format::Gbench, "gbench/gbench.json"),
+            (Format::Pyperf, "pyperf/perf-0.9.json"),
+            (Format::Pyperf, "pyperf/pyperf-suite.json"),
+        ]
+        .into_iter()
+        .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
+        .collect()
+    }
+
+    /// Parses `text` as `format`: either it reads, or the error starts with the file's name.
+    fn read_or_located(format: Format, text: &str) {
+        if let Err(e) = parse(format, "mutated.json", text) {
+            let message = format!("{e:#}");
+            assert!(message.starts_with("mutated.json: "), "{message}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn changed_bytes_give_a_result_or_a_located_error(
+            which in 0usize..6,
+            edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
+        ) {
+            let (format, text) = &originals()[which];
+            let mut bytes = text.clone().into_bytes();
+            for (at, byte) in edits {
+                let i = ((bytes.len() - 1) as f64 * at) as usize;
+                bytes[i] = byte;
+            }
+            read_or_located(*format, &String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
+            which in 0usize..6,
+            cut in 0.0f64..1.0,
+            dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
+        ) {
+            let (format, text) = &originals()[which];
+            let short = &text.as_bytes()[..(text.len() as f64 * cut) as usize];
+            read_or_located(*format, &String::from_utf8_lossy(short));
+            let lines: Vec<&str> = text.lines().collect();
+            let gone: Vec<usize> = dropped.iter().map(|d| (lines.len() as f64 * d) as usize).collect();
+            let kept: Vec<&str> = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !gone.contains(i))
+                .map(|(_, l)| *l)
+                .collect();
+            read_or_located(*format, &kept.join("\n"));
+        }
+    }
+}
