@@ -503,7 +503,7 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
     let imported = new.imported;
     let (metric, unit, higher) = new.metric;
     let tool = imported.format.tool();
-    let params = param_values(imported)?;
+    let params = param_values(imported);
     let repetitions = new.repetitions;
     let labels: Vec<&String> = unique(imported.benchmarks.iter().map(|b| &b.name));
     let variant = labels
@@ -578,23 +578,9 @@ fn variant_names(imported: &Imported) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Every parameter the tool recorded with its values in first-seen order; every benchmark
-/// must record the same parameter names.
-fn param_values(imported: &Imported) -> Result<BTreeMap<String, Vec<ParamValue>>> {
-    let first: Vec<&String> = imported.benchmarks[0].params.keys().collect();
-    if let Some(b) = imported
-        .benchmarks
-        .iter()
-        .find(|b| b.params.keys().collect::<Vec<_>>() != first)
-    {
-        return Err(LabError::Usage(format!(
-            "the benchmarks record different parameters ({} has {}, {} has {}): a lab experiment gives every benchmark the same parameters\n  hint: import them into separate experiments",
-            imported.benchmarks[0].name,
-            names_or_none(&first),
-            b.name,
-            names_or_none(&b.params.keys().collect::<Vec<_>>())
-        )));
-    }
+/// Every parameter the tool recorded with its values in first-seen order (a part of an import
+/// holds benchmarks of one set of parameter names).
+fn param_values(imported: &Imported) -> BTreeMap<String, Vec<ParamValue>> {
     let mut out: BTreeMap<String, Vec<ParamValue>> = BTreeMap::new();
     for b in &imported.benchmarks {
         for (k, v) in &b.params {
@@ -605,19 +591,7 @@ fn param_values(imported: &Imported) -> Result<BTreeMap<String, Vec<ParamValue>>
             }
         }
     }
-    Ok(out)
-}
-
-fn names_or_none(names: &[&String]) -> String {
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
+    out
 }
 
 /// `k = [values]` for every parameter a benchmark takes only some values of.

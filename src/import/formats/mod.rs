@@ -155,12 +155,10 @@ impl Selection {
             && self.units.iter().all(|u| u == unit)
     }
 
-    /// Whether a benchmark read by a tool without modes is kept, by its name and unit (as the
-    /// file states it, or as lab converted it).
+    /// Whether a benchmark read by a tool without modes is kept, by its name and the unit lab
+    /// keeps.
     fn keeps_read(&self, b: &Benchmark) -> bool {
-        self.modes.is_empty()
-            && self.names.iter().all(|n| b.name.contains(n.as_str()))
-            && self.units.iter().all(|u| *u == b.unit)
+        self.keeps(&b.name, "", &b.unit)
     }
 }
 
@@ -172,7 +170,10 @@ pub fn read_each(
     select: &Selection,
 ) -> Result<Vec<(PathBuf, Imported)>> {
     if files.is_empty() {
-        read(format, files)?;
+        bail!(
+            "no {} result files given (expected at least one file to import)",
+            format.tool()
+        );
     }
     files
         .iter()
@@ -235,18 +236,7 @@ pub fn machine_of(imported: &Imported) -> BTreeMap<String, String> {
 /// and metric across files are merged (their runs appended in file order) — e.g. several
 /// criterion sample.json of repeated `cargo bench` invocations, or several hyperfine exports.
 pub fn read(format: Format, files: &[PathBuf]) -> Result<Imported> {
-    if files.is_empty() {
-        bail!(
-            "no {} result files given (expected at least one file to import)",
-            format.tool()
-        );
-    }
-    let mut merged = empty(format);
-    for file in files {
-        let imported = read_one(format, file)?;
-        merge_into(&mut merged, imported, &file.display().to_string())?;
-    }
-    Ok(merged)
+    merged(format, &read_each(format, files, &Selection::default())?)
 }
 
 /// Same as [`read`] for in-memory text (used by tests); `origin` names the file in errors.
