@@ -11,7 +11,9 @@ use super::report::{ReportOptions, report};
 use crate::config::{self, Experiment, ParamValue};
 use crate::error::{Exit, LabError, Result};
 use crate::import::formats::{self, Benchmark, Format, Imported};
-use crate::import::lab_toml::{ExperimentToml, GeneratedToml, MetricToml, VariantToml, toml_value};
+use crate::import::lab_toml::{
+    ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
+};
 use crate::plan::{CellKey, Plan, PlannedRun};
 use crate::store::{
     self, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed, SessionWriter,
@@ -36,8 +38,8 @@ pub struct ImportOptions<'a> {
 
 /// `lab import`: writes one experiment per kind of benchmark the files hold and, in each,
 /// one session per machine the files come from; then their chapters. The exit code follows
-/// the checks. A failure leaves nothing behind: experiments and sessions made before it are
-/// removed.
+/// the checks. Everything is written in a staging folder first and renamed into place once
+/// all of it is whole, so a failure (or a kill) leaves nothing behind in experiments/ or data/.
 pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
     let machines = read_machines(opts)?;
     let pooled: Vec<(PathBuf, Imported)> = machines
@@ -55,29 +57,32 @@ pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
     }
     let names = variant_names(&all);
     let parts = split(all);
-    let mut made = Made::default();
+    let mut staging = Staging::new(layout)?;
     let mut written = Vec::new();
     for (tag, part) in &parts {
         let into = into_for(opts.into, tag.as_deref());
-        let metric = metric_of(part);
+        let metrics = metrics_of(part);
         let shares: Vec<Machine> = machines.iter().filter_map(|m| m.share_of(part)).collect();
         let new = NewExperiment {
             imported: part,
-            metric: &metric,
+            metrics: &metrics,
             names: &names,
             repetitions: most_runs(&shares),
         };
-        let dir = experiment_folder(layout, &into, opts, &new, &mut made)?;
+        let (dir, real_dir) = experiment_folder(layout, &into, opts, &new, &mut staging)?;
         let exp = config::load(&dir, None)?;
         check_experiment(&exp, part)?;
-        made.data_dir(layout.data_dir(&exp.name));
         for share in shares {
-            let session = write_session(layout, &exp, &share, &metric, opts)?;
-            made.sessions.push(session.clone());
-            written.push((dir.clone(), session, share));
+            let staged = write_session(&staging.layout, &exp, &share, &metrics, opts)?;
+            let session = staging.session(staged, layout.data_dir(&exp.name));
+            written.push((real_dir.clone(), session, share));
         }
     }
-    made.keep();
+    let placed = staging.commit()?;
+    let written: Vec<(PathBuf, PathBuf, Machine)> = written
+        .into_iter()
+        .map(|(dir, session, share)| (dir, placed[session].clone(), share))
+        .collect();
     let mut failed = false;
     for (dir, session, share) in &written {
         failed |= report_import(layout, opts, dir, session, &share.imported)?;
@@ -211,7 +216,8 @@ fn report_import(
         let runs: usize = part.benchmarks.iter().map(|b| b.runs.len()).sum();
         let count = part.benchmarks.len();
         eprintln!(
-            "imported {runs} runs of {count} benchmark{} from {} into session {}",
+            "imported {runs} run{} of {count} benchmark{} from {} into session {}",
+            if runs == 1 { "" } else { "s" },
             if count == 1 { "" } else { "s" },
             opts.format.tool(),
             session.display()
@@ -324,41 +330,140 @@ fn into_for(into: &Path, tag: Option<&str>) -> PathBuf {
     }
 }
 
-/// What an import made, removed again unless [`Made::keep`] is called: experiment folders it
-/// created, data folders it created, and sessions it wrote.
-#[derive(Default)]
-struct Made {
-    experiments: Vec<PathBuf>,
-    data_dirs: Vec<PathBuf>,
-    sessions: Vec<PathBuf>,
-    kept: bool,
+/// Where an import writes before anything is in place: a hidden folder in the project root
+/// that mirrors `experiments/` and `data/`. [`Staging::commit`] renames each new experiment
+/// folder and each session folder into place; the folder itself is removed whatever happens.
+struct Staging {
+    /// The staging folder as a project layout.
+    layout: Layout,
+    /// Staged folders and where they go, experiments first, in the order they were made.
+    moves: Vec<(PathBuf, PathBuf)>,
 }
 
-impl Made {
-    /// Notes `dir` as made by this import when it does not exist yet.
-    fn data_dir(&mut self, dir: PathBuf) {
-        if !dir.exists() {
-            self.data_dirs.push(dir);
+/// The prefix of a staging folder's name, followed by the importing process's id.
+const STAGING_PREFIX: &str = ".lab-import-";
+
+impl Staging {
+    /// A fresh staging folder, after removing those that imports no longer running left.
+    fn new(real: &Layout) -> Result<Staging> {
+        remove_abandoned_staging(&real.root);
+        let root = real
+            .root
+            .join(format!("{STAGING_PREFIX}{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).map_err(|e| {
+            LabError::Other(anyhow::anyhow!("cannot create {}: {e}", root.display()))
+        })?;
+        Ok(Staging {
+            layout: Layout::new(root),
+            moves: Vec::new(),
+        })
+    }
+
+    /// Where a new experiment at `real` (relative to the project root) is staged.
+    fn experiment(&mut self, relative: &Path, real: PathBuf) -> PathBuf {
+        let staged = self.layout.root.join(relative);
+        self.moves.push((staged.clone(), real));
+        staged
+    }
+
+    /// Notes a staged session folder that goes into `data_dir`; its index for
+    /// [`Staging::commit`]'s answer.
+    fn session(&mut self, staged: PathBuf, data_dir: PathBuf) -> usize {
+        let name = staged.file_name().map(PathBuf::from).unwrap_or_default();
+        self.moves.push((staged, data_dir.join(name)));
+        self.moves.len() - 1
+    }
+
+    /// Renames every staged folder into place: all of them, or (undoing the renames done)
+    /// none. A session whose name another session took meanwhile gets the next free name.
+    /// Returns where each folder went, in the order noted.
+    fn commit(&mut self) -> Result<Vec<PathBuf>> {
+        let mut done: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let mut made_parents: Vec<PathBuf> = Vec::new();
+        let moves = std::mem::take(&mut self.moves);
+        let mut placed = Vec::with_capacity(moves.len());
+        for (staged, wanted) in moves {
+            let target = free_name(&wanted, staged.join(store::MANIFEST).is_file());
+            let moved = place(&staged, &target, &mut made_parents);
+            if let Err(e) = moved {
+                for (staged, target) in done.iter().rev() {
+                    let _ = std::fs::rename(target, staged);
+                }
+                for parent in made_parents.iter().rev() {
+                    let _ = std::fs::remove_dir(parent);
+                }
+                return Err(e);
+            }
+            done.push((staged, target.clone()));
+            placed.push(target);
         }
-    }
-
-    fn keep(&mut self) {
-        self.kept = true;
+        Ok(placed)
     }
 }
 
-impl Drop for Made {
+impl Drop for Staging {
     fn drop(&mut self) {
-        if self.kept {
-            return;
-        }
-        for dir in self
-            .sessions
-            .iter()
-            .chain(&self.data_dirs)
-            .chain(&self.experiments)
-        {
-            let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(&self.layout.root);
+    }
+}
+
+/// `wanted`, or for a session folder (`numbered`) whose name is taken, `wanted-2`, `-3`, ….
+fn free_name(wanted: &Path, numbered: bool) -> PathBuf {
+    if !numbered || !wanted.exists() {
+        return wanted.to_path_buf();
+    }
+    let name = wanted
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    (2..)
+        .map(|n| wanted.with_file_name(format!("{name}-{n}")))
+        .find(|candidate| !candidate.exists())
+        .unwrap_or_else(|| wanted.to_path_buf())
+}
+
+/// Renames `staged` to `target`, creating the folders above it (noted in `made`); refuses to
+/// replace anything there.
+fn place(staged: &Path, target: &Path, made: &mut Vec<PathBuf>) -> Result<()> {
+    let fail =
+        |why: String| LabError::Other(anyhow::anyhow!("cannot move the import into place: {why}"));
+    if target.exists() {
+        return Err(fail(format!(
+            "{} appeared while importing; nothing was changed",
+            target.display()
+        )));
+    }
+    let mut missing: Vec<PathBuf> = target
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    for dir in missing {
+        std::fs::create_dir(&dir).map_err(|e| fail(format!("{}: {e}", dir.display())))?;
+        made.push(dir);
+    }
+    std::fs::rename(staged, target)
+        .map_err(|e| fail(format!("{} to {}: {e}", staged.display(), target.display())))
+}
+
+/// Removes the staging folders of imports whose process is gone (killed part way).
+fn remove_abandoned_staging(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(STAGING_PREFIX)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let running = Path::new("/proc").join(pid.to_string()).exists();
+        if !running || pid == std::process::id() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -379,18 +484,111 @@ fn expected_files(format: Format) -> &'static str {
         Format::Jmh => "the JSON files of JMH's `-rf json -rff FILE`",
         Format::Gbench => "the output of `--benchmark_format=json` (or `--benchmark_out=FILE`)",
         Format::Pyperf => "the JSON files of pyperf's `-o FILE`",
-        Format::Criterion => "criterion's target/criterion/NAME folders (or their new/sample.json)",
+        Format::Criterion => {
+            "criterion's target/criterion folder, its benchmark folders, or their new/sample.json"
+        }
     }
 }
 
-/// The metric every benchmark of a part measures, as (name, unit, higher is better).
-fn metric_of(part: &Imported) -> (String, String, bool) {
+/// A metric of an import: its lab name, which the logs use as their JSON key, and where the
+/// runs' values come from.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ImportedMetric {
+    pub name: String,
+    /// The secondary metric's name as the tool writes it; None for the main metric.
+    pub source: Option<String>,
+    pub unit: String,
+    pub higher_is_better: bool,
+    pub count: bool,
+    /// Some benchmarks or runs of the part have no value of it.
+    pub optional: bool,
+}
+
+impl ImportedMetric {
+    /// This metric's values in `run`: the main metric's warm-up and measured values, or a
+    /// secondary metric's.
+    pub fn values(&self, run: &formats::Run) -> Vec<f64> {
+        match &self.source {
+            None => run
+                .warmup_values
+                .iter()
+                .chain(&run.values)
+                .copied()
+                .collect(),
+            Some(name) => run.secondary.get(name).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// The metrics of a part: the main one every benchmark measures, then every secondary metric
+/// in the order first met, each named by a valid identifier that no other metric (nor a
+/// built-in one) has, and optional where some measured run has no value of it.
+fn metrics_of(part: &Imported) -> Vec<ImportedMetric> {
     let first = &part.benchmarks[0];
-    (
-        first.metric.clone(),
-        first.unit.clone(),
-        first.higher_is_better,
-    )
+    let mut metrics = vec![ImportedMetric {
+        name: first.metric.clone(),
+        source: None,
+        unit: first.unit.clone(),
+        higher_is_better: first.higher_is_better,
+        count: false,
+        optional: false,
+    }];
+    for b in &part.benchmarks {
+        for s in &b.secondary {
+            if metrics
+                .iter()
+                .any(|m| m.source.as_deref() == Some(s.name.as_str()))
+            {
+                continue;
+            }
+            let taken: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
+            let name = metric_identifier(&s.name, &taken);
+            let measured = || {
+                part.benchmarks
+                    .iter()
+                    .flat_map(|b| b.runs.iter().filter(|r| !r.warmup))
+            };
+            let optional = measured().any(|r| r.secondary.get(&s.name).is_none_or(Vec::is_empty));
+            metrics.push(ImportedMetric {
+                name,
+                source: Some(s.name.clone()),
+                unit: s.unit.clone(),
+                higher_is_better: s.higher_is_better,
+                count: s.count,
+                optional,
+            });
+        }
+    }
+    metrics
+}
+
+/// A valid metric identifier for a tool's metric name: letters and digits kept, every run of
+/// other characters one `_` (`·gc.alloc.rate` is `gc_alloc_rate`: a JSON key without dots),
+/// at most 64 characters, and `_2`, `_3`, … added where it would be a name in `taken` or a
+/// built-in metric's.
+fn metric_identifier(tool_name: &str, taken: &[&str]) -> String {
+    let mut id = String::new();
+    for c in tool_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('_') {
+            id.push('_');
+        }
+    }
+    let mut id: String = id.trim_end_matches('_').chars().take(60).collect();
+    if id.is_empty() {
+        id = "metric".into();
+    }
+    let used = |name: &str| {
+        taken.contains(&name) || config::BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name)
+    };
+    if !used(&id) {
+        return id;
+    }
+    (2..)
+        .map(|n| format!("{id}_{n}"))
+        .find(|candidate| !used(candidate))
+        .unwrap_or(id)
 }
 
 /// What a new experiment's lab.toml is written from: the benchmarks of one kind, their
@@ -398,23 +596,24 @@ fn metric_of(part: &Imported) -> (String, String, bool) {
 /// that a name reads the same in each experiment).
 struct NewExperiment<'a> {
     imported: &'a Imported,
-    metric: &'a (String, String, bool),
+    /// The main metric first.
+    metrics: &'a [ImportedMetric],
     names: &'a BTreeMap<String, String>,
     /// The most runs of one benchmark in one session.
     repetitions: usize,
 }
 
-/// The experiment folder `into` names: an existing one, or a new one with a lab.toml written
-/// from the files (noted in `made`).
+/// The experiment folder `into` names, as (where to read it now, where it is for good): an
+/// existing one (both the same), or a new one with a lab.toml written from the files, staged.
 fn experiment_folder(
     layout: &Layout,
     into: &Path,
     opts: &ImportOptions,
     new: &NewExperiment,
-    made: &mut Made,
-) -> Result<PathBuf> {
+    staging: &mut Staging,
+) -> Result<(PathBuf, PathBuf)> {
     if let Ok(dir) = layout.experiment_dir(into) {
-        return Ok(dir);
+        return Ok((dir.clone(), dir));
     }
     let inside = into
         .components()
@@ -425,12 +624,13 @@ fn experiment_folder(
             into.display()
         )));
     }
-    let dir = if into.components().count() == 1 {
-        layout.experiments().join(into)
+    let relative = if into.components().count() == 1 {
+        Path::new("experiments").join(into)
     } else {
-        layout.root.join(into)
+        into.to_path_buf()
     };
-    let name = config::experiment_name(&dir);
+    let real = layout.root.join(&relative);
+    let name = config::experiment_name(&real);
     if let Some(why) = config::identifier_problem(&name) {
         return Err(LabError::Usage(format!(
             "--into {}: the experiment name {name:?} {why}\n  hint: use letters, digits, `_`, `-` and `.`",
@@ -438,9 +638,15 @@ fn experiment_folder(
         )));
     }
     let text = generated_toml(&name, new, opts)?;
-    if !dir.exists() {
-        made.experiments.push(dir.clone());
+    if real.exists() {
+        return Err(LabError::Usage(format!(
+            "--into {}: {} exists but holds no {}\n  hint: import into a new experiment name, or remove the folder",
+            into.display(),
+            real.display(),
+            config::FILE_NAME
+        )));
     }
+    let dir = staging.experiment(&relative, real.clone());
     std::fs::create_dir_all(&dir)
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join(config::FILE_NAME);
@@ -449,10 +655,15 @@ fn experiment_folder(
     if !opts.quiet {
         eprintln!(
             "wrote {}: add the hypothesis and [[check]] tables, then `lab report {name}`",
-            file.display()
+            tidy(&real.join(config::FILE_NAME)).display()
         );
     }
-    Ok(dir)
+    Ok((dir, real))
+}
+
+/// `./experiments/x` as `experiments/x`, for messages.
+fn tidy(path: &Path) -> &Path {
+    path.strip_prefix(".").unwrap_or(path)
 }
 
 /// An imported experiment's variants must name the benchmarks being imported.
@@ -501,7 +712,6 @@ fn variant_of<'a>(exp: &'a Experiment, b: &Benchmark) -> Option<&'a str> {
 /// the parameters the tool recorded, the one metric, no checks yet.
 fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Result<String> {
     let imported = new.imported;
-    let (metric, unit, higher) = new.metric;
     let tool = imported.format.tool();
     let params = param_values(imported);
     let repetitions = new.repetitions;
@@ -532,15 +742,7 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
             .map(|(k, vs)| (k.clone(), vs.iter().map(toml_value).collect()))
             .collect(),
         variant,
-        metric: BTreeMap::from([(
-            metric.clone(),
-            MetricToml {
-                json: metric.clone(),
-                unit: unit.clone(),
-                better: if *higher { "higher" } else { "lower" },
-                warmup_iterations: warmup_iterations(imported)?,
-            },
-        )]),
+        metric: metric_tables(new.metrics, warmup_iterations(imported)?),
     };
     let body = toml::to_string(&file)
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the lab.toml: {e}")))?;
@@ -552,6 +754,31 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
             .map_or_else(String::new, |v| format!(" {v}")),
         crate::format::one_line(&opts.command_line),
     ))
+}
+
+/// The `[metric.NAME]` tables, the main metric first: its warm-up iterations are the runs'
+/// warm-up values; secondary metrics have none.
+fn metric_tables(metrics: &[ImportedMetric], warmup: Option<usize>) -> InOrder<MetricToml> {
+    InOrder(
+        metrics
+            .iter()
+            .map(|m| {
+                let table = MetricToml {
+                    json: m.name.clone(),
+                    unit: m.unit.clone(),
+                    better: if m.higher_is_better {
+                        "higher"
+                    } else {
+                        "lower"
+                    },
+                    count: m.count,
+                    optional: m.optional,
+                    warmup_iterations: warmup.filter(|_| m.source.is_none()),
+                };
+                (m.name.clone(), table)
+            })
+            .collect(),
+    )
 }
 
 /// A recorded parameter value, typed as lab.toml would type it.

@@ -10,7 +10,8 @@ pub struct ImportArgs {
     /// The tool that wrote the files.
     #[arg(value_enum)]
     pub format: Format,
-    /// Its result files (criterion: benchmark folders or their new/sample.json).
+    /// Its result files, gzip-compressed or not (criterion: a target/criterion folder, benchmark
+    /// folders, or their new/sample.json).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// The experiment to add the session to (experiments/NAME, created when missing).

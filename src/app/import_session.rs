@@ -10,7 +10,7 @@ pub(super) fn write_session(
     layout: &Layout,
     exp: &Experiment,
     machine: &Machine,
-    (metric, _, _): &(String, String, bool),
+    metrics: &[ImportedMetric],
     opts: &ImportOptions,
 ) -> Result<PathBuf> {
     let imported = &machine.imported;
@@ -23,29 +23,13 @@ pub(super) fn write_session(
     let mut session = SessionWriter::create(dir, &manifest, &plan, names, &sealed)?;
     let runs = imported.benchmarks.iter().flat_map(|b| b.runs.iter());
     for (planned, run) in plan.runs.iter().zip(runs) {
-        let values: Vec<f64> = run
-            .warmup_values
-            .iter()
-            .chain(&run.values)
-            .copied()
-            .collect();
-        let log: String = values
-            .iter()
-            .map(|v| format!("{{\"{}\": {v:e}}}\n", json_key(metric)))
-            .collect();
+        let values: Vec<(&ImportedMetric, Vec<f64>)> =
+            metrics.iter().map(|m| (m, m.values(run))).collect();
+        let log = log_lines(&values);
         let (stdout, stderr) = session.log_paths(planned);
         write_file(&stdout, &log)?;
         write_file(&stderr, "")?;
-        let samples: Vec<SampleRow> = values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| SampleRow {
-                run_id: planned.id.clone(),
-                metric: metric.clone(),
-                iteration: i,
-                value: format!("{v:e}"),
-            })
-            .collect();
+        let samples = samples_of(exp, &planned.id, &values);
         let exit = run.exit.clone().unwrap_or(Exit::Code(0));
         let row = run_row(planned, &manifest.started_utc, &log, exit);
         session.append(planned, &row, &samples)?;
@@ -56,10 +40,53 @@ pub(super) fn write_session(
     Ok(session.dir.clone())
 }
 
-/// A metric name as a JSON key in the log (escaped as JSON would).
+/// A run's log: line `i` is one JSON object holding the `i`-th value of every metric that has
+/// one, so that reading the log back gives each metric's values in order.
+fn log_lines(values: &[(&ImportedMetric, Vec<f64>)]) -> String {
+    let lines = values.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    (0..lines)
+        .map(|i| {
+            let fields: Vec<String> = values
+                .iter()
+                .filter_map(|(m, v)| v.get(i).map(|x| format!("{}: {x:e}", json_key(&m.name))))
+                .collect();
+            format!("{{{}}}\n", fields.join(", "))
+        })
+        .collect()
+}
+
+/// The sample rows of a run: the values of every metric the experiment reads from its log, by
+/// the JSON key it reads them under (an existing experiment may declare fewer metrics).
+fn samples_of(
+    exp: &Experiment,
+    run_id: &str,
+    values: &[(&ImportedMetric, Vec<f64>)],
+) -> Vec<SampleRow> {
+    exp.metrics
+        .iter()
+        .filter_map(|m| match &m.extractor {
+            crate::config::Extractor::Json(key) => values
+                .iter()
+                .find(|(i, _)| i.name == *key)
+                .map(|(_, v)| (m, v)),
+            _ => None,
+        })
+        .flat_map(|(metric, v)| {
+            v.iter()
+                .enumerate()
+                .map(move |(iteration, value)| SampleRow {
+                    run_id: run_id.to_string(),
+                    metric: metric.name.clone(),
+                    iteration,
+                    value: format!("{value:e}"),
+                })
+        })
+        .collect()
+}
+
+/// A metric name as a quoted JSON key.
 fn json_key(metric: &str) -> String {
-    let quoted = serde_json::to_string(metric).unwrap_or_default();
-    quoted.trim_matches('"').to_string()
+    serde_json::to_string(metric).unwrap_or_default()
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {

@@ -12,6 +12,7 @@ fn benchmark(name: &str, size: &str) -> Benchmark {
         higher_is_better: false,
         runs: vec![Run::measured(vec![1.0])],
         summary_only: false,
+        secondary: Vec::new(),
     }
 }
 
@@ -32,11 +33,11 @@ fn generated_floats_read_back_as_floats() {
         quiet: true,
         command_line: "lab import hyperfine f.json --into x".into(),
     };
-    let metric = ("time".to_string(), "s".to_string(), false);
+    let metrics = metrics_of(&imported);
     let names = variant_names(&imported);
     let new = NewExperiment {
         imported: &imported,
-        metric: &metric,
+        metrics: &metrics,
         names: &names,
         repetitions: 1,
     };
@@ -66,6 +67,7 @@ fn measured(name: &str, metric: &str, unit: &str, params: &[(&str, &str)]) -> Be
         higher_is_better: metric == "throughput",
         runs: vec![Run::measured(vec![1.0])],
         summary_only: false,
+        secondary: Vec::new(),
     }
 }
 
@@ -129,4 +131,45 @@ fn kinds_and_parameter_sets_split_into_experiments_named_by_what_differs() {
         into_for(Path::new("sub/field"), Some("time-plain")),
         Path::new("sub/field-time-plain")
     );
+}
+
+#[test]
+fn secondary_metrics_get_identifiers_that_no_other_metric_has() {
+    assert_eq!(
+        metric_identifier("\u{b7}gc.alloc.rate", &["time"]),
+        "gc_alloc_rate"
+    );
+    assert_eq!(metric_identifier("time_cpu", &["time"]), "time_cpu");
+    assert_eq!(metric_identifier("time", &["time"]), "time_2");
+    assert_eq!(metric_identifier("wall_s", &["time"]), "wall_s_2");
+    assert_eq!(metric_identifier("\u{b7}\u{b7}", &[]), "metric");
+    assert_eq!(metric_identifier(&"x".repeat(80), &[]).len(), 60);
+}
+
+#[test]
+fn a_secondary_metric_some_runs_lack_is_optional_and_follows_the_main_one() {
+    let mut with = measured("a", "throughput", "ops/ms", &[]);
+    with.secondary = vec![formats::Secondary::new(
+        "\u{b7}gc.count",
+        "counts",
+        false,
+        true,
+    )];
+    with.runs = vec![Run::measured(vec![1.0]).with("\u{b7}gc.count", vec![3.0])];
+    let mut without = measured("b", "throughput", "ops/ms", &[]);
+    without.runs = vec![Run::measured(vec![2.0])];
+    let part = Imported {
+        format: Format::Jmh,
+        tool_version: None,
+        context: BTreeMap::new(),
+        benchmarks: vec![with, without],
+    };
+    let metrics = metrics_of(&part);
+    let names: Vec<(&str, bool)> = metrics
+        .iter()
+        .map(|m| (m.name.as_str(), m.optional))
+        .collect();
+    assert_eq!(names, [("throughput", false), ("gc_count", true)]);
+    assert_eq!(metrics[1].values(&part.benchmarks[0].runs[0]), [3.0]);
+    assert!(metrics[1].values(&part.benchmarks[1].runs[0]).is_empty());
 }

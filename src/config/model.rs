@@ -113,6 +113,8 @@ pub struct Metric {
     pub text: bool,
     /// Counted, not timed (`count = true`): kept from runs whose timings are discarded.
     pub count: bool,
+    /// Reported by some runs only (`optional = true`): a run without a value is not failed.
+    pub optional: bool,
     pub warmup_iterations: usize,
 }
 

@@ -164,6 +164,10 @@ pub struct RawMetric {
     /// from runs whose timings are discarded.
     #[serde(default)]
     pub count: bool,
+    /// A value only some runs report (a profiler's reading, a counter some benchmarks have):
+    /// a run that prints none is not failed for it, and is left out of its statistics.
+    #[serde(default)]
+    pub optional: bool,
     pub warmup_iterations: Option<u32>,
 }
 

@@ -565,6 +565,7 @@ fn validate_metrics(
             },
             text: m.text,
             count: m.count,
+            optional: m.optional,
             warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
         });
     }
@@ -575,6 +576,7 @@ fn validate_metrics(
         better: Better::Lower,
         text: false,
         count: *name == MEMORY_METRIC,
+        optional: false,
         warmup_iterations: 0,
     }));
     Ok(metrics)

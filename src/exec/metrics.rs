@@ -130,6 +130,7 @@ mod tests {
             better: Better::Higher,
             text: false,
             count: false,
+            optional: false,
             warmup_iterations: 0,
         }
     }

@@ -11,7 +11,22 @@ pub struct GeneratedToml {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Vec<toml::Value>>,
     pub variant: Vec<VariantToml>,
-    pub metric: BTreeMap<String, MetricToml>,
+    pub metric: InOrder<MetricToml>,
+}
+
+/// Named tables written in this order (a map would sort them; the first metric is the one
+/// charts and tables lead with).
+pub struct InOrder<T>(pub Vec<(String, T)>);
+
+impl<T: serde::Serialize> serde::Serialize for InOrder<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, table) in &self.0 {
+            map.serialize_entry(name, table)?;
+        }
+        map.end()
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -35,6 +50,10 @@ pub struct MetricToml {
     pub json: String,
     pub unit: String,
     pub better: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub count: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup_iterations: Option<usize>,
 }

@@ -144,6 +144,25 @@ fn shown(analysis: &Analysis) -> String {
     use super::escape::{html, markdown};
     let m = &analysis.manifest;
     let safe = |text: &str| html(&markdown(text));
+    if let Some(import) = &m.imported {
+        let version = import
+            .version
+            .as_deref()
+            .map_or_else(String::new, |v| format!(" {v}"));
+        let machine = match m.host.name.as_str() {
+            "not recorded" => "a machine the files do not name".to_string(),
+            name => safe(name),
+        };
+        return format!(
+            "Session {} ({}), imported from {}{} at {}; measured by {} on {machine}.",
+            safe(&analysis.session),
+            safe(&m.status()),
+            safe(&import.tool),
+            safe(&version),
+            safe(&m.started_utc),
+            safe(&import.tool),
+        );
+    }
     format!(
         "Session {} (profile {}; {}), started {} on {}.",
         safe(&analysis.session),

@@ -499,7 +499,9 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
             .map(|(_, v)| *v)
             .peekable();
         if values.peek().is_none() {
-            found.push(Problem::MissingMetric(metric.name.clone()));
+            if !metric.optional {
+                found.push(Problem::MissingMetric(metric.name.clone()));
+            }
         } else if !metric.text {
             let bad = values.find_map(|v| {
                 crate::format::parse_value(v, &metric.unit)

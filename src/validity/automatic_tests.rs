@@ -11,6 +11,7 @@ fn metric(name: &str, text: bool) -> Metric {
         better: Better::Higher,
         text,
         count: false,
+        optional: false,
         warmup_iterations: 0,
     }
 }

@@ -189,6 +189,7 @@ mod tests {
             better: Better::Higher,
             text,
             count: false,
+            optional: false,
             warmup_iterations: 0,
         }
     }

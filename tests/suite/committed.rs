@@ -77,3 +77,32 @@ fn every_committed_session_renders_to_the_committed_book_byte_for_byte() {
         "differ from the committed book: {differing:?}"
     );
 }
+
+/// Lines of `markdown` that start a heading right after a line of text or HTML: Markdown
+/// (CommonMark's HTML blocks run to the next blank line) prints those as text, not headings.
+fn glued_headings(markdown: &str) -> Vec<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    lines
+        .windows(2)
+        .filter(|pair| pair[1].starts_with('#') && !pair[0].trim().is_empty())
+        .map(|pair| format!("{:?} after {:?}", pair[1], pair[0]))
+        .collect()
+}
+
+#[test]
+fn every_heading_of_every_committed_chapter_starts_after_a_blank_line() {
+    assert_eq!(glued_headings("text\n\n## a\n"), Vec::<String>::new());
+    assert_eq!(glued_headings("<figure></figure>\n## Results\n").len(), 1);
+    let pages: Vec<std::path::PathBuf> = committed_experiments()
+        .iter()
+        .flat_map(|name| std::fs::read_dir(repository().join("book/src").join(name)).unwrap())
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    assert!(pages.len() >= 7, "{pages:?}");
+    for page in pages {
+        let glued = glued_headings(&std::fs::read_to_string(&page).unwrap());
+        assert!(glued.is_empty(), "{}: {glued:?}", page.display());
+    }
+}

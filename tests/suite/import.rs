@@ -24,10 +24,21 @@ fn manifest(project: &Project, experiment: &str) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// Each run's values, in iteration order, by run id.
+/// Each run's values of the main metric (the first one stored), in iteration order, by run id.
 fn values(project: &Project, experiment: &str) -> Vec<(String, Vec<f64>)> {
+    let rows = csv_rows(&project.session(experiment).join("samples.csv"));
+    let main = rows
+        .first()
+        .map(|r| r["metric"].clone())
+        .unwrap_or_default();
+    metric_values(project, experiment, &main)
+}
+
+/// Each run's values of `metric`, in iteration order, by run id (runs without one left out).
+fn metric_values(project: &Project, experiment: &str, metric: &str) -> Vec<(String, Vec<f64>)> {
     let mut out: Vec<(String, Vec<f64>)> = Vec::new();
-    for row in csv_rows(&project.session(experiment).join("samples.csv")) {
+    let rows = csv_rows(&project.session(experiment).join("samples.csv"));
+    for row in rows.iter().filter(|r| r["metric"] == metric) {
         let v: f64 = row["value"].parse().unwrap();
         match out.last_mut() {
             Some((id, vs)) if *id == row["run_id"] => vs.push(v),
@@ -380,7 +391,7 @@ fn import_field(project: &Project, into: &str, filters: &[&str], expected: Exit)
 fn a_filter_by_mode_or_unit_selects_before_the_file_is_read_further() {
     let project = Project::with_fixtures(&[]);
     let out = import_field(&project, "sampled", &["mode=sample"], Exit::Ok);
-    assert!(stderr(&out).contains("imported 1 runs of 1 benchmark"));
+    assert!(stderr(&out).contains("imported 1 run of 1 benchmark"));
     let toml = project.read("experiments/sampled/lab.toml");
     assert!(toml.contains("[metric.sample_time]"), "{toml}");
     assert_eq!(values(&project, "sampled").len(), 1);
@@ -465,6 +476,7 @@ fn an_import_that_fails_part_way_leaves_nothing_behind() {
         project.read("experiments/field-sample_time-plain/lab.toml"),
         before
     );
+    assert_eq!(staging_folders(&project), Vec::<String>::new());
     // Once the way is clear, the same import goes through.
     std::fs::remove_dir_all(project.path("experiments/field-sample_time-plain")).unwrap();
     project.lab_exits(&["import", "jmh", &file, "--into", "field"], Exit::Ok);
@@ -571,7 +583,10 @@ fn old_formats_and_compressed_files_import_end_to_end() {
             Exit::Ok,
         );
         assert!(
-            stderr(&out).contains(&format!("imported {runs} runs of ")),
+            stderr(&out).contains(&format!(
+                "imported {runs} run{} of ",
+                if runs == 1 { "" } else { "s" }
+            )),
             "{file}: {}",
             stderr(&out)
         );
@@ -616,4 +631,306 @@ fn hyperfine_runs_that_failed_are_failed_runs_judged_by_the_exit_check() {
     // The four runs that exited 0 are the ones analysed.
     let analysis = project.read("book/src/flaky/analysis.json");
     assert!(analysis.contains("\"n\": 4"), "{analysis}");
+}
+
+#[test]
+fn every_metric_a_file_records_per_run_is_a_metric_of_the_experiment() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("hyperfine/hyperfine-2.0-metrics.json");
+    project.lab_exits(&["import", "hyperfine", &file, "--into", "hf2"], Exit::Ok);
+    let toml = project.read("experiments/hf2/lab.toml");
+    let tables: Vec<&str> = toml.lines().filter(|l| l.starts_with("[metric.")).collect();
+    assert_eq!(
+        tables,
+        [
+            "[metric.time]",
+            "[metric.memory_peak_resident]",
+            "[metric.time_cpu]",
+            "[metric.time_system]",
+            "[metric.time_user]"
+        ],
+        "the wall time leads, so charts and the summary show it"
+    );
+    assert!(
+        toml.contains("[metric.memory_peak_resident]\njson = \"memory_peak_resident\"\nunit = \"B\"\nbetter = \"lower\"\ncount = true\n"),
+        "{toml}"
+    );
+    let wall = values(&project, "hf2");
+    assert_eq!(wall.len(), 10);
+    assert_eq!(wall[0].1, [0.011980543000000001]);
+    assert_eq!(wall[9].1, [0.024236495]);
+    let cpu = metric_values(&project, "hf2", "time_cpu");
+    assert_eq!((cpu[0].1[0], cpu[4].1[0]), (0.001718, 0.002461));
+    let memory = metric_values(&project, "hf2", "memory_peak_resident");
+    assert_eq!((memory[0].1[0], memory[9].1[0]), (3117056.0, 3248128.0));
+    assert_eq!(manifest(&project, "hf2")["imported"]["version"], "2.0.0");
+    let chapter = project.read("book/src/hf2/index.md");
+    for heading in [
+        "### time (s)",
+        "### memory_peak_resident (B)",
+        "### time_user (s)",
+    ] {
+        assert!(chapter.contains(heading), "{heading}\n{chapter}");
+    }
+    let opening = chapter.lines().nth(2).unwrap();
+    assert!(
+        opening.contains("(complete), imported from hyperfine 2.0.0 at 20")
+            && opening.ends_with("; measured by hyperfine on a machine the files do not name."),
+        "{opening}"
+    );
+    // The log of a run holds every metric on one line, as lab reads it back.
+    let log = std::fs::read_to_string(project.session("hf2").join("logs/r0001.out")).unwrap();
+    assert_eq!(
+        log,
+        "{\"time\": 1.1980543000000001e-2, \"memory_peak_resident\": 3.117056e6, \"time_cpu\": 1.718e-3, \"time_system\": 0e0, \"time_user\": 1.718e-3}\n"
+    );
+}
+
+#[test]
+fn a_secondary_metric_only_some_benchmarks_have_is_optional_and_fails_no_run() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("jmh/jmh-field.json");
+    project.lab_exits(
+        &[
+            "import",
+            "jmh",
+            &file,
+            "--into",
+            "locks",
+            "--filter",
+            "mode=thrpt",
+        ],
+        Exit::Ok,
+    );
+    let toml = project.read("experiments/locks/lab.toml");
+    assert!(
+        toml.contains("[metric.gc_alloc_rate]\njson = \"gc_alloc_rate\"\nunit = \"MB/sec\"\nbetter = \"lower\"\ncount = true\noptional = true\n"),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("[metric.gc_time]\njson = \"gc_time\"\nunit = \"s\""),
+        "{toml}"
+    );
+    assert!(!toml.contains("stack"), "{toml}");
+    let rate = metric_values(&project, "locks", "gc_alloc_rate");
+    assert_eq!(rate.len(), 1, "only the size=10 fork has -prof gc values");
+    assert_eq!(rate[0].1, [812.5, 809.25, 815.75]);
+    let summary = project.read("book/src/locks/index.md");
+    assert!(
+        summary.contains("every run reported every metric: none of 2 runs failed"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn google_benchmark_counters_and_a_criterion_tree_import_as_metrics() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("gbench/gbench-counters.json");
+    project.lab_exits(&["import", "gbench", &file, "--into", "fill"], Exit::Ok);
+    let toml = project.read("experiments/fill/lab.toml");
+    let tables: Vec<&str> = toml.lines().filter(|l| l.starts_with("[metric.")).collect();
+    assert_eq!(
+        tables,
+        [
+            "[metric.time]",
+            "[metric.cpu_time]",
+            "[metric.bytes_per_second]",
+            "[metric.elements]",
+            "[metric.items_per_second]",
+            "[metric.sorts]"
+        ]
+    );
+    assert!(toml.contains("[metric.items_per_second]\njson = \"items_per_second\"\nunit = \"/s\"\nbetter = \"higher\"\n"), "{toml}");
+    let sorts = metric_values(&project, "fill", "sorts");
+    assert_eq!((sorts[0].1[0], sorts.len()), (6903.0, 6));
+    // A target/criterion tree: benchmark folders at two depths, criterion's report/ folders,
+    // and a base/ beside new/ (the run before, not imported unless named).
+    let tree = project.path("target/criterion").display().to_string();
+    for (from, to) in [
+        ("analysis-run1", "analysis/first"),
+        ("analysis-run2", "analysis/second"),
+        ("criterion-0.2", "fib 20"),
+        ("criterion-0.2", "report/fib 20"),
+    ] {
+        let to = project.path(&format!("target/criterion/{to}"));
+        for kind in ["new", "base"] {
+            std::fs::create_dir_all(to.join(kind)).unwrap();
+            for file in ["sample.json", "benchmark.json"] {
+                let source = PathBuf::from(fixture(&format!("criterion/{from}/new/{file}")));
+                std::fs::copy(source, to.join(kind).join(file)).unwrap();
+            }
+        }
+    }
+    project.lab_exits(&["import", "criterion", &tree, "--into", "crit"], Exit::Ok);
+    let files = manifest(&project, "crit")["imported"]["files"].clone();
+    let paths: Vec<String> = files
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .strip_prefix(&tree)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(paths, ["/analysis/first", "/analysis/second", "/fib 20"]);
+    let runs = csv_rows(&project.session("crit").join("runs.csv"));
+    assert_eq!(
+        runs.len(),
+        3,
+        "one run per new/ folder: base/ and report/ are left out"
+    );
+}
+
+#[test]
+fn criterion_trees_of_every_release_series_import_with_their_throughput() {
+    // (version, first and last per-iteration seconds of `sum 1000`, of `parse/from_str/256`),
+    // computed from each sample.json's times[i] / iters[i] ns.
+    let expected = [
+        (
+            "0.2.11",
+            [4.655201680749047e-10, 4.005997069556909e-10],
+            [1.6330287318302908e-07, 1.8525505891187358e-07],
+        ),
+        (
+            "0.3.6",
+            [9.36597245827039e-10, 9.107386491884598e-10],
+            [2.465848648648649e-07, 2.6189730656370657e-07],
+        ),
+        (
+            "0.4.0",
+            [4.2366107133109695e-10, 4.4927982488911863e-10],
+            [1.2841127108658794e-07, 1.22775384372216e-07],
+        ),
+        (
+            "0.5.1",
+            [4.312343109283191e-10, 4.274594652180766e-10],
+            [1.4933255592070393e-07, 1.1884279479840277e-07],
+        ),
+        (
+            "0.8.2",
+            [3.507198997201441e-10, 6.683135135730442e-10],
+            [1.3643433680169714e-07, 1.281562405293464e-07],
+        ),
+    ];
+    let close = |a: f64, b: f64| (a - b).abs() <= b.abs() * 1e-12;
+    for (version, sum, parse) in expected {
+        let project = Project::with_fixtures(&[]);
+        let tree = fixture(&format!("criterion/versions/{version}"));
+        let out = project.lab_exits(&["import", "criterion", &tree, "--into", "c"], Exit::Ok);
+        // `parse/from_str` takes an input (criterion's value_str); the other two do not.
+        for experiment in ["c-by-value", "c-plain"] {
+            assert!(
+                project
+                    .path(&format!("experiments/{experiment}/lab.toml"))
+                    .is_file(),
+                "{version}: {}",
+                stderr(&out)
+            );
+        }
+        let plain = project.read("experiments/c-plain/lab.toml");
+        assert!(
+            plain.contains("label = \"sum 1000\"") && plain.contains("label = \"count/filter\""),
+            "{plain}"
+        );
+        assert!(
+            plain.contains("[metric.elements_per_second]\njson = \"elements_per_second\"\nunit = \"/s\"\nbetter = \"higher\"\noptional = true\n"),
+            "{version}: only count/filter declares Elements(1000)\n{plain}"
+        );
+        let by_value = project.read("experiments/c-by-value/lab.toml");
+        assert!(by_value.contains("[metric.bytes_per_second]"), "{by_value}");
+        let times = values(&project, "c-plain");
+        // Sorted by folder: count/filter, then sum 1000; one run of 10 samples each.
+        assert_eq!(
+            times.len(),
+            2,
+            "{version}: base/ and named baselines are not imported"
+        );
+        let sum_run = &times[1].1;
+        assert_eq!(sum_run.len(), 10);
+        assert!(
+            close(sum_run[0], sum[0]) && close(sum_run[9], sum[1]),
+            "{version}: {sum_run:?}"
+        );
+        let parse_runs = values(&project, "c-by-value");
+        let big = &parse_runs[1].1;
+        assert!(
+            close(big[0], parse[0]) && close(big[9], parse[1]),
+            "{version}: {big:?}"
+        );
+        let rates = metric_values(&project, "c-by-value", "bytes_per_second");
+        assert!(
+            close(rates[1].1[0], 256.0 / parse[0]),
+            "{version}: {:?}",
+            rates[1]
+        );
+    }
+}
+
+/// The staging folders an import left in the project root.
+fn staging_folders(project: &Project) -> Vec<String> {
+    std::fs::read_dir(project.path(""))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".lab-import-"))
+        .collect()
+}
+
+#[test]
+fn an_import_killed_part_way_leaves_nothing_in_place_and_the_next_one_clears_it() {
+    let project = Project::with_fixtures(&[]);
+    // One command timed 20,000 times: an import long enough to be killed while it writes.
+    let times: Vec<String> = (0..20_000)
+        .map(|i| format!("{}", 0.01 + i as f64 * 1e-9))
+        .collect();
+    let big = project.path("big.json");
+    std::fs::write(
+        &big,
+        format!(
+            "{{\"results\": [{{\"command\": \"sleep 0.01\", \"times\": [{}]}}]}}",
+            times.join(", ")
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["import", "hyperfine", "big.json", "--into", "big"])
+        .current_dir(project.path(""))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let staged_rows = project.path(&format!(".lab-import-{}/data/big", child.id()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let writing = loop {
+        let rows = std::fs::read_dir(&staged_rows)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("runs.csv")).ok())
+            .map_or(0, |t| t.lines().count());
+        if rows > 10 {
+            break true;
+        }
+        if std::time::Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    assert!(writing, "the import was seen writing its staged session");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!project.path("experiments/big").exists());
+    assert!(!project.path("data/big").exists());
+    assert_eq!(
+        staging_folders(&project).len(),
+        1,
+        "the killed import's staging folder"
+    );
+    let file = fixture("hyperfine/hyperfine.json");
+    project.lab_exits(&["import", "hyperfine", &file, "--into", "small"], Exit::Ok);
+    assert_eq!(staging_folders(&project), Vec::<String>::new());
+    assert!(!project.path("experiments/big").exists());
+    assert_eq!(project.sessions("small").len(), 1);
 }

@@ -8,10 +8,19 @@
 //! warm-up is not saved. benchmark.json names the benchmark: `group_id`, then `/function_id` when
 //! there is one (so `c.bench_function("f", …)` is "f" and a group's function is "group/function");
 //! `value_str` (the input of `BenchmarkId::new(…, input)` or `from_parameter`) becomes the param
-//! "value". Its `throughput` is not imported: the values are times. criterion does not record its
+//! "value". Its `throughput` (`Bytes`, `BytesDecimal`, `Elements`, `ElementsAndBytes`) adds
+//! `bytes_per_second` or `elements_per_second` as secondary metrics: the declared amount per
+//! iteration over each sample's time per iteration. criterion does not record its
 //! own version or the machine, so there is no tool version and no context.
+//!
+//! A whole `target/criterion` tree (or any folder above benchmark folders) imports every
+//! benchmark in it from its `new/` folder: the last `cargo bench`. `base/` and `--save-baseline
+//! NAME` folders are saved baselines (copies of a run: by default `base/` is a copy of `new/`,
+//! a named one may hold a run of other code), so they are imported only when given by name
+//! (`…/GROUP/FUNCTION/base`), never pooled with `new/`; `change/` holds criterion's own
+//! comparison, a summary, and is not read.
 
-use super::{Benchmark, Format, Imported, Run, Source, read_text};
+use super::{Benchmark, Format, Imported, Run, Secondary, Source, read_text};
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -39,6 +48,65 @@ pub fn read(path: &Path) -> Result<Imported> {
         &benchmark_path.display().to_string(),
         &read_text(&benchmark_path)?,
     )
+}
+
+/// How deep below a given folder benchmark folders are looked for: `target/criterion` nests
+/// group, function and input (three levels) below itself.
+const MAX_DEPTH: usize = 6;
+
+/// The most benchmark folders one tree may hold.
+const MAX_BENCHMARKS: usize = 10_000;
+
+/// The benchmarks `path` stands for: itself when it is one (a file, a folder holding
+/// `new/sample.json` or `sample.json`), else every folder below it that holds
+/// `new/sample.json`, as criterion's `target/criterion` tree does, sorted by path. `report/`
+/// folders and symbolic links are not entered; `base/` and named baselines are earlier runs,
+/// imported only when named.
+pub fn benchmark_folders(path: &Path) -> Result<Vec<PathBuf>> {
+    if !path.is_dir()
+        || path.join("new/sample.json").is_file()
+        || path.join("sample.json").is_file()
+    {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut found = Vec::new();
+    walk(path, 0, &mut found)?;
+    if found.is_empty() {
+        bail!(
+            "{}: a folder without new/sample.json, and no benchmark folder below it (expected a \
+             criterion benchmark folder such as target/criterion/GROUP/FUNCTION, the \
+             target/criterion folder itself, or {EXPECTED})",
+            path.display()
+        );
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<()> {
+    if dir.join("new/sample.json").is_file() {
+        found.push(dir.to_path_buf());
+        if found.len() > MAX_BENCHMARKS {
+            bail!(
+                "{}: more than {MAX_BENCHMARKS} benchmark folders (expected a criterion tree; give its benchmark folders in parts)",
+                dir.display()
+            );
+        }
+        return Ok(());
+    }
+    if depth == MAX_DEPTH {
+        return Ok(());
+    }
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| anyhow!("{}: cannot list: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| anyhow!("{}: cannot list: {e}", dir.display()))?;
+        let is_folder = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_folder && entry.file_name() != "report" {
+            walk(&entry.path(), depth + 1, found)?;
+        }
+    }
+    Ok(())
 }
 
 /// The sample.json that `path` stands for.
@@ -79,13 +147,25 @@ pub fn parse(
         what: BENCHMARK_WHAT,
         expected: EXPECTED,
     };
-    let (name, params) = name_and_params(&id_source, &id_source.json(benchmark_text)?)?;
+    let id = id_source.json(benchmark_text)?;
+    let (name, params) = name_and_params(&id_source, &id)?;
+    let rates = throughput(&id_source, &name, &id)?;
     let sample_source = Source {
         origin: sample_origin,
         what: SAMPLE_WHAT,
         expected: EXPECTED,
     };
     let values = per_iteration_seconds(&sample_source, &name, &sample_source.json(sample_text)?)?;
+    let mut run = Run::measured(values.clone());
+    let mut secondary = Vec::new();
+    for (metric, unit, amount) in rates {
+        let rates = values
+            .iter()
+            .map(|t| sample_source.checked(&name, metric, amount / t))
+            .collect::<Result<Vec<_>>>()?;
+        run = run.with(metric, rates);
+        secondary.push(Secondary::new(metric, unit, true, false));
+    }
     Ok(Imported {
         format: Format::Criterion,
         tool_version: None,
@@ -96,8 +176,9 @@ pub fn parse(
             metric: "time".into(),
             unit: "s".into(),
             higher_is_better: false,
-            runs: vec![Run::measured(values)],
+            runs: vec![run],
             summary_only: false,
+            secondary,
         }],
     })
 }
@@ -117,6 +198,42 @@ fn name_and_params(source: &Source, id: &Value) -> Result<(String, BTreeMap<Stri
         None => BTreeMap::new(),
     };
     Ok((name, params))
+}
+
+/// The rates benchmark.json's `throughput` declares, as (metric, unit, amount per iteration):
+/// `{"Bytes": N}` and `{"BytesDecimal": N}` are bytes a second, `{"Elements": N}` elements a
+/// second, `{"ElementsAndBytes": {"elements": N, "bytes": M}}` both; `null` or none, no rate.
+fn throughput(
+    source: &Source,
+    name: &str,
+    id: &Value,
+) -> Result<Vec<(&'static str, &'static str, f64)>> {
+    const BYTES: (&str, &str) = ("bytes_per_second", "B/s");
+    const ELEMENTS: (&str, &str) = ("elements_per_second", "/s");
+    let Some(Value::Object(declared)) = id.get("throughput") else {
+        return Ok(Vec::new());
+    };
+    let mut rates = Vec::new();
+    for (kind, amount) in declared {
+        let amounts: Vec<((&str, &str), &Value)> = match (kind.as_str(), amount) {
+            ("Bytes" | "BytesDecimal", n) => vec![(BYTES, n)],
+            ("Elements", n) => vec![(ELEMENTS, n)],
+            ("ElementsAndBytes", Value::Object(both)) => [("elements", ELEMENTS), ("bytes", BYTES)]
+                .into_iter()
+                .filter_map(|(key, rate)| both.get(key).map(|n| (rate, n)))
+                .collect(),
+            _ => {
+                return Err(source.bad(format!(
+                    "benchmark \"{name}\": throughput {kind} is {amount} (expected Bytes, BytesDecimal, Elements or ElementsAndBytes with a count)"
+                )));
+            }
+        };
+        for ((metric, unit), n) in amounts {
+            let n = source.value(name, &format!("throughput {kind}"), n)?;
+            rates.push((metric, unit, n));
+        }
+    }
+    Ok(rates)
 }
 
 /// `times[i] / iters[i]` nanoseconds, in seconds.
@@ -208,6 +325,63 @@ mod tests {
         );
         assert_eq!(benchmark.runs.len(), 1);
         &benchmark.runs[0].values
+    }
+
+    #[test]
+    fn a_declared_throughput_is_a_rate_per_sample() {
+        let bytes = FIRST_ID.replace("\"throughput\":null", "\"throughput\":{\"Bytes\":1000}");
+        let imported = parse("sample.json", FIRST_SAMPLE, "benchmark.json", &bytes).unwrap();
+        let benchmark = &imported.benchmarks[0];
+        let metrics: Vec<(&str, &str, bool)> = benchmark
+            .secondary
+            .iter()
+            .map(|s| (s.name.as_str(), s.unit.as_str(), s.higher_is_better))
+            .collect();
+        assert_eq!(metrics, [("bytes_per_second", "B/s", true)]);
+        let run = &benchmark.runs[0];
+        // 1,000 bytes an iteration; the first sample ran 1 iteration in 10,883,752,315 ns.
+        assert_close(run.secondary["bytes_per_second"][0], 1000.0 / 10.883752315);
+        assert_eq!(run.secondary["bytes_per_second"].len(), run.values.len());
+        let both = FIRST_ID.replace(
+            "\"throughput\":null",
+            "\"throughput\":{\"ElementsAndBytes\":{\"elements\":10,\"bytes\":80}}",
+        );
+        let imported = parse("sample.json", FIRST_SAMPLE, "benchmark.json", &both).unwrap();
+        let names: Vec<&str> = imported.benchmarks[0]
+            .secondary
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["elements_per_second", "bytes_per_second"]);
+        let odd = FIRST_ID.replace("\"throughput\":null", "\"throughput\":{\"Bits\":8}");
+        let error = parse("sample.json", FIRST_SAMPLE, "benchmark.json", &odd).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "benchmark.json: benchmark \"{NAME}\": throughput Bits is 8 (expected Bytes, BytesDecimal, Elements or ElementsAndBytes with a count)"
+            )
+        );
+    }
+
+    #[test]
+    fn a_folder_above_benchmark_folders_imports_each_of_them_sorted() {
+        let tree = fixture("criterion");
+        let folders = benchmark_folders(&tree).unwrap();
+        let names: Vec<String> = folders
+            .iter()
+            .map(|f| f.strip_prefix(&tree).unwrap().display().to_string())
+            .collect();
+        assert!(
+            names.starts_with(&[
+                "analysis-run1".to_string(),
+                "analysis-run2".to_string(),
+                "criterion-0.2".to_string()
+            ]),
+            "{names:?}"
+        );
+        let empty = tempfile::tempdir().unwrap();
+        let error = benchmark_folders(empty.path()).unwrap_err().to_string();
+        assert!(error.contains("no benchmark folder below it"), "{error}");
     }
 
     #[test]

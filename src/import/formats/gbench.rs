@@ -6,14 +6,18 @@
 //! before it (1.4.1 and older, 2018) mark them only by the suffix Google Benchmark appends to the
 //! name (`BM_Sort_mean`, …), so for rows without `run_type` an `aggregate_name` or one of those
 //! suffixes makes an aggregate. A file of aggregates alone (`--benchmark_report_aggregates_only`)
-//! is refused: there is nothing raw to import. Only `real_time` (wall clock) is read; `cpu_time`
-//! and user counters are not imported. Benchmarks are grouped by `run_name` (falling back to
+//! is refused: there is nothing raw to import. `real_time` (wall clock per iteration) is the
+//! main metric; `cpu_time` (converted to seconds like it) and every counter (the numeric fields
+//! Google Benchmark does not write itself: `state.counters`, `items_per_second`,
+//! `bytes_per_second`) are secondary metrics, one value per repetition; a `*_per_second`
+//! counter is a rate (higher is better, unit `/s`), any other a count. Benchmarks are grouped by `run_name` (falling back to
 //! `name`), so arguments stay part of the name (`BM_Copy/64`): Google Benchmark does not record
 //! them structurally. The `context` object's scalar fields become the context facts, its
 //! `library_version` (written by 1.8 and later) the tool version.
 
 use super::{
-    Benchmark, Facts, Format, Imported, Run, Source, group_benchmarks, scalar_text, seconds_per,
+    Benchmark, Facts, Format, Imported, Run, Secondary, Source, group_benchmarks, scalar_text,
+    seconds_per,
 };
 use anyhow::Result;
 use serde_json::{Map, Value};
@@ -101,16 +105,71 @@ fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
         return Ok(Row::Aggregate(kind));
     }
     refuse_failed(source, name, entry)?;
-    let real_time = real_time_seconds(source, name, entry)?;
+    let factor = seconds_per_unit(source, name, entry)?;
+    let real_time = time_seconds(source, name, entry, "real_time", factor)?;
+    let mut run = Run::measured(vec![real_time]);
+    let mut secondary = Vec::new();
+    if entry.get("cpu_time").is_some() {
+        let cpu_time = time_seconds(source, name, entry, "cpu_time", factor)?;
+        run = run.with("cpu_time", vec![cpu_time]);
+        secondary.push(Secondary::new("cpu_time", "s", false, false));
+    }
+    for (counter, value) in counters(entry) {
+        let value = source.value(name, &format!("counter {counter}"), value)?;
+        run = run.with(counter, vec![value]);
+        let rate = counter.ends_with("_per_second");
+        secondary.push(Secondary::new(
+            counter,
+            if rate { "/s" } else { "" },
+            rate,
+            !rate,
+        ));
+    }
     Ok(Row::Iteration(Benchmark {
         name: name.to_string(),
         params: BTreeMap::new(),
         metric: "time".into(),
         unit: "s".into(),
         higher_is_better: false,
-        runs: vec![Run::measured(vec![real_time])],
+        runs: vec![run],
         summary_only: false,
+        secondary,
     }))
+}
+
+/// The fields of a repetition that Google Benchmark itself writes; every other number is a
+/// counter (`state.counters`, `SetItemsProcessed`'s `items_per_second`, …).
+const ROW_FIELDS: &[&str] = &[
+    "name",
+    "family_index",
+    "per_family_instance_index",
+    "run_name",
+    "run_type",
+    "repetitions",
+    "repetition_index",
+    "threads",
+    "iterations",
+    "real_time",
+    "cpu_time",
+    "time_unit",
+    "aggregate_name",
+    "aggregate_unit",
+    "error_occurred",
+    "error_message",
+    "skipped",
+    "label",
+    "big_o",
+    "rms",
+    "complexity_n",
+];
+
+/// A repetition's counters: its numeric fields that are not [`ROW_FIELDS`], in file order.
+fn counters(entry: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    entry
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, value)| value.is_number() && !ROW_FIELDS.contains(&key.as_str()))
 }
 
 /// The row's `aggregate_name` (1.5 and later), else the aggregate suffix of its `name` (all that
@@ -172,17 +231,22 @@ fn refuse_failed(source: &Source, name: &str, entry: &Value) -> Result<()> {
     Ok(())
 }
 
-fn real_time_seconds(source: &Source, name: &str, entry: &Value) -> Result<f64> {
+/// Seconds in one of the repetition's `time_unit`.
+fn seconds_per_unit(source: &Source, name: &str, entry: &Value) -> Result<f64> {
     let unit = entry.get("time_unit").and_then(Value::as_str).unwrap_or("");
-    let factor = seconds_per(unit).ok_or_else(|| {
+    seconds_per(unit).ok_or_else(|| {
         source.bad(format!(
             "benchmark \"{name}\": time_unit \"{unit}\" (expected \"ns\", \"us\", \"ms\" or \"s\")"
         ))
-    })?;
-    let real_time = entry
-        .get("real_time")
-        .ok_or_else(|| source.not_format(format!("benchmark \"{name}\" has no \"real_time\"")))?;
-    Ok(source.value(name, "real_time", real_time)? * factor)
+    })
+}
+
+/// The time `key` (`real_time`, `cpu_time`) of a repetition, in seconds.
+fn time_seconds(source: &Source, name: &str, entry: &Value, key: &str, factor: f64) -> Result<f64> {
+    let time = entry
+        .get(key)
+        .ok_or_else(|| source.not_format(format!("benchmark \"{name}\" has no \"{key}\"")))?;
+    Ok(source.value(name, key, time)? * factor)
 }
 
 #[cfg(test)]
@@ -190,6 +254,53 @@ mod tests {
     use super::super::test_support::{assert_close, fixture};
     use super::super::{Format, read};
     use super::*;
+
+    #[test]
+    fn cpu_time_and_counters_are_metrics_of_each_repetition() {
+        let imported = read(Format::Gbench, &[fixture("gbench/gbench-counters.json")]).unwrap();
+        assert_eq!(names(&imported), ["BM_Fill/256", "BM_Fill/4096"]);
+        let small = &imported.benchmarks[0];
+        let metrics: Vec<(&str, &str, bool, bool)> = small
+            .secondary
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.unit.as_str(),
+                    s.higher_is_better,
+                    s.count,
+                )
+            })
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                ("cpu_time", "s", false, false),
+                ("bytes_per_second", "/s", true, false),
+                ("elements", "", false, true),
+                ("items_per_second", "/s", true, false),
+                ("sorts", "", false, true),
+            ]
+        );
+        assert_eq!(small.runs.len(), 3);
+        assert_close(small.runs[0].values[0], 1780.191511094182e-9);
+        assert_close(
+            small.runs[0].secondary["cpu_time"][0],
+            1773.5740982181665e-9,
+        );
+        assert_close(
+            small.runs[0].secondary["items_per_second"][0],
+            144341305.08400646,
+        );
+        assert_eq!(small.runs[0].secondary["sorts"], [6903.0]);
+        let large = &imported.benchmarks[1];
+        assert_close(large.runs[2].values[0], 45493.67321743417e-9);
+        assert_close(
+            large.runs[2].secondary["bytes_per_second"][0],
+            359973350.43340033,
+        );
+        assert_eq!(large.runs[2].secondary["elements"], [4096.0]);
+    }
 
     fn names(imported: &Imported) -> Vec<&str> {
         imported

@@ -1,20 +1,35 @@
 //! hyperfine's `--export-json` output: each timed execution of a command is one [`Run`] holding
-//! its wall-clock time.
+//! its wall-clock time, with its CPU times, peak memory and counters as secondary metrics where
+//! the file has them per run.
 //!
-//! The file holds `results`, one per command, each with `command`, `times` (seconds, one per
-//! run, warm-up runs not included), `parameters` (for `--parameter-scan`/`--parameter-list`) and
-//! summary statistics, which are not imported. `exit_codes` gives each run's exit: a run that
-//! failed (kept by `--ignore-failure`) is imported as a failed run, which the exit check
-//! judges and the analysis leaves out; `null` (a command ended by a signal) is a failure too.
+//! Two layouts exist. hyperfine 1.x writes, per command, `command`, `times` (seconds, one per
+//! run, warm-up runs not included), `exit_codes` and, from 1.19 on, `memory_usage_byte` (peak
+//! resident memory per run), `parameters` as `{"NAME": "VALUE"}`, and summary statistics (its
+//! `user` and `system` are means, not per run, so they are not imported). hyperfine 2.0 writes
+//! `"schema_version": 2`, a `primary_metric`, and per command `measurements`: one object per
+//! run holding every `--metrics` value as `{"value", "unit"}` in base units (`second`, `byte`,
+//! `count`) and its `exit_code`, with `parameters` as `{"NAME": {"value": "VALUE"}}`. The wall
+//! time is the metric "time" in both, so files of either version import into one experiment;
+//! the other values keep 2.0's names (`time_cpu`, `time_user`, `time_system`,
+//! `memory_peak_resident`, `instructions`, …; 1.x's `memory_usage_byte` is
+//! `memory_peak_resident`). A run that failed (kept by `--ignore-failure`) is imported as a
+//! failed run, which the exit check judges and the analysis leaves out; a `null` exit code (a
+//! command ended by a signal) is a failure too.
 
-use super::{Benchmark, Format, Imported, Run, Source, group_benchmarks};
+use super::{Benchmark, Format, Imported, Run, Secondary, Source, group_benchmarks};
 use crate::store::Exit;
 use anyhow::Result;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 const WHAT: &str = "hyperfine --export-json output";
 const EXPECTED: &str = "the file written by hyperfine --export-json FILE";
+
+/// hyperfine 2.0's name for the wall-clock time, which lab calls "time".
+const WALL_CLOCK: &str = "time_wall_clock";
+
+/// hyperfine 2.0's name for peak resident memory, 1.x's `memory_usage_byte`.
+const PEAK_MEMORY: &str = "memory_peak_resident";
 
 /// Parses one hyperfine export; `origin` names the file in errors.
 pub fn parse(origin: &str, text: &str) -> Result<Imported> {
@@ -24,45 +39,90 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         expected: EXPECTED,
     };
     let document = source.json(text)?;
+    let schema = document.get("schema_version");
+    let version_two = match schema {
+        None => false,
+        Some(v) if v.as_u64() == Some(2) => true,
+        Some(other) => {
+            return Err(source.bad(format!(
+                "schema_version {other}: lab reads hyperfine 1.x's exports and 2.0's schema 2 \
+                 (expected a file written by one of those versions)"
+            )));
+        }
+    };
     let results = document
         .get("results")
         .and_then(Value::as_array)
         .ok_or_else(|| source.not_format("no \"results\" array"))?;
+    let primary = document
+        .get("primary_metric")
+        .and_then(Value::as_str)
+        .unwrap_or(WALL_CLOCK);
     let benchmarks = results
         .iter()
         .enumerate()
-        .map(|(index, result)| benchmark(&source, index, result))
+        .map(|(index, result)| match version_two {
+            true => benchmark_v2(&source, index, result, primary),
+            false => benchmark_v1(&source, index, result),
+        })
         .collect::<Result<Vec<_>>>()?;
+    let metadata = document.get("metadata");
+    let field = |path: &[&str]| {
+        path.iter()
+            .try_fold(metadata?, |v, key| v.get(*key))
+            .and_then(super::scalar_text)
+    };
+    let context = [
+        ("os", ["platform", "os"]),
+        ("architecture", ["platform", "architecture"]),
+    ]
+    .into_iter()
+    .filter_map(|(key, path)| field(&path).map(|v| (key.to_string(), v)))
+    .collect();
     Ok(Imported {
         format: Format::Hyperfine,
-        tool_version: None,
-        context: BTreeMap::new(),
+        tool_version: field(&["hyperfine_version"]),
+        context,
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
     })
 }
 
-fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark> {
-    let name = result
+fn command<'a>(source: &Source, index: usize, result: &'a Value) -> Result<&'a str> {
+    result
         .get("command")
         .and_then(Value::as_str)
-        .ok_or_else(|| {
-            source.not_format(format!("result {} has no \"command\" string", index + 1))
-        })?;
-    Ok(Benchmark {
+        .ok_or_else(|| source.not_format(format!("result {} has no \"command\" string", index + 1)))
+}
+
+/// A wall-time benchmark of `name`: the main metric of both layouts.
+fn wall_time(name: &str, params: BTreeMap<String, String>, runs: Vec<Run>) -> Benchmark {
+    Benchmark {
         name: name.to_string(),
-        params: parameters(source, name, result)?,
+        params,
         metric: "time".into(),
         unit: "s".into(),
         higher_is_better: false,
-        runs: runs(source, name, result)?,
+        runs,
         summary_only: false,
-    })
+        secondary: Vec::new(),
+    }
 }
 
-/// One run per entry of `times`, each holding that run's time and, where `exit_codes` is
-/// written, how it ended.
-fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
-    let exits = exits(source, name, result)?;
+fn benchmark_v1(source: &Source, index: usize, result: &Value) -> Result<Benchmark> {
+    let name = command(source, index, result)?;
+    let params = super::text_params(source, name, result, "parameters")?;
+    let mut benchmark = wall_time(name, params, runs_v1(source, name, result)?);
+    if result.get("memory_usage_byte").is_some() {
+        benchmark
+            .secondary
+            .push(Secondary::new(PEAK_MEMORY, "B", false, true));
+    }
+    Ok(benchmark)
+}
+
+/// One run per entry of `times`, each holding that run's time, its peak memory where
+/// `memory_usage_byte` is written and, where `exit_codes` is written, how it ended.
+fn runs_v1(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
     let times = result
         .get("times")
         .and_then(Value::as_array)
@@ -73,63 +133,165 @@ fn runs(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
                  (expected the \"times\" list current hyperfine versions write)"
             ))
         })?;
-    if let Some(exits) = &exits
-        && exits.len() != times.len()
-    {
-        return Err(source.bad(format!(
-            "benchmark \"{name}\" has {} times but {} exit codes (expected one exit code per run)",
-            times.len(),
-            exits.len()
-        )));
-    }
+    let per_run = |key: &str, what: &str| -> Result<Option<&Vec<Value>>> {
+        let Some(list) = result.get(key) else {
+            return Ok(None);
+        };
+        match list.as_array() {
+            Some(list) if list.len() == times.len() => Ok(Some(list)),
+            Some(list) => Err(source.bad(format!(
+                "benchmark \"{name}\" has {} times but {} {what} (expected one per run)",
+                times.len(),
+                list.len()
+            ))),
+            None => Err(source.bad(format!(
+                "benchmark \"{name}\": \"{key}\" is not an array (expected one per run)"
+            ))),
+        }
+    };
+    let exits = per_run("exit_codes", "exit codes")?;
+    let memory = per_run("memory_usage_byte", "memory readings")?;
     times
         .iter()
         .enumerate()
         .map(|(index, time)| {
             let seconds = source.value(name, &format!("time {}", index + 1), time)?;
-            Ok(Run {
-                exit: exits.as_ref().map(|e| e[index].clone()),
-                ..Run::measured(vec![seconds])
-            })
+            let mut run = Run::measured(vec![seconds]);
+            if let Some(exits) = exits {
+                run.exit = Some(exit(source, name, index, &exits[index])?);
+            }
+            if let Some(memory) = memory {
+                let what = format!("memory_usage_byte {}", index + 1);
+                let bytes = source.value(name, &what, &memory[index])?;
+                run = run.with(PEAK_MEMORY, vec![bytes]);
+            }
+            Ok(run)
         })
         .collect()
 }
 
-/// Each run's exit from `exit_codes`, when the file has them: a number is the exit code,
-/// `null` a command ended by a signal hyperfine does not name.
-fn exits(source: &Source, name: &str, result: &Value) -> Result<Option<Vec<Exit>>> {
-    let Some(codes) = result.get("exit_codes") else {
-        return Ok(None);
-    };
-    let codes = codes.as_array().ok_or_else(|| {
-        source.bad(format!(
-            "benchmark \"{name}\": \"exit_codes\" is not an array (expected one exit code per run)"
-        ))
-    })?;
-    codes
-        .iter()
-        .enumerate()
-        .map(|(index, code)| match code {
-            Value::Null => Ok(Exit::SpawnFailed(
-                "hyperfine recorded no exit code: the command was ended by a signal".into(),
-            )),
-            _ => code
-                .as_i64()
-                .and_then(|c| i32::try_from(c).ok())
-                .map(Exit::Code)
-                .ok_or_else(|| {
-                    source.bad(format!(
-                        "benchmark \"{name}\": exit code {} is {code} (expected an integer or null)",
-                        index + 1
-                    ))
-                }),
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
+/// How a run ended from its exit code: a number is the exit code, `null` a command ended by
+/// a signal hyperfine does not name.
+fn exit(source: &Source, name: &str, index: usize, code: &Value) -> Result<Exit> {
+    match code {
+        Value::Null => Ok(Exit::SpawnFailed(
+            "hyperfine recorded no exit code: the command was ended by a signal".into(),
+        )),
+        _ => code
+            .as_i64()
+            .and_then(|c| i32::try_from(c).ok())
+            .map(Exit::Code)
+            .ok_or_else(|| {
+                source.bad(format!(
+                    "benchmark \"{name}\": exit code {} is {code} (expected an integer or null)",
+                    index + 1
+                ))
+            }),
+    }
 }
 
-fn parameters(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
-    super::text_params(source, name, result, "parameters")
+/// A result of schema 2: one run per measurement, the primary metric its value, every other
+/// metric a secondary one.
+fn benchmark_v2(source: &Source, index: usize, result: &Value, primary: &str) -> Result<Benchmark> {
+    let name = command(source, index, result)?;
+    let measurements = result
+        .get("measurements")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| {
+            source.bad(format!(
+                "benchmark \"{name}\" has no per-run \"measurements\", only a summary \
+                 (expected the \"measurements\" list hyperfine 2.0 writes)"
+            ))
+        })?;
+    let params = params_v2(source, name, result)?;
+    let mut secondary: Vec<Secondary> = Vec::new();
+    let mut runs = Vec::with_capacity(measurements.len());
+    let mut main_unit = None;
+    for (i, measurement) in measurements.iter().enumerate() {
+        let what = format!("measurement {}", i + 1);
+        let fields = measurement
+            .as_object()
+            .ok_or_else(|| source.bad(format!("benchmark \"{name}\": {what} is not an object")))?;
+        let (unit, value) = metric_value(source, name, &what, fields, primary)?;
+        main_unit.get_or_insert(unit);
+        let mut run = Run::measured(vec![value]);
+        if let Some(code) = fields.get("exit_code") {
+            run.exit = Some(exit(source, name, i, code)?);
+        }
+        for key in fields.keys().filter(|k| *k != primary && *k != "exit_code") {
+            let (unit, value) = metric_value(source, name, &what, fields, key)?;
+            if !secondary.iter().any(|s| s.name == *key) {
+                let timed = unit == "s";
+                secondary.push(Secondary::new(key, &unit, false, !timed));
+            }
+            run = run.with(key, vec![value]);
+        }
+        runs.push(run);
+    }
+    let main_unit = main_unit.unwrap_or_default();
+    let mut benchmark = wall_time(name, params, runs);
+    if primary != WALL_CLOCK {
+        benchmark.metric = primary.to_string();
+    }
+    benchmark.unit = main_unit;
+    benchmark.secondary = secondary;
+    Ok(benchmark)
+}
+
+/// The unit (lab's spelling) and value of metric `key` in one measurement.
+fn metric_value(
+    source: &Source,
+    name: &str,
+    what: &str,
+    fields: &Map<String, Value>,
+    key: &str,
+) -> Result<(String, f64)> {
+    let found = fields.get(key).ok_or_else(|| {
+        source.bad(format!(
+            "benchmark \"{name}\": {what} has no \"{key}\" (expected every measurement to hold the primary metric)"
+        ))
+    })?;
+    let value = found.get("value").ok_or_else(|| {
+        source.bad(format!(
+            "benchmark \"{name}\": {what} {key} is {found} (expected {{\"value\": NUMBER, \"unit\": UNIT}})"
+        ))
+    })?;
+    let value = source.value(name, &format!("{what} {key}"), value)?;
+    let unit = match found.get("unit").and_then(Value::as_str).unwrap_or("") {
+        "second" => "s",
+        "byte" => "B",
+        "count" => "",
+        other => other,
+    };
+    Ok((unit.to_string(), value))
+}
+
+/// Schema 2's parameters, `{"NAME": {"value": "VALUE"}}`, as text parameters.
+fn params_v2(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
+    let Some(found) = result.get("parameters") else {
+        return Ok(BTreeMap::new());
+    };
+    let object = found.as_object().ok_or_else(|| {
+        source.bad(format!(
+            "benchmark \"{name}\": \"parameters\" is not an object (expected {{\"NAME\": {{\"value\": \"VALUE\"}}}})"
+        ))
+    })?;
+    object
+        .iter()
+        .map(|(param, value)| {
+            let text = value
+                .get("value")
+                .or(Some(value))
+                .and_then(super::scalar_text)
+                .ok_or_else(|| {
+                    source.bad(format!(
+                        "benchmark \"{name}\": parameters {param} is {value} (expected {{\"value\": \"VALUE\"}})"
+                    ))
+                })?;
+            Ok((param.clone(), text))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -182,7 +344,154 @@ mod tests {
         let error = parse("hyperfine.json", &torn).unwrap_err().to_string();
         assert_eq!(
             error,
-            "hyperfine.json: benchmark \"sleep 0.01\" has 10 times but 9 exit codes (expected one exit code per run)"
+            "hyperfine.json: benchmark \"sleep 0.01\" has 10 times but 9 exit codes (expected one per run)"
+        );
+    }
+
+    fn secondary_names(b: &Benchmark) -> Vec<&str> {
+        b.secondary.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn schema_2_measurements_are_runs_with_every_metric() {
+        let file = fixture("hyperfine/hyperfine-2.0-metrics.json");
+        let imported = read(Format::Hyperfine, &[file]).unwrap();
+        assert_eq!(imported.tool_version.as_deref(), Some("2.0.0"));
+        assert_eq!(imported.context["os"], "Linux");
+        assert_eq!(imported.context["architecture"], "x86_64");
+        let [first, second] = imported.benchmarks.as_slice() else {
+            panic!("{:?}", imported.benchmarks)
+        };
+        assert_eq!(
+            (
+                first.name.as_str(),
+                first.metric.as_str(),
+                first.unit.as_str()
+            ),
+            ("sleep 0.01", "time", "s")
+        );
+        assert_eq!(
+            secondary_names(first),
+            [
+                "memory_peak_resident",
+                "time_cpu",
+                "time_system",
+                "time_user"
+            ]
+        );
+        let memory = &first.secondary[0];
+        assert_eq!((memory.unit.as_str(), memory.count), ("B", true));
+        assert_eq!(
+            (first.secondary[1].unit.as_str(), first.secondary[1].count),
+            ("s", false)
+        );
+        assert_eq!(first.runs.len(), 5);
+        assert_close(first.runs[0].values[0], 0.011980543000000001);
+        assert_close(first.runs[4].values[0], 0.01702675);
+        assert_close(first.runs[0].secondary["time_cpu"][0], 0.001718);
+        assert_close(first.runs[4].secondary["time_cpu"][0], 0.002461);
+        assert_close(
+            first.runs[0].secondary["memory_peak_resident"][0],
+            3117056.0,
+        );
+        assert_eq!(first.runs[0].exit, Some(Exit::Code(0)));
+        assert_close(second.runs[4].values[0], 0.024236495);
+        assert_close(
+            second.runs[4].secondary["memory_peak_resident"][0],
+            3248128.0,
+        );
+    }
+
+    #[test]
+    fn schema_2_parameters_and_exit_codes_are_read() {
+        let scan = read(
+            Format::Hyperfine,
+            &[fixture("hyperfine/hyperfine-2.0-scan.json")],
+        )
+        .unwrap();
+        let params: Vec<&str> = scan
+            .benchmarks
+            .iter()
+            .map(|b| b.params["n"].as_str())
+            .collect();
+        assert_eq!(params, ["1", "2", "3"]);
+        assert!(scan.benchmarks.iter().all(|b| b.runs.len() == 4));
+        assert_close(scan.benchmarks[2].runs[3].values[0], 0.035797431000000005);
+        let failing = read(
+            Format::Hyperfine,
+            &[fixture("hyperfine/hyperfine-2.0-failing.json")],
+        )
+        .unwrap();
+        let exits: Vec<Option<Exit>> = failing.benchmarks[0]
+            .runs
+            .iter()
+            .map(|r| r.exit.clone())
+            .collect();
+        let expected: Vec<Option<Exit>> = [0, 1, 0, 1, 0, 1]
+            .into_iter()
+            .map(|c| Some(Exit::Code(c)))
+            .collect();
+        assert_eq!(exits, expected);
+    }
+
+    #[test]
+    fn hyperfine_1_20_memory_is_a_metric_of_each_run() {
+        let imported = read(
+            Format::Hyperfine,
+            &[fixture("hyperfine/hyperfine-1.20.json")],
+        )
+        .unwrap();
+        assert_eq!(imported.tool_version, None);
+        let first = &imported.benchmarks[0];
+        assert_eq!(secondary_names(first), ["memory_peak_resident"]);
+        assert_close(first.runs[0].values[0], 0.017096891);
+        assert_close(first.runs[4].values[0], 0.012554059000000001);
+        assert_close(
+            first.runs[4].secondary["memory_peak_resident"][0],
+            3063808.0,
+        );
+        let list = read(
+            Format::Hyperfine,
+            &[fixture("hyperfine/hyperfine-1.20-list.json")],
+        )
+        .unwrap();
+        let params: Vec<&str> = list
+            .benchmarks
+            .iter()
+            .map(|b| b.params["n"].as_str())
+            .collect();
+        assert_eq!(params, ["1", "2"]);
+    }
+
+    #[test]
+    fn versions_1_and_2_of_one_command_merge_into_one_benchmark() {
+        let files = [
+            fixture("hyperfine/hyperfine.json"),
+            fixture("hyperfine/hyperfine-2.0-metrics.json"),
+        ];
+        let imported = read(Format::Hyperfine, &files).unwrap();
+        let plain = &imported.benchmarks[0];
+        assert_eq!((plain.name.as_str(), plain.runs.len()), ("sleep 0.01", 15));
+        assert!(plain.runs[0].secondary.is_empty());
+        assert_close(plain.runs[14].secondary["time_cpu"][0], 0.002461);
+    }
+
+    #[test]
+    fn an_unknown_schema_and_a_measurement_without_its_metric_are_refused() {
+        let later = r#"{"schema_version": 3, "results": []}"#;
+        assert_eq!(
+            parse("h.json", later).unwrap_err().to_string(),
+            "h.json: schema_version 3: lab reads hyperfine 1.x's exports and 2.0's schema 2 (expected a file written by one of those versions)"
+        );
+        let torn = r#"{"schema_version": 2, "results": [{"command": "true", "measurements": [{"time_cpu": {"value": 0.1, "unit": "second"}}]}]}"#;
+        assert_eq!(
+            parse("h.json", torn).unwrap_err().to_string(),
+            "h.json: benchmark \"true\": measurement 1 has no \"time_wall_clock\" (expected every measurement to hold the primary metric)"
+        );
+        let bare = r#"{"schema_version": 2, "results": [{"command": "true", "measurements": [{"time_wall_clock": 0.1}]}]}"#;
+        assert_eq!(
+            parse("h.json", bare).unwrap_err().to_string(),
+            "h.json: benchmark \"true\": measurement 1 time_wall_clock is 0.1 (expected {\"value\": NUMBER, \"unit\": UNIT})"
         );
     }
 

@@ -8,8 +8,10 @@
 //! as a histogram (`rawDataHistogram`: `[value, count]` pairs); its iteration value is the
 //! histogram's weighted mean, the time per operation JMH's own score averages, so medians and
 //! intervals across iterations and forks hold, while quantiles of single operations (JMH's
-//! p0.99 and so on) are not kept. Secondary metrics (profilers, `gc.alloc.rate`, …) are not
-//! imported. `jmhVersion` is the tool version; `jvm`, `jvmArgs`, `jdkVersion`, `vmName`,
+//! p0.99 and so on) are not kept. Secondary metrics (`-prof gc`'s `·gc.alloc.rate` and
+//! `·gc.count`, other profilers' readings, `@AuxCounters`) are imported as metrics of their own,
+//! fork by fork from their `rawData`, times converted to seconds, other units kept as written;
+//! an entry without `rawData` or with values that are not numbers is left out. `jmhVersion` is the tool version; `jvm`, `jvmArgs`, `jdkVersion`, `vmName`,
 //! `vmVersion` and `threads` are the context facts.
 //!
 //! A result without `rawData` (a trimmed file, or one written by a tool that imitates JMH's
@@ -18,8 +20,8 @@
 //! iterations, not a measurement; nothing else is made up for it.
 
 use super::{
-    Benchmark, Facts, Format, Imported, Run, Selection, Source, group_benchmarks, scalar_text,
-    seconds_per,
+    Benchmark, Facts, Format, Imported, Run, Secondary, Selection, Source, group_benchmarks,
+    scalar_text, seconds_per,
 };
 use anyhow::Result;
 use serde_json::Value;
@@ -135,6 +137,7 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
         (_, Some(raw)) => (fork_runs(source, name, raw, measure.factor)?, false),
         _ => (summary_run(source, name, primary, measure.factor)?, true),
     };
+    let (secondary, runs) = with_secondary_metrics(source, name, result, runs)?;
     Ok(Benchmark {
         name: name.to_string(),
         params: params(source, name, result)?,
@@ -143,7 +146,81 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
         higher_is_better: measure.higher_is_better,
         runs,
         summary_only,
+        secondary,
     })
+}
+
+/// The forks' runs with the values of every numeric secondary metric that has `rawData`
+/// (fork by fork, as far as both go), and those metrics. A profiler's entry whose values are
+/// not numbers (`NaN` for a textual result such as `·stack`) or that holds no `rawData` is
+/// left out.
+fn with_secondary_metrics(
+    source: &Source,
+    name: &str,
+    result: &Value,
+    mut runs: Vec<Run>,
+) -> Result<(Vec<Secondary>, Vec<Run>)> {
+    let Some(metrics) = result.get("secondaryMetrics").and_then(Value::as_object) else {
+        return Ok((Vec::new(), runs));
+    };
+    let mut kept = Vec::new();
+    for (metric, entry) in metrics {
+        let unit = entry.get("scoreUnit").and_then(Value::as_str).unwrap_or("");
+        let Some(forks) = entry.get("rawData").and_then(Value::as_array) else {
+            continue;
+        };
+        let (unit, factor) = match super::seconds_per(unit) {
+            Some(factor) => ("s", factor),
+            None => (unit, 1.0),
+        };
+        let Some(values) = secondary_values(forks, factor) else {
+            continue;
+        };
+        let what = format!("secondary metric \"{metric}\"");
+        for (fork, values) in values.iter().enumerate() {
+            for (i, v) in values.iter().enumerate() {
+                source.checked(
+                    name,
+                    &format!("{what} fork {} iteration {}", fork + 1, i + 1),
+                    *v,
+                )?;
+            }
+        }
+        for (run, values) in runs.iter_mut().zip(values) {
+            run.secondary.insert(metric.clone(), values);
+        }
+        kept.push(Secondary::new(
+            metric,
+            unit,
+            higher_is_better(unit),
+            unit != "s",
+        ));
+    }
+    Ok((kept, runs))
+}
+
+/// Each fork's values of a secondary metric, converted by `factor`; None unless every value is
+/// a finite number.
+fn secondary_values(forks: &[Value], factor: f64) -> Option<Vec<Vec<f64>>> {
+    forks
+        .iter()
+        .map(|fork| {
+            fork.as_array()?
+                .iter()
+                .map(|v| {
+                    super::number(v)
+                        .filter(|x| x.is_finite())
+                        .map(|x| x * factor)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether more is better for a secondary metric of this unit: operations per unit of time
+/// (an `@AuxCounters` throughput), not allocation rates, counts or times.
+fn higher_is_better(unit: &str) -> bool {
+    unit.starts_with("ops/")
 }
 
 /// What a mode's values measure, in which unit, and how to convert the file's values to it.
@@ -295,6 +372,38 @@ mod tests {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/import/jmh/jmh-summary-only.json"
     ));
+
+    #[test]
+    fn secondary_metrics_are_metrics_of_each_fork() {
+        let imported = read(Format::Jmh, &[fixture("jmh/jmh-field.json")]).unwrap();
+        let with_gc = &imported.benchmarks[0];
+        assert_eq!(with_gc.params["size"], "10");
+        let metrics: Vec<(&str, &str, bool)> = with_gc
+            .secondary
+            .iter()
+            .map(|s| (s.name.as_str(), s.unit.as_str(), s.count))
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                ("\u{b7}gc.alloc.rate", "MB/sec", true),
+                ("\u{b7}gc.alloc.rate.norm", "B/op", true),
+                ("\u{b7}gc.count", "counts", true),
+                ("\u{b7}gc.time", "s", false),
+            ],
+            "the stack profiler's NaN entry is left out"
+        );
+        let run = &with_gc.runs[0];
+        assert_eq!(
+            run.secondary["\u{b7}gc.alloc.rate"],
+            [812.5, 809.25, 815.75]
+        );
+        assert_eq!(run.secondary["\u{b7}gc.count"], [4.0, 3.0, 4.0]);
+        assert_close(run.secondary["\u{b7}gc.time"][0], 0.006);
+        assert_close(run.secondary["\u{b7}gc.time"][2], 0.007);
+        assert!(imported.benchmarks[1].secondary.is_empty());
+        assert!(imported.benchmarks[1].runs[0].secondary.is_empty());
+    }
 
     #[test]
     fn forks_are_runs_and_throughput_keeps_its_unit() {

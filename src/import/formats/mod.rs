@@ -76,6 +76,34 @@ pub struct Benchmark {
     pub runs: Vec<Run>,
     /// True when the file held only a summary, no raw values (see [`jmh`]).
     pub summary_only: bool,
+    /// Further metrics the tool recorded beside the main one (JMH's secondary metrics,
+    /// hyperfine's CPU times and memory, Google Benchmark's `cpu_time` and counters, criterion's
+    /// throughput), in the order first met; each run holds its values under the metric's name.
+    pub secondary: Vec<Secondary>,
+}
+
+/// A metric a benchmark records beside its main one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Secondary {
+    /// The tool's name for it, as written (e.g. `·gc.alloc.rate`, `memory_usage_byte`).
+    pub name: String,
+    /// Unit of its values, normalised like the main metric's (times in seconds).
+    pub unit: String,
+    pub higher_is_better: bool,
+    /// Counted, not timed (bytes allocated, a counter): kept from runs whose timings are
+    /// discarded.
+    pub count: bool,
+}
+
+impl Secondary {
+    pub fn new(name: &str, unit: &str, higher_is_better: bool, count: bool) -> Secondary {
+        Secondary {
+            name: name.to_string(),
+            unit: unit.to_string(),
+            higher_is_better,
+            count,
+        }
+    }
 }
 
 /// One run: a process (hyperfine run, JMH fork, pyperf run, Google Benchmark repetition,
@@ -90,6 +118,9 @@ pub struct Run {
     pub values: Vec<f64>,
     /// How the process ended, where the file records it (hyperfine's `exit_codes`).
     pub exit: Option<crate::store::Exit>,
+    /// The values of each of the benchmark's [`Secondary`] metrics in this run, by the
+    /// metric's name: one per iteration, or one for the whole run.
+    pub secondary: BTreeMap<String, Vec<f64>>,
 }
 
 impl Run {
@@ -100,7 +131,14 @@ impl Run {
             warmup_values: Vec::new(),
             values,
             exit: None,
+            secondary: BTreeMap::new(),
         }
+    }
+
+    /// This run with `values` of the secondary metric `name` added.
+    pub fn with(mut self, name: &str, values: Vec<f64>) -> Run {
+        self.secondary.insert(name.to_string(), values);
+        self
     }
 }
 
@@ -175,6 +213,16 @@ pub fn read_each(
             format.tool()
         );
     }
+    let files = match format {
+        Format::Criterion => {
+            let mut folders = Vec::new();
+            for file in files {
+                folders.extend(criterion::benchmark_folders(file)?);
+            }
+            folders
+        }
+        _ => files.to_vec(),
+    };
     files
         .iter()
         .map(|file| {
@@ -386,6 +434,11 @@ fn append_runs(origin: &str, existing: &mut Benchmark, more: Benchmark) -> Resul
             more.name,
             params_text(&more.params)
         );
+    }
+    for metric in more.secondary {
+        if !existing.secondary.iter().any(|s| s.name == metric.name) {
+            existing.secondary.push(metric);
+        }
     }
     existing.runs.extend(more.runs);
     Ok(())

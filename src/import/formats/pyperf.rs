@@ -194,6 +194,7 @@ fn benchmark(
         higher_is_better: false,
         runs,
         summary_only: false,
+        secondary: Vec::new(),
     })
 }
 
@@ -259,8 +260,7 @@ fn run(
     Ok(Run {
         warmup: values.is_empty(),
         warmup_values,
-        values,
-        exit: None,
+        ..Run::measured(values)
     })
 }
 

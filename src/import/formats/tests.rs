@@ -11,6 +11,7 @@ fn bench(name: &str, unit: &str, values: Vec<f64>) -> Benchmark {
         higher_is_better: false,
         runs: vec![Run::measured(values)],
         summary_only: false,
+        secondary: Vec::new(),
     }
 }
 
@@ -233,6 +234,9 @@ mod mutated {
             (Format::Gbench, "gbench/gbench.json"),
             (Format::Pyperf, "pyperf/perf-0.9.json"),
             (Format::Pyperf, "pyperf/pyperf-suite.json"),
+            (Format::Hyperfine, "hyperfine/hyperfine-2.0-metrics.json"),
+            (Format::Hyperfine, "hyperfine/hyperfine-1.20.json"),
+            (Format::Gbench, "gbench/gbench-counters.json"),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -252,7 +256,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..6,
+            which in 0usize..9,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -266,7 +270,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..6,
+            which in 0usize..9,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {
