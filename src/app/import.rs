@@ -69,8 +69,11 @@ pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
             names: &names,
             repetitions: most_runs(&shares),
         };
-        let (dir, real_dir) = experiment_folder(layout, &into, opts, &new, &mut staging)?;
-        let exp = config::load(&dir, None)?;
+        let (dir, real_dir, name) = experiment_folder(layout, &into, opts, &new, &mut staging)?;
+        let mut exp = config::load(&dir, None)?;
+        // Named where it will be, not where it is staged (the name of a folder outside
+        // experiments/ holds a hash of its path).
+        exp.name = name.unwrap_or(exp.name);
         check_experiment(&exp, part)?;
         for share in shares {
             let staged = write_session(&staging.layout, &exp, &share, &metrics, opts)?;
@@ -603,17 +606,18 @@ struct NewExperiment<'a> {
     repetitions: usize,
 }
 
-/// The experiment folder `into` names, as (where to read it now, where it is for good): an
-/// existing one (both the same), or a new one with a lab.toml written from the files, staged.
+/// The experiment folder `into` names, as (where to read it now, where it is for good, and
+/// for a new one its name): an existing one (both the same), or a new one with a lab.toml
+/// written from the files, staged.
 fn experiment_folder(
     layout: &Layout,
     into: &Path,
     opts: &ImportOptions,
     new: &NewExperiment,
     staging: &mut Staging,
-) -> Result<(PathBuf, PathBuf)> {
+) -> Result<(PathBuf, PathBuf, Option<String>)> {
     if let Ok(dir) = layout.experiment_dir(into) {
-        return Ok((dir.clone(), dir));
+        return Ok((dir.clone(), dir, None));
     }
     let inside = into
         .components()
@@ -630,7 +634,12 @@ fn experiment_folder(
         into.to_path_buf()
     };
     let real = layout.root.join(&relative);
-    let name = config::experiment_name(&real);
+    // The path the folder will have once in place, as canonical as its existing part.
+    let root = layout
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| layout.root.clone());
+    let name = config::experiment_name(&root.join(&relative));
     if let Some(why) = config::identifier_problem(&name) {
         return Err(LabError::Usage(format!(
             "--into {}: the experiment name {name:?} {why}\n  hint: use letters, digits, `_`, `-` and `.`",
@@ -658,7 +667,7 @@ fn experiment_folder(
             tidy(&real.join(config::FILE_NAME)).display()
         );
     }
-    Ok((dir, real))
+    Ok((dir, real, Some(name)))
 }
 
 /// `./experiments/x` as `experiments/x`, for messages.

@@ -934,3 +934,35 @@ fn an_import_killed_part_way_leaves_nothing_in_place_and_the_next_one_clears_it(
     assert!(!project.path("experiments/big").exists());
     assert_eq!(project.sessions("small").len(), 1);
 }
+
+#[test]
+fn an_experiment_outside_experiments_is_named_for_where_it_lands_not_where_it_was_staged() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("hyperfine/hyperfine.json");
+    for _ in 0..2 {
+        project.lab_exits(
+            &["import", "hyperfine", &file, "--into", "studies/sleeps"],
+            Exit::Ok,
+        );
+    }
+    let data: Vec<String> = std::fs::read_dir(project.path("data"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(data.len(), 1, "{data:?}");
+    assert!(data[0].starts_with("sleeps-"), "{data:?}");
+    let sessions = std::fs::read_dir(project.path("data").join(&data[0]))
+        .unwrap()
+        .count();
+    assert_eq!(
+        sessions, 2,
+        "the second import found the first one's experiment"
+    );
+    project.lab_exits(&["report", "studies/sleeps", "-q"], Exit::Ok);
+    assert!(
+        project
+            .path(&format!("book/src/{}/index.md", data[0]))
+            .is_file()
+    );
+}
