@@ -704,7 +704,7 @@ fn a_secondary_metric_only_some_benchmarks_have_is_optional_and_fails_no_run() {
     );
     let toml = project.read("experiments/locks/lab.toml");
     assert!(
-        toml.contains("[metric.gc_alloc_rate]\njson = \"gc_alloc_rate\"\nunit = \"MB/sec\"\nbetter = \"lower\"\ncount = true\noptional = true\n"),
+        toml.contains("[metric.gc_alloc_rate]\njson = \"gc_alloc_rate\"\nunit = \"MB/sec\"\nbetter = \"lower\"\noptional = true\n"),
         "{toml}"
     );
     assert!(

@@ -193,7 +193,7 @@ fn with_secondary_metrics(
             metric,
             unit,
             higher_is_better(unit),
-            unit != "s",
+            is_count(unit),
         ));
     }
     Ok((kept, runs))
@@ -215,6 +215,15 @@ fn secondary_values(forks: &[Value], factor: f64) -> Option<Vec<Vec<f64>>> {
                 .collect()
         })
         .collect()
+}
+
+/// Whether a secondary metric of this unit is counted, not timed: amounts per operation
+/// (`B/op`) and counts, not times or rates per unit of time (`MB/sec`, `ops/ms`).
+fn is_count(unit: &str) -> bool {
+    let per_time = unit
+        .rsplit_once('/')
+        .is_some_and(|(_, per)| per == "sec" || per == "min" || seconds_per(per).is_some());
+    unit != "s" && !per_time
 }
 
 /// Whether more is better for a secondary metric of this unit: operations per unit of time
@@ -386,7 +395,7 @@ mod tests {
         assert_eq!(
             metrics,
             [
-                ("\u{b7}gc.alloc.rate", "MB/sec", true),
+                ("\u{b7}gc.alloc.rate", "MB/sec", false),
                 ("\u{b7}gc.alloc.rate.norm", "B/op", true),
                 ("\u{b7}gc.count", "counts", true),
                 ("\u{b7}gc.time", "s", false),
