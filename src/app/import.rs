@@ -664,15 +664,10 @@ fn experiment_folder(
     if !opts.quiet {
         eprintln!(
             "wrote {}: add the hypothesis and [[check]] tables, then `lab report {name}`",
-            tidy(&real.join(config::FILE_NAME)).display()
+            super::tidy(&real.join(config::FILE_NAME)).display()
         );
     }
     Ok((dir, real, Some(name)))
-}
-
-/// `./experiments/x` as `experiments/x`, for messages.
-fn tidy(path: &Path) -> &Path {
-    path.strip_prefix(".").unwrap_or(path)
 }
 
 /// An imported experiment's variants must name the benchmarks being imported.

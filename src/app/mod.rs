@@ -128,6 +128,6 @@ impl Layout {
 }
 
 /// `./experiments/x` reads better as `experiments/x` in messages and manifests.
-fn tidy(path: &Path) -> PathBuf {
+pub(super) fn tidy(path: &Path) -> PathBuf {
     path.strip_prefix(".").unwrap_or(path).to_path_buf()
 }

@@ -123,16 +123,13 @@ fn benchmark_v1(source: &Source, index: usize, result: &Value) -> Result<Benchma
 /// One run per entry of `times`, each holding that run's time, its peak memory where
 /// `memory_usage_byte` is written and, where `exit_codes` is written, how it ended.
 fn runs_v1(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
-    let times = result
-        .get("times")
-        .and_then(Value::as_array)
-        .filter(|times| !times.is_empty())
-        .ok_or_else(|| {
-            source.bad(format!(
-                "benchmark \"{name}\" has no per-run \"times\", only a summary \
-                 (expected the \"times\" list current hyperfine versions write)"
-            ))
-        })?;
+    let times = per_run_list(
+        source,
+        name,
+        result,
+        "times",
+        "current hyperfine versions write",
+    )?;
     let per_run = |key: &str, what: &str| -> Result<Option<&Vec<Value>>> {
         let Some(list) = result.get(key) else {
             return Ok(None);
@@ -170,6 +167,27 @@ fn runs_v1(source: &Source, name: &str, result: &Value) -> Result<Vec<Run>> {
         .collect()
 }
 
+/// The result's list `key` of one entry per run, refused when missing or empty: a file that
+/// holds only a summary.
+fn per_run_list<'v>(
+    source: &Source,
+    name: &str,
+    result: &'v Value,
+    key: &str,
+    written_by: &str,
+) -> Result<&'v Vec<Value>> {
+    result
+        .get(key)
+        .and_then(Value::as_array)
+        .filter(|list| !list.is_empty())
+        .ok_or_else(|| {
+            source.bad(format!(
+                "benchmark \"{name}\" has no per-run \"{key}\", only a summary \
+                 (expected the \"{key}\" list {written_by})"
+            ))
+        })
+}
+
 /// How a run ended from its exit code: a number is the exit code, `null` a command ended by
 /// a signal hyperfine does not name.
 fn exit(source: &Source, name: &str, index: usize, code: &Value) -> Result<Exit> {
@@ -194,17 +212,8 @@ fn exit(source: &Source, name: &str, index: usize, code: &Value) -> Result<Exit>
 /// metric a secondary one.
 fn benchmark_v2(source: &Source, index: usize, result: &Value, primary: &str) -> Result<Benchmark> {
     let name = command(source, index, result)?;
-    let measurements = result
-        .get("measurements")
-        .and_then(Value::as_array)
-        .filter(|m| !m.is_empty())
-        .ok_or_else(|| {
-            source.bad(format!(
-                "benchmark \"{name}\" has no per-run \"measurements\", only a summary \
-                 (expected the \"measurements\" list hyperfine 2.0 writes)"
-            ))
-        })?;
-    let params = params_v2(source, name, result)?;
+    let measurements = per_run_list(source, name, result, "measurements", "hyperfine 2.0 writes")?;
+    let params = super::text_params(source, name, result, "parameters")?;
     let mut secondary: Vec<Secondary> = Vec::new();
     let mut runs = Vec::with_capacity(measurements.len());
     let mut main_unit = None;
@@ -265,33 +274,6 @@ fn metric_value(
         other => other,
     };
     Ok((unit.to_string(), value))
-}
-
-/// Schema 2's parameters, `{"NAME": {"value": "VALUE"}}`, as text parameters.
-fn params_v2(source: &Source, name: &str, result: &Value) -> Result<BTreeMap<String, String>> {
-    let Some(found) = result.get("parameters") else {
-        return Ok(BTreeMap::new());
-    };
-    let object = found.as_object().ok_or_else(|| {
-        source.bad(format!(
-            "benchmark \"{name}\": \"parameters\" is not an object (expected {{\"NAME\": {{\"value\": \"VALUE\"}}}})"
-        ))
-    })?;
-    object
-        .iter()
-        .map(|(param, value)| {
-            let text = value
-                .get("value")
-                .or(Some(value))
-                .and_then(super::scalar_text)
-                .ok_or_else(|| {
-                    source.bad(format!(
-                        "benchmark \"{name}\": parameters {param} is {value} (expected {{\"value\": \"VALUE\"}})"
-                    ))
-                })?;
-            Ok((param.clone(), text))
-        })
-        .collect()
 }
 
 #[cfg(test)]

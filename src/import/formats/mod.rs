@@ -562,9 +562,9 @@ pub(crate) fn number(value: &Value) -> Option<f64> {
     }
 }
 
-/// A JSON string, number or boolean as text; None for null, arrays and objects.
-/// The `key` object of a result (hyperfine `parameters`, JMH `params`) as text parameters;
-/// none when the result has no such key.
+/// The `key` object of a result (hyperfine `parameters`, JMH `params`) as text parameters,
+/// each value as written or inside `{"value": …}` (hyperfine 2.0); none when the result has no
+/// such key.
 pub(crate) fn text_params(
     source: &Source,
     name: &str,
@@ -582,7 +582,8 @@ pub(crate) fn text_params(
     object
         .iter()
         .map(|(param, value)| {
-            let text = scalar_text(value).ok_or_else(|| {
+            // hyperfine 2.0 wraps each value: {"NAME": {"value": "VALUE"}}.
+            let text = scalar_text(value.get("value").unwrap_or(value)).ok_or_else(|| {
                 source.bad(format!(
                     "benchmark \"{name}\": {key} {param} is {value} (expected a text or number value)"
                 ))
@@ -592,6 +593,7 @@ pub(crate) fn text_params(
         .collect()
 }
 
+/// A JSON string, number or boolean as text; None for null, arrays and objects.
 pub(crate) fn scalar_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
