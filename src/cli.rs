@@ -2,8 +2,8 @@
 //! its own file under `app/`, and [`Command::execute`] hands them there.
 
 use crate::app::{
-    BaselineArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout, ListArgs,
-    NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
+    BaselineArgs, BenchArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout,
+    ListArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -30,6 +30,13 @@ pub enum Command {
         after_help = "Examples: lab run experiments/lockstack-dip --profile quick\n          lab run experiments/lockstack-dip --revs main,HEAD --confirm   # did my change make it slower?"
     )]
     Run(RunArgs),
+    /// Time commands the way hyperfine does, with lab's answers: each command a variant,
+    /// interleaved in a seeded order, sampled until each is decided against the reference
+    /// (faster, slower or the same), every run kept in a sealed session, hyperfine's exports.
+    #[command(
+        after_help = "Examples: lab bench 'sort data' 'sort -n data'\n          lab bench -L n 10,100 'seq {n}' --export-json out.json\n          lab bench --save sorting 'sort data' 'sort -n data'   # then edit experiments/sorting/lab.toml"
+    )]
+    Bench(Box<BenchArgs>),
     /// Run one shard of a session on the node a Slurm task was given (started by
     /// `lab run --on slurm`, not by hand).
     #[command(hide = true)]
@@ -112,6 +119,7 @@ impl Command {
     pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
         match self {
             Command::Run(args) => args.execute(layout, quiet),
+            Command::Bench(args) => args.execute(layout, quiet),
             Command::RunShard(args) => args.execute(layout, quiet),
             Command::Report(args) => args.execute(layout, quiet),
             Command::Check(args) => args.execute(layout, quiet),

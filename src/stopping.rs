@@ -62,15 +62,19 @@ pub fn standing(
     let levels = look_levels(crate::analysis::LEVEL, &looks);
     let look = plan.runs.iter().map(|r| r.look).max().unwrap_or(1).max(1);
     let index = (look as usize - 1).min(looks.len() - 1);
-    let Open { unmet, cells } = match &sampling.goal {
+    let Open { mut unmet, cells } = match &sampling.goal {
         Goal::RevisionsDecided { threshold } => undecided(exp, analysis, *threshold, levels[index]),
         _ => Open {
             unmet: unmet(sampling, analysis, findings),
             cells: goal_cells(exp, sampling, &analysis.cell_keys),
         },
     };
+    let failing = failing_cells(exp, analysis, &cells);
     let next = if unmet.is_empty() {
         Next::GoalMet
+    } else if !failing.is_empty() {
+        unmet.extend(failing);
+        Next::NothingToAdd
     } else if index + 1 >= looks.len() {
         Next::BudgetSpent
     } else if cells.is_empty() {
@@ -90,6 +94,30 @@ pub fn standing(
         cells,
         next,
     })
+}
+
+/// The cells among `cells` none of whose runs gave a valid value of the primary metric, for a
+/// reason more runs would not change (they failed, not the machine): "every run of fast
+/// n=1 failed (exit 3)". More runs cannot decide what such a cell takes part in.
+fn failing_cells(exp: &Experiment, analysis: &Analysis, cells: &[CellKey]) -> Vec<String> {
+    let Some(metric) = exp.primary_metric() else {
+        return Vec::new();
+    };
+    analysis
+        .cells
+        .iter()
+        .filter(|c| c.metric == metric.name && cells.contains(&c.cell))
+        .filter(|c| c.n == 0 && c.invalid_runs > 0 && c.busy_runs == 0)
+        .map(|c| {
+            let why = analysis
+                .runs
+                .iter()
+                .find(|r| r.cell == c.cell && !r.warmup && !r.problems.is_empty())
+                .map(|r| r.problems[0].clone())
+                .unwrap_or_default();
+            format!("every run of {} failed ({why})", c.label)
+        })
+        .collect()
 }
 
 /// What a look leaves open, and the cells that grow for the next look.

@@ -3,6 +3,7 @@
 //! subcommand's arguments live in its own file as `Args` with `execute(self, &Layout, quiet)`.
 
 mod baseline;
+mod bench;
 mod book;
 mod check;
 mod compare;
@@ -22,13 +23,14 @@ mod run_shard;
 mod scaffold;
 mod schema;
 mod serve;
-mod session;
+pub(crate) mod session;
 mod slurm;
 mod summary;
-mod value_parsers;
+pub(crate) mod value_parsers;
 
 pub use crate::compare::{CellChange, Change, Comparison};
 pub use baseline::{BaselineArgs, save_baseline};
+pub use bench::BenchArgs;
 pub use book::BookArgs;
 pub use check::{CheckArgs, check, verdict_table};
 pub use compare::{CompareArgs, CompareOptions, compare, compared_pair};

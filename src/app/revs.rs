@@ -54,6 +54,12 @@ pub struct Asked<'a> {
 pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experiment, Revisions)> {
     let revs = asked.names;
     check_budget(&exp, asked.until_decided)?;
+    if exp.workdir.is_some() {
+        return Err(LabError::Usage(format!(
+            "{}: `workdir` runs every revision in one folder, so --revs cannot compare them\n  hint: remove `workdir` from [experiment] to run each revision in its own worktree",
+            exp.file.display()
+        )));
+    }
     if exp.param(REV_PARAM).is_some() {
         return Err(LabError::Usage(format!(
             "{}: the parameter `{REV_PARAM}` is the one --revs adds\n  hint: rename the parameter in [params]",

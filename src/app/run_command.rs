@@ -135,6 +135,7 @@ impl RunArgs {
             on: Engine::try_from(self.engine)?,
             jobs: usize::from(self.jobs),
             duet: self.duet,
+            summary: true,
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

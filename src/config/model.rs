@@ -54,6 +54,25 @@ pub struct Variant {
     pub cpus: Option<Vec<usize>>,
     /// Parameters restricted to a subset of their values for this variant.
     pub only: BTreeMap<String, Vec<ParamValue>>,
+    /// Commands run around its runs, untimed: before each, after each, once per cell first.
+    #[serde(skip_serializing_if = "Hooks::is_empty")]
+    pub hooks: Hooks,
+}
+
+/// Untimed commands run around a variant's runs (hyperfine's `--prepare`, `--conclude` and
+/// `--setup`), each an argv with placeholders.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Hooks {
+    pub prepare: Option<Vec<String>>,
+    pub conclude: Option<Vec<String>>,
+    pub setup: Option<Vec<String>>,
+}
+
+impl Hooks {
+    /// True when the variant declares none.
+    pub fn is_empty(&self) -> bool {
+        self.prepare.is_none() && self.conclude.is_none() && self.setup.is_none()
+    }
 }
 
 /// Whether a larger or smaller value of a metric is better.
@@ -347,6 +366,16 @@ pub struct Experiment {
     /// The tool whose results the experiment holds (`lab import`); `None`: lab measures it.
     pub imported: Option<String>,
     pub isolation: Isolation,
+    /// The folder runs start in when lab.toml names one (`workdir`), resolved against the
+    /// experiment folder; `None`: the experiment folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workdir: Option<PathBuf>,
+    /// Where runs start: the experiment folder joined with `workdir`.
+    #[serde(skip)]
+    pub run_root: PathBuf,
+    /// A non-zero exit code does not make a run invalid (`ignore_failure = true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_failure: bool,
 }
 
 /// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its
@@ -383,7 +412,7 @@ impl Experiment {
         params
             .get(REV_PARAM)
             .and_then(|v| self.revision_dirs.get(&v.to_string()))
-            .unwrap_or(&self.dir)
+            .unwrap_or(&self.run_root)
     }
 
     pub fn metric(&self, name: &str) -> Option<&Metric> {

@@ -89,6 +89,15 @@ pub struct RawExperiment {
     /// read-only mount namespace and a session cgroup) or `"none"`.
     #[schemars(with = "Option<RawIsolation>")]
     pub isolation: Option<Spanned<RawIsolation>>,
+    /// The folder runs start in, relative to the experiment folder (or absolute): by
+    /// default the experiment folder itself. `lab bench` writes it so that commands typed
+    /// in a folder run there.
+    #[schemars(with = "Option<String>")]
+    pub workdir: Option<Spanned<String>>,
+    /// A run that exits with a non-zero code still counts as a measurement (hyperfine's
+    /// `--ignore-failure`); a run killed by a signal, timed out or never started does not.
+    #[serde(default)]
+    pub ignore_failure: bool,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
@@ -147,6 +156,16 @@ pub struct RawVariant {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Vec<RawParamValue>>")]
     pub params: BTreeMap<String, Spanned<Vec<RawParamValue>>>,
+    /// A command run, untimed, before each of this variant's runs (e.g. to clear a cache);
+    /// placeholders as in `run`. A failing one stops the session.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub prepare: Option<Spanned<Vec<String>>>,
+    /// A command run, untimed, after each of this variant's runs.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub conclude: Option<Spanned<Vec<String>>>,
+    /// A command run once per cell of this variant before the session's first run.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub setup: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

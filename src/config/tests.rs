@@ -354,3 +354,54 @@ fn an_error_under_a_dotted_key_names_every_part_of_it() {
     assert_eq!(e.key, "metric.mops.unit");
     assert_eq!(e.line, line_of(&src, "mops.\"unit\""));
 }
+
+#[test]
+fn hooks_are_commands_checked_like_run() {
+    let src = BASE.replace(
+        "run = [\"prog\", \"--slow\", \"--threads={threads}\"]",
+        "run = [\"prog\", \"--slow\", \"--threads={threads}\"]\nprepare = [\"sync\"]\nconclude = [\"rm\", \"-f\", \"out-{threads}\"]\nsetup = [\"make\", \"data\"]",
+    );
+    let exp = load(&src).unwrap();
+    let hooks = &exp.variant("slow").unwrap().hooks;
+    assert_eq!(hooks.prepare.as_deref(), Some(&["sync".to_string()][..]));
+    assert_eq!(
+        hooks.conclude.as_ref().unwrap(),
+        &["rm", "-f", "out-{threads}"]
+    );
+    assert_eq!(hooks.setup.as_ref().unwrap(), &["make", "data"]);
+    assert!(exp.variant("fast").unwrap().hooks.is_empty());
+
+    let unknown = BASE.replace(
+        "name = \"slow\"",
+        "name = \"slow\"\nprepare = [\"clear\", \"{size}\"]",
+    );
+    let e = error(&unknown);
+    assert_eq!(e.key, "variant[2].prepare");
+    assert_eq!(e.line, line_of(&unknown, "prepare"));
+    assert_eq!(e.message, "unknown placeholder {size} in \"{size}\"");
+    let empty = BASE.replace("name = \"slow\"", "name = \"slow\"\nconclude = []");
+    assert_eq!(error(&empty).key, "variant[2].conclude");
+    assert_eq!(error(&empty).message, "empty command");
+}
+
+#[test]
+fn a_workdir_must_be_a_folder_and_runs_start_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp_dir = dir.path().join("experiments/x");
+    std::fs::create_dir_all(&exp_dir).unwrap();
+    let at = |source: &str| parse(source, &exp_dir.join("lab.toml"), &exp_dir, None);
+    let src = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nworkdir = \"../..\"");
+    let exp = at(&src).unwrap();
+    assert_eq!(exp.workdir.as_deref(), Some(Path::new("../..")));
+    assert_eq!(exp.run_dir(&Default::default()), exp_dir.join("../.."));
+
+    let missing = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nworkdir = \"nowhere\"");
+    let e = at(&missing).unwrap_err();
+    assert_eq!((e.key.as_str(), e.line), ("experiment.workdir", 4));
+    assert!(e.message.ends_with("nowhere\" is not a folder"), "{}", e.message);
+    let unset = load(BASE).unwrap();
+    assert_eq!(unset.run_dir(&Default::default()), Path::new("exp"));
+    assert!(!unset.ignore_failure);
+    let ignoring = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nignore_failure = true");
+    assert!(load(&ignoring).unwrap().ignore_failure);
+}

@@ -13,6 +13,7 @@ use super::raw::*;
 use super::template::placeholders;
 use crate::exec::Wanted;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 use toml::Spanned;
 
@@ -71,6 +72,11 @@ pub fn validate(
         None => DEFAULT_TIMEOUT,
     };
     let (repetitions, sampled_to) = repetitions_of(e, &overrides, profile, loc)?;
+    let workdir = validate_workdir(e.workdir.as_ref(), &origin.dir, loc)?;
+    let run_root = match &workdir {
+        Some(w) => origin.dir.join(w),
+        None => origin.dir.clone(),
+    };
     let mut experiment = Experiment {
         name: origin.name,
         dir: origin.dir,
@@ -100,6 +106,9 @@ pub fn validate(
         duet: None,
         imported: e.imported.clone(),
         isolation: isolation_of(e.isolation.as_ref(), loc),
+        run_root,
+        workdir,
+        ignore_failure: e.ignore_failure,
     };
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
@@ -408,9 +417,58 @@ fn validate_variants(
                 .map(|c| parse_cpus(c, &key, loc))
                 .transpose()?,
             only: validate_restrictions(&v.params, params, &key, loc)?,
+            hooks: validate_hooks(v, &key, params, loc)?,
         });
     }
     Ok(variants)
+}
+
+/// A variant's untimed commands around its runs, each checked like `run`.
+fn validate_hooks(v: &RawVariant, key: &str, params: &[Param], loc: &Locator) -> Result<Hooks> {
+    let hook = |raw: &Option<Spanned<Vec<String>>>, field: &str| -> Result<Option<Vec<String>>> {
+        raw.as_ref()
+            .map(|argv| {
+                check_argv(argv, &format!("{key}.{field}"), params, loc)?;
+                Ok(argv.get_ref().clone())
+            })
+            .transpose()
+    };
+    Ok(Hooks {
+        prepare: hook(&v.prepare, "prepare")?,
+        conclude: hook(&v.conclude, "conclude")?,
+        setup: hook(&v.setup, "setup")?,
+    })
+}
+
+/// The folder runs start in, as lab.toml names it: relative to the experiment folder or
+/// absolute; it must exist when lab.toml is read.
+fn validate_workdir(
+    raw: Option<&Spanned<String>>,
+    dir: &std::path::Path,
+    loc: &Locator,
+) -> Result<Option<PathBuf>> {
+    let Some(text) = raw else { return Ok(None) };
+    let workdir = PathBuf::from(text.get_ref().trim());
+    if text.get_ref().trim().is_empty() {
+        return Err(loc.hinted(
+            text.span(),
+            "experiment.workdir",
+            "empty workdir",
+            "name a folder, relative to the experiment folder (\"../..\") or absolute; or remove the key to run in the experiment folder",
+        ));
+    }
+    if !dir.join(&workdir).is_dir() {
+        return Err(loc.hinted(
+            text.span(),
+            "experiment.workdir",
+            format!(
+                "workdir {:?} is not a folder",
+                dir.join(&workdir).display().to_string()
+            ),
+            "name an existing folder, relative to the experiment folder or absolute",
+        ));
+    }
+    Ok(Some(workdir))
 }
 
 /// A variant's name, trimmed, when it is a valid identifier no earlier variant has.

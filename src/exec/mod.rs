@@ -6,6 +6,7 @@ mod build_log;
 mod calibrate;
 mod cgroup;
 mod clock;
+mod hooks;
 mod interrupt;
 mod isolation;
 mod landlock;
@@ -92,10 +93,12 @@ fn run_in_turn(
     let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
     let mut requeue = requeue::Requeue::of(exp, runs.len());
     let (spool_out, spool_err) = session.spool_paths();
+    hooks::set_up(exp, runs, runner)?;
     while let Some(run) = queue.pop_front() {
         if interrupt::requested() {
             return Ok(Ending::Interrupted);
         }
+        hooks::around(exp, &run, hooks::Hook::Prepare, runner)?;
         progress.starting(&run);
         let measurement = runner.run(&request(exp, &run, &spool_out, &spool_err));
         if interrupt::requested() {
@@ -110,6 +113,7 @@ fn run_in_turn(
         let row = run_row(&run, &measurement, scan.sha256, exp.max_busy);
         session.append(&run, &row, &samples)?;
         progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
+        hooks::around(exp, &run, hooks::Hook::Conclude, runner)?;
         if !changes.is_empty() {
             return Ok(Ending::Damaged(format!(
                 "run {} changed the session's files: {}",

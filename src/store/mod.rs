@@ -110,6 +110,15 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Writes `bytes` through a temporary file beside `path` and a rename, so a kill never leaves
+/// half of it.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    write_file(Path::new(&tmp), bytes)?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
 /// Writes JSON through a temporary file and a rename, so a kill never leaves half of it.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;

@@ -200,6 +200,10 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
+    if exp.ignore_failure {
+        // `ignore_failure = true`: an exit code is the program's answer, not a failed run.
+        found.retain(|p| !matches!(p, Problem::ExitCode(_)));
+    }
     let stdout = session.stdout_path(&row.run_id);
     let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
     printed::explain(&mut found, &printed, &exp.metrics);

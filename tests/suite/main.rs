@@ -4,6 +4,7 @@
 
 mod common;
 
+mod bench;
 mod browser;
 mod committed;
 mod compare;

@@ -96,6 +96,18 @@ pub(super) fn check_jobs(
             opts.jobs
         )));
     }
+    if let Some(v) = exp
+        .variants
+        .iter()
+        .find(|v| v.hooks.prepare.is_some() || v.hooks.conclude.is_some())
+    {
+        return Err(LabError::Usage(format!(
+            "{}: variant {} has a `prepare` or `conclude` command, which runs between its runs, so with --jobs {} it would run beside other runs\n  hint: drop --jobs",
+            exp.file.display(),
+            v.name,
+            opts.jobs
+        )));
+    }
     if let Some((i, v)) = exp
         .variants
         .iter()

@@ -29,6 +29,8 @@ pub struct RunOptions<'a> {
     pub jobs: usize,
     /// `--duet`: with `--revs`, each base run executes at the same time as a head run.
     pub duet: bool,
+    /// Print the closing summary (off when the caller prints its own, as `lab bench` does).
+    pub summary: bool,
 }
 
 impl RunOptions<'_> {
@@ -49,6 +51,7 @@ impl RunOptions<'_> {
             on: Engine::Local,
             jobs: 1,
             duet: false,
+            summary: true,
         }
     }
 }

@@ -342,7 +342,7 @@ impl Finished {
     /// Prints each chapter's summary (and a session across revisions' comparison); true when
     /// a check failed or no run was valid.
     fn print(&self, arg: &Path, opts: &RunOptions) -> Result<bool> {
-        for o in &self.outcomes {
+        for o in self.outcomes.iter().filter(|_| opts.summary) {
             if opts.json {
                 let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
                 println!("{json}");

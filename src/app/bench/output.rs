@@ -1,0 +1,385 @@
+//! What `lab bench` prints, in hyperfine's shape: per command and parameter set its time
+//! (here the median with its interval first, then hyperfine's mean ± σ, user and system time
+//! and range), then each command against the reference — faster, slower, or the same within
+//! the threshold, decided on the interval of the ratio — then lab's validity checks and where
+//! the session and its chapter are. The exports are written from the same [`Report`].
+
+use crate::app::Layout;
+use crate::app::session::Assessed;
+use crate::checks::{CheckResult, Verdict};
+use crate::config::{CheckClass, template::substitute};
+use crate::error::Exit;
+use crate::format::{percent, ratio, ratio_bounds, significant, terminal};
+use crate::store::RunRow;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// One command at one parameter set, with every valid run's measurements.
+pub struct Timed {
+    pub label: String,
+    /// The command as it ran, parameters replaced.
+    pub command: String,
+    pub params: BTreeMap<String, String>,
+    /// Wall seconds of each valid timed run, in execution order.
+    pub times: Vec<f64>,
+    pub user: Vec<f64>,
+    pub system: Vec<f64>,
+    pub memory_bytes: Vec<u64>,
+    pub exit_codes: Vec<Option<i32>>,
+    pub median: Option<f64>,
+    pub interval: Option<(f64, f64, f64)>,
+    /// Timed runs that failed or could not be timed, with the first reason.
+    pub invalid: usize,
+    pub first_problem: Option<String>,
+    /// Some timed run exited with a non-zero code (what `-i` accepts).
+    pub failed: bool,
+}
+
+/// A command against the reference at one parameter set, as its `agree` check decided it.
+pub struct Against {
+    pub name: String,
+    pub verdict: Verdict,
+    pub ratio: Option<(f64, f64, f64, f64)>,
+    pub reading: String,
+}
+
+/// Everything `lab bench` reports about its session.
+pub struct Report {
+    pub timed: Vec<Timed>,
+    pub against: Vec<Against>,
+    pub threshold: Option<String>,
+    pub validity: Vec<CheckResult>,
+    pub sampling: Option<String>,
+    pub session_dir: String,
+    pub chapter: String,
+    pub reproduce: String,
+}
+
+impl Report {
+    /// The report of the assessed session of the experiment in `dir`.
+    pub fn of(a: &Assessed, layout: &Layout, dir: &Path) -> Report {
+        let rows: BTreeMap<&str, &RunRow> = a
+            .session
+            .runs
+            .iter()
+            .map(|r| (r.run_id.as_str(), r))
+            .collect();
+        let timed = a
+            .analysis
+            .cells
+            .iter()
+            .filter(|c| c.metric == "wall_s")
+            .map(|c| timed(a, c, &rows))
+            .collect();
+        let against = a
+            .findings
+            .checks
+            .iter()
+            .filter(|c| c.kind == "agree" && c.class == CheckClass::Hypothesis)
+            .map(|c| Against {
+                name: c.name.clone(),
+                verdict: c.verdict,
+                ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
+                reading: c.reading.clone(),
+            })
+            .collect();
+        let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
+            crate::config::CheckKind::Agree { margin, .. } => Some(percent(*margin)),
+            _ => None,
+        });
+        Report {
+            timed,
+            against,
+            threshold,
+            validity: a
+                .findings
+                .checks
+                .iter()
+                .filter(|c| c.class == CheckClass::Validity)
+                .cloned()
+                .collect(),
+            sampling: a.looks.last().map(|s| s.sentence(&a.experiment)),
+            session_dir: a.session.dir.display().to_string(),
+            chapter: layout
+                .book()
+                .join("src")
+                .join(&a.experiment.name)
+                .join("index.md")
+                .display()
+                .to_string(),
+            reproduce: format!("lab run {}", dir.strip_prefix(".").unwrap_or(dir).display()),
+        }
+    }
+
+    /// The exit status: 1 when a validity check failed or nothing was timed, else 0 (a
+    /// command slower than another is an answer, not a failure).
+    pub fn exit(&self) -> Exit {
+        let invalid = self.validity.iter().any(|c| c.verdict == Verdict::Fail);
+        let nothing = self.timed.iter().all(|t| t.times.is_empty());
+        Exit::failed_if(invalid || nothing)
+    }
+
+    /// The whole terminal report.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, t) in self.timed.iter().enumerate() {
+            out.push_str(&block(i + 1, t));
+        }
+        out.push_str(&self.summary());
+        out.push_str(&self.checks());
+        if let Some(s) = &self.sampling {
+            let _ = writeln!(out, "{}", terminal(s));
+        }
+        let _ = writeln!(
+            out,
+            "session {} · chapter {} · again: {}",
+            self.session_dir, self.chapter, self.reproduce
+        );
+        out
+    }
+
+    fn summary(&self) -> String {
+        let Some(threshold) = &self.threshold else {
+            return String::new();
+        };
+        let mut out =
+            format!("Summary (wall time against the reference; the same within ±{threshold})\n");
+        for a in &self.against {
+            let _ = writeln!(out, "  {}", terminal(&a.line()));
+        }
+        out.push('\n');
+        out
+    }
+
+    fn checks(&self) -> String {
+        let mut out = String::new();
+        let passed: Vec<&str> = self
+            .validity
+            .iter()
+            .filter(|c| c.verdict == Verdict::Pass)
+            .map(|c| c.name.as_str())
+            .collect();
+        if !passed.is_empty() {
+            let _ = writeln!(out, "  pass          {}", terminal(&passed.join(" · ")));
+        }
+        for c in self.validity.iter().filter(|c| c.verdict != Verdict::Pass) {
+            let _ = writeln!(
+                out,
+                "  {:<13} {}: {}",
+                c.verdict.word(),
+                terminal(&c.name),
+                terminal(&c.reading)
+            );
+        }
+        if let Some(t) = self.timed.iter().find(|t| t.failed && t.times.is_empty()) {
+            let why = t.first_problem.clone().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {} failed in every run ({why}); lab bench -i counts runs with a non-zero exit code as measurements",
+                terminal(&t.command)
+            );
+        }
+        out
+    }
+}
+
+impl Against {
+    /// "sort -n data against sort data: 1.95× [1.90, 2.01] faster (95% CI)".
+    fn line(&self) -> String {
+        let Some((r, lo, hi, level)) = self.ratio else {
+            return format!("{}: {} ({})", self.name, self.verdict.word(), self.reading);
+        };
+        let faster = r < 1.0;
+        let (times, bounds) = if faster {
+            (ratio(1.0 / r), ratio_bounds(1.0 / hi, 1.0 / lo))
+        } else {
+            (ratio(r), ratio_bounds(lo, hi))
+        };
+        let direction = if faster { "faster" } else { "slower" };
+        let level = crate::format::level(level);
+        match self.verdict {
+            Verdict::Pass => format!(
+                "{}: the same ({}× {bounds} {direction}, {level} CI)",
+                self.name, times
+            ),
+            Verdict::Fail => format!("{}: {times}× {bounds} {direction} ({level} CI)", self.name),
+            Verdict::Inconclusive => format!(
+                "{}: cannot tell ({times}× {bounds} {direction}, {level} CI): more runs (-M) or a wider --threshold",
+                self.name
+            ),
+            Verdict::NotRun => format!("{}: not decided ({})", self.name, self.reading),
+        }
+    }
+}
+
+/// One command's block, numbered as hyperfine numbers them.
+fn block(number: usize, t: &Timed) -> String {
+    let mut out = format!("Benchmark {number}: {}\n", terminal(&t.command));
+    match (t.median, t.interval) {
+        (Some(m), Some((lo, hi, level))) => {
+            let _ = writeln!(
+                out,
+                "  Time (median [{} CI]):  {} [{}, {}]",
+                crate::format::level(level),
+                seconds(m),
+                seconds(lo),
+                seconds(hi)
+            );
+        }
+        (Some(m), None) => {
+            let _ = writeln!(out, "  Time (median):          {}", seconds(m));
+        }
+        _ => {}
+    }
+    let n = t.times.len();
+    if n > 0 {
+        let mean = mean(&t.times);
+        let _ = writeln!(
+            out,
+            "  Time (mean ± σ):        {} ± {}    [User: {}, System: {}]",
+            seconds(mean),
+            seconds(sd(&t.times)),
+            seconds(self::mean(&t.user)),
+            seconds(self::mean(&t.system))
+        );
+        let (min, max) = range(&t.times);
+        let _ = writeln!(
+            out,
+            "  Range (min … max):      {} … {}    {n} run{}",
+            seconds(min),
+            seconds(max),
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    if t.invalid > 0 {
+        let _ = writeln!(
+            out,
+            "  {} run{} not timed: {}",
+            t.invalid,
+            if t.invalid == 1 { "" } else { "s" },
+            terminal(t.first_problem.as_deref().unwrap_or(""))
+        );
+    }
+    out.push('\n');
+    out
+}
+
+fn timed(a: &Assessed, cell: &crate::analysis::CellStats, rows: &BTreeMap<&str, &RunRow>) -> Timed {
+    let valid: Vec<&RunRow> = cell
+        .run_ids
+        .iter()
+        .filter_map(|id| rows.get(id.as_str()).copied())
+        .collect();
+    let seconds_of = |f: fn(&RunRow) -> u64| valid.iter().map(|r| f(r) as f64 / 1e9).collect();
+    let variant = a.experiment.variant(&cell.cell.variant);
+    let label = variant
+        .and_then(|v| v.label.clone())
+        .unwrap_or_else(|| cell.cell.variant.clone());
+    let timed_runs = || {
+        a.analysis
+            .runs
+            .iter()
+            .filter(|r| r.cell == cell.cell && !r.warmup)
+    };
+    let first_problem = timed_runs()
+        .find(|r| !r.problems.is_empty())
+        .map(|r| r.problems[0].clone());
+    let failed = timed_runs().any(|r| r.problems.iter().any(|p| p.starts_with("exit code ")));
+    Timed {
+        command: substitute(&label, &cell.cell.params),
+        label,
+        params: cell
+            .cell
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
+        times: cell
+            .runs
+            .iter()
+            .filter_map(|values| values.first().copied())
+            .collect(),
+        user: seconds_of(|r| r.user_ns),
+        system: seconds_of(|r| r.sys_ns),
+        memory_bytes: valid.iter().map(|r| r.max_rss_kib * 1024).collect(),
+        exit_codes: valid.iter().map(|r| r.exit_code).collect(),
+        median: cell.median(),
+        interval: cell.median_ci.as_ref().map(|i| (i.lo, i.hi, i.level)),
+        invalid: cell.invalid_runs,
+        first_problem,
+        failed,
+    }
+}
+
+/// A time as hyperfine prints it, in the unit that suits it: `1.23 s`, `51.2 ms`, `845 µs`
+/// (three significant digits, lab's way).
+fn seconds(x: f64) -> String {
+    let (scaled, unit) = match x.abs() {
+        a if a >= 1.0 || a == 0.0 => (x, "s"),
+        a if a >= 1e-3 => (x * 1e3, "ms"),
+        _ => (x * 1e6, "µs"),
+    };
+    format!("{} {unit}", significant(scaled, 3))
+}
+
+/// The arithmetic mean; 0 for no values.
+pub fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+/// The sample standard deviation (divisor n − 1), as hyperfine reports it; 0 below two values.
+pub fn sd(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(xs);
+    (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+}
+
+/// The smallest and largest value.
+pub fn range(xs: &[f64]) -> (f64, f64) {
+    xs.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+}
+
+/// The median of `xs` (the mean of the middle two for an even count); 0 for none.
+pub fn median(xs: &[f64]) -> f64 {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_print_in_the_unit_that_suits_them() {
+        assert_eq!(seconds(1.2345), "1.23 s");
+        assert_eq!(seconds(0.0512), "51.2 ms");
+        assert_eq!(seconds(0.000845), "845 µs");
+        assert_eq!(seconds(0.0), "0 s");
+    }
+
+    #[test]
+    fn spread_and_centre_are_hyperfines() {
+        let xs = [0.1, 0.2, 0.4, 0.3];
+        assert!((mean(&xs) - 0.25).abs() < 1e-15);
+        // numpy.std([0.1, 0.2, 0.4, 0.3], ddof=1) = 0.12909944487358058
+        assert!((sd(&xs) - 0.129_099_444_873_580_58).abs() < 1e-15);
+        assert!((median(&xs) - 0.25).abs() < 1e-15);
+        assert_eq!(range(&xs), (0.1, 0.4));
+        assert_eq!(sd(&[1.0]), 0.0);
+    }
+}

@@ -1,0 +1,229 @@
+//! The lab.toml `lab bench` writes for its commands: one variant per command, the parameter
+//! lists and scans, and one `agree` hypothesis per command and parameter set against the
+//! reference, so that sampling adds runs until each is decided. It is an ordinary
+//! experiment: `--save NAME` keeps it as `experiments/NAME/lab.toml` to edit and rerun.
+
+use super::spec::{BenchCommand, BenchParam, Runs};
+use crate::import::lab_toml::InOrder;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Everything the lab.toml is written from.
+pub struct BenchPlan<'a> {
+    pub commands: &'a [BenchCommand],
+    /// Per command: its variant name.
+    pub names: &'a [String],
+    pub params: &'a [BenchParam],
+    pub hooks: &'a [Hooks],
+    pub env: &'a BTreeMap<String, String>,
+    pub runs: Runs,
+    pub warmup: u32,
+    pub seed: Option<u64>,
+    pub timeout: Option<String>,
+    pub max_busy: Option<String>,
+    pub ignore_failure: bool,
+    /// Changes within ± this share are "the same".
+    pub threshold: f64,
+    /// The folder the commands were typed in, relative to the experiment folder.
+    pub workdir: String,
+}
+
+/// One command's hooks as argument lists.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    pub prepare: Option<Vec<String>>,
+    pub conclude: Option<Vec<String>>,
+    pub setup: Option<Vec<String>>,
+}
+
+#[derive(Serialize)]
+struct File {
+    experiment: ExperimentTable,
+    #[serde(skip_serializing_if = "is_empty")]
+    params: InOrder<Vec<toml::Value>>,
+    variant: Vec<VariantTable>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    check: Vec<CheckTable>,
+}
+
+fn is_empty<T>(map: &InOrder<T>) -> bool {
+    map.0.is_empty()
+}
+
+#[derive(Serialize)]
+struct ExperimentTable {
+    title: String,
+    hypothesis: String,
+    repetitions: Repetitions,
+    warmup_runs: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_busy: Option<String>,
+    workdir: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ignore_failure: bool,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Repetitions {
+    Fixed(u32),
+    Sampled { min: u32, max: u32 },
+}
+
+#[derive(Serialize)]
+struct VariantTable {
+    name: String,
+    label: String,
+    run: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    env: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prepare: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conclude: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    setup: Option<Vec<String>>,
+}
+
+#[derive(Serialize)]
+struct CheckTable {
+    name: String,
+    kind: &'static str,
+    class: &'static str,
+    metric: &'static str,
+    a: toml::Table,
+    b: toml::Table,
+    margin: String,
+}
+
+/// The lab.toml text of `plan`.
+pub fn lab_toml(plan: &BenchPlan) -> String {
+    let file = File {
+        experiment: experiment(plan),
+        params: InOrder(
+            plan.params
+                .iter()
+                .map(|p| (p.name.clone(), p.values.clone()))
+                .collect(),
+        ),
+        variant: variants(plan),
+        check: checks(plan),
+    };
+    let body = toml::to_string(&file).unwrap_or_else(|e| format!("# not written: {e}\n"));
+    format!(
+        "# Written by `lab bench`. Edit it and rerun with `lab run` on this folder.\n# Typed: {}\n\n{body}",
+        crate::format::terminal(&crate::app::typed_command())
+    )
+}
+
+fn experiment(plan: &BenchPlan) -> ExperimentTable {
+    let labels: Vec<&str> = plan.commands.iter().map(|c| c.label.as_str()).collect();
+    let hypothesis = match labels.as_slice() {
+        [one] => format!("How long `{one}` takes, with its interval."),
+        [reference, ..] => format!(
+            "How long each command takes against the reference `{reference}`: faster, slower, or the same within ±{}.",
+            crate::format::percent(plan.threshold)
+        ),
+        [] => String::new(),
+    };
+    ExperimentTable {
+        title: labels.join(" vs "),
+        hypothesis,
+        repetitions: match plan.runs {
+            Runs::Fixed(n) => Repetitions::Fixed(n),
+            Runs::Sampled { min, max } => Repetitions::Sampled { min, max },
+        },
+        warmup_runs: plan.warmup,
+        seed: plan.seed,
+        timeout: plan.timeout.clone(),
+        max_busy: plan.max_busy.clone(),
+        workdir: plan.workdir.clone(),
+        ignore_failure: plan.ignore_failure,
+    }
+}
+
+fn variants(plan: &BenchPlan) -> Vec<VariantTable> {
+    plan.commands
+        .iter()
+        .zip(plan.names)
+        .zip(plan.hooks)
+        .map(|((command, name), hooks)| VariantTable {
+            name: name.clone(),
+            label: command.label.clone(),
+            run: command.argv.clone(),
+            env: plan.env.clone(),
+            prepare: hooks.prepare.clone(),
+            conclude: hooks.conclude.clone(),
+            setup: hooks.setup.clone(),
+        })
+        .collect()
+}
+
+/// One `agree` check per command after the reference and per parameter set: the command's
+/// wall time against the reference's at the same parameters.
+fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
+    let Some((reference, others)) = plan.names.split_first() else {
+        return Vec::new();
+    };
+    let sets = parameter_sets(plan.params);
+    let mut checks = Vec::new();
+    for (i, name) in others.iter().enumerate() {
+        for set in &sets {
+            let cell = |variant: &str| {
+                let mut table = set.clone();
+                table.insert("variant".into(), toml::Value::String(variant.into()));
+                table
+            };
+            checks.push(CheckTable {
+                name: check_name(&plan.commands[i + 1], &plan.commands[0], set),
+                kind: "agree",
+                class: "hypothesis",
+                metric: "wall_s",
+                a: cell(name),
+                b: cell(reference),
+                margin: crate::format::percent(plan.threshold),
+            });
+        }
+    }
+    checks
+}
+
+/// "sort -n data against sort data (n=1)".
+pub fn check_name(command: &BenchCommand, reference: &BenchCommand, set: &toml::Table) -> String {
+    let values: Vec<String> = set
+        .iter()
+        .map(|(k, v)| format!("{k}={}", plain(v)))
+        .collect();
+    let at = if values.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", values.join(", "))
+    };
+    format!("{} against {}{at}", command.label, reference.label)
+}
+
+fn plain(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Every combination of the parameters' values, the first parameter varying slowest.
+fn parameter_sets(params: &[BenchParam]) -> Vec<toml::Table> {
+    params.iter().fold(vec![toml::Table::new()], |sets, p| {
+        sets.iter()
+            .flat_map(|set| {
+                p.values.iter().map(move |v| {
+                    let mut next = set.clone();
+                    next.insert(p.name.clone(), v.clone());
+                    next
+                })
+            })
+            .collect()
+    })
+}
