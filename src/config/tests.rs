@@ -390,18 +390,31 @@ fn a_workdir_must_be_a_folder_and_runs_start_there() {
     let exp_dir = dir.path().join("experiments/x");
     std::fs::create_dir_all(&exp_dir).unwrap();
     let at = |source: &str| parse(source, &exp_dir.join("lab.toml"), &exp_dir, None);
-    let src = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nworkdir = \"../..\"");
+    let src = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nworkdir = \"../..\"",
+    );
     let exp = at(&src).unwrap();
     assert_eq!(exp.workdir.as_deref(), Some(Path::new("../..")));
     assert_eq!(exp.run_dir(&Default::default()), exp_dir.join("../.."));
 
-    let missing = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nworkdir = \"nowhere\"");
+    let missing = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nworkdir = \"nowhere\"",
+    );
     let e = at(&missing).unwrap_err();
     assert_eq!((e.key.as_str(), e.line), ("experiment.workdir", 4));
-    assert!(e.message.ends_with("nowhere\" is not a folder"), "{}", e.message);
+    assert!(
+        e.message.ends_with("nowhere\" is not a folder"),
+        "{}",
+        e.message
+    );
     let unset = load(BASE).unwrap();
     assert_eq!(unset.run_dir(&Default::default()), Path::new("exp"));
     assert!(!unset.ignore_failure);
-    let ignoring = BASE.replace("hypothesis = \"h\"", "hypothesis = \"h\"\nignore_failure = true");
+    let ignoring = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nignore_failure = true",
+    );
     assert!(load(&ignoring).unwrap().ignore_failure);
 }

@@ -87,7 +87,7 @@ pub fn around(
     let Some(failure) = failure else {
         return Ok(());
     };
-    anyhow::bail!(
+    Err(HookFailed(format!(
         "the {} command of variant {} ({}) failed before run {}: {failure}{}\n  hint: fix the command in lab.toml; the runs before it are kept, and `lab run {} --resume` continues",
         hook.key(),
         variant.name,
@@ -95,8 +95,14 @@ pub fn around(
         run.id,
         logs.tail(),
         exp.name
-    )
+    ))
+    .into())
 }
+
+/// A declared hook failed: a mistake in lab.toml or the command, not lab's own failure.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HookFailed(String);
 
 /// `argv` with its placeholders replaced by the cell's values.
 fn with_values(argv: &[String], values: &BTreeMap<String, ParamValue>) -> Vec<String> {

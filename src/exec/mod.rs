@@ -26,6 +26,7 @@ mod syscheck;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
+pub use hooks::HookFailed;
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
 pub use machine::MachineLoad;

@@ -322,3 +322,48 @@ fn missing_and_empty_commands_are_refused_before_anything_is_written() {
     );
     assert!(!project.path(".lab").exists() && !project.path("data").exists());
 }
+
+#[test]
+fn sampling_stops_at_the_first_look_when_a_command_fails_every_run() {
+    let project = Project::with_fixtures(&[]);
+    let out = bench(&project, &["sleep 0.1", "sh -c 'sleep 0.1; exit 3'"]);
+    assert_eq!(exit_of(&out), Exit::CheckFailed, "{}", printed(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("no cell it depends on can take more runs; still open: sh -c 'sleep 0.1; exit 3' against sleep 0.1; every run of "),
+        "{text}"
+    );
+    assert!(text.contains(" failed (exit code 3)."), "{text}");
+    let data = project
+        .path("data")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let session = data.read_dir().unwrap().next().unwrap().unwrap().path();
+    // The first look's 5 runs of each command, and no more.
+    assert_eq!(crate::common::csv_rows(&session.join("runs.csv")).len(), 10);
+}
+
+#[test]
+fn a_failing_prepare_command_stops_the_session_naming_it() {
+    let project = Project::with_fixtures(&[]);
+    let out = bench(
+        &project,
+        &[
+            "-r",
+            "3",
+            "--prepare",
+            "sh -c 'echo cannot prepare >&2; exit 4'",
+            "sleep 0.1",
+        ],
+    );
+    assert_eq!(exit_of(&out), Exit::Usage, "{}", printed(&out));
+    let error = stderr(&out);
+    assert!(
+        error.contains("error: the prepare command of variant sleep-0.1 (sh -c 'echo cannot prepare >&2; exit 4') failed before run r0001: exit code 4\n    cannot prepare\n"),
+        "{error}"
+    );
+}

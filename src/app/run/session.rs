@@ -216,22 +216,19 @@ impl<'a> RunSession<'a> {
         progress: &Progress,
     ) -> Result<Ending> {
         match (&self.opts.on, &open.exp.duet) {
-            (Engine::Local, Some(sides)) => Ok(exec::execute_duet(
-                &open.exp,
-                runs,
-                &mut open.writer,
-                runner,
-                progress,
-                sides,
-            )?),
-            (Engine::Local, None) => Ok(exec::execute_side_by_side(
+            (Engine::Local, Some(sides)) => {
+                exec::execute_duet(&open.exp, runs, &mut open.writer, runner, progress, sides)
+                    .map_err(authored)
+            }
+            (Engine::Local, None) => exec::execute_side_by_side(
                 &open.exp,
                 runs,
                 &mut open.writer,
                 runner,
                 progress,
                 self.opts.jobs,
-            )?),
+            )
+            .map_err(authored),
             (Engine::Slurm(cluster), _) => slurm::ClusterRun {
                 exp_dir: &self.dir,
                 opts: cluster,
@@ -328,6 +325,16 @@ impl<'a> RunSession<'a> {
             );
         }
         Ok(Measured::Done(Finished { name, outcomes }))
+    }
+}
+
+/// A failing `prepare`, `conclude` or `setup` command is the author's to fix (exit 2); any
+/// other failure of the run loop is lab's own.
+fn authored(e: anyhow::Error) -> LabError {
+    if e.downcast_ref::<exec::HookFailed>().is_some() {
+        LabError::Authoring(e)
+    } else {
+        LabError::Other(e)
     }
 }
 
