@@ -172,6 +172,17 @@ impl Report {
                 terminal(&c.reading)
             );
         }
+        let busy = |t: &Timed| {
+            t.first_problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("machine busy"))
+        };
+        if self.timed.iter().all(|t| t.times.is_empty() && busy(t)) {
+            let _ = writeln!(
+                out,
+                "  the machine was too busy to time anything: other processes kept the CPUs; close them, or accept disturbed timings with --max-busy 100%"
+            );
+        }
         if let Some(t) = self.timed.iter().find(|t| t.failed && t.times.is_empty()) {
             let why = t.first_problem.clone().unwrap_or_default();
             let _ = writeln!(
