@@ -127,3 +127,32 @@ fn data_that_do_not_vary_have_no_interval() {
     assert_eq!(spearman_ci(&ok, 1, 0.95, &mut stream(1, "m")), None);
     assert_eq!(spearman_ci(&ok, 100, 1.0, &mut stream(1, "m")), None);
 }
+
+#[test]
+fn a_resample_by_counts_has_the_rho_of_its_pairs_sorted_afresh() {
+    // Every resample's ρ from counts equals `spearman` on the same drawn pairs, ties and all:
+    // the draws are replayed from a copy of the stream, stratum by stratum.
+    let strata = vec![
+        vec![(1.0, 5.0), (2.0, 5.0), (2.0, 4.0)],
+        vec![(3.0, 1.0), (2.0, 2.0), (5.0, 2.0), (4.0, 0.5)],
+    ];
+    let (xs, ys): (Vec<f64>, Vec<f64>) = strata.iter().flatten().copied().unzip();
+    let mut resampler = Resampler::new(&strata, xs, ys);
+    let mut rng = stream(5, "m");
+    let mut replay = rng.clone();
+    for _ in 0..200 {
+        let rho = resampler.draw(&mut rng);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for stratum in &strata {
+            for _ in 0..stratum.len() {
+                let (a, b) = stratum[below(&mut replay, stratum.len() as u32) as usize];
+                x.push(a);
+                y.push(b);
+            }
+        }
+        match (rho, spearman(&x, &y)) {
+            (Some(r), Some(want)) => assert!((r - want).abs() < 1e-12, "{r} vs {want}"),
+            (got, want) => assert_eq!(got, want, "{x:?} {y:?}"),
+        }
+    }
+}
