@@ -128,9 +128,10 @@ impl Mechanism<'_> {
         let points: usize = strata.iter().map(Vec::len).sum();
         if points < MIN_POINTS || strata.len() < MIN_CELLS {
             return Err(format!(
-                "{points} valid runs in {} cells have both `{}` and `{}`; a correlation \
-                 needs {MIN_POINTS} runs in {MIN_CELLS} cells or more",
-                strata.len(),
+                "{} in {} have both `{}` and `{}`; a correlation needs {MIN_POINTS} runs in \
+                 {MIN_CELLS} cells or more",
+                counted(points, "valid run"),
+                counted(strata.len(), "cell"),
                 self.metric,
                 self.with
             ));
@@ -141,7 +142,13 @@ impl Mechanism<'_> {
         };
         let mut rng = stats::stream(r.seed, stream);
         let interval = stats::spearman::spearman_ci(strata, r.resamples, r.level, &mut rng)
-            .ok_or_else(|| self.constant(&xs))?;
+            .ok_or_else(|| {
+                format!(
+                    "the runs barely vary: resampled within their cells, `{}` or `{}` keeps \
+                     taking one value",
+                    self.metric, self.with
+                )
+            })?;
         Ok(Related {
             rho,
             interval,
@@ -233,6 +240,14 @@ impl Mechanism<'_> {
                 needs.trim_start_matches(['≥', '≤', ' '])
             ),
         }
+    }
+}
+
+/// "1 cell", "4 cells".
+fn counted(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
     }
 }
 

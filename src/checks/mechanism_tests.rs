@@ -140,11 +140,17 @@ fn too_few_runs_or_cells_or_no_variation_is_not_run() {
     assert_eq!(result.verdict, Verdict::NotRun);
     assert_eq!(
         result.reading,
-        "24 valid runs in 1 cells have both `work` and `waits`; a correlation needs 6 runs \
-         in 2 cells or more"
+        "24 valid runs in 1 cell have both `work` and `waits`; a correlation needs 6 runs in 2 \
+         cells or more"
     );
     let few: Vec<Vec<Point>> = cells(10.0, 1.0).iter().map(|c| c[..1].to_vec()).collect();
-    assert_eq!(judge(Direction::Opposite, &few).verdict, Verdict::NotRun);
+    let result = judge(Direction::Opposite, &few);
+    assert_eq!(result.verdict, Verdict::NotRun);
+    assert_eq!(
+        result.reading,
+        "4 valid runs in 4 cells have both `work` and `waits`; a correlation needs 6 runs in 2 \
+         cells or more"
+    );
     let flat: Vec<Vec<Point>> = cells(10.0, 1.0)
         .iter()
         .map(|c| c.iter().map(|(_, y)| (5.0, *y)).collect())

@@ -61,3 +61,20 @@ fn work_that_only_wobbles_fails() {
     );
     assert_eq!(code, Exit::CheckFailed);
 }
+
+#[test]
+fn a_strength_beyond_one_is_a_configuration_error() {
+    let project = Project::with_fixtures(&["mechanism"]);
+    let toml = project.path("experiments/mechanism/mechanism-holds/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}min_rho = 1.5\n")).unwrap();
+    let args = ["run", "experiments/mechanism/mechanism-holds", "--quiet"];
+    let out = project.lab_exits(&args, Exit::Usage);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "lab.toml:31:11: `check[1].min_rho`: 1.5 is not a correlation the check can require"
+        ),
+        "{err}"
+    );
+}
