@@ -262,7 +262,10 @@ pub struct RawCheck {
 
 /// `cells`: one table of values (each a value or a list), or a list of such tables.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "cells as a table, e.g. { variant = \"fair\" }, or a list of tables"
+)]
 pub enum RawCells {
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     One(BTreeMap<String, toml::Value>),

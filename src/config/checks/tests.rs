@@ -265,3 +265,23 @@ fn a_mechanism_check_needs_two_cells_in_the_experiment() {
         "the experiment has 1 cell; a `mechanism` check relates metrics across 2 cells or more"
     );
 }
+
+#[test]
+fn cells_that_are_neither_a_table_nor_a_list_of_tables_say_what_is_wanted() {
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = 5\n").unwrap_err();
+    assert_eq!(e.key, "check[1].cells", "{e}");
+    assert_eq!(
+        e.message,
+        "cells as a table, e.g. { variant = \"fair\" }, or a list of tables"
+    );
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = []\n").unwrap_err();
+    assert_eq!(
+        (e.key.as_str(), e.message.as_str()),
+        ("check[1].cells", "an empty list selects no cell")
+    );
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = [{ k = 7 }]\n").unwrap_err();
+    assert_eq!(
+        (e.key.as_str(), e.message.as_str()),
+        ("check[1].cells[1].k", "7 is not a value of `k`")
+    );
+}
