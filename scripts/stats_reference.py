@@ -87,6 +87,47 @@ def two_stage(runs, statistic):
     return spread(one)
 
 
+# Spearman cases: (name, x, y); "ties" and "mops_waits" have tied values on both sides.
+SPEARMAN = [
+    ("monotone", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 4.1, 4.0, 8.5, 9.0, 12.0]),
+    ("ties", [1, 2, 2, 3, 3, 3, 4, 5, 5, 6], [10, 9, 9, 7, 8, 6, 6, 4, 5, 1]),
+    ("mops_waits", [9.1, 8.7, 8.7, 7.9, 7.2, 7.2, 6.0, 6.1, 5.5, 5.5, 4.8, 4.8],
+     [100, 120, 115, 180, 210, 210, 300, 290, 350, 340, 420, 420]),
+    ("weak", [3.1, 2.7, 3.5, 2.9, 3.3, 3.0, 2.8, 3.4, 3.2, 2.6],
+     [14, 11, 12, 15, 10, 13, 16, 12, 11, 14]),
+]
+# Strata (cells) of (x, y) pairs for the stratified bootstrap of Spearman's rho.
+SPEARMAN_STRATA = [
+    [(9.1, 100), (8.7, 220), (6.9, 115), (9.3, 305)],
+    [(7.9, 180), (7.2, 310), (5.5, 200), (8.7, 185)],
+    [(6.0, 300), (7.1, 190), (5.6, 320), (6.3, 230)],
+    [(5.5, 350), (4.9, 240), (6.8, 420), (5.2, 300)],
+]
+
+
+def spearman_cases():
+    out = []
+    for name, x, y in SPEARMAN:
+        out.append({"name": name, "x": x, "y": y, "rho": float(stats.spearmanr(x, y).statistic)})
+    return out
+
+
+def spearman_stratified():
+    """Percentile interval of rho, resampling pairs within each stratum (numpy, 20 seeds)."""
+    arrs = [np.asarray(s, float) for s in SPEARMAN_STRATA]
+
+    def one(seed):
+        rng = np.random.default_rng(seed)
+        out = np.empty(B)
+        for b in range(B):
+            pooled = np.concatenate([a[rng.integers(len(a), size=len(a))] for a in arrs])
+            out[b] = stats.spearmanr(pooled[:, 0], pooled[:, 1]).statistic
+        return np.percentile(out, [2.5, 97.5])
+    pooled = np.concatenate(arrs)
+    return {"strata": SPEARMAN_STRATA,
+            "rho": float(stats.spearmanr(pooled[:, 0], pooled[:, 1]).statistic), **spread(one)}
+
+
 def icc1(runs):
     """ICC(1) from one-way ANOVA with unequal group sizes; Kish design effect."""
     groups = [np.asarray(r, float) for r in runs]
@@ -235,6 +276,8 @@ def main():
     ref["holm"] = [{"p": p, "adjusted": holm(p)} for p in
                    ([0.01, 0.04, 0.03, 0.005], [0.2, 0.001, 0.04, 0.04, 0.9, 0.012])]
     ref["changepoint"] = changepoint_cases()
+    ref["spearman"] = spearman_cases()
+    ref["spearman_stratified"] = spearman_stratified()
     if diptest is not None:
         ref["dip"] = dip_cases()
         c = diptest.consts.Consts

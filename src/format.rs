@@ -298,6 +298,12 @@ pub fn seconds(x: f64) -> String {
     value(x, "s")
 }
 
+/// A correlation coefficient with two decimals: `-0.82`, `0.05`, `1.00` (never `-0.00`).
+pub fn correlation(rho: f64) -> String {
+    let text = format!("{rho:.2}");
+    if text == "-0.00" { "0.00".into() } else { text }
+}
+
 /// A percentage with one decimal: `4.2%`.
 pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)

@@ -42,13 +42,15 @@ impl CellKey {
                 .all(|(k, v)| self.params.get(k) == Some(v))
     }
 
-    /// Whether the cell lies in a check's scope.
+    /// Whether the cell lies in a check's scope: in any of its sets.
     pub fn is_in(&self, scope: &CellScope) -> bool {
-        (scope.variants.is_empty() || scope.variants.contains(&self.variant))
-            && scope
-                .params
-                .iter()
-                .all(|(name, values)| self.params.get(name).is_some_and(|v| values.contains(v)))
+        scope.sets.iter().any(|set| {
+            (set.variants.is_empty() || set.variants.contains(&self.variant))
+                && set
+                    .params
+                    .iter()
+                    .all(|(name, values)| self.params.get(name).is_some_and(|v| values.contains(v)))
+        })
     }
 }
 
@@ -319,6 +321,11 @@ pub fn run_id(position: usize) -> String {
 
 /// Every cell: variants in declared order, then the parameter product (names sorted, values in
 /// declared order), honouring per-variant restrictions.
+/// Every cell of the matrix, in plan order.
+pub fn cell_keys(exp: &Experiment) -> Vec<CellKey> {
+    cells(exp).into_iter().map(|c| c.key).collect()
+}
+
 fn cells(exp: &Experiment) -> Vec<Cell> {
     let mut out = Vec::new();
     for (vi, variant) in exp.variants.iter().enumerate() {

@@ -12,6 +12,7 @@ mod checksum;
 mod compare;
 mod distinct;
 mod duration;
+mod mechanism;
 mod multiplicity;
 mod order;
 mod pair;
@@ -180,6 +181,7 @@ fn declared(cx: &Context) -> Option<CheckResult> {
         CheckKind::Stable { .. } => shape::declared::<stable::Stable>(cx),
         CheckKind::Steady { .. } => shape::declared::<steady::Steady>(cx),
         CheckKind::Scaling { .. } => shape::declared::<scaling::Scaling>(cx),
+        CheckKind::Mechanism { .. } => shape::declared::<mechanism::Mechanism>(cx),
     }
 }
 
@@ -196,6 +198,7 @@ pub fn kind_name(kind: &CheckKind) -> &'static str {
         CheckKind::Stable { .. } => <stable::Stable as Check>::KIND,
         CheckKind::Steady { .. } => <steady::Steady as Check>::KIND,
         CheckKind::Scaling { .. } => <scaling::Scaling as Check>::KIND,
+        CheckKind::Mechanism { .. } => <mechanism::Mechanism as Check>::KIND,
     }
 }
 

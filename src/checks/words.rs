@@ -1,7 +1,9 @@
-//! Phrases the descriptions of several checks share: two cells set side by side.
+//! Phrases the descriptions of checks share: two cells set side by side, a correlation with
+//! its interval.
 
 use super::pair::Pair;
-use crate::format::{level, ratio_interval, value};
+use crate::format::{correlation as correlation_value, level, ratio_interval, value};
+use crate::stats::Interval;
 
 /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
 pub fn pair(p: &Pair, unit: &str, ci_level: f64) -> String {
@@ -14,5 +16,24 @@ pub fn pair(p: &Pair, unit: &str, ci_level: f64) -> String {
         value(p.b.median().unwrap_or(f64::NAN), unit),
         ratio_interval(d.estimate, iv.lo, iv.hi),
         level(ci_level)
+    )
+}
+
+/// "ρ = -0.82 [-0.90, -0.71] (95% CI) over 36 runs in 4 cells".
+pub fn correlation(rho: f64, interval: &Interval, runs: usize, cells: usize) -> String {
+    format!(
+        "ρ = {} {} ({} CI) over {runs} runs in {cells} cells",
+        correlation_value(rho),
+        correlation_bounds(interval),
+        level(interval.level)
+    )
+}
+
+/// The bounds of a correlation's interval: `[-0.90, -0.71]`.
+pub fn correlation_bounds(interval: &Interval) -> String {
+    format!(
+        "[{}, {}]",
+        correlation_value(interval.lo),
+        correlation_value(interval.hi)
     )
 }

@@ -256,6 +256,42 @@ pub enum CheckKind {
         variant: Option<String>,
         factor: f64,
     },
+    /// The metric moves with another across the cells: Spearman's ρ between the two over the
+    /// runs, signed by `direction`, reaches `min_rho`.
+    Mechanism {
+        metric: String,
+        with: String,
+        direction: Direction,
+        min_rho: f64,
+    },
+}
+
+/// Which way a `mechanism` check expects two metrics to move together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Both rise together: ρ near +1.
+    Same,
+    /// One falls as the other rises: ρ near −1.
+    Opposite,
+}
+
+impl Direction {
+    /// "same" or "opposite", as lab.toml writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Direction::Same => "same",
+            Direction::Opposite => "opposite",
+        }
+    }
+
+    /// The correlation as this direction counts it: ρ for `same`, −ρ for `opposite`.
+    pub fn signed(self, rho: f64) -> f64 {
+        match self {
+            Direction::Same => rho,
+            Direction::Opposite => -rho,
+        }
+    }
 }
 
 impl CheckKind {
@@ -271,7 +307,8 @@ impl CheckKind {
             | CheckKind::RunOrder { metric, .. }
             | CheckKind::Stable { metric, .. }
             | CheckKind::Steady { metric, .. }
-            | CheckKind::Scaling { metric, .. } => Some(metric),
+            | CheckKind::Scaling { metric, .. }
+            | CheckKind::Mechanism { metric, .. } => Some(metric),
         }
     }
 }
@@ -286,10 +323,17 @@ pub struct CheckSpec {
     pub scope: Option<CellScope>,
 }
 
+/// The cells a check judges: every cell any of its sets holds (`cells = [{…}, {…}]`), or
+/// those of its one set (`cells = {…}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellScope {
+    pub sets: Vec<CellSet>,
+}
+
 /// A set of cells: the variants named (all when empty) crossed with the parameter values named
 /// (all values of a parameter not named).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CellScope {
+pub struct CellSet {
     pub variants: Vec<String>,
     pub params: BTreeMap<String, Vec<ParamValue>>,
 }

@@ -252,10 +252,11 @@ pub struct RawCheck {
     /// How far apart (relative) two modes must be before a second mode fails `stable`.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub mode_gap: Option<Spanned<RawNumberOrText>>,
-    /// The cells a `stable`, `order` or `ceiling` check judges: `variant` and parameter
-    /// values, each a value or a list (`{ variant = ["fair", "nonfair"], threads = [1, 2] }`).
-    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
-    pub cells: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    /// The cells a check judges: `variant` and parameter values, each a value or a list
+    /// (`{ variant = ["fair", "nonfair"], threads = [1, 2] }`), or a list of such tables, which
+    /// selects every cell any of them selects (`[{ variant = "fair" }, { threads = 1 }]`).
+    #[schemars(with = "Option<RawCells>")]
+    pub cells: Option<Spanned<RawCells>>,
     #[schemars(with = "Option<RawNumberOrText>")]
     pub max_drift: Option<Spanned<RawNumberOrText>>,
     #[schemars(with = "Option<f64>")]
@@ -267,6 +268,28 @@ pub struct RawCheck {
     // Read as any number, so that `2.5` or `0` get an error that says what is wanted.
     #[schemars(with = "Option<std::num::NonZeroU32>")]
     pub within: Option<Spanned<f64>>,
+    /// `mechanism`: the metric that `metric` moves with (declared or built-in, e.g. `wall_s`).
+    #[schemars(with = "Option<String>")]
+    pub with: Option<Spanned<String>>,
+    /// `mechanism`: `"same"` (both rise together) or `"opposite"` (one falls as the other rises).
+    #[schemars(with = "Option<String>")]
+    pub direction: Option<Spanned<String>>,
+    /// `mechanism`: the rank correlation the relation must reach, in (0, 1] (default 0.5).
+    #[schemars(with = "Option<f64>")]
+    pub min_rho: Option<Spanned<f64>>,
+}
+
+/// `cells`: one table of values (each a value or a list), or a list of such tables.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "cells as a table, e.g. { variant = \"fair\" }, or a list of tables"
+)]
+pub enum RawCells {
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")]
+    One(BTreeMap<String, toml::Value>),
+    #[schemars(with = "Vec<BTreeMap<String, serde_json::Value>>")]
+    Any(Vec<BTreeMap<String, toml::Value>>),
 }
 
 /// `max_cv`: one limit (`"25%"`, 0.25) or limits by variant (`{ fair = "120%", default = "25%" }`).

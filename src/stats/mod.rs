@@ -1,6 +1,6 @@
 //! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
 //! rank tests, multiple-comparison adjustment, outlier iterations, changepoints, steady-state
-//! classification and the levels of sequential looks.
+//! classification, the levels of sequential looks and rank correlation.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
 //! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
@@ -21,6 +21,7 @@ pub mod percentiles;
 pub mod rng;
 pub mod sequential;
 pub mod serial;
+pub mod spearman;
 pub mod steps;
 pub mod summary;
 mod theil_sen;

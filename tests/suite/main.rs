@@ -18,6 +18,7 @@ mod hostile;
 mod import;
 mod interrupt;
 mod jobs;
+mod mechanism;
 mod named_cells;
 mod noise;
 mod order_effects;

@@ -2,8 +2,10 @@
 //! variant or a declared parameter value, and a selector must name exactly one cell.
 
 use super::{Ctx, Result};
-use crate::config::model::{CellScope, CellSelector, ParamValue};
+use crate::config::model::{CellScope, CellSelector, CellSet, ParamValue};
+use crate::config::raw::RawCells;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use toml::Spanned;
 
 impl Ctx<'_> {
@@ -98,35 +100,60 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// `cells = { variant = "x" | ["x", …], PARAM = v | [v, …] }`: the cells a check judges.
-    /// Every name must be declared and the scope must hold at least one planned cell.
+    /// `cells = { variant = "x" | ["x", …], PARAM = v | [v, …] }`, or a list of such tables:
+    /// the cells a check judges. Every name must be declared.
     pub(super) fn scope(&self) -> Result<Option<CellScope>> {
         let Some(raw) = self.raw.cells.as_ref() else {
             return Ok(None);
         };
-        let key = self.key("cells");
-        let mut scope = CellScope {
+        let sets = match raw.get_ref() {
+            RawCells::One(table) => vec![self.cell_set("cells", raw.span(), table)?],
+            RawCells::Any(tables) if tables.is_empty() => {
+                return Err(self.loc.error(
+                    raw.span(),
+                    &self.key("cells"),
+                    "an empty list selects no cell",
+                ));
+            }
+            RawCells::Any(tables) => tables
+                .iter()
+                .enumerate()
+                .map(|(i, t)| self.cell_set(&format!("cells[{}]", i + 1), raw.span(), t))
+                .collect::<Result<_>>()?,
+        };
+        Ok(Some(CellScope { sets }))
+    }
+
+    /// One table of `cells`: the variants and parameter values it names.
+    fn cell_set(
+        &self,
+        field: &str,
+        span: Range<usize>,
+        table: &BTreeMap<String, toml::Value>,
+    ) -> Result<CellSet> {
+        let key = self.key(field);
+        let mut set = CellSet {
             variants: Vec::new(),
             params: BTreeMap::new(),
         };
-        for (name, value) in raw.get_ref() {
+        for (name, value) in table {
             let items: Vec<&toml::Value> = match value {
                 toml::Value::Array(list) => list.iter().collect(),
                 single => vec![single],
             };
             if items.is_empty() {
                 return Err(self.loc.error(
-                    raw.span(),
+                    span,
                     &format!("{key}.{name}"),
                     "an empty list selects no cell",
                 ));
             }
             for item in items {
                 let one = BTreeMap::from([(name.clone(), item.clone())]);
-                let selector = self.selector("cells", &toml::Spanned::new(raw.span(), one))?;
+                let selector = self.selector(field, &Spanned::new(span.clone(), one))?;
                 match selector.variant {
-                    Some(v) => scope.variants.push(v),
-                    None => scope
+                    Some(v) => set.variants.push(v),
+                    None => set
                         .params
                         .entry(name.clone())
                         .or_default()
@@ -134,7 +161,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        Ok(Some(scope))
+        Ok(set)
     }
 }
 

@@ -35,7 +35,14 @@ const KINDS: &[(&str, &[&str])] = &[
     ),
     ("steady", &["metric", "within", "cells"]),
     ("scaling", &["metric", "along", "variant", "factor"]),
+    (
+        "mechanism",
+        &["metric", "with", "direction", "min_rho", "cells"],
+    ),
 ];
+
+/// The rank correlation a `mechanism` check requires when `min_rho` is not given.
+pub const DEFAULT_MIN_RHO: f64 = 0.5;
 
 pub fn validate_checks(
     raw: &[Spanned<RawCheck>],
@@ -126,13 +133,14 @@ impl Ctx<'_> {
                 metric: self.metric(true)?,
                 within: self.within()?,
             }),
+            "mechanism" => self.mechanism(),
             _ => self.scaling(),
         }
     }
 
     fn reject_foreign_keys(&self, kind: &str, allowed: &[&str]) -> Result<()> {
         let r = self.raw;
-        let present: [(&str, Option<Range<usize>>); 19] = [
+        let present: [(&str, Option<Range<usize>>); 22] = [
             ("metric", r.metric.as_ref().map(|s| s.span())),
             ("expect", r.expect.as_ref().map(|s| s.span())),
             ("tolerance", r.tolerance.as_ref().map(|s| s.span())),
@@ -152,6 +160,9 @@ impl Ctx<'_> {
             ("factor", r.factor.as_ref().map(|s| s.span())),
             ("alpha", r.alpha.as_ref().map(|s| s.span())),
             ("within", r.within.as_ref().map(|s| s.span())),
+            ("with", r.with.as_ref().map(|s| s.span())),
+            ("direction", r.direction.as_ref().map(|s| s.span())),
+            ("min_rho", r.min_rho.as_ref().map(|s| s.span())),
         ];
         for (field, span) in present {
             if let Some(span) = span.filter(|_| !allowed.contains(&field)) {
@@ -169,7 +180,9 @@ impl Ctx<'_> {
 
     fn class(&self, kind: &CheckKind) -> Result<CheckClass> {
         let default = match kind {
-            CheckKind::Compare { .. } | CheckKind::Scaling { .. } => CheckClass::Hypothesis,
+            CheckKind::Compare { .. } | CheckKind::Scaling { .. } | CheckKind::Mechanism { .. } => {
+                CheckClass::Hypothesis
+            }
             _ => CheckClass::Validity,
         };
         match self.raw.class.as_ref() {
@@ -199,6 +212,11 @@ impl Ctx<'_> {
         let Some(m) = self.raw.metric.as_ref() else {
             return Err(self.missing("metric", "name one of the [metric.NAME] tables"));
         };
+        self.named_metric("metric", m, numeric)
+    }
+
+    /// The metric `m` names under `field`: declared (or built-in), and numeric when `numeric`.
+    fn named_metric(&self, field: &str, m: &Spanned<String>, numeric: bool) -> Result<String> {
         match self.exp.metric(m.get_ref()) {
             None => {
                 let known: Vec<&str> = self.exp.metrics.iter().map(|m| m.name.as_str()).collect();
@@ -212,14 +230,14 @@ impl Ctx<'_> {
                 );
                 Err(self.loc.hinted(
                     m.span(),
-                    &self.key("metric"),
+                    &self.key(field),
                     format!("no metric named {:?}", m.get_ref()),
                     hint,
                 ))
             }
             Some(metric) if numeric && metric.text => Err(self.loc.error(
                 m.span(),
-                &self.key("metric"),
+                &self.key(field),
                 "this check needs a numeric metric, and this one is `text = true`",
             )),
             Some(_) => Ok(m.get_ref().clone()),
@@ -418,6 +436,98 @@ impl Ctx<'_> {
             variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
             factor,
         })
+    }
+}
+
+impl Ctx<'_> {
+    fn mechanism(&self) -> Result<CheckKind> {
+        let metric = self.metric(true)?;
+        let Some(w) = self.raw.with.as_ref() else {
+            return Err(self.missing(
+                "with",
+                "name the metric it moves with, e.g. with = \"waits\" or with = \"wall_s\"",
+            ));
+        };
+        let with = self.named_metric("with", w, true)?;
+        if with == metric {
+            return Err(self.loc.error(
+                w.span(),
+                &self.key("with"),
+                "`with` names the check's own metric: a metric always moves with itself",
+            ));
+        }
+        self.at_least_two_cells()?;
+        Ok(CheckKind::Mechanism {
+            metric,
+            with,
+            direction: self.direction()?,
+            min_rho: self.min_rho()?,
+        })
+    }
+
+    /// `direction`: which way the two metrics move together.
+    fn direction(&self) -> Result<Direction> {
+        let hint = "write direction = \"same\" (both rise together) or \"opposite\" (one falls as the other rises)";
+        let Some(d) = self.raw.direction.as_ref() else {
+            return Err(self.missing("direction", hint));
+        };
+        match d.get_ref().as_str() {
+            "same" => Ok(Direction::Same),
+            "opposite" => Ok(Direction::Opposite),
+            other => Err(self.loc.hinted(
+                d.span(),
+                &self.key("direction"),
+                format!("unknown direction {other:?}"),
+                hint,
+            )),
+        }
+    }
+
+    /// `min_rho`: the strength of the relation, in (0, 1]; 0 or less could not fail on a
+    /// relation that is absent.
+    fn min_rho(&self) -> Result<f64> {
+        match self.raw.min_rho.as_ref() {
+            None => Ok(DEFAULT_MIN_RHO),
+            Some(r) if *r.get_ref() > 0.0 && *r.get_ref() <= 1.0 => Ok(*r.get_ref()),
+            Some(r) => Err(self.loc.hinted(
+                r.span(),
+                &self.key("min_rho"),
+                format!("{} is not a correlation the check can require", r.get_ref()),
+                "write a value above 0 and at most 1, e.g. min_rho = 0.5",
+            )),
+        }
+    }
+
+    /// A relation across cells needs two cells or more: of the experiment, or of `cells`.
+    fn at_least_two_cells(&self) -> Result<()> {
+        let scope = self.scope()?;
+        let selected = crate::plan::cell_keys(self.exp)
+            .iter()
+            .filter(|k| scope.as_ref().is_none_or(|s| k.is_in(s)))
+            .count();
+        if selected >= 2 {
+            return Ok(());
+        }
+        let (span, hint) = match self.raw.cells.as_ref() {
+            Some(c) => (
+                c.span(),
+                "leave a parameter free, or list more cells: cells = [{ variant = \"a\" }, { variant = \"b\" }]",
+            ),
+            None => (self.span.clone(), "add variants or parameter values"),
+        };
+        let what = if scope.is_some() {
+            "`cells` selects"
+        } else {
+            "the experiment has"
+        };
+        Err(self.loc.hinted(
+            span,
+            &self.key("cells"),
+            format!(
+                "{what} {selected} cell; a `mechanism` check relates metrics across 2 cells or more"
+            ),
+            hint,
+        ))
     }
 }
 

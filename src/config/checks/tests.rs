@@ -1,6 +1,6 @@
 //! Unit tests of `checks`.
 
-use crate::config::{CheckClass, CheckKind, ConfigError, Experiment, parse};
+use crate::config::{CheckClass, CheckKind, ConfigError, Direction, Experiment, parse};
 use std::path::Path;
 
 /// An experiment with one check of `kind` on metric `v`, carrying `extra` lines.
@@ -102,4 +102,186 @@ fn bad_steady_keys_name_file_line_and_key() {
     assert_eq!(e.key, "check[1].alpha");
     assert!(e.message.contains("not a key of a `steady` check"), "{e}");
     assert!(e.hint.unwrap().contains("metric, within"));
+}
+
+const MECHANISM: &str = r#"[experiment]
+title = "t"
+hypothesis = "h"
+
+[params]
+k = [1, 2, 3]
+
+[[variant]]
+name = "fair"
+run = ["prog", "{k}"]
+
+[[variant]]
+name = "nonfair"
+run = ["prog", "{k}"]
+
+[metric.mops]
+json = "mops"
+
+[metric.waits]
+json = "waits"
+
+[metric.build]
+json = "build"
+text = true
+
+[[check]]
+name = "mops falls as waits rise"
+kind = "mechanism"
+metric = "mops"
+"#;
+
+fn mechanism(extra: &str) -> Result<Experiment, ConfigError> {
+    let source = format!("{MECHANISM}{extra}");
+    parse(&source, Path::new("exp/lab.toml"), Path::new("exp"), None)
+}
+
+#[test]
+fn a_mechanism_check_is_a_hypothesis_with_a_default_strength() {
+    let exp = mechanism("with = \"waits\"\ndirection = \"opposite\"\n").unwrap();
+    assert_eq!(exp.checks[0].class, CheckClass::Hypothesis);
+    assert!(matches!(
+        &exp.checks[0].kind,
+        CheckKind::Mechanism { metric, with, direction: Direction::Opposite, min_rho }
+            if metric == "mops" && with == "waits" && *min_rho == 0.5
+    ));
+    assert_eq!(exp.checks[0].scope, None);
+    let exp = mechanism(
+        "with = \"wall_s\"\ndirection = \"same\"\nmin_rho = 1\nclass = \"validity\"\n\
+         cells = [{ variant = \"nonfair\" }, { variant = \"fair\", k = 1 }]\n",
+    )
+    .unwrap();
+    let check = &exp.checks[0];
+    assert_eq!(check.class, CheckClass::Validity);
+    assert!(matches!(
+        &check.kind,
+        CheckKind::Mechanism { with, direction: Direction::Same, min_rho, .. }
+            if with == "wall_s" && *min_rho == 1.0
+    ));
+    let keys = crate::plan::cell_keys(&exp);
+    let selected: Vec<String> = keys
+        .iter()
+        .filter(|k| k.is_in(check.scope.as_ref().unwrap()))
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(
+        selected,
+        ["fair k=1", "nonfair k=1", "nonfair k=2", "nonfair k=3"]
+    );
+}
+
+/// The error of a `mechanism` check with `extra` lines: where, which key and what it says.
+fn mechanism_error(extra: &str) -> (usize, usize, String, String) {
+    let e = mechanism(extra).unwrap_err();
+    assert!(e.to_string().starts_with("exp/lab.toml:"), "{e}");
+    (e.line, e.column, e.key, e.message)
+}
+
+#[test]
+fn bad_mechanism_keys_name_file_line_column_and_key() {
+    let line = MECHANISM.lines().count() + 1;
+    let key = |k: &str| format!("check[1].{k}");
+    assert_eq!(
+        mechanism_error("with = \"wait\"\ndirection = \"same\"\n"),
+        (line, 8, key("with"), "no metric named \"wait\"".into())
+    );
+    assert_eq!(
+        mechanism_error("with = \"build\"\ndirection = \"same\"\n"),
+        (
+            line,
+            8,
+            key("with"),
+            "this check needs a numeric metric, and this one is `text = true`".into()
+        )
+    );
+    assert_eq!(
+        mechanism_error("with = \"mops\"\ndirection = \"same\"\n"),
+        (
+            line,
+            8,
+            key("with"),
+            "`with` names the check's own metric: a metric always moves with itself".into()
+        )
+    );
+    assert_eq!(
+        mechanism_error("with = \"waits\"\ndirection = \"down\"\n"),
+        (
+            line + 1,
+            13,
+            key("direction"),
+            "unknown direction \"down\"".into()
+        )
+    );
+    assert_eq!(
+        mechanism_error("with = \"waits\"\n").2,
+        key("direction"),
+        "direction is required"
+    );
+    for bad in ["0", "-0.5", "1.5"] {
+        let (l, column, k, message) = mechanism_error(&format!(
+            "with = \"waits\"\ndirection = \"same\"\nmin_rho = {bad}\n"
+        ));
+        assert_eq!((l, column, k.as_str()), (line + 2, 11, "check[1].min_rho"));
+        assert_eq!(
+            message,
+            format!("{bad} is not a correlation the check can require")
+        );
+    }
+    assert_eq!(
+        mechanism_error(
+            "with = \"waits\"\ndirection = \"same\"\ncells = { variant = \"fair\", k = 2 }\n"
+        ),
+        (
+            line + 2,
+            9,
+            key("cells"),
+            "`cells` selects 1 cell; a `mechanism` check relates metrics across 2 cells or more"
+                .into()
+        )
+    );
+    let (_, _, k, message) =
+        mechanism_error("with = \"waits\"\ndirection = \"same\"\nfactor = 2\n");
+    assert_eq!(
+        (k.as_str(), message.as_str()),
+        ("check[1].factor", "not a key of a `mechanism` check")
+    );
+}
+
+#[test]
+fn a_mechanism_check_needs_two_cells_in_the_experiment() {
+    let one = MECHANISM.replace("k = [1, 2, 3]", "k = [1]").replace(
+        "[[variant]]\nname = \"nonfair\"\nrun = [\"prog\", \"{k}\"]\n",
+        "",
+    );
+    let source = format!("{one}with = \"waits\"\ndirection = \"same\"\n");
+    let e = parse(&source, Path::new("exp/lab.toml"), Path::new("exp"), None).unwrap_err();
+    assert_eq!(e.key, "check[1].cells");
+    assert_eq!(
+        e.message,
+        "the experiment has 1 cell; a `mechanism` check relates metrics across 2 cells or more"
+    );
+}
+
+#[test]
+fn cells_that_are_neither_a_table_nor_a_list_of_tables_say_what_is_wanted() {
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = 5\n").unwrap_err();
+    assert_eq!(e.key, "check[1].cells", "{e}");
+    assert_eq!(
+        e.message,
+        "cells as a table, e.g. { variant = \"fair\" }, or a list of tables"
+    );
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = []\n").unwrap_err();
+    assert_eq!(
+        (e.key.as_str(), e.message.as_str()),
+        ("check[1].cells", "an empty list selects no cell")
+    );
+    let e = mechanism("with = \"waits\"\ndirection = \"same\"\ncells = [{ k = 7 }]\n").unwrap_err();
+    assert_eq!(
+        (e.key.as_str(), e.message.as_str()),
+        ("check[1].cells[1].k", "7 is not a value of `k`")
+    );
 }
