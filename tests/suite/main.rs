@@ -17,6 +17,7 @@ mod hostile;
 mod import;
 mod interrupt;
 mod jobs;
+mod layout;
 mod named_cells;
 mod noise;
 mod order_effects;
