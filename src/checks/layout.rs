@@ -139,7 +139,7 @@ fn decided(
     level: f64,
 ) -> CheckResult {
     if judged.is_empty() {
-        return not_run(&format!("{}", unjudged.join("; ")));
+        return not_run(&unjudged.join("; "));
     }
     let verdict = match worst(judged.iter().map(|e| e.verdict)) {
         Verdict::Pass if !unjudged.is_empty() => Verdict::Inconclusive,

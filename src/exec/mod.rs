@@ -283,3 +283,22 @@ fn outcome(m: &Measurement) -> String {
             format!("; left running: {}", m.left_running.join(" "))
         }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_padded_run_gets_its_padding_over_whatever_its_variant_declares() {
+        let declared = BTreeMap::from([
+            ("LAB_LAYOUT_PAD".to_string(), "a variant's own".to_string()),
+            ("OTHER".to_string(), "kept".to_string()),
+        ]);
+        let env = run_env(&declared, Some(5));
+        assert_eq!(env["LAB_LAYOUT_PAD"], "xxxxx");
+        assert_eq!(env["OTHER"], "kept");
+        assert_eq!(run_env(&declared, Some(0))["LAB_LAYOUT_PAD"], "");
+        // Without a padding the variant's variables are passed as they are, not copied.
+        assert!(matches!(run_env(&declared, None), Cow::Borrowed(e) if *e == declared));
+    }
+}

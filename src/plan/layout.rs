@@ -29,7 +29,7 @@ pub const PAD_SPLIT: u32 = PAD_RANGE / 2;
 pub fn padding(seed: u64, id: &str, repetition: u32) -> u32 {
     use rand::RngCore;
     let mut rng = crate::stats::stream(seed, &format!("layout {id}"));
-    let upper = repetition % 2 == 0;
+    let upper = repetition.is_multiple_of(2);
     u32::from(upper) * PAD_SPLIT + rng.next_u32() % PAD_SPLIT
 }
 
