@@ -25,6 +25,9 @@ use crate::plan::layout::PAD_SPLIT;
 use crate::stats::{self, Interval, Statistic};
 use std::collections::HashMap;
 
+/// Units whose values are durations.
+const TIME_UNITS: [&str; 6] = ["s", "ms", "us", "µs", "ns", "min"];
+
 /// The check's name, as the report lists it.
 pub const LAYOUT: &str = "the primary metric does not depend on the memory layout";
 
@@ -211,7 +214,10 @@ fn failing_reading(judged: &[CellEffect], metric: &Metric) -> String {
 /// "7.9% [6.1%, 9.8%] slower": the effect's size and direction, its interval in the same
 /// direction.
 fn sized(e: &CellEffect, metric: &Metric) -> String {
-    let (up, down) = if metric.is_timing() {
+    // A metric in a unit of time reads as speed: a time that grows is slower. Any other (a
+    // throughput, a count) is only higher or lower: `better` defaults to higher, so it cannot
+    // tell a time declared without it from a throughput.
+    let (up, down) = if TIME_UNITS.contains(&metric.unit.as_str()) {
         ("slower", "faster")
     } else {
         ("higher", "lower")

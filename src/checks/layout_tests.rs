@@ -1,6 +1,7 @@
 //! Tests of the memory-layout check on cells whose values are known from their paddings.
 
 use super::*;
+use crate::config::Metric;
 use crate::plan::CellKey;
 use crate::validity::RunValues;
 use std::path::Path;
@@ -117,6 +118,28 @@ fn a_faster_cell_is_named_faster() {
     assert_eq!(
         c.reading,
         "cell a: runs with ≥ 2,048 bytes of padding are 10.0% [9.7%, 10.3%] faster"
+    );
+}
+
+#[test]
+fn a_metric_in_another_unit_is_higher_or_lower() {
+    let runs = session(8, |v, upper| if v == "a" && upper { 110.0 } else { 100.0 });
+    let exp = experiment("");
+    let throughput = Experiment {
+        metrics: exp
+            .metrics
+            .iter()
+            .map(|m| Metric {
+                unit: "ops/s".into(),
+                ..m.clone()
+            })
+            .collect(),
+        ..exp
+    };
+    let c = decide(&throughput, &runs).unwrap();
+    assert_eq!(
+        c.reading,
+        "cell a: runs with ≥ 2,048 bytes of padding are 10.0% [9.6%, 10.3%] higher"
     );
 }
 
