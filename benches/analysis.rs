@@ -58,6 +58,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 failed_checks: Vec::new(),
                 timing_only: Vec::new(),
                 values: RunValues::of("m", vec![value.to_string()]),
+                env_padding: None,
             });
         }
     }

@@ -58,7 +58,7 @@ fn runner(c: &mut Criterion) {
     let env = BTreeMap::new();
     let request = RunRequest {
         argv: &argv,
-        env: &env,
+        env: std::borrow::Cow::Borrowed(&env),
         cwd: dir.path(),
         cpus: None,
         timeout: Duration::from_secs(10),

@@ -304,6 +304,19 @@ pub fn correlation(rho: f64) -> String {
     if text == "-0.00" { "0.00".into() } else { text }
 }
 
+/// `n` with its thousands grouped: 100,000.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// A percentage with one decimal: `4.2%`.
 pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+pub mod layout;
 mod stored;
 
 /// One cell of the matrix: a variant at one setting of every parameter. Cells compare by
@@ -101,6 +102,9 @@ pub struct PlannedRun {
     pub repeats: Option<String>,
     /// The look of a sampled session this run was planned for (1: the initial plan).
     pub look: u32,
+    /// Bytes of padding in the run's environment (`layout = "randomized"`), see
+    /// [`layout`]; `None` when the environment is left as it is.
+    pub env_padding: Option<u32>,
 }
 
 impl PlannedRun {
@@ -157,11 +161,14 @@ pub fn plan(exp: &Experiment) -> Plan {
         .enumerate()
         .map(|(i, (c, block))| planned_run(exp, &cells[c], block, i + 1))
         .collect();
-    let runs = if exp.duet.is_some() {
+    let mut runs = if exp.duet.is_some() {
         paired(runs, 0)
     } else {
         runs
     };
+    if exp.layout.is_some() {
+        layout::pad(&mut runs, exp.seed);
+    }
     Plan {
         order: exp.order,
         seed: exp.seed,
@@ -190,6 +197,7 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
             .collect(),
         repeats: None,
         look: 1,
+        env_padding: None,
     }
 }
 
@@ -245,11 +253,15 @@ pub fn look_runs(
             run
         })
         .collect();
-    if exp.duet.is_some() {
+    let mut runs = if exp.duet.is_some() {
         paired(runs, planned.len())
     } else {
         runs
+    };
+    if exp.layout.is_some() {
+        layout::pad(&mut runs, exp.seed);
     }
+    runs
 }
 
 /// The runs of a duet in pairs: each run followed by its partner, the next run of the same
@@ -544,6 +556,67 @@ params = {{ threads = [1] }}
         }
         assert_eq!(alone, 1);
     }
+
+    fn paddings(exp: &Experiment) -> Vec<Option<u32>> {
+        plan(exp).runs.iter().map(|r| r.env_padding).collect()
+    }
+
+    fn randomized(seed: u64) -> Experiment {
+        Experiment {
+            layout: Some(crate::config::Layout { tolerance: 0.02 }),
+            ..experiment("shuffled", seed)
+        }
+    }
+
+    #[test]
+    fn a_randomized_layout_pads_every_run_reproducibly_from_the_seed() {
+        assert!(
+            paddings(&experiment("shuffled", 7))
+                .iter()
+                .all(Option::is_none)
+        );
+        let (a, b, c) = (randomized(7), randomized(7), randomized(8));
+        assert_eq!(paddings(&a), paddings(&b), "same seed, same paddings");
+        assert_ne!(paddings(&a), paddings(&c), "another seed, other paddings");
+        // Pinned: the paddings are part of a session's record, like its order.
+        let first: Vec<Option<u32>> = paddings(&a).into_iter().take(6).collect();
+        assert_eq!(first, GOLDEN_PADDINGS_SEED_7.map(Some));
+        // The order is the one without padding: the draws come from streams of their own.
+        let cells = |e: &Experiment| -> Vec<String> {
+            plan(e).runs.iter().map(|r| r.cell.to_string()).collect()
+        };
+        assert_eq!(cells(&a), cells(&experiment("shuffled", 7)));
+    }
+
+    #[test]
+    fn each_cell_has_as_many_runs_in_each_half_of_the_page() {
+        let exp = randomized(7);
+        let runs = plan(&exp).runs;
+        let text = serde_json::to_string(&plan(&exp)).unwrap();
+        let back: Plan = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.runs, runs, "plan.json keeps the paddings");
+        for run in &runs {
+            let padding = run.env_padding.unwrap();
+            assert!(padding < layout::PAD_RANGE);
+            // Odd repetitions below 2,048 bytes, even ones from 2,048 on.
+            assert_eq!(
+                padding >= layout::PAD_SPLIT,
+                run.repetition % 2 == 0,
+                "{run:?}"
+            );
+        }
+        // A later look pads its runs too, each by its own id.
+        let keys: Vec<CellKey> = runs.iter().map(|r| r.cell.clone()).collect();
+        let more = look_runs(&exp, &runs, 2, 5, &keys);
+        assert!(
+            more.iter()
+                .all(|r| r.env_padding == Some(layout::padding(7, &r.id, r.repetition)))
+        );
+        // A run planned again keeps the layout it was measured in.
+        assert_eq!(runs[3].again(99).env_padding, runs[3].env_padding);
+    }
+
+    const GOLDEN_PADDINGS_SEED_7: [u32; 6] = [1847, 1047, 1383, 174, 403, 1618];
 
     const GOLDEN_SEED_7: [&str; 12] = [
         "b size=s threads=1",

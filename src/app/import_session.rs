@@ -122,6 +122,7 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
                 argv: Vec::new(),
                 repeats: None,
                 look: 1,
+                env_padding: None,
             });
         }
     }

@@ -12,6 +12,7 @@ mod checksum;
 mod compare;
 mod distinct;
 mod duration;
+mod layout;
 mod mechanism;
 mod multiplicity;
 mod order;
@@ -28,6 +29,7 @@ mod verdict;
 mod words;
 
 pub use automatic::automatic_results;
+pub use layout::LAYOUT;
 pub use multiplicity::multiplicity;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
@@ -73,6 +75,7 @@ pub fn evaluate(
         // and its report does not list it.
         automatic.retain(|c| c.name != crate::validity::automatic::APART);
     }
+    automatic.extend(layout::layout_result(exp, analysis));
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);

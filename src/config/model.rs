@@ -28,6 +28,22 @@ pub enum Order {
     Sequential,
 }
 
+/// How far the medians of runs with larger and smaller paddings may differ by default: ±2%,
+/// a fifth of the 10% Mytkowicz et al. (ASPLOS 2009) saw the environment's size move results.
+/// A fixed share rather than the cell's run-to-run spread: a noisy cell would otherwise widen
+/// its own tolerance and hide an effect as large as its noise; with a fixed one its wide
+/// interval straddles the band and says inconclusive.
+pub const DEFAULT_LAYOUT_TOLERANCE: f64 = 0.02;
+
+/// `layout = "randomized"`: each run's environment is padded by a length drawn from the seed
+/// (see [`crate::plan::layout`]), and the runs are checked for an effect of it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Layout {
+    /// How far the median of the runs with larger paddings may lie from that of the runs
+    /// with smaller ones, as a fraction (0.02: within ±2%).
+    pub tolerance: f64,
+}
+
 /// How a session's runs and builds are kept from the record, as lab.toml asks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Isolation {
@@ -420,6 +436,8 @@ pub struct Experiment {
     /// A non-zero exit code does not make a run invalid (`ignore_failure = true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignore_failure: bool,
+    /// Whether runs get a randomised environment size; `None`: the environment as it is.
+    pub layout: Option<Layout>,
 }
 
 /// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its

@@ -98,6 +98,24 @@ pub struct RawExperiment {
     /// `--ignore-failure`); a run killed by a signal, timed out or never started does not.
     #[serde(default)]
     pub ignore_failure: bool,
+    /// `"randomized"`: each run's environment gets `LAB_LAYOUT_PAD`, 0 to 4,095 bytes long, its
+    /// length drawn per run from the seed and recorded; the size of the environment moves the
+    /// initial stack of every program, and with it the memory layout (Mytkowicz et al. 2009).
+    /// The check "the primary metric does not depend on the memory layout" is then added.
+    /// `"fixed"` (the default) leaves the environment as it is.
+    pub layout: Option<RawLayout>,
+    /// With `layout = "randomized"`: how far the runs with the larger half of paddings may
+    /// differ from those with the smaller half, in the median of the primary metric ("2%" by
+    /// default).
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub layout_tolerance: Option<Spanned<RawNumberOrText>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RawLayout {
+    Fixed,
+    Randomized,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]

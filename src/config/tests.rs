@@ -418,3 +418,64 @@ fn a_workdir_must_be_a_folder_and_runs_start_there() {
     );
     assert!(load(&ignoring).unwrap().ignore_failure);
 }
+
+#[test]
+fn the_layout_is_left_alone_unless_randomized_with_a_tolerance_of_two_percent() {
+    assert_eq!(load(BASE).unwrap().layout, None);
+    let fixed = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nlayout = \"fixed\"",
+    );
+    assert_eq!(load(&fixed).unwrap().layout, None);
+    let random = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nlayout = \"randomized\"",
+    );
+    assert_eq!(
+        load(&random).unwrap().layout,
+        Some(Layout { tolerance: 0.02 })
+    );
+    let wider = random.replace(
+        "layout = \"randomized\"",
+        "layout = \"randomized\"\nlayout_tolerance = \"5%\"",
+    );
+    assert_eq!(
+        load(&wider).unwrap().layout,
+        Some(Layout { tolerance: 0.05 })
+    );
+}
+
+#[test]
+fn a_layout_tolerance_is_refused_without_randomizing_or_outside_zero_to_one() {
+    let alone = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nlayout_tolerance = \"2%\"",
+    );
+    let e = error(&alone);
+    assert_eq!(
+        (e.key.as_str(), e.line, e.column),
+        ("experiment.layout_tolerance", 4, 20)
+    );
+    assert_eq!(
+        e.message,
+        "a tolerance for an effect of the memory layout, which is not randomised"
+    );
+    for bad in ["\"0%\"", "\"100%\"", "\"soon\"", "-0.1"] {
+        let src = BASE.replace(
+            "hypothesis = \"h\"",
+            &format!("hypothesis = \"h\"\nlayout = \"randomized\"\nlayout_tolerance = {bad}"),
+        );
+        let e = error(&src);
+        assert_eq!(
+            (e.key.as_str(), e.line),
+            ("experiment.layout_tolerance", 5),
+            "{bad}"
+        );
+        assert_eq!(e.message, "not a share above 0 and below 100%", "{bad}");
+    }
+    let unknown = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nlayout = \"shuffled\"",
+    );
+    assert_eq!(error(&unknown).key, "experiment.layout");
+}

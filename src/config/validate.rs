@@ -109,6 +109,7 @@ pub fn validate(
         run_root,
         workdir,
         ignore_failure: e.ignore_failure,
+        layout: layout_of(e, loc)?,
     };
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
@@ -131,6 +132,35 @@ fn isolation_of(value: Option<&Spanned<RawIsolation>>, loc: &Locator) -> Isolati
             RawIsolation::None => Wanted::None,
         },
         declared_at: Some(format!("{}:{line}:{column}", loc.file.display())),
+    }
+}
+
+/// `layout` and its `layout_tolerance`: a share above 0 and below 100%, only with
+/// `layout = "randomized"` (a tolerance without the padding it judges would judge nothing).
+fn layout_of(e: &RawExperiment, loc: &Locator) -> Result<Option<Layout>> {
+    let randomized = e.layout == Some(RawLayout::Randomized);
+    let Some(value) = &e.layout_tolerance else {
+        return Ok(randomized.then_some(Layout {
+            tolerance: DEFAULT_LAYOUT_TOLERANCE,
+        }));
+    };
+    let key = "experiment.layout_tolerance";
+    if !randomized {
+        return Err(loc.hinted(
+            value.span(),
+            key,
+            "a tolerance for an effect of the memory layout, which is not randomised",
+            "add layout = \"randomized\" to [experiment], or remove layout_tolerance",
+        ));
+    }
+    match super::duration::parse_fraction(&value.get_ref().text()) {
+        Some(tolerance) if tolerance > 0.0 && tolerance < 1.0 => Ok(Some(Layout { tolerance })),
+        _ => Err(loc.hinted(
+            value.span(),
+            key,
+            "not a share above 0 and below 100%",
+            "write e.g. \"2%\" or 0.02: the medians of runs with larger and smaller paddings may differ by this much",
+        )),
     }
 }
 

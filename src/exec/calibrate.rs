@@ -21,7 +21,7 @@ pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
     );
     let request = RunRequest {
         argv: &argv,
-        env: &env,
+        env: std::borrow::Cow::Borrowed(&env),
         cwd: scratch,
         cpus: None,
         timeout: Duration::from_secs(10),

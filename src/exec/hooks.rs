@@ -70,7 +70,7 @@ pub fn around(
     let logs = HookLogs::new();
     let measured = runner.run(&RunRequest {
         argv: &argv,
-        env: &variant.env,
+        env: std::borrow::Cow::Borrowed(&variant.env),
         cwd: exp.run_dir(&run.cell.params),
         cpus: None,
         timeout: exp.timeout,

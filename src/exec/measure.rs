@@ -62,7 +62,8 @@ impl Measurement {
 /// What to run.
 pub struct RunRequest<'a> {
     pub argv: &'a [String],
-    pub env: &'a BTreeMap<String, String>,
+    /// Variables set on top of lab's environment: the variant's, and the layout padding.
+    pub env: std::borrow::Cow<'a, BTreeMap<String, String>>,
     pub cwd: &'a Path,
     pub cpus: Option<&'a [usize]>,
     pub timeout: Duration,

@@ -41,6 +41,8 @@ use crate::config::Experiment;
 use crate::plan::PlannedRun;
 use crate::store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// How a session's run loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,18 +155,36 @@ fn request<'a>(
     stdout: &'a std::path::Path,
     stderr: &'a std::path::Path,
 ) -> RunRequest<'a> {
-    static NO_ENV: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
-        std::sync::OnceLock::new();
+    static NO_ENV: std::sync::OnceLock<BTreeMap<String, String>> = std::sync::OnceLock::new();
     let variant = exp.variant(&run.cell.variant);
+    let declared = variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env);
     RunRequest {
         argv: &run.argv,
-        env: variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env),
+        env: run_env(declared, run.env_padding),
         cwd: exp.run_dir(&run.cell.params),
         cpus: variant.and_then(|v| v.cpus.as_deref()),
         timeout: exp.timeout,
         stdout,
         stderr,
     }
+}
+
+/// The variables a run is given: its variant's, and its layout padding where the layout is
+/// randomised. The padding is set last: a variant that declares the variable itself cannot
+/// take the place of the drawn length that is recorded for the run.
+fn run_env(
+    declared: &BTreeMap<String, String>,
+    padding: Option<u32>,
+) -> Cow<'_, BTreeMap<String, String>> {
+    let Some(bytes) = padding else {
+        return Cow::Borrowed(declared);
+    };
+    let mut env = declared.clone();
+    env.insert(
+        crate::plan::layout::PAD_VAR.to_string(),
+        crate::plan::layout::pad_value(bytes),
+    );
+    Cow::Owned(env)
 }
 
 /// What becomes of a run the machine disturbed: planned again at the end of the session, or
@@ -248,6 +268,7 @@ pub fn run_row(
         node: None,
         start_boottime_ns: (m.start_boottime_ns > 0).then_some(m.start_boottime_ns),
         overlapped: None,
+        env_padding: run.env_padding,
     }
 }
 
@@ -266,4 +287,23 @@ fn outcome(m: &Measurement) -> String {
         } else {
             format!("; left running: {}", m.left_running.join(" "))
         }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_padded_run_gets_its_padding_over_whatever_its_variant_declares() {
+        let declared = BTreeMap::from([
+            ("LAB_LAYOUT_PAD".to_string(), "a variant's own".to_string()),
+            ("OTHER".to_string(), "kept".to_string()),
+        ]);
+        let env = run_env(&declared, Some(5));
+        assert_eq!(env["LAB_LAYOUT_PAD"], "xxxxx");
+        assert_eq!(env["OTHER"], "kept");
+        assert_eq!(run_env(&declared, Some(0))["LAB_LAYOUT_PAD"], "");
+        // Without a padding the variant's variables are passed as they are, not copied.
+        assert!(matches!(run_env(&declared, None), Cow::Borrowed(e) if *e == declared));
+    }
 }

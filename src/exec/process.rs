@@ -71,7 +71,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             if let Some(group) = group {
                 group.give_back();
             }
-            let why = spawn_error(&request.argv[0], &e, request.cwd, request.env);
+            let why = spawn_error(&request.argv[0], &e, request.cwd, &request.env);
             return Measurement::spawn_failed(why, start_unix_ms);
         }
     };
@@ -198,7 +198,7 @@ fn prepare<'a>(
         .map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
     Ok(Spawn {
         argv: request.argv,
-        env: request.env,
+        env: &request.env,
         cwd: request.cwd,
         cpus: request.cpus.map(cpu_set),
         stdout,
@@ -454,7 +454,7 @@ mod tests {
         let env = BTreeMap::from([("LAB_TEST".to_string(), "yes".to_string())]);
         let request = RunRequest {
             argv: &argv,
-            env: &env,
+            env: std::borrow::Cow::Borrowed(&env),
             cwd: Path::new("/"),
             cpus,
             timeout: Duration::from_millis(timeout_ms),

@@ -116,6 +116,7 @@ mod tests {
             argv: Vec::new(),
             repeats: repeats.map(str::to_string),
             look: 1,
+            env_padding: None,
         }
     }
 

@@ -23,6 +23,8 @@ pub(super) struct StoredRun<P = BTreeMap<String, ParamValue>, S = String, A = Ve
     repeats: Option<S>,
     #[serde(default = "first_look", skip_serializing_if = "is_first_look")]
     look: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    env_padding: Option<u32>,
 }
 
 impl From<StoredRun> for PlannedRun {
@@ -36,6 +38,7 @@ impl From<StoredRun> for PlannedRun {
             argv: r.argv,
             repeats: r.repeats,
             look: r.look,
+            env_padding: r.env_padding,
         }
     }
 }
@@ -52,6 +55,7 @@ impl Serialize for PlannedRun {
             argv: &self.argv,
             repeats: self.repeats.as_deref(),
             look: self.look,
+            env_padding: self.env_padding,
         }
         .serialize(s)
     }

@@ -342,6 +342,7 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     rows.extend(calibration_rows(m));
     rows.extend(cluster_rows(m));
     rows.extend(build_rows(m));
+    rows.extend(layout_rows(analysis));
     rows.into_iter()
         .map(|(k, v)| KeyValue {
             key: k.to_string(),
@@ -436,6 +437,27 @@ fn session_rows(m: &Manifest) -> Vec<Row> {
         ),
         ("order", format!("{}, seed {}", m.order, m.seed)),
     ]
+}
+
+/// How the memory layout varied, for a session that randomised it: "randomised: environment
+/// padding 0–4,095 bytes per run (LAB_LAYOUT_PAD), drawn from seed 1; 12–4,071 bytes drawn".
+fn layout_rows(analysis: &Analysis) -> Vec<Row> {
+    use crate::plan::layout::{PAD_RANGE, PAD_VAR};
+    let drawn: Vec<u32> = analysis.runs.iter().filter_map(|r| r.env_padding).collect();
+    let (Some(low), Some(high)) = (drawn.iter().min(), drawn.iter().max()) else {
+        return Vec::new();
+    };
+    let bytes = |n: u32| crate::format::grouped(u64::from(n));
+    vec![(
+        "memory layout",
+        format!(
+            "randomised: environment padding 0–{} bytes per run ({PAD_VAR}), drawn from seed {}; {}–{} bytes drawn (runs.csv column env_padding)",
+            bytes(PAD_RANGE - 1),
+            analysis.manifest.seed,
+            bytes(*low),
+            bytes(*high)
+        ),
+    )]
 }
 
 /// The timer and spawn cost measured before the runs.

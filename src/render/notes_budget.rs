@@ -9,6 +9,7 @@
 use super::location::{error_at, locate};
 use super::source::{Piece, Position, position};
 use super::{BUDGETED, TEMPLATE};
+use crate::format::grouped;
 use anyhow::Result;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -280,19 +281,6 @@ pub(super) fn with_loop_steps(source: &str, pieces: &[Piece]) -> (String, Vec<Po
     }
     out.push_str(&source[copied..]);
     (out, loops)
-}
-
-/// `n` with its thousands grouped: 100,000.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 #[cfg(test)]

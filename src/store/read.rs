@@ -262,6 +262,7 @@ pub(super) mod tests {
             argv: vec!["true".into()],
             repeats: None,
             look: 1,
+            env_padding: None,
         }
     }
 
@@ -298,6 +299,7 @@ pub(super) mod tests {
             node: None,
             start_boottime_ns: None,
             overlapped: None,
+            env_padding: run.env_padding,
         }
     }
 

@@ -36,6 +36,9 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 28] = [
     "start_boottime_ns",
     "overlapped",
 ];
+/// The column after every other in the runs.csv of a session that randomised the layout;
+/// other sessions leave it out, so their files stay as they were.
+const LAYOUT_COLUMN: &str = "env_padding";
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
 /// How a run's process ended.
@@ -114,6 +117,10 @@ pub struct RunRow {
     /// space-separated; empty when it ran alone.
     #[serde(default)]
     pub overlapped: Option<String>,
+    /// Bytes of padding in the run's environment (`layout = "randomized"`). The column exists
+    /// only in sessions that randomised the layout; elsewhere it reads as empty.
+    #[serde(default)]
+    pub env_padding: Option<u32>,
 }
 
 impl RunRow {
@@ -148,12 +155,15 @@ pub struct SampleRow {
     pub value: String,
 }
 
-pub fn run_header(params: &[String]) -> Vec<String> {
+/// The header of runs.csv: with the `env_padding` column when `padded` (the layout is
+/// randomised).
+pub fn run_header(params: &[String], padded: bool) -> Vec<String> {
     RUN_COLUMNS_BEFORE_PARAMS
         .iter()
         .map(|s| s.to_string())
         .chain(params.iter().cloned())
         .chain(RUN_COLUMNS_AFTER_PARAMS.iter().map(|s| s.to_string()))
+        .chain(padded.then(|| LAYOUT_COLUMN.to_string()))
         .collect()
 }
 
@@ -224,5 +234,9 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         ("node", row.node.clone().unwrap_or_default()),
         ("start_boottime_ns", optional(row.start_boottime_ns)),
         ("overlapped", row.overlapped.clone().unwrap_or_default()),
+        (
+            LAYOUT_COLUMN,
+            row.env_padding.map_or_else(String::new, |n| n.to_string()),
+        ),
     ]
 }

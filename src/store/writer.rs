@@ -93,7 +93,8 @@ impl SessionWriter {
         sealed.write(&staging)?;
         write_json(&staging.join(MANIFEST), manifest)?;
         write_json(&staging.join(PLAN), plan)?;
-        create_csv(&staging.join(RUNS), &rows::run_header(&param_names))?;
+        let padded = plan.runs.iter().any(|r| r.env_padding.is_some());
+        create_csv(&staging.join(RUNS), &rows::run_header(&param_names, padded))?;
         create_csv(
             &staging.join(SAMPLES),
             &rows::SAMPLE_HEADER.map(String::from),

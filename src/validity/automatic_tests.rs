@@ -145,6 +145,7 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRo
         start_boottime_ns: None,
         overlapped: (!overlapped.is_empty()).then(|| overlapped.to_string()),
         node: None,
+        env_padding: None,
     }
 }
 

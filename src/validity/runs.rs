@@ -43,6 +43,9 @@ pub struct RunView {
     pub timing_only: Vec<bool>,
     /// Every value the run printed, by metric, in iteration order.
     pub values: RunValues,
+    /// Bytes of padding in its environment, where the session randomised the layout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env_padding: Option<u32>,
 }
 
 impl RunView {
@@ -132,6 +135,7 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         .map(|s| {
             let mut v = view(exp, session, s.row, &cpus, s.cell, &s.values, &names);
             v.repeats = s.plan.repeats.clone();
+            v.env_padding = s.row.env_padding.or(s.plan.env_padding);
             v
         })
         .collect();
@@ -234,6 +238,7 @@ fn view(
         timing_only: found.iter().map(Problem::timing_only).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_map(values, names),
+        env_padding: None,
     }
 }
 

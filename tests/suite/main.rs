@@ -18,6 +18,7 @@ mod hostile;
 mod import;
 mod interrupt;
 mod jobs;
+mod layout;
 mod mechanism;
 mod named_cells;
 mod noise;

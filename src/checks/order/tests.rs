@@ -50,6 +50,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         failed_checks: Vec::new(),
         timing_only: Vec::new(),
         values: RunValues::of("v", vec![value.to_string()]),
+        env_padding: None,
     }
 }
 

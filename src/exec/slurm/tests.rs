@@ -16,6 +16,7 @@ fn runs(n: usize) -> Vec<PlannedRun> {
             argv: vec!["true".into()],
             repeats: None,
             look: 1,
+            env_padding: None,
         })
         .collect()
 }
