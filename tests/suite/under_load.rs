@@ -253,3 +253,33 @@ fn one_busy_process_leaves_a_one_thread_run_its_cpu() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `lab bench` beside one busy process still answers: 300 ms against 100 ms of sleep is decided
+/// as slower with its ratio, not left without a number.
+#[test]
+#[ignore = "loads the machine: run alone (see the module comment)"]
+fn bench_answers_beside_a_busy_process() {
+    let project = Project::with_fixtures(&[]);
+    let hogs = Hogs::start(1);
+    let out = project.lab(&["bench", "--quiet", "sleep 0.1", "sleep 0.3"]);
+    drop(hogs);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        exit_of(&out),
+        Exit::Ok,
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  sleep 0.3 against sleep 0.1: "))
+        .expect("the comparison line");
+    assert!(line.contains(" slower ("), "{line}");
+    let ratio: f64 = line["  sleep 0.3 against sleep 0.1: ".len()..]
+        .split('×')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((2.5..3.1).contains(&ratio), "{line}");
+}
