@@ -334,15 +334,14 @@ fn sampling_stops_at_the_first_look_when_a_command_fails_every_run() {
         "{text}"
     );
     assert!(text.contains(" failed (exit code 3)."), "{text}");
-    let data = project
+    let name = project
         .path("data")
         .read_dir()
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let session = data.read_dir().unwrap().next().unwrap().unwrap().path();
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("bench-"))
+        .expect("the bench experiment's data");
+    let session = project.session(&name);
     // The first look's 5 runs of each command, and no more.
     assert_eq!(crate::common::csv_rows(&session.join("runs.csv")).len(), 10);
 }
