@@ -342,6 +342,7 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     rows.extend(calibration_rows(m));
     rows.extend(cluster_rows(m));
     rows.extend(build_rows(m));
+    rows.extend(counter_rows(m));
     rows.into_iter()
         .map(|(k, v)| KeyValue {
             key: k.to_string(),
@@ -351,6 +352,28 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
 }
 
 type Row = (&'static str, String);
+
+/// Where each perf counter came from, and which the machine lacked.
+fn counter_rows(m: &Manifest) -> Vec<Row> {
+    let (available, unavailable): (Vec<_>, Vec<_>) = m
+        .counters
+        .iter()
+        .partition(|(_, state)| *state == "available");
+    let mut rows = Vec::new();
+    if !available.is_empty() {
+        let names: Vec<&str> = available.iter().map(|(n, _)| n.as_str()).collect();
+        let source = "perf_event_open, per run, its child processes included";
+        rows.push(("counters", format!("{} ({source})", names.join(", "))));
+    }
+    if !unavailable.is_empty() {
+        let why: Vec<String> = unavailable
+            .iter()
+            .map(|(n, state)| format!("{n} ({})", state.trim_start_matches("unavailable: ")))
+            .collect();
+        rows.push(("counters unavailable", why.join("; ")));
+    }
+    rows
+}
 
 /// The machine the session ran on.
 fn machine_rows(m: &Manifest) -> Vec<Row> {

@@ -298,6 +298,11 @@ pub(super) mod tests {
             node: None,
             start_boottime_ns: None,
             overlapped: None,
+            minor_faults: None,
+            major_faults: None,
+            block_in: None,
+            block_out: None,
+            ..RunRow::default()
         }
     }
 

@@ -7,6 +7,7 @@ mod common;
 mod browser;
 mod committed;
 mod compare;
+mod counters;
 mod duet;
 mod experiments;
 mod fake_runner;

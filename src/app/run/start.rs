@@ -40,6 +40,7 @@ pub(super) fn start(
     runner: &mut dyn Runner,
 ) -> Result<Opened> {
     let exp = &target.exp;
+    let counters = super::host::counters(exp)?;
     let build = build(target, opts.quiet)?;
     let host = store::host();
     host::warn_about(&host, opts.quiet);
@@ -63,6 +64,7 @@ pub(super) fn start(
     manifest.build = build;
     manifest.calibration = calibration;
     manifest.isolation = exec::current_isolation();
+    manifest.counters = counters;
     let writer = SessionWriter::create(dir, &manifest, &target.plan, param_names(exp), sealed)?;
     Ok(Opened {
         exp: exp.clone(),
