@@ -141,6 +141,7 @@ fn manifest_stub() -> store::Manifest {
         calibration: None,
         cluster: None,
         isolation: None,
+        counters: Default::default(),
         digests: Default::default(),
     }
 }

@@ -544,3 +544,40 @@ fn build_rows(m: &Manifest) -> Vec<Row> {
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {
+        let mut m: Manifest = serde_json::from_str(include_str!("../../tests/data/manifest.json"))
+            .expect("manifest fixture");
+        assert!(counter_rows(&m).is_empty(), "no counters asked for");
+        m.counters = [
+            ("task-clock", "available"),
+            ("page-faults", "available"),
+            (
+                "cycles",
+                "unavailable: No such file or directory (os error 2)",
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(
+            counter_rows(&m),
+            vec![
+                (
+                    "counters",
+                    "page-faults, task-clock (perf_event_open, per run, its child processes included)"
+                        .to_string()
+                ),
+                (
+                    "counters unavailable",
+                    "cycles (No such file or directory (os error 2))".to_string()
+                ),
+            ]
+        );
+    }
+}
