@@ -254,3 +254,28 @@ pub(super) fn warn_about(host: &store::Host, quiet: bool) {
         eprintln!("warning: {finding}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn a_forbidden_counter_names_the_setting_its_value_and_what_to_do() {
+        let source = "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\ncounters = [\"cycles\"]\n\n[[variant]]\nname = \"a\"\nrun = [\"prog\"]\n";
+        let exp =
+            crate::config::parse(source, Path::new("e/lab.toml"), Path::new("e"), None).unwrap();
+        let message = super::forbidden(&exp, "cycles", "Permission denied (os error 13)");
+        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .map_or_else(|_| String::new(), |v| v.trim().to_string());
+        assert!(
+            message.starts_with(&format!(
+                "e/lab.toml:4:13: `experiment.counters`: the kernel forbids counting `cycles` for this user (Permission denied (os error 13)); /proc/sys/kernel/perf_event_paranoid is {paranoid}\n"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("hint: allow it with `sudo sysctl kernel.perf_event_paranoid=1` (or run lab with CAP_PERFMON), or leave `cycles` out of counters"),
+            "{message}"
+        );
+    }
+}
