@@ -9,13 +9,15 @@ use std::path::Path;
 
 const EXPERIMENT: &str = "experiments/counters";
 
-/// Runs `experiment` to the end. On a machine busy with other tests its runs may be judged
-/// too short to time (exit 1); what the kernel counted is kept either way.
+/// Runs `experiment` to the end: every run pauses 100 ms, long enough to time on a machine
+/// busy with other tests, so every check passes.
 fn run_to_the_end(project: &Project, experiment: &str) {
     let out = project.lab(&["run", experiment, "--quiet"]);
-    assert!(
-        matches!(exit_of(&out), Exit::Ok | Exit::CheckFailed),
-        "{}",
+    assert_eq!(
+        exit_of(&out),
+        Exit::Ok,
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
 }
