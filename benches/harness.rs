@@ -64,6 +64,7 @@ fn runner(c: &mut Criterion) {
         timeout: Duration::from_secs(10),
         stdout: &out,
         stderr: &err,
+        counters: &[],
     };
     c.bench_function("spawn true (lab's ProcessRunner)", |b| {
         b.iter(|| ProcessRunner.run(&request))
@@ -140,6 +141,7 @@ fn manifest_stub() -> store::Manifest {
         calibration: None,
         cluster: None,
         isolation: None,
+        counters: Default::default(),
         digests: Default::default(),
     }
 }

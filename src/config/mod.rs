@@ -1,6 +1,8 @@
 //! Stage 1: read `experiments/NAME/lab.toml`, parse strictly, validate into an `Experiment`.
 
 mod checks;
+mod counters;
+mod derived;
 mod duration;
 mod env;
 mod error;

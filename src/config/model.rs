@@ -118,14 +118,26 @@ pub enum Extractor {
     Regex(String),
     /// Measured by lab itself for every run (wall, CPU time, memory): nothing to read.
     Builtin,
+    /// A run's total of one metric divided by its total of another (`of` and `per`), e.g.
+    /// context switches per operation: nothing to read, computed from the run's other values.
+    Derived { of: String, per: String },
 }
 
-/// The built-in metric that is counted rather than timed: peak memory does not depend on how
-/// busy the machine was.
-pub const MEMORY_METRIC: &str = "max_rss_mib";
+/// The built-in metrics that are counted rather than timed: peak memory, page faults, block
+/// operations and the times a process gave up its CPU to wait do not depend on how busy the
+/// machine was. Involuntary context switches do (a busier machine preempts more): they are
+/// timings, discarded with the run's wall time when the machine was busy.
+pub const COUNTED_BUILTINS: [&str; 6] = [
+    "max_rss_mib",
+    "voluntary_cs",
+    "minor_faults",
+    "major_faults",
+    "block_in",
+    "block_out",
+];
 
 /// The metrics lab measures for every run, with their units: usable like declared ones.
-pub const BUILTIN_METRICS: [(&str, &str, &str); 5] = [
+pub const BUILTIN_METRICS: [(&str, &str, &str); 11] = [
     (
         "wall_s",
         "s",
@@ -135,6 +147,32 @@ pub const BUILTIN_METRICS: [(&str, &str, &str); 5] = [
     ("sys_s", "s", "CPU time in the kernel"),
     ("cpu_s", "s", "user + system CPU time"),
     ("max_rss_mib", "MiB", "peak resident memory"),
+    (
+        "voluntary_cs",
+        "switches",
+        "times the process gave up its CPU to wait (I/O, sleep, a lock)",
+    ),
+    (
+        "involuntary_cs",
+        "switches",
+        "times the kernel took the CPU from the process (preemption)",
+    ),
+    (
+        "minor_faults",
+        "faults",
+        "page faults served without I/O (a fresh or cached page)",
+    ),
+    ("major_faults", "faults", "page faults that waited for I/O"),
+    (
+        "block_in",
+        "ops",
+        "block input operations (reads from a disk)",
+    ),
+    (
+        "block_out",
+        "ops",
+        "block output operations (writes to a disk)",
+    ),
 ];
 
 /// A value a run reports.
@@ -163,6 +201,16 @@ impl Metric {
     /// True for the metrics lab measures itself ([`BUILTIN_METRICS`]).
     pub fn is_builtin(&self) -> bool {
         matches!(self.extractor, Extractor::Builtin)
+    }
+
+    /// True for a metric computed from two others per run (`of` and `per`).
+    pub fn is_derived(&self) -> bool {
+        matches!(self.extractor, Extractor::Derived { .. })
+    }
+
+    /// True for the metrics read from what the run printed.
+    pub fn is_printed(&self) -> bool {
+        !self.is_builtin() && !self.is_derived()
     }
 }
 
@@ -438,6 +486,10 @@ pub struct Experiment {
     pub ignore_failure: bool,
     /// Whether runs get a randomised environment size; `None`: the environment as it is.
     pub layout: Option<Layout>,
+    /// perf counters read for every run (`[experiment] counters`), each a built-in metric.
+    pub counters: Vec<crate::exec::Counter>,
+    /// `lab.toml:LINE:COL` of the `counters` key, when it is declared.
+    pub counters_declared_at: Option<String>,
 }
 
 /// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its
@@ -475,6 +527,11 @@ impl Experiment {
             .get(REV_PARAM)
             .and_then(|v| self.revision_dirs.get(&v.to_string()))
             .unwrap_or(&self.run_root)
+    }
+
+    /// The derived metrics (`of` / `per`), each after the ones it is derived from.
+    pub fn derived_order(&self) -> Vec<String> {
+        super::derived::dependency_order(&self.metrics)
     }
 
     pub fn metric(&self, name: &str) -> Option<&Metric> {

@@ -109,6 +109,13 @@ pub struct RawExperiment {
     /// default).
     #[schemars(with = "Option<RawNumberOrText>")]
     pub layout_tolerance: Option<Spanned<RawNumberOrText>>,
+    /// perf counters read for every run (`perf_event_open`), by perf's names: "task-clock",
+    /// "context-switches", "cpu-migrations", "page-faults", "instructions", "cycles",
+    /// "cache-references", "cache-misses", "branch-misses", "branches". Each is a built-in
+    /// metric (`task_clock_s`, `context_switches`…).
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub counters: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
@@ -192,6 +199,13 @@ pub struct RawMetric {
     pub json: Option<String>,
     #[schemars(with = "Option<String>")]
     pub regex: Option<Spanned<String>>,
+    /// With `per`: a metric computed per run as the run's total of `of` divided by its total
+    /// of `per` (e.g. `of = "voluntary_cs"`, `per = "ops"`: context switches per operation).
+    #[schemars(with = "Option<String>")]
+    pub of: Option<Spanned<String>>,
+    /// The metric `of` is divided by; a run whose total of it is zero or missing has no value.
+    #[schemars(with = "Option<String>")]
+    pub per: Option<Spanned<String>>,
     pub unit: Option<String>,
     pub better: Option<RawBetter>,
     #[serde(default)]

@@ -479,3 +479,99 @@ fn a_layout_tolerance_is_refused_without_randomizing_or_outside_zero_to_one() {
     );
     assert_eq!(error(&unknown).key, "experiment.layout");
 }
+
+#[test]
+fn a_derived_metric_names_two_numeric_metrics_without_a_cycle() {
+    let with = |extra: &str| format!("{BASE}{extra}");
+    let src = with("\n[metric.cs_per_op]\nof = \"voluntary_cs\"\nper = \"mops\"\n");
+    let m = load(&src).unwrap();
+    let m = m.metric("cs_per_op").unwrap();
+    assert_eq!(m.unit, "switches/mops");
+    assert!(
+        matches!(&m.extractor, Extractor::Derived { of, per } if of == "voluntary_cs" && per == "mops")
+    );
+
+    let src = with("\n[metric.cs_per_op]\nof = \"voluntary_cs\"\nper = \"opz\"\n");
+    let e = error(&src);
+    assert_eq!((e.line, e.column), (line_of(&src, "per = \"opz\""), 7));
+    assert_eq!(e.key, "metric.cs_per_op.per");
+    assert_eq!(e.message, "no metric `opz`");
+    assert!(
+        e.hint
+            .as_deref()
+            .unwrap()
+            .contains("minor_faults, mops, sys_s"),
+        "{e}"
+    );
+
+    let src = with(
+        "\n[metric.sum]\njson = \"sum\"\ntext = true\n\n[metric.r]\nof = \"mops\"\nper = \"sum\"\n",
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.r.per");
+    assert_eq!(e.line, line_of(&src, "per = \"sum\""));
+    assert_eq!(e.message, "`sum` is text; only numbers can be divided");
+
+    let src = with("\n[metric.r]\nof = \"mops\"\n");
+    let e = error(&src);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&src, "of = "), "metric.r")
+    );
+    assert_eq!(e.message, "`of` and `per` go together");
+
+    let src = with("\n[metric.r]\nof = \"mops\"\nper = \"wall_s\"\njson = \"r\"\n");
+    let e = error(&src);
+    assert_eq!(e.line, line_of(&src, "[metric.r]"));
+    assert!(e.message.contains("reads nothing from the output"), "{e}");
+}
+
+#[test]
+fn a_derived_metric_that_depends_on_itself_is_refused_with_the_cycle() {
+    let src = format!(
+        "{BASE}\n[metric.a]\nof = \"b\"\nper = \"mops\"\n\n[metric.b]\nof = \"wall_s\"\nper = \"a\"\n"
+    );
+    let e = error(&src);
+    assert_eq!(e.key, "metric.a");
+    assert_eq!(e.line, line_of(&src, "of = \"b\""));
+    assert_eq!(e.message, "`a` depends on itself: a → b → a");
+    let own = format!("{BASE}\n[metric.a]\nof = \"a\"\nper = \"mops\"\n");
+    assert_eq!(error(&own).message, "`a` depends on itself: a → a");
+}
+
+#[test]
+fn an_unknown_or_repeated_counter_is_refused_at_its_place_with_the_known_ones() {
+    let src = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\ncounters = [\"task-clock\", \"instructons\"]",
+    );
+    let e = error(&src);
+    assert_eq!((e.line, e.column), (4, 27));
+    assert_eq!(e.key, "experiment.counters");
+    assert_eq!(e.message, "unknown counter \"instructons\"");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some(
+            "lab reads these, by perf's names: task-clock, context-switches, cpu-migrations, page-faults, instructions, cycles, cache-references, cache-misses, branch-misses, branches"
+        )
+    );
+    let twice = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\ncounters = [\"cycles\", \"cycles\"]",
+    );
+    assert_eq!(error(&twice).message, "\"cycles\" is listed twice");
+
+    let ok = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\ncounters = [\"task-clock\", \"page-faults\"]",
+    );
+    let exp = load(&ok).unwrap();
+    let clock = exp.metric("task_clock_s").unwrap();
+    assert_eq!((clock.unit.as_str(), clock.is_timing()), ("s", true));
+    let faults = exp.metric("page_faults").unwrap();
+    assert_eq!(
+        (faults.unit.as_str(), faults.is_timing()),
+        ("faults", false)
+    );
+    assert!(exp.metric("instructions").is_none(), "only those asked for");
+}

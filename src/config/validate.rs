@@ -64,8 +64,9 @@ pub fn validate(
         raw.experiment.imported.is_some(),
         loc,
     )?;
-    let metrics = validate_metrics(&raw.metrics, loc)?;
     let e = &raw.experiment;
+    let counters = super::counters::validate_counters(&e.counters, loc)?;
+    let metrics = validate_metrics(&raw.metrics, &counters, loc)?;
     let declared_max_busy = parse_max_busy(e.max_busy.as_ref(), loc)?;
     let timeout = match overrides.timeout.as_ref().or(e.timeout.as_ref()) {
         Some(t) => parse_timeout(t, loc)?,
@@ -110,6 +111,11 @@ pub fn validate(
         workdir,
         ignore_failure: e.ignore_failure,
         layout: layout_of(e, loc)?,
+        counters_declared_at: e.counters.first().map(|c| {
+            let (line, column) = super::error::line_column(loc.source, c.span().start);
+            format!("{}:{line}:{column}", loc.file.display())
+        }),
+        counters,
     };
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
@@ -612,6 +618,7 @@ fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<us
 
 fn validate_metrics(
     raw: &BTreeMap<String, Spanned<RawMetric>>,
+    counters: &[crate::exec::Counter],
     loc: &Locator,
 ) -> Result<Vec<Metric>> {
     let mut metrics = Vec::new();
@@ -622,7 +629,9 @@ fn validate_metrics(
             let msg = format!("metric name {name:?} {why}");
             return Err(loc.hinted(spanned.span(), &key, msg, IDENTIFIER_HINT));
         }
-        if BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name) {
+        if BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name)
+            || counters.iter().any(|c| c.def().metric == name)
+        {
             let msg = format!(
                 "`{name}` is measured by lab for every run; a declared metric cannot take its name"
             );
@@ -630,15 +639,20 @@ fn validate_metrics(
             return Err(loc.hinted(spanned.span(), &key, msg, hint));
         }
         let m = spanned.get_ref();
-        let extractor = match (&m.json, &m.regex) {
-            (Some(k), None) => Extractor::Json(k.clone()),
-            (None, Some(r)) => Extractor::Regex(check_regex(r, &key, loc)?),
+        let extractor = match (
+            super::derived::extractor(spanned, &key, loc)?,
+            &m.json,
+            &m.regex,
+        ) {
+            (Some(derived), _, _) => derived,
+            (None, Some(k), None) => Extractor::Json(k.clone()),
+            (None, None, Some(r)) => Extractor::Regex(check_regex(r, &key, loc)?),
             _ => {
-                let hint = "write json = \"key\" to read a JSON line, or regex = 'value=(\\S+)'";
+                let hint = "write json = \"key\" to read a JSON line, regex = 'value=(\\S+)', or of = \"voluntary_cs\" with per = \"ops\" to divide two metrics";
                 return Err(loc.hinted(
                     spanned.span(),
                     &key,
-                    "give exactly one of `json` or `regex`",
+                    "give exactly one of `json`, `regex` or `of` with `per`",
                     hint,
                 ));
             }
@@ -663,10 +677,21 @@ fn validate_metrics(
         unit: unit.to_string(),
         better: Better::Lower,
         text: false,
-        count: *name == MEMORY_METRIC,
+        count: COUNTED_BUILTINS.contains(name),
         optional: false,
         warmup_iterations: 0,
     }));
+    metrics.extend(counters.iter().map(|c| Metric {
+        name: c.def().metric.to_string(),
+        extractor: Extractor::Builtin,
+        unit: c.def().unit.to_string(),
+        better: Better::Lower,
+        text: false,
+        count: c.def().counted,
+        optional: false,
+        warmup_iterations: 0,
+    }));
+    super::derived::resolve(&mut metrics, raw, loc)?;
     Ok(metrics)
 }
 

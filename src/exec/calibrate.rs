@@ -27,6 +27,7 @@ pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
         timeout: Duration::from_secs(10),
         stdout: &out,
         stderr: &err,
+        counters: &[],
     };
     let mut walls: Vec<u64> = (0..SPAWN_SAMPLES)
         .map(|_| runner.run(&request).wall_ns)

@@ -76,6 +76,7 @@ pub fn around(
         timeout: exp.timeout,
         stdout: &logs.out,
         stderr: &logs.err,
+        counters: &[],
     });
     let failure = match (&measured.exit, measured.timed_out) {
         (_, true) => Some(format!("timed out after {:?}", exp.timeout)),

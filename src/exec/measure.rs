@@ -1,5 +1,6 @@
 //! What one process run yields: timings, resource use and how it ended.
 
+use super::counters::{Counter, Reading};
 use crate::store::Exit;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +21,10 @@ pub struct Measurement {
     pub max_rss_kib: u64,
     pub voluntary_cs: u64,
     pub involuntary_cs: u64,
+    /// Page faults and block operations, where the runner reads them (`wait4`'s rusage).
+    pub paging: Option<Paging>,
+    /// The `[experiment] counters` read after the run, or why each could not be.
+    pub counters: BTreeMap<Counter, Result<Reading, String>>,
     pub exit: Exit,
     pub timed_out: bool,
     /// The CPU set the process actually got, when affinity was requested.
@@ -44,6 +49,8 @@ impl Measurement {
             max_rss_kib: 0,
             voluntary_cs: 0,
             involuntary_cs: 0,
+            paging: None,
+            counters: BTreeMap::new(),
             exit: Exit::SpawnFailed(reason),
             timed_out: false,
             cpus_granted: None,
@@ -59,6 +66,20 @@ impl Measurement {
     }
 }
 
+/// What the kernel counted of a run's memory and disk use (`getrusage(2)`), its children's
+/// included once they were waited for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Paging {
+    /// Page faults served without I/O (`ru_minflt`).
+    pub minor_faults: u64,
+    /// Page faults that waited for I/O (`ru_majflt`).
+    pub major_faults: u64,
+    /// Block input operations (`ru_inblock`).
+    pub block_in: u64,
+    /// Block output operations (`ru_oublock`).
+    pub block_out: u64,
+}
+
 /// What to run.
 pub struct RunRequest<'a> {
     pub argv: &'a [String],
@@ -69,6 +90,8 @@ pub struct RunRequest<'a> {
     pub timeout: Duration,
     pub stdout: &'a Path,
     pub stderr: &'a Path,
+    /// perf counters to open on the run (`[experiment] counters`).
+    pub counters: &'a [Counter],
 }
 
 /// Runs one process and measures it. A failing process is a result, not an error.

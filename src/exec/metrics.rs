@@ -38,7 +38,7 @@ impl MetricReader {
                     Extractor::Regex(r) => Reader::Regex(
                         Regex::new(r).unwrap_or_else(|_| Regex::new("$^").expect("valid")),
                     ),
-                    Extractor::Builtin => return None,
+                    Extractor::Builtin | Extractor::Derived { .. } => return None,
                 };
                 Some((m.name.clone(), reader))
             })

@@ -6,6 +6,7 @@ mod build_log;
 mod calibrate;
 mod cgroup;
 mod clock;
+mod counters;
 mod hooks;
 mod interrupt;
 mod isolation;
@@ -26,11 +27,12 @@ mod syscheck;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
+pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
 pub use hooks::HookFailed;
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
 pub use machine::MachineLoad;
-pub use measure::{Measurement, RunRequest, Runner};
+pub use measure::{Measurement, Paging, RunRequest, Runner};
 pub use metrics::MetricReader;
 pub use parallel::{disjoint, execute_duet, execute_side_by_side};
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
@@ -166,6 +168,7 @@ fn request<'a>(
         timeout: exp.timeout,
         stdout,
         stderr,
+        counters: &exp.counters,
     }
 }
 
@@ -231,7 +234,7 @@ pub fn run_row(
         Exit::Signal(s) => (None, Some(*s), None),
         Exit::SpawnFailed(e) => (None, None, Some(e.clone())),
     };
-    RunRow {
+    let mut row = RunRow {
         run_id: run.id.clone(),
         position: run.position,
         variant: run.cell.variant.clone(),
@@ -269,7 +272,33 @@ pub fn run_row(
         start_boottime_ns: (m.start_boottime_ns > 0).then_some(m.start_boottime_ns),
         overlapped: None,
         env_padding: run.env_padding,
+        minor_faults: m.paging.map(|p| p.minor_faults),
+        major_faults: m.paging.map(|p| p.major_faults),
+        block_in: m.paging.map(|p| p.block_in),
+        block_out: m.paging.map(|p| p.block_out),
+        ..RunRow::default()
+    };
+    record_counters(&mut row, &m.counters);
+    row
+}
+
+/// The counters read after the run, in their columns; a counter that could not be read stays
+/// empty (never zero), and those the kernel multiplexed are named.
+fn record_counters(
+    row: &mut RunRow,
+    counters: &std::collections::BTreeMap<Counter, std::result::Result<Reading, String>>,
+) {
+    let mut multiplexed = Vec::new();
+    for (counter, reading) in counters {
+        let Ok(reading) = reading else { continue };
+        if let Some(cell) = row.counter_mut(counter.def().name) {
+            *cell = Some(reading.value);
+        }
+        if reading.multiplexed {
+            multiplexed.push(counter.def().name);
+        }
     }
+    row.counters_multiplexed = (!multiplexed.is_empty()).then(|| multiplexed.join(" "));
 }
 
 /// How the process ended, for the progress line (a fact, not a verdict).

@@ -4,7 +4,7 @@
 
 use super::clock::Instant2;
 use super::machine::{Counters, MachineLoad};
-use super::measure::{Measurement, RunRequest, Runner};
+use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Spawn, Started, spawn};
 use crate::store::Exit;
 use crate::units::{NANOS_PER_MILLI, Nanos};
@@ -54,7 +54,14 @@ enum Alone<'a> {
 fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let start_unix_ms = unix_ms();
     let mut group = super::cgroup::RunGroup::take_if_enabled();
-    let start_with = match prepare(request, group.as_ref()) {
+    let mut perf = match super::counters::Prepared::new(request.counters) {
+        Ok(perf) => perf,
+        Err(e) => {
+            let why = format!("cannot prepare the run's counters: {e}");
+            return Measurement::spawn_failed(why, start_unix_ms);
+        }
+    };
+    let start_with = match prepare(request, group.as_ref(), perf.as_mut()) {
         Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
@@ -89,6 +96,10 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         keep_sample(&cpus, after);
     }
     let own_waited = own_wait(group, started.in_cgroup, group_waited_before);
+    // Taken and read only now that the run is reaped: nothing of it was timed.
+    let counters = perf
+        .map(super::counters::Prepared::read)
+        .unwrap_or_default();
     let forks_after = after.as_ref().and_then(Counters::forks);
     let left_running = match alone {
         Alone::Yes => {
@@ -105,7 +116,14 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         max_rss_kib: usage.ru_maxrss.max(0) as u64,
         voluntary_cs: usage.ru_nvcsw.max(0) as u64,
         involuntary_cs: usage.ru_nivcsw.max(0) as u64,
+        paging: Some(Paging {
+            minor_faults: usage.ru_minflt.max(0) as u64,
+            major_faults: usage.ru_majflt.max(0) as u64,
+            block_in: usage.ru_inblock.max(0) as u64,
+            block_out: usage.ru_oublock.max(0) as u64,
+        }),
         exit: decode_status(status),
+        counters,
         timed_out,
         cpus_granted,
         left_running,
@@ -191,6 +209,7 @@ fn keep_sample(cpus: &[usize], counters: Counters) {
 fn prepare<'a>(
     request: &'a RunRequest,
     group: Option<&super::cgroup::RunGroup>,
+    counters: Option<&'a mut super::counters::Prepared>,
 ) -> Result<Spawn<'a>, String> {
     let stdout = empty_file(request.stdout)
         .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
@@ -204,6 +223,7 @@ fn prepare<'a>(
         stdout,
         stderr,
         cgroup_procs: group.map(super::cgroup::RunGroup::procs_fd),
+        counters,
     })
 }
 
@@ -460,6 +480,7 @@ mod tests {
             timeout: Duration::from_millis(timeout_ms),
             stdout: &out,
             stderr: &err,
+            counters: &[],
         };
         let m = ProcessRunner.run(&request);
         (m, std::fs::read_to_string(out).unwrap_or_default())
@@ -526,5 +547,97 @@ mod tests {
             m.sys_ns
         );
         assert!(m.max_rss_kib > 0);
+    }
+}
+
+#[cfg(test)]
+mod counter_tests {
+    use super::*;
+    use crate::exec::Counter;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// `argv` run by the process runner with `counters`.
+    fn counted(argv: &[&str], counters: &[Counter]) -> Measurement {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let env = BTreeMap::new();
+        ProcessRunner.run(&RunRequest {
+            argv: &argv,
+            env: std::borrow::Cow::Borrowed(&env),
+            cwd: Path::new("/"),
+            cpus: None,
+            timeout: Duration::from_secs(20),
+            stdout: &out,
+            stderr: &err,
+            counters,
+        })
+    }
+
+    #[test]
+    fn counters_count_the_run_and_its_children_from_exec_on() {
+        let wanted = [
+            Counter::TaskClock,
+            Counter::ContextSwitches,
+            Counter::Instructions,
+        ];
+        // The shell forks `sleep` four times: each sleep's switches are the run's.
+        let m = counted(
+            &["sh", "-c", "for i in 1 2 3 4; do sleep 0.01; done"],
+            &wanted,
+        );
+        assert_eq!(m.exit, Exit::Code(0));
+        let clock = m.counters[&Counter::TaskClock].as_ref().unwrap();
+        assert!(clock.value > 0 && !clock.multiplexed);
+        let switches = m.counters[&Counter::ContextSwitches].as_ref().unwrap();
+        assert!(switches.value >= 4, "{switches:?}");
+        // instructions: counted where the machine has a PMU, its reason where not.
+        let probed = crate::exec::probe_counters(&[Counter::Instructions]);
+        match (
+            &probed[&Counter::Instructions],
+            &m.counters[&Counter::Instructions],
+        ) {
+            (Ok(()), Ok(reading)) => assert!(reading.value > 0),
+            (Err(crate::exec::Refusal::Unavailable(why)), Err(recorded)) => {
+                assert_eq!(why, recorded)
+            }
+            other => panic!("probe and run disagree: {other:?}"),
+        }
+    }
+
+    /// What counting costs a run: `true` with and without four software counters, in
+    /// alternating pairs. `cargo test --lib counter_cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement, printed; takes a few seconds"]
+    fn counter_cost() {
+        let software = [
+            Counter::TaskClock,
+            Counter::ContextSwitches,
+            Counter::CpuMigrations,
+            Counter::PageFaults,
+        ];
+        // Per run: the timed interval (wall_ns), and the whole call with lab's work around it.
+        let mut samples: [Vec<u64>; 4] = Default::default();
+        for _ in 0..1000 {
+            for (k, counters) in [&[][..], &software[..]].into_iter().enumerate() {
+                let start = std::time::Instant::now();
+                let wall = counted(&["/bin/true"], counters).wall_ns;
+                samples[k].push(wall);
+                samples[2 + k].push(start.elapsed().as_nanos() as u64);
+            }
+        }
+        let [a, b, c, d] = samples.map(|mut v| {
+            v.sort_unstable();
+            v[v.len() / 2] as f64 / 1e3
+        });
+        println!(
+            "median µs, timed: {a:.1} without, {b:.1} with 4 counters (+{:.1})",
+            b - a
+        );
+        println!(
+            "median µs, whole call: {c:.1} without, {d:.1} with (+{:.1})",
+            d - c
+        );
     }
 }

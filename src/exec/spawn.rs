@@ -31,6 +31,8 @@ pub struct Spawn<'a> {
     /// A `cgroup.procs` the child writes itself into before `execve`, when the run has a
     /// cgroup of its own.
     pub cgroup_procs: Option<RawFd>,
+    /// The counters the child opens on itself just before `execve` and sends to lab.
+    pub counters: Option<&'a mut super::counters::Prepared>,
 }
 
 /// A started process.
@@ -42,7 +44,7 @@ pub struct Started {
 }
 
 /// Everything the child reads, laid out before `clone`.
-struct Prepared {
+struct Prepared<'a> {
     program: CString,
     #[expect(dead_code, reason = "owns the strings argv_ptrs points into")]
     argv: Vec<CString>,
@@ -56,6 +58,7 @@ struct Prepared {
     stderr: File,
     cpus: Option<libc::cpu_set_t>,
     cgroup_procs: Option<RawFd>,
+    counters: Option<&'a mut super::counters::Prepared>,
     /// The session's protection of the record (its mount namespace or Landlock ruleset),
     /// entered before `execve`.
     protection: Option<super::isolation::Entry>,
@@ -116,7 +119,7 @@ fn reap(pid: libc::pid_t) {
     {}
 }
 
-fn prepare(request: Spawn) -> io::Result<Prepared> {
+fn prepare(request: Spawn<'_>) -> io::Result<Prepared<'_>> {
     let env = child_environment(request.env);
     let program = resolve(&request.argv[0], &env, request.cwd)?;
     let argv = request
@@ -147,6 +150,7 @@ fn prepare(request: Spawn) -> io::Result<Prepared> {
         stderr: request.stderr,
         cpus: request.cpus,
         cgroup_procs: request.cgroup_procs,
+        counters: request.counters,
         protection: super::isolation::entry_for(request.cwd),
         cgroup_refused: false,
         failed: 0,
@@ -293,6 +297,11 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             && redirect(p.stderr.as_raw_fd(), 2)
             && libc::chdir(p.cwd.as_ptr()) == 0;
         if steps_ok {
+            // Last, so that the counters' own opening is the only setup step they could see;
+            // they start counting at the execve.
+            if let Some(counters) = p.counters.as_deref_mut() {
+                counters.open_in_child();
+            }
             let empty = empty_signal_set();
             libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
             libc::execve(
@@ -341,6 +350,7 @@ mod tests {
             stdout: File::create(logs.join("out")).unwrap(),
             stderr: File::create(logs.join("err")).unwrap(),
             cgroup_procs: None,
+            counters: None,
         })
         .map(|s| s.pid)
     }

@@ -343,6 +343,7 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     rows.extend(cluster_rows(m));
     rows.extend(build_rows(m));
     rows.extend(layout_rows(analysis));
+    rows.extend(counter_rows(m));
     rows.into_iter()
         .map(|(k, v)| KeyValue {
             key: k.to_string(),
@@ -352,6 +353,28 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
 }
 
 type Row = (&'static str, String);
+
+/// Where each perf counter came from, and which the machine lacked.
+fn counter_rows(m: &Manifest) -> Vec<Row> {
+    let (available, unavailable): (Vec<_>, Vec<_>) = m
+        .counters
+        .iter()
+        .partition(|(_, state)| *state == "available");
+    let mut rows = Vec::new();
+    if !available.is_empty() {
+        let names: Vec<&str> = available.iter().map(|(n, _)| n.as_str()).collect();
+        let source = "perf_event_open, per run, its child processes included";
+        rows.push(("counters", format!("{} ({source})", names.join(", "))));
+    }
+    if !unavailable.is_empty() {
+        let why: Vec<String> = unavailable
+            .iter()
+            .map(|(n, state)| format!("{n} ({})", state.trim_start_matches("unavailable: ")))
+            .collect();
+        rows.push(("counters unavailable", why.join("; ")));
+    }
+    rows
+}
 
 /// The machine the session ran on.
 fn machine_rows(m: &Manifest) -> Vec<Row> {
@@ -542,4 +565,41 @@ fn build_rows(m: &Manifest) -> Vec<Row> {
         ));
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {
+        let mut m: Manifest = serde_json::from_str(include_str!("../../tests/data/manifest.json"))
+            .expect("manifest fixture");
+        assert!(counter_rows(&m).is_empty(), "no counters asked for");
+        m.counters = [
+            ("task-clock", "available"),
+            ("page-faults", "available"),
+            (
+                "cycles",
+                "unavailable: No such file or directory (os error 2)",
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(
+            counter_rows(&m),
+            vec![
+                (
+                    "counters",
+                    "page-faults, task-clock (perf_event_open, per run, its child processes included)"
+                        .to_string()
+                ),
+                (
+                    "counters unavailable",
+                    "cycles (No such file or directory (os error 2))".to_string()
+                ),
+            ]
+        );
+    }
 }

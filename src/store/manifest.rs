@@ -61,6 +61,10 @@ pub struct Manifest {
     /// recorded before lab isolated them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<IsolationRecord>,
+    /// The perf counters the session asked for (`[experiment] counters`), by perf's name:
+    /// `available`, or `unavailable: <why>` (no value recorded for it, never zero).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub counters: std::collections::BTreeMap<String, String>,
     /// SHA-256 of each of the session's own files (runs.csv, samples.csv, plan.json, the
     /// sealed files) as lab wrote them, by path within the session, sealed when the session
     /// closed; every read checks them.
@@ -156,6 +160,7 @@ impl Manifest {
             calibration: None,
             cluster: None,
             isolation: None,
+            counters: std::collections::BTreeMap::new(),
             digests: std::collections::BTreeMap::new(),
         }
     }

@@ -21,7 +21,7 @@ pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
-pub use rows::{Exit, RunRow, SampleRow};
+pub use rows::{COUNTER_NAMES, Exit, RunRow, SampleRow};
 pub use session_ref::{
     ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
 };

@@ -300,6 +300,11 @@ pub(super) mod tests {
             start_boottime_ns: None,
             overlapped: None,
             env_padding: run.env_padding,
+            minor_faults: None,
+            major_faults: None,
+            block_in: None,
+            block_out: None,
+            ..RunRow::default()
         }
     }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 28] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 43] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -35,6 +35,21 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 28] = [
     "node",
     "start_boottime_ns",
     "overlapped",
+    "minor_faults",
+    "major_faults",
+    "block_in",
+    "block_out",
+    "counter_task_clock",
+    "counter_context_switches",
+    "counter_cpu_migrations",
+    "counter_page_faults",
+    "counter_instructions",
+    "counter_cycles",
+    "counter_cache_references",
+    "counter_cache_misses",
+    "counter_branch_misses",
+    "counter_branches",
+    "counters_multiplexed",
 ];
 /// The column after every other in the runs.csv of a session that randomised the layout;
 /// other sessions leave it out, so their files stay as they were.
@@ -121,9 +136,98 @@ pub struct RunRow {
     /// only in sessions that randomised the layout; elsewhere it reads as empty.
     #[serde(default)]
     pub env_padding: Option<u32>,
+    /// Page faults served without I/O (`ru_minflt`); empty where not recorded (sessions
+    /// before the column, imported runs).
+    #[serde(default)]
+    pub minor_faults: Option<u64>,
+    /// Page faults that waited for I/O (`ru_majflt`).
+    #[serde(default)]
+    pub major_faults: Option<u64>,
+    /// Block input operations (`ru_inblock`).
+    #[serde(default)]
+    pub block_in: Option<u64>,
+    /// Block output operations (`ru_oublock`).
+    #[serde(default)]
+    pub block_out: Option<u64>,
+    /// perf counters (`[experiment] counters`), one column each, named `counter_` and perf's
+    /// name with `_` for `-` (task-clock in nanoseconds): empty where the counter was not
+    /// asked for, the machine lacks it, or the session predates the column. Never zero for
+    /// unavailable.
+    #[serde(default)]
+    pub counter_task_clock: Option<u64>,
+    #[serde(default)]
+    pub counter_context_switches: Option<u64>,
+    #[serde(default)]
+    pub counter_cpu_migrations: Option<u64>,
+    #[serde(default)]
+    pub counter_page_faults: Option<u64>,
+    #[serde(default)]
+    pub counter_instructions: Option<u64>,
+    #[serde(default)]
+    pub counter_cycles: Option<u64>,
+    #[serde(default)]
+    pub counter_cache_references: Option<u64>,
+    #[serde(default)]
+    pub counter_cache_misses: Option<u64>,
+    #[serde(default)]
+    pub counter_branch_misses: Option<u64>,
+    #[serde(default)]
+    pub counter_branches: Option<u64>,
+    /// The counters the kernel multiplexed during the run (scaled by time enabled / time
+    /// running), by perf's name, space-separated; empty when none was.
+    #[serde(default)]
+    pub counters_multiplexed: Option<String>,
 }
 
+/// The perf counters runs.csv has a column for, by perf's name.
+pub const COUNTER_NAMES: [&str; 10] = [
+    "task-clock",
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+    "instructions",
+    "cycles",
+    "cache-references",
+    "cache-misses",
+    "branch-misses",
+    "branches",
+];
+
 impl RunRow {
+    /// The recorded value of the perf counter `name` (perf's name).
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        match name {
+            "task-clock" => self.counter_task_clock,
+            "context-switches" => self.counter_context_switches,
+            "cpu-migrations" => self.counter_cpu_migrations,
+            "page-faults" => self.counter_page_faults,
+            "instructions" => self.counter_instructions,
+            "cycles" => self.counter_cycles,
+            "cache-references" => self.counter_cache_references,
+            "cache-misses" => self.counter_cache_misses,
+            "branch-misses" => self.counter_branch_misses,
+            "branches" => self.counter_branches,
+            _ => None,
+        }
+    }
+
+    /// The column of the perf counter `name`, to record it.
+    pub fn counter_mut(&mut self, name: &str) -> Option<&mut Option<u64>> {
+        match name {
+            "task-clock" => Some(&mut self.counter_task_clock),
+            "context-switches" => Some(&mut self.counter_context_switches),
+            "cpu-migrations" => Some(&mut self.counter_cpu_migrations),
+            "page-faults" => Some(&mut self.counter_page_faults),
+            "instructions" => Some(&mut self.counter_instructions),
+            "cycles" => Some(&mut self.counter_cycles),
+            "cache-references" => Some(&mut self.counter_cache_references),
+            "cache-misses" => Some(&mut self.counter_cache_misses),
+            "branch-misses" => Some(&mut self.counter_branch_misses),
+            "branches" => Some(&mut self.counter_branches),
+            _ => None,
+        }
+    }
+
     /// The runs that executed beside this one, by id.
     pub fn overlapped_ids(&self) -> impl Iterator<Item = &str> {
         self.overlapped.iter().flat_map(|o| o.split_whitespace())
@@ -237,6 +341,33 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         (
             LAYOUT_COLUMN,
             row.env_padding.map_or_else(String::new, |n| n.to_string()),
+        ),
+        ("minor_faults", optional(row.minor_faults)),
+        ("major_faults", optional(row.major_faults)),
+        ("block_in", optional(row.block_in)),
+        ("block_out", optional(row.block_out)),
+        ("counter_task_clock", optional(row.counter_task_clock)),
+        (
+            "counter_context_switches",
+            optional(row.counter_context_switches),
+        ),
+        (
+            "counter_cpu_migrations",
+            optional(row.counter_cpu_migrations),
+        ),
+        ("counter_page_faults", optional(row.counter_page_faults)),
+        ("counter_instructions", optional(row.counter_instructions)),
+        ("counter_cycles", optional(row.counter_cycles)),
+        (
+            "counter_cache_references",
+            optional(row.counter_cache_references),
+        ),
+        ("counter_cache_misses", optional(row.counter_cache_misses)),
+        ("counter_branch_misses", optional(row.counter_branch_misses)),
+        ("counter_branches", optional(row.counter_branches)),
+        (
+            "counters_multiplexed",
+            row.counters_multiplexed.clone().unwrap_or_default(),
         ),
     ]
 }

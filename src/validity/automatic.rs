@@ -23,6 +23,11 @@ pub enum Problem {
         ns: u64,
     },
     MissingMetric(String),
+    /// A derived metric (`of` / `per`) the run has no value of, and why.
+    Underived {
+        metric: String,
+        why: String,
+    },
     NotANumber {
         metric: String,
         value: String,
@@ -127,6 +132,7 @@ impl Problem {
             Problem::TimedOut => "no run timed out",
             Problem::Suspended { .. } => SUSPEND,
             Problem::MissingMetric(_)
+            | Problem::Underived { .. }
             | Problem::NotANumber { .. }
             | Problem::Unusable { .. }
             | Problem::Unread { .. } => REPORTED,
@@ -158,6 +164,9 @@ impl fmt::Display for Problem {
                 crate::format::seconds_fixed(Nanos(*ns).seconds())
             ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
+            Problem::Underived { metric, why } => {
+                write!(f, "has no value of metric `{metric}`: {why}")
+            }
             Problem::NotANumber {
                 metric,
                 value,
@@ -491,7 +500,7 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
             ns: run.suspended_ns,
         });
     }
-    for metric in metrics.iter().filter(|m| !m.is_builtin()) {
+    for metric in metrics.iter().filter(|m| m.is_printed()) {
         let mut values = run
             .values
             .iter()

@@ -144,8 +144,13 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRo
         samples: None,
         start_boottime_ns: None,
         overlapped: (!overlapped.is_empty()).then(|| overlapped.to_string()),
+        minor_faults: None,
+        major_faults: None,
+        block_in: None,
+        block_out: None,
         node: None,
         env_padding: None,
+        ..crate::store::RunRow::default()
     }
 }
 

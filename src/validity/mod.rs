@@ -4,6 +4,7 @@
 //! statistics; the analysis uses only valid runs and the checks stage reports the judgement.
 
 pub mod automatic;
+mod derived;
 mod duration;
 pub mod nodes;
 mod printed;

@@ -4,6 +4,7 @@ use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use super::printed;
 use super::values::{Names, RunValues};
 use crate::config::Experiment;
+use crate::exec::Counter;
 use crate::plan::{CellKey, PlannedRun};
 use crate::store::{Exit, RunRow, SampleRow, StoredSession};
 use crate::units::Nanos;
@@ -106,7 +107,8 @@ pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
         exp.metrics
             .iter()
             .map(|m| m.name.as_str())
-            .chain(BUILTIN_NAMES),
+            .chain(BUILTIN_NAMES)
+            .chain(Counter::ALL.iter().map(|c| c.def().metric)),
     );
     let planned: HashMap<&str, _> = session
         .plan
@@ -215,7 +217,8 @@ fn view(
     found.extend(super::automatic::shared_cpus(row, cpus));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
-    let values = normalise_numbers(exp, values);
+    let mut values = normalise_numbers(exp, values);
+    found.extend(super::derived::derive(exp, &mut values));
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
@@ -276,7 +279,7 @@ fn normalise_numbers(
     exp: &Experiment,
     mut values: BTreeMap<String, Vec<String>>,
 ) -> BTreeMap<String, Vec<String>> {
-    for metric in exp.metrics.iter().filter(|m| !m.text && !m.is_builtin()) {
+    for metric in exp.metrics.iter().filter(|m| !m.text && m.is_printed()) {
         if let Some(list) = values.get_mut(&metric.name) {
             for v in list.iter_mut() {
                 if let Ok(x) = crate::format::parse_value(v, &metric.unit) {
@@ -289,17 +292,55 @@ fn normalise_numbers(
 }
 
 /// The names of the metrics lab measures itself, as [`builtin_values`] gives them.
-const BUILTIN_NAMES: [&str; 5] = ["wall_s", "user_s", "sys_s", "cpu_s", "max_rss_mib"];
+const BUILTIN_NAMES: [&str; 11] = [
+    "wall_s",
+    "user_s",
+    "sys_s",
+    "cpu_s",
+    "max_rss_mib",
+    "voluntary_cs",
+    "involuntary_cs",
+    "minor_faults",
+    "major_faults",
+    "block_in",
+    "block_out",
+];
 
-/// The metrics lab measured itself, as text like printed values: seconds and MiB.
-fn builtin_values(row: &RunRow) -> [(&'static str, String); 5] {
+/// The metrics lab measured itself, as text like printed values: seconds, MiB and counts. A
+/// count the session did not record (a runs.csv from before its column) is absent, not zero.
+fn builtin_values(row: &RunRow) -> Vec<(&'static str, String)> {
     let seconds = |ns: u64| Nanos(ns).seconds().0.to_string();
-    let [wall, user, sys, cpu, rss] = BUILTIN_NAMES;
+    let [wall, user, sys, cpu, rss, vcs, ics, minor, major, bin, bout] = BUILTIN_NAMES;
+    let recorded = [
+        (minor, row.minor_faults),
+        (major, row.major_faults),
+        (bin, row.block_in),
+        (bout, row.block_out),
+    ];
     [
         (wall, seconds(row.wall_ns)),
         (user, seconds(row.user_ns)),
         (sys, seconds(row.sys_ns)),
         (cpu, seconds(row.user_ns + row.sys_ns)),
         (rss, (row.max_rss_kib as f64 / 1024.0).to_string()),
+        (vcs, row.voluntary_cs.to_string()),
+        (ics, row.involuntary_cs.to_string()),
     ]
+    .into_iter()
+    .chain(
+        recorded
+            .into_iter()
+            .filter_map(|(name, v)| Some((name, v?.to_string()))),
+    )
+    .chain(counter_values(row))
+    .collect()
+}
+
+/// The perf counters the run recorded, as their metrics: task-clock in seconds, the others
+/// as counted. A counter not recorded (not asked for, unavailable) has no value.
+fn counter_values(row: &RunRow) -> impl Iterator<Item = (&'static str, String)> + '_ {
+    Counter::ALL.into_iter().filter_map(|c| {
+        let count = row.counter(c.def().name)?;
+        Some((c.def().metric, c.metric_value(count).to_string()))
+    })
 }

@@ -8,6 +8,7 @@ mod bench;
 mod browser;
 mod committed;
 mod compare;
+mod counters;
 mod duet;
 mod experiments;
 mod fake_runner;

@@ -179,6 +179,37 @@ pub(super) fn contain(
         })
 }
 
+/// Opens each counter the experiment asks for on lab itself, before any run: what the
+/// machine lacks is recorded as unavailable; what the kernel forbids refuses the session, a
+/// usage error naming `perf_event_paranoid` and what to do.
+pub(super) fn counters(exp: &Experiment) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut states = std::collections::BTreeMap::new();
+    for (counter, verdict) in exec::probe_counters(&exp.counters) {
+        let name = counter.def().name.to_string();
+        let state = match verdict {
+            Ok(()) => "available".to_string(),
+            Err(exec::Refusal::Unavailable(why)) => format!("unavailable: {why}"),
+            Err(exec::Refusal::Forbidden(why)) => {
+                return Err(LabError::Usage(forbidden(exp, &name, &why)));
+            }
+        };
+        states.insert(name, state);
+    }
+    Ok(states)
+}
+
+/// Why the session cannot count `name`, and what to do.
+fn forbidden(exp: &Experiment, name: &str, why: &str) -> String {
+    let at = exp
+        .counters_declared_at
+        .as_deref()
+        .map_or_else(String::new, |at| format!("{at}: `experiment.counters`: "));
+    format!(
+        "{at}the kernel forbids counting `{name}` for this user ({why}); {}\n  hint: allow it with `sudo sysctl kernel.perf_event_paranoid=1` (or run lab with CAP_PERFMON), or leave `{name}` out of counters",
+        exec::perf_paranoid()
+    )
+}
+
 impl Locks {
     /// The experiment's writer lock, then the machine's when the runs are measured here.
     pub(super) fn take(layout: &Layout, exp: &Experiment, opts: &RunOptions) -> Result<Locks> {
@@ -233,5 +264,30 @@ pub(super) fn warn_about(host: &store::Host, quiet: bool) {
         host.turbo.as_deref(),
     ) {
         eprintln!("warning: {finding}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn a_forbidden_counter_names_the_setting_its_value_and_what_to_do() {
+        let source = "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\ncounters = [\"cycles\"]\n\n[[variant]]\nname = \"a\"\nrun = [\"prog\"]\n";
+        let exp =
+            crate::config::parse(source, Path::new("e/lab.toml"), Path::new("e"), None).unwrap();
+        let message = super::forbidden(&exp, "cycles", "Permission denied (os error 13)");
+        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .map_or_else(|_| String::new(), |v| v.trim().to_string());
+        assert!(
+            message.starts_with(&format!(
+                "e/lab.toml:4:13: `experiment.counters`: the kernel forbids counting `cycles` for this user (Permission denied (os error 13)); /proc/sys/kernel/perf_event_paranoid is {paranoid}\n"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("hint: allow it with `sudo sysctl kernel.perf_event_paranoid=1` (or run lab with CAP_PERFMON), or leave `cycles` out of counters"),
+            "{message}"
+        );
     }
 }

@@ -40,6 +40,7 @@ pub(super) fn start(
     runner: &mut dyn Runner,
 ) -> Result<Opened> {
     let exp = &target.exp;
+    let counters = super::host::counters(exp)?;
     let build = build(target, opts.quiet)?;
     let host = store::host();
     host::warn_about(&host, opts.quiet);
@@ -63,6 +64,7 @@ pub(super) fn start(
     manifest.build = build;
     manifest.calibration = calibration;
     manifest.isolation = exec::current_isolation();
+    manifest.counters = counters;
     let writer = SessionWriter::create(dir, &manifest, &target.plan, param_names(exp), sealed)?;
     Ok(Opened {
         exp: exp.clone(),
@@ -111,6 +113,8 @@ fn build(target: &Target, quiet: bool) -> Result<Option<BuildReport>> {
 pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> Result<Opened> {
     let stored = unfinished(layout, opts, &today)?;
     let exp = resumed_experiment(&stored, today)?;
+    // The kernel's permission may have changed since the session started: asked again.
+    let counters = host::counters(&exp)?;
     let exp = match &stored.manifest.revisions {
         Some(revisions) => {
             let exp = revs::reopened(layout, exp, revisions)?;
@@ -133,6 +137,7 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
     let mut manifest = stored.manifest.clone();
     manifest.resumed += 1;
     manifest.isolation = weakest(manifest.isolation.take(), exec::current_isolation());
+    manifest.counters = counters;
     let writer = SessionWriter::reopen(stored.dir.clone())?;
     // A resumed session continues under its sealed lab.toml, which may pin fewer variants.
     host::check_jobs(&exp, opts, manifest.revisions.is_some())?;

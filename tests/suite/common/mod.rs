@@ -203,6 +203,8 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
         max_rss_kib: 1024,
         voluntary_cs: 0,
         involuntary_cs: 0,
+        paging: None,
+        counters: Default::default(),
         exit: lab::store::Exit::Code(0),
         timed_out: false,
         cpus_granted: None,

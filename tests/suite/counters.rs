@@ -1,0 +1,192 @@
+//! What the kernel counts of each run, recorded in runs.csv and usable as metrics: context
+//! switches, page faults and block operations from `wait4`'s rusage, and ratios of them per
+//! operation the run reports. The fixture's program does a known number of each.
+
+use crate::common::{Project, csv_rows, exit_of};
+use lab::Exit;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const EXPERIMENT: &str = "experiments/counters";
+
+/// Runs `experiment` to the end: every run pauses 100 ms, long enough to time on a machine
+/// busy with other tests, so every check passes.
+fn run_to_the_end(project: &Project, experiment: &str) {
+    let out = project.lab(&["run", experiment, "--quiet"]);
+    assert_eq!(
+        exit_of(&out),
+        Exit::Ok,
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs the fixture once; returns the project and runs.csv's rows.
+fn measured() -> (Project, Vec<BTreeMap<String, String>>) {
+    let project = Project::with_fixtures(&["counters"]);
+    run_to_the_end(&project, EXPERIMENT);
+    let rows = csv_rows(&project.session("counters").join("runs.csv"));
+    (project, rows)
+}
+
+fn count(row: &BTreeMap<String, String>, column: &str) -> u64 {
+    row[column]
+        .parse()
+        .unwrap_or_else(|e| panic!("{column} = {:?}: {e}", row[column]))
+}
+
+#[test]
+fn sleeps_switch_and_touched_pages_fault_at_least_once_each() {
+    let (project, rows) = measured();
+    assert_eq!(rows.len(), 12, "2 variants × 2 sizes × 3 repetitions");
+    for row in &rows {
+        let n: u64 = row["n"].parse().unwrap();
+        match row["variant"].as_str() {
+            "sleep" => assert!(count(row, "voluntary_cs") >= n, "{row:?}"),
+            "touch" => assert!(count(row, "minor_faults") >= n, "{row:?}"),
+            other => panic!("variant {other}"),
+        }
+        for column in ["major_faults", "block_in", "block_out"] {
+            count(row, column);
+        }
+    }
+    // The counts are metrics: each run's faults per operation is its minor faults over the
+    // ops it printed, a count because both are.
+    let exp = lab::config::load(&project.path(EXPERIMENT), None).unwrap();
+    let session = lab::store::load_session(&project.session("counters")).unwrap();
+    let judged = lab::validity::judge(&exp, &session);
+    for (run, row) in judged.runs.iter().zip(&rows) {
+        assert_eq!(run.id, row["run_id"]);
+        let expected = count(row, "minor_faults") as f64 / row["n"].parse::<f64>().unwrap();
+        assert_eq!(
+            run.numbers("faults_per_op", 0),
+            vec![expected],
+            "{}",
+            run.id
+        );
+        assert_eq!(
+            run.numbers("voluntary_cs", 0),
+            vec![count(row, "voluntary_cs") as f64]
+        );
+    }
+    assert!(!exp.metric("faults_per_op").unwrap().is_timing());
+}
+
+#[test]
+fn a_session_recorded_before_the_columns_reads_with_the_counts_absent() {
+    let (project, _) = measured();
+    let dir = project.session("counters");
+    let path = dir.join("runs.csv");
+    strip_columns(
+        &path,
+        &["minor_faults", "major_faults", "block_in", "block_out"],
+    );
+    let session = lab::store::load_session(&dir).unwrap();
+    assert!(
+        session
+            .runs
+            .iter()
+            .all(|r| r.minor_faults.is_none() && r.block_out.is_none())
+    );
+    let exp = lab::config::load(&project.path(EXPERIMENT), None).unwrap();
+    let judged = lab::validity::judge(&exp, &session);
+    assert_eq!(judged.runs.len(), 12);
+    for run in &judged.runs {
+        assert!(
+            run.numbers("minor_faults", 0).is_empty(),
+            "absent, not zero"
+        );
+        assert!(run.numbers("faults_per_op", 0).is_empty());
+        // Counts the old columns held are still read.
+        assert_eq!(run.numbers("voluntary_cs", 0).len(), 1);
+        // No run lacks a value it must have: absent counts are not missing values.
+        assert!(
+            !run.problems.iter().any(|p| p.contains("metric")),
+            "{:?}",
+            run.problems
+        );
+    }
+}
+
+/// Rewrites a CSV file without `columns`, as lab wrote it before they existed.
+fn strip_columns(path: &Path, columns: &[&str]) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let keep: Vec<usize> = (0..headers.len())
+        .filter(|&i| !columns.contains(&&headers[i]))
+        .collect();
+    assert_eq!(keep.len(), headers.len() - columns.len());
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(keep.iter().map(|&i| &headers[i])).unwrap();
+    for record in reader.records() {
+        let record = record.unwrap();
+        out.write_record(keep.iter().map(|&i| &record[i])).unwrap();
+    }
+    std::fs::write(path, out.into_inner().unwrap()).unwrap();
+}
+
+/// Runs the `perf` fixture (counters = task-clock, context-switches, page-faults,
+/// instructions); returns runs.csv's rows and the manifest.
+fn counted() -> (Vec<BTreeMap<String, String>>, serde_json::Value) {
+    let project = Project::with_fixtures(&["counters", "perf"]);
+    run_to_the_end(&project, "experiments/perf");
+    let session = project.session("perf");
+    let manifest = std::fs::read_to_string(session.join("manifest.json")).unwrap();
+    (
+        csv_rows(&session.join("runs.csv")),
+        serde_json::from_str(&manifest).unwrap(),
+    )
+}
+
+#[test]
+fn software_counters_follow_the_run_and_its_children() {
+    let (rows, manifest) = counted();
+    assert_eq!(rows.len(), 8);
+    for name in ["task-clock", "context-switches", "page-faults"] {
+        assert_eq!(manifest["counters"][name], "available", "{manifest:#}");
+    }
+    for row in &rows {
+        let task_clock = count(row, "counter_task_clock");
+        let cpu = count(row, "user_ns") + count(row, "sys_ns");
+        match row["variant"].as_str() {
+            "spin" => {
+                // 60 million additions: tens of milliseconds of CPU, counted by both.
+                assert!(cpu > 10_000_000, "{row:?}");
+                let gap = task_clock.abs_diff(cpu) as f64;
+                assert!(
+                    gap < 0.25 * cpu as f64 + 5e6,
+                    "task-clock {task_clock} cpu {cpu}"
+                );
+            }
+            "sleep" => assert!(count(row, "counter_context_switches") >= 200, "{row:?}"),
+            "touch" => assert!(count(row, "counter_page_faults") >= 2000, "{row:?}"),
+            // The pages are touched by a child process: inherited counters count them.
+            "fork" => assert!(count(row, "counter_page_faults") >= 2000, "{row:?}"),
+            other => panic!("variant {other}"),
+        }
+        assert!(task_clock > 0);
+        assert_eq!(
+            row["counters_multiplexed"], "",
+            "software counters never multiplex"
+        );
+    }
+}
+
+#[test]
+fn a_counter_the_machine_lacks_is_unavailable_with_its_reason_never_zero() {
+    let (rows, manifest) = counted();
+    let state = manifest["counters"]["instructions"].as_str().unwrap();
+    let here = lab::exec::probe_counters(&[lab::exec::Counter::Instructions]);
+    match &here[&lab::exec::Counter::Instructions] {
+        Err(lab::exec::Refusal::Unavailable(why)) => {
+            assert_eq!(state, format!("unavailable: {why}"));
+            assert!(rows.iter().all(|r| r["counter_instructions"].is_empty()));
+        }
+        Ok(()) => {
+            assert_eq!(state, "available");
+            assert!(rows.iter().all(|r| count(r, "counter_instructions") > 0));
+        }
+        Err(forbidden) => panic!("the session ran although {forbidden:?}"),
+    }
+}
