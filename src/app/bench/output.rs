@@ -9,7 +9,7 @@ use crate::app::session::Assessed;
 use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, template::substitute};
 use crate::error::Exit;
-use crate::format::{percent, ratio, ratio_bounds, significant, terminal};
+use crate::format::{percent, significant, terminal};
 use crate::store::RunRow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -201,11 +201,17 @@ impl Against {
         let Some((r, lo, hi, level)) = self.ratio else {
             return format!("{}: {} ({})", self.name, self.verdict.word(), self.reading);
         };
+        // Four significant digits, so that an interval near the edge of a ±2% band shows
+        // which side of it each end lies (1.019, not 1.02).
+        let fine = |x: f64| significant(x, 4);
         let faster = r < 1.0;
         let (times, bounds) = if faster {
-            (ratio(1.0 / r), ratio_bounds(1.0 / hi, 1.0 / lo))
+            (
+                fine(1.0 / r),
+                format!("[{}, {}]", fine(1.0 / hi), fine(1.0 / lo)),
+            )
         } else {
-            (ratio(r), ratio_bounds(lo, hi))
+            (fine(r), format!("[{}, {}]", fine(lo), fine(hi)))
         };
         let direction = if faster { "faster" } else { "slower" };
         let level = crate::format::level(level);
