@@ -113,7 +113,7 @@ pub struct BenchArgs {
 impl BenchArgs {
     /// `lab bench`: writes the experiment, measures it, prints the answer and writes exports.
     pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
-        let file = self.lab_toml(layout)?;
+        let file = self.lab_toml()?;
         let dir = self.experiment_dir(layout, &file)?;
         write_experiment(&dir, &file)?;
         let mut opts = crate::app::RunOptions::new(crate::app::typed_command());
@@ -225,7 +225,7 @@ impl BenchArgs {
     }
 
     /// The lab.toml of this command line.
-    fn lab_toml(&self, layout: &Layout) -> Result<String> {
+    fn lab_toml(&self) -> Result<String> {
         let shell = match &self.shell {
             Some(program) => Shell::Program(program.clone()),
             None => Shell::None,
@@ -236,7 +236,7 @@ impl BenchArgs {
         let hooks = self.hooks(&commands, &shell, &params)?;
         let env = self.environment()?;
         let runs = self.runs(commands.len())?;
-        let depth = self.experiment_depth(layout);
+        let depth = self.experiment_depth();
         Ok(toml::lab_toml(&toml::BenchPlan {
             commands: &commands,
             names: &names,
@@ -254,8 +254,9 @@ impl BenchArgs {
         }))
     }
 
-    /// How many folders below the project root the experiment lies.
-    fn experiment_depth(&self, _layout: &Layout) -> usize {
+    /// How many folders below the project root the experiment lies: `experiments/NAME` or
+    /// `.lab/bench/bench-HASH`.
+    fn experiment_depth(&self) -> usize {
         if self.save.is_some() { 2 } else { 3 }
     }
 
