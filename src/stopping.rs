@@ -109,12 +109,7 @@ fn failing_cells(exp: &Experiment, analysis: &Analysis, cells: &[CellKey]) -> Ve
         .filter(|c| c.metric == metric.name && cells.contains(&c.cell))
         .filter(|c| c.n == 0 && c.invalid_runs > 0 && c.busy_runs == 0)
         .map(|c| {
-            let why = analysis
-                .runs
-                .iter()
-                .find(|r| r.cell == c.cell && !r.warmup && !r.problems.is_empty())
-                .map(|r| r.problems[0].clone())
-                .unwrap_or_default();
+            let why = analysis.first_problem(&c.cell).unwrap_or_default();
             format!("every run of {} failed ({why})", c.label)
         })
         .collect()

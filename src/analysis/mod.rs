@@ -43,6 +43,22 @@ pub struct Analysis {
     pub nodes: Vec<NodeMedians>,
 }
 
+impl Analysis {
+    /// The timed (not warm-up) runs of `cell`, in execution order.
+    pub fn timed_runs<'a>(&'a self, cell: &'a CellKey) -> impl Iterator<Item = &'a RunView> + 'a {
+        self.runs
+            .iter()
+            .filter(move |r| &r.cell == cell && !r.warmup)
+    }
+
+    /// Why the first timed run of `cell` that was invalid was so.
+    pub fn first_problem<'a>(&'a self, cell: &'a CellKey) -> Option<&'a str> {
+        self.timed_runs(cell)
+            .find_map(|r| r.problems.first())
+            .map(String::as_str)
+    }
+}
+
 /// How many runs there were and how many were used.
 #[derive(Debug, Clone, Serialize)]
 pub struct Counts {

@@ -37,6 +37,7 @@ pub use metrics::MetricReader;
 pub use parallel::{disjoint, execute_duet, execute_side_by_side};
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
+pub use shebang::locate as locate_program;
 pub use syscheck::system_check;
 
 use crate::config::Experiment;

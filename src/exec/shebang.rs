@@ -34,7 +34,7 @@ pub fn missing_interpreter(
 
 /// The file `execve` was given for `program`: the path itself when it holds a slash (taken
 /// from `cwd`), else the first executable file of that name on the PATH.
-fn locate(program: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn locate(program: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Option<PathBuf> {
     if program.contains('/') {
         let path = cwd.join(program);
         return path.is_file().then_some(path);

@@ -10,6 +10,7 @@ use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, template::substitute};
 use crate::error::Exit;
 use crate::format::{percent, significant, terminal};
+use crate::stats::Summary;
 use crate::store::RunRow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -293,16 +294,11 @@ fn timed(a: &Assessed, cell: &crate::analysis::CellStats, rows: &BTreeMap<&str, 
     let label = variant
         .and_then(|v| v.label.clone())
         .unwrap_or_else(|| cell.cell.variant.clone());
-    let timed_runs = || {
-        a.analysis
-            .runs
-            .iter()
-            .filter(|r| r.cell == cell.cell && !r.warmup)
-    };
-    let first_problem = timed_runs()
-        .find(|r| !r.problems.is_empty())
-        .map(|r| r.problems[0].clone());
-    let failed = timed_runs().any(|r| r.problems.iter().any(|p| p.starts_with("exit code ")));
+    let first_problem = a.analysis.first_problem(&cell.cell).map(str::to_string);
+    let failed = a
+        .analysis
+        .timed_runs(&cell.cell)
+        .any(|r| r.problems.iter().any(|p| p.starts_with("exit code ")));
     Timed {
         command: substitute(&label, &cell.cell.params),
         label,
@@ -340,41 +336,29 @@ fn seconds(x: f64) -> String {
     format!("{} {unit}", significant(scaled, 3))
 }
 
+/// hyperfine's summary figures of `xs`, from lab's one [`Summary`] (0 where there are none).
+fn summary_of(xs: &[f64], figure: fn(&Summary) -> f64) -> f64 {
+    Summary::of(xs).map_or(0.0, |s| figure(&s))
+}
+
 /// The arithmetic mean; 0 for no values.
 pub fn mean(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        0.0
-    } else {
-        xs.iter().sum::<f64>() / xs.len() as f64
-    }
+    summary_of(xs, |s| s.mean)
 }
 
 /// The sample standard deviation (divisor n − 1), as hyperfine reports it; 0 below two values.
 pub fn sd(xs: &[f64]) -> f64 {
-    if xs.len() < 2 {
-        return 0.0;
-    }
-    let m = mean(xs);
-    (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+    summary_of(xs, |s| if s.n < 2 { 0.0 } else { s.sd })
 }
 
-/// The smallest and largest value.
+/// The smallest and largest value; (0, 0) for none.
 pub fn range(xs: &[f64]) -> (f64, f64) {
-    xs.iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        })
+    (summary_of(xs, |s| s.min), summary_of(xs, |s| s.max))
 }
 
 /// The median of `xs` (the mean of the middle two for an even count); 0 for none.
 pub fn median(xs: &[f64]) -> f64 {
-    let mut sorted = xs.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
+    summary_of(xs, |s| s.median)
 }
 
 #[cfg(test)]

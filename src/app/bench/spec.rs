@@ -212,13 +212,7 @@ pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
     if program.contains('{') {
         return Ok(());
     }
-    let found = if program.contains('/') {
-        cwd.join(program).is_file()
-    } else {
-        std::env::var_os("PATH")
-            .map(|path| std::env::split_paths(&path).any(|dir| is_executable(&dir.join(program))))
-            .unwrap_or(false)
-    };
+    let found = crate::exec::locate_program(program, cwd, &Default::default()).is_some();
     if found {
         return Ok(());
     }
@@ -230,11 +224,6 @@ pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
             " on PATH".to_string()
         }
     )))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// One hook per command from a flag given never, once (for every command) or once per
