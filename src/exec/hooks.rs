@@ -95,7 +95,7 @@ pub fn around(
         crate::render::shell_words(&argv),
         run.id,
         logs.tail(),
-        exp.name
+        exp.dir.display()
     ))
     .into())
 }
