@@ -1,7 +1,8 @@
 //! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
 
 use crate::config::{
-    CellScope, CellSelector, Experiment, Order, ParamValue, REV_PARAM, template::substitute,
+    CellScope, CellSelector, Experiment, Order, ParamValue, REV_PARAM, Variant,
+    template::substitute,
 };
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -190,14 +191,28 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
         cell: cell.key.clone(),
         repetition,
         warmup,
-        argv: variant
-            .argv
-            .iter()
-            .map(|a| substitute(a, &cell.key.params))
-            .collect(),
+        argv: run_argv(exp, variant, &cell.key.params),
         repeats: None,
         look: 1,
         env_padding: None,
+    }
+}
+
+/// The command a run executes: its variant's with the cell's values in place, under valgrind's
+/// callgrind where the experiment counts instructions that way.
+fn run_argv(
+    exp: &Experiment,
+    variant: &Variant,
+    params: &BTreeMap<String, ParamValue>,
+) -> Vec<String> {
+    let argv: Vec<String> = variant.argv.iter().map(|a| substitute(a, params)).collect();
+    if exp
+        .counters
+        .contains(&crate::exec::Counter::CallgrindInstructions)
+    {
+        crate::exec::under_callgrind(&argv)
+    } else {
+        argv
     }
 }
 

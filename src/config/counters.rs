@@ -14,7 +14,10 @@ pub fn validate_counters(
         let key = "experiment.counters";
         let Some(counter) = Counter::named(name.get_ref()) else {
             let msg = format!("unknown counter {:?}", name.get_ref());
-            let hint = format!("lab reads these, by perf's names: {}", Counter::known());
+            let hint = format!(
+                "lab reads these, by perf's names, and callgrind-instructions through valgrind: {}",
+                Counter::known()
+            );
             return Err(loc.hinted(name.span(), key, msg, hint));
         };
         if counters.contains(&counter) {

@@ -111,8 +111,10 @@ pub struct RawExperiment {
     pub layout_tolerance: Option<Spanned<RawNumberOrText>>,
     /// perf counters read for every run (`perf_event_open`), by perf's names: "task-clock",
     /// "context-switches", "cpu-migrations", "page-faults", "instructions", "cycles",
-    /// "cache-references", "cache-misses", "branch-misses", "branches". Each is a built-in
-    /// metric (`task_clock_s`, `context_switches`…).
+    /// "cache-references", "cache-misses", "branch-misses", "branches"; and
+    /// "callgrind-instructions", counted by running every run under valgrind's callgrind (no
+    /// PMU needed; runs take 20–100× longer). Each is a built-in metric (`task_clock_s`,
+    /// `context_switches`, `callgrind_instructions`…).
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub counters: Vec<Spanned<String>>,

@@ -552,7 +552,7 @@ fn an_unknown_or_repeated_counter_is_refused_at_its_place_with_the_known_ones() 
     assert_eq!(
         e.hint.as_deref(),
         Some(
-            "lab reads these, by perf's names: task-clock, context-switches, cpu-migrations, page-faults, instructions, cycles, cache-references, cache-misses, branch-misses, branches"
+            "lab reads these, by perf's names, and callgrind-instructions through valgrind: task-clock, context-switches, cpu-migrations, page-faults, instructions, cycles, cache-references, cache-misses, branch-misses, branches, callgrind-instructions"
         )
     );
     let twice = BASE.replace(

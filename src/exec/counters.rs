@@ -25,6 +25,8 @@ pub enum Counter {
     CacheMisses,
     BranchMisses,
     Branches,
+    /// Instructions counted by valgrind's callgrind: no PMU needed, every run under valgrind.
+    CallgrindInstructions,
 }
 
 /// What lab knows of a counter: its names, unit, the kernel's event, and whether it counts
@@ -38,8 +40,16 @@ pub struct CounterDef {
     pub what: &'static str,
     /// True when the value does not depend on how busy the machine was.
     pub counted: bool,
-    kind: u32,
-    config: u64,
+    pub source: Source,
+}
+
+/// Who counts: the kernel, per run, or valgrind's callgrind, which runs the program itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// `perf_event_open(2)` with this event type and config.
+    Perf { kind: u32, config: u64 },
+    /// `valgrind --tool=callgrind` around the run, its total of instructions executed.
+    Callgrind,
 }
 
 const HARDWARE: u32 = 0;
@@ -47,7 +57,7 @@ const SOFTWARE: u32 = 1;
 
 impl Counter {
     /// Every counter, in the order lab lists them.
-    pub const ALL: [Counter; 10] = [
+    pub const ALL: [Counter; 11] = [
         Counter::TaskClock,
         Counter::ContextSwitches,
         Counter::CpuMigrations,
@@ -58,6 +68,7 @@ impl Counter {
         Counter::CacheMisses,
         Counter::BranchMisses,
         Counter::Branches,
+        Counter::CallgrindInstructions,
     ];
 
     /// The counter perf calls `name`.
@@ -83,11 +94,10 @@ impl Counter {
                 unit,
                 what,
                 counted,
-                kind,
-                config,
+                source: Source::Perf { kind, config },
             }
         }
-        static DEFS: [CounterDef; 10] = [
+        static DEFS: [CounterDef; 11] = [
             def(
                 "task-clock",
                 "task_clock_s",
@@ -178,6 +188,14 @@ impl Counter {
                 HARDWARE,
                 4,
             ),
+            CounterDef {
+                name: "callgrind-instructions",
+                metric: "callgrind_instructions",
+                unit: "instructions",
+                what: "user-space instructions executed, counted by valgrind's callgrind",
+                counted: true,
+                source: Source::Callgrind,
+            },
         ];
         &DEFS[self as usize]
     }
@@ -188,6 +206,11 @@ impl Counter {
             Counter::TaskClock => count as f64 / 1e9,
             _ => count as f64,
         }
+    }
+
+    /// Whether `perf_event_open` counts it.
+    pub fn is_perf(self) -> bool {
+        matches!(self.def().source, Source::Perf { .. })
     }
 
     /// perf's names of every counter, for a message listing them.
@@ -222,15 +245,19 @@ const ENABLE_ON_EXEC: u64 = 1 << 12;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 
 impl Attr {
-    fn of(counter: Counter, flags: u64) -> Attr {
-        Attr {
-            kind: counter.def().kind,
+    /// The attribute of a perf counter; `None` for one valgrind counts.
+    fn of(counter: Counter, flags: u64) -> Option<Attr> {
+        let Source::Perf { kind, config } = counter.def().source else {
+            return None;
+        };
+        Some(Attr {
+            kind,
             size: std::mem::size_of::<Attr>() as u32,
-            config: counter.def().config,
+            config,
             read_format: READ_TIMES,
             flags,
             ..Attr::default()
-        }
+        })
     }
 }
 
@@ -281,14 +308,15 @@ fn refusal(errno: i32) -> Refusal {
     }
 }
 
-/// Opens each counter for lab itself, as a run will: whether the machine has it, and
-/// whether the kernel lets this user count it.
+/// Opens each perf counter for lab itself, as a run will: whether the machine has it, and
+/// whether the kernel lets this user count it. Counters valgrind counts are not probed here.
 pub fn probe(counters: &[Counter]) -> BTreeMap<Counter, Result<(), Refusal>> {
     counters
         .iter()
-        .map(|&c| {
+        .filter_map(|&c| Some((c, Attr::of(c, DISABLED)?)))
+        .map(|(c, attr)| {
             // SAFETY: one system call on an attribute that lives across it.
-            let opened = unsafe { open(&Attr::of(c, DISABLED)) };
+            let opened = unsafe { open(&attr) };
             let verdict = opened.map(|fd| {
                 // SAFETY: the descriptor was just opened and is ours.
                 drop(unsafe { OwnedFd::from_raw_fd(fd) });
@@ -335,8 +363,14 @@ pub struct Reading {
 }
 
 impl Prepared {
-    /// Buffers and a socket pair for `counters` (none when the list is empty).
+    /// Buffers and a socket pair for the perf counters among `counters` (none when there are
+    /// none).
     pub fn new(counters: &[Counter]) -> io::Result<Option<Prepared>> {
+        let flags = DISABLED | INHERIT | ENABLE_ON_EXEC;
+        let (counters, attrs): (Vec<Counter>, Vec<Attr>) = counters
+            .iter()
+            .filter_map(|&c| Some((c, Attr::of(c, flags)?)))
+            .unzip();
         if counters.is_empty() {
             return Ok(None);
         }
@@ -356,15 +390,14 @@ impl Prepared {
         // SAFETY: both descriptors were just created and are owned here only.
         let (child_end, lab_end) =
             unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
-        let flags = DISABLED | INHERIT | ENABLE_ON_EXEC;
         // SAFETY: CMSG_SPACE is arithmetic.
         let space = unsafe { libc::CMSG_SPACE((counters.len() * 4) as u32) } as usize;
         Ok(Some(Prepared {
-            counters: counters.to_vec(),
-            attrs: counters.iter().map(|&c| Attr::of(c, flags)).collect(),
+            attrs,
             errnos: vec![0; counters.len()],
             fds: vec![-1; counters.len()],
             control: vec![0; space.div_ceil(8)],
+            counters,
             child_end,
             lab_end,
             send_failed: 0,

@@ -4,6 +4,7 @@
 mod build;
 mod build_log;
 mod calibrate;
+mod callgrind;
 mod cgroup;
 mod clock;
 mod counters;
@@ -27,6 +28,7 @@ mod syscheck;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
+pub use callgrind::{probe as probe_callgrind, wrap as under_callgrind};
 pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
 pub use hooks::HookFailed;
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
@@ -114,9 +116,10 @@ fn run_in_turn(
         refuse_on_full_disk(exp, &run, session)?;
         let changes = session.verify()?;
         session.keep_spooled(&run)?;
-        let (stdout, _) = session.log_paths(&run);
+        let (stdout, stderr) = session.log_paths(&run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);
-        let row = run_row(&run, &measurement, scan.sha256, exp.max_busy);
+        let mut row = run_row(&run, &measurement, scan.sha256, exp.max_busy);
+        record_callgrind(&mut row, exp, &stderr);
         session.append(&run, &row, &samples)?;
         progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
         hooks::around(exp, &run, hooks::Hook::Conclude, runner)?;
@@ -300,6 +303,14 @@ fn record_counters(
         }
     }
     row.counters_multiplexed = (!multiplexed.is_empty()).then(|| multiplexed.join(" "));
+}
+
+/// The instructions callgrind counted in the run, from its standard error log, where the
+/// experiment asks for them; empty when valgrind reported none (never zero).
+fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &std::path::Path) {
+    if exp.counters.contains(&Counter::CallgrindInstructions) {
+        row.counter_callgrind_instructions = callgrind::collected(stderr);
+    }
 }
 
 /// How the process ended, for the progress line (a fact, not a verdict).

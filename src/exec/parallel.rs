@@ -273,9 +273,10 @@ impl<'e> Schedule<'e> {
         let run = &flight.run;
         super::refuse_on_full_disk(self.exp, run, session)?;
         let changes = session.verify()?;
-        let (stdout, _) = session.log_paths(run);
+        let (stdout, stderr) = session.log_paths(run);
         let (scan, samples) = reader.read_log(&stdout, &run.id);
         let mut row = super::run_row(run, measurement, scan.sha256, self.exp.max_busy);
+        super::record_callgrind(&mut row, self.exp, &stderr);
         row.overlapped = (!flight.overlapped.is_empty()).then(|| {
             flight
                 .overlapped

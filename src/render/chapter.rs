@@ -354,26 +354,44 @@ fn environment(analysis: &Analysis) -> Vec<KeyValue> {
 
 type Row = (&'static str, String);
 
-/// Where each perf counter came from, and which the machine lacked.
+/// Where each counter came from (the kernel's perf events, or valgrind's callgrind), and
+/// which the machine lacked.
 fn counter_rows(m: &Manifest) -> Vec<Row> {
-    let (available, unavailable): (Vec<_>, Vec<_>) = m
-        .counters
-        .iter()
-        .partition(|(_, state)| *state == "available");
+    const CALLGRIND: &str = "callgrind-instructions";
+    let mut perf = Vec::new();
+    let mut unavailable = Vec::new();
     let mut rows = Vec::new();
-    if !available.is_empty() {
-        let names: Vec<&str> = available.iter().map(|(n, _)| n.as_str()).collect();
+    for (name, state) in &m.counters {
+        match (name.as_str(), state.strip_prefix("available")) {
+            (CALLGRIND, Some(version)) => rows.push(("instructions", callgrind_source(version))),
+            (_, Some(_)) => perf.push(name.as_str()),
+            (_, None) => unavailable.push(format!(
+                "{name} ({})",
+                state.trim_start_matches("unavailable: ")
+            )),
+        }
+    }
+    if !perf.is_empty() {
         let source = "perf_event_open, per run, its child processes included";
-        rows.push(("counters", format!("{} ({source})", names.join(", "))));
+        rows.insert(0, ("counters", format!("{} ({source})", perf.join(", "))));
     }
     if !unavailable.is_empty() {
-        let why: Vec<String> = unavailable
-            .iter()
-            .map(|(n, state)| format!("{n} ({})", state.trim_start_matches("unavailable: ")))
-            .collect();
-        rows.push(("counters unavailable", why.join("; ")));
+        rows.push(("counters unavailable", unavailable.join("; ")));
     }
     rows
+}
+
+/// How `callgrind-instructions` was counted, and what that did to the runs' times.
+fn callgrind_source(version: &str) -> String {
+    let version = version.trim_start_matches(": ");
+    let version = if version.is_empty() {
+        "valgrind"
+    } else {
+        version
+    };
+    format!(
+        "callgrind-instructions counted by {version} --tool=callgrind (user-space instructions of the run and every process it started); every run ran under valgrind, so its times are valgrind's, typically 20–100× the native ones"
+    )
 }
 
 /// The machine the session ran on.
@@ -601,5 +619,20 @@ mod tests {
                 ),
             ]
         );
+        m.counters.insert(
+            "callgrind-instructions".into(),
+            "available: valgrind-3.19.0".into(),
+        );
+        let rows = counter_rows(&m);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[1].0, "instructions");
+        assert!(
+            rows[1]
+                .1
+                .starts_with("callgrind-instructions counted by valgrind-3.19.0 --tool=callgrind"),
+            "{}",
+            rows[1].1
+        );
+        assert!(rows[1].1.contains("its times are valgrind's"));
     }
 }

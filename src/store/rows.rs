@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 43] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 44] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -49,6 +49,7 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 43] = [
     "counter_cache_misses",
     "counter_branch_misses",
     "counter_branches",
+    "counter_callgrind_instructions",
     "counters_multiplexed",
 ];
 /// The column after every other in the runs.csv of a session that randomised the layout;
@@ -173,6 +174,9 @@ pub struct RunRow {
     pub counter_branch_misses: Option<u64>,
     #[serde(default)]
     pub counter_branches: Option<u64>,
+    /// Instructions valgrind's callgrind counted, the run's child processes included.
+    #[serde(default)]
+    pub counter_callgrind_instructions: Option<u64>,
     /// The counters the kernel multiplexed during the run (scaled by time enabled / time
     /// running), by perf's name, space-separated; empty when none was.
     #[serde(default)]
@@ -180,7 +184,7 @@ pub struct RunRow {
 }
 
 /// The perf counters runs.csv has a column for, by perf's name.
-pub const COUNTER_NAMES: [&str; 10] = [
+pub const COUNTER_NAMES: [&str; 11] = [
     "task-clock",
     "context-switches",
     "cpu-migrations",
@@ -191,6 +195,7 @@ pub const COUNTER_NAMES: [&str; 10] = [
     "cache-misses",
     "branch-misses",
     "branches",
+    "callgrind-instructions",
 ];
 
 impl RunRow {
@@ -207,6 +212,7 @@ impl RunRow {
             "cache-misses" => self.counter_cache_misses,
             "branch-misses" => self.counter_branch_misses,
             "branches" => self.counter_branches,
+            "callgrind-instructions" => self.counter_callgrind_instructions,
             _ => None,
         }
     }
@@ -224,6 +230,7 @@ impl RunRow {
             "cache-misses" => Some(&mut self.counter_cache_misses),
             "branch-misses" => Some(&mut self.counter_branch_misses),
             "branches" => Some(&mut self.counter_branches),
+            "callgrind-instructions" => Some(&mut self.counter_callgrind_instructions),
             _ => None,
         }
     }
@@ -365,6 +372,10 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         ("counter_cache_misses", optional(row.counter_cache_misses)),
         ("counter_branch_misses", optional(row.counter_branch_misses)),
         ("counter_branches", optional(row.counter_branches)),
+        (
+            "counter_callgrind_instructions",
+            optional(row.counter_callgrind_instructions),
+        ),
         (
             "counters_multiplexed",
             row.counters_multiplexed.clone().unwrap_or_default(),

@@ -283,3 +283,29 @@ fn bench_answers_beside_a_busy_process() {
         .unwrap();
     assert!((2.5..3.1).contains(&ratio), "{line}");
 }
+
+/// Instruction counts are the measure a busy machine leaves alone: beside a busy process on
+/// every CPU the runs' timings are discarded, and callgrind's counts still equal valgrind's
+/// own outside lab, to the instruction, and decide both comparisons.
+#[test]
+#[ignore = "loads the whole machine: run alone, as .ci/run does"]
+fn callgrind_counts_stay_exact_beside_busy_processes() {
+    let project = Project::with_fixtures(&["callgrind"]);
+    project.guard_on("callgrind", "");
+    let out = {
+        let _hogs = Hogs::on_every_cpu();
+        project.lab(&["run", "experiments/callgrind"])
+    };
+    let checks: BTreeMap<String, Value> = common::verdicts(&project, "callgrind")
+        .into_iter()
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c))
+        .collect();
+    assert_eq!(
+        verdict(&checks, QUIET),
+        "fail",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(exit_of(&out), Exit::CheckFailed);
+    crate::counters::assert_callgrind_session(&project, false);
+}

@@ -195,7 +195,24 @@ pub(super) fn counters(exp: &Experiment) -> Result<std::collections::BTreeMap<St
         };
         states.insert(name, state);
     }
+    if exp.counters.contains(&exec::Counter::CallgrindInstructions) {
+        let version =
+            exec::probe_callgrind().map_err(|why| LabError::Usage(no_valgrind(exp, &why)))?;
+        let name = exec::Counter::CallgrindInstructions.def().name.to_string();
+        states.insert(name, format!("available: {version}"));
+    }
     Ok(states)
+}
+
+/// Why the session cannot count instructions with callgrind, and what to do.
+fn no_valgrind(exp: &Experiment, why: &str) -> String {
+    let at = exp
+        .counters_declared_at
+        .as_deref()
+        .map_or_else(String::new, |at| format!("{at}: `experiment.counters`: "));
+    format!(
+        "{at}`callgrind-instructions` runs every run under valgrind, which cannot be run here ({why})\n  hint: install valgrind (Debian and Ubuntu: `apt install valgrind`), or leave `callgrind-instructions` out of counters"
+    )
 }
 
 /// Why the session cannot count `name`, and what to do.

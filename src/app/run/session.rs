@@ -175,6 +175,12 @@ impl<'a> RunSession<'a> {
             open.writer.dir.display(),
             open.todo.len()
         ));
+        if let Some(version) = open.manifest.counters.get("callgrind-instructions") {
+            progress.note(&format!(
+                "every run goes under {} --tool=callgrind to count its instructions: runs take 20–100× their native time, and their times are valgrind's",
+                version.trim_start_matches("available: ")
+            ));
+        }
         if self.opts.jobs > 1 {
             open.manifest.jobs = Some(open.manifest.jobs.unwrap_or(1).max(self.opts.jobs));
         }
