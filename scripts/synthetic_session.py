@@ -10,7 +10,8 @@ The project folder OUT gets `experiments/NAME/lab.toml` (one variant, a paramete
 one value per cell, a metric `ms` read from JSON lines, an order, a stable and, with more than
 one iteration, a steady check) and `data/NAME/20261130T000000Z-synthetic/` with manifest.json,
 plan.json, sealed/lab.toml, runs.csv, samples.csv and logs/ (each run's stdout, one JSON line
-per iteration, and an empty stderr). Only Python 3's standard library is used, and the same
+per iteration, appended to logs/stdout.pack with its offset and length in runs.csv, and an
+empty stderr; with --old-layout, a file per run and stream as lab wrote before the packs). Only Python 3's standard library is used, and the same
 arguments always give the same bytes.
 
 The data: runs in blocked shuffled order (each block holds every cell once); cell `size = c`
@@ -31,6 +32,7 @@ Options:
     --out DIR         project folder to write (created; must not hold the session yet)
     --name NAME       experiment name, default "synthetic"
     --no-logs         skip logs/ (lab then reads no stdout: a faster but less faithful session)
+    --old-layout      logs/RUN.out and logs/RUN.err per run, as sessions before the packs
 """
 
 import argparse
@@ -52,6 +54,8 @@ LAB_HEADER = [
     "host_busy_ns", "host_steal_ns", "host_capacity_ns", "psi_cpu_some_us", "throttle_events",
     "samples",
 ]
+PACK_HEADER = ["stdout_offset", "stdout_bytes", "stderr_offset", "stderr_bytes", "stderr_sha256"]
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
 def parse_args(argv):
@@ -63,6 +67,7 @@ def parse_args(argv):
     p.add_argument("--out", type=pathlib.Path, required=True)
     p.add_argument("--name", default="synthetic")
     p.add_argument("--no-logs", action="store_true")
+    p.add_argument("--old-layout", action="store_true")
     args = p.parse_args(argv)
     for key in ("cells", "runs", "iterations"):
         if getattr(args, key) < 1:
@@ -150,9 +155,14 @@ def write_session(args, toml_text, session):
     logs = session / "logs"
     if not args.no_logs:
         logs.mkdir()
+    packed = not args.no_logs and not args.old_layout
+    header = LAB_HEADER + (PACK_HEADER if packed else [])
+    pack = open(logs / "stdout.pack", "wb") if packed else None
+    if packed:
+        (logs / "stderr.pack").write_bytes(b"")
     with open(session / "runs.csv", "w", newline="") as runs_csv, \
             open(session / "samples.csv", "w", newline="") as samples_csv:
-        runs_csv.write(",".join(LAB_HEADER) + "\n")
+        runs_csv.write(",".join(header) + "\n")
         samples_csv.write("run_id,metric,iteration,value\n")
         for position, cell in enumerate(order, start=1):
             size = cell + 1
@@ -176,11 +186,16 @@ def write_session(args, toml_text, session):
                 0, "", "", "false", "", hashlib.sha256(stdout).hexdigest(), "", "", "", "", "",
                 "", len(values),
             ]
+            if packed:
+                fields += [pack.tell(), len(stdout), 0, 0, EMPTY_SHA256]
+                pack.write(stdout)
             runs_csv.write(",".join(str(f) for f in fields) + "\n")
             clock_ns += wall_ns + SPAWN_NS
-            if not args.no_logs:
+            if args.old_layout and not args.no_logs:
                 (logs / f"{run_id}.out").write_bytes(stdout)
                 (logs / f"{run_id}.err").write_bytes(b"")
+    if pack:
+        pack.close()
     plan = {"order": "shuffled", "seed": args.seed, "runs": plan_runs}
     (session / "plan.json").write_text(json.dumps(plan, indent=2, ensure_ascii=False) + "\n")
     manifest = {

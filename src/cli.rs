@@ -3,7 +3,8 @@
 
 use crate::app::{
     BaselineArgs, BenchArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout,
-    ListArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
+    ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs,
+    SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -93,6 +94,11 @@ pub enum Command {
     /// Fix a metric's regex in lab.toml, then re-read the kept output.
     #[command(after_help = "Example: lab reanalyze lockstack-dip")]
     Reanalyze(ReanalyzeArgs),
+    /// Print what a stored run wrote to its standard output (or, with --stderr, its standard
+    /// error), byte for byte, checked against the digest recorded when it ended.
+    #[command(after_help = "Examples: lab logs lockstack-dip r0042
+          lab logs lockstack-dip 42 --stderr --session 20261130T114743Z-vm")]
+    Logs(LogsArgs),
     /// List experiments, their sessions and the latest verdict counts.
     #[command(after_help = "Example: lab list")]
     List(ListArgs),
@@ -130,6 +136,7 @@ impl Command {
             Command::Import(args) => args.execute(layout, quiet),
             Command::Reanalyze(args) => args.execute(layout, quiet),
             Command::List(args) => args.execute(layout, quiet),
+            Command::Logs(args) => args.execute(layout, quiet),
             Command::New(args) => args.execute(layout, quiet),
             Command::Schema(args) => args.execute(layout, quiet),
             Command::Completions(args) => args.execute(),

@@ -26,12 +26,11 @@ pub(super) fn write_session(
         let values: Vec<(&ImportedMetric, Vec<f64>)> =
             metrics.iter().map(|m| (m, m.values(run))).collect();
         let log = log_lines(&values);
-        let (stdout, stderr) = session.log_paths(planned);
-        write_file(&stdout, &log)?;
-        write_file(&stderr, "")?;
+        let packed = session.pack(&planned.id, &mut log.as_bytes(), &mut std::io::empty())?;
         let samples = samples_of(exp, &planned.id, &values);
         let exit = run.exit.clone().unwrap_or(Exit::Code(0));
-        let row = run_row(planned, &manifest.started_utc, &log, exit);
+        let mut row = run_row(planned, &manifest.started_utc, &log, exit);
+        row.packed(&packed);
         session.append(planned, &row, &samples)?;
     }
     let mut finished = manifest;
@@ -87,11 +86,6 @@ fn samples_of(
 /// A metric name as a quoted JSON key.
 fn json_key(metric: &str) -> String {
     serde_json::to_string(metric).unwrap_or_default()
-}
-
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text)
-        .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write {}: {e}", path.display())))
 }
 
 /// One planned run per imported run, in file order, numbered within its cell.

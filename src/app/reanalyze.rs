@@ -94,14 +94,14 @@ fn reread(exp: &Experiment, parent: &StoredSession) -> Result<Vec<(RunRow, Vec<S
         .runs
         .iter()
         .map(|row| {
-            let log = parent.stdout_path(&row.run_id);
+            let log = parent.stdout(row);
             let (scan, samples) = reader.read_log(&log, &row.run_id);
             let recorded = row.stdout_sha256.len() == 64;
             if recorded && scan.sha256 != row.stdout_sha256 {
                 return Err(LabError::Other(anyhow::anyhow!(
                     "session {} is damaged: {} is not what run {} printed (its SHA-256 was {} when the run ended, it is {} now)\n  hint: the stored values stand as they were recorded; re-run the experiment to measure again",
                     parent.name,
-                    log.display(),
+                    log,
                     row.run_id,
                     short(&row.stdout_sha256),
                     short(&scan.sha256)

@@ -11,7 +11,6 @@
 //! value it prints, but no other run's.
 
 use std::io::BufRead;
-use std::path::Path;
 
 /// The program lab runs the benchmark under, found on `PATH`.
 pub const VALGRIND: &str = "valgrind";
@@ -51,10 +50,10 @@ pub fn probe() -> Result<String, String> {
 
 /// The instructions of every process of the run, summed from its standard error log; `None`
 /// when valgrind reported none (the run was killed, or valgrind could not start it).
-pub fn collected(stderr_log: &Path) -> Option<u64> {
-    let file = std::fs::File::open(stderr_log).ok()?;
+pub fn collected(stderr_log: &crate::store::LogRef) -> Option<u64> {
+    let log = stderr_log.open()?;
     sum_collected(
-        std::io::BufReader::new(file)
+        std::io::BufReader::new(log)
             .split(b'\n')
             .map_while(Result::ok),
     )
@@ -137,7 +136,7 @@ mod tests {
                 .status()
                 .unwrap();
             assert!(status.success());
-            collected(&log).unwrap()
+            collected(&crate::store::LogRef::File(log)).unwrap()
         };
         let (small, again, large) = (count(1000), count(1000), count(100_000));
         assert_eq!(small, again, "the same work, the same count");

@@ -2,9 +2,8 @@
 //! `store::printed` reads them) or a regex.
 
 use crate::config::{Extractor, Metric};
-use crate::store::{Found, JsonLine, SampleRow, Scan, scan_lines};
+use crate::store::{Found, JsonLine, LogRef, SampleRow, Scan, scan_lines};
 use regex::Regex;
-use std::path::Path;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).
 #[derive(Debug, Clone, PartialEq)]
@@ -49,9 +48,9 @@ impl MetricReader {
     /// The stored rows of every value of every metric in a kept log, read line by line in
     /// bounded memory (a regex matches within one line), grouped by metric in declared order,
     /// and what scanning the log found (its SHA-256, lines skipped).
-    pub fn read_log(&self, path: &Path, run_id: &str) -> (Scan, Vec<SampleRow>) {
+    pub fn read_log(&self, log: &LogRef, run_id: &str) -> (Scan, Vec<SampleRow>) {
         let mut values: Vec<Vec<String>> = vec![Vec::new(); self.metrics.len()];
-        let scan = scan_lines(path, |line| {
+        let scan = scan_lines(log, |line| {
             for sample in self.read(line) {
                 if let Some(i) = self.metrics.iter().position(|(n, _)| *n == sample.metric) {
                     values[i].push(sample.value);

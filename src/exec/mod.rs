@@ -115,11 +115,8 @@ fn run_in_turn(
         }
         refuse_on_full_disk(exp, &run, session)?;
         let changes = session.verify()?;
-        session.keep_spooled(&run)?;
-        let (stdout, stderr) = session.log_paths(&run);
-        let (scan, samples) = reader.read_log(&stdout, &run.id);
-        let mut row = run_row(&run, &measurement, scan.sha256, exp.max_busy);
-        record_callgrind(&mut row, exp, &stderr);
+        let packed = session.pack_spooled(&run.id)?;
+        let (row, samples) = stored_row(exp, &reader, &run, &measurement, session, &packed);
         session.append(&run, &row, &samples)?;
         progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
         hooks::around(exp, &run, hooks::Hook::Conclude, runner)?;
@@ -305,9 +302,36 @@ fn record_counters(
     row.counters_multiplexed = (!multiplexed.is_empty()).then(|| multiplexed.join(" "));
 }
 
+/// The row of a run whose output was just packed, and the values its stdout holds.
+fn stored_row(
+    exp: &Experiment,
+    reader: &MetricReader,
+    run: &PlannedRun,
+    measurement: &Measurement,
+    session: &SessionWriter,
+    packed: &crate::store::Packed,
+) -> (RunRow, Vec<crate::store::SampleRow>) {
+    let logs = session.dir.join(crate::store::LOGS);
+    let slice = |pack: &str, s: &crate::store::Slice| crate::store::LogRef::Packed {
+        pack: logs.join(pack),
+        offset: s.offset,
+        bytes: s.bytes,
+    };
+    let stdout = slice(crate::store::STDOUT_PACK, &packed.stdout);
+    let (_, samples) = reader.read_log(&stdout, &run.id);
+    let mut row = run_row(run, measurement, packed.stdout.sha256.clone(), exp.max_busy);
+    row.packed(packed);
+    record_callgrind(
+        &mut row,
+        exp,
+        &slice(crate::store::STDERR_PACK, &packed.stderr),
+    );
+    (row, samples)
+}
+
 /// The instructions callgrind counted in the run, from its standard error log, where the
 /// experiment asks for them; empty when valgrind reported none (never zero).
-fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &std::path::Path) {
+fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &crate::store::LogRef) {
     if exp.counters.contains(&Counter::CallgrindInstructions) {
         row.counter_callgrind_instructions = callgrind::collected(stderr);
     }

@@ -146,7 +146,7 @@ impl<'e> Schedule<'e> {
             while self.stopping.is_none() && self.next_may_start() {
                 for (run, cpus) in self.next_to_start() {
                     progress.starting(&run);
-                    let (stdout, stderr) = session.log_paths(&run);
+                    let (stdout, stderr) = session.own_spools(&run);
                     let worker = runner.concurrent().ok_or_else(|| {
                         anyhow!("the runner can no longer run processes side by side")
                     })?;
@@ -273,10 +273,9 @@ impl<'e> Schedule<'e> {
         let run = &flight.run;
         super::refuse_on_full_disk(self.exp, run, session)?;
         let changes = session.verify()?;
-        let (stdout, stderr) = session.log_paths(run);
-        let (scan, samples) = reader.read_log(&stdout, &run.id);
-        let mut row = super::run_row(run, measurement, scan.sha256, self.exp.max_busy);
-        super::record_callgrind(&mut row, self.exp, &stderr);
+        let packed = session.pack_own_spools(run)?;
+        let (mut row, samples) =
+            super::stored_row(self.exp, reader, run, measurement, session, &packed);
         row.overlapped = (!flight.overlapped.is_empty()).then(|| {
             flight
                 .overlapped

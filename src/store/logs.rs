@@ -3,6 +3,7 @@
 //! is not UTF-8, or longer than the limit, is skipped, never fatal; a reader that asks is told
 //! where each skipped line was and why, so that a value lost with it can be explained.
 
+use super::packed::LogRef;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -31,11 +32,11 @@ pub enum Line<'a> {
     NotUtf8,
 }
 
-/// Calls `line` with each UTF-8 line of the file at `path` (without its line break).
-pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
+/// Calls `line` with each UTF-8 line of the log (without its line break).
+pub fn scan_lines(log: &LogRef, mut line: impl FnMut(&str)) -> Scan {
     let mut hasher = Sha256::new();
     let mut skipped = 0;
-    each_line(path, Some(&mut hasher), |event| match event {
+    each_line(log, Some(&mut hasher), |event| match event {
         Line::Text(text) => line(text),
         Line::TooLong(_) | Line::NotUtf8 => skipped += 1,
     });
@@ -45,15 +46,15 @@ pub fn scan_lines(path: &Path, mut line: impl FnMut(&str)) -> Scan {
     }
 }
 
-/// Calls `line` with every line of the file at `path` in order, the skipped ones included,
-/// for a reader that needs the lines only, not the file's hash.
-pub fn read_lines(path: &Path, line: impl FnMut(Line)) {
-    each_line(path, None, line);
+/// Calls `line` with every line of the log in order, the skipped ones included, for a reader
+/// that needs the lines only, not the log's hash.
+pub fn read_lines(log: &LogRef, line: impl FnMut(Line)) {
+    each_line(log, None, line);
 }
 
 /// Calls `line` with each line, feeding every byte to `hasher` where there is one.
-fn each_line(path: &Path, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(Line)) {
-    let Some(file) = regular_file(path) else {
+fn each_line(log: &LogRef, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(Line)) {
+    let Some(file) = log.open() else {
         return;
     };
     let mut reader = BufReader::with_capacity(64 * 1024, file);
@@ -111,7 +112,7 @@ fn emit(bytes: &[u8], long: Option<usize>, line: &mut impl FnMut(Line)) {
 
 /// `path` opened for reading when it is a regular file, not through a symbolic link; `None`
 /// otherwise (missing, a link, a FIFO that would block the reader forever, a device).
-fn regular_file(path: &Path) -> Option<File> {
+pub(super) fn regular_file(path: &Path) -> Option<File> {
     let file = open_unblocked(path, libc::O_NOFOLLOW).ok()?;
     file.metadata().ok()?.is_file().then_some(file)
 }
@@ -150,12 +151,13 @@ mod tests {
         bytes.extend(b"\r\nb=3");
         std::fs::write(&path, &bytes).unwrap();
         let mut lines = Vec::new();
-        let scan = scan_lines(&path, |l| lines.push(l.to_string()));
+        let log = LogRef::File(path);
+        let scan = scan_lines(&log, |l| lines.push(l.to_string()));
         assert_eq!(lines, vec!["a=1", "b=3"]);
         assert_eq!(scan.skipped_lines, 2);
         assert_eq!(scan.sha256, format!("{:x}", Sha256::digest(&bytes)));
         let mut every = Vec::new();
-        read_lines(&path, |l| every.push(format!("{l:?}")));
+        read_lines(&log, |l| every.push(format!("{l:?}")));
         assert_eq!(
             every,
             [
@@ -165,7 +167,8 @@ mod tests {
                 "Text(\"b=3\")".to_string(),
             ]
         );
-        let empty = scan_lines(&dir.path().join("missing"), |_| panic!("no lines"));
+        let missing = LogRef::File(dir.path().join("missing"));
+        let empty = scan_lines(&missing, |_| panic!("no lines"));
         assert_eq!(
             empty.sha256,
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

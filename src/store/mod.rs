@@ -7,6 +7,7 @@ mod contention;
 mod lock;
 mod logs;
 mod manifest;
+mod packed;
 mod printed;
 mod read;
 mod rows;
@@ -19,6 +20,7 @@ pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
+pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice};
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{COUNTER_NAMES, Exit, RunRow, SampleRow};
@@ -153,9 +155,38 @@ pub struct StoredSession {
 }
 
 impl StoredSession {
-    /// Where run `id`'s stdout was kept.
-    pub fn stdout_path(&self, id: &str) -> PathBuf {
-        self.dir.join(LOGS).join(format!("{id}.out"))
+    /// Where the run of `row` kept its stdout.
+    pub fn stdout(&self, row: &RunRow) -> LogRef {
+        log_ref(&self.dir, row, Stream::Stdout)
+    }
+
+    /// Where the run of `row` kept its stderr.
+    pub fn stderr(&self, row: &RunRow) -> LogRef {
+        log_ref(&self.dir, row, Stream::Stderr)
+    }
+}
+
+/// A run's output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Where the run of `row` in the session at `dir` kept `stream`: its slice of the stream's
+/// pack, or, in a session from before the packs, a file of its own.
+pub fn log_ref(dir: &Path, row: &RunRow, stream: Stream) -> LogRef {
+    let (slice, pack, ext) = match stream {
+        Stream::Stdout => (row.stdout_offset.zip(row.stdout_bytes), STDOUT_PACK, "out"),
+        Stream::Stderr => (row.stderr_offset.zip(row.stderr_bytes), STDERR_PACK, "err"),
+    };
+    match slice {
+        Some((offset, bytes)) => LogRef::Packed {
+            pack: dir.join(LOGS).join(pack),
+            offset,
+            bytes,
+        },
+        None => LogRef::File(dir.join(LOGS).join(format!("{}.{ext}", row.run_id))),
     }
 }
 
@@ -319,15 +350,33 @@ pub fn write_derived(
         writer.append(run, row, values)?;
         for ext in ["out", "err"] {
             let from = parent.dir.join(LOGS).join(format!("{}.{ext}", row.run_id));
-            let to = staging.join(LOGS).join(format!("{}.{ext}", row.run_id));
-            if from.exists() && fs::hard_link(&from, &to).is_err() {
-                fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+            if from.exists() {
+                link_or_copy(
+                    &from,
+                    &staging.join(LOGS).join(format!("{}.{ext}", row.run_id)),
+                )?;
             }
         }
     }
     drop(writer);
+    for pack in [STDOUT_PACK, STDERR_PACK] {
+        let from = parent.dir.join(LOGS).join(pack);
+        if from.is_file() {
+            link_or_copy(&from, &staging.join(LOGS).join(pack))?;
+        }
+    }
     fs::rename(&staging, dir)
         .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+}
+
+/// Puts the file `from` at `to` (replacing what is there): a hard link where the file system
+/// allows, else a copy. Session files are never changed once written, so sharing them is safe.
+fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
+    remove_planted(to).with_context(|| format!("cannot replace {}", to.display()))?;
+    if fs::hard_link(from, to).is_err() {
+        fs::copy(from, to).with_context(|| format!("cannot copy {}", from.display()))?;
+    }
+    Ok(())
 }
 
 /// The parameter columns of a stored session's runs.csv, as its header has them.

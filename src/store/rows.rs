@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 44] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 49] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -51,6 +51,11 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 44] = [
     "counter_branches",
     "counter_callgrind_instructions",
     "counters_multiplexed",
+    "stdout_offset",
+    "stdout_bytes",
+    "stderr_offset",
+    "stderr_bytes",
+    "stderr_sha256",
 ];
 /// The column after every other in the runs.csv of a session that randomised the layout;
 /// other sessions leave it out, so their files stay as they were.
@@ -181,6 +186,19 @@ pub struct RunRow {
     /// running), by perf's name, space-separated; empty when none was.
     #[serde(default)]
     pub counters_multiplexed: Option<String>,
+    /// Where the run's stdout lies in `logs/stdout.pack` (see [`super::packed`]): empty in
+    /// sessions from before the packs, whose runs have a log file each.
+    #[serde(default)]
+    pub stdout_offset: Option<u64>,
+    #[serde(default)]
+    pub stdout_bytes: Option<u64>,
+    /// Where the run's stderr lies in `logs/stderr.pack`, and its SHA-256.
+    #[serde(default)]
+    pub stderr_offset: Option<u64>,
+    #[serde(default)]
+    pub stderr_bytes: Option<u64>,
+    #[serde(default)]
+    pub stderr_sha256: Option<String>,
 }
 
 /// The perf counters runs.csv has a column for, by perf's name.
@@ -233,6 +251,15 @@ impl RunRow {
             "callgrind-instructions" => Some(&mut self.counter_callgrind_instructions),
             _ => None,
         }
+    }
+
+    /// Records where the run's output was packed; its stdout digest is the one of its row.
+    pub fn packed(&mut self, packed: &super::packed::Packed) {
+        self.stdout_offset = Some(packed.stdout.offset);
+        self.stdout_bytes = Some(packed.stdout.bytes);
+        self.stderr_offset = Some(packed.stderr.offset);
+        self.stderr_bytes = Some(packed.stderr.bytes);
+        self.stderr_sha256 = Some(packed.stderr.sha256.clone());
     }
 
     /// The runs that executed beside this one, by id.
@@ -379,6 +406,14 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         (
             "counters_multiplexed",
             row.counters_multiplexed.clone().unwrap_or_default(),
+        ),
+        ("stdout_offset", optional(row.stdout_offset)),
+        ("stdout_bytes", optional(row.stdout_bytes)),
+        ("stderr_offset", optional(row.stderr_offset)),
+        ("stderr_bytes", optional(row.stderr_bytes)),
+        (
+            "stderr_sha256",
+            row.stderr_sha256.clone().unwrap_or_default(),
         ),
     ]
 }

@@ -3,7 +3,7 @@
 //! node in the same sealed format as a session. Merging appends every shard's committed runs
 //! to the session, in plan order, each row naming its node, as if they had run here.
 
-use super::{LOGS, MANIFEST, Node, SessionWriter, load_session, read_rows, write_json};
+use super::{MANIFEST, Node, SessionWriter, load_session, read_rows, write_json};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -130,8 +130,14 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
     found.sort_by_key(|(run, ..)| run.position);
     found.dedup_by(|a, b| a.0.id == b.0.id);
     for (run, row, values, dir) in &found {
-        link_logs(dir, &session.dir, &run.id)?;
-        session.append(run, row, values)?;
+        let mut row = row.clone();
+        let packed = session.pack(
+            &run.id,
+            &mut open_log(dir, &row, super::Stream::Stdout),
+            &mut open_log(dir, &row, super::Stream::Stderr),
+        )?;
+        row.packed(&packed);
+        session.append(run, &row, values)?;
     }
     Ok(Merged {
         appended: found.len(),
@@ -139,23 +145,12 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
     })
 }
 
-/// Puts a run's stdout and stderr from its shard into the session's logs/ (a hard link where
-/// the file system allows, else a copy).
-fn link_logs(shard: &Path, session: &Path, id: &str) -> Result<()> {
-    for ext in ["out", "err"] {
-        let from = shard.join(LOGS).join(format!("{id}.{ext}"));
-        let to = session.join(LOGS).join(format!("{id}.{ext}"));
-        if !from.exists() {
-            continue;
-        }
-        if to.exists() {
-            fs::remove_file(&to).with_context(|| format!("cannot replace {}", to.display()))?;
-        }
-        if fs::hard_link(&from, &to).is_err() {
-            fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
-        }
-    }
-    Ok(())
+/// A run's output on `stream` in its shard, packed or in a file of its own; empty where the
+/// shard kept none.
+fn open_log(shard: &Path, row: &super::RunRow, stream: super::Stream) -> Box<dyn std::io::Read> {
+    super::log_ref(shard, row, stream)
+        .open()
+        .unwrap_or_else(|| Box::new(std::io::empty()))
 }
 
 #[cfg(test)]
@@ -163,7 +158,7 @@ mod tests {
     use super::*;
     use crate::plan::Plan;
     use crate::store::read::tests::{planned, row, samples};
-    use crate::store::{Cluster, Manifest, Sealed};
+    use crate::store::{Cluster, LOGS, Manifest, Sealed};
 
     fn manifest(node: Option<&str>) -> Manifest {
         let mut m: Manifest =
@@ -195,7 +190,8 @@ mod tests {
         }
     }
 
-    /// A shard of `runs` on `node`, of which the first `done` have finished.
+    /// A shard of `runs` on `node`, of which the first `done` have finished, each printing its
+    /// id: into the packs, or (a shard of an older lab) into a log file of its own.
     fn shard(session: &Path, index: usize, node: &str, runs: &[usize], done: usize) {
         let dir = shard_dir(session, index);
         let mut w = SessionWriter::create(
@@ -207,9 +203,18 @@ mod tests {
         )
         .unwrap();
         w.on_node(node);
+        let packed = index > 0;
         for run in plan(runs).runs.iter().take(done) {
-            fs::write(dir.join(LOGS).join(format!("{}.out", run.id)), &run.id).unwrap();
-            w.append(run, &row(run), &samples(run)).unwrap();
+            let mut row = row(run);
+            if packed {
+                row.packed(
+                    &w.pack(&run.id, &mut run.id.as_bytes(), &mut std::io::empty())
+                        .unwrap(),
+                );
+            } else {
+                fs::write(dir.join(LOGS).join(format!("{}.out", run.id)), &run.id).unwrap();
+            }
+            w.append(run, &row, &samples(run)).unwrap();
         }
     }
 
@@ -270,10 +275,12 @@ mod tests {
             .to_vec();
         assert_eq!(got, want);
         assert_eq!(rows.samples.len(), 5 * 3);
-        assert_eq!(
-            fs::read_to_string(dir.join(LOGS).join("r0005.out")).unwrap(),
-            "r0005"
-        );
+        // Each run's output, from a packed shard or an older one, is in the session's packs.
+        for row in &rows.runs {
+            let log = crate::store::log_ref(&dir, row, crate::store::Stream::Stdout);
+            assert!(matches!(log, crate::store::LogRef::Packed { .. }));
+            assert_eq!(log.read_all(), row.run_id.as_bytes());
+        }
 
         // Merging again appends nothing; the run the first shard adds later comes in alone.
         let held: BTreeSet<String> = rows.runs.iter().map(|r| r.run_id.clone()).collect();

@@ -7,6 +7,7 @@
 //! first row that differs, and the session is marked damaged by its caller. When the session
 //! ends, the SHA-256 of each file is sealed in its manifest, checked whenever it is read.
 
+use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
 use super::rows::{self, RunRow, SampleRow};
 use super::{LOGS, MANIFEST, Manifest, PLAN, RUNS, SAMPLES, SET_ASIDE, Sealed, write_json};
@@ -67,6 +68,8 @@ pub struct SessionWriter {
     pub dir: PathBuf,
     runs: Appended,
     samples: Appended,
+    /// `logs/stdout.pack` and `logs/stderr.pack`.
+    packs: [Pack; 2],
     whole: Vec<Whole>,
     /// The columns of this session's runs.csv, as its header names them.
     header: Vec<String>,
@@ -131,9 +134,15 @@ impl SessionWriter {
                 })
             })
             .collect();
+        fs::create_dir_all(dir.join(LOGS))
+            .with_context(|| format!("cannot create {}", dir.join(LOGS).display()))?;
         Ok(SessionWriter {
             runs: Appended::open(dir.join(RUNS))?,
             samples: Appended::open(dir.join(SAMPLES))?,
+            packs: [
+                Pack::open(&dir, STDOUT_PACK)?,
+                Pack::open(&dir, STDERR_PACK)?,
+            ],
             whole,
             dir,
             header,
@@ -141,45 +150,78 @@ impl SessionWriter {
         })
     }
 
-    /// Where a run's stdout and stderr are kept. A run that printed nothing on a stream has
-    /// no file for it: a missing log reads as empty.
-    pub fn log_paths(&self, run: &PlannedRun) -> (PathBuf, PathBuf) {
+    /// Where a run executing beside others (`--jobs`) writes its stdout and stderr until
+    /// [`Self::pack_own_spools`] packs them: hidden files of its own in logs/.
+    pub fn own_spools(&self, run: &PlannedRun) -> (PathBuf, PathBuf) {
         let logs = self.dir.join(LOGS);
         (
-            logs.join(format!("{}.out", run.id)),
-            logs.join(format!("{}.err", run.id)),
+            logs.join(format!(".{}.out", run.id)),
+            logs.join(format!(".{}.err", run.id)),
         )
     }
 
     /// Where the next run of a serial loop writes its stdout and stderr: two spool files that
-    /// stay in place from run to run, so that a run that prints nothing costs no new file
-    /// (creating a file allocates an inode, the dearest step of a trivial run). Call
-    /// [`Self::keep_spooled`] once the run has ended.
+    /// stay in place from run to run, so that a run costs no new file (creating a file
+    /// allocates an inode, the dearest step of a trivial run). Call [`Self::pack_spooled`]
+    /// once the run has ended.
     pub fn spool_paths(&self) -> (PathBuf, PathBuf) {
         let logs = self.dir.join(LOGS);
         (logs.join(SPOOL_OUT), logs.join(SPOOL_ERR))
     }
 
-    /// Gives what the run just ended wrote to the spool files its own names (a rename: its
-    /// bytes are not copied); an empty spool is left to be truncated by the next run. A run
-    /// that printed nothing has no log: whatever sits under its log's name was not written
-    /// by lab (an earlier run may have planted it there) and is removed, never read as its
-    /// output.
-    pub fn keep_spooled(&self, run: &PlannedRun) -> Result<()> {
-        let (spools, kept) = (self.spool_paths(), self.log_paths(run));
-        for (spool, kept) in [(spools.0, kept.0), (spools.1, kept.1)] {
-            let printed = fs::symlink_metadata(&spool).is_ok_and(|m| m.is_file() && m.len() > 0);
-            if printed {
-                fs::rename(&spool, &kept).with_context(|| {
-                    format!("cannot keep {} as {}", spool.display(), kept.display())
-                })?;
-            } else {
-                super::remove_planted(&kept).with_context(|| {
-                    format!("cannot remove {}, which lab did not write", kept.display())
-                })?;
+    /// Appends what the run just ended wrote to the spool files to the packs, and empties
+    /// the spools for the next run; where the output lies, for the run's row.
+    pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
+        let (out, err) = self.spool_paths();
+        let packed = self.pack_files(id, &out, &err)?;
+        for spool in [out, err] {
+            if let Some(file) = super::logs::regular_file(&spool) {
+                drop(file);
+                let _ = OpenOptions::new()
+                    .write(true)
+                    .open(&spool)
+                    .and_then(|f| f.set_len(0));
             }
         }
-        Ok(())
+        Ok(packed)
+    }
+
+    /// Appends the output of a run that executed beside others ([`Self::log_paths`]) to the
+    /// packs and removes its files.
+    pub fn pack_own_spools(&mut self, run: &PlannedRun) -> Result<Packed> {
+        let (out, err) = self.own_spools(run);
+        let packed = self.pack_files(&run.id, &out, &err)?;
+        for file in [out, err] {
+            super::remove_planted(&file)
+                .with_context(|| format!("cannot remove {}", file.display()))?;
+        }
+        Ok(packed)
+    }
+
+    /// Appends the files a run wrote to the packs. Only a regular file is read, never through
+    /// a link: a run cannot have another file packed as its output. A missing file is empty.
+    fn pack_files(&mut self, id: &str, out: &Path, err: &Path) -> Result<Packed> {
+        let open = |path: &Path| -> Box<dyn std::io::Read> {
+            match super::logs::regular_file(path) {
+                Some(file) => Box::new(file),
+                None => Box::new(std::io::empty()),
+            }
+        };
+        self.pack(id, &mut open(out), &mut open(err))
+    }
+
+    /// Appends run `id`'s stdout and stderr, read from `out` and `err`, to the packs.
+    pub fn pack(
+        &mut self,
+        id: &str,
+        out: &mut dyn std::io::Read,
+        err: &mut dyn std::io::Read,
+    ) -> Result<Packed> {
+        let [stdout, stderr] = &mut self.packs;
+        Ok(Packed {
+            stdout: stdout.append_from(id, out)?,
+            stderr: stderr.append_from(id, err)?,
+        })
     }
 
     /// Removes the spool files once no run will write to them.
@@ -226,6 +268,9 @@ impl SessionWriter {
         }
         for file in [&mut self.runs, &mut self.samples] {
             changes.extend(file.verify()?);
+        }
+        for pack in &mut self.packs {
+            changes.extend(pack.verify()?);
         }
         for file in &mut self.whole {
             changes.extend(file.verify()?);
@@ -458,7 +503,7 @@ fn restore(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Moves torn or orphaned tails out of runs.csv and samples.csv into `set-aside/`, so that
 /// appending continues after the last committed run. Returns what was moved.
 pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
-    let tails = read_rows(dir)?.tails;
+    let mut tails = read_rows(dir)?.tails;
     for tail in &tails {
         let path = dir.join(tail.file);
         let bytes = fs::read(&path)?;
@@ -477,5 +522,9 @@ pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
             .open(&path)?
             .set_len(tail.keep_bytes)?;
     }
+    tails.extend(super::packed::set_aside_uncommitted(
+        dir,
+        &read_rows(dir)?.runs,
+    )?);
     Ok(tails)
 }

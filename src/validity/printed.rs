@@ -6,9 +6,8 @@
 
 use super::automatic::Problem;
 use crate::config::{Extractor, Metric};
-use crate::store::{Found, JsonLine, Line, MAX_LINE, Unusable, read_lines};
+use crate::store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
 use std::fmt;
-use std::path::Path;
 
 /// A line lab could not read values from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,14 +54,14 @@ struct Wanted<'a> {
 
 /// Reads the stdout at `path` once, looking for the values of `metrics` lab cannot use and
 /// for the first line each of `locate` appears on.
-pub fn read(path: &Path, metrics: &[Metric], locate: &[String]) -> Printed {
+pub fn read(log: &LogRef, metrics: &[Metric], locate: &[String]) -> Printed {
     let wanted: Vec<Wanted> = metrics.iter().filter_map(wanted).collect();
     let mut printed = Printed {
         located: vec![None; locate.len()],
         ..Printed::default()
     };
     let mut number = 0;
-    read_lines(path, |line| {
+    read_lines(log, |line| {
         number += 1;
         match line {
             Line::Text(text) => printed.look_at(number, text, &wanted, locate),
@@ -207,7 +206,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out");
         std::fs::write(&path, stdout).unwrap();
-        let printed = read(&path, &metrics(), &to_locate(&found));
+        let printed = read(&LogRef::File(path.clone()), &metrics(), &to_locate(&found));
         explain(&mut found, &printed, &metrics());
         found.iter().map(ToString::to_string).collect()
     }
@@ -290,7 +289,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out");
         std::fs::write(&path, "{\"config\": {\"n\": 1}}\n{\"v\": 2}\n").unwrap();
-        let printed = read(&path, &metrics(), &[]);
+        let printed = read(&LogRef::File(path.clone()), &metrics(), &[]);
         assert_eq!(printed.config, "{\"config\": {\"n\": 1}}\n");
     }
 }

@@ -210,7 +210,7 @@ fn view(
         // `ignore_failure = true`: an exit code is the program's answer, not a failed run.
         found.retain(|p| !matches!(p, Problem::ExitCode(_)));
     }
-    let stdout = session.stdout_path(&row.run_id);
+    let stdout = session.stdout(row);
     let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
     printed::explain(&mut found, &printed, &exp.metrics);
     found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));

@@ -2,10 +2,9 @@
 //! switches, page faults and block operations from `wait4`'s rusage, and ratios of them per
 //! operation the run reports. The fixture's program does a known number of each.
 
-use crate::common::{Project, csv_rows, exit_of};
+use crate::common::{self, Project, csv_rows, exit_of};
 use lab::Exit;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 const EXPERIMENT: &str = "experiments/counters";
 
@@ -90,7 +89,7 @@ fn a_session_recorded_before_the_columns_reads_with_the_counts_absent() {
     let (project, _) = measured();
     let dir = project.session("counters");
     let path = dir.join("runs.csv");
-    strip_columns(
+    common::strip_columns(
         &path,
         &["minor_faults", "major_faults", "block_in", "block_out"],
     );
@@ -119,23 +118,6 @@ fn a_session_recorded_before_the_columns_reads_with_the_counts_absent() {
             run.problems
         );
     }
-}
-
-/// Rewrites a CSV file without `columns`, as lab wrote it before they existed.
-fn strip_columns(path: &Path, columns: &[&str]) {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    let keep: Vec<usize> = (0..headers.len())
-        .filter(|&i| !columns.contains(&&headers[i]))
-        .collect();
-    assert_eq!(keep.len(), headers.len() - columns.len());
-    let mut out = csv::Writer::from_writer(Vec::new());
-    out.write_record(keep.iter().map(|&i| &headers[i])).unwrap();
-    for record in reader.records() {
-        let record = record.unwrap();
-        out.write_record(keep.iter().map(|&i| &record[i])).unwrap();
-    }
-    std::fs::write(path, out.into_inner().unwrap()).unwrap();
 }
 
 /// Runs the `perf` fixture (counters = task-clock, context-switches, page-faults,
@@ -308,7 +290,7 @@ fn callgrind_counts_the_instructions_of_each_run_and_its_children_exactly() {
     let first = &plan["runs"][0]["argv"];
     assert_eq!(first[0], "valgrind", "{first}");
     assert_eq!(first[1], "--tool=callgrind", "{first}");
-    let log = std::fs::read_to_string(session.join("logs/r0001.err")).unwrap();
+    let log = crate::common::run_stderr(&session, "r0001");
     assert!(log.contains("== Collected : "), "{log}");
     // The chapter says where the count came from, and what it did to the times.
     let page = project.read("book/src/callgrind/index.md");

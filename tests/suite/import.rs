@@ -85,7 +85,7 @@ fn hyperfine_runs_become_runs_and_the_record_names_the_files() {
     assert_eq!(m["imported"]["files"][0]["sha256"], hash.as_str());
     assert_eq!(m["imported"]["files"][1]["path"], again.as_str());
     // Each run's values are its log too, so a re-analysis reads them like any output.
-    let log = std::fs::read_to_string(project.session("sleeps").join("logs/r0001.out")).unwrap();
+    let log = common::run_stdout(&project.session("sleeps"), "r0001");
     assert_eq!(log, "{\"time\": 1.091137478e-2}\n");
     let chapter = project.read("book/src/sleeps/index.md");
     assert!(chapter.contains("(measured by hyperfine)"), "{chapter}");
@@ -679,7 +679,7 @@ fn every_metric_a_file_records_per_run_is_a_metric_of_the_experiment() {
         "{opening}"
     );
     // The log of a run holds every metric on one line, as lab reads it back.
-    let log = std::fs::read_to_string(project.session("hf2").join("logs/r0001.out")).unwrap();
+    let log = common::run_stdout(&project.session("hf2"), "r0001");
     assert_eq!(
         log,
         "{\"time\": 1.1980543000000001e-2, \"memory_peak_resident\": 3.117056e6, \"time_cpu\": 1.718e-3, \"time_system\": 0e0, \"time_user\": 1.718e-3}\n"

@@ -24,6 +24,7 @@ mod mechanism;
 mod named_cells;
 mod noise;
 mod order_effects;
+mod packed_logs;
 mod pipeline;
 mod revs;
 mod revs_sampled;

@@ -187,32 +187,28 @@ fn broken_runs_are_data_not_crashes() {
         .map(|r| r["problems"].clone())
         .unwrap();
     assert_eq!(problems[0], "printed no value for metric `value`");
+    let session = project.session("broken");
     assert_eq!(
-        project
-            .read(&format!(
-                "{}/logs/r0003.err",
-                project.session("broken").display()
-            ))
-            .trim(),
+        common::run_stderr(&session, &by_mode("fail")["run_id"]).trim(),
         "no such file: input.dat"
     );
-    // A stream a run printed nothing on has no file, and the spool files are gone.
-    let logs = project.session("broken").join("logs");
-    assert!(
-        !logs.join("r0003.out").exists(),
+    // A stream a run printed nothing on takes no bytes; every run's output is in the two
+    // packs, and the spool files are gone.
+    assert_eq!(
+        by_mode("fail")["stdout_bytes"],
+        "0",
         "`fail` printed only to stderr"
     );
-    let hang = &by_mode("hang")["run_id"];
-    assert!(!logs.join(format!("{hang}.out")).exists());
-    assert!(!logs.join(format!("{hang}.err")).exists());
-    assert!(logs.join(format!("{silent}.out")).is_file());
-    let hidden: Vec<_> = std::fs::read_dir(&logs)
+    assert_eq!(hang["stdout_bytes"], "0");
+    assert_eq!(hang["stderr_bytes"], "0");
+    assert_ne!(by_mode("silent")["stdout_bytes"], "0");
+    let mut kept: Vec<String> = std::fs::read_dir(session.join("logs"))
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.file_name())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(hidden.is_empty(), "left in logs/: {hidden:?}");
+    kept.sort();
+    assert_eq!(kept, ["stderr.pack", "stdout.pack"]);
 
     // A validity check failed: `lab check` says so with exit code 1.
     let check = project.lab_exits(&["check", "broken"], Exit::CheckFailed);

@@ -368,6 +368,16 @@ fn kill_9_at_twenty_points_then_resume_gives_the_plan_exactly_once() {
             2 * runs.len(),
             "two values per committed run, no orphan"
         );
+        // Each committed run's output is whole in the packs, whatever the kills cut.
+        for row in &runs {
+            let n = &row["n"];
+            assert_eq!(
+                crate::common::run_stdout(&session, &row["run_id"]),
+                format!("v={n}\nv={n}{n}\n"),
+                "{}",
+                row["run_id"]
+            );
+        }
     }
     let out = project.lab_exits(&["check", "many"], Exit::Ok);
     assert!(

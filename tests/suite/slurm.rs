@@ -206,8 +206,12 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     assert_eq!(manifest["cluster"]["nodes"][0]["name"], "localhost");
     assert_eq!(manifest["cluster"]["nodes"].as_array().unwrap().len(), 1);
     assert!(manifest["calibration"]["spawn_median_ns"].as_u64().unwrap() > 0);
+    // Every run's output came from its shard into the session's packs.
     for run in &stored {
-        assert!(session.join("logs").join(format!("{run}.out")).is_file());
+        assert!(
+            common::run_stdout(&session, run).contains("\"score\""),
+            "{run}"
+        );
     }
 
     let local = Project::with_fixtures(&["tiny"]);

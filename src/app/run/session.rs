@@ -304,7 +304,7 @@ impl<'a> RunSession<'a> {
             }
             Ending::Damaged(why) => {
                 return Err(LabError::Other(anyhow::anyhow!(
-                    "{why}\n  lab put back what it had written and stopped; session {} is marked damaged and kept as it is",
+                    "{why}\n  lab stopped, putting back what it keeps a copy of (runs.csv, samples.csv, the manifest, the plan); session {} is marked damaged and kept as it is",
                     session_dir.display()
                 )));
             }

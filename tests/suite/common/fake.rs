@@ -141,7 +141,8 @@ impl Runner for FakeRunner {
             .file_stem()
             .unwrap()
             .to_string_lossy()
-            .into_owned();
+            .trim_start_matches('.')
+            .to_string();
         let nth = self.start(&id, request);
         spawned();
         let run = FakeRun { request, id, nth };

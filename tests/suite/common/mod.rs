@@ -96,6 +96,45 @@ impl Project {
     }
 }
 
+/// What run `run_id` of the session at `session` wrote to `stream`, read as lab reads it: from
+/// its slice of the session's packs (or its own file in an older session).
+pub fn run_log(session: &Path, run_id: &str, stream: lab::store::Stream) -> Vec<u8> {
+    let stored = lab::store::load_session(session).expect("a readable session");
+    let row = stored
+        .runs
+        .iter()
+        .find(|r| r.run_id == run_id)
+        .unwrap_or_else(|| panic!("no stored run {run_id}"));
+    lab::store::log_ref(session, row, stream).read_all()
+}
+
+/// Rewrites a CSV file without `columns`, as lab wrote it before they existed.
+pub fn strip_columns(path: &Path, columns: &[&str]) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let keep: Vec<usize> = (0..headers.len())
+        .filter(|&i| !columns.contains(&&headers[i]))
+        .collect();
+    assert_eq!(keep.len(), headers.len() - columns.len());
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(keep.iter().map(|&i| &headers[i])).unwrap();
+    for record in reader.records() {
+        let record = record.unwrap();
+        out.write_record(keep.iter().map(|&i| &record[i])).unwrap();
+    }
+    std::fs::write(path, out.into_inner().unwrap()).unwrap();
+}
+
+/// [`run_log`] of stdout, as text.
+pub fn run_stdout(session: &Path, run_id: &str) -> String {
+    String::from_utf8(run_log(session, run_id, lab::store::Stream::Stdout)).expect("UTF-8")
+}
+
+/// [`run_log`] of stderr, as text.
+pub fn run_stderr(session: &Path, run_id: &str) -> String {
+    String::from_utf8(run_log(session, run_id, lab::store::Stream::Stderr)).expect("UTF-8")
+}
+
 /// Insists that `lab ARGS`, whose output is `out`, ended as `expected`; shows its output if not.
 pub fn assert_ended(out: &Output, args: &[&str], expected: Exit) {
     assert_eq!(

@@ -91,7 +91,7 @@ fn a_run_cannot_write_the_record_the_book_or_lab() {
 fn every_attack_failed_in_every_run(project: &Project) {
     let session = project.session("exp");
     for run in ["r0001", "r0002", "r0003"] {
-        let err = std::fs::read_to_string(session.join(format!("logs/{run}.err"))).unwrap();
+        let err = common::run_stderr(&session, run);
         let counts: Vec<&str> = err.lines().collect();
         assert_eq!(counts, ["1"; 5], "{run}: {err}");
     }

@@ -60,7 +60,7 @@ fn a_flood_of_output_is_hashed_whole_and_its_values_still_read() {
     project.lab_exits(&["run", "exp", "--quiet"], Exit::Ok);
     let session = project.session("exp");
     let runs = common::csv_rows(&session.join("runs.csv"));
-    let log = std::fs::read(session.join("logs/r0001.out")).unwrap();
+    let log = common::run_log(&session, "r0001", lab::store::Stream::Stdout);
     assert_eq!(log.len(), 20_000_000 + 4 + 9);
     use sha2::Digest;
     assert_eq!(

@@ -41,12 +41,15 @@ fn a_log_planted_for_later_runs_is_never_read_as_their_output() {
     for row in &runs[1..] {
         assert_eq!(row["stdout_sha256"], EMPTY_SHA256, "{row:?}");
     }
-    for planted in ["r0002.out", "r0003.out"] {
-        assert!(
-            !session.join("logs").join(planted).exists(),
-            "{planted} kept"
-        );
+    // Each run's output is its slice of the session's packs: the files planted under the
+    // later runs' names are never read, and the packs hold what the runs printed, no more.
+    for id in ["r0002", "r0003"] {
+        assert_eq!(common::run_stdout(&session, id), "", "{id}");
     }
+    assert_eq!(
+        std::fs::read(session.join("logs/stdout.pack")).unwrap(),
+        b"{\"v\": 1}\n"
+    );
 }
 
 #[test]
@@ -83,7 +86,8 @@ fn a_link_planted_where_the_next_run_writes_leads_nowhere() {
 
 #[test]
 fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
-    let rewrite = "printf '{\"v\": 7}\\n' > $logs/r0001.out";
+    // The second run overwrites the first run's `{"v": 1}` in the pack, in place.
+    let rewrite = "printf '{\"v\": 7}' | dd of=$logs/stdout.pack conv=notrunc 2>/dev/null";
     let lab_toml = unprotected(&minimal(
         "sleep 0.3; if [ ! -e done ]; then touch done; echo '{\"v\": 1}'; else echo '{\"v\": 2}'; for logs in ../../data/exp/*/logs; do REWRITE; done; fi"
             .replace("REWRITE", rewrite)
@@ -91,12 +95,26 @@ fn a_log_rewritten_by_a_later_run_makes_reanalyze_refuse_the_session() {
         "",
     ));
     let project = project_with("exp", &lab_toml, &[]);
-    project.lab_exits(&["run", "exp"], Exit::Ok);
+    // lab checks its files after every run: the run that wrote over the pack is named, and
+    // the session stops there, marked damaged.
+    let run = project.lab_exits(&["run", "exp"], Exit::Internal);
+    assert!(
+        stderr(&run).contains("error: run r0002 changed the session's files: logs/stdout.pack was written to in place: run r0001's output no longer matches its digest"),
+        "{}",
+        stderr(&run)
+    );
     let out = project.lab_exits(&["reanalyze", "exp"], Exit::Internal);
     let err = stderr(&out);
     assert!(
-        err.contains("is damaged: ") && err.contains("r0001.out is not what run r0001 printed"),
+        err.contains("is damaged: run r0002 changed the session's files"),
         "{err}"
+    );
+    // The run's own digest refuses its output where it is read.
+    let logs = project.lab_exits(&["logs", "exp", "r0001"], Exit::Internal);
+    assert!(
+        stderr(&logs).contains("stdout.pack (bytes 0 to 9) is not what run r0001 wrote"),
+        "{}",
+        stderr(&logs)
     );
     assert_eq!(
         project.sessions("exp").len(),

@@ -1,0 +1,396 @@
+//! Runs' output packed into two append-only files per session, `logs/stdout.pack` and
+//! `logs/stderr.pack`: each run's bytes are appended whole once it has ended, and its row in
+//! runs.csv, appended after them, names where they lie (`stdout_offset`, `stdout_bytes`, …)
+//! with their SHA-256. The row commits the run's output as it commits its values: bytes past
+//! the last committed run's are a torn tail, set aside on `--resume`. A session of any size
+//! keeps two log files instead of two per run. Sessions written before the packs keep one file
+//! per run and stream (`logs/r0001.out`), read as they are.
+
+use super::{LOGS, Tail};
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// The pack of each stream, in `logs/`.
+pub const STDOUT_PACK: &str = "stdout.pack";
+pub const STDERR_PACK: &str = "stderr.pack";
+
+/// Where one run's output on one stream is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogRef {
+    /// A file of its own (sessions from before the packs; a missing file reads as empty).
+    File(PathBuf),
+    /// `bytes` bytes from `offset` on in a pack.
+    Packed {
+        pack: PathBuf,
+        offset: u64,
+        bytes: u64,
+    },
+}
+
+impl LogRef {
+    /// The log opened for reading, limited to its own bytes; `None` where there is nothing
+    /// to read (a missing file, a link, a FIFO, a pack shorter than the run's slice).
+    pub fn open(&self) -> Option<Box<dyn Read>> {
+        match self {
+            LogRef::File(path) => Some(Box::new(super::logs::regular_file(path)?)),
+            LogRef::Packed {
+                pack,
+                offset,
+                bytes,
+            } => {
+                let mut file = super::logs::regular_file(pack)?;
+                let len = file.metadata().ok()?.len();
+                if offset.checked_add(*bytes)? > len {
+                    return None;
+                }
+                file.seek(SeekFrom::Start(*offset)).ok()?;
+                Some(Box::new(file.take(*bytes)))
+            }
+        }
+    }
+
+    /// Every byte of the log (nothing when it cannot be read).
+    pub fn read_all(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        if let Some(mut reader) = self.open() {
+            let _ = reader.read_to_end(&mut bytes);
+        }
+        bytes
+    }
+}
+
+impl std::fmt::Display for LogRef {
+    /// The file, and for a packed log the bytes of it that are the run's.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LogRef::File(path) => write!(f, "{}", path.display()),
+            LogRef::Packed {
+                pack,
+                offset,
+                bytes,
+            } => write!(
+                f,
+                "{} (bytes {offset} to {})",
+                pack.display(),
+                offset + bytes
+            ),
+        }
+    }
+}
+
+/// Where a run's output went in the packs, for its row.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Packed {
+    pub stdout: Slice,
+    pub stderr: Slice,
+}
+
+/// One run's bytes in one pack, and their SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Slice {
+    pub offset: u64,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// An open pack: every append goes to its end, and lab knows how long it left it and the
+/// digest of what it wrote since it opened it, to tell whether anything else wrote to it.
+pub struct Pack {
+    path: PathBuf,
+    file: File,
+    /// The length lab left the file at.
+    len: u64,
+    /// (device, inode, status-change time) as lab left it.
+    identity: (u64, u64, i128),
+    /// The runs appended since it was opened, with where their bytes lie: to name the one
+    /// whose output was written over.
+    appended: Vec<(String, Slice)>,
+}
+
+impl Pack {
+    /// Opens (creating it empty where missing) the pack `name` of the session at `dir`.
+    pub fn open(dir: &Path, name: &str) -> Result<Pack> {
+        let path = dir.join(LOGS).join(name);
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let meta = file
+            .metadata()
+            .with_context(|| format!("cannot stat {}", path.display()))?;
+        Ok(Pack {
+            len: meta.len(),
+            identity: identity(&meta),
+            path,
+            file,
+            appended: Vec::new(),
+        })
+    }
+
+    /// Appends everything `from` reads, run `id`'s output, hashing it on the way; where it
+    /// lies.
+    pub fn append_from(&mut self, id: &str, from: &mut dyn Read) -> Result<Slice> {
+        let offset = self.len;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e).context("cannot read a run's output"),
+            };
+            hasher.update(&buf[..n]);
+            self.file
+                .write_all(&buf[..n])
+                .map_err(|e| super::space::write_failed(&self.path, e))?;
+            self.len += n as u64;
+        }
+        if let Ok(meta) = self.file.metadata() {
+            self.identity = identity(&meta);
+        }
+        let slice = Slice {
+            offset,
+            bytes: self.len - offset,
+            sha256: format!("{:x}", hasher.finalize()),
+        };
+        self.appended.push((id.to_string(), slice.clone()));
+        Ok(slice)
+    }
+
+    /// Whether the pack is still the file lab appended to, as long as lab left it. Bytes
+    /// appended by another are cut off and kept beside it as `NAME.found`; a pack replaced,
+    /// deleted or cut short has lost earlier runs' output, which is described.
+    pub fn verify(&mut self) -> Result<Option<String>> {
+        let name = format!(
+            "{LOGS}/{}",
+            self.path.file_name().unwrap_or_default().to_string_lossy()
+        );
+        let Ok(meta) = fs::symlink_metadata(&self.path) else {
+            return Ok(Some(format!(
+                "{name} was deleted (earlier runs' output is lost)"
+            )));
+        };
+        let now = identity(&meta);
+        if now == self.identity && meta.len() == self.len {
+            return Ok(None);
+        }
+        if (now.0, now.1) != (self.identity.0, self.identity.1) {
+            return Ok(Some(format!(
+                "{name} was replaced (earlier runs' output is lost)"
+            )));
+        }
+        if meta.len() < self.len {
+            return Ok(Some(format!(
+                "{name} was cut short (earlier runs' output is lost)"
+            )));
+        }
+        if meta.len() > self.len {
+            self.set_aside_tail()?;
+            self.identity = self.file.metadata().map_or(self.identity, |m| identity(&m));
+            return Ok(Some(format!(
+                "{name} was appended to (the bytes are kept in {name}.found)"
+            )));
+        }
+        // The same length, written to: the runs' digests tell whose output changed. Lab
+        // keeps no second copy to restore it from; each run's digest refuses it when read.
+        self.identity = now;
+        let changed = self.first_changed_run().map_or_else(String::new, |id| {
+            format!(": run {id}'s output no longer matches its digest")
+        });
+        Ok(Some(format!("{name} was written to in place{changed}")))
+    }
+
+    /// The first run appended since the pack was opened whose bytes are not what it wrote.
+    fn first_changed_run(&self) -> Option<&str> {
+        self.appended.iter().find_map(|(id, slice)| {
+            let now = LogRef::Packed {
+                pack: self.path.clone(),
+                offset: slice.offset,
+                bytes: slice.bytes,
+            }
+            .read_all();
+            (format!("{:x}", Sha256::digest(&now)) != slice.sha256).then_some(id.as_str())
+        })
+    }
+
+    /// Moves the bytes past lab's length to `NAME.found` and cuts the pack back.
+    fn set_aside_tail(&mut self) -> Result<()> {
+        let mut found = self.path.as_os_str().to_owned();
+        found.push(".found");
+        let mut tail = Vec::new();
+        let mut file = File::open(&self.path)?;
+        file.seek(SeekFrom::Start(self.len))?;
+        file.read_to_end(&mut tail)?;
+        fs::write(&found, tail)?;
+        self.file.set_len(self.len)?;
+        Ok(())
+    }
+}
+
+fn identity(meta: &fs::Metadata) -> (u64, u64, i128) {
+    let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+    (meta.dev(), meta.ino(), ctime)
+}
+
+/// Cuts each pack of the session at `dir` back to the end of the last run its committed rows
+/// name, moving what lies past it to `set-aside/NAME.N`: output appended for a run lab was
+/// stopped before it could commit. Returns what was set aside.
+pub fn set_aside_uncommitted(dir: &Path, runs: &[super::RunRow]) -> Result<Vec<Tail>> {
+    let end = |slice: fn(&super::RunRow) -> Option<(u64, u64)>| {
+        runs.iter()
+            .filter_map(slice)
+            .map(|(offset, bytes)| offset + bytes)
+            .max()
+            .unwrap_or(0)
+    };
+    let committed = [
+        (
+            "logs/stdout.pack",
+            end(|r| r.stdout_offset.zip(r.stdout_bytes)),
+        ),
+        (
+            "logs/stderr.pack",
+            end(|r| r.stderr_offset.zip(r.stderr_bytes)),
+        ),
+    ];
+    let mut tails = Vec::new();
+    for (file, keep) in committed {
+        let path = dir.join(file);
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() <= keep {
+            continue;
+        }
+        let mut tail = Vec::new();
+        let mut opened = File::open(&path)?;
+        opened.seek(SeekFrom::Start(keep))?;
+        opened.read_to_end(&mut tail)?;
+        let name = file.trim_start_matches("logs/");
+        let aside = dir.join(super::SET_ASIDE);
+        fs::create_dir_all(&aside)?;
+        let mut n = 1;
+        while aside.join(format!("{name}.{n}")).exists() {
+            n += 1;
+        }
+        fs::write(aside.join(format!("{name}.{n}")), tail)?;
+        OpenOptions::new().write(true).open(&path)?.set_len(keep)?;
+        tails.push(Tail {
+            file,
+            keep_bytes: keep,
+            total_bytes: meta.len(),
+            reason: "output of a run stopped before its row was written".into(),
+        });
+    }
+    Ok(tails)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(LOGS)).unwrap();
+        dir
+    }
+
+    #[test]
+    fn each_append_is_found_again_by_its_slice_with_its_digest() {
+        let dir = session();
+        let mut pack = Pack::open(dir.path(), STDOUT_PACK).unwrap();
+        let a = pack.append_from("r0001", &mut &b"first run\n"[..]).unwrap();
+        let none = pack.append_from("r0002", &mut &b""[..]).unwrap();
+        let b = pack.append_from("r0003", &mut &b"second\n"[..]).unwrap();
+        assert_eq!((a.offset, a.bytes), (0, 10));
+        assert_eq!((none.offset, none.bytes), (10, 0));
+        assert_eq!((b.offset, b.bytes), (10, 7));
+        assert_eq!(b.sha256, super::super::sha256_hex(b"second\n"));
+        let at = |s: &Slice| LogRef::Packed {
+            pack: dir.path().join(LOGS).join(STDOUT_PACK),
+            offset: s.offset,
+            bytes: s.bytes,
+        };
+        assert_eq!(at(&a).read_all(), b"first run\n");
+        assert_eq!(at(&b).read_all(), b"second\n");
+        assert_eq!(at(&none).read_all(), b"");
+        // A slice past the end of the pack reads as nothing, never as another run's bytes.
+        let past = LogRef::Packed {
+            pack: dir.path().join(LOGS).join(STDOUT_PACK),
+            offset: 10,
+            bytes: 8,
+        };
+        assert!(past.open().is_none());
+        assert_eq!(pack.verify().unwrap(), None);
+    }
+
+    #[test]
+    fn bytes_another_process_appends_are_cut_off_and_kept_aside() {
+        let dir = session();
+        let mut pack = Pack::open(dir.path(), STDERR_PACK).unwrap();
+        pack.append_from("r0001", &mut &b"ours\n"[..]).unwrap();
+        let path = dir.path().join(LOGS).join(STDERR_PACK);
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"planted\n")
+            .unwrap();
+        let change = pack.verify().unwrap().unwrap();
+        assert_eq!(
+            change,
+            "logs/stderr.pack was appended to (the bytes are kept in logs/stderr.pack.found)"
+        );
+        assert_eq!(fs::read(&path).unwrap(), b"ours\n");
+        assert_eq!(
+            fs::read(dir.path().join(LOGS).join("stderr.pack.found")).unwrap(),
+            b"planted\n"
+        );
+        assert_eq!(
+            pack.verify().unwrap(),
+            None,
+            "once cut back, it is lab's again"
+        );
+        fs::write(&path, b"our").unwrap();
+        assert_eq!(
+            pack.verify().unwrap().unwrap(),
+            "logs/stderr.pack was cut short (earlier runs' output is lost)"
+        );
+    }
+
+    #[test]
+    fn an_uncommitted_tail_is_set_aside_and_the_pack_cut_at_the_last_commit() {
+        let dir = session();
+        fs::write(dir.path().join(LOGS).join(STDOUT_PACK), b"committed|torn").unwrap();
+        fs::write(dir.path().join(LOGS).join(STDERR_PACK), b"all kept").unwrap();
+        let row = |stdout: (u64, u64), stderr: (u64, u64)| super::super::RunRow {
+            stdout_offset: Some(stdout.0),
+            stdout_bytes: Some(stdout.1),
+            stderr_offset: Some(stderr.0),
+            stderr_bytes: Some(stderr.1),
+            ..Default::default()
+        };
+        let runs = [row((0, 4), (0, 4)), row((4, 6), (4, 4))];
+        let cut = set_aside_uncommitted(dir.path(), &runs).unwrap();
+        assert_eq!(cut.len(), 1);
+        assert_eq!(
+            cut[0].describe(),
+            "logs/stdout.pack: 4 bytes after byte 10 set aside (output of a run stopped before its row was written)"
+        );
+        assert_eq!(
+            fs::read(dir.path().join(LOGS).join(STDOUT_PACK)).unwrap(),
+            b"committed|"
+        );
+        assert_eq!(
+            fs::read(dir.path().join("set-aside/stdout.pack.1")).unwrap(),
+            b"torn"
+        );
+    }
+}
