@@ -152,8 +152,11 @@ impl Pack {
                 .map_err(|e| super::space::write_failed(&self.path, e))?;
             self.len += n as u64;
         }
-        if let Ok(meta) = self.file.metadata() {
-            self.identity = identity(&meta);
+        if self.len > offset {
+            // A write moved the change time: what lab left is this, not what it found.
+            if let Ok(meta) = self.file.metadata() {
+                self.identity = identity(&meta);
+            }
         }
         let slice = Slice {
             offset,

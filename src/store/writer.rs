@@ -173,15 +173,10 @@ impl SessionWriter {
     /// the spools for the next run; where the output lies, for the run's row.
     pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
         let (out, err) = self.spool_paths();
-        let packed = self.pack_files(id, &out, &err)?;
-        for spool in [out, err] {
-            if let Some(file) = super::logs::regular_file(&spool) {
-                drop(file);
-                let _ = OpenOptions::new()
-                    .write(true)
-                    .open(&spool)
-                    .and_then(|f| f.set_len(0));
-            }
+        let (mut out, mut err) = (spooled(&out), spooled(&err));
+        let packed = self.pack(id, &mut reader(&mut out), &mut reader(&mut err))?;
+        for file in [out, err].into_iter().flatten() {
+            let _ = file.set_len(0);
         }
         Ok(packed)
     }
@@ -201,13 +196,8 @@ impl SessionWriter {
     /// Appends the files a run wrote to the packs. Only a regular file is read, never through
     /// a link: a run cannot have another file packed as its output. A missing file is empty.
     fn pack_files(&mut self, id: &str, out: &Path, err: &Path) -> Result<Packed> {
-        let open = |path: &Path| -> Box<dyn std::io::Read> {
-            match super::logs::regular_file(path) {
-                Some(file) => Box::new(file),
-                None => Box::new(std::io::empty()),
-            }
-        };
-        self.pack(id, &mut open(out), &mut open(err))
+        let (mut out, mut err) = (spooled(out), spooled(err));
+        self.pack(id, &mut reader(&mut out), &mut reader(&mut err))
     }
 
     /// Appends run `id`'s stdout and stderr, read from `out` and `err`, to the packs.
@@ -334,6 +324,32 @@ impl SessionWriter {
             .chain(whole)
             .map(|(path, bytes)| (within(&self.dir, path), super::sha256_hex(bytes)))
             .collect()
+    }
+}
+
+/// The spool file at `path` opened to read and empty, when it is a regular file that holds
+/// something: never through a link, and no file opened for a run that printed nothing (the
+/// common case, and a system call less per stream).
+fn spooled(path: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// What a spool holds, or nothing.
+fn reader(file: &mut Option<File>) -> Box<dyn std::io::Read + '_> {
+    match file {
+        Some(f) => Box::new(f),
+        None => Box::new(std::io::empty()),
     }
 }
 
