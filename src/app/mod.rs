@@ -5,6 +5,7 @@
 mod baseline;
 mod bench;
 mod book;
+mod changes;
 mod check;
 mod compare;
 mod history;
@@ -14,6 +15,7 @@ mod import_command;
 mod list;
 mod new;
 mod noise;
+mod poll;
 mod reanalyze;
 mod report;
 mod revs;
@@ -27,6 +29,7 @@ pub(crate) mod session;
 mod slurm;
 mod summary;
 pub(crate) mod value_parsers;
+mod watch;
 
 pub use crate::compare::{CellChange, Change, Comparison};
 pub use baseline::{BaselineArgs, save_baseline};
