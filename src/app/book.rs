@@ -16,7 +16,7 @@ pub struct BookArgs {
     /// The experiment whose chapter `--session` chooses.
     #[arg(long)]
     pub experiment: Option<PathBuf>,
-    /// Then serve it on 127.0.0.1 and rebuild when data, notes or lab.toml change.
+    /// Then serve it on 127.0.0.1 and rebuild the chapters whose data, notes or lab.toml change.
     #[arg(long)]
     pub serve: bool,
     /// The loopback port to serve on.

@@ -5,6 +5,7 @@
 mod baseline;
 mod bench;
 mod book;
+mod changes;
 mod check;
 mod compare;
 mod history;
@@ -15,6 +16,7 @@ mod list;
 mod logs;
 mod new;
 mod noise;
+mod poll;
 mod reanalyze;
 mod report;
 mod revs;
@@ -28,6 +30,7 @@ pub(crate) mod session;
 mod slurm;
 mod summary;
 pub(crate) mod value_parsers;
+mod watch;
 
 pub use crate::compare::{CellChange, Change, Comparison};
 pub use baseline::{BaselineArgs, save_baseline};

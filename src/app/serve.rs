@@ -1,16 +1,11 @@
 //! `lab book --serve`: the built HTML on a loopback port, rebuilt when data, notes, lab.toml or
-//! templates change, but never while a session is being written (its experiment's lock is
-//! held): the book shows finished sessions, and the rebuild waits for the run to end.
-//! Requests are answered by a pool of threads, so one client that stops reading stalls only
-//! its own thread.
+//! an experiment's templates change (see `watch`), but never while a session is being written:
+//! the book shows finished sessions. Requests are answered by a pool of threads, so one client
+//! that stops reading stalls only its own thread.
 
 use super::Layout;
 use anyhow::{Result, anyhow};
 use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, SystemTime};
-
-/// How often the watcher looks for changed inputs.
-const POLL: Duration = Duration::from_secs(1);
 
 /// Threads answering requests at once.
 const WORKERS: usize = 16;
@@ -24,7 +19,7 @@ pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
     }
     let site = layout.book().join("book");
     let root = layout.root.clone();
-    std::thread::spawn(move || watch(&Layout::new(root), quiet));
+    std::thread::spawn(move || super::watch::watch(&Layout::new(root), quiet));
     let server = std::sync::Arc::new(server);
     let workers: Vec<_> = (0..WORKERS)
         .map(|_| {
@@ -41,70 +36,6 @@ pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
         let _ = worker.join();
     }
     Ok(())
-}
-
-/// True while some experiment's session is being written.
-fn session_running(layout: &Layout) -> bool {
-    layout
-        .experiment_dirs()
-        .iter()
-        .any(|dir| crate::store::is_locked(&layout.data_dir(&crate::config::experiment_name(dir))))
-}
-
-/// Re-renders and rebuilds whenever the newest input file changes.
-fn watch(layout: &Layout, quiet: bool) {
-    let mut seen = newest_input(layout);
-    loop {
-        std::thread::sleep(POLL);
-        let now = newest_input(layout);
-        if now == seen || session_running(layout) {
-            continue;
-        }
-        seen = now;
-        let result = super::report::report(
-            layout,
-            &super::ReportOptions {
-                only: &[],
-                session: None,
-                quiet: true,
-            },
-        )
-        .map_err(|e| e.to_string())
-        .and_then(|_| super::html::build_html(layout).map_err(|e| e.to_string()));
-        match result {
-            Ok(built) => {
-                for sentence in &built.left_out {
-                    eprintln!("warning: {sentence}");
-                }
-                if !quiet {
-                    eprintln!("rebuilt the book");
-                }
-            }
-            Err(e) => eprintln!("error: {e}"),
-        }
-    }
-}
-
-/// The latest modification time under experiments/ and data/.
-fn newest_input(layout: &Layout) -> Option<SystemTime> {
-    [layout.experiments(), layout.data()]
-        .iter()
-        .filter_map(|d| newest_in(d))
-        .max()
-}
-
-fn newest_in(dir: &Path) -> Option<SystemTime> {
-    let mut newest = std::fs::metadata(dir).and_then(|m| m.modified()).ok();
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        let time = if path.is_dir() {
-            newest_in(&path)
-        } else {
-            entry.metadata().and_then(|m| m.modified()).ok()
-        };
-        newest = newest.max(time);
-    }
-    newest
 }
 
 fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {

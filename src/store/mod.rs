@@ -131,12 +131,24 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }
 
+/// How the name of a folder being assembled ends.
+const STAGING_SUFFIX: &str = ".partial";
+
 /// A hidden sibling of `dir` where it is assembled before being moved into place.
 fn staging_dir(dir: &Path) -> PathBuf {
     let name = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    dir.with_file_name(format!(".{name}.partial"))
+    dir.with_file_name(format!(".{name}{STAGING_SUFFIX}"))
+}
+
+/// Whether `name` is one of the files lab writes only while it writes a session, which no
+/// reader of a finished session looks at: the writer's lock, a run's spool files, a session
+/// folder being assembled (it appears under its own name when it is whole).
+pub fn is_working_name(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    [LOCK_FILE, writer::SPOOL_OUT, writer::SPOOL_ERR].contains(&name.as_ref())
+        || (name.starts_with('.') && name.ends_with(STAGING_SUFFIX))
 }
 
 /// A stored session, read back for analysis.

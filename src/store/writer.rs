@@ -60,8 +60,8 @@ struct Whole {
 }
 
 /// The spool files of a serial run loop, in logs/ (hidden: no run id can start with a dot).
-const SPOOL_OUT: &str = ".spool.out";
-const SPOOL_ERR: &str = ".spool.err";
+pub(super) const SPOOL_OUT: &str = ".spool.out";
+pub(super) const SPOOL_ERR: &str = ".spool.err";
 
 /// A session being written.
 pub struct SessionWriter {
