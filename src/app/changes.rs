@@ -194,6 +194,9 @@ mod tests {
             "data/a/20261130T000000Z-h/logs/.spool.err",
             "data/a/.20261130T000000Z-h.partial",
             "data/a/.20261130T000000Z-h.partial/logs/r1.out",
+            "data/a/20261130T000000Z-h/logs/.r0007.out",
+            "data/a/20261130T000000Z-h/logs/.r0007.err",
+            "data/a/.20261202T000000Z-h.derived/runs.csv",
         ] {
             assert_eq!(
                 change_at(&layout, Path::new(path)),

@@ -131,8 +131,9 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }
 
-/// How the name of a folder being assembled ends.
+/// How the name of a folder being assembled ends, and of a derived session being written.
 const STAGING_SUFFIX: &str = ".partial";
+const DERIVED_SUFFIX: &str = ".derived";
 
 /// A hidden sibling of `dir` where it is assembled before being moved into place.
 fn staging_dir(dir: &Path) -> PathBuf {
@@ -144,11 +145,14 @@ fn staging_dir(dir: &Path) -> PathBuf {
 
 /// Whether `name` is one of the files lab writes only while it writes a session, which no
 /// reader of a finished session looks at: the writer's lock, a run's spool files, a session
-/// folder being assembled (it appears under its own name when it is whole).
+/// folder being assembled (it appears under its own name when it is whole), a derived one.
 pub fn is_working_name(name: &std::ffi::OsStr) -> bool {
     let name = name.to_string_lossy();
+    let own_spool = name.starts_with(".r") && (name.ends_with(".out") || name.ends_with(".err"));
     [LOCK_FILE, writer::SPOOL_OUT, writer::SPOOL_ERR].contains(&name.as_ref())
-        || (name.starts_with('.') && name.ends_with(STAGING_SUFFIX))
+        || own_spool
+        || (name.starts_with('.')
+            && (name.ends_with(STAGING_SUFFIX) || name.ends_with(DERIVED_SUFFIX)))
 }
 
 /// A stored session, read back for analysis.
@@ -335,7 +339,7 @@ pub fn write_derived(
     samples: &[(RunRow, Vec<SampleRow>)],
 ) -> Result<()> {
     let staging = dir.with_file_name(format!(
-        ".{}.derived",
+        ".{}{DERIVED_SUFFIX}",
         dir.file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     ));
