@@ -6,6 +6,9 @@
 //! call sets it back). lab puts back what it wrote, keeps what it found beside it, names the
 //! first row that differs, and the session is marked damaged by its caller. When the session
 //! ends, the SHA-256 of each file is sealed in its manifest, checked whenever it is read.
+//! The packed logs are the exception (see [`super::packed`]): lab keeps no copy of runs'
+//! output, so a pack written over is checked run by run against the digests of what lab
+//! appended, and its rows' digests guard it whenever it is read.
 
 use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
@@ -181,7 +184,7 @@ impl SessionWriter {
         Ok(packed)
     }
 
-    /// Appends the output of a run that executed beside others ([`Self::log_paths`]) to the
+    /// Appends the output of a run that executed beside others ([`Self::own_spools`]) to the
     /// packs and removes its files.
     pub fn pack_own_spools(&mut self, run: &PlannedRun) -> Result<Packed> {
         let (out, err) = self.own_spools(run);
