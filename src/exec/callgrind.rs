@@ -10,8 +10,6 @@
 //! A run prints into its own log only: it could misstate its own count, as it could any
 //! value it prints, but no other run's.
 
-use std::io::BufRead;
-
 /// The program lab runs the benchmark under, found on `PATH`.
 pub const VALGRIND: &str = "valgrind";
 
@@ -51,19 +49,20 @@ pub fn probe() -> Result<String, String> {
 /// The instructions of every process of the run, summed from its standard error log; `None`
 /// when valgrind reported none (the run was killed, or valgrind could not start it).
 pub fn collected(stderr_log: &crate::store::LogRef) -> Option<u64> {
-    let log = stderr_log.open()?;
-    sum_collected(
-        std::io::BufReader::new(log)
-            .split(b'\n')
-            .map_while(Result::ok),
-    )
+    let mut totals = Vec::new();
+    crate::store::read_lines(stderr_log, |line| {
+        if let crate::store::Line::Text(text) = line
+            && text.contains("== Collected : ")
+        {
+            totals.push(text.to_string());
+        }
+    });
+    sum_collected(totals.iter().map(String::as_str))
 }
 
 /// The sum of valgrind's `==PID== Collected : N` lines among `lines`.
-fn sum_collected(lines: impl Iterator<Item = Vec<u8>>) -> Option<u64> {
-    lines
-        .filter_map(|line| collected_line(&String::from_utf8_lossy(&line)))
-        .reduce(u64::saturating_add)
+fn sum_collected<'a>(lines: impl Iterator<Item = &'a str>) -> Option<u64> {
+    lines.filter_map(collected_line).reduce(u64::saturating_add)
 }
 
 /// N of a line `==PID== Collected : N`.
@@ -80,8 +79,8 @@ fn collected_line(line: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    fn lines(text: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
-        text.lines().map(|l| l.as_bytes().to_vec())
+    fn lines(text: &str) -> impl Iterator<Item = &str> {
+        text.lines()
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `store::printed` reads them) or a regex.
 
 use crate::config::{Extractor, Metric};
-use crate::store::{Found, JsonLine, LogRef, SampleRow, Scan, scan_lines};
+use crate::store::{Found, JsonLine, Line, LogRef, SampleRow, Scan, read_lines, scan_lines};
 use regex::Regex;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).
@@ -50,15 +50,34 @@ impl MetricReader {
     /// and what scanning the log found (its SHA-256, lines skipped).
     pub fn read_log(&self, log: &LogRef, run_id: &str) -> (Scan, Vec<SampleRow>) {
         let mut values: Vec<Vec<String>> = vec![Vec::new(); self.metrics.len()];
-        let scan = scan_lines(log, |line| {
-            for sample in self.read(line) {
-                if let Some(i) = self.metrics.iter().position(|(n, _)| *n == sample.metric) {
-                    values[i].push(sample.value);
-                }
+        let scan = scan_lines(log, |line| self.take(line, &mut values));
+        (scan, self.rows(values, run_id))
+    }
+
+    /// As [`Self::read_log`], for a log whose digest is known already (a run's output just
+    /// packed): the values only, without hashing the log again.
+    pub fn read_values(&self, log: &LogRef, run_id: &str) -> Vec<SampleRow> {
+        let mut values: Vec<Vec<String>> = vec![Vec::new(); self.metrics.len()];
+        read_lines(log, |line| {
+            if let Line::Text(text) = line {
+                self.take(text, &mut values);
             }
         });
-        let rows = self
-            .metrics
+        self.rows(values, run_id)
+    }
+
+    /// Adds the values of `line` to those of their metrics.
+    fn take(&self, line: &str, values: &mut [Vec<String>]) {
+        for sample in self.read(line) {
+            if let Some(i) = self.metrics.iter().position(|(n, _)| *n == sample.metric) {
+                values[i].push(sample.value);
+            }
+        }
+    }
+
+    /// The sample rows of each metric's values, in declared order.
+    fn rows(&self, values: Vec<Vec<String>>, run_id: &str) -> Vec<SampleRow> {
+        self.metrics
             .iter()
             .zip(values)
             .flat_map(|((name, _), values)| {
@@ -72,8 +91,7 @@ impl MetricReader {
                         value,
                     })
             })
-            .collect();
-        (scan, rows)
+            .collect()
     }
 
     /// Every value of every metric in `output`, in order of appearance.

@@ -311,21 +311,12 @@ fn stored_row(
     session: &SessionWriter,
     packed: &crate::store::Packed,
 ) -> (RunRow, Vec<crate::store::SampleRow>) {
-    let logs = session.dir.join(crate::store::LOGS);
-    let slice = |pack: &str, s: &crate::store::Slice| crate::store::LogRef::Packed {
-        pack: logs.join(pack),
-        offset: s.offset,
-        bytes: s.bytes,
-    };
-    let stdout = slice(crate::store::STDOUT_PACK, &packed.stdout);
-    let (_, samples) = reader.read_log(&stdout, &run.id);
+    use crate::store::{Stream, log_ref};
     let mut row = run_row(run, measurement, packed.stdout.sha256.clone(), exp.max_busy);
     row.packed(packed);
-    record_callgrind(
-        &mut row,
-        exp,
-        &slice(crate::store::STDERR_PACK, &packed.stderr),
-    );
+    let samples = reader.read_values(&log_ref(&session.dir, &row, Stream::Stdout), &run.id);
+    let stderr = log_ref(&session.dir, &row, Stream::Stderr);
+    record_callgrind(&mut row, exp, &stderr);
     (row, samples)
 }
 

@@ -6,12 +6,12 @@
 //! keeps two log files instead of two per run. Sessions written before the packs keep one file
 //! per run and stream (`logs/r0001.out`), read as they are.
 
+use super::writer::Identity;
 use super::{LOGS, Tail};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The pack of each stream, in `logs/`.
@@ -104,8 +104,8 @@ pub struct Pack {
     file: File,
     /// The length lab left the file at.
     len: u64,
-    /// (device, inode, status-change time) as lab left it.
-    identity: (u64, u64, i128),
+    /// The file as lab left it.
+    identity: Identity,
     /// The runs appended since it was opened, with where their bytes lie: to name the one
     /// whose output was written over.
     appended: Vec<(String, Slice)>,
@@ -126,7 +126,7 @@ impl Pack {
             .with_context(|| format!("cannot stat {}", path.display()))?;
         Ok(Pack {
             len: meta.len(),
-            identity: identity(&meta),
+            identity: Identity::from_metadata(&meta),
             path,
             file,
             appended: Vec::new(),
@@ -155,7 +155,7 @@ impl Pack {
         if self.len > offset {
             // A write moved the change time: what lab left is this, not what it found.
             if let Ok(meta) = self.file.metadata() {
-                self.identity = identity(&meta);
+                self.identity = Identity::from_metadata(&meta);
             }
         }
         let slice = Slice {
@@ -180,23 +180,26 @@ impl Pack {
                 "{name} was deleted (earlier runs' output is lost)"
             )));
         };
-        let now = identity(&meta);
-        if now == self.identity && meta.len() == self.len {
+        let now = Identity::from_metadata(&meta);
+        if now == self.identity {
             return Ok(None);
         }
-        if (now.0, now.1) != (self.identity.0, self.identity.1) {
+        if (now.dev, now.ino) != (self.identity.dev, self.identity.ino) {
             return Ok(Some(format!(
                 "{name} was replaced (earlier runs' output is lost)"
             )));
         }
-        if meta.len() < self.len {
+        if now.len < self.len {
             return Ok(Some(format!(
                 "{name} was cut short (earlier runs' output is lost)"
             )));
         }
-        if meta.len() > self.len {
+        if now.len > self.len {
             self.set_aside_tail()?;
-            self.identity = self.file.metadata().map_or(self.identity, |m| identity(&m));
+            self.identity = self
+                .file
+                .metadata()
+                .map_or(self.identity, |m| Identity::from_metadata(&m));
             return Ok(Some(format!(
                 "{name} was appended to (the bytes are kept in {name}.found)"
             )));
@@ -227,25 +230,25 @@ impl Pack {
     fn set_aside_tail(&mut self) -> Result<()> {
         let mut found = self.path.as_os_str().to_owned();
         found.push(".found");
-        let mut tail = Vec::new();
-        let mut file = File::open(&self.path)?;
-        file.seek(SeekFrom::Start(self.len))?;
-        file.read_to_end(&mut tail)?;
-        fs::write(&found, tail)?;
+        fs::write(&found, bytes_from(&self.path, self.len)?)?;
         self.file.set_len(self.len)?;
         Ok(())
     }
 }
 
-fn identity(meta: &fs::Metadata) -> (u64, u64, i128) {
-    let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
-    (meta.dev(), meta.ino(), ctime)
+/// The bytes of the file at `path` from `offset` to its end.
+pub(super) fn bytes_from(path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
-/// Cuts each pack of the session at `dir` back to the end of the last run its committed rows
-/// name, moving what lies past it to `set-aside/NAME.N`: output appended for a run lab was
-/// stopped before it could commit. Returns what was set aside.
-pub fn set_aside_uncommitted(dir: &Path, runs: &[super::RunRow]) -> Result<Vec<Tail>> {
+/// The bytes of each pack of the session at `dir` past the end of the last run its
+/// committed rows name: output appended for a run lab was stopped before it could commit,
+/// which [`super::repair`] sets aside.
+pub fn uncommitted_tails(dir: &Path, runs: &[super::RunRow]) -> Vec<Tail> {
     let end = |slice: fn(&super::RunRow) -> Option<(u64, u64)>| {
         runs.iter()
             .filter_map(slice)
@@ -263,36 +266,18 @@ pub fn set_aside_uncommitted(dir: &Path, runs: &[super::RunRow]) -> Result<Vec<T
             end(|r| r.stderr_offset.zip(r.stderr_bytes)),
         ),
     ];
-    let mut tails = Vec::new();
-    for (file, keep) in committed {
-        let path = dir.join(file);
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() <= keep {
-            continue;
-        }
-        let mut tail = Vec::new();
-        let mut opened = File::open(&path)?;
-        opened.seek(SeekFrom::Start(keep))?;
-        opened.read_to_end(&mut tail)?;
-        let name = file.trim_start_matches("logs/");
-        let aside = dir.join(super::SET_ASIDE);
-        fs::create_dir_all(&aside)?;
-        let mut n = 1;
-        while aside.join(format!("{name}.{n}")).exists() {
-            n += 1;
-        }
-        fs::write(aside.join(format!("{name}.{n}")), tail)?;
-        OpenOptions::new().write(true).open(&path)?.set_len(keep)?;
-        tails.push(Tail {
-            file,
-            keep_bytes: keep,
-            total_bytes: meta.len(),
-            reason: "output of a run stopped before its row was written".into(),
-        });
-    }
-    Ok(tails)
+    committed
+        .into_iter()
+        .filter_map(|(file, keep)| {
+            let meta = fs::symlink_metadata(dir.join(file)).ok()?;
+            (meta.is_file() && meta.len() > keep).then(|| Tail {
+                file,
+                keep_bytes: keep,
+                total_bytes: meta.len(),
+                reason: "output of a run stopped before its row was written".into(),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -381,7 +366,10 @@ mod tests {
             ..Default::default()
         };
         let runs = [row((0, 4), (0, 4)), row((4, 6), (4, 4))];
-        let cut = set_aside_uncommitted(dir.path(), &runs).unwrap();
+        let cut = uncommitted_tails(dir.path(), &runs);
+        for tail in &cut {
+            super::super::writer::set_aside(dir.path(), tail).unwrap();
+        }
         assert_eq!(cut.len(), 1);
         assert_eq!(
             cut[0].describe(),

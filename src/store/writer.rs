@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 /// What identifies a file's content as the one lab wrote.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Identity {
-    dev: u64,
-    ino: u64,
-    len: u64,
+pub(super) struct Identity {
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+    pub(super) len: u64,
     mtime_ns: i128,
     ctime_ns: i128,
 }
@@ -36,7 +36,7 @@ impl Identity {
         fs::metadata(path).ok().map(|m| Identity::from_metadata(&m))
     }
 
-    fn from_metadata(m: &fs::Metadata) -> Identity {
+    pub(super) fn from_metadata(m: &fs::Metadata) -> Identity {
         Identity {
             dev: m.dev(),
             ino: m.ino(),
@@ -519,31 +519,42 @@ fn restore(path: &Path, bytes: &[u8]) -> Result<()> {
     fs::write(path, bytes).with_context(|| format!("cannot restore {}", path.display()))
 }
 
-/// Moves torn or orphaned tails out of runs.csv and samples.csv into `set-aside/`, so that
-/// appending continues after the last committed run. Returns what was moved.
+/// Moves torn or orphaned tails out of runs.csv and samples.csv, and the output appended to
+/// the packed logs for runs that never committed, into `set-aside/`, so that appending
+/// continues after the last committed run. Returns what was moved.
 pub fn repair(dir: &Path) -> Result<Vec<Tail>> {
     let mut tails = read_rows(dir)?.tails;
     for tail in &tails {
-        let path = dir.join(tail.file);
-        let bytes = fs::read(&path)?;
-        let aside_dir = dir.join(SET_ASIDE);
-        fs::create_dir_all(&aside_dir)?;
-        let mut n = 1;
-        while aside_dir.join(format!("{}.{n}", tail.file)).exists() {
-            n += 1;
-        }
-        fs::write(
-            aside_dir.join(format!("{}.{n}", tail.file)),
-            &bytes[tail.keep_bytes as usize..],
-        )?;
-        OpenOptions::new()
-            .write(true)
-            .open(&path)?
-            .set_len(tail.keep_bytes)?;
+        set_aside(dir, tail)?;
     }
-    tails.extend(super::packed::set_aside_uncommitted(
-        dir,
-        &read_rows(dir)?.runs,
-    )?);
+    let uncommitted = super::packed::uncommitted_tails(dir, &read_rows(dir)?.runs);
+    for tail in &uncommitted {
+        set_aside(dir, tail)?;
+    }
+    tails.extend(uncommitted);
     Ok(tails)
+}
+
+/// Moves the bytes of `tail.file` past `tail.keep_bytes` to `set-aside/NAME.N` (the first N
+/// free) and cuts the file back to them.
+pub(super) fn set_aside(dir: &Path, tail: &Tail) -> Result<()> {
+    let path = dir.join(tail.file);
+    let name = Path::new(tail.file)
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let aside_dir = dir.join(SET_ASIDE);
+    fs::create_dir_all(&aside_dir)?;
+    let mut n = 1;
+    while aside_dir.join(format!("{name}.{n}")).exists() {
+        n += 1;
+    }
+    fs::write(
+        aside_dir.join(format!("{name}.{n}")),
+        super::packed::bytes_from(&path, tail.keep_bytes)?,
+    )?;
+    OpenOptions::new()
+        .write(true)
+        .open(&path)?
+        .set_len(tail.keep_bytes)?;
+    Ok(())
 }

@@ -115,6 +115,18 @@ fn tiny_with_a_session() -> Project {
     project
 }
 
+/// The `tiny` fixture with a session, served, its chapter's page up.
+fn serving_tiny() -> (Project, Server) {
+    let project = tiny_with_a_session();
+    let server = Server::start(&project);
+    wait_for(
+        server.port,
+        "/tiny/index.html",
+        "Tiny: double against triple",
+    );
+    (project, server)
+}
+
 /// Which file a chapter's page is, and when it was written: a chapter rendered again is a new
 /// file (render swaps in a whole new folder).
 fn chapter_written(project: &Project, name: &str) -> (u64, std::time::SystemTime) {
@@ -159,13 +171,7 @@ fn serves_the_book_on_loopback_and_rebuilds_on_change() {
 
 #[test]
 fn a_new_session_is_served_within_seconds_of_its_end() {
-    let project = tiny_with_a_session();
-    let server = Server::start(&project);
-    wait_for(
-        server.port,
-        "/tiny/index.html",
-        "Tiny: double against triple",
-    );
+    let (project, server) = serving_tiny();
     project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let newest = project.session("tiny");
     let name = newest.file_name().unwrap().to_string_lossy();
@@ -174,13 +180,7 @@ fn a_new_session_is_served_within_seconds_of_its_end() {
 
 #[test]
 fn a_change_made_while_a_session_is_written_is_rebuilt_when_it_ends() {
-    let project = tiny_with_a_session();
-    let server = Server::start(&project);
-    wait_for(
-        server.port,
-        "/tiny/index.html",
-        "Tiny: double against triple",
-    );
+    let (project, server) = serving_tiny();
     let lock = lab::store::lock_experiment(&project.path("data/tiny"), "a session in a test")
         .unwrap()
         .expect("no one else holds the lock");
@@ -202,13 +202,7 @@ fn a_change_made_while_a_session_is_written_is_rebuilt_when_it_ends() {
 
 #[test]
 fn files_made_in_a_new_folder_under_data_are_seen() {
-    let project = tiny_with_a_session();
-    let server = Server::start(&project);
-    wait_for(
-        server.port,
-        "/tiny/index.html",
-        "Tiny: double against triple",
-    );
+    let (project, server) = serving_tiny();
     let (session, before) = (project.session("tiny"), chapter_written(&project, "tiny"));
     let copy = project.path("data/tiny/29991231T000000Z-copy");
     std::fs::create_dir(&copy).unwrap();
