@@ -48,11 +48,12 @@ fn sleeps_switch_and_touched_pages_fault_at_least_once_each() {
     for row in &rows {
         let n: u64 = row["n"].parse().unwrap();
         match row["variant"].as_str() {
-            // Each sleep leaves the CPU once: voluntarily, or, where the task was preempted
-            // between arming its timer and sleeping and the timer had expired by then,
-            // involuntarily (the kernel's do_nanosleep does not schedule for an expired timer).
+            // A sleep leaves the CPU, voluntarily or (preempted on the way) involuntarily,
+            // unless its 200 µs timer had already expired when the task came to block: the
+            // kernel's do_nanosleep does not schedule then. On a machine busy with other tests
+            // a few of the sleeps do that; nearly all switch.
             "sleep" => assert!(
-                count(row, "voluntary_cs") + count(row, "involuntary_cs") >= n,
+                (count(row, "voluntary_cs") + count(row, "involuntary_cs")) * 100 >= n * 99,
                 "{row:?}"
             ),
             "touch" => assert!(count(row, "minor_faults") >= n, "{row:?}"),
