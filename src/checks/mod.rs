@@ -161,10 +161,12 @@ impl<'a> Inputs<'a> {
 
 /// Decides every check that works on cell statistics or runs, in spec order.
 pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
+    use rayon::prelude::*;
+    // Each check is judged on its own; collected in declared order whatever the scheduling.
     inputs
         .exp
         .checks
-        .iter()
+        .par_iter()
         .enumerate()
         .filter_map(|(i, spec)| declared(&inputs.context(spec)).map(|c| (i, c)))
         .collect()

@@ -85,6 +85,7 @@ pub fn execute(
     let ending = run_in_turn(exp, runs, session, runner, progress);
     cgroup::remove_all();
     session.remove_spools();
+    session.write_unwritten()?;
     ending
 }
 
@@ -106,6 +107,7 @@ fn run_in_turn(
         if interrupt::requested() {
             return Ok(Ending::Interrupted);
         }
+        session.plan_before_start(&run)?;
         hooks::around(exp, &run, hooks::Hook::Prepare, runner)?;
         progress.starting(&run);
         let measurement = runner.run(&request(exp, &run, &spool_out, &spool_err));

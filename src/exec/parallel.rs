@@ -110,6 +110,10 @@ impl<'e> Schedule<'e> {
             }
             ending
         })
+        .and_then(|ending| {
+            session.write_unwritten()?;
+            Ok(ending)
+        })
     }
 }
 
@@ -145,6 +149,7 @@ impl<'e> Schedule<'e> {
             }
             while self.stopping.is_none() && self.next_may_start() {
                 for (run, cpus) in self.next_to_start() {
+                    session.plan_before_start(&run)?;
                     progress.starting(&run);
                     let (stdout, stderr) = session.own_spools(&run);
                     let worker = runner.concurrent().ok_or_else(|| {

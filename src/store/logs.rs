@@ -57,7 +57,7 @@ fn each_line(log: &LogRef, mut hasher: Option<&mut Sha256>, mut line: impl FnMut
     let Some(file) = log.open() else {
         return;
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut reader = BufReader::with_capacity(log.read_buffer(), file);
     let mut current: Vec<u8> = Vec::new();
     // The length of the line being read once it is over the limit (its bytes are dropped).
     let mut long: Option<usize> = None;

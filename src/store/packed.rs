@@ -12,7 +12,9 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The pack of each stream, in `logs/`.
 pub const STDOUT_PACK: &str = "stdout.pack";
@@ -42,13 +44,25 @@ impl LogRef {
                 offset,
                 bytes,
             } => {
-                let mut file = super::logs::regular_file(pack)?;
-                let len = file.metadata().ok()?.len();
-                if offset.checked_add(*bytes)? > len {
-                    return None;
-                }
-                file.seek(SeekFrom::Start(*offset)).ok()?;
-                Some(Box::new(file.take(*bytes)))
+                let end = offset.checked_add(*bytes)?;
+                let file = opened_pack(pack, end)?;
+                Some(Box::new(PackSlice {
+                    file,
+                    at: *offset,
+                    end,
+                }))
+            }
+        }
+    }
+
+    /// How many bytes a reader of the log needs to buffer at most: the slice of a packed log,
+    /// a default for a file of its own.
+    pub fn read_buffer(&self) -> usize {
+        const DEFAULT: usize = 64 * 1024;
+        match self {
+            LogRef::File(_) => DEFAULT,
+            LogRef::Packed { bytes, .. } => {
+                usize::try_from(*bytes).map_or(DEFAULT, |b| b.clamp(1, DEFAULT))
             }
         }
     }
@@ -60,6 +74,67 @@ impl LogRef {
             let _ = reader.read_to_end(&mut bytes);
         }
         bytes
+    }
+}
+
+/// Packs recently opened for reading, each with the identity (device, inode) of the file it
+/// is: reading every run of a session opens its pack once instead of once per run (100,000
+/// opens of a 100,000-run session), and a pack replaced since (another inode at the path) is
+/// opened afresh.
+static OPENED: Mutex<Vec<(PathBuf, (u64, u64), Arc<File>)>> = Mutex::new(Vec::new());
+
+/// How many packs [`OPENED`] keeps: a chapter reads one session's two packs at a time.
+const OPENED_KEPT: usize = 8;
+
+/// The pack at `path`, open for reading, when it is a regular file (not through a link) at
+/// least `end` bytes long; `None` otherwise, as for a log of its own.
+fn opened_pack(path: &Path, end: u64) -> Option<Arc<File>> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() < end {
+        return None;
+    }
+    let identity = (meta.dev(), meta.ino());
+    let mut opened = OPENED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, _, file)) = opened
+        .iter()
+        .find(|(p, id, _)| p == path && *id == identity)
+    {
+        return Some(Arc::clone(file));
+    }
+    let file = super::logs::regular_file(path)?;
+    let meta = file.metadata().ok()?;
+    if (meta.dev(), meta.ino()) != identity || meta.len() < end {
+        return None;
+    }
+    let file = Arc::new(file);
+    opened.retain(|(p, _, _)| p != path);
+    if opened.len() >= OPENED_KEPT {
+        opened.remove(0);
+    }
+    opened.push((path.to_path_buf(), identity, Arc::clone(&file)));
+    Some(file)
+}
+
+/// A run's bytes in a pack, read with `pread` so that readers on several threads share one
+/// open file.
+struct PackSlice {
+    file: Arc<File>,
+    at: u64,
+    end: u64,
+}
+
+impl Read for PackSlice {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.at)?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 

@@ -59,18 +59,21 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     let runs_path = dir.join(RUNS);
     let runs_bytes = read(&runs_path)?;
     let runs_keep = complete_prefix(&runs_bytes);
-    let runs: Vec<Located<RunRow>> = parse(&runs_bytes[..runs_keep], &runs_path)?;
+    let samples_path = dir.join(SAMPLES);
+    let samples_bytes = read(&samples_path)?;
+    let samples_complete = complete_prefix(&samples_bytes);
+    // The two files are parsed side by side; errors are reported runs.csv first.
+    let (runs, samples) = rayon::join(
+        || parse::<RunRow>(&runs_bytes[..runs_keep], &runs_path),
+        || parse::<SampleRow>(&samples_bytes[..samples_complete], &samples_path),
+    );
+    let runs = runs?;
     refuse_duplicate_runs(&runs, &runs_path)?;
     let committed: BTreeMap<&str, Option<usize>> = runs
         .iter()
         .map(|r| (r.row.run_id.as_str(), r.row.samples))
         .collect();
-
-    let samples_path = dir.join(SAMPLES);
-    let samples_bytes = read(&samples_path)?;
-    let samples_complete = complete_prefix(&samples_bytes);
-    let samples: Vec<Located<SampleRow>> =
-        parse(&samples_bytes[..samples_complete], &samples_path)?;
+    let samples = samples?;
     refuse_duplicate_samples(&samples, &samples_path)?;
     let orphans_from = orphan_tail(&samples, &committed, &samples_path)?;
     let samples_keep = orphans_from.map_or(samples_complete as u64, |i| samples[i].start);
@@ -340,6 +343,53 @@ pub(super) mod tests {
             w.append(run, &row(run), &samples(run)).unwrap();
         }
         dir
+    }
+
+    /// The runs in the session's plan.json, by id.
+    fn plan_ids(dir: &Path) -> Vec<String> {
+        let plan: Plan =
+            serde_json::from_slice(&fs::read(dir.join(crate::store::PLAN)).unwrap()).unwrap();
+        plan.runs.into_iter().map(|r| r.id).collect()
+    }
+
+    #[test]
+    fn runs_planned_again_are_written_to_the_plan_together_before_the_first_of_them_starts() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = session(root.path(), 4);
+        let mut w = SessionWriter::reopen(dir.clone()).unwrap();
+        let first = w.extend_plan(|p| planned(1).again(p)).unwrap();
+        let second = w.extend_plan(|p| planned(2).again(p)).unwrap();
+        assert_eq!((first.id.as_str(), second.id.as_str()), ("r0005", "r0006"));
+        assert_eq!(
+            plan_ids(&dir).len(),
+            4,
+            "nothing is written before a re-run starts"
+        );
+        w.plan_before_start(&planned(3)).unwrap();
+        assert_eq!(
+            plan_ids(&dir).len(),
+            4,
+            "a run already planned writes nothing"
+        );
+        w.plan_before_start(&first).unwrap();
+        assert_eq!(
+            plan_ids(&dir),
+            ["r0001", "r0002", "r0003", "r0004", "r0005", "r0006"]
+        );
+        w.append(&first, &row(&first), &samples(&first)).unwrap();
+        let third = w.extend_plan(|p| planned(4).again(p)).unwrap();
+        assert_eq!(
+            third.id, "r0007",
+            "numbered after the runs written and those waiting"
+        );
+        w.write_unwritten().unwrap();
+        assert_eq!(
+            plan_ids(&dir).len(),
+            7,
+            "a stopping session keeps its re-runs planned"
+        );
+        let read = read_rows(&dir).unwrap();
+        assert_eq!(read.runs.len(), 5);
     }
 
     #[test]
