@@ -463,7 +463,10 @@ mod tests {
         w.on_node("n3");
         let sixth = planned(6);
         let mut again = row(&sixth);
-        again.packed(&w.pack("r0006", &mut &b"r0006"[..], &mut std::io::empty()).unwrap());
+        again.packed(
+            &w.pack("r0006", &mut &b"r0006"[..], &mut std::io::empty())
+                .unwrap(),
+        );
         w.append(&sixth, &again, &samples(&sixth)).unwrap();
         assert!(shard_complete(&dir, 1, &ids(&[4, 5, 6])));
         let merged = merge_shards(&mut session, &held).unwrap();
