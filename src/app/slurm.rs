@@ -2,6 +2,11 @@
 //! measured on cluster nodes. The plan is split into shards of the shuffled order, one Slurm
 //! array task each; every task calibrates on its node and runs its shard exactly as a local
 //! session runs, into its own shard folder; lab then merges the shards into the session.
+//!
+//! Each job id is kept in the session's manifest as soon as Slurm gives it. A `--resume` asks
+//! Slurm about those jobs first and adopts every task still pending or running: lab watches it
+//! again instead of submitting its runs a second time, so a lab that was killed never leaves a
+//! job measuring unwatched, nor runs a shard twice at once.
 
 use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
@@ -9,7 +14,8 @@ use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
 use crate::exec::{self, Ending, ProcessRunner, Progress};
 use crate::plan::{Plan, PlannedRun};
 use crate::store::{self, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession};
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Where `lab run` measures.
@@ -51,7 +57,8 @@ pub(super) struct ClusterRun<'a> {
 
 impl ClusterRun<'_> {
     /// Measures `todo` on the cluster, then merges what the shards hold into `session`. Runs
-    /// the session already holds (merged before an interruption) are not submitted again.
+    /// the session already holds (merged before an interruption) are not submitted again, nor
+    /// are those of a shard whose task still runs (adopted, and watched to its end).
     pub(super) fn execute(
         &self,
         todo: &[PlannedRun],
@@ -62,18 +69,25 @@ impl ClusterRun<'_> {
         let mut set = ShardSet::read_or_new(&session.dir, &experiment_dir)?;
         set.experiment_dir = experiment_dir;
         set.write(&session.dir)?;
-        let held = merge(session, manifest)?;
-        let remaining: Vec<PlannedRun> = todo
-            .iter()
-            .filter(|r| !held.contains(&r.id))
-            .cloned()
+        let adopted = self.adopt(&set, &session.dir, manifest)?;
+        let held = merge(session, manifest, self.progress)?;
+        let wanted: Vec<&PlannedRun> = todo.iter().filter(|r| !held.contains(&r.id)).collect();
+        let watched_already: BTreeSet<&str> = adopted
+            .keys()
+            .flat_map(|&i| &set.shards[i])
+            .map(String::as_str)
             .collect();
-        if remaining.is_empty() {
+        let remaining: Vec<PlannedRun> = wanted
+            .iter()
+            .filter(|r| !watched_already.contains(r.id.as_str()))
+            .map(|r| (*r).clone())
+            .collect();
+        if remaining.is_empty() && adopted.is_empty() {
             return Ok(Ending::Complete);
         }
-        let watched = self.submit(&remaining, &mut set, session, manifest)?;
-        let held = merge(session, manifest)?;
-        let missing: Vec<&str> = remaining
+        let watched = self.submit(&remaining, adopted, &mut set, session, manifest)?;
+        let held = merge(session, manifest, self.progress)?;
+        let missing: Vec<&str> = wanted
             .iter()
             .filter(|r| !held.contains(&r.id))
             .map(|r| r.id.as_str())
@@ -84,16 +98,63 @@ impl ClusterRun<'_> {
             Watched::Complete | Watched::GivenUp(_) => {
                 manifest.end(false);
                 session.finish(manifest)?;
-                Err(self.gave_up(&missing, remaining.len(), &session.dir))
+                Err(self.gave_up(&missing, wanted.len(), &session.dir))
             }
         }
     }
 
+    /// The shards whose task, in a job this session submitted before, is still pending or
+    /// running (by index, with its job), which lab watches again; the torn parts of every
+    /// other shard, which no task writes any more, are set aside and said.
+    fn adopt(
+        &self,
+        set: &ShardSet,
+        session_dir: &Path,
+        manifest: &Manifest,
+    ) -> Result<BTreeMap<usize, String>> {
+        let jobs = manifest
+            .cluster
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.jobs.clone());
+        if jobs.is_empty() || set.shards.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let live = cluster::live_tasks(&mut Slurm, &jobs).map_err(|e| {
+            LabError::Other(anyhow::anyhow!(
+                "{e:#}\n  session {} is kept as it is",
+                session_dir.display()
+            ))
+        })?;
+        let adopted: BTreeMap<usize, String> = live
+            .into_iter()
+            .filter(|(i, _)| {
+                set.shards
+                    .get(*i)
+                    .is_some_and(|ids| !store::shard_complete(session_dir, *i, ids))
+            })
+            .collect();
+        for (job, shards) in by_job(&adopted) {
+            self.progress.note(&format!(
+                "job {job} still runs shard{} {shards} of this session: lab watches it again instead of submitting those runs anew",
+                if shards.contains(',') { "s" } else { "" }
+            ));
+        }
+        for index in (0..set.shards.len()).filter(|i| !adopted.contains_key(i)) {
+            for tail in store::set_aside_torn(&store::shard_dir(session_dir, index))? {
+                self.progress
+                    .note(&format!("shard {index}: {}", tail.describe()));
+            }
+        }
+        Ok(adopted)
+    }
+
     /// Splits `remaining` into new shards of `set`, submits them as one array job and
-    /// watches it to its end; a job the cluster refused leaves the session incomplete.
+    /// watches it, with the `adopted` tasks of earlier jobs, to its end; a job the cluster
+    /// refused leaves the session incomplete.
     fn submit(
         &self,
         remaining: &[PlannedRun],
+        adopted: BTreeMap<usize, String>,
         set: &mut ShardSet,
         session: &mut SessionWriter,
         manifest: &mut Manifest,
@@ -105,17 +166,22 @@ impl ClusterRun<'_> {
         let tasks = set.add(shards);
         set.write(&session.dir)?;
         let submission = submission(&session.dir, &manifest.experiment, self.opts)?;
-        let watch = Watch {
-            dir: &session.dir,
-            set,
-            tasks: &tasks,
-            progress: self.progress,
-        };
         let mut jobs = manifest
             .cluster
             .as_ref()
             .map_or_else(Vec::new, |c| c.jobs.clone());
-        let watched = cluster::run_array(&mut Slurm, &submission, &tasks, &watch, &mut jobs);
+        let watching: Vec<usize> = adopted.keys().chain(&tasks).copied().collect();
+        let dir = session.dir.clone();
+        let watched = {
+            let watch = Watch {
+                dir: &dir,
+                set,
+                tasks: &watching,
+                progress: self.progress,
+                record: RefCell::new((&mut *session, &mut *manifest)),
+            };
+            cluster::run_array(&mut Slurm, &submission, &tasks, adopted, &watch, &mut jobs)
+        };
         record_jobs(manifest, jobs);
         watched.or_else(|e| {
             manifest.end(false);
@@ -168,12 +234,30 @@ fn submission(session_dir: &Path, experiment: &str, opts: &SlurmOptions) -> Resu
     })
 }
 
-/// Merges the shards' new runs into the session and records their nodes; returns the ids
-/// of every run the session now holds.
-fn merge(session: &mut SessionWriter, manifest: &mut Manifest) -> Result<BTreeSet<String>> {
+/// The adopted shards' indices by job, as a list: "4" or "0, 2".
+fn by_job(adopted: &BTreeMap<usize, String>) -> BTreeMap<&str, String> {
+    let mut jobs: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (shard, job) in adopted {
+        jobs.entry(job.as_str())
+            .or_default()
+            .push(shard.to_string());
+    }
+    jobs.into_iter().map(|(j, s)| (j, s.join(", "))).collect()
+}
+
+/// Merges the shards' new runs into the session and records their nodes; says which runs
+/// were left out as torn; returns the ids of every run the session now holds.
+fn merge(
+    session: &mut SessionWriter,
+    manifest: &mut Manifest,
+    progress: &Progress,
+) -> Result<BTreeSet<String>> {
     let stored = store::load_session(&session.dir)?;
     let mut held: BTreeSet<String> = stored.runs.iter().map(|r| r.run_id.clone()).collect();
     let merged = store::merge_shards(session, &held)?;
+    for line in &merged.torn {
+        progress.note(line);
+    }
     let stored = store::load_session(&session.dir)?;
     held = stored.runs.iter().map(|r| r.run_id.clone()).collect();
     let cluster = manifest.cluster.get_or_insert_with(|| Cluster {
@@ -223,12 +307,14 @@ fn absolute(path: &Path) -> Result<PathBuf> {
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot resolve {}: {e}", path.display())))
 }
 
-/// The shards on disk, as the watch over the job sees them.
+/// The shards on disk, as the watch over the job sees them, and the session whose manifest
+/// keeps the job ids.
 struct Watch<'a> {
     dir: &'a Path,
     set: &'a ShardSet,
     tasks: &'a [usize],
     progress: &'a Progress,
+    record: RefCell<(&'a mut SessionWriter, &'a mut Manifest)>,
 }
 
 impl cluster::Shards for Watch<'_> {
@@ -248,6 +334,13 @@ impl cluster::Shards for Watch<'_> {
 
     fn note(&self, line: &str) {
         self.progress.note(line);
+    }
+
+    fn submitted(&self, jobs: &[String]) -> anyhow::Result<()> {
+        let mut record = self.record.borrow_mut();
+        let (session, manifest) = &mut *record;
+        record_jobs(manifest, jobs.to_vec());
+        session.record(manifest)
     }
 }
 
@@ -359,7 +452,9 @@ fn new_shard(
 /// A shard folder a lost task left: torn tails set aside, the node added to its record, and
 /// the runs it does not hold yet.
 fn reopen_shard(dir: &Path, runs: &[PlannedRun], node: &str) -> Result<Shard> {
-    store::repair(dir)?;
+    for tail in store::set_aside_torn(dir)? {
+        eprintln!("note: {}: {}", dir.display(), tail.describe());
+    }
     let shard = store::load_session(dir)?;
     let done: BTreeSet<&str> = shard.runs.iter().map(|r| r.run_id.as_str()).collect();
     let todo = runs

@@ -17,6 +17,11 @@ pub const RESUBMISSIONS: u32 = 2;
 /// Seconds between two looks at the job's state.
 const POLL: Duration = Duration::from_secs(1);
 
+/// How long lab waits for a controller that does not answer (restarting, or unreachable)
+/// before it gives up watching. It resubmits nothing meanwhile: without an answer it cannot
+/// tell a lost task from one still running, and two tasks must never run one shard at once.
+const CONTROLLER_PATIENCE: Duration = Duration::from_secs(600);
+
 /// Splits runs (in the shuffled order of the plan) into at most `shards` contiguous blocks of
 /// nearly equal size, the larger ones first. Contiguous blocks keep the shuffle's interleaving
 /// of cells within each shard, so every node sees every cell in the same mixed order.
@@ -66,6 +71,15 @@ impl TaskState {
     }
 }
 
+/// What the scheduler answered about one job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// Every task it still knows, by shard index (none for a job it has forgotten).
+    Known(BTreeMap<usize, TaskState>),
+    /// The controller did not answer (restarting, or unreachable): its words.
+    NoAnswer(String),
+}
+
 /// What one array job asks of the cluster.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Submission {
@@ -84,8 +98,9 @@ pub struct Submission {
 pub trait Scheduler {
     /// Submits one array job of the given shard indices; returns its job id.
     fn submit(&mut self, job: &Submission, tasks: &[usize]) -> Result<String>;
-    /// The state of every task of `job` the scheduler still knows, by shard index.
-    fn tasks(&mut self, job: &str) -> Result<BTreeMap<usize, TaskState>>;
+    /// The state of every task of `job` the scheduler still knows, by shard index, or that
+    /// its controller did not answer.
+    fn tasks(&mut self, job: &str) -> Result<Lookup>;
     /// Cancels every task of `job` that has not ended.
     fn cancel(&mut self, job: &str) -> Result<()>;
 }
@@ -133,7 +148,9 @@ impl Scheduler for Slurm {
             .arg(format!("--job-name={}", job.job_name))
             .arg(format!("--array={}", array_spec(tasks, job.nodes)))
             .arg(format!("--output={}", job.output.display()))
-            .args(["--nodes=1", "--ntasks=1", "--exclusive"]);
+            // lab resubmits a lost task itself, counted and said; Slurm requeueing it too would
+            // run the shard twice.
+            .args(["--nodes=1", "--ntasks=1", "--exclusive", "--no-requeue"]);
         if let Some(p) = &job.partition {
             cmd.arg(format!("--partition={p}"));
         }
@@ -168,16 +185,17 @@ impl Scheduler for Slurm {
         Ok(id)
     }
 
-    fn tasks(&mut self, job: &str) -> Result<BTreeMap<usize, TaskState>> {
+    fn tasks(&mut self, job: &str) -> Result<Lookup> {
         let out = Command::new("scontrol")
             .args(["--oneliner", "show", "job", job])
             .output()
             .context("cannot start `scontrol`")?;
-        if !out.status.success() {
-            // A job Slurm has purged ("Invalid job id specified"): nothing it can tell.
-            return Ok(BTreeMap::new());
+        if out.status.success() {
+            return Ok(Lookup::Known(parse_scontrol(&String::from_utf8_lossy(
+                &out.stdout,
+            ))));
         }
-        Ok(parse_scontrol(&String::from_utf8_lossy(&out.stdout)))
+        Ok(failed_lookup(&String::from_utf8_lossy(&out.stderr)))
     }
 
     fn cancel(&mut self, job: &str) -> Result<()> {
@@ -192,6 +210,17 @@ impl Scheduler for Slurm {
             );
         }
         Ok(())
+    }
+}
+
+/// What a failed `scontrol show job` means: a job Slurm has purged ("Invalid job id
+/// specified") has no task left to tell of; anything else ("Unable to contact slurm
+/// controller") is a controller that did not answer.
+pub fn failed_lookup(stderr: &str) -> Lookup {
+    if stderr.contains("Invalid job id") {
+        Lookup::Known(BTreeMap::new())
+    } else {
+        Lookup::NoAnswer(stderr.trim().to_string())
     }
 }
 
@@ -291,29 +320,39 @@ pub trait Shards {
     fn finished_runs(&self) -> usize;
     /// Says something to the user (a changed count, a resubmission).
     fn note(&self, line: &str);
+    /// Keeps the ids of every job submitted so far where a later `--resume` finds them,
+    /// before the watch goes on: a lab killed while its job runs must not lose them.
+    fn submitted(&self, jobs: &[String]) -> Result<()>;
 }
 
-/// Submits `tasks` as one array job and watches it until every shard is complete, lost for
-/// good, or the user stops lab (which cancels the jobs). Every job id submitted is pushed to
-/// `jobs` as soon as it exists, so the caller can record it.
+/// Submits `tasks` (when there are any) as one array job, and watches it and the tasks of
+/// earlier jobs lab `adopted` (shard index → job id, found still pending or running on
+/// `--resume`) until every shard is complete, lost for good, or the user stops lab (which
+/// cancels the jobs). Every job id submitted is pushed to `jobs` and handed to
+/// [`Shards::submitted`] as soon as it exists.
 pub fn run_array(
     scheduler: &mut dyn Scheduler,
     job: &Submission,
     tasks: &[usize],
+    adopted: BTreeMap<usize, String>,
     shards: &dyn Shards,
     jobs: &mut Vec<String>,
 ) -> Result<Watched> {
     super::interrupt::install();
-    let mut job_of: BTreeMap<usize, String> = BTreeMap::new();
-    let first = scheduler.submit(job, tasks)?;
-    shards.note(&format!(
-        "submitted job {first}: {} task{}",
-        tasks.len(),
-        if tasks.len() == 1 { "" } else { "s" }
-    ));
-    jobs.push(first.clone());
-    job_of.extend(tasks.iter().map(|&t| (t, first.clone())));
-    let watched = watch(scheduler, job, tasks, shards, jobs, job_of);
+    let mut job_of = adopted;
+    if !tasks.is_empty() {
+        let first = scheduler.submit(job, tasks)?;
+        shards.note(&format!(
+            "submitted job {first}: {} task{}",
+            tasks.len(),
+            if tasks.len() == 1 { "" } else { "s" }
+        ));
+        jobs.push(first.clone());
+        job_of.extend(tasks.iter().map(|&t| (t, first.clone())));
+    }
+    let watched = shards
+        .submitted(jobs)
+        .and_then(|()| watch(scheduler, job, shards, jobs, job_of));
     if watched.is_err() {
         // lab can no longer follow the jobs: they must not go on measuring unwatched.
         cancel_all(scheduler, jobs, shards);
@@ -321,24 +360,55 @@ pub fn run_array(
     watched
 }
 
+/// The shards whose task is still pending or running in one of `jobs` (oldest first; a
+/// later job's task for a shard supersedes an earlier one's), by index, with that job: what
+/// `--resume` adopts. A controller that does not answer is an error: lab cannot tell which
+/// tasks still run, and must neither leave them unwatched nor start a second task beside one.
+pub fn live_tasks(
+    scheduler: &mut dyn Scheduler,
+    jobs: &[String],
+) -> Result<BTreeMap<usize, String>> {
+    let mut live = BTreeMap::new();
+    for job in jobs {
+        let tasks = match scheduler.tasks(job)? {
+            Lookup::Known(tasks) => tasks,
+            Lookup::NoAnswer(why) => bail!(
+                "cannot tell whether job {job} still runs: Slurm's controller does not answer ({why})\n  hint: run the same command again once `squeue` answers"
+            ),
+        };
+        for (shard, state) in tasks {
+            if state.finished() {
+                live.remove(&shard);
+            } else {
+                live.insert(shard, job.clone());
+            }
+        }
+    }
+    Ok(live)
+}
+
 /// Looks at the tasks every [`POLL`] until every shard is complete or lost for good.
 fn watch(
     scheduler: &mut dyn Scheduler,
     job: &Submission,
-    tasks: &[usize],
     shards: &dyn Shards,
     jobs: &mut Vec<String>,
     mut job_of: BTreeMap<usize, String>,
 ) -> Result<Watched> {
-    let mut open: BTreeSet<usize> = tasks.iter().copied().collect();
+    let mut open: BTreeSet<usize> = job_of.keys().copied().collect();
+    let total = open.len();
     let mut resubmitted: BTreeMap<usize, u32> = BTreeMap::new();
     let mut last_line = String::new();
+    let mut silence = Silence::default();
     loop {
         if super::interrupt::requested() {
             cancel_all(scheduler, jobs, shards);
             return Ok(Watched::Interrupted);
         }
-        let states = states_of(scheduler, &job_of)?;
+        let Some(states) = silence.heard(states_of(scheduler, &job_of)?, shards)? else {
+            pause(POLL);
+            continue;
+        };
         let d = decide(
             &open,
             &states,
@@ -347,7 +417,7 @@ fn watch(
             RESUBMISSIONS,
         );
         open.retain(|i| !shards.complete(*i));
-        let line = status_line(&open, &states, shards.finished_runs(), tasks.len());
+        let line = status_line(&open, &states, shards.finished_runs(), total);
         if line != last_line {
             shards.note(&line);
             last_line = line;
@@ -368,6 +438,7 @@ fn watch(
                     .join(", ")
             ));
             jobs.push(again.clone());
+            shards.submitted(jobs)?;
             for &i in &d.resubmit {
                 *resubmitted.entry(i).or_insert(0) += 1;
                 job_of.insert(i, again.clone());
@@ -383,22 +454,64 @@ fn watch(
     }
 }
 
-/// Each shard's task state, asking the scheduler once per job.
-fn states_of(
-    scheduler: &mut dyn Scheduler,
-    job_of: &BTreeMap<usize, String>,
-) -> Result<BTreeMap<usize, TaskState>> {
+/// Each shard's task state, asking the scheduler once per job; the controller's words when
+/// it did not answer about one of them.
+fn states_of(scheduler: &mut dyn Scheduler, job_of: &BTreeMap<usize, String>) -> Result<Lookup> {
     let jobs: BTreeSet<&String> = job_of.values().collect();
     let mut states = BTreeMap::new();
     for job in jobs {
-        let tasks = scheduler.tasks(job)?;
+        let tasks = match scheduler.tasks(job)? {
+            Lookup::Known(tasks) => tasks,
+            silent @ Lookup::NoAnswer(_) => return Ok(silent),
+        };
         for (shard, _) in job_of.iter().filter(|(_, j)| *j == job) {
             if let Some(s) = tasks.get(shard) {
                 states.insert(*shard, s.clone());
             }
         }
     }
-    Ok(states)
+    Ok(Lookup::Known(states))
+}
+
+/// Since when the controller has not answered, to say so once, say when it answers again,
+/// and give up after [`CONTROLLER_PATIENCE`].
+#[derive(Default)]
+struct Silence {
+    since: Option<std::time::Instant>,
+}
+
+impl Silence {
+    /// The states of a look that was answered; `None` (said once) while the controller is
+    /// silent; an error once it has been silent for longer than lab waits.
+    fn heard(
+        &mut self,
+        look: Lookup,
+        shards: &dyn Shards,
+    ) -> Result<Option<BTreeMap<usize, TaskState>>> {
+        match (look, self.since) {
+            (Lookup::Known(states), None) => Ok(Some(states)),
+            (Lookup::Known(states), Some(since)) => {
+                shards.note(&format!(
+                    "Slurm's controller answers again after {:.0} s",
+                    since.elapsed().as_secs_f64()
+                ));
+                self.since = None;
+                Ok(Some(states))
+            }
+            (Lookup::NoAnswer(why), None) => {
+                shards.note(&format!(
+                    "Slurm's controller does not answer ({why}); lab waits for it and resubmits nothing meanwhile"
+                ));
+                self.since = Some(std::time::Instant::now());
+                Ok(None)
+            }
+            (Lookup::NoAnswer(why), Some(since)) if since.elapsed() > CONTROLLER_PATIENCE => bail!(
+                "Slurm's controller has not answered for {} s ({why})",
+                since.elapsed().as_secs()
+            ),
+            (Lookup::NoAnswer(_), Some(_)) => Ok(None),
+        }
+    }
 }
 
 /// "job: 2 pending, 1 running, 3 done; 41 runs finished".

@@ -27,7 +27,10 @@ pub use rows::{COUNTER_NAMES, Exit, RunRow, SampleRow};
 pub use session_ref::{
     ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
 };
-pub use shards::{Merged, SHARDS, ShardSet, merge_shards, shard_complete, shard_dir, shard_rows};
+pub use shards::{
+    Merged, SHARDS, ShardSet, merge_shards, set_aside_torn, shard_complete, shard_dir, shard_rows,
+    torn_output,
+};
 pub use writer::{SessionWriter, repair};
 
 use anyhow::{Context, Result};

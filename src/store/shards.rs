@@ -2,12 +2,19 @@
 //! shard was given (`shards.json`) and one folder per shard (`shards/007/`), written on its
 //! node in the same sealed format as a session. Merging appends every shard's committed runs
 //! to the session, in plan order, each row naming its node, as if they had run here.
+//!
+//! A shard is written on another machine and read over a shared file system, so it is read as
+//! hostile: a row cut off mid-write is no row (see [`super::read`]), and a committed row whose
+//! output in the packs is cut short or no longer matches its digest is torn too. A torn run is
+//! never merged: its shard counts as incomplete, so the run is measured again, and once no task
+//! writes the shard any more the torn part is set aside (`set-aside/` in the shard's folder).
 
-use super::{MANIFEST, Node, SessionWriter, load_session, read_rows, write_json};
+use super::{MANIFEST, Node, RUNS, SessionWriter, Tail, load_session, read_rows, write_json};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The folder of a session's shards.
@@ -72,16 +79,98 @@ pub fn shard_rows(session_dir: &Path, index: usize) -> usize {
         .saturating_sub(1)
 }
 
-/// Whether shard `index` has committed a row for every run in `ids`.
+/// Whether shard `index` has committed a row, with its output intact, for every run in `ids`.
 pub fn shard_complete(session_dir: &Path, index: usize, ids: &[String]) -> bool {
     if shard_rows(session_dir, index) < ids.len() {
         return false;
     }
-    let Ok(rows) = read_rows(&shard_dir(session_dir, index)) else {
+    let dir = shard_dir(session_dir, index);
+    let Ok(rows) = read_rows(&dir) else {
         return false;
     };
-    let done: BTreeSet<&str> = rows.runs.iter().map(|r| r.run_id.as_str()).collect();
+    let done: BTreeSet<&str> = rows
+        .runs
+        .iter()
+        .filter(|r| torn_output(&dir, r).is_none())
+        .map(|r| r.run_id.as_str())
+        .collect();
     ids.iter().all(|id| done.contains(id.as_str()))
+}
+
+/// What is wrong with the output the committed `row` of the folder `dir` names, when its
+/// bytes in a pack are cut short or differ from its digests; `None` when intact (or kept in
+/// a log file of its own, as before the packs, which has no length to check against).
+pub fn torn_output(dir: &Path, row: &super::RunRow) -> Option<String> {
+    let streams = [
+        (super::Stream::Stdout, "stdout", Some(&row.stdout_sha256)),
+        (super::Stream::Stderr, "stderr", row.stderr_sha256.as_ref()),
+    ];
+    streams.into_iter().find_map(|(stream, name, digest)| {
+        let log = super::log_ref(dir, row, stream);
+        if !matches!(log, super::LogRef::Packed { .. }) {
+            return None;
+        }
+        let Some(mut reader) = log.open() else {
+            return Some(format!("its {name} is cut short in {log}"));
+        };
+        let mut bytes = Vec::new();
+        if reader.read_to_end(&mut bytes).is_err() {
+            return Some(format!("its {name} cannot be read from {log}"));
+        }
+        // A digest of another length was not recorded (imported runs).
+        digest
+            .filter(|d| d.len() == 64 && super::sha256_hex(&bytes) != **d)
+            .map(|_| format!("its {name} in {log} does not match its digest"))
+    })
+}
+
+/// Sets aside what is torn in the shard folder `dir`, which no task writes any more: a row cut
+/// off mid-write, values and output of a run that never committed, and a committed run whose
+/// output is torn, with every row after it (so appending continues after the last intact run,
+/// whose runs are measured again). Returns what was moved to `set-aside/`.
+pub fn set_aside_torn(dir: &Path) -> Result<Vec<Tail>> {
+    if !dir.join(MANIFEST).is_file() {
+        return Ok(Vec::new());
+    }
+    let mut tails = super::repair(dir)?;
+    let rows = read_rows(dir)?;
+    let torn = rows
+        .runs
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| torn_output(dir, r).map(|why| (i, r.run_id.clone(), why)));
+    if let Some((index, id, why)) = torn {
+        let path = dir.join(RUNS);
+        let tail = Tail {
+            file: RUNS,
+            keep_bytes: row_start(&path, index)?,
+            total_bytes: fs::metadata(&path)?.len(),
+            reason: format!("run {id} and the rows after it: {why}"),
+        };
+        super::writer::set_aside(dir, &tail)?;
+        tails.push(tail);
+        tails.extend(super::repair(dir)?);
+    }
+    Ok(tails)
+}
+
+/// The byte at which the data row `index` (0 for the first after the header) of the CSV file
+/// at `path` starts.
+fn row_start(path: &Path, index: usize) -> Result<u64> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut record = csv::ByteRecord::new();
+    for _ in 0..=index {
+        let more = reader
+            .read_byte_record(&mut record)
+            .with_context(|| format!("{}: unreadable row", path.display()))?;
+        if !more {
+            anyhow::bail!("{} has no row {}", path.display(), index + 1);
+        }
+    }
+    Ok(record.position().map_or(0, csv::Position::byte))
 }
 
 /// What merging the shards found.
@@ -91,6 +180,9 @@ pub struct Merged {
     pub appended: usize,
     /// Every node any shard ran on, by name.
     pub nodes: Vec<Node>,
+    /// Committed runs left out because their output is torn, each said in a sentence that
+    /// names its shard (they are measured again).
+    pub torn: Vec<String>,
 }
 
 /// Appends to `session` every committed run of every shard that it does not hold yet (`held`),
@@ -100,6 +192,7 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
     let set = ShardSet::read(&session.dir)?;
     let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
     let mut found = Vec::new();
+    let mut torn = Vec::new();
     for index in 0..set.shards.len() {
         let dir = shard_dir(&session.dir, index);
         if !dir.join(MANIFEST).is_file() {
@@ -121,6 +214,13 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
                 .push(s.clone());
         }
         for row in shard.runs.iter().filter(|r| !held.contains(&r.run_id)) {
+            if let Some(why) = torn_output(&dir, row) {
+                torn.push(format!(
+                    "shard {index}: run {} is not merged: {why}; it is measured again",
+                    row.run_id
+                ));
+                continue;
+            }
             if let Some(run) = planned.get(row.run_id.as_str()) {
                 let values = samples.remove(row.run_id.as_str()).unwrap_or_default();
                 found.push(((*run).clone(), row.clone(), values, dir.clone()));
@@ -142,6 +242,7 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
     Ok(Merged {
         appended: found.len(),
         nodes: nodes.into_values().collect(),
+        torn,
     })
 }
 
@@ -295,5 +396,87 @@ mod tests {
             (last.run_id.as_str(), last.node.as_deref()),
             ("r0003", Some("n3"))
         );
+    }
+
+    #[test]
+    fn a_run_whose_output_is_torn_is_never_merged_and_is_set_aside_with_its_values() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, mut session) = two_shards(root.path());
+        shard(&dir, 0, "n1", &[1, 2, 3], 3);
+        shard(&dir, 1, "n2", &[4, 5, 6], 3);
+        // r0006's stdout, bytes 10 to 15 of shard 1's pack, loses its last byte.
+        let pack = shard_dir(&dir, 1).join("logs/stdout.pack");
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&pack)
+            .unwrap()
+            .set_len(14)
+            .unwrap();
+        let ids = |r: &[usize]| r.iter().map(|i| format!("r{i:04}")).collect::<Vec<_>>();
+        assert!(!shard_complete(&dir, 1, &ids(&[4, 5, 6])));
+        assert!(shard_complete(&dir, 0, &ids(&[1, 2, 3])));
+
+        let merged = merge_shards(&mut session, &BTreeSet::new()).unwrap();
+        assert_eq!(merged.appended, 5);
+        assert_eq!(
+            merged.torn,
+            vec![format!(
+                "shard 1: run r0006 is not merged: its stdout is cut short in {} (bytes 10 to 15); it is measured again",
+                pack.display()
+            )]
+        );
+        let held: BTreeSet<String> = read_rows(&dir)
+            .unwrap()
+            .runs
+            .iter()
+            .map(|r| r.run_id.clone())
+            .collect();
+        assert_eq!(held, ids(&[1, 2, 3, 4, 5]).into_iter().collect());
+
+        // Once no task writes the shard, the torn run's row, values and output are set aside.
+        let tails = set_aside_torn(&shard_dir(&dir, 1)).unwrap();
+        let described: Vec<String> = tails.iter().map(Tail::describe).collect();
+        let row_bytes = tails[0].total_bytes - tails[0].keep_bytes;
+        assert_eq!(
+            described,
+            vec![
+                format!(
+                    "runs.csv: {row_bytes} bytes after byte {} set aside (run r0006 and the rows after it: its stdout is cut short in {} (bytes 10 to 15))",
+                    tails[0].keep_bytes,
+                    pack.display()
+                ),
+                format!(
+                    "samples.csv: {} bytes after byte {} set aside (values of a run that never finished)",
+                    tails[1].total_bytes - tails[1].keep_bytes,
+                    tails[1].keep_bytes
+                ),
+                "logs/stdout.pack: 4 bytes after byte 10 set aside (output of a run stopped before its row was written)".into(),
+            ]
+        );
+        assert_eq!(shard_rows(&dir, 1), 2);
+        assert_eq!(
+            fs::read(shard_dir(&dir, 1).join("set-aside/stdout.pack.1")).unwrap(),
+            b"r000"
+        );
+        // Measured again in the same folder, it completes the shard and merges alone.
+        let mut w = SessionWriter::reopen(shard_dir(&dir, 1)).unwrap();
+        w.on_node("n3");
+        let sixth = planned(6);
+        let mut again = row(&sixth);
+        again.packed(
+            &w.pack("r0006", &mut &b"r0006"[..], &mut std::io::empty())
+                .unwrap(),
+        );
+        w.append(&sixth, &again, &samples(&sixth)).unwrap();
+        assert!(shard_complete(&dir, 1, &ids(&[4, 5, 6])));
+        let merged = merge_shards(&mut session, &held).unwrap();
+        assert_eq!((merged.appended, merged.torn.len()), (1, 0));
+        let last = read_rows(&dir).unwrap().runs.pop().unwrap();
+        assert_eq!(
+            (last.run_id.as_str(), last.node.as_deref()),
+            ("r0006", Some("n3"))
+        );
+        // Nothing torn is left: setting aside again moves nothing.
+        assert!(set_aside_torn(&shard_dir(&dir, 1)).unwrap().is_empty());
     }
 }

@@ -349,6 +349,15 @@ impl SessionWriter {
         Ok(())
     }
 
+    /// Records the manifest of the session while it runs (a cluster job's id, as soon as it
+    /// exists): no digests yet, as in any unfinished session.
+    pub fn record(&mut self, manifest: &Manifest) -> Result<()> {
+        let path = self.dir.join(MANIFEST);
+        let mut open = manifest.clone();
+        open.digests.clear();
+        self.rewrite(&path, &open)
+    }
+
     /// Records the closing state of the session in its manifest, with the digest of every
     /// file as lab wrote it.
     pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {

@@ -89,11 +89,15 @@ fn a_lost_task_is_resubmitted_until_its_limit_then_given_up() {
     assert_eq!((d.resubmit.len(), d.waiting), (0, 1));
 }
 
-/// A scheduler whose tasks follow a script: each job's states, one map per look.
+/// A scheduler whose tasks follow a script: each job's answers, one per look.
 struct Fake {
     submitted: Vec<(String, Vec<usize>)>,
-    looks: RefCell<BTreeMap<String, Vec<BTreeMap<usize, TaskState>>>>,
+    looks: RefCell<BTreeMap<String, Vec<Lookup>>>,
     cancelled: Vec<String>,
+}
+
+fn known(states: BTreeMap<usize, TaskState>) -> Lookup {
+    Lookup::Known(states)
 }
 
 impl Scheduler for Fake {
@@ -103,11 +107,11 @@ impl Scheduler for Fake {
             .push((array_spec(tasks, job.nodes), tasks.to_vec()));
         Ok(id)
     }
-    fn tasks(&mut self, job: &str) -> Result<BTreeMap<usize, TaskState>> {
+    fn tasks(&mut self, job: &str) -> Result<Lookup> {
         let mut looks = self.looks.borrow_mut();
         let script = looks.entry(job.to_string()).or_default();
         Ok(match script.len() {
-            0 => BTreeMap::new(),
+            0 => known(BTreeMap::new()),
             1 => script[0].clone(),
             _ => script.remove(0),
         })
@@ -119,9 +123,12 @@ impl Scheduler for Fake {
 }
 
 /// Shards whose completeness is set by the test.
+#[derive(Default)]
 struct Disk {
     complete: RefCell<BTreeSet<usize>>,
     notes: RefCell<Vec<String>>,
+    /// The job ids handed over after each submission.
+    recorded: RefCell<Vec<Vec<String>>>,
 }
 
 impl Shards for Disk {
@@ -133,6 +140,10 @@ impl Shards for Disk {
     }
     fn note(&self, line: &str) {
         self.notes.borrow_mut().push(line.to_string());
+    }
+    fn submitted(&self, jobs: &[String]) -> Result<()> {
+        self.recorded.borrow_mut().push(jobs.to_vec());
+        Ok(())
     }
 }
 
@@ -156,9 +167,12 @@ fn node_fail_then_complete() -> Fake {
             [
                 (
                     "100".to_string(),
-                    vec![[(0, TaskState::Completed), (1, lost)].into()],
+                    vec![known([(0, TaskState::Completed), (1, lost)].into())],
                 ),
-                ("101".to_string(), vec![[(1, TaskState::Completed)].into()]),
+                (
+                    "101".to_string(),
+                    vec![known([(1, TaskState::Completed)].into())],
+                ),
             ]
             .into(),
         ),
@@ -182,6 +196,9 @@ impl Shards for Completing<'_> {
         }
         self.0.note(line);
     }
+    fn submitted(&self, jobs: &[String]) -> Result<()> {
+        self.0.submitted(jobs)
+    }
 }
 
 #[test]
@@ -189,7 +206,7 @@ fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
     let mut fake = node_fail_then_complete();
     let disk = Disk {
         complete: RefCell::new([0].into()),
-        notes: RefCell::default(),
+        ..Disk::default()
     };
     // Shard 1 completes once its second task has run: mark it before the job's next look.
     let mut jobs = Vec::new();
@@ -198,6 +215,7 @@ fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
             &mut fake,
             &job(),
             &[0, 1],
+            BTreeMap::new(),
             &Completing(&disk, RefCell::new(0)),
             &mut jobs,
         )
@@ -212,6 +230,11 @@ fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
         ]
     );
     assert_eq!(jobs, vec!["100", "101"]);
+    // Each job id was handed over to be kept as soon as it existed.
+    assert_eq!(
+        *disk.recorded.borrow(),
+        vec![vec!["100".to_string()], vec!["100".into(), "101".into()]]
+    );
     let notes = disk.notes.borrow();
     assert!(
         notes
@@ -224,9 +247,7 @@ fn the_watch_resubmits_only_the_lost_shard_and_ends_when_all_are_complete() {
 
 #[test]
 fn the_watch_gives_up_on_a_shard_lost_more_often_than_allowed() {
-    let failed = || -> BTreeMap<usize, TaskState> {
-        [(0, TaskState::Ended("FAILED (exit 1:0)".into()))].into()
-    };
+    let failed = || known([(0, TaskState::Ended("FAILED (exit 1:0)".into()))].into());
     let mut fake = Fake {
         submitted: Vec::new(),
         looks: RefCell::new(
@@ -236,12 +257,9 @@ fn the_watch_gives_up_on_a_shard_lost_more_often_than_allowed() {
         ),
         cancelled: Vec::new(),
     };
-    let disk = Disk {
-        complete: RefCell::default(),
-        notes: RefCell::default(),
-    };
+    let disk = Disk::default();
     let mut jobs = Vec::new();
-    let watched = run_array(&mut fake, &job(), &[0], &disk, &mut jobs).unwrap();
+    let watched = run_array(&mut fake, &job(), &[0], BTreeMap::new(), &disk, &mut jobs).unwrap();
     assert_eq!(watched, Watched::GivenUp(vec![0]));
     assert_eq!(fake.submitted.len(), 1 + RESUBMISSIONS as usize);
     assert_eq!(jobs.len(), 1 + RESUBMISSIONS as usize);
@@ -256,7 +274,7 @@ impl Scheduler for Unreachable {
     fn submit(&mut self, _: &Submission, _: &[usize]) -> Result<String> {
         Ok("300".into())
     }
-    fn tasks(&mut self, _: &str) -> Result<BTreeMap<usize, TaskState>> {
+    fn tasks(&mut self, _: &str) -> Result<Lookup> {
         anyhow::bail!("cannot start `scontrol`")
     }
     fn cancel(&mut self, job: &str) -> Result<()> {
@@ -270,13 +288,160 @@ fn a_job_lab_can_no_longer_follow_is_cancelled() {
     let mut slurm = Unreachable {
         cancelled: Vec::new(),
     };
-    let disk = Disk {
-        complete: RefCell::default(),
-        notes: RefCell::default(),
-    };
+    let disk = Disk::default();
     let mut jobs = Vec::new();
-    let err = run_array(&mut slurm, &job(), &[0, 1], &disk, &mut jobs).unwrap_err();
+    let err = run_array(
+        &mut slurm,
+        &job(),
+        &[0, 1],
+        BTreeMap::new(),
+        &disk,
+        &mut jobs,
+    )
+    .unwrap_err();
     assert!(format!("{err:#}").contains("scontrol"));
     assert_eq!(slurm.cancelled, vec!["300"]);
     assert_eq!(jobs, vec!["300"]);
+}
+
+/// What `scontrol show job` prints on stderr when the controller is down, as Slurm 22.05 does.
+const NO_CONTROLLER: &str =
+    "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+
+#[test]
+fn a_purged_job_has_no_tasks_and_a_silent_controller_is_no_answer() {
+    assert_eq!(
+        failed_lookup("slurm_load_jobs error: Invalid job id specified\n"),
+        Lookup::Known(BTreeMap::new())
+    );
+    assert_eq!(
+        failed_lookup(NO_CONTROLLER),
+        Lookup::NoAnswer(
+            "slurm_load_jobs error: Unable to contact slurm controller (connect failure)".into()
+        )
+    );
+}
+
+#[test]
+fn while_the_controller_is_silent_the_watch_waits_and_resubmits_nothing() {
+    let silent = || Lookup::NoAnswer("connect failure".into());
+    let mut fake = Fake {
+        submitted: Vec::new(),
+        // Two looks without an answer (the controller restarting), then the task completes.
+        looks: RefCell::new(
+            [(
+                "100".to_string(),
+                vec![
+                    known([(0, TaskState::Running)].into()),
+                    silent(),
+                    silent(),
+                    known([(0, TaskState::Completed)].into()),
+                ],
+            )]
+            .into(),
+        ),
+        cancelled: Vec::new(),
+    };
+    // The shard is on disk in full once the controller answers again.
+    struct AfterSilence(Disk);
+    impl Shards for AfterSilence {
+        fn complete(&self, _: usize) -> bool {
+            self.0
+                .notes
+                .borrow()
+                .iter()
+                .any(|n| n.contains("answers again"))
+        }
+        fn finished_runs(&self) -> usize {
+            0
+        }
+        fn note(&self, line: &str) {
+            self.0.note(line);
+        }
+        fn submitted(&self, jobs: &[String]) -> Result<()> {
+            self.0.submitted(jobs)
+        }
+    }
+    let shards = AfterSilence(Disk::default());
+    let mut jobs = Vec::new();
+    let watched = run_array(&mut fake, &job(), &[0], BTreeMap::new(), &shards, &mut jobs).unwrap();
+    let disk = &shards.0;
+    assert_eq!(watched, Watched::Complete);
+    assert_eq!(fake.submitted.len(), 1, "nothing resubmitted");
+    let notes = disk.notes.borrow();
+    let silences: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.starts_with("Slurm's controller"))
+        .collect();
+    assert_eq!(silences.len(), 2, "{notes:?}");
+    assert_eq!(
+        silences[0],
+        "Slurm's controller does not answer (connect failure); lab waits for it and resubmits nothing meanwhile"
+    );
+    assert!(silences[1].starts_with("Slurm's controller answers again after "));
+}
+
+#[test]
+fn resume_adopts_the_tasks_still_pending_or_running_of_the_latest_job_per_shard() {
+    let lost = TaskState::Ended("NODE_FAIL (exit 0:0)".into());
+    let mut fake = Fake {
+        submitted: Vec::new(),
+        looks: RefCell::new(
+            [
+                // Job 100: shard 0 done, shard 1 lost, shard 2 still running.
+                (
+                    "100".to_string(),
+                    vec![known(
+                        [
+                            (0, TaskState::Completed),
+                            (1, lost),
+                            (2, TaskState::Running),
+                        ]
+                        .into(),
+                    )],
+                ),
+                // Job 101 resubmitted shard 1, which waits for a node.
+                (
+                    "101".to_string(),
+                    vec![known([(1, TaskState::Pending)].into())],
+                ),
+                // Job 99 is long gone: Slurm has forgotten it.
+                ("99".to_string(), vec![known(BTreeMap::new())]),
+            ]
+            .into(),
+        ),
+        cancelled: Vec::new(),
+    };
+    let jobs: Vec<String> = ["99", "100", "101"].map(String::from).to_vec();
+    let live = live_tasks(&mut fake, &jobs).unwrap();
+    assert_eq!(
+        live,
+        [(1, "101".to_string()), (2, "100".to_string())].into()
+    );
+
+    // Adopted tasks are watched without submitting anything new.
+    fake.looks.borrow_mut().insert(
+        "101".into(),
+        vec![known([(1, TaskState::Completed)].into())],
+    );
+    let disk = Disk {
+        complete: RefCell::new([1, 2].into()),
+        ..Disk::default()
+    };
+    let mut recorded = jobs.clone();
+    let watched = run_array(&mut fake, &job(), &[], live, &disk, &mut recorded).unwrap();
+    assert_eq!(watched, Watched::Complete);
+    assert!(fake.submitted.is_empty());
+    assert_eq!(recorded, jobs);
+
+    // A controller that does not answer leaves lab unable to tell what still runs.
+    fake.looks.borrow_mut().insert(
+        "99".into(),
+        vec![Lookup::NoAnswer("connect failure".into())],
+    );
+    let err = live_tasks(&mut fake, &jobs).unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        "cannot tell whether job 99 still runs: Slurm's controller does not answer (connect failure)\n  hint: run the same command again once `squeue` answers"
+    );
 }
