@@ -166,9 +166,12 @@ impl NestedResampler {
     }
 }
 
+/// (offset, len) of a run in the values, or of a machine in the runs.
+type Span = (u32, u32);
+
 /// The runs' spans over the flattened values and the machines' spans over the runs, leaving
 /// out empty runs and machines with no value.
-fn spans(machines: &[Vec<Vec<f64>>]) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+fn spans(machines: &[Vec<Vec<f64>>]) -> (Vec<Span>, Vec<Span>) {
     let (mut runs, mut spans) = (Vec::new(), Vec::new());
     let mut offset = 0u32;
     for machine in machines {
