@@ -59,6 +59,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 timing_only: Vec::new(),
                 values: RunValues::of("m", vec![value.to_string()]),
                 env_padding: None,
+                node: None,
             });
         }
     }

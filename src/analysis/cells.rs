@@ -1,5 +1,6 @@
 //! Per-cell statistics of every numeric metric over the valid, non-warm-up runs.
 
+use super::machines::MachineLevel;
 use super::shape::{self, Drift, SteadyStates};
 use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
@@ -39,8 +40,9 @@ pub struct CellStats {
     pub run_ids: Vec<String>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
-    /// Percentile bootstrap CI of the median; two-stage when runs print several values. None
-    /// below [`super::MIN_RUNS`] valid runs.
+    /// Percentile bootstrap CI of the median; two-stage when runs print several values,
+    /// three-stage (machines first) when the runs came from several machines. None below
+    /// [`super::MIN_RUNS`] valid runs.
     pub median_ci: Option<Interval>,
     /// Distribution-free order-statistic CI of the median (None when n is too small).
     pub exact_median_ci: Option<MedianCi>,
@@ -56,6 +58,9 @@ pub struct CellStats {
     pub steady: Option<SteadyStates>,
     /// Tail percentiles with intervals, when there are at least 100 values.
     pub percentiles: Option<Percentiles>,
+    /// The machines, where the valid runs came from two or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machines: Option<MachineLevel>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -155,6 +160,32 @@ fn one_cell(
     let means = shape::run_means(&values);
     let positions: Vec<usize> = used.iter().map(|v| v.position).collect();
     let stream = |purpose: &str| stats::stream(r.seed, &stream_label(cell, &metric.name, purpose));
+    let nodes: Vec<Option<&str>> = used.iter().map(|v| v.node.as_deref()).collect();
+    let mut machines = MachineLevel::of(&nodes);
+    let enough = values.len() >= super::MIN_RUNS;
+    let runs_only_ci = stats::percentile_ci(
+        &values,
+        Statistic::Median,
+        r.resamples,
+        r.level,
+        &mut stream("median"),
+    )
+    .filter(|_| enough);
+    let median_ci = match &mut machines {
+        None => runs_only_ci,
+        Some(m) => {
+            m.runs_only_ci = runs_only_ci;
+            let mut rng = stream("median/machines");
+            stats::nested_percentile_ci(
+                &m.nest(&values),
+                Statistic::Median,
+                r.resamples,
+                r.level,
+                &mut rng,
+            )
+            .filter(|_| enough)
+        }
+    };
     CellStats {
         cell: cell.clone(),
         label,
@@ -174,14 +205,7 @@ fn one_cell(
                     .any(|c| c == crate::validity::automatic::QUIET)
             })
             .count(),
-        median_ci: stats::percentile_ci(
-            &values,
-            Statistic::Median,
-            r.resamples,
-            r.level,
-            &mut stream("median"),
-        )
-        .filter(|_| values.len() >= super::MIN_RUNS),
+        median_ci,
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
         mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean"))
             .filter(|_| values.len() >= super::MIN_RUNS),
@@ -203,5 +227,6 @@ fn one_cell(
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions,
         runs: values,
+        machines,
     }
 }

@@ -3,12 +3,14 @@
 //! nothing (the validity stage did) and decides nothing (the checks stage does).
 
 mod cells;
+mod machines;
 mod nodes;
 mod shape;
 
 pub use crate::validity::RunView;
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
-pub use nodes::{NodeMedian, NodeMedians, disagreements, node_medians};
+pub use machines::{MachineLevel, median_ratio};
+pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
 use crate::config::{CellSelector, Experiment, ParamValue};
@@ -38,7 +40,8 @@ pub struct Analysis {
     pub cell_keys: Vec<CellKey>,
     pub cells: Vec<CellStats>,
     pub runs: Vec<RunView>,
-    /// Where runs of a cell came from more than one cluster node: each node's median.
+    /// Where runs of a cell came from more than one cluster node: each node's median and the
+    /// machine effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeMedians>,
 }
@@ -87,7 +90,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, runs: Vec<RunView>) ->
     };
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);
-    let nodes = node_medians(&cells, &session.runs, resampling);
+    let nodes = node_medians(&cells, resampling);
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),

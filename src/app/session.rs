@@ -32,7 +32,6 @@ pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
     notices.extend(session.tails.iter().map(|t| t.describe()));
     let (analysis, findings) = judged(&experiment, &session);
     notices.extend(validity::nodes::warning(&session.manifest));
-    notices.extend(analysis::disagreements(&analysis.nodes));
     notices.extend(one_process_notice(&session));
     let looks = looks(&experiment, &session, &analysis, &findings);
     Ok(Assessed {

@@ -47,6 +47,7 @@ fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunV
         timing_only: Vec::new(),
         values: RunValues::of("ms", vec![value.to_string()]),
         env_padding: padding,
+        node: None,
     }
 }
 

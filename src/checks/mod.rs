@@ -13,6 +13,7 @@ mod compare;
 mod distinct;
 mod duration;
 mod layout;
+mod machines;
 mod mechanism;
 mod multiplicity;
 mod order;
@@ -30,6 +31,7 @@ mod words;
 
 pub use automatic::automatic_results;
 pub use layout::LAYOUT;
+pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
@@ -76,6 +78,7 @@ pub fn evaluate(
         automatic.retain(|c| c.name != crate::validity::automatic::APART);
     }
     automatic.extend(layout::layout_result(exp, analysis));
+    automatic.extend(machines::machines_result(exp, analysis));
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);

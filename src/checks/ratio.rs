@@ -1,9 +1,9 @@
 //! The ratio of two cells' medians with its bootstrap interval, shared by every check that
-//! compares two cells.
+//! compares two cells: three-stage when either cell's runs came from several machines.
 
 use super::MIN_RUNS;
-use crate::analysis::{CellStats, Resampling};
-use crate::stats::{self, Interval, Statistic};
+use crate::analysis::{CellStats, Resampling, median_ratio};
+use crate::stats::{self, Interval};
 
 /// The ratio of two cells' medians with its CI, or why it cannot be computed.
 pub fn ratio_of(
@@ -18,14 +18,7 @@ pub fn ratio_of(
         }
     }
     let mut rng = stats::stream(r.seed, label);
-    stats::ratio_ci(
-        &a.runs,
-        &b.runs,
-        Statistic::Median,
-        r.resamples,
-        r.level,
-        &mut rng,
-    )
-    .map(|e| (e.ratio, e.interval))
-    .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
+    median_ratio(a, b, r.resamples, r.level, &mut rng)
+        .map(|e| (e.ratio, e.interval))
+        .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
 }

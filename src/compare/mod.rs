@@ -9,7 +9,7 @@ use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, Experiment, Metric};
 use crate::error::LabError;
 use crate::format::percent;
-use crate::stats::{self, Statistic};
+use crate::stats;
 use crate::store::Manifest;
 use serde::{Deserialize, Serialize};
 
@@ -290,7 +290,8 @@ pub fn family_level(pairs: &[(&CellStats, &CellStats)], overall: f64) -> f64 {
 }
 
 /// One cell's change from A to B: the ratio of medians resampled on the log scale (both
-/// sessions' runs drawn independently, as for a `compare` check) with an interval at `level`,
+/// sessions' runs drawn independently, as for a `compare` check, machines first where a
+/// session's runs of the cell came from several) with an interval at `level`,
 /// judged by [`judge`] against the band of changes too small to count.
 pub fn change(
     a: &CellStats,
@@ -306,14 +307,7 @@ pub fn change(
     }
     let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));
     let resamples = crate::analysis::RESAMPLES;
-    let Some(est) = stats::ratio_ci(
-        &b.runs,
-        &a.runs,
-        Statistic::Median,
-        resamples,
-        level,
-        &mut rng,
-    ) else {
+    let Some(est) = crate::analysis::median_ratio(b, a, resamples, level, &mut rng) else {
         return out;
     };
     judged(out, &est, better, threshold)

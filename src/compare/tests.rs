@@ -29,6 +29,7 @@ fn cell(label: &str, values: &[f64]) -> CellStats {
         drift: None,
         steady: None,
         percentiles: None,
+        machines: None,
     }
 }
 

@@ -359,6 +359,9 @@ fn shape_note(c: &CellStats, unit: &str) -> String {
     if let Some(steady) = &c.steady {
         notes.push(format!("runs: {}", steady.describe()));
     }
+    if let Some(machines) = machines_note(c, unit) {
+        notes.push(machines);
+    }
     if let Some(d) = c
         .design_effect
         .as_ref()
@@ -370,6 +373,23 @@ fn shape_note(c: &CellStats, unit: &str) -> String {
         ));
     }
     notes.join("; ")
+}
+
+/// "runs on 3 nodes: the CI resamples nodes, then runs (runs alone: [98.7, 101])", for a
+/// cell whose runs came from several machines.
+fn machines_note(c: &CellStats, unit: &str) -> Option<String> {
+    let m = c.machines.as_ref()?;
+    let alone = m.runs_only_ci.map_or_else(String::new, |ci| {
+        format!(
+            " (runs alone: [{}, {}])",
+            number(ci.lo, unit),
+            number(ci.hi, unit)
+        )
+    });
+    Some(format!(
+        "runs on {} nodes: the CI resamples nodes, then runs{alone}",
+        m.names.len()
+    ))
 }
 
 /// "2 modes: 57.8 (62.5%), 59.5 (37.5%)", only when the dip test found a second mode and the

@@ -1,6 +1,7 @@
 //! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
 //! rank tests, multiple-comparison adjustment, outlier iterations, changepoints, steady-state
-//! classification, the levels of sequential looks and rank correlation.
+//! classification, the levels of sequential looks, rank correlation, and for runs nested in
+//! machines a three-stage bootstrap and the machine effect.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
 //! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
@@ -14,8 +15,12 @@ pub mod dip;
 mod estimate;
 mod inversions;
 pub mod kruskal;
+pub mod machine_effect;
 pub mod median_ci;
 pub mod multiple;
+pub mod nested;
+#[cfg(test)]
+mod nested_coverage;
 pub mod outliers;
 pub mod percentiles;
 pub mod rng;
@@ -41,8 +46,10 @@ pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt
 pub use dip::{DipTest, Mode, dip, dip_test};
 pub use estimate::Estimate;
 pub use kruskal::{KruskalWallis, kruskal_wallis};
+pub use machine_effect::{MachineEffect, machine_effect};
 pub use median_ci::{MedianCi, exact_median_ci, paired_ratio_ci};
 pub use multiple::holm;
+pub use nested::{nested_percentile_ci, nested_ratio_ci};
 pub use outliers::outliers;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
 pub use rng::stream;

@@ -47,6 +47,9 @@ pub struct RunView {
     /// Bytes of padding in its environment, where the session randomised the layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env_padding: Option<u32>,
+    /// The machine (cluster node) that ran it, for a session measured on a cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 impl RunView {
@@ -242,6 +245,7 @@ fn view(
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_map(values, names),
         env_padding: None,
+        node: row.node.clone().filter(|n| !n.is_empty()),
     }
 }
 

@@ -20,6 +20,7 @@ mod import;
 mod interrupt;
 mod jobs;
 mod layout;
+mod machines;
 mod mechanism;
 mod named_cells;
 mod noise;

@@ -51,6 +51,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         timing_only: Vec::new(),
         values: RunValues::of("v", vec![value.to_string()]),
         env_padding: None,
+        node: None,
     }
 }
 
