@@ -20,6 +20,7 @@ mod noise;
 mod poll;
 mod reanalyze;
 mod receive;
+mod replications;
 mod report;
 mod revs;
 mod run;
