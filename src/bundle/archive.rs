@@ -301,7 +301,8 @@ mod tests {
     #[test]
     fn an_archive_is_padded_to_whole_records_and_reads_back() {
         let mut out = Vec::new();
-        let total = write_archive(&mut out, &[("a.txt", b"hello"), ("b/c", b"")]).unwrap();
+        let total =
+            write_archive(&mut out, &[("a.txt", &b"hello"[..]), ("b/c", &b""[..])]).unwrap();
         assert_eq!(total, 10_240);
         assert_eq!(out.len(), 10_240);
         let mut r = Reader::new(out.as_slice());
@@ -329,7 +330,7 @@ mod tests {
     #[test]
     fn a_damaged_header_is_refused_by_its_checksum() {
         let mut out = Vec::new();
-        write_archive(&mut out, &[("a", b"x")]).unwrap();
+        write_archive(&mut out, &[("a", &b"x"[..])]).unwrap();
         out[0] = b'b';
         let err = Reader::new(out.as_slice()).next_header().unwrap_err();
         assert!(err.to_string().contains("checksum does not hold"), "{err}");

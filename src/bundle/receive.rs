@@ -217,7 +217,8 @@ fn read_member<R: Read>(
         bail!("member {number}, {}, {why}", shown(&header.path));
     }
     if header.kind != Kind::File {
-        let to = if header.link.is_empty() {
+        let is_link = matches!(header.kind, Kind::Symlink | Kind::HardLink);
+        let to = if header.link.is_empty() || !is_link {
             String::new()
         } else {
             format!(" to {}", shown(&header.link))
