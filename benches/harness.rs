@@ -135,6 +135,7 @@ fn manifest_stub() -> store::Manifest {
         jobs: None,
         revisions: None,
         imported: None,
+        received: None,
         damaged: None,
         versions: Vec::new(),
         build: None,

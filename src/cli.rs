@@ -2,9 +2,9 @@
 //! its own file under `app/`, and [`Command::execute`] hands them there.
 
 use crate::app::{
-    BaselineArgs, BenchArgs, BookArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs, Layout,
-    ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs,
-    SchemaArgs,
+    BaselineArgs, BenchArgs, BookArgs, BundleArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs,
+    Layout, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs,
+    RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -85,9 +85,17 @@ pub enum Command {
     /// SHA-256 recorded, then the usual analysis, checks and chapter. A new experiment gets a
     /// lab.toml written from the files; add its hypothesis and checks, then `lab report`.
     #[command(
-        after_help = "Examples: hyperfine --export-json out.json 'sort a' 'sort b' && lab import hyperfine out.json --into sorting\n          lab import criterion target/criterion/parse --into parser"
+        after_help = "Examples: hyperfine --export-json out.json 'sort a' 'sort b' && lab import hyperfine out.json --into sorting\n          lab import criterion target/criterion/parse --into parser\n          lab import lab lockstack-dip-20261202T073624Z-laptop.tar   # a session from another machine"
     )]
     Import(ImportArgs),
+    /// Write a stored session as one portable file (a tar archive): its sealed lab.toml and
+    /// notes, plan, rows, samples, the runs' output and its manifest with this machine's
+    /// fingerprint, each member with its SHA-256. Whoever asked for the replication adds it
+    /// with `lab import lab FILE`.
+    #[command(
+        after_help = "Examples: lab bundle lockstack-dip\n          lab bundle lockstack-dip --session latest -o lockstack-from-my-laptop.tar"
+    )]
+    Bundle(BundleArgs),
     /// Re-read a stored session's raw output with today's lab.toml (metrics, checks, seed)
     /// into a new session that names its parent; runs nothing and changes no session.
     ///
@@ -134,6 +142,7 @@ impl Command {
             Command::Baseline(args) => args.execute(layout, quiet),
             Command::History(args) => args.execute(layout, quiet),
             Command::Import(args) => args.execute(layout, quiet),
+            Command::Bundle(args) => args.execute(layout, quiet),
             Command::Reanalyze(args) => args.execute(layout, quiet),
             Command::List(args) => args.execute(layout, quiet),
             Command::Logs(args) => args.execute(layout, quiet),

@@ -6,10 +6,12 @@
 //! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `stopping` (a
 //! sampled session: more runs, or why it stopped) → `compare` and `history` (sessions side by
 //! side, and across commits) → `render` (charts and the mdBook chapter).
-//! `app` strings them together per command.
+//! `bundle` carries a sealed session to another project and back; `replication` sets the
+//! sessions of several machines side by side. `app` strings them together per command.
 
 pub mod analysis;
 pub mod app;
+pub mod bundle;
 pub mod checks;
 pub mod cli;
 pub mod compare;
@@ -23,6 +25,7 @@ pub mod import;
 pub mod plan;
 pub mod regular;
 pub mod render;
+pub mod replication;
 pub mod stats;
 pub mod stopping;
 pub mod store;

@@ -128,8 +128,10 @@ fn render_one(
         eprintln!("note: {}", terminal(notice));
     }
     let context = Context::of(layout, dir, &assessed)?;
-    let (entry, warnings) = render::render_chapter(&layout.book(), &rendered(&assessed, &context))
-        .map_err(authoring)?;
+    let replications = super::replications::of(layout, dir, &assessed)?;
+    let mut item = rendered(&assessed, &context);
+    item.replications = replications.as_ref();
+    let (entry, warnings) = render::render_chapter(&layout.book(), &item).map_err(authoring)?;
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
     }
@@ -239,6 +241,7 @@ fn rendered<'a>(a: &'a Assessed, context: &'a Context) -> Rendered<'a> {
         looks: &a.looks,
         history: context.history.as_ref(),
         compared: context.compared.as_ref(),
+        replications: None,
     }
 }
 

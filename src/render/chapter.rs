@@ -37,6 +37,8 @@ pub struct ChapterContext {
     pub notes: Option<String>,
     /// The session before this one, compared with it.
     pub compared: Option<super::compared::ComparedView>,
+    /// The sentence that leads to the Replications page, when the experiment has one.
+    pub replications: Option<String>,
     pub invalid_runs: Vec<InvalidRun>,
     pub variants: Vec<VariantRow>,
     pub environment: Vec<KeyValue>,
@@ -119,6 +121,7 @@ pub fn context(
         tables: tables(exp, analysis),
         notes,
         compared: None,
+        replications: None,
         invalid_runs: invalid_runs(exp, analysis),
         variants: variants(exp),
         environment: environment(analysis),

@@ -17,6 +17,7 @@ mod marks;
 pub mod notes;
 pub mod published;
 pub mod record;
+mod replications;
 pub mod sampling;
 mod tables;
 mod templates;
@@ -28,7 +29,10 @@ use crate::checks::{CheckResult, Findings, Tally};
 use crate::config::Experiment;
 use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
-use published::{ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, ROOT_FILES};
+use published::{
+    ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, REPLICATIONS_PAGE,
+    ROOT_FILES,
+};
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,6 +51,9 @@ pub struct Rendered<'a> {
     pub history: Option<&'a crate::history::History>,
     /// The session before this one (or the revision it was measured against), compared.
     pub compared: Option<&'a crate::compare::Comparison>,
+    /// The experiment's hypotheses on each machine, when it was measured on several: its
+    /// Replications page.
+    pub replications: Option<&'a crate::replication::Replications>,
 }
 
 /// An experiment's line in SUMMARY.md and on the introduction page.
@@ -64,6 +71,8 @@ pub struct BookEntry {
     pub headline: String,
     /// The chapter has a History page.
     pub history: bool,
+    /// The chapter has a Replications page.
+    pub replications: bool,
 }
 
 /// Writes `src/NAME/` for one experiment: staged, then swapped in whole. Returns the notes'
@@ -116,6 +125,12 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     };
     let mut context = chapter::context(exp, item, figures, notes);
     context.compared = compared;
+    context.replications = item.replications.map(|r| {
+        format!(
+            "Measured on {} machines: their verdicts side by side, with each machine's fingerprint.",
+            r.machines.len()
+        )
+    });
     write(
         &dir.join(CHAPTER_PAGE),
         &templates::render(&tera, "chapter.md", &context)?,
@@ -144,6 +159,17 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         write(
             &dir.join(HISTORY_PAGE),
             &templates::render(&tera, "history.md", &view)?,
+        )?;
+    }
+    if let Some(r) = item.replications {
+        let (view, figures) = replications::view(&exp.title, r)?;
+        for f in &figures {
+            write(&dir.join(&f.file), &f.svg)?;
+            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+        }
+        write(
+            &dir.join(REPLICATIONS_PAGE),
+            &templates::render(&tera, "replications.md", &view)?,
         )?;
     }
     Ok(warnings)
@@ -175,6 +201,7 @@ fn swap_in(staging: &Path, target: &Path) -> Result<()> {
 fn book_entry(item: &Rendered) -> BookEntry {
     BookEntry {
         history: item.history.is_some(),
+        replications: item.replications.is_some(),
         ..entry_from_checks(
             &item.experiment.name,
             &item.experiment.title,
@@ -201,6 +228,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
         },
         headline: answer::answer(checks),
         history: false,
+        replications: false,
     }
 }
 
@@ -217,6 +245,7 @@ pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
     let checks: Vec<CheckResult> = serde_json::from_value(record.get("checks")?.clone()).ok()?;
     Some(BookEntry {
         history: chapter.join(HISTORY_PAGE).is_file(),
+        replications: chapter.join(REPLICATIONS_PAGE).is_file(),
         ..entry_from_checks(
             name,
             record.get("title")?.as_str()?,
@@ -247,6 +276,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         trusted: "could not render".into(),
         headline: "<p>This chapter could not be rendered; its page says why.</p>\n".into(),
         history: false,
+        replications: false,
     })
 }
 

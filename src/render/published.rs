@@ -21,6 +21,8 @@ pub const INDEX_PAGES: [&str; 3] = ["SUMMARY.md", "introduction.md", "how-to-rea
 pub const CHAPTER_PAGE: &str = "index.md";
 /// A chapter's History page.
 pub const HISTORY_PAGE: &str = "history.md";
+/// A chapter's Replications page (an experiment measured on several machines).
+pub const REPLICATIONS_PAGE: &str = "replications.md";
 /// Every statistic and verdict of a chapter.
 pub const ANALYSIS_JSON: &str = "analysis.json";
 /// The chapter's folder of raw CSV files.
@@ -108,7 +110,7 @@ impl Walk<'_> {
     }
 
     fn chapter(&mut self, dir: &Path) -> Result<()> {
-        let pages: Vec<String> = [CHAPTER_PAGE, HISTORY_PAGE]
+        let pages: Vec<String> = [CHAPTER_PAGE, HISTORY_PAGE, REPLICATIONS_PAGE]
             .iter()
             .filter_map(|page| read_text(&dir.join(page)))
             .collect();
@@ -118,7 +120,8 @@ impl Walk<'_> {
         };
         for (name, meta) in entries(dir)? {
             let path = dir.join(&name);
-            if [CHAPTER_PAGE, HISTORY_PAGE, ANALYSIS_JSON].contains(&name.as_str())
+            if [CHAPTER_PAGE, HISTORY_PAGE, REPLICATIONS_PAGE, ANALYSIS_JSON]
+                .contains(&name.as_str())
                 || (name.ends_with(".svg") && shown(&name))
             {
                 self.file(&path, &meta);

@@ -40,6 +40,10 @@ pub struct Manifest {
     /// For results another harness measured (`lab import`): which tool, from which files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportRecord>,
+    /// For a session measured on another machine and received as a bundle (`lab import
+    /// lab`): the bundle it came in. The machine's fingerprint is the manifest's own `host`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<ReceivedRecord>,
     /// A name the author gave the session (`lab run --label`), shown in its history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -152,6 +156,7 @@ impl Manifest {
             derived_from: None,
             revisions: None,
             imported: None,
+            received: None,
             label: None,
             jobs: None,
             damaged: None,
@@ -218,6 +223,20 @@ pub struct ImportRecord {
     /// check judges them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_codes: bool,
+}
+
+/// The bundle a received session came in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReceivedRecord {
+    /// The bundle's file name as it was imported.
+    pub bundle: String,
+    /// SHA-256 of the bundle's index, which lists every member's digest: the same bundle
+    /// imported again has the same one.
+    pub index_sha256: String,
+    /// The session's folder name on the machine that measured it.
+    pub session: String,
+    /// When it was imported here.
+    pub received_utc: String,
 }
 
 /// A file `lab import` read.

@@ -6,6 +6,7 @@ mod common;
 
 mod bench;
 mod browser;
+mod bundle;
 mod committed;
 mod compare;
 mod counters;
