@@ -81,7 +81,15 @@ impl LogRef {
 /// is: reading every run of a session opens its pack once instead of once per run (100,000
 /// opens of a 100,000-run session), and a pack replaced since (another inode at the path) is
 /// opened afresh.
-static OPENED: Mutex<Vec<(PathBuf, (u64, u64), Arc<File>)>> = Mutex::new(Vec::new());
+static OPENED: Mutex<Vec<OpenedPack>> = Mutex::new(Vec::new());
+
+/// A pack open for reading, and which file it is.
+struct OpenedPack {
+    path: PathBuf,
+    /// Device and inode.
+    identity: (u64, u64),
+    file: Arc<File>,
+}
 
 /// How many packs [`OPENED`] keeps: a chapter reads one session's two packs at a time.
 const OPENED_KEPT: usize = 8;
@@ -97,11 +105,11 @@ fn opened_pack(path: &Path, end: u64) -> Option<Arc<File>> {
     let mut opened = OPENED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, _, file)) = opened
+    if let Some(known) = opened
         .iter()
-        .find(|(p, id, _)| p == path && *id == identity)
+        .find(|o| o.path == path && o.identity == identity)
     {
-        return Some(Arc::clone(file));
+        return Some(Arc::clone(&known.file));
     }
     let file = super::logs::regular_file(path)?;
     let meta = file.metadata().ok()?;
@@ -109,11 +117,15 @@ fn opened_pack(path: &Path, end: u64) -> Option<Arc<File>> {
         return None;
     }
     let file = Arc::new(file);
-    opened.retain(|(p, _, _)| p != path);
+    opened.retain(|o| o.path != path);
     if opened.len() >= OPENED_KEPT {
         opened.remove(0);
     }
-    opened.push((path.to_path_buf(), identity, Arc::clone(&file)));
+    opened.push(OpenedPack {
+        path: path.to_path_buf(),
+        identity,
+        file: Arc::clone(&file),
+    });
     Some(file)
 }
 

@@ -40,10 +40,9 @@ fn committed_experiments() -> Vec<String> {
     names
 }
 
-#[test]
-fn every_committed_session_renders_to_the_committed_book_byte_for_byte() {
-    let experiments = committed_experiments();
-    assert_eq!(experiments.len(), 6, "{experiments:?}");
+/// A project holding the repository's experiments, their committed sessions and the book's
+/// settings, not yet rendered.
+fn committed_project() -> Project {
     let project = Project::with_fixtures(&[]);
     for folder in ["data", "experiments", "templates"] {
         copy_tracked(&repository().join(folder), &project.path(folder));
@@ -56,6 +55,14 @@ fn every_committed_session_renders_to_the_committed_book_byte_for_byte() {
         )
         .unwrap();
     }
+    project
+}
+
+#[test]
+fn every_committed_session_renders_to_the_committed_book_byte_for_byte() {
+    let experiments = committed_experiments();
+    assert_eq!(experiments.len(), 6, "{experiments:?}");
+    let project = committed_project();
     project.lab_exits(&["report", "--quiet"], Exit::Ok);
     let rendered = common::tree(&project.path("book/src"));
     let committed = common::tree(&repository().join("book/src"));
@@ -104,5 +111,42 @@ fn every_heading_of_every_committed_chapter_starts_after_a_blank_line() {
     for page in pages {
         let glued = glued_headings(&std::fs::read_to_string(&page).unwrap());
         assert!(glued.is_empty(), "{}: {glued:?}", page.display());
+    }
+}
+
+/// The analysis runs cells, runs and checks on as many threads as the machine has; each
+/// result has its own seeded stream and is collected in a fixed order, so one thread and two
+/// give the same analysis.json and chapter, byte for byte.
+#[test]
+fn the_committed_book_is_the_same_bytes_on_one_thread_and_on_two() {
+    let committed = common::tree(&repository().join("book/src"));
+    for threads in ["1", "2"] {
+        let project = committed_project();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(["report", "--quiet"])
+            .current_dir(project.root())
+            .env("NO_COLOR", "1")
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("lab runs");
+        common::assert_ended(&out, &["report", "--quiet"], Exit::Ok);
+        let rendered = common::tree(&project.path("book/src"));
+        let analyses = rendered
+            .keys()
+            .filter(|path| path.ends_with("analysis.json"))
+            .count();
+        assert_eq!(
+            analyses, 6,
+            "{threads} thread(s): every experiment's analysis.json"
+        );
+        let differing: Vec<&String> = committed
+            .iter()
+            .filter(|(path, bytes)| rendered.get(*path) != Some(*bytes))
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            differing.is_empty(),
+            "{threads} thread(s): differ from the committed book: {differing:?}"
+        );
     }
 }
