@@ -286,13 +286,13 @@ fn sums_side_by_side(values: &[f64], indices: &[u32]) -> [f64; MEAN_BATCH] {
     [sa, sb, sc, sd]
 }
 
-fn valid(resamples: usize, level: f64) -> bool {
+pub(super) fn valid(resamples: usize, level: f64) -> bool {
     resamples >= 2 && level > 0.0 && level < 1.0
 }
 
 /// Percentile interval of `stats` (Efron & Tibshirani 1993, ch. 13.3): type-7 quantiles
 /// at (1−level)/2 and (1+level)/2 of the bootstrap distribution. Reorders `stats`.
-fn percentile_interval(stats: &mut [f64], level: f64) -> Interval {
+pub(super) fn percentile_interval(stats: &mut [f64], level: f64) -> Interval {
     let alpha = (1.0 - level) / 2.0;
     let lo = quantile_in_place(stats, alpha);
     let hi = quantile_in_place(stats, 1.0 - alpha);
@@ -342,13 +342,26 @@ pub fn ratio_ci(
         return None;
     }
     let (mut ra, mut rb) = (Resampler::new(a)?, Resampler::new(b)?);
-    let (sa, sb) = (ra.observed(statistic), rb.observed(statistic));
+    let observed = (ra.observed(statistic), rb.observed(statistic));
+    log_ratio_ci(observed, resamples, level, || {
+        (ra.draw(statistic, rng), rb.draw(statistic, rng))
+    })
+}
+
+/// The ratio of the `observed` statistics with the percentile interval of `resamples` pairs
+/// `draw` gives, taken on the log scale and mapped back; `None` when a statistic is ≤ 0.
+pub(super) fn log_ratio_ci(
+    (sa, sb): (f64, f64),
+    resamples: usize,
+    level: f64,
+    mut draw: impl FnMut() -> (f64, f64),
+) -> Option<RatioEstimate> {
     if sa <= 0.0 || sb <= 0.0 {
         return None;
     }
     let mut logs = Vec::with_capacity(resamples);
     for _ in 0..resamples {
-        let (x, y) = (ra.draw(statistic, rng), rb.draw(statistic, rng));
+        let (x, y) = draw();
         if x <= 0.0 || y <= 0.0 {
             return None;
         }

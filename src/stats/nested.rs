@@ -31,8 +31,9 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use super::bootstrap::{Interval, RatioEstimate, Statistic};
-use super::summary::quantile_in_place;
+use super::bootstrap::{
+    Interval, RatioEstimate, Statistic, log_ratio_ci, percentile_interval, valid,
+};
 use super::uniform::{below, fill_below};
 
 /// A cell's values as machines → runs → iterations, ranked once, drawn many times.
@@ -199,19 +200,6 @@ fn ranks_of(values: &[f64]) -> Vec<u32> {
     ranks
 }
 
-fn valid(resamples: usize, level: f64) -> bool {
-    resamples >= 2 && level > 0.0 && level < 1.0
-}
-
-/// Percentile interval of the bootstrap distribution `stats` (Efron & Tibshirani 1993,
-/// ch. 13.3): type-7 quantiles at (1 − level)/2 and (1 + level)/2. Reorders `stats`.
-fn percentile_interval(stats: &mut [f64], level: f64) -> Interval {
-    let alpha = (1.0 - level) / 2.0;
-    let lo = quantile_in_place(stats, alpha);
-    let hi = quantile_in_place(stats, 1.0 - alpha);
-    Interval { lo, hi, level }
-}
-
 /// Three-stage percentile bootstrap CI of `statistic` over the pooled values of a cell whose
 /// data are machines × runs × iterations (see the module's comment for the method).
 ///
@@ -250,26 +238,9 @@ pub fn nested_ratio_ci(
         return None;
     }
     let (mut ra, mut rb) = (NestedResampler::new(a)?, NestedResampler::new(b)?);
-    let (sa, sb) = (ra.observed(statistic), rb.observed(statistic));
-    if sa <= 0.0 || sb <= 0.0 {
-        return None;
-    }
-    let mut logs = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        let (x, y) = (ra.draw(statistic, rng), rb.draw(statistic, rng));
-        if x <= 0.0 || y <= 0.0 {
-            return None;
-        }
-        logs.push((x / y).ln());
-    }
-    let iv = percentile_interval(&mut logs, level);
-    Some(RatioEstimate {
-        ratio: sa / sb,
-        interval: Interval {
-            lo: iv.lo.exp(),
-            hi: iv.hi.exp(),
-            level,
-        },
+    let observed = (ra.observed(statistic), rb.observed(statistic));
+    log_ratio_ci(observed, resamples, level, || {
+        (ra.draw(statistic, rng), rb.draw(statistic, rng))
     })
 }
 
