@@ -40,13 +40,9 @@ pub fn save_baseline(
     }
     let dir = layout.experiment_dir(arg)?;
     let sessions = session_list(layout, &dir);
-    let found = sessions.find(session)?.ok_or_else(|| {
-        LabError::Usage(format!(
-            "{} has no session yet\n  hint: run `lab run {}` first",
-            sessions.experiment,
-            dir.display()
-        ))
-    })?;
+    let found = sessions
+        .find(session)?
+        .ok_or_else(|| super::session::no_session(&dir))?;
     let session_name = store::folder_name(&found);
     store::save_baseline(&sessions.data_dir, name, &session_name)?;
     Ok(format!(

@@ -40,13 +40,9 @@ pub fn write(
 ) -> Result<bundle::Written> {
     let dir = layout.experiment_dir(arg)?;
     let sessions = session_list(layout, &dir);
-    let found = sessions.find(session)?.ok_or_else(|| {
-        LabError::Usage(format!(
-            "{} has no session yet\n  hint: run `lab run {}` first",
-            sessions.experiment,
-            dir.display()
-        ))
-    })?;
+    let found = sessions
+        .find(session)?
+        .ok_or_else(|| super::session::no_session(&dir))?;
     if store::is_locked(&sessions.data_dir) {
         return Err(LabError::Usage(format!(
             "{} is being run now: a session is bundled once it is finished\n  hint: wait for `lab run` to end",
