@@ -217,5 +217,6 @@ fn recorded_host(context: &BTreeMap<String, String>) -> Host {
         turbo: None,
         kernel: find(&["platform"]),
         memory_total: None,
+        clocksource: None,
     }
 }

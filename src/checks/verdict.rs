@@ -17,15 +17,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn mark(self) -> &'static str {
-        match self {
-            Verdict::Pass => "✅",
-            Verdict::Fail => "❌",
-            Verdict::Inconclusive => "⚠️",
-            Verdict::NotRun => "⏸️",
-        }
-    }
-
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",

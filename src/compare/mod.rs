@@ -410,6 +410,10 @@ pub fn differences(a: &Manifest, b: &Manifest) -> Vec<Difference> {
         .iter()
         .map(|(what, read, invalidates)| (*what, read(a), read(b), *invalidates))
         .collect();
+    // Sessions stored before the clock source was recorded lack it: only two readings differ.
+    if let (Some(x), Some(y)) = (&a.host.clocksource, &b.host.clocksource) {
+        facts.push(("clock source", x.clone(), y.clone(), true));
+    }
     for tool in &b.versions {
         let before = a
             .versions

@@ -168,3 +168,30 @@ fn the_family_level_shares_the_look_level_among_the_compared_cells() {
     assert!((family_level(&pairs, 0.95) - 0.975).abs() < 1e-12);
     assert!((family_level(&pairs, 0.99) - 0.995).abs() < 1e-12);
 }
+
+/// The manifest of tests/data with the clock source set as given.
+fn manifest_with_clocksource(source: Option<&str>) -> Manifest {
+    let text = include_str!("../../tests/data/manifest.json");
+    let mut m: Manifest = serde_json::from_str(text).expect("manifest");
+    m.host.clocksource = source.map(str::to_string);
+    m
+}
+
+#[test]
+fn two_recorded_clock_sources_that_differ_make_a_comparison_doubtful() {
+    let a = manifest_with_clocksource(Some("tsc"));
+    let b = manifest_with_clocksource(Some("hpet"));
+    let found = differences(&a, &b);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].what, "clock source");
+    assert_eq!((found[0].a.as_str(), found[0].b.as_str()), ("tsc", "hpet"));
+    assert!(found[0].invalidates);
+}
+
+#[test]
+fn a_session_stored_before_clock_sources_were_recorded_is_not_said_to_differ() {
+    let old = manifest_with_clocksource(None);
+    let new = manifest_with_clocksource(Some("tsc"));
+    assert!(differences(&old, &new).is_empty());
+    assert!(differences(&new, &old).is_empty());
+}

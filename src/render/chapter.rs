@@ -397,8 +397,16 @@ fn callgrind_source(version: &str) -> String {
     )
 }
 
-/// The machine the session ran on.
+/// The machine the session ran on; the clock source where the session recorded it.
 fn machine_rows(m: &Manifest) -> Vec<Row> {
+    let mut rows = host_rows(m);
+    if let Some(source) = &m.host.clocksource {
+        rows.push(("clock source", source.clone()));
+    }
+    rows
+}
+
+fn host_rows(m: &Manifest) -> Vec<Row> {
     vec![
         ("lab version", m.lab_version.clone()),
         ("host", m.host.name.clone()),

@@ -42,9 +42,8 @@ pub struct HypothesisView {
 #[derive(Serialize)]
 pub struct OutcomeRow {
     pub machine: String,
-    /// The verdict badge (HTML lab composes).
+    /// The verdict badge (HTML lab composes, drawn by lab.css), or "not checked".
     pub mark: String,
-    pub verdict: String,
     pub interval: String,
     pub needs: String,
 }
@@ -116,8 +115,7 @@ fn outcome_row(m: &Machine, c: Option<&CheckResult>) -> OutcomeRow {
     let Some(c) = c else {
         return OutcomeRow {
             machine: m.label.clone(),
-            mark: String::new(),
-            verdict: "not checked".into(),
+            mark: "not checked".into(),
             interval: String::new(),
             needs: String::new(),
         };
@@ -128,8 +126,7 @@ fn outcome_row(m: &Machine, c: Option<&CheckResult>) -> OutcomeRow {
     };
     OutcomeRow {
         machine: m.label.clone(),
-        mark: c.verdict.mark().to_string(),
-        verdict: c.verdict.word().to_string(),
+        mark: super::marks::mark(c.verdict, c.untrusted),
         interval,
         needs,
     }

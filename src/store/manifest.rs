@@ -342,6 +342,11 @@ pub struct Host {
     pub turbo: Option<String>,
     pub kernel: Option<String>,
     pub memory_total: Option<String>,
+    /// The kernel's clock source (tsc, kvm-clock, hpet…): a clock read from user space costs
+    /// nanoseconds on some and a system call on others. Sessions stored before it was
+    /// recorded have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocksource: Option<String>,
 }
 
 /// A declared version command and what it printed.
@@ -389,6 +394,9 @@ pub fn host() -> Host {
         turbo,
         kernel: read_trimmed("/proc/sys/kernel/osrelease"),
         memory_total: proc_field("/proc/meminfo", "MemTotal"),
+        clocksource: read_trimmed(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        ),
     }
 }
 
@@ -497,5 +505,19 @@ mod tests {
         assert_eq!(utc_timestamp(1_795_992_226_000), "2026-11-29T22:43:46Z");
         // A leap day: 2024-02-29T12:00:00Z
         assert_eq!(utc_timestamp(1_709_208_000_000), "2024-02-29T12:00:00Z");
+    }
+
+    #[test]
+    fn a_host_stored_before_the_clock_source_was_recorded_reads_and_writes_unchanged() {
+        let text = r#"{"name":"vm","cpu_model":"AMD EPYC","logical_cpus":2,"allowed_cpus":"0-1","governor":null,"turbo":null,"kernel":"6.1.0","memory_total":"24683656 kB"}"#;
+        let host: Host = serde_json::from_str(text).expect("old host");
+        assert_eq!(host.clocksource, None);
+        assert_eq!(serde_json::to_string(&host).expect("json"), text);
+    }
+
+    #[test]
+    fn the_clock_source_is_read_where_the_kernel_names_it() {
+        let path = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+        assert_eq!(host().clocksource, read_trimmed(path));
     }
 }

@@ -72,6 +72,7 @@ mod tests {
             turbo: None,
             kernel: Some(kernel.into()),
             memory_total: None,
+            clocksource: None,
         }
     }
 

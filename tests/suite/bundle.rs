@@ -445,9 +445,9 @@ fn sessions_of_three_machines_get_a_replications_page_with_verdicts_and_a_chart(
     let rows: Vec<&str> = page
         .lines()
         .filter(|l| {
-            l.starts_with("| alpha | ✅ pass |")
-                || l.starts_with("| beta | ❌ fail |")
-                || l.starts_with("| gamma | ✅ pass |")
+            l.starts_with(r#"| alpha | <span class="lab-verdict lab-pass">pass</span> |"#)
+                || l.starts_with(r#"| beta | <span class="lab-verdict lab-fail">fail</span> |"#)
+                || l.starts_with(r#"| gamma | <span class="lab-verdict lab-pass">pass</span> |"#)
         })
         .collect();
     assert_eq!(rows.len(), 3, "{page}");

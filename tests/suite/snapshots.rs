@@ -46,6 +46,9 @@ fn redacted(project: &Project) -> insta::Settings {
         r#""(cpu_model|logical_cpus|allowed_cpus|governor|turbo|kernel|memory_total|load_before|load_after|timer_reported_resolution_ns|timer_granularity_ns|timer_read_ns)": [^,\n]*"#,
         r#""$1": "[host]""#,
     );
+    // Recorded only where the kernel names it (not in every container).
+    settings.add_filter(r#",\n\s*"clocksource": "[^"\n]*""#, "");
+    settings.add_filter(r"\n\| clock source \| [^|\n]* \|", "");
     settings.add_filter(
         r"timer granularity [\d.]+ [nµm]?s × \d+ = [\d.]+ [nµm]?s",
         "timer granularity [host]",
