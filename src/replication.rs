@@ -34,6 +34,9 @@ pub struct Machine {
     pub received: bool,
     /// Its fingerprint, fact by fact: ("CPU model", "AMD EPYC"), …
     pub facts: Vec<(String, String)>,
+    /// The kernel's clock source its session recorded. Shown, not part of the fingerprint:
+    /// sessions stored before it was recorded would otherwise count as another machine.
+    pub clocksource: Option<String>,
 }
 
 /// One hypothesis across the machines.
@@ -168,6 +171,7 @@ fn labelled(latest: &[(Vec<(String, String)>, &SessionVerdicts)]) -> Vec<Machine
             session: s.name.to_string(),
             received: s.manifest.received.is_some(),
             facts: print.clone(),
+            clocksource: s.manifest.host.clocksource.clone(),
         });
     }
     machines

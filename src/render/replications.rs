@@ -27,6 +27,7 @@ pub struct MachineRow {
     pub cpus: String,
     pub kernel: String,
     pub governor: String,
+    pub clocksource: String,
     /// The declared tools' versions, `command: first line`, joined.
     pub tools: String,
 }
@@ -106,6 +107,10 @@ fn machine_row(m: &Machine) -> MachineRow {
         cpus: fact("logical CPUs"),
         kernel: fact("kernel"),
         governor: fact("governor"),
+        clocksource: m
+            .clocksource
+            .clone()
+            .unwrap_or_else(|| "not recorded".into()),
         tools: tools.join("; "),
     }
 }

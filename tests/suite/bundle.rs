@@ -136,8 +136,9 @@ fn edited(bundle: &[u8], path: &str, change: impl FnOnce(&mut Vec<u8>)) -> Vec<u
     pack(&reindexed(entries))
 }
 
-/// The bundle's manifest moved to another machine: its host, CPU model and CPU count.
-fn on_machine(bundle: &[u8], host: &str, cpu: &str, cpus: usize) -> Vec<u8> {
+/// The bundle's manifest moved to another machine: its host, CPU model, CPU count and clock
+/// source (`None`: a session stored before clock sources were recorded).
+fn on_machine(bundle: &[u8], host: &str, cpu: &str, cpus: usize, clock: Option<&str>) -> Vec<u8> {
     edited(bundle, "manifest.json", |data| {
         let mut m: serde_json::Value = serde_json::from_slice(data).unwrap();
         m["host"]["name"] = host.into();
@@ -145,6 +146,11 @@ fn on_machine(bundle: &[u8], host: &str, cpu: &str, cpus: usize) -> Vec<u8> {
         m["host"]["logical_cpus"] = cpus.into();
         m["host"]["kernel"] = "6.1.0-18-amd64".into();
         m["host"]["governor"] = "performance".into();
+        let host = m["host"].as_object_mut().unwrap();
+        match clock {
+            Some(source) => host.insert("clocksource".into(), source.into()),
+            None => host.remove("clocksource"),
+        };
         *data = serde_json::to_vec_pretty(&m).unwrap();
     })
 }
@@ -395,14 +401,14 @@ fn sessions_of_three_machines_get_a_replications_page_with_verdicts_and_a_chart(
     let failed = session_at(&project, 0.8, 8);
     let again = session_at(&project, 1.2, 9);
     let sent = [
-        ("alpha", "Intel Xeon Gold 6230", 8, &held),
-        ("beta", "AMD EPYC 7B13", 2, &failed),
-        ("gamma", "Apple M1", 4, &again),
+        ("alpha", "Intel Xeon Gold 6230", 8, Some("tsc"), &held),
+        ("beta", "AMD EPYC 7B13", 2, Some("kvm-clock"), &failed),
+        ("gamma", "Apple M1", 4, None, &again),
     ]
-    .map(|(host, cpu, cpus, session)| {
+    .map(|(host, cpu, cpus, clock, session)| {
         let bytes = bundle(&project, session, &project.path("tmp.tar"));
         let path = project.path(&format!("{host}.tar"));
-        std::fs::write(&path, on_machine(&bytes, host, cpu, cpus)).unwrap();
+        std::fs::write(&path, on_machine(&bytes, host, cpu, cpus, clock)).unwrap();
         path.to_str().unwrap().to_string()
     });
     let receiver = common::sampled_project();
@@ -420,14 +426,14 @@ fn sessions_of_three_machines_get_a_replications_page_with_verdicts_and_a_chart(
         page.contains("This experiment was measured on 3 machines (3 of them received as bundles)"),
         "{page}"
     );
-    for (host, cpu, cpus) in [
-        ("alpha", "Intel Xeon Gold 6230", 8),
-        ("beta", "AMD EPYC 7B13", 2),
-        ("gamma", "Apple M1", 4),
+    for (host, cpu, cpus, clock) in [
+        ("alpha", "Intel Xeon Gold 6230", 8, "tsc"),
+        ("beta", "AMD EPYC 7B13", 2, "kvm-clock"),
+        ("gamma", "Apple M1", 4, "not recorded"),
     ] {
         assert!(
             page.contains(&format!(
-                " | {cpu} | {cpus} | 6.1.0-18-amd64 | performance |"
+                " | {cpu} | {cpus} | 6.1.0-18-amd64 | performance | {clock} |"
             )),
             "{host}: {page}"
         );
