@@ -8,7 +8,7 @@
 #      against hyperfine's mean for the same command, in short alternating blocks (target ±3%);
 #   3. lab's own CPU time per 2 s run: each run of a 2 s C busy loop reads lab's CPU-time clock
 #      as it ends; consecutive readings differ by what lab spent on one run, with nothing of
-#      its start or end (calibration, analysis, book) in it (target ≤ 0.1% of the run);
+#      its start or end (calibration, analysis, book) in it (target ≤ 0.05% of the run);
 #      hyperfine's, read the same way, beside it;
 #   4. `lab report` on a synthetic session of 10 cells × 10,000 runs (scripts/synthetic_session.py)
 #      against benches/scipy_cells.py (pandas + scipy.stats.bootstrap, the same per-cell
@@ -341,10 +341,10 @@ measure_session_cost() {
     vs_hf=$(calc "$lab / $hf" %.3f) vs_raw=$(calc "$lab / $raw" %.3f)
     row "whole session of $RUNS runs of \`true\` (calibration, analysis, book included) against \`hyperfine -N --runs $RUNS true\`" \
         "$(calc "$lab * 1000 / $RUNS" %.3f) $per_run" "$(calc "$hf * 1000 / $RUNS" %.3f) $per_run" \
-        "$vs_hf" "≤ 1.10" "$(calc "$vs_hf <= 1.10" %d)"
+        "$vs_hf" "≤ 1.05" "$(calc "$vs_hf <= 1.05" %d)"
     row "the same session against a bare posix_spawn + waitpid loop in C" \
         "$(calc "$lab * 1000 / $RUNS" %.3f) $per_run" "$(calc "$raw * 1000 / $RUNS" %.3f) $per_run" \
-        "$vs_raw" "≤ 1.50" "$(calc "$vs_raw <= 1.50" %d)"
+        "$vs_raw" "≤ 1.10" "$(calc "$vs_raw <= 1.10" %d)"
 }
 
 # rotate ROUND WORDS...: the words, starting at word ROUND (cyclically), so no tool is always first.
@@ -466,7 +466,7 @@ measure_own_cpu() {
     share=$(calc "100 * $lab_mean / ($run * 1e9)" %.4f)
     row "lab's own CPU time per run of a C busy loop of $(calc "$run" %.2f) s of CPU, as a share of the run (lab's CPU-time clock read by each run as it ends: mean of ${#lab_ns[@]} intervals)" \
         "$(calc "$lab_mean / 1e6" %.3f) ms a run" "hyperfine -N: $(calc "$hf_mean / 1e6" %.3f) ms a run" \
-        "${share}%" "≤ 0.1%" "$(calc "$share <= 0.1" %d)"
+        "${share}%" "≤ 0.05%" "$(calc "$share <= 0.05" %d)"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -496,17 +496,17 @@ measure_report() {
     ((sp_rc == 0)) || die "benches/scipy_cells.py exited $sp_rc: $(tail -3 "$project/scipy.err")"
     local what="\`lab report\` of $REPORT_CELLS cells × $REPORT_RUNS runs against pandas + scipy.stats.bootstrap (median percentile, mean BCa, 10,000 resamples)"
     if ((lab_rc > 1)); then
-        row "$what: time" "exited $lab_rc after ${lab_s} s: $(head -1 "$project/lab.err" | tr '|' '/')" "${sp_s} s" "n/a" "≤ 0.10" 0
-        row "$what: peak memory" "exited $lab_rc" "$((sp_kib / 1024)) MiB" "n/a" "≤ 1.00" 0
+        row "$what: time" "exited $lab_rc after ${lab_s} s: $(head -1 "$project/lab.err" | tr '|' '/')" "${sp_s} s" "n/a" "≤ 0.05" 0
+        row "$what: peak memory" "exited $lab_rc" "$((sp_kib / 1024)) MiB" "n/a" "≤ 0.60" 0
         return
     fi
     local time_ratio mem_ratio agreement
     time_ratio=$(calc "$lab_s / $sp_s" %.3f)
     mem_ratio=$(calc "$lab_kib / $sp_kib" %.3f)
     agreement=$(cell_agreement "$project/project/book/src/synthetic/analysis.json" "$project/scipy.out")
-    row "$what: time; $agreement" "${lab_s} s" "${sp_s} s" "$time_ratio" "≤ 0.10" "$(calc "$time_ratio <= 0.10" %d)"
+    row "$what: time; $agreement" "${lab_s} s" "${sp_s} s" "$time_ratio" "≤ 0.05" "$(calc "$time_ratio <= 0.05" %d)"
     row "$what: peak memory (maximum resident set)" "$((lab_kib / 1024)) MiB" "$((sp_kib / 1024)) MiB" \
-        "$mem_ratio" "≤ 1.00" "$(calc "$mem_ratio <= 1.00" %d)"
+        "$mem_ratio" "≤ 0.60" "$(calc "$mem_ratio <= 0.60" %d)"
 }
 
 # cell_agreement ANALYSIS_JSON SCIPY_CSV: whether both computed the same cells: n and median

@@ -7,36 +7,31 @@ use super::session::{Assessed, assess};
 use crate::config;
 use crate::error::Result;
 use crate::replication::{self, Replications, SessionVerdicts};
-use crate::store::{self, StoredSession};
-use std::path::Path;
+use crate::store::{self, Manifest};
+use std::path::{Path, PathBuf};
 
 /// The replications of the experiment in `dir` beside the session `shown`; `None` when its
-/// sessions come from one machine.
+/// sessions come from one machine. Only the manifests are read until they name several
+/// machines: the other sessions' runs are loaded only for a page that shows them.
 pub fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Option<Replications>> {
     let profile = shown.session.manifest.profile.as_deref();
-    let mut sessions: Vec<StoredSession> = Vec::new();
-    for session_dir in store::sessions(&layout.data_dir(&config::experiment_name(dir))) {
-        if session_dir == shown.session.dir {
-            sessions.push(shown.session.clone());
-            continue;
-        }
-        if let Ok(s) = store::load_session(&session_dir)
-            && sound(&s)
-            && s.manifest.profile.as_deref() == profile
-        {
-            sessions.push(s);
-        }
-    }
-    if !replication::several_machines(sessions.iter().map(|s| &s.manifest)) {
+    let others: Vec<(PathBuf, Manifest)> =
+        store::sessions(&layout.data_dir(&config::experiment_name(dir)))
+            .into_iter()
+            .filter(|d| *d != shown.session.dir)
+            .filter_map(|d| store::load_manifest(&d).ok().map(|m| (d, m)))
+            .filter(|(_, m)| sound(m) && m.profile.as_deref() == profile)
+            .collect();
+    let manifests = std::iter::once(&shown.session.manifest).chain(others.iter().map(|(_, m)| m));
+    if !replication::several_machines(manifests) {
         return Ok(None);
     }
-    let mut assessed: Vec<Assessed> = Vec::new();
-    for s in sessions {
-        if s.dir == shown.session.dir {
-            continue;
-        }
-        assessed.extend(assess(dir, s).ok());
-    }
+    let assessed: Vec<Assessed> = others
+        .iter()
+        .filter_map(|(d, _)| store::load_session(d).ok())
+        .filter(|s| sound(&s.manifest))
+        .filter_map(|s| assess(dir, s).ok())
+        .collect();
     let mut verdicts: Vec<SessionVerdicts> = assessed
         .iter()
         .chain(std::iter::once(shown))
@@ -51,7 +46,6 @@ pub fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Option<Replic
 }
 
 /// A session whose verdicts stand for its machine: whole, sealed, measured by lab.
-fn sound(s: &StoredSession) -> bool {
-    let m = &s.manifest;
+fn sound(m: &Manifest) -> bool {
     m.complete && m.damaged.is_none() && m.revisions.is_none() && m.derived_from.is_none()
 }

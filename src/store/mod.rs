@@ -223,6 +223,14 @@ pub fn sessions(data_dir: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// Reads a session folder's manifest alone.
+pub fn load_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let text = String::from_utf8(read_regular(&path)?)
+        .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a lab manifest", path.display()))
+}
+
 /// Reads a session folder; torn or orphaned tails are set aside (see [`read_rows`]).
 pub fn load_session(dir: &Path) -> Result<StoredSession> {
     let read = |name: &str| {
@@ -230,8 +238,7 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         String::from_utf8(read_regular(&path)?)
             .with_context(|| format!("{} is not UTF-8 text", path.display()))
     };
-    let manifest: Manifest = serde_json::from_str(&read(MANIFEST)?)
-        .with_context(|| format!("{} is not a lab manifest", dir.join(MANIFEST).display()))?;
+    let manifest = load_manifest(dir)?;
     // The plan and the rows are parsed side by side: at 100,000 runs each takes a while.
     let (plan, rows) = rayon::join(
         || -> Result<Plan> {
