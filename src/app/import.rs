@@ -349,7 +349,7 @@ const STAGING_PREFIX: &str = ".lab-import-";
 impl Staging {
     /// A fresh staging folder, after removing those that imports no longer running left.
     fn new(real: &Layout) -> Result<Staging> {
-        remove_abandoned_staging(&real.root);
+        remove_abandoned_staging(&real.root, STAGING_PREFIX);
         let root = real
             .root
             .join(format!("{STAGING_PREFIX}{}", std::process::id()));
@@ -451,22 +451,24 @@ fn place(staged: &Path, target: &Path, made: &mut Vec<PathBuf>) -> Result<()> {
         .map_err(|e| fail(format!("{} to {}: {e}", staged.display(), target.display())))
 }
 
-/// Removes the staging folders of imports whose process is gone (killed part way).
-fn remove_abandoned_staging(root: &Path) {
+/// Removes the staging folders under `root` named `PREFIX` + a process id whose process is
+/// gone (an import or a bundle's receipt killed part way), and the one of this process's id
+/// that an earlier process of the same id left.
+pub(super) fn remove_abandoned_staging(root: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(pid) = name
-            .strip_prefix(STAGING_PREFIX)
+            .strip_prefix(prefix)
             .and_then(|p| p.parse::<u32>().ok())
         else {
             continue;
         };
         let running = Path::new("/proc").join(pid.to_string()).exists();
         if !running || pid == std::process::id() {
-            let _ = std::fs::remove_dir_all(entry.path());
+            let _ = crate::store::remove_planted(&entry.path());
         }
     }
 }

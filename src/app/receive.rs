@@ -247,7 +247,7 @@ impl Staging {
         std::fs::create_dir_all(data).map_err(|e| {
             LabError::Other(anyhow::anyhow!("cannot create {}: {e}", data.display()))
         })?;
-        remove_abandoned(data);
+        super::import::remove_abandoned_staging(data, STAGING_PREFIX);
         let dir = data.join(format!("{STAGING_PREFIX}{}", std::process::id()));
         store::remove_planted(&dir)
             .map_err(|e| LabError::Other(anyhow::anyhow!("cannot clear {}: {e}", dir.display())))?;
@@ -266,23 +266,6 @@ impl Staging {
             std::fs::create_dir_all(parent).map_err(fail)?;
         }
         std::fs::rename(&self.dir, target).map_err(fail)
-    }
-}
-
-/// Removes the staging folders under `data` of imports whose process is gone (killed part
-/// way through a bundle).
-fn remove_abandoned(data: &Path) {
-    for entry in std::fs::read_dir(data).into_iter().flatten().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix(STAGING_PREFIX)
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if !Path::new("/proc").join(pid.to_string()).exists() {
-            let _ = store::remove_planted(&entry.path());
-        }
     }
 }
 

@@ -249,20 +249,26 @@ impl Resampler {
 
     /// Order statistics `k` and `k+1` (0-based, the latter clamped) of the counted resample.
     fn order_stats(&self, k: usize) -> (f64, f64) {
-        let mut cum = 0usize;
-        let mut first = None;
-        for (i, &c) in self.counts.iter().enumerate() {
-            cum += c as usize;
-            if first.is_none() && cum > k {
-                first = Some(self.sorted[i]);
-            }
-            if cum > k + 1 {
-                return (first.unwrap_or(self.sorted[i]), self.sorted[i]);
-            }
-        }
-        let a = first.unwrap_or(f64::NAN);
-        (a, a)
+        counted_order_stats(&self.counts, &self.sorted, k)
     }
+}
+
+/// Order statistics `k` and `k + 1` (0-based, the latter clamped) of a resample counted by
+/// rank: `counts[i]` draws of the value `sorted[i]`.
+pub(crate) fn counted_order_stats(counts: &[u32], sorted: &[f64], k: usize) -> (f64, f64) {
+    let mut cum = 0usize;
+    let mut first = None;
+    for (i, &c) in counts.iter().enumerate() {
+        cum += c as usize;
+        if first.is_none() && cum > k {
+            first = Some(sorted[i]);
+        }
+        if cum > k + 1 {
+            return (first.unwrap_or(sorted[i]), sorted[i]);
+        }
+    }
+    let a = first.unwrap_or(f64::NAN);
+    (a, a)
 }
 
 /// What summing no values gives: the start of every sum, as `Iterator::sum` starts it.

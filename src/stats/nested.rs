@@ -151,19 +151,7 @@ impl NestedResampler {
 
     /// Order statistics `k` and `k + 1` (0-based, the latter clamped) of the counted resample.
     fn order_stats(&self, k: usize) -> (f64, f64) {
-        let mut cum = 0usize;
-        let mut first = None;
-        for (i, &c) in self.counts.iter().enumerate() {
-            cum += c as usize;
-            if first.is_none() && cum > k {
-                first = Some(self.sorted[i]);
-            }
-            if cum > k + 1 {
-                return (first.unwrap_or(self.sorted[i]), self.sorted[i]);
-            }
-        }
-        let a = first.unwrap_or(f64::NAN);
-        (a, a)
+        super::bootstrap::counted_order_stats(&self.counts, &self.sorted, k)
     }
 }
 
