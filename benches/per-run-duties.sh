@@ -49,7 +49,8 @@ perf script -i "$SCRATCH/perf.data" -F pid,tid,ip,sym 2>/dev/null | python3 -c '
 import sys
 freq, runs = int(sys.argv[1]), int(sys.argv[2])
 duties = [
-    ("starting the process (argv, environment, clone until execve)", "lab::exec::spawn::spawn"),
+    ("preparing the process (argv, environment, folder; before the clock starts)", "lab::exec::spawn::prepare"),
+    ("starting the process (clone until execve)", "lab::exec::spawn::Ready::start"),
     ("waiting for it and reaping it (pidfd, wait4, rusage)", "lab::exec::process::wait_blocking"),
     ("sampling the machine before and after (/proc/stat, PSI)", "lab::exec::machine::sample"),
     ("looking for processes the run left behind", "lab::exec::orphans::reap_leftovers"),

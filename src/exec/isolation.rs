@@ -71,12 +71,11 @@ pub enum Entry {
     Landlock(RawFd),
 }
 
-/// How a child starting in `cwd` enters its protection: that of the project holding `cwd`,
-/// else the only one this process holds (calibration starts its empty process elsewhere).
-/// `None` when no session is protected.
+/// How a child starting in the absolute folder `cwd` enters its protection: that of the
+/// project holding `cwd`, else the only one this process holds (calibration starts its empty
+/// process elsewhere). `None` when no session is protected.
 pub fn entry_for(cwd: &Path) -> Option<Entry> {
     let held = NAMESPACES.lock().ok()?;
-    let cwd = std::path::absolute(cwd).ok()?;
     held.iter()
         .filter(|(project, _)| cwd.starts_with(project))
         .max_by_key(|(project, _)| project.as_os_str().len())
@@ -533,12 +532,13 @@ const CAP_SYS_ADMIN: libc::c_ulong = 21;
 /// Puts a build (or any command lab starts outside a run) in the session's namespace, in
 /// `dir` (entering the namespace moves a process to its root).
 pub fn contain(command: &mut Command, dir: &Path) {
-    let Some(entry) = entry_for(dir) else {
+    let Ok(dir) = std::path::absolute(dir) else {
         return;
     };
-    let Ok(dir) = std::path::absolute(dir).and_then(|d| {
-        c_path(&d).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
-    }) else {
+    let Some(entry) = entry_for(&dir) else {
+        return;
+    };
+    let Ok(dir) = c_path(&dir) else {
         return;
     };
     // SAFETY: the closure makes only async-signal-safe system calls on memory made before.

@@ -5,7 +5,7 @@
 use super::clock::Instant2;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
-use super::spawn::{Spawn, Started, spawn};
+use super::spawn::{Ready, Spawn, Started};
 use crate::store::Exit;
 use crate::units::{NANOS_PER_MILLI, Nanos};
 use std::fs::File;
@@ -72,7 +72,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Alone::No(_) => super::machine::sample(&cpus),
     };
     let forks_before = before.as_ref().and_then(Counters::forks);
-    let (start, started) = match start_timed(start_with, &mut alone) {
+    let (start, started) = match start_timed(super::spawn::prepare(start_with), &mut alone) {
         Ok(started) => started,
         Err(e) => {
             if let Some(group) = group {
@@ -148,12 +148,16 @@ fn own_wait(
     joined.then_some(after?.checked_sub(before?)).flatten()
 }
 
-/// Starts the clock and the process; a run beside others is registered and announced.
-fn start_timed(start_with: Spawn, alone: &mut Alone) -> std::io::Result<(Instant2, Started)> {
+/// Starts the clock and the prepared process; a run beside others is registered and
+/// announced.
+fn start_timed(
+    ready: std::io::Result<Ready>,
+    alone: &mut Alone,
+) -> std::io::Result<(Instant2, Started)> {
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
     let start = Instant2::now();
-    let spawned = spawn(start_with);
+    let spawned = ready.and_then(Ready::start);
     if let Ok(started) = spawned.as_ref()
         && spawning.is_some()
     {

@@ -4,8 +4,10 @@
 //! were the dearest part of a trivial run, and they fell inside the timed interval. Unlike
 //! `posix_spawn`, the child can also ask to die with lab (`PR_SET_PDEATHSIG`).
 //!
-//! Everything the child needs is prepared beforehand: between `clone` and `execve` it only
-//! makes system calls on memory prepared here (no allocation, no locks), as vfork(2) demands.
+//! Everything the child needs is prepared beforehand ([`prepare`], before the run's clock
+//! starts): between `clone` and `execve` it only makes system calls on memory prepared here
+//! (no allocation, no locks), as vfork(2) demands. The environment, built from lab's own for
+//! each variant, is built once and kept for the session's next runs.
 
 use std::collections::BTreeMap;
 use std::ffi::{CString, OsStr, OsString};
@@ -14,7 +16,7 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Stack for the child until it calls `execve`: it only makes system calls.
 const CHILD_STACK: usize = 64 * 1024;
@@ -50,10 +52,10 @@ struct Prepared<'a> {
     argv: Vec<CString>,
     argv_ptrs: Vec<*const libc::c_char>,
     #[expect(dead_code, reason = "owns the strings envp_ptrs points into")]
-    envp: Vec<CString>,
+    environment: Arc<Environment>,
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
-    stdin: File,
+    stdin: RawFd,
     stdout: File,
     stderr: File,
     cpus: Option<libc::cpu_set_t>,
@@ -68,46 +70,85 @@ struct Prepared<'a> {
     failed: i32,
 }
 
-/// Starts the run's process in its own process group and returns its PID; an error is what
-/// starting it failed with (a program not found, not executable, a bad folder).
-pub fn spawn(request: Spawn) -> io::Result<Started> {
-    let mut prepared = prepare(request)?;
-    let mut stack = vec![0u8; CHILD_STACK];
-    // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
-    let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-    let everything = full_signal_set();
-    let mut previous = empty_signal_set();
-    // SAFETY: blocking signals on this thread so that no handler of lab runs in the child
-    // while it shares lab's memory; restored below.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &everything, &mut previous) };
-    // SAFETY: the child runs `child` on its own stack with `prepared`, which outlives it:
-    // CLONE_VFORK suspends this thread until the child has called execve or _exit.
-    let pid = unsafe {
-        libc::clone(
-            child,
-            top as *mut libc::c_void,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&mut prepared as *mut Prepared).cast(),
-        )
-    };
-    let clone_error = io::Error::last_os_error();
-    // SAFETY: restoring this thread's mask as it was.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) };
-    if pid < 0 {
-        return Err(clone_error);
+/// A run's process laid out and ready to start: its arguments, environment, folder and
+/// descriptors are prepared, so that [`Ready::start`] is `clone` and the child's few system
+/// calls until `execve`, and preparing can happen before the clock starts.
+pub struct Ready<'a>(Prepared<'a>);
+
+/// Lays out everything the run's process is started with; an error is what starting it would
+/// fail with (a program not found, not executable, an argument holding a NUL byte).
+pub fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
+    let environment = environment(request.env)?;
+    let program = resolve(&request.argv[0], &environment.path, request.cwd)?;
+    let argv = request
+        .argv
+        .iter()
+        .map(|a| c_string(a.as_bytes()))
+        .collect::<io::Result<Vec<_>>>()?;
+    // Entering the session's namespace moves the child to its root: the folder must be
+    // absolute to mean the same there.
+    let cwd = absolute(request.cwd)?;
+    Ok(Ready(Prepared {
+        program: c_string(program.as_os_str().as_bytes())?,
+        argv_ptrs: null_terminated(&argv),
+        argv,
+        envp_ptrs: null_terminated(&environment.envp),
+        environment,
+        cwd: c_string(cwd.as_os_str().as_bytes())?,
+        stdin: dev_null()?,
+        stdout: request.stdout,
+        stderr: request.stderr,
+        cpus: request.cpus,
+        cgroup_procs: request.cgroup_procs,
+        counters: request.counters,
+        protection: super::isolation::entry_for(&cwd),
+        cgroup_refused: false,
+        failed: 0,
+    }))
+}
+
+impl Ready<'_> {
+    /// Starts the prepared process in its own process group and returns its PID.
+    pub fn start(self) -> io::Result<Started> {
+        let mut prepared = self.0;
+        // The child writes its stack before reading it: no need to zero it.
+        let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK);
+        // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
+        let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
+        let everything = full_signal_set();
+        let mut previous = empty_signal_set();
+        // SAFETY: blocking signals on this thread so that no handler of lab runs in the child
+        // while it shares lab's memory; restored below.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &everything, &mut previous) };
+        // SAFETY: the child runs `child` on its own stack with `prepared`, which outlives it:
+        // CLONE_VFORK suspends this thread until the child has called execve or _exit.
+        let pid = unsafe {
+            libc::clone(
+                child,
+                top as *mut libc::c_void,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&mut prepared as *mut Prepared).cast(),
+            )
+        };
+        let clone_error = io::Error::last_os_error();
+        // SAFETY: restoring this thread's mask as it was.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) };
+        if pid < 0 {
+            return Err(clone_error);
+        }
+        // SAFETY: the child has exec'd or exited: it no longer writes to `prepared`.
+        let failed = unsafe { std::ptr::read_volatile(&prepared.failed) };
+        if failed != 0 {
+            reap(pid);
+            return Err(io::Error::from_raw_os_error(failed));
+        }
+        // SAFETY: as above.
+        let refused = unsafe { std::ptr::read_volatile(&prepared.cgroup_refused) };
+        Ok(Started {
+            pid,
+            in_cgroup: prepared.cgroup_procs.is_some() && !refused,
+        })
     }
-    // SAFETY: the child has exec'd or exited: it no longer writes to `prepared`.
-    let failed = unsafe { std::ptr::read_volatile(&prepared.failed) };
-    if failed != 0 {
-        reap(pid);
-        return Err(io::Error::from_raw_os_error(failed));
-    }
-    // SAFETY: as above.
-    let refused = unsafe { std::ptr::read_volatile(&prepared.cgroup_refused) };
-    Ok(Started {
-        pid,
-        in_cgroup: prepared.cgroup_procs.is_some() && !refused,
-    })
 }
 
 /// Waits for a child that failed before `execve`.
@@ -119,14 +160,47 @@ fn reap(pid: libc::pid_t) {
     {}
 }
 
-fn prepare(request: Spawn<'_>) -> io::Result<Prepared<'_>> {
-    let env = child_environment(request.env);
-    let program = resolve(&request.argv[0], &env, request.cwd)?;
-    let argv = request
-        .argv
-        .iter()
-        .map(|a| c_string(a.as_bytes()))
-        .collect::<io::Result<Vec<_>>>()?;
+/// A child's environment: lab's own with a variant's variables set on top, sorted by name.
+struct Environment {
+    /// `NAME=value` for each variable.
+    envp: Vec<CString>,
+    /// Its `PATH`, where programs are looked up.
+    path: Option<OsString>,
+}
+
+/// How many environments [`environment`] keeps: a randomised layout pads each run's
+/// environment differently, so a session may start more than one per variant.
+const ENVIRONMENTS_KEPT: usize = 8;
+
+/// The environment for a variant's variables `set`, built once and kept for the next runs: a
+/// session starts the same few variants thousands of times, and copying lab's environment
+/// into a new one was the dearest part of starting a run. lab never changes its own
+/// environment, so a kept one stays what building it again would give.
+fn environment(set: &BTreeMap<String, String>) -> io::Result<Arc<Environment>> {
+    type Kept = Vec<(BTreeMap<String, String>, Arc<Environment>)>;
+    static KEPT: Mutex<Kept> = Mutex::new(Vec::new());
+    if let Some(found) = KEPT
+        .lock()
+        .ok()
+        .and_then(|kept| kept.iter().find(|(k, _)| k == set).map(|(_, e)| e.clone()))
+    {
+        return Ok(found);
+    }
+    let built = Arc::new(build_environment(set)?);
+    if let Ok(mut kept) = KEPT.lock() {
+        if kept.len() == ENVIRONMENTS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((set.clone(), built.clone()));
+    }
+    Ok(built)
+}
+
+fn build_environment(set: &BTreeMap<String, String>) -> io::Result<Environment> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for (k, v) in set {
+        env.insert(k.into(), v.into());
+    }
     let envp = env
         .iter()
         .map(|(k, v)| {
@@ -136,46 +210,53 @@ fn prepare(request: Spawn<'_>) -> io::Result<Prepared<'_>> {
             c_string(&pair)
         })
         .collect::<io::Result<Vec<_>>>()?;
-    Ok(Prepared {
-        program: c_string(program.as_os_str().as_bytes())?,
-        argv_ptrs: null_terminated(&argv),
-        argv,
-        envp_ptrs: null_terminated(&envp),
+    Ok(Environment {
         envp,
-        // Entering the session's namespace moves the child to its root: the folder must be
-        // absolute to mean the same there.
-        cwd: c_string(std::path::absolute(request.cwd)?.as_os_str().as_bytes())?,
-        stdin: File::open("/dev/null")?,
-        stdout: request.stdout,
-        stderr: request.stderr,
-        cpus: request.cpus,
-        cgroup_procs: request.cgroup_procs,
-        counters: request.counters,
-        protection: super::isolation::entry_for(request.cwd),
-        cgroup_refused: false,
-        failed: 0,
+        path: env.remove(OsStr::new("PATH")),
     })
 }
 
-/// lab's environment with the variant's variables set on top, sorted by name.
-fn child_environment(set: &BTreeMap<String, String>) -> BTreeMap<OsString, OsString> {
-    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
-    for (k, v) in set {
-        env.insert(k.into(), v.into());
+/// `cwd` made absolute; a relative folder is taken from lab's own, which never changes
+/// during a session, so the last answer is kept.
+fn absolute(cwd: &Path) -> io::Result<PathBuf> {
+    if cwd.is_absolute() {
+        return std::path::absolute(cwd);
     }
-    env
+    static LAST: Mutex<Option<(PathBuf, PathBuf)>> = Mutex::new(None);
+    if let Some(found) = LAST.lock().ok().and_then(|last| {
+        last.as_ref()
+            .filter(|(relative, _)| relative == cwd)
+            .map(|(_, found)| found.clone())
+    }) {
+        return Ok(found);
+    }
+    let found = std::path::absolute(cwd)?;
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((cwd.to_path_buf(), found.clone()));
+    }
+    Ok(found)
+}
+
+/// `/dev/null`, the standard input of every run, opened once (close-on-exec: a run gets it
+/// only as its descriptor 0).
+fn dev_null() -> io::Result<RawFd> {
+    static DEV_NULL: OnceLock<File> = OnceLock::new();
+    if let Some(file) = DEV_NULL.get() {
+        return Ok(file.as_raw_fd());
+    }
+    let opened = File::open("/dev/null")?;
+    Ok(DEV_NULL.get_or_init(|| opened).as_raw_fd())
 }
 
 /// The file `execve` should load for `program`, found as `execvp` would: a name with a slash
 /// is used as given (relative to the run's folder), any other is looked up in the child's
-/// PATH. A name found nowhere is "not found".
-fn resolve(program: &str, env: &BTreeMap<OsString, OsString>, cwd: &Path) -> io::Result<PathBuf> {
+/// `path`. A name found nowhere is "not found".
+fn resolve(program: &str, path: &Option<OsString>, cwd: &Path) -> io::Result<PathBuf> {
     if program.contains('/') {
         return Ok(PathBuf::from(program));
     }
-    let path = env
-        .get(OsStr::new("PATH"))
-        .cloned()
+    let path = path
+        .clone()
         .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
     // A session runs the same few programs thousands of times: each is looked up once.
     type Key = (String, OsString, PathBuf);
@@ -292,7 +373,7 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             && p.cpus.as_ref().is_none_or(|set| {
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == 0
             })
-            && redirect(p.stdin.as_raw_fd(), 0)
+            && redirect(p.stdin, 0)
             && redirect(p.stdout.as_raw_fd(), 1)
             && redirect(p.stderr.as_raw_fd(), 2)
             && libc::chdir(p.cwd.as_ptr()) == 0;
@@ -342,7 +423,7 @@ mod tests {
         logs: &Path,
     ) -> io::Result<libc::pid_t> {
         let argv = vec![program.to_string()];
-        spawn(Spawn {
+        prepare(Spawn {
             argv: &argv,
             env,
             cwd,
@@ -352,6 +433,7 @@ mod tests {
             cgroup_procs: None,
             counters: None,
         })
+        .and_then(Ready::start)
         .map(|s| s.pid)
     }
 
@@ -384,6 +466,29 @@ mod tests {
         assert_eq!(fields[0], "set");
         assert_eq!(fields[1], cwd.to_str().unwrap());
         assert_eq!(fields[2], fields[3], "the run leads its own process group");
+    }
+
+    #[test]
+    fn a_variant_environment_is_built_once_and_kept_for_its_next_runs() {
+        let set = |value: &str| BTreeMap::from([("LAB_KEPT".to_string(), value.to_string())]);
+        let first = environment(&set("a")).unwrap();
+        assert!(Arc::ptr_eq(&first, &environment(&set("a")).unwrap()));
+        let other = environment(&set("b")).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(other.envp.iter().any(|v| v.as_bytes() == b"LAB_KEPT=b"));
+        let home = std::env::var_os("PATH").unwrap();
+        assert_eq!(
+            other.path.as_ref(),
+            Some(&home),
+            "lab's own variables are kept"
+        );
+        // As many other sets as are kept push the first one out: it is built again.
+        for i in 0..ENVIRONMENTS_KEPT {
+            environment(&set(&format!("other {i}"))).unwrap();
+        }
+        let again = environment(&set("a")).unwrap();
+        assert!(!Arc::ptr_eq(&first, &again));
+        assert_eq!(first.envp, again.envp);
     }
 
     #[test]
