@@ -27,6 +27,9 @@
 #                     given here is kept, and must not exist yet or be empty)
 #   --report-runs N   runs per cell of the synthetic session in measurement 4 (default 10000)
 #   --parts LIST      which measurements to make, e.g. 1,2 (default 1,2,3,4)
+#   --hyperfine PATH  the hyperfine binary to compare with (default: hyperfine on PATH), e.g. a
+#                     2.0 installed with `cargo install hyperfine --version 2.0.0
+#                     --ignore-rust-version --root /opt/hf2` as /opt/hf2/bin/hyperfine
 # Needs: hyperfine, a C compiler as `cc`, GNU time as /usr/bin/time, python3 with numpy,
 # scipy and pandas. It installs nothing; it names what is missing and how to install it.
 # Took 10 minutes on a busy 2-core machine, most of it in measurement 4; removing the scratch
@@ -45,6 +48,7 @@ SCRATCH=""
 REPORT_RUNS=10000
 REPORT_CELLS=10
 PARTS="1,2,3,4"
+HYPERFINE=hyperfine
 AGREE_BLOCK=5    # runs per tool and block in measurement 2, four blocks a round
 CPU_RUNS=5       # runs per tool and round in measurement 3
 
@@ -80,6 +84,7 @@ parse_args() {
             --scratch) SCRATCH=${2:?--scratch needs a folder}; shift 2 ;;
             --report-runs) positive_integer "$1" "${2:-}"; REPORT_RUNS=$2; shift 2 ;;
             --parts) PARTS=${2:?--parts needs a list such as 1,2}; shift 2 ;;
+            --hyperfine) HYPERFINE=${2:?--hyperfine needs a path}; shift 2 ;;
             -h | --help) usage 0 ;;
             *) echo "compare-tools: unknown option '$1'" >&2; usage 2 ;;
         esac
@@ -96,7 +101,7 @@ wants() {
 
 check_tools() {
     local missing=()
-    command -v hyperfine >/dev/null || missing+=("hyperfine: apt-get install hyperfine (or cargo install hyperfine)")
+    command -v "$HYPERFINE" >/dev/null || missing+=("$HYPERFINE: apt-get install hyperfine (or cargo install hyperfine)")
     command -v cc >/dev/null || missing+=("a C compiler as cc: apt-get install gcc")
     [[ -x /usr/bin/time ]] && /usr/bin/time -f '%e' true >/dev/null 2>&1 ||
         missing+=("GNU time as /usr/bin/time: apt-get install time")
@@ -327,7 +332,7 @@ measure_session_cost() {
             case $tool in
                 lab) lab_session "$project" spawn; lab_s+=("$(since "$start")") ;;
                 hyperfine)
-                    hyperfine -N --runs "$RUNS" --style none true >/dev/null 2>&1
+                    "$HYPERFINE" -N --runs "$RUNS" --style none true >/dev/null 2>&1
                     hf_s+=("$(since "$start")")
                     ;;
                 raw) "$SCRATCH/bin/spawnloop" "$RUNS" true; raw_s+=("$(since "$start")") ;;
@@ -377,10 +382,13 @@ measure_agreement() {
                     runs_csv "$session/runs.csv" cpu_mean >>"$SCRATCH/p2/cpu"
                     ;;
                 hyperfine)
-                    hyperfine -N --warmup 1 --runs "$AGREE_BLOCK" --style none --export-json "$json" \
+                    "$HYPERFINE" -N --warmup 1 --runs "$AGREE_BLOCK" --style none --export-json "$json" \
                         "$SCRATCH/bin/busy $steps" >/dev/null 2>&1
+                    # 1.x lists "times"; 2.0 (schema 2) one "measurements" object a run.
                     walls=$(python3 -c 'import json, sys
-print("\n".join(f"{t:.9f}" for t in json.load(open(sys.argv[1]))["results"][0]["times"]))' "$json")
+r = json.load(open(sys.argv[1]))["results"][0]
+times = r["times"] if "times" in r else [m["time"]["value"] for m in r["measurements"]]
+print("\n".join(f"{t:.9f}" for t in times))' "$json")
                     mapfile -t -O "${#hf_walls[@]}" hf_walls <<<"$walls"
                     ;;
             esac
@@ -452,7 +460,7 @@ measure_own_cpu() {
                     mapfile -t -O "${#lab_ns[@]}" lab_ns <<<"$found"
                     ;;
                 hyperfine)
-                    hyperfine -N --runs "$CPU_RUNS" --style none "$SCRATCH/bin/busy $steps $readings" >/dev/null 2>&1
+                    "$HYPERFINE" -N --runs "$CPU_RUNS" --style none "$SCRATCH/bin/busy $steps $readings" >/dev/null 2>&1
                     found=$(intervals "$readings")
                     mapfile -t -O "${#hf_ns[@]}" hf_ns <<<"$found"
                     ;;
@@ -555,7 +563,7 @@ machine_header() {
     echo "| scratch folder | $SCRATCH ($(df -PT "$SCRATCH" | awk 'NR == 2 { print $2 }')) |"
     echo "| lab | $("$LAB" --version) ($LAB) |"
     echo "| rustc | $(rustc --version 2>/dev/null || echo 'not on PATH') |"
-    echo "| hyperfine | $(hyperfine --version) |"
+    echo "| hyperfine | $("$HYPERFINE" --version) |"
     echo "| cc | $(cc --version | head -1) |"
     echo "| python | $(python_versions) |"
     echo "| settings | --runs $RUNS, --rounds $ROUNDS, --report-runs $REPORT_RUNS, --parts $PARTS; script ran ${ELAPSED} s |"
