@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 /// A session with everything the report shows about it.
 pub struct Assessed {
     pub experiment: Experiment,
+    /// The session without its rows and samples, given up once judged (a sampled session,
+    /// whose earlier looks are judged again from them, keeps them).
     pub session: StoredSession,
     pub analysis: Analysis,
     pub findings: Findings,
@@ -27,10 +29,14 @@ pub struct Assessed {
 }
 
 /// Judges, analyses and checks one stored session of the experiment in `dir`.
-pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
+pub fn assess(dir: &Path, mut session: StoredSession) -> Result<Assessed> {
     let (experiment, mut notices) = sealed_experiment(dir, &session)?;
     notices.extend(session.tails.iter().map(|t| t.describe()));
-    let (analysis, findings) = judged(&experiment, &session);
+    let (analysis, findings) = if experiment.sampling.is_some() {
+        judged(&experiment, &session)
+    } else {
+        judged_releasing(&experiment, &mut session)
+    };
     notices.extend(validity::nodes::warning(&session.manifest));
     notices.extend(one_process_notice(&session));
     let looks = looks(&experiment, &session, &analysis, &findings);
@@ -90,6 +96,14 @@ pub fn analysed(dir: &Path, session: &StoredSession) -> Result<(Experiment, Anal
 /// Validity, analysis and checks of one session.
 fn judged(experiment: &Experiment, session: &StoredSession) -> (Analysis, Findings) {
     let validity::Validity { runs, durations } = validity::judge(experiment, session);
+    let analysis = analysis::analyze(experiment, session, runs);
+    let findings = checks::evaluate(experiment, &durations, &analysis);
+    (analysis, findings)
+}
+
+/// [`judged`], giving up the session's rows and samples as its runs are judged.
+fn judged_releasing(experiment: &Experiment, session: &mut StoredSession) -> (Analysis, Findings) {
+    let validity::Validity { runs, durations } = validity::judge_releasing(experiment, session);
     let analysis = analysis::analyze(experiment, session, runs);
     let findings = checks::evaluate(experiment, &durations, &analysis);
     (analysis, findings)

@@ -301,7 +301,7 @@ fn record_counters(
             multiplexed.push(counter.def().name);
         }
     }
-    row.counters_multiplexed = (!multiplexed.is_empty()).then(|| multiplexed.join(" "));
+    row.set_counters_multiplexed((!multiplexed.is_empty()).then(|| multiplexed.join(" ")));
 }
 
 /// The row of a run whose output was just packed, and the values its stdout holds.
@@ -325,8 +325,11 @@ fn stored_row(
 /// The instructions callgrind counted in the run, from its standard error log, where the
 /// experiment asks for them; empty when valgrind reported none (never zero).
 fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &crate::store::LogRef) {
-    if exp.counters.contains(&Counter::CallgrindInstructions) {
-        row.counter_callgrind_instructions = callgrind::collected(stderr);
+    if exp.counters.contains(&Counter::CallgrindInstructions)
+        && let Some(count) = callgrind::collected(stderr)
+        && let Some(cell) = row.counter_mut(Counter::CallgrindInstructions.def().name)
+    {
+        *cell = Some(count);
     }
 }
 

@@ -91,6 +91,8 @@ impl<'de> Visitor<'de> for Runs {
             // The map's JSON tells maps apart exactly (floats print as they round-trip).
             let key = serde_json::to_string(run.cell.params.as_ref()).unwrap_or_default();
             run.cell.params = shared.entry(key).or_insert(run.cell.params).clone();
+            // Read without a length, the list kept the room it grew with.
+            run.argv.shrink_to_fit();
             runs.push(run);
         }
         runs.shrink_to_fit();

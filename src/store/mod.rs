@@ -4,12 +4,14 @@
 //! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
 
 mod contention;
+mod heap;
 mod lock;
 mod logs;
 mod manifest;
 mod packed;
 mod printed;
 mod read;
+mod record;
 mod rows;
 mod session_ref;
 mod shards;
@@ -17,13 +19,14 @@ pub mod space;
 mod writer;
 
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
+pub use heap::give_back_free_pages;
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice};
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
-pub use rows::{COUNTER_NAMES, Exit, RunRow, SampleRow};
+pub use rows::{COUNTER_NAMES, Counters, Exit, RunRow, SampleRow};
 pub use session_ref::{
     ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
 };
@@ -233,21 +236,12 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest> {
 
 /// Reads a session folder; torn or orphaned tails are set aside (see [`read_rows`]).
 pub fn load_session(dir: &Path) -> Result<StoredSession> {
-    let read = |name: &str| {
-        let path = dir.join(name);
-        String::from_utf8(read_regular(&path)?)
-            .with_context(|| format!("{} is not UTF-8 text", path.display()))
-    };
     let manifest = load_manifest(dir)?;
     // The plan and the rows are parsed side by side: at 100,000 runs each takes a while.
-    let (plan, rows) = rayon::join(
-        || -> Result<Plan> {
-            serde_json::from_str(&read(PLAN)?)
-                .with_context(|| format!("{} is not a lab plan", dir.join(PLAN).display()))
-        },
-        || read_rows(dir),
-    );
+    let (plan, rows) = rayon::join(|| read_plan(dir), || read_rows(dir));
     let (plan, rows) = (plan?, rows?);
+    // Reading a plan makes a parameter map per run before the runs of a cell share one.
+    give_back_free_pages();
     plan_holds_every_run(dir, &plan, &rows.runs)?;
     let mut manifest = manifest;
     if let Some(changed) = unsealed_file(dir, &manifest.digests) {
@@ -297,11 +291,10 @@ fn unsealed_file(
     })
 }
 
-/// The bytes of the session file at `path`, which must be a regular file: a FIFO would block
-/// the reader forever, a device or a folder is no file lab wrote.
-pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let mut file =
+/// The session file at `path`, opened for reading, which must be a regular file: a FIFO would
+/// block the reader forever, a device or a folder is no file lab wrote.
+pub fn open_regular(path: &Path) -> Result<fs::File> {
+    let file =
         logs::open_unblocked(path, 0).with_context(|| format!("cannot read {}", path.display()))?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
@@ -311,10 +304,25 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
             crate::regular::kind_of(&kind)
         );
     }
+    Ok(file)
+}
+
+/// The bytes of the session file at `path` (see [`open_regular`]).
+pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    open_regular(path)?
+        .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(bytes)
+}
+
+/// The plan of the session in `dir`, parsed as it is read: the text of a plan of 100,000 runs
+/// (24 MB) is never held whole.
+fn read_plan(dir: &Path) -> Result<Plan> {
+    let path = dir.join(PLAN);
+    let file = std::io::BufReader::new(open_regular(&path)?);
+    serde_json::from_reader(file).with_context(|| format!("{} is not a lab plan", path.display()))
 }
 
 /// Every stored run is one the plan holds: a plan missing runs (or holding none) beside rows

@@ -10,6 +10,8 @@ use super::{RUNS, SAMPLES};
 use anyhow::{Context, Result, bail};
 use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// Bytes at the end of a file that are not data.
@@ -57,15 +59,17 @@ struct Located<T> {
 /// Reads the committed rows of the session in `dir`.
 pub fn read_rows(dir: &Path) -> Result<Rows> {
     let runs_path = dir.join(RUNS);
-    let runs_bytes = read(&runs_path)?;
-    let runs_keep = complete_prefix(&runs_bytes);
+    let mut runs_file = open(&runs_path)?;
+    let runs_lines = complete_lines(&mut runs_file, &runs_path)?;
+    let runs_keep = runs_lines.keep_bytes;
     let samples_path = dir.join(SAMPLES);
-    let samples_bytes = read(&samples_path)?;
-    let samples_complete = complete_prefix(&samples_bytes);
+    let mut samples_file = open(&samples_path)?;
+    let samples_lines = complete_lines(&mut samples_file, &samples_path)?;
+    let samples_complete = samples_lines.keep_bytes;
     // The two files are parsed side by side; errors are reported runs.csv first.
     let (runs, samples) = rayon::join(
-        || parse::<RunRow>(&runs_bytes[..runs_keep], &runs_path),
-        || parse::<SampleRow>(&samples_bytes[..samples_complete], &samples_path),
+        || parse::<RunRow>(runs_file, &runs_lines, &runs_path),
+        || parse::<SampleRow>(samples_file, &samples_lines, &samples_path),
     );
     let runs = runs?;
     refuse_duplicate_runs(&runs, &runs_path)?;
@@ -76,7 +80,7 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     let samples = samples?;
     refuse_duplicate_samples(&samples, &samples_path)?;
     let orphans_from = orphan_tail(&samples, &committed, &samples_path)?;
-    let samples_keep = orphans_from.map_or(samples_complete as u64, |i| samples[i].start);
+    let samples_keep = orphans_from.map_or(samples_complete, |i| samples[i].start);
     let kept: Vec<SampleRow> = without_slack(
         samples
             .into_iter()
@@ -87,19 +91,19 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     check_counts(&committed, &kept, &samples_path)?;
 
     let mut tails = Vec::new();
-    if runs_keep < runs_bytes.len() {
+    if runs_keep < runs_lines.total_bytes {
         tails.push(Tail {
             file: RUNS,
-            keep_bytes: runs_keep as u64,
-            total_bytes: runs_bytes.len() as u64,
+            keep_bytes: runs_keep,
+            total_bytes: runs_lines.total_bytes,
             reason: "a row cut off mid-write".into(),
         });
     }
-    if samples_keep < samples_bytes.len() as u64 {
+    if samples_keep < samples_lines.total_bytes {
         tails.push(Tail {
             file: SAMPLES,
             keep_bytes: samples_keep,
-            total_bytes: samples_bytes.len() as u64,
+            total_bytes: samples_lines.total_bytes,
             reason: if orphans_from.is_some() {
                 "values of a run that never finished".into()
             } else {
@@ -114,34 +118,67 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     })
 }
 
-/// `rows` with the room it was grown with given back. Collecting the parsed rows reuses the
-/// parser's vector, whose capacity doubled as rows came and whose elements were larger (each
-/// held its line and offset): at 100,000 runs that room was tens of MiB held for the whole
-/// report.
+/// `rows` with the room it was collected in given back. Collecting the parsed rows reuses the
+/// parser's vector, whose elements were larger (each held its line and offset): at 100,000
+/// runs that room was MiBs held for the whole report.
 fn without_slack<T>(mut rows: Vec<T>) -> Vec<T> {
     rows.shrink_to_fit();
     rows
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    super::read_regular(path)
+fn open(path: &Path) -> Result<File> {
+    super::open_regular(path)
 }
 
-/// The length of the part of `bytes` that ends with a newline.
-fn complete_prefix(bytes: &[u8]) -> usize {
-    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+/// How much of a file is whole lines: the part that ends with its last newline.
+struct Lines {
+    keep_bytes: u64,
+    total_bytes: u64,
+    /// Lines in the kept part, the header's included.
+    count: usize,
 }
 
-/// Parses CSV rows (after the header), keeping each row's line and starting byte.
-fn parse<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<Vec<Located<T>>> {
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+/// Reads `file` through once, counting its lines and finding where its last one ends, without
+/// holding its bytes; leaves it at its start.
+fn complete_lines(file: &mut File, path: &Path) -> Result<Lines> {
+    let mut lines = Lines {
+        keep_bytes: 0,
+        total_bytes: 0,
+        count: 0,
+    };
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let n = file
+            .read(&mut block)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let part = &block[..n];
+        if let Some(last) = part.iter().rposition(|&b| b == b'\n') {
+            lines.keep_bytes = lines.total_bytes + last as u64 + 1;
+            lines.count += part.iter().filter(|&&b| b == b'\n').count();
+        }
+        lines.total_bytes += n as u64;
+    }
+    file.seek(SeekFrom::Start(0))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(lines)
+}
+
+/// Parses the CSV rows of the whole lines of `file` (after the header), keeping each row's
+/// line and starting byte.
+fn parse<T: DeserializeOwned>(file: File, lines: &Lines, path: &Path) -> Result<Vec<Located<T>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(file.take(lines.keep_bytes));
     let headers = match reader.byte_headers() {
         Ok(h) => h.clone(),
-        Err(_) if bytes.is_empty() => return Ok(Vec::new()),
+        Err(_) if lines.keep_bytes == 0 => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("{}: unreadable header", path.display())),
     };
     let mut record = csv::ByteRecord::new();
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(lines.count.saturating_sub(1));
     loop {
         let more = reader
             .read_byte_record(&mut record)

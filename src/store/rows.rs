@@ -74,6 +74,7 @@ pub enum Exit {
 /// One row of runs.csv: what was measured, never a judgement (the validity stage judges).
 /// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(from = "super::record::RunRecord")]
 pub struct RunRow {
     pub run_id: String,
     pub position: usize,
@@ -156,36 +157,8 @@ pub struct RunRow {
     #[serde(default)]
     pub block_out: Option<u64>,
     /// perf counters (`[experiment] counters`), one column each, named `counter_` and perf's
-    /// name with `_` for `-` (task-clock in nanoseconds): empty where the counter was not
-    /// asked for, the machine lacks it, or the session predates the column. Never zero for
-    /// unavailable.
-    #[serde(default)]
-    pub counter_task_clock: Option<u64>,
-    #[serde(default)]
-    pub counter_context_switches: Option<u64>,
-    #[serde(default)]
-    pub counter_cpu_migrations: Option<u64>,
-    #[serde(default)]
-    pub counter_page_faults: Option<u64>,
-    #[serde(default)]
-    pub counter_instructions: Option<u64>,
-    #[serde(default)]
-    pub counter_cycles: Option<u64>,
-    #[serde(default)]
-    pub counter_cache_references: Option<u64>,
-    #[serde(default)]
-    pub counter_cache_misses: Option<u64>,
-    #[serde(default)]
-    pub counter_branch_misses: Option<u64>,
-    #[serde(default)]
-    pub counter_branches: Option<u64>,
-    /// Instructions valgrind's callgrind counted, the run's child processes included.
-    #[serde(default)]
-    pub counter_callgrind_instructions: Option<u64>,
-    /// The counters the kernel multiplexed during the run (scaled by time enabled / time
-    /// running), by perf's name, space-separated; empty when none was.
-    #[serde(default)]
-    pub counters_multiplexed: Option<String>,
+    /// name with `_` for `-` (task-clock in nanoseconds); `None` when the run counted none.
+    pub counters: Option<Box<Counters>>,
     /// Where the run's stdout lies in `logs/stdout.pack` (see [`super::packed`]): empty in
     /// sessions from before the packs, whose runs have a log file each.
     #[serde(default)]
@@ -199,6 +172,27 @@ pub struct RunRow {
     pub stderr_bytes: Option<u64>,
     #[serde(default)]
     pub stderr_sha256: Option<String>,
+}
+
+/// The perf counters of a run, each empty where the counter was not asked for, the machine
+/// lacks it, or the session predates its column; never zero for unavailable.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counters {
+    pub task_clock: Option<u64>,
+    pub context_switches: Option<u64>,
+    pub cpu_migrations: Option<u64>,
+    pub page_faults: Option<u64>,
+    pub instructions: Option<u64>,
+    pub cycles: Option<u64>,
+    pub cache_references: Option<u64>,
+    pub cache_misses: Option<u64>,
+    pub branch_misses: Option<u64>,
+    pub branches: Option<u64>,
+    /// Instructions valgrind's callgrind counted, the run's child processes included.
+    pub callgrind_instructions: Option<u64>,
+    /// The counters the kernel multiplexed during the run (scaled by time enabled / time
+    /// running), by perf's name, space-separated; empty when none was.
+    pub multiplexed: Option<String>,
 }
 
 /// The perf counters runs.csv has a column for, by perf's name.
@@ -219,38 +213,29 @@ pub const COUNTER_NAMES: [&str; 11] = [
 impl RunRow {
     /// The recorded value of the perf counter `name` (perf's name).
     pub fn counter(&self, name: &str) -> Option<u64> {
-        match name {
-            "task-clock" => self.counter_task_clock,
-            "context-switches" => self.counter_context_switches,
-            "cpu-migrations" => self.counter_cpu_migrations,
-            "page-faults" => self.counter_page_faults,
-            "instructions" => self.counter_instructions,
-            "cycles" => self.counter_cycles,
-            "cache-references" => self.counter_cache_references,
-            "cache-misses" => self.counter_cache_misses,
-            "branch-misses" => self.counter_branch_misses,
-            "branches" => self.counter_branches,
-            "callgrind-instructions" => self.counter_callgrind_instructions,
-            _ => None,
-        }
+        self.counters.as_deref().and_then(|c| c.value(name))
     }
 
     /// The column of the perf counter `name`, to record it.
     pub fn counter_mut(&mut self, name: &str) -> Option<&mut Option<u64>> {
-        match name {
-            "task-clock" => Some(&mut self.counter_task_clock),
-            "context-switches" => Some(&mut self.counter_context_switches),
-            "cpu-migrations" => Some(&mut self.counter_cpu_migrations),
-            "page-faults" => Some(&mut self.counter_page_faults),
-            "instructions" => Some(&mut self.counter_instructions),
-            "cycles" => Some(&mut self.counter_cycles),
-            "cache-references" => Some(&mut self.counter_cache_references),
-            "cache-misses" => Some(&mut self.counter_cache_misses),
-            "branch-misses" => Some(&mut self.counter_branch_misses),
-            "branches" => Some(&mut self.counter_branches),
-            "callgrind-instructions" => Some(&mut self.counter_callgrind_instructions),
-            _ => None,
+        if !COUNTER_NAMES.contains(&name) {
+            return None;
         }
+        self.counters.get_or_insert_default().value_mut(name)
+    }
+
+    /// Records the counters the kernel multiplexed, space-separated.
+    pub fn set_counters_multiplexed(&mut self, names: Option<String>) {
+        if names.is_some() || self.counters.is_some() {
+            self.counters.get_or_insert_default().multiplexed = names;
+        }
+    }
+
+    /// The counters the kernel multiplexed during the run, space-separated.
+    pub fn counters_multiplexed(&self) -> Option<&str> {
+        self.counters
+            .as_deref()
+            .and_then(|c| c.multiplexed.as_deref())
     }
 
     /// Records where the run's output was packed; its stdout digest is the one of its row.
@@ -280,6 +265,43 @@ impl RunRow {
             (_, Some(s), _) => Exit::Signal(s),
             (_, _, Some(c)) => Exit::Code(c),
             _ => Exit::SpawnFailed("no exit status recorded".into()),
+        }
+    }
+}
+
+impl Counters {
+    /// The recorded value of the perf counter `name` (perf's name).
+    fn value(&self, name: &str) -> Option<u64> {
+        match name {
+            "task-clock" => self.task_clock,
+            "context-switches" => self.context_switches,
+            "cpu-migrations" => self.cpu_migrations,
+            "page-faults" => self.page_faults,
+            "instructions" => self.instructions,
+            "cycles" => self.cycles,
+            "cache-references" => self.cache_references,
+            "cache-misses" => self.cache_misses,
+            "branch-misses" => self.branch_misses,
+            "branches" => self.branches,
+            "callgrind-instructions" => self.callgrind_instructions,
+            _ => None,
+        }
+    }
+
+    fn value_mut(&mut self, name: &str) -> Option<&mut Option<u64>> {
+        match name {
+            "task-clock" => Some(&mut self.task_clock),
+            "context-switches" => Some(&mut self.context_switches),
+            "cpu-migrations" => Some(&mut self.cpu_migrations),
+            "page-faults" => Some(&mut self.page_faults),
+            "instructions" => Some(&mut self.instructions),
+            "cycles" => Some(&mut self.cycles),
+            "cache-references" => Some(&mut self.cache_references),
+            "cache-misses" => Some(&mut self.cache_misses),
+            "branch-misses" => Some(&mut self.branch_misses),
+            "branches" => Some(&mut self.branches),
+            "callgrind-instructions" => Some(&mut self.callgrind_instructions),
+            _ => None,
         }
     }
 }
@@ -380,32 +402,41 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
         ("major_faults", optional(row.major_faults)),
         ("block_in", optional(row.block_in)),
         ("block_out", optional(row.block_out)),
-        ("counter_task_clock", optional(row.counter_task_clock)),
+        ("counter_task_clock", optional(row.counter("task-clock"))),
         (
             "counter_context_switches",
-            optional(row.counter_context_switches),
+            optional(row.counter("context-switches")),
         ),
         (
             "counter_cpu_migrations",
-            optional(row.counter_cpu_migrations),
+            optional(row.counter("cpu-migrations")),
         ),
-        ("counter_page_faults", optional(row.counter_page_faults)),
-        ("counter_instructions", optional(row.counter_instructions)),
-        ("counter_cycles", optional(row.counter_cycles)),
+        ("counter_page_faults", optional(row.counter("page-faults"))),
+        (
+            "counter_instructions",
+            optional(row.counter("instructions")),
+        ),
+        ("counter_cycles", optional(row.counter("cycles"))),
         (
             "counter_cache_references",
-            optional(row.counter_cache_references),
+            optional(row.counter("cache-references")),
         ),
-        ("counter_cache_misses", optional(row.counter_cache_misses)),
-        ("counter_branch_misses", optional(row.counter_branch_misses)),
-        ("counter_branches", optional(row.counter_branches)),
+        (
+            "counter_cache_misses",
+            optional(row.counter("cache-misses")),
+        ),
+        (
+            "counter_branch_misses",
+            optional(row.counter("branch-misses")),
+        ),
+        ("counter_branches", optional(row.counter("branches"))),
         (
             "counter_callgrind_instructions",
-            optional(row.counter_callgrind_instructions),
+            optional(row.counter("callgrind-instructions")),
         ),
         (
             "counters_multiplexed",
-            row.counters_multiplexed.clone().unwrap_or_default(),
+            row.counters_multiplexed().unwrap_or_default().to_string(),
         ),
         ("stdout_offset", optional(row.stdout_offset)),
         ("stdout_bytes", optional(row.stdout_bytes)),
@@ -416,4 +447,38 @@ fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
             row.stderr_sha256.clone().unwrap_or_default(),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_holds_its_counters_apart_and_reads_them_back() {
+        // Eleven counter columns inline held 200 bytes a row, most often empty.
+        assert!(std::mem::size_of::<RunRow>() <= 640);
+        let mut row = RunRow::default();
+        assert_eq!(
+            (row.counter("cycles"), row.counters.is_none()),
+            (None, true)
+        );
+        assert!(row.counter_mut("no-such-counter").is_none());
+        row.set_counters_multiplexed(None);
+        assert!(row.counters.is_none(), "nothing recorded, nothing held");
+        *row.counter_mut("cycles").unwrap() = Some(7);
+        row.set_counters_multiplexed(Some("cycles".into()));
+        assert_eq!(row.counter("cycles"), Some(7));
+        assert_eq!(row.counters_multiplexed(), Some("cycles"));
+        let header = run_header(&[], false);
+        let record = run_record(&row, &BTreeMap::new(), &header);
+        let at = |name: &str| &record[header.iter().position(|h| h == name).unwrap()];
+        assert_eq!(
+            (
+                at("counter_cycles").as_str(),
+                at("counters_multiplexed").as_str()
+            ),
+            ("7", "cycles")
+        );
+        assert_eq!(at("counter_branches"), "");
+    }
 }

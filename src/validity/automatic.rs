@@ -397,7 +397,7 @@ pub fn machine_busy(row: &crate::store::RunRow, legacy_limit: f64) -> Option<Pro
 /// `cpus_of` does not know counts as pinned nowhere.
 pub fn shared_cpus(
     row: &crate::store::RunRow,
-    cpus_of: &BTreeMap<&str, Option<Vec<usize>>>,
+    cpus_of: &BTreeMap<String, Option<Vec<usize>>>,
 ) -> Option<Problem> {
     let mine = row.cpu_set();
     let sharing: Vec<(&str, Option<Vec<usize>>)> = row

@@ -156,12 +156,13 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRo
 
 #[test]
 fn runs_side_by_side_must_not_share_a_cpu() {
-    let cpus: BTreeMap<&str, Option<Vec<usize>>> = [
+    let cpus: BTreeMap<String, Option<Vec<usize>>> = [
         ("r1", Some(vec![0, 1])),
         ("r2", Some(vec![2, 3])),
         ("r3", Some(vec![1, 2])),
         ("r4", None),
     ]
+    .map(|(id, cpus)| (id.to_string(), cpus))
     .into();
     assert_eq!(shared_cpus(&pinned("r1", Some("0 1"), ""), &cpus), None);
     assert_eq!(shared_cpus(&pinned("r1", Some("0 1"), "r2"), &cpus), None);

@@ -12,6 +12,7 @@ mod runs;
 mod values;
 
 pub use duration::DurationJudgement;
+use runs::run_views_releasing;
 pub use runs::{RunView, run_views};
 pub use values::RunValues;
 
@@ -28,7 +29,17 @@ pub struct Validity {
 
 /// Judges every run of a stored session under the experiment it ran with.
 pub fn judge(exp: &Experiment, session: &StoredSession) -> Validity {
-    let mut runs = run_views(exp, session);
+    with_durations(exp, run_views(exp, session))
+}
+
+/// [`judge`], giving up the session's rows and samples as the runs are judged: for a caller
+/// that needs only the judged runs after, not the rows they were judged from.
+pub fn judge_releasing(exp: &Experiment, session: &mut StoredSession) -> Validity {
+    with_durations(exp, run_views_releasing(exp, session))
+}
+
+/// The judged runs with what each declared duration rule found in them.
+fn with_durations(exp: &Experiment, mut runs: Vec<RunView>) -> Validity {
     let durations = exp
         .checks
         .iter()

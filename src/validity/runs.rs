@@ -10,7 +10,7 @@ use crate::store::{Exit, RunRow, SampleRow, StoredSession};
 use crate::units::Nanos;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One run as the analysis sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -102,86 +102,155 @@ impl RunView {
 
 /// Builds the views of every finished run, in execution order.
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
-    let mut values: HashMap<&str, Vec<&SampleRow>> = HashMap::new();
-    for s in &session.samples {
-        values.entry(s.run_id.as_str()).or_default().push(s);
+    let judging = Judging::of(exp, session, &session.runs, &session.samples);
+    in_execution_order(judging.views(&session.runs))
+}
+
+/// Runs judged per chunk when the rows are given up as they are judged.
+const CHUNK: usize = 4_096;
+
+/// [`run_views`], giving up the session's rows and samples on the way: each chunk of rows is
+/// freed as soon as its views are built, so the rows and the views are never held whole at
+/// the same time (at 100,000 runs each holds around 100 MB). The session keeps no rows after.
+pub fn run_views_releasing(exp: &Experiment, session: &mut StoredSession) -> Vec<RunView> {
+    let mut rows = std::mem::take(&mut session.runs);
+    let samples = std::mem::take(&mut session.samples);
+    let session = &*session;
+    let judging = Judging::of(exp, session, &rows, &samples);
+    let mut views = Vec::with_capacity(rows.len());
+    // Chunks are taken from the end, where a vector can give its room back.
+    rows.reverse();
+    while !rows.is_empty() {
+        let mut chunk = rows.split_off(rows.len().saturating_sub(CHUNK));
+        rows.shrink_to_fit();
+        chunk.reverse();
+        views.extend(judging.views(&chunk));
     }
-    let names = Names::of(
-        exp.metrics
-            .iter()
-            .map(|m| m.name.as_str())
-            .chain(BUILTIN_NAMES)
-            .chain(Counter::ALL.iter().map(|c| c.def().metric)),
-    );
-    let planned: HashMap<&str, _> = session
-        .plan
-        .runs
-        .iter()
-        .map(|r| (r.id.as_str(), r))
-        .collect();
-    let cpus = cpus_by_run(exp, session);
-    let stored: Vec<Stored> = session
-        .runs
-        .iter()
-        .filter_map(|row| {
-            let plan = *planned.get(row.run_id.as_str())?;
-            Some(Stored {
-                row,
-                plan,
-                cell: plan.cell.clone(),
-                values: values.remove(row.run_id.as_str()).unwrap_or_default(),
-            })
-        })
-        .collect();
-    // Each run is judged on its own (its log read, its values parsed): in parallel, collected
-    // in the stored order, so the result does not depend on the scheduling.
-    let mut views: Vec<RunView> = stored
-        .into_par_iter()
-        .map(|s| {
-            let mut v = view(exp, session, s.row, &cpus, s.cell, &s.values, &names);
-            v.repeats = s.plan.repeats.clone();
-            v.env_padding = s.row.env_padding.or(s.plan.env_padding);
-            v
-        })
-        .collect();
+    drop(judging);
+    drop(samples);
+    crate::store::give_back_free_pages();
+    in_execution_order(views)
+}
+
+fn in_execution_order(mut views: Vec<RunView>) -> Vec<RunView> {
     views.sort_by_key(|v| v.position);
     views
 }
 
-/// A stored run with its plan entry, its cell (shared with the cell's other runs) and the
-/// values it printed, ready to be judged.
-struct Stored<'s> {
-    row: &'s RunRow,
-    plan: &'s PlannedRun,
-    cell: CellKey,
-    values: Vec<&'s SampleRow>,
+/// What judging a run needs besides its row: its plan entry, the values it printed, the
+/// shared metric names and, for runs that executed beside others, every run's CPUs. Plan
+/// entries and values are found through lists sorted by run id (maps from run id to them held
+/// 10 MB at 100,000 runs).
+struct Judging<'s> {
+    exp: &'s Experiment,
+    session: &'s StoredSession,
+    /// The planned runs by id; of runs planned twice under one id, the later is the one found.
+    planned: Vec<&'s PlannedRun>,
+    samples: &'s [SampleRow],
+    /// Indices into `samples` by run id, each run's in the order of the file.
+    by_run: Vec<u32>,
+    names: Names,
+    cpus: BTreeMap<String, Option<Vec<usize>>>,
+}
+
+impl<'s> Judging<'s> {
+    fn of(
+        exp: &'s Experiment,
+        session: &'s StoredSession,
+        rows: &[RunRow],
+        samples: &'s [SampleRow],
+    ) -> Judging<'s> {
+        let mut by_run: Vec<u32> = (0..samples.len() as u32).collect();
+        by_run.sort_by(|a, b| {
+            samples[*a as usize]
+                .run_id
+                .cmp(&samples[*b as usize].run_id)
+        });
+        let mut planned: Vec<&PlannedRun> = session.plan.runs.iter().collect();
+        planned.sort_by(|a, b| a.id.cmp(&b.id));
+        let names = Names::of(
+            exp.metrics
+                .iter()
+                .map(|m| m.name.as_str())
+                .chain(BUILTIN_NAMES)
+                .chain(Counter::ALL.iter().map(|c| c.def().metric)),
+        );
+        Judging {
+            exp,
+            session,
+            planned,
+            samples,
+            by_run,
+            names,
+            cpus: cpus_by_run(exp, session, rows),
+        }
+    }
+
+    /// The plan entry of run `id`.
+    fn plan_of(&self, id: &str) -> Option<&'s PlannedRun> {
+        let after = self.planned.partition_point(|p| p.id.as_str() <= id);
+        let plan = *self.planned.get(after.checked_sub(1)?)?;
+        (plan.id == id).then_some(plan)
+    }
+
+    /// The sample rows of run `id`, in the order of the file.
+    fn samples_of(&self, id: &str) -> Vec<&'s SampleRow> {
+        let samples = self.samples;
+        let from = self
+            .by_run
+            .partition_point(|i| samples[*i as usize].run_id.as_str() < id);
+        self.by_run[from..]
+            .iter()
+            .map(|i| &samples[*i as usize])
+            .take_while(|s| s.run_id == id)
+            .collect()
+    }
+
+    /// The views of the planned runs among `rows`, in the order of `rows`. Each run is judged
+    /// on its own (its log read, its values parsed): in parallel, collected in order, so the
+    /// result does not depend on the scheduling.
+    fn views(&self, rows: &[RunRow]) -> Vec<RunView> {
+        let stored: Vec<(&RunRow, &PlannedRun)> = rows
+            .iter()
+            .filter_map(|row| Some((row, self.plan_of(&row.run_id)?)))
+            .collect();
+        stored
+            .into_par_iter()
+            .map(|(row, plan)| {
+                let values = self.samples_of(&row.run_id);
+                let (exp, session) = (self.exp, self.session);
+                let cell = plan.cell.clone();
+                let mut v = view(exp, session, row, &self.cpus, cell, &values, &self.names);
+                v.repeats = plan.repeats.clone();
+                v.env_padding = row.env_padding.or(plan.env_padding);
+                v
+            })
+            .collect()
+    }
 }
 
 /// The CPUs each run was pinned to: as granted, for stored runs; as its variant declares, for
 /// a planned run that executed beside a stored one but was not stored (a stop cut it short).
 /// Only runs that executed beside others look them up: none when every run ran alone.
-fn cpus_by_run<'s>(
+fn cpus_by_run(
     exp: &Experiment,
-    session: &'s StoredSession,
-) -> BTreeMap<&'s str, Option<Vec<usize>>> {
-    if session
-        .runs
-        .iter()
-        .all(|r| r.overlapped_ids().next().is_none())
-    {
+    session: &StoredSession,
+    rows: &[RunRow],
+) -> BTreeMap<String, Option<Vec<usize>>> {
+    if rows.iter().all(|r| r.overlapped_ids().next().is_none()) {
         return BTreeMap::new();
     }
-    let mut cpus: BTreeMap<&str, Option<Vec<usize>>> = session
+    let mut cpus: BTreeMap<String, Option<Vec<usize>>> = session
         .plan
         .runs
         .iter()
         .map(|r| {
             let declared = exp.variant(&r.cell.variant).and_then(|v| v.cpus.clone());
-            (r.id.as_str(), declared)
+            (r.id.clone(), declared)
         })
         .collect();
-    for row in &session.runs {
-        cpus.insert(row.run_id.as_str(), row.cpu_set());
+    for row in rows {
+        cpus.insert(row.run_id.clone(), row.cpu_set());
     }
     cpus
 }
@@ -190,7 +259,7 @@ fn view(
     exp: &Experiment,
     session: &StoredSession,
     row: &RunRow,
-    cpus: &BTreeMap<&str, Option<Vec<usize>>>,
+    cpus: &BTreeMap<String, Option<Vec<usize>>>,
     cell: CellKey,
     samples: &[&SampleRow],
     names: &Names,
