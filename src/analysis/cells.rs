@@ -8,6 +8,7 @@ use crate::stats::{
     self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary,
 };
 use crate::validity::RunView;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -155,37 +156,31 @@ fn one_cell(
         .unzip();
     let (values, steady) = shape::steady_segments(values, metric.better == Better::Lower);
     let pooled: Vec<f64> = values.iter().flatten().copied().collect();
-    let mut sorted = pooled.clone();
-    sorted.sort_by(f64::total_cmp);
     let means = shape::run_means(&values);
     let positions: Vec<usize> = used.iter().map(|v| v.position).collect();
     let stream = |purpose: &str| stats::stream(r.seed, &stream_label(cell, &metric.name, purpose));
     let nodes: Vec<Option<&str>> = used.iter().map(|v| v.node.as_deref()).collect();
     let mut machines = MachineLevel::of(&nodes);
     let enough = values.len() >= super::MIN_RUNS;
-    let runs_only_ci = stats::percentile_ci(
-        &values,
-        Statistic::Median,
-        r.resamples,
-        r.level,
-        &mut stream("median"),
-    )
-    .filter(|_| enough);
-    let median_ci = match &mut machines {
-        None => runs_only_ci,
-        Some(m) => {
-            m.runs_only_ci = runs_only_ci;
-            let mut rng = stream("median/machines");
-            stats::nested_percentile_ci(
-                &m.nest(&values),
-                Statistic::Median,
-                r.resamples,
-                r.level,
-                &mut rng,
+    // Each interval draws from a stream of its own: computed side by side, they are the
+    // same as one after the other.
+    let (median_ci, (mean_ci, (percentiles, sorted))) = rayon::join(
+        || median_cis(&values, machines.as_mut(), &stream, r, enough),
+        || {
+            rayon::join(
+                || {
+                    stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean"))
+                        .filter(|_| enough)
+                },
+                || {
+                    rayon::join(
+                        || percentiles_of(&pooled, &stream, r),
+                        || sorted_copy(&pooled),
+                    )
+                },
             )
-            .filter(|_| enough)
-        }
-    };
+        },
+    );
     CellStats {
         cell: cell.clone(),
         label,
@@ -207,26 +202,58 @@ fn one_cell(
             .count(),
         median_ci,
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
-        mean_ci: stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean"))
-            .filter(|_| values.len() >= super::MIN_RUNS),
+        mean_ci,
         design_effect: shape::design(&values),
         modes: shape::modes(&means),
         drift: shape::drift(&means, &positions),
         steady,
-        percentiles: (pooled.len() >= MIN_VALUES_FOR_PERCENTILES)
-            .then(|| {
-                stats::latency_percentiles(
-                    &pooled,
-                    r.resamples,
-                    r.level,
-                    &mut stream("percentiles"),
-                )
-            })
-            .flatten(),
+        percentiles,
         summary: Summary::of(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions,
         runs: values,
         machines,
     }
+}
+
+/// The cell's interval of the median: two-stage over its runs, or three-stage when its runs
+/// came from several machines (the runs-only interval then kept beside it in `machines`).
+fn median_cis(
+    values: &[Vec<f64>],
+    machines: Option<&mut MachineLevel>,
+    stream: &(impl Fn(&str) -> ChaCha8Rng + Sync),
+    r: Resampling,
+    enough: bool,
+) -> Option<Interval> {
+    let median = Statistic::Median;
+    let runs_only_ci =
+        stats::percentile_ci(values, median, r.resamples, r.level, &mut stream("median"))
+            .filter(|_| enough);
+    let Some(m) = machines else {
+        return runs_only_ci;
+    };
+    m.runs_only_ci = runs_only_ci;
+    let mut rng = stream("median/machines");
+    stats::nested_percentile_ci(&m.nest(values), median, r.resamples, r.level, &mut rng)
+        .filter(|_| enough)
+}
+
+/// Latency percentiles of the pooled values, when there are enough of them.
+fn percentiles_of(
+    pooled: &[f64],
+    stream: &(impl Fn(&str) -> ChaCha8Rng + Sync),
+    r: Resampling,
+) -> Option<Percentiles> {
+    (pooled.len() >= MIN_VALUES_FOR_PERCENTILES)
+        .then(|| {
+            stats::latency_percentiles(pooled, r.resamples, r.level, &mut stream("percentiles"))
+        })
+        .flatten()
+}
+
+/// `values` in ascending order.
+fn sorted_copy(values: &[f64]) -> Vec<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted
 }

@@ -2,6 +2,7 @@
 //! position, steady state within runs, and the share of variance between runs.
 
 use crate::stats::{self, DesignEffect, DipTest, MannKendall, RunShape, SteadyState};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Fewest iterations in a run before its steady state is looked for.
@@ -79,16 +80,15 @@ pub fn steady_segments(
     {
         return (runs, None);
     }
-    let mut records = Vec::with_capacity(runs.len());
-    let kept = runs
-        .into_iter()
-        .map(|run| {
+    // Each run is classified on its own: in parallel, collected in the runs' order.
+    let (records, kept): (Vec<RunSteadiness>, Vec<Vec<f64>>) = runs
+        .into_par_iter()
+        .map(|mut run| {
             let record = RunSteadiness::of(&stats::classify(&run, lower_is_better), run.len());
-            let steady = run[record.dropped..].to_vec();
-            records.push(record);
-            steady
+            run.drain(..record.dropped);
+            (record, run)
         })
-        .collect();
+        .unzip();
     let states: Vec<SteadyState> = records.iter().map(|r| r.state).collect();
     (
         kept,

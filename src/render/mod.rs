@@ -101,6 +101,39 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let exp = item.experiment;
     fs::create_dir_all(dir.join(DATA_FOLDER))
         .with_context(|| format!("cannot create {}", dir.display()))?;
+    // The pages and the record are written to files of their own: side by side, the same.
+    let (pages, record) = rayon::join(|| write_pages(dir, item), || write_record(dir, item));
+    let (tera, warnings) = pages?;
+    record?;
+    if let Some(h) = item.history {
+        let (view, figures) = history::view(&exp.title, h)?;
+        for f in &figures {
+            write(&dir.join(&f.file), &f.svg)?;
+            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+        }
+        write(
+            &dir.join(HISTORY_PAGE),
+            &templates::render(&tera, "history.md", &view)?,
+        )?;
+    }
+    if let Some(r) = item.replications {
+        let (view, figures) = replications::view(&exp.title, r)?;
+        for f in &figures {
+            write(&dir.join(&f.file), &f.svg)?;
+            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+        }
+        write(
+            &dir.join(REPLICATIONS_PAGE),
+            &templates::render(&tera, "replications.md", &view)?,
+        )?;
+    }
+    Ok(warnings)
+}
+
+/// The chapter's figures and page; the template engine, for the pages after it, and the
+/// notes' warnings.
+fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)> {
+    let exp = item.experiment;
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     for f in &figures {
         write(&dir.join(&f.file), &f.svg)?;
@@ -135,6 +168,12 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         &dir.join(CHAPTER_PAGE),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
+    Ok((tera, warnings))
+}
+
+/// The chapter's analysis.json and its copy of the session's data.
+fn write_record(dir: &Path, item: &Rendered) -> Result<()> {
+    let exp = item.experiment;
     let mut json = inert_json(&record::chapter_json(
         &exp.title,
         item.analysis,
@@ -150,29 +189,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         )
         .with_context(|| format!("cannot copy {name}"))?;
     }
-    if let Some(h) = item.history {
-        let (view, figures) = history::view(&exp.title, h)?;
-        for f in &figures {
-            write(&dir.join(&f.file), &f.svg)?;
-            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-        }
-        write(
-            &dir.join(HISTORY_PAGE),
-            &templates::render(&tera, "history.md", &view)?,
-        )?;
-    }
-    if let Some(r) = item.replications {
-        let (view, figures) = replications::view(&exp.title, r)?;
-        for f in &figures {
-            write(&dir.join(&f.file), &f.svg)?;
-            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-        }
-        write(
-            &dir.join(REPLICATIONS_PAGE),
-            &templates::render(&tera, "replications.md", &view)?,
-        )?;
-    }
-    Ok(warnings)
+    Ok(())
 }
 
 /// Replaces `target` by `staging`: the old chapter is moved away first and removed last.

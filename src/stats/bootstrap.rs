@@ -77,24 +77,33 @@ const MEAN_BATCH: usize = 4;
 impl Resampler {
     /// `None` if there is no value, a value is not finite, or sizes exceed u32.
     pub(crate) fn new(runs: &[Vec<f64>]) -> Option<Resampler> {
-        let total: usize = runs.iter().map(Vec::len).sum();
-        let finite = runs.iter().flatten().all(|x| x.is_finite());
+        let values = runs.iter().flatten().copied().collect();
+        Resampler::of_runs(values, runs.iter().map(Vec::len))
+    }
+
+    /// [`Self::new`] of runs of one value each, `values`.
+    pub(crate) fn of_singles(values: &[f64]) -> Option<Resampler> {
+        Resampler::of_runs(values.to_vec(), std::iter::repeat_n(1, values.len()))
+    }
+
+    /// [`Self::new`] of `values` grouped into runs of the lengths `lens`, in order.
+    fn of_runs(values: Vec<f64>, lens: impl Iterator<Item = usize>) -> Option<Resampler> {
+        let total = values.len();
+        let finite = values.iter().all(|x| x.is_finite());
         if total == 0 || !finite || total >= u32::MAX as usize {
             return None;
         }
-        let values: Vec<f64> = runs.iter().flatten().copied().collect();
-        let mut order: Vec<u32> = (0..total as u32).collect();
-        order.sort_by(|&i, &j| values[i as usize].total_cmp(&values[j as usize]));
+        let order = ascending_order(&values);
         let mut ranks = vec![0u32; total];
         for (rank, &i) in order.iter().enumerate() {
             ranks[i as usize] = rank as u32;
         }
         let sorted = order.iter().map(|&i| values[i as usize]).collect();
-        let mut spans = Vec::with_capacity(runs.len());
+        let mut spans = Vec::new();
         let mut offset = 0u32;
-        for r in runs.iter().filter(|r| !r.is_empty()) {
-            spans.push((offset, r.len() as u32));
-            offset += r.len() as u32;
+        for len in lens.filter(|&len| len > 0) {
+            spans.push((offset, len as u32));
+            offset += len as u32;
         }
         let n_runs = spans.len() as u32;
         let counts = vec![0; total];
@@ -251,6 +260,25 @@ impl Resampler {
     fn order_stats(&self, k: usize) -> (f64, f64) {
         counted_order_stats(&self.counts, &self.sorted, k)
     }
+}
+
+/// Indices of `values` in ascending order, equal values in index order (what a stable sort
+/// of the indices by `f64::total_cmp` gives): each key sorted beside its index, not looked up
+/// through it.
+fn ascending_order(values: &[f64]) -> Vec<u32> {
+    let mut keyed: Vec<(i64, u32)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (total_order_key(x), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The integer whose order is `f64::total_cmp`'s (the same flip of the bits as its source).
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
 /// Order statistics `k` and `k + 1` (0-based, the latter clamped) of a resample counted by
@@ -410,8 +438,7 @@ pub fn bca_mean_ci(
             level,
         });
     }
-    let singles: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
-    let mut rs = Resampler::new(&singles)?;
+    let mut rs = Resampler::of_singles(xs)?;
     let mut stats = rs.draw_means(resamples, rng);
     let below = stats.iter().filter(|&&t| t < theta).count() as f64;
     let equal = stats.iter().filter(|&&t| t == theta).count() as f64;

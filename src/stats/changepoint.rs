@@ -1,6 +1,7 @@
 //! PELT changepoint detection and the steady-state classification of Barrett et al. 2017.
 
 use super::outliers;
+use super::pelt_search::{Candidates, Cost};
 use serde::{Deserialize, Serialize};
 
 /// Minimum segment length: a variance needs two points (R `changepoint`, `minseglen`
@@ -12,45 +13,10 @@ pub fn default_penalty(n: usize) -> f64 {
     15.0 * (n.max(1) as f64).ln()
 }
 
-/// Prefix sums for O(1) segment costs.
-struct Cost {
-    s1: Vec<f64>,
-    s2: Vec<f64>,
-    floor: f64,
-}
-
-impl Cost {
-    fn new(series: &[f64]) -> Cost {
-        let mean = series.iter().sum::<f64>() / series.len() as f64;
-        let (mut s1, mut s2) = (vec![0.0], vec![0.0]);
-        for &y in series {
-            let c = y - mean; // centring keeps the variance formula accurate
-            s1.push(s1[s1.len() - 1] + c);
-            s2.push(s2[s2.len() - 1] + c * c);
-        }
-        let total_var = s2[series.len()] / series.len() as f64;
-        Cost {
-            s1,
-            s2,
-            floor: (total_var * 1e-8).max(f64::MIN_POSITIVE),
-        }
-    }
-
-    /// Normal mean-and-variance change cost of `series[a..b]`: m·ln(σ̂²), σ̂² the MLE
-    /// variance floored at 1e-8 × the whole-series variance (twice the negative profile
-    /// log-likelihood up to a constant; Killick, Fearnhead & Eckley 2012 §4.2; Chen &
-    /// Gupta 2000, ch. 3).
-    fn of(&self, a: usize, b: usize) -> f64 {
-        let m = (b - a) as f64;
-        let s = self.s1[b] - self.s1[a];
-        let var = ((self.s2[b] - self.s2[a]) - s * s / m) / m;
-        m * var.max(self.floor).ln()
-    }
-}
-
 /// PELT (Killick, Fearnhead & Eckley, "Optimal detection of changepoints with a linear
 /// computational cost", JASA 107:1590, 2012, Algorithm 2) with the normal mean-and-variance
-/// cost and pruning constant K = 0. Returns segment start indices, the first being 0.
+/// cost and pruning constant K = 0 ([`super::pelt_search`] takes each step). Returns segment
+/// start indices, the first being 0.
 /// Series shorter than 2·[`MIN_SEGMENT`], constant series, or series with non-finite values
 /// give `[0]` (no changepoint).
 pub fn pelt(series: &[f64], penalty: f64) -> Vec<usize> {
@@ -63,28 +29,16 @@ pub fn pelt(series: &[f64], penalty: f64) -> Vec<usize> {
     let mut f = vec![f64::INFINITY; n + 1];
     let mut last = vec![0usize; n + 1];
     f[0] = -penalty;
-    let mut cands: Vec<usize> = vec![0];
-    let mut vals: Vec<f64> = Vec::new();
+    let mut cands = Candidates::default();
+    cands.push(0);
     for t in MIN_SEGMENT..=n {
         if t >= 2 * MIN_SEGMENT {
             cands.push(t - MIN_SEGMENT);
         }
-        vals.clear();
-        vals.extend(cands.iter().map(|&s| f[s] + cost.of(s, t)));
-        let (best, arg) =
-            vals.iter().zip(&cands).fold(
-                (f64::INFINITY, 0),
-                |acc, (&v, &s)| if v < acc.0 { (v, s) } else { acc },
-            );
+        let (best, arg) = cands.least(&cost, &f, t);
         f[t] = best + penalty;
         last[t] = arg;
-        // Pruning (KFE 2012, Theorem 3.1 with K = 0): drop s if F(s) + C(s,t) > F(t).
-        // In place: no allocation per step.
-        let (limit, mut i) = (f[t], 0);
-        cands.retain(|_| {
-            i += 1;
-            vals[i - 1] <= limit
-        });
+        cands.prune(&cost, &f, t, f[t]);
     }
     let mut starts = vec![];
     let mut t = n;

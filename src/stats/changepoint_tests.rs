@@ -176,3 +176,57 @@ fn consistency_and_edges() {
     let s = segment(&[1.0, 2.0, 3.0, 5.0, 7.0], 2, 5);
     assert_eq!((s.mean, s.sd), (5.0, 2.0));
 }
+
+/// PELT computing every candidate's value exactly at every step (the search before its
+/// values were bounded first), to compare with.
+fn pelt_every_value_exactly(series: &[f64], penalty: f64) -> Vec<usize> {
+    let n = series.len();
+    let cost = super::super::pelt_search::Cost::new(series);
+    let (mut f, mut last) = (vec![f64::INFINITY; n + 1], vec![0usize; n + 1]);
+    f[0] = -penalty;
+    let mut cands: Vec<usize> = vec![0];
+    for t in MIN_SEGMENT..=n {
+        if t >= 2 * MIN_SEGMENT {
+            cands.push(t - MIN_SEGMENT);
+        }
+        let vals: Vec<f64> = cands.iter().map(|&s| f[s] + cost.of(s, t)).collect();
+        let (best, arg) =
+            vals.iter().zip(&cands).fold(
+                (f64::INFINITY, 0),
+                |acc, (&v, &s)| {
+                    if v < acc.0 { (v, s) } else { acc }
+                },
+            );
+        (f[t], last[t]) = (best + penalty, arg);
+        let mut i = 0;
+        cands.retain(|_| {
+            i += 1;
+            vals[i - 1] <= f[t]
+        });
+    }
+    let (mut starts, mut t) = (vec![], n);
+    while t > 0 {
+        t = last[t];
+        starts.push(t);
+    }
+    starts.reverse();
+    starts
+}
+
+#[test]
+fn bounded_search_finds_the_segmentation_exact_values_give() {
+    let warmup = noisy(3_000, |i| 1.0 + 0.5 * (-(i as f64) / 300.0).exp(), 0.02);
+    let steps = noisy(2_000, |i| [1.0, 1.3, 0.9, 1.0][i / 500], 0.05);
+    let tiny = noisy(1_500, |i| 1e-9 * (1.0 + (i / 700) as f64), 1e-11);
+    let huge = noisy(1_500, |i| 1e12 * (1.0 + 0.01 * (i / 400) as f64), 1e9);
+    let ties: Vec<f64> = (0..1_000).map(|i| [1.0, 2.0, 1.0, 3.0][i % 4]).collect();
+    for series in [warmup, steps, tiny, huge, ties] {
+        for penalty in [0.5, 3.0, default_penalty(series.len())] {
+            assert_eq!(
+                pelt(&series, penalty),
+                pelt_every_value_exactly(&series, penalty),
+                "penalty {penalty}"
+            );
+        }
+    }
+}

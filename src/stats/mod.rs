@@ -22,7 +22,9 @@ pub mod nested;
 #[cfg(test)]
 mod nested_coverage;
 pub mod outliers;
+mod pelt_search;
 pub mod percentiles;
+mod ranks_below;
 pub mod rng;
 pub mod sequential;
 pub mod serial;

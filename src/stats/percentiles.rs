@@ -64,8 +64,7 @@ pub fn latency_percentiles(
     if resamples < 2 || !(level > 0.0 && level < 1.0) {
         return None;
     }
-    let singles: Vec<Vec<f64>> = values.iter().map(|&x| vec![x]).collect();
-    let mut rs = Resampler::new(&singles)?;
+    let mut rs = Resampler::of_singles(values)?;
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();

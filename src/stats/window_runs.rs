@@ -15,7 +15,8 @@
 //! copies' binomial variances is at most M·p(1−p) by Jensen's inequality), so it misses with
 //! probability below 10⁻²⁰; a miss draws the whole resample.
 
-use super::uniform::below;
+use super::ranks_below::RanksBelow;
+use super::uniform::{below, fill_below};
 use super::window::binomial;
 use rand_chacha::ChaCha8Rng;
 
@@ -28,10 +29,12 @@ pub(super) struct RankedRuns {
     ranks: Vec<u32>,
     /// Per run: (offset, len) into `ranks`.
     spans: Vec<(u32, u32)>,
-    /// Every value of the cell.
-    total: usize,
     /// The picked runs of the resample being drawn (reused).
     picked: Vec<usize>,
+    /// Room for one run's draws inside the window, as long as the longest run (reused).
+    drawn: Vec<u32>,
+    /// The picked runs' values below each pooled rank.
+    below: RanksBelow,
 }
 
 impl RankedRuns {
@@ -54,38 +57,19 @@ impl RankedRuns {
             sorted[off as usize..(off + len) as usize].sort_unstable();
         }
         RankedRuns {
+            below: RanksBelow::new(&sorted, spans, total),
             ranks: sorted,
             spans: spans.to_vec(),
-            total,
             picked: Vec::with_capacity(spans.len()),
+            drawn: vec![
+                0;
+                spans
+                    .iter()
+                    .map(|&(_, len)| len as usize)
+                    .max()
+                    .unwrap_or(0)
+            ],
         }
-    }
-
-    fn run(&self, j: usize) -> &[u32] {
-        let (off, len) = self.spans[j];
-        &self.ranks[off as usize..(off + len) as usize]
-    }
-
-    /// Draws of the picked runs expected below pooled rank `r`.
-    fn expected_below(&self, r: u32) -> usize {
-        self.picked
-            .iter()
-            .map(|&j| self.run(j).partition_point(|&x| x < r))
-            .sum()
-    }
-
-    /// The smallest pooled rank with at least `target` draws expected below it.
-    fn rank_with_below(&self, target: usize) -> u32 {
-        let (mut lo, mut hi) = (0u32, self.total as u32);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.expected_below(mid) >= target {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
     }
 
     /// Pooled ranks of the type-7 order statistics at `p` (k and k + 1, 0-based) and the
@@ -108,8 +92,14 @@ impl RankedRuns {
         let h = (m - 1) as f64 * p;
         let k = h.floor() as usize;
         let half = (HALF_WIDTH_SDS * (m as f64 * p * (1.0 - p)).sqrt()) as usize + 16;
-        let a = self.rank_with_below(k.saturating_sub(half));
-        let b = self.rank_with_below(k + 2 + half).max(a);
+        self.below.set(&self.picked);
+        let a = self
+            .below
+            .rank_with_below(&self.picked, k.saturating_sub(half));
+        let b = self
+            .below
+            .rank_with_below(&self.picked, k + 2 + half)
+            .max(a);
         let (below_all, inside) = self.draw_through(a, b, counts, rng);
         let found = below_all <= k && below_all + inside >= k + 2;
         let ranks = found
@@ -122,7 +112,7 @@ impl RankedRuns {
     /// Counts into `counts[r − a]` each picked run's draws with pooled rank r in [a, b);
     /// returns the number of draws below a and inside.
     fn draw_through(
-        &self,
+        &mut self,
         a: u32,
         b: u32,
         counts: &mut [u32],
@@ -130,7 +120,8 @@ impl RankedRuns {
     ) -> (usize, usize) {
         let (mut below_all, mut inside_all) = (0usize, 0usize);
         for &j in &self.picked {
-            let run = self.run(j);
+            let (off, len) = self.spans[j];
+            let run = &self.ranks[off as usize..(off + len) as usize];
             let len = run.len() as u64;
             let under = run.partition_point(|&x| x < a);
             let upto = run.partition_point(|&x| x < b);
@@ -142,9 +133,10 @@ impl RankedRuns {
             } else {
                 binomial(rest, within as f64 / (len as usize - under) as f64, rng)
             };
-            for _ in 0..drawn_inside {
-                let r = run[under + below(rng, within as u32) as usize];
-                counts[(r - a) as usize] += 1;
+            let drawn = &mut self.drawn[..drawn_inside as usize];
+            fill_below(rng, within.max(1) as u32, drawn);
+            for &d in drawn.iter() {
+                counts[(run[under + d as usize] - a) as usize] += 1;
             }
             below_all += drawn_below as usize;
             inside_all += drawn_inside as usize;
