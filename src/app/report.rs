@@ -4,7 +4,7 @@
 use super::Layout;
 use super::compare::side;
 use super::history::history_of;
-use super::session::{Assessed, assess_chosen, assessed, no_session};
+use super::session::{Assessed, Rows, assess_chosen_with, assessed, no_session};
 use super::summary::{self, Summary};
 use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
 use crate::config;
@@ -121,7 +121,7 @@ fn render_one(
     dir: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Option<(BookEntry, ChapterOutcome)>> {
-    let Some(assessed) = assess_chosen(layout, dir, which)? else {
+    let Some(assessed) = assess_chosen_with(layout, dir, which, Rows::GiveUp)? else {
         return Ok(None);
     };
     for notice in &assessed.notices {

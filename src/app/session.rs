@@ -29,10 +29,25 @@ pub struct Assessed {
 }
 
 /// Judges, analyses and checks one stored session of the experiment in `dir`.
-pub fn assess(dir: &Path, mut session: StoredSession) -> Result<Assessed> {
+pub fn assess(dir: &Path, session: StoredSession) -> Result<Assessed> {
+    assess_with(dir, session, Rows::Keep)
+}
+
+/// What an assessment keeps of the session's rows and samples: a caller that reads them after
+/// (the bench summary and its exports, `lab logs`) keeps them; rendering a chapter needs only
+/// the judged runs, so it gives the rows up as they are judged (at 100,000 runs, rows and
+/// views held together were half of `lab report`'s memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    Keep,
+    GiveUp,
+}
+
+/// [`assess`], keeping the session's rows or giving them up as `rows` says.
+pub fn assess_with(dir: &Path, mut session: StoredSession, rows: Rows) -> Result<Assessed> {
     let (experiment, mut notices) = sealed_experiment(dir, &session)?;
     notices.extend(session.tails.iter().map(|t| t.describe()));
-    let (analysis, findings) = if experiment.sampling.is_some() {
+    let (analysis, findings) = if experiment.sampling.is_some() || rows == Rows::Keep {
         judged(&experiment, &session)
     } else {
         judged_releasing(&experiment, &mut session)
@@ -240,11 +255,21 @@ pub fn assess_chosen(
     dir: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Option<Assessed>> {
+    assess_chosen_with(layout, dir, which, Rows::Keep)
+}
+
+/// [`assess_chosen`], keeping the session's rows or giving them up as `rows` says.
+pub fn assess_chosen_with(
+    layout: &Layout,
+    dir: &Path,
+    which: Option<&SessionRef>,
+    rows: Rows,
+) -> Result<Option<Assessed>> {
     let Some(session_dir) = find_session(layout, dir, which)? else {
         return Ok(None);
     };
     let session = store::load_session(&session_dir)?;
-    assess(dir, session).map(Some)
+    assess_with(dir, session, rows).map(Some)
 }
 
 /// The error for an experiment that has no session yet.
