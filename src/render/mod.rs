@@ -107,10 +107,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     record?;
     if let Some(h) = item.history {
         let (view, figures) = history::view(&exp.title, h)?;
-        for f in &figures {
-            write(&dir.join(&f.file), &f.svg)?;
-            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-        }
+        write_figures(dir, &figures)?;
         write(
             &dir.join(HISTORY_PAGE),
             &templates::render(&tera, "history.md", &view)?,
@@ -118,10 +115,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     }
     if let Some(r) = item.replications {
         let (view, figures) = replications::view(&exp.title, r)?;
-        for f in &figures {
-            write(&dir.join(&f.file), &f.svg)?;
-            write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-        }
+        write_figures(dir, &figures)?;
         write(
             &dir.join(REPLICATIONS_PAGE),
             &templates::render(&tera, "replications.md", &view)?,
@@ -135,10 +129,7 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
 fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)> {
     let exp = item.experiment;
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
-    for f in &figures {
-        write(&dir.join(&f.file), &f.svg)?;
-        write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-    }
+    write_figures(dir, &figures)?;
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let notes = notes::render_notes(exp, item.analysis, &item.findings.checks, &figures)?;
     let (notes, warnings) = match notes {
@@ -148,10 +139,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let compared = match item.compared {
         Some(c) => {
             let (view, figure) = compared::view(c)?;
-            if let Some(f) = &figure {
-                write(&dir.join(&f.file), &f.svg)?;
-                write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
-            }
+            write_figures(dir, figure.as_slice())?;
             Some(view)
         }
         None => None,
@@ -324,6 +312,15 @@ fn inert_json(text: &str) -> String {
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
         .replace("javascript:", "javascript\\u003a")
+}
+
+/// Each figure's wide and narrow drawing, under the names the page links.
+fn write_figures(dir: &Path, figures: &[figures::Figure]) -> Result<()> {
+    for f in figures {
+        write(&dir.join(&f.file), &f.svg)?;
+        write(&dir.join(&f.narrow_file), &f.narrow_svg)?;
+    }
+    Ok(())
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
