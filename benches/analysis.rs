@@ -5,6 +5,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lab::analysis::{Resampling, RunView, cell_stats};
 use lab::config;
 use lab::plan::CellKey;
+use lab::stats::{self, Generator};
 use lab::validity::RunValues;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -73,6 +74,7 @@ fn analysis(c: &mut Criterion) {
         seed: 1,
         resamples: 10_000,
         level: 0.95,
+        generator: Generator::Xoshiro256PlusPlus,
     };
     let mut group = c.benchmark_group("analysis");
     group.sample_size(10);
@@ -82,5 +84,27 @@ fn analysis(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, analysis);
+/// The BCa interval of a mean of 10,000 values from 1,000 resamples, drawn by each
+/// analysis's generator: most of a large session's analysis is this.
+fn resampled_means(c: &mut Criterion) {
+    let values: Vec<f64> = (0..10_000)
+        .map(|i| 1.0 + (f64::from(i) * 0.37).sin())
+        .collect();
+    let mut group = c.benchmark_group("bca mean, 10,000 values, 1,000 resamples");
+    group.sample_size(10);
+    for (name, generator) in [
+        ("analysis 1 (ChaCha8)", Generator::ChaCha8),
+        ("analysis 2 (xoshiro256++)", Generator::Xoshiro256PlusPlus),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut rng = stats::stream_of(generator, 1, "mean");
+                stats::bca_mean_ci(&values, 1_000, 0.95, &mut rng)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, analysis, resampled_means);
 criterion_main!(benches);

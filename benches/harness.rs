@@ -144,6 +144,7 @@ fn manifest_stub() -> store::Manifest {
         isolation: None,
         counters: Default::default(),
         digests: Default::default(),
+        analysis: store::ANALYSIS,
     }
 }
 

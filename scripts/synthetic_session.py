@@ -33,6 +33,8 @@ Options:
     --name NAME       experiment name, default "synthetic"
     --no-logs         skip logs/ (lab then reads no stdout: a faster but less faithful session)
     --old-layout      logs/RUN.out and logs/RUN.err per run, as sessions before the packs
+    --analysis N      the analysis its manifest records: 2 (default, as `lab run` records
+                      now) or 1 (no `analysis` key, as sessions recorded before analysis 2)
 """
 
 import argparse
@@ -68,6 +70,9 @@ def parse_args(argv):
     p.add_argument("--name", default="synthetic")
     p.add_argument("--no-logs", action="store_true")
     p.add_argument("--old-layout", action="store_true")
+    p.add_argument("--analysis", type=int, default=2,
+                   help="the analysis recorded in the manifest: 2, as lab records now, or 1, "
+                        "as sessions recorded before analysis 2 read (no `analysis` key)")
     args = p.parse_args(argv)
     for key in ("cells", "runs", "iterations"):
         if getattr(args, key) < 1:
@@ -229,6 +234,8 @@ def write_session(args, toml_text, session):
             "spawn_mad_ns": 25_000, "spawn_samples": 30,
         },
     }
+    if args.analysis != 1:
+        manifest["analysis"] = args.analysis
     (session / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

@@ -5,10 +5,10 @@ use super::shape::{self, Drift, SteadyStates};
 use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
 use crate::stats::{
-    self, DesignEffect, DipTest, Interval, MedianCi, Percentiles, Statistic, Summary,
+    self, DesignEffect, DipTest, Generator, Interval, MedianCi, Percentiles, Statistic, Stream,
+    Summary,
 };
 use crate::validity::RunView;
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,6 +19,16 @@ pub struct Resampling {
     pub seed: u64,
     pub resamples: usize,
     pub level: f64,
+    /// The generator of the session's analysis; analysis.json names it from analysis 2 on.
+    #[serde(skip_serializing_if = "Generator::is_first")]
+    pub generator: Generator,
+}
+
+impl Resampling {
+    /// The stream of one purpose (`label`) of this analysis.
+    pub fn stream(&self, label: &str) -> Stream {
+        stats::stream_of(self.generator, self.seed, label)
+    }
 }
 
 /// The statistics of one metric in one cell.
@@ -158,14 +168,20 @@ fn one_cell(
     let pooled: Vec<f64> = values.iter().flatten().copied().collect();
     let means = shape::run_means(&values);
     let positions: Vec<usize> = used.iter().map(|v| v.position).collect();
-    let stream = |purpose: &str| stats::stream(r.seed, &stream_label(cell, &metric.name, purpose));
+    let stream = |purpose: &str| r.stream(&stream_label(cell, &metric.name, purpose));
     let nodes: Vec<Option<&str>> = used.iter().map(|v| v.node.as_deref()).collect();
     let mut machines = MachineLevel::of(&nodes);
     let enough = values.len() >= super::MIN_RUNS;
     // Each interval draws from a stream of its own: computed side by side, they are the
     // same as one after the other.
-    let (median_ci, (mean_ci, (percentiles, sorted))) = rayon::join(
-        || median_cis(&values, machines.as_mut(), &stream, r, enough),
+    // The drift (a slope selection over every pair of runs) needs no stream.
+    let ((median_ci, drift), (mean_ci, (percentiles, sorted))) = rayon::join(
+        || {
+            rayon::join(
+                || median_cis(&values, machines.as_mut(), &stream, r, enough),
+                || shape::drift(&means, &positions),
+            )
+        },
         || {
             rayon::join(
                 || {
@@ -205,7 +221,7 @@ fn one_cell(
         mean_ci,
         design_effect: shape::design(&values),
         modes: shape::modes(&means),
-        drift: shape::drift(&means, &positions),
+        drift,
         steady,
         percentiles,
         summary: Summary::of(&pooled),
@@ -221,7 +237,7 @@ fn one_cell(
 fn median_cis(
     values: &[Vec<f64>],
     machines: Option<&mut MachineLevel>,
-    stream: &(impl Fn(&str) -> ChaCha8Rng + Sync),
+    stream: &(impl Fn(&str) -> Stream + Sync),
     r: Resampling,
     enough: bool,
 ) -> Option<Interval> {
@@ -241,7 +257,7 @@ fn median_cis(
 /// Latency percentiles of the pooled values, when there are enough of them.
 fn percentiles_of(
     pooled: &[f64],
-    stream: &(impl Fn(&str) -> ChaCha8Rng + Sync),
+    stream: &(impl Fn(&str) -> Stream + Sync),
     r: Resampling,
 ) -> Option<Percentiles> {
     (pooled.len() >= MIN_VALUES_FOR_PERCENTILES)

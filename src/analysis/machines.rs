@@ -6,8 +6,8 @@
 //! interval, computed exactly as before.
 
 use super::cells::CellStats;
+use crate::stats::Stream;
 use crate::stats::{self, Interval, RatioEstimate, Statistic};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -65,7 +65,7 @@ pub fn median_ratio(
     b: &CellStats,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<RatioEstimate> {
     if a.machines.is_none() && b.machines.is_none() {
         return stats::ratio_ci(&a.runs, &b.runs, Statistic::Median, resamples, level, rng);

@@ -15,6 +15,7 @@ pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadySta
 
 use crate::config::{CellSelector, Experiment, ParamValue};
 use crate::plan::CellKey;
+use crate::stats::Generator;
 use crate::stats::sequential::{look_levels, schedule};
 use crate::store::{Manifest, StoredSession};
 use serde::Serialize;
@@ -87,6 +88,8 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, runs: Vec<RunView>) ->
         seed: exp.seed,
         resamples: RESAMPLES,
         level: session_level(exp, &session.plan),
+        // A manifest of an analysis this lab does not know is refused when it is read.
+        generator: session.manifest.generator().unwrap_or(Generator::ChaCha8),
     };
     let cell_keys = cell_keys(exp, session);
     let cells = cell_stats(exp, &cell_keys, &runs, resampling);

@@ -53,7 +53,7 @@ pub fn node_medians(cells: &[CellStats], r: Resampling) -> Vec<NodeMedians> {
                     one_node(node.clone(), runs, r, &label)
                 })
                 .collect();
-            let mut rng = stats::stream(r.seed, &stream_label(&c.cell, &c.metric, "machines"));
+            let mut rng = r.stream(&stream_label(&c.cell, &c.metric, "machines"));
             Some(NodeMedians {
                 label: c.label.clone(),
                 metric: c.metric.clone(),
@@ -80,7 +80,7 @@ fn one_node(node: String, runs: &[Vec<f64>], r: Resampling, label: &str) -> Opti
         Statistic::Median,
         r.resamples,
         r.level,
-        &mut stats::stream(r.seed, label),
+        &mut r.stream(label),
     )
     .filter(|_| runs.len() >= super::MIN_RUNS);
     Some(NodeMedian {
@@ -100,6 +100,7 @@ mod tests {
             seed: 11,
             resamples: 2000,
             level: 0.95,
+            generator: crate::stats::Generator::ChaCha8,
         }
     }
 

@@ -63,6 +63,8 @@ pub fn reanalyze(
     let rows = reread(&exp, &parent)?;
     let mut manifest = parent.manifest.clone();
     manifest.derived_from = Some(parent.name.clone());
+    // Re-analysed, it is read with today's analysis; its chapter names its parent.
+    manifest.analysis = store::ANALYSIS;
     manifest.experiment_file_hash = exp.source_hash.clone();
     let target = store::new_session_dir(&layout.data_dir(&exp.name), store::now_unix_ms());
     let columns = store::param_columns(&parent.dir)?;

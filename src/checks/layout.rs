@@ -108,7 +108,7 @@ fn effect(
     let values = |side: &[&(u32, &str, &Vec<f64>)]| -> Vec<Vec<f64>> {
         side.iter().map(|(_, _, v)| (*v).clone()).collect()
     };
-    let mut rng = stats::stream(r.seed, &stream_label(&cell.cell, &cell.metric, "layout"));
+    let mut rng = r.stream(&stream_label(&cell.cell, &cell.metric, "layout"));
     let estimate = stats::ratio_ci(
         &values(&larger),
         &values(&smaller),

@@ -77,6 +77,7 @@ fn decide(exp: &Experiment, runs: &[RunView]) -> Option<CheckResult> {
         seed: exp.seed,
         resamples: crate::analysis::RESAMPLES,
         level: crate::analysis::LEVEL,
+        generator: crate::stats::Generator::ChaCha8,
     };
     let cells =
         crate::analysis::cell_stats_of(exp, &exp.analysed_metrics(), &keys, runs, resampling);

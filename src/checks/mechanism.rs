@@ -140,7 +140,7 @@ impl Mechanism<'_> {
         let Some(rho) = stats::spearman::spearman(&xs, &ys) else {
             return Err(self.constant(&xs));
         };
-        let mut rng = stats::stream(r.seed, stream);
+        let mut rng = r.stream(stream);
         let interval = stats::spearman::spearman_ci(strata, r.resamples, r.level, &mut rng)
             .ok_or_else(|| {
                 format!(

@@ -100,8 +100,9 @@ pub fn evaluate(
         .collect();
     declared.extend(cell_results(&inputs));
     let mut checks = assemble(automatic, declared);
+    let index = run_cells(analysis);
     for check in &mut checks {
-        check.cells = cells_of(exp, analysis, &check.runs);
+        check.cells = cells_of(exp, analysis, &index, &check.runs);
     }
     mark_untrusted(&mut checks);
     Findings {
@@ -111,19 +112,40 @@ pub fn evaluate(
 }
 
 /// The labels of the cells `runs` belong to, each once, in plan order.
-fn cells_of(exp: &Experiment, analysis: &Analysis, runs: &[String]) -> Vec<String> {
-    let wanted: std::collections::BTreeSet<&str> = runs.iter().map(String::as_str).collect();
-    let touched: std::collections::BTreeSet<&crate::plan::CellKey> = analysis
-        .runs
-        .iter()
-        .filter(|r| wanted.contains(r.id.as_str()))
-        .map(|r| &r.cell)
-        .collect();
+fn cells_of(
+    exp: &Experiment,
+    analysis: &Analysis,
+    index: &RunCells,
+    runs: &[String],
+) -> Vec<String> {
+    let mut touched = vec![false; analysis.cell_keys.len()];
+    for cell in runs.iter().filter_map(|id| index.get(id.as_str())) {
+        touched[*cell] = true;
+    }
     analysis
         .cell_keys
         .iter()
-        .filter(|k| touched.contains(k))
-        .map(|k| crate::analysis::cell_label(exp, k))
+        .zip(touched)
+        .filter(|(_, touched)| *touched)
+        .map(|(k, _)| crate::analysis::cell_label(exp, k))
+        .collect()
+}
+
+/// Each run's cell by run id, as its place among the analysis's cell keys: made once for
+/// every check's [`cells_of`].
+type RunCells<'a> = std::collections::HashMap<&'a str, usize>;
+
+fn run_cells(analysis: &Analysis) -> RunCells<'_> {
+    let place: std::collections::BTreeMap<&crate::plan::CellKey, usize> = analysis
+        .cell_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect();
+    analysis
+        .runs
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), *place.get(&r.cell)?)))
         .collect()
 }
 

@@ -3,7 +3,7 @@
 
 use super::MIN_RUNS;
 use crate::analysis::{CellStats, Resampling, median_ratio};
-use crate::stats::{self, Interval};
+use crate::stats::Interval;
 
 /// The ratio of two cells' medians with its CI, or why it cannot be computed.
 pub fn ratio_of(
@@ -17,7 +17,7 @@ pub fn ratio_of(
             return Err(cell.too_few_runs(MIN_RUNS));
         }
     }
-    let mut rng = stats::stream(r.seed, label);
+    let mut rng = r.stream(label);
     median_ratio(a, b, r.resamples, r.level, &mut rng)
         .map(|e| (e.ratio, e.interval))
         .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())

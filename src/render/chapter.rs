@@ -47,6 +47,9 @@ pub struct ChapterContext {
     pub reproduce: String,
     pub resamples: usize,
     pub seed: u64,
+    /// From analysis 2 on, "drawn from xoshiro256++ streams (analysis 2)"; empty for a
+    /// session of analysis 1, whose chapter reads as it always did.
+    pub generator: String,
     /// Fewest valid runs for an interval.
     pub min_runs: usize,
 }
@@ -137,7 +140,19 @@ pub fn context(
         reproduce: analysis.manifest.command.clone(),
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
+        generator: generator_words(analysis),
         min_runs: crate::analysis::MIN_RUNS,
+    }
+}
+
+/// How the resamples were drawn, when not by analysis 1's generator.
+fn generator_words(analysis: &Analysis) -> String {
+    match analysis.resampling.generator {
+        crate::stats::Generator::ChaCha8 => String::new(),
+        crate::stats::Generator::Xoshiro256PlusPlus => format!(
+            ", drawn from xoshiro256++ streams (analysis {})",
+            analysis.manifest.analysis
+        ),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Bootstrap intervals: hierarchical percentile, log-ratio, BCa mean, and the design effect.
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -142,22 +142,30 @@ impl Resampler {
     /// One two-stage resample (Davison & Hinkley 1997 §3.8, "Strategy 2": runs with
     /// replacement, then iterations within each chosen run with replacement; Kalibera & Jones,
     /// ISMM 2013 §4) and its statistic. Runs of one value need a single draw.
-    pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut ChaCha8Rng) -> f64 {
+    pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut Stream) -> f64 {
         match statistic {
             Statistic::Mean => self.draw_mean(rng),
             Statistic::Median => self.draw_quantile(0.5, rng),
         }
     }
 
-    /// `count` resampled means, the same values [`Self::draw_mean`] gives called `count`
-    /// times. With one value per run, [`MEAN_BATCH`] resamples' indices are drawn first (in
+    /// `count` resampled means. From an analysis-2 stream with one value per run, each sum
+    /// is [`super::resample_sums::resampled_sum`]; otherwise they are the values
+    /// [`Self::draw_mean`] gives called `count` times. From an analysis-1 stream with one value per run, [`MEAN_BATCH`] resamples' indices are drawn first (in
     /// the stream's order) and their sums then added side by side: each sum adds its values
     /// in the same order as one at a time, but the additions of different sums overlap
     /// instead of each waiting for the one before.
-    pub(crate) fn draw_means(&mut self, count: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    pub(crate) fn draw_means(&mut self, count: usize, rng: &mut Stream) -> Vec<f64> {
         let n = self.runs.len();
         if self.values.len() != n {
             return (0..count).map(|_| self.draw_mean(rng)).collect();
+        }
+        if let Stream::Xoshiro(x) = rng {
+            // Analysis 2: each resample drawn and summed in one pass.
+            let values = &self.values;
+            return (0..count)
+                .map(|_| super::resample_sums::resampled_sum(values, x) / n as f64)
+                .collect();
         }
         let mut means = Vec::with_capacity(count);
         let mut indices = vec![0u32; n * MEAN_BATCH.min(count)];
@@ -178,7 +186,7 @@ impl Resampler {
         means
     }
 
-    fn draw_mean(&mut self, rng: &mut ChaCha8Rng) -> f64 {
+    fn draw_mean(&mut self, rng: &mut Stream) -> f64 {
         if self.values.len() == self.runs.len() {
             // One value per run: the same draws as below, without the second stage.
             let sum: f64 = (0..self.runs.len())
@@ -199,7 +207,7 @@ impl Resampler {
     }
 
     /// Type-7 quantile `p` of one two-stage resample.
-    pub(crate) fn draw_quantile(&mut self, p: f64, rng: &mut ChaCha8Rng) -> f64 {
+    pub(crate) fn draw_quantile(&mut self, p: f64, rng: &mut Stream) -> f64 {
         if let Some(q) = self.draw_quantile_in_window(p, rng) {
             return q;
         }
@@ -213,7 +221,7 @@ impl Resampler {
     }
 
     /// [`Self::draw_quantile`] drawing every value of the resample.
-    pub(crate) fn draw_every_value(&mut self, p: f64, rng: &mut ChaCha8Rng) -> f64 {
+    pub(crate) fn draw_every_value(&mut self, p: f64, rng: &mut Stream) -> f64 {
         let mut m = 0usize;
         for _ in 0..self.runs.len() {
             let (off, len) = self.runs[below(rng, self.n_runs) as usize];
@@ -232,7 +240,7 @@ impl Resampler {
 
     /// [`Self::draw_quantile`] through a window around the quantile's rank, for many single
     /// values; `None` when this resampler has no window or the draw fell outside it.
-    fn draw_quantile_in_window(&mut self, p: f64, rng: &mut ChaCha8Rng) -> Option<f64> {
+    fn draw_quantile_in_window(&mut self, p: f64, rng: &mut Stream) -> Option<f64> {
         let n = self.sorted.len();
         if self.window_counts.is_empty() {
             return None;
@@ -344,7 +352,7 @@ pub fn percentile_ci(
     statistic: Statistic,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<Interval> {
     if !valid(resamples, level) {
         return None;
@@ -370,7 +378,7 @@ pub fn ratio_ci(
     statistic: Statistic,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<RatioEstimate> {
     if !valid(resamples, level) {
         return None;
@@ -420,12 +428,7 @@ pub(super) fn log_ratio_ci(
 ///
 /// `None` if n < 2, a value is not finite, `resamples < 2`, `level ∉ (0,1)`, or all
 /// replicates fall on one side of θ̂.
-pub fn bca_mean_ci(
-    xs: &[f64],
-    resamples: usize,
-    level: f64,
-    rng: &mut ChaCha8Rng,
-) -> Option<Interval> {
+pub fn bca_mean_ci(xs: &[f64], resamples: usize, level: f64, rng: &mut Stream) -> Option<Interval> {
     if xs.len() < 2 || !valid(resamples, level) || xs.iter().any(|x| !x.is_finite()) {
         return None;
     }

@@ -1,77 +1,87 @@
 //! Tests of bootstrap intervals and the design effect (`bootstrap.rs`), against reference values.
 
 use super::super::reference::{reference, vecs};
-use super::super::rng::stream;
+use super::super::rng::{Generator, stream, stream_of};
 use super::*;
+
+/// Both analyses' generators: each must agree with the references.
+const GENERATORS: [Generator; 2] = [Generator::ChaCha8, Generator::Xoshiro256PlusPlus];
 use rand::RngCore;
 
 fn singles(xs: &[f64]) -> Vec<Vec<f64>> {
     xs.iter().map(|&x| vec![x]).collect()
 }
 
+/// `iv` within 3% of the reference interval's width plus 3 × the Monte-Carlo spread of its
+/// ends (`lo`, `hi`, `lo_sd`, `hi_sd` of `case`).
+fn assert_near_reference(iv: &Interval, case: &serde_json::Value) {
+    let end = |key: &str| case[key].as_f64().unwrap();
+    let w = end("hi") - end("lo");
+    assert!(
+        (iv.lo - end("lo")).abs() <= 0.03 * w + 3.0 * end("lo_sd"),
+        "{case} {iv:?}"
+    );
+    assert!(
+        (iv.hi - end("hi")).abs() <= 0.03 * w + 3.0 * end("hi_sd"),
+        "{case} {iv:?}"
+    );
+}
+
 #[test]
 fn percentile_median_matches_scipy() {
-    // scipy.stats.bootstrap(method="percentile", statistic=np.median, 10,000 resamples)
-    // on fixed data sets; tolerance: 3 % of the interval width plus 3 × the Monte-Carlo
-    // spread of scipy's endpoints over 20 seeds.
-    let r = reference();
-    for case in r["bootstrap_median"].as_array().unwrap() {
-        let xs = vecs(&case["data"]);
-        let mut rng = stream(7, case["name"].as_str().unwrap());
-        let iv = percentile_ci(&singles(&xs), Statistic::Median, 10_000, 0.95, &mut rng);
-        let iv = iv.unwrap();
-        let (lo, hi) = (case["lo"].as_f64().unwrap(), case["hi"].as_f64().unwrap());
-        let (slo, shi) = (
-            case["lo_sd"].as_f64().unwrap(),
-            case["hi_sd"].as_f64().unwrap(),
-        );
-        let w = hi - lo;
-        assert!((iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo, "{case} {iv:?}");
-        assert!((iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi, "{case} {iv:?}");
+    for generator in GENERATORS {
+        // scipy.stats.bootstrap(method="percentile", statistic=np.median, 10,000 resamples)
+        // on fixed data sets; tolerance: 3 % of the interval width plus 3 × the Monte-Carlo
+        // spread of scipy's endpoints over 20 seeds.
+        let r = reference();
+        for case in r["bootstrap_median"].as_array().unwrap() {
+            let xs = vecs(&case["data"]);
+            let mut rng = stream_of(generator, 7, case["name"].as_str().unwrap());
+            let iv = percentile_ci(&singles(&xs), Statistic::Median, 10_000, 0.95, &mut rng);
+            let iv = iv.unwrap();
+            assert_near_reference(&iv, case);
+        }
     }
 }
 
 #[test]
 fn bca_mean_matches_scipy() {
-    // scipy.stats.bootstrap(method="BCa", statistic=np.mean, 10,000 resamples).
-    let r = reference();
-    for case in r["bootstrap_bca_mean"].as_array().unwrap() {
-        let xs = vecs(&case["data"]);
-        let mut rng = stream(11, case["name"].as_str().unwrap());
-        let iv = bca_mean_ci(&xs, 10_000, 0.95, &mut rng).unwrap();
-        let (lo, hi) = (case["lo"].as_f64().unwrap(), case["hi"].as_f64().unwrap());
-        let (slo, shi) = (
-            case["lo_sd"].as_f64().unwrap(),
-            case["hi_sd"].as_f64().unwrap(),
-        );
-        let w = hi - lo;
-        assert!((iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo, "{case} {iv:?}");
-        assert!((iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi, "{case} {iv:?}");
+    for generator in GENERATORS {
+        // scipy.stats.bootstrap(method="BCa", statistic=np.mean, 10,000 resamples).
+        let r = reference();
+        for case in r["bootstrap_bca_mean"].as_array().unwrap() {
+            let xs = vecs(&case["data"]);
+            let mut rng = stream_of(generator, 11, case["name"].as_str().unwrap());
+            let iv = bca_mean_ci(&xs, 10_000, 0.95, &mut rng).unwrap();
+            assert_near_reference(&iv, case);
+        }
     }
 }
 
 #[test]
 fn hierarchical_matches_numpy_two_stage() {
-    // Independent numpy implementation of the two-stage bootstrap in the reference
-    // script (runs, then iterations within runs; pooled statistic), 10,000 resamples.
-    let r = reference();
-    for case in r["bootstrap_hierarchical"].as_array().unwrap() {
-        let runs: Vec<Vec<f64>> = case["runs"].as_array().unwrap().iter().map(vecs).collect();
-        for (key, stat) in [("mean", Statistic::Mean), ("median", Statistic::Median)] {
-            let c = &case[key];
-            let mut rng = stream(13, key);
-            let iv = percentile_ci(&runs, stat, 10_000, 0.95, &mut rng).unwrap();
-            let (lo, hi) = (c["lo"].as_f64().unwrap(), c["hi"].as_f64().unwrap());
-            let (slo, shi) = (c["lo_sd"].as_f64().unwrap(), c["hi_sd"].as_f64().unwrap());
-            let w = hi - lo;
-            assert!(
-                (iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo,
-                "{key} {iv:?} {c}"
-            );
-            assert!(
-                (iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi,
-                "{key} {iv:?} {c}"
-            );
+    for generator in GENERATORS {
+        // Independent numpy implementation of the two-stage bootstrap in the reference
+        // script (runs, then iterations within runs; pooled statistic), 10,000 resamples.
+        let r = reference();
+        for case in r["bootstrap_hierarchical"].as_array().unwrap() {
+            let runs: Vec<Vec<f64>> = case["runs"].as_array().unwrap().iter().map(vecs).collect();
+            for (key, stat) in [("mean", Statistic::Mean), ("median", Statistic::Median)] {
+                let c = &case[key];
+                let mut rng = stream_of(generator, 13, key);
+                let iv = percentile_ci(&runs, stat, 10_000, 0.95, &mut rng).unwrap();
+                let (lo, hi) = (c["lo"].as_f64().unwrap(), c["hi"].as_f64().unwrap());
+                let (slo, shi) = (c["lo_sd"].as_f64().unwrap(), c["hi_sd"].as_f64().unwrap());
+                let w = hi - lo;
+                assert!(
+                    (iv.lo - lo).abs() <= 0.03 * w + 3.0 * slo,
+                    "{key} {iv:?} {c}"
+                );
+                assert!(
+                    (iv.hi - hi).abs() <= 0.03 * w + 3.0 * shi,
+                    "{key} {iv:?} {c}"
+                );
+            }
         }
     }
 }
@@ -185,4 +195,28 @@ fn bulk_draws_below_n_are_the_one_at_a_time_draws() {
             "n = {n}: the same words consumed"
         );
     }
+}
+
+#[test]
+fn the_two_analyses_draw_other_resamples_of_the_same_data_to_the_same_end() {
+    let xs: Vec<f64> = (0..500)
+        .map(|i| 1.0 + (f64::from(i) * 0.37).sin())
+        .collect();
+    let interval = |generator| {
+        let mut rng = stream_of(generator, 1, "mean");
+        bca_mean_ci(&xs, 4_000, 0.95, &mut rng).unwrap()
+    };
+    let (one, two) = (
+        interval(Generator::ChaCha8),
+        interval(Generator::Xoshiro256PlusPlus),
+    );
+    assert_ne!((one.lo, one.hi), (two.lo, two.hi));
+    let width = one.hi - one.lo;
+    assert!((one.lo - two.lo).abs() < 0.05 * width, "{one:?} {two:?}");
+    assert!((one.hi - two.hi).abs() < 0.05 * width, "{one:?} {two:?}");
+    assert_eq!(
+        interval(Generator::Xoshiro256PlusPlus),
+        two,
+        "seeded: the same again"
+    );
 }

@@ -1,8 +1,8 @@
 //! Test-only coverage study: do lab's 95 % intervals cover the true value about 95 % of the
 //! time on synthetic data, and how badly does naive pooling of iterations under-cover?
 
+use super::rng::Stream;
 use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -23,7 +23,7 @@ enum Population {
 }
 
 impl Population {
-    fn draw(self, rng: &mut ChaCha8Rng) -> f64 {
+    fn draw(self, rng: &mut Stream) -> f64 {
         match self {
             Population::Normal => 10.0 + standard_normal(rng),
             Population::LogNormal => 10.0 * (0.5 * standard_normal(rng)).exp(),
@@ -57,7 +57,7 @@ const B: usize = 1000;
 /// Share of `REPS` seeded data sets whose interval (from `ci`) contains `truth`.
 fn coverage<F>(label: &str, truth: f64, ci: F) -> f64
 where
-    F: Fn(&mut ChaCha8Rng) -> Option<Interval> + Sync,
+    F: Fn(&mut Stream) -> Option<Interval> + Sync,
 {
     let hits = (0..REPS)
         .into_par_iter()
@@ -71,7 +71,7 @@ where
 
 /// Runs × iterations with a process-level random effect: y = μ + u_r + e_ri,
 /// u_r ~ N(0, 1), e_ri ~ N(0, 1) (ICC 0.5), μ = 10 (mean and median of the margin).
-fn random_effect_runs(runs: usize, iters: usize, rng: &mut ChaCha8Rng) -> Vec<Vec<f64>> {
+fn random_effect_runs(runs: usize, iters: usize, rng: &mut Stream) -> Vec<Vec<f64>> {
     (0..runs)
         .map(|_| {
             let u = standard_normal(rng);
@@ -186,10 +186,9 @@ struct Sampled {
 /// (σ = 0.1) whose medians stand in the ratio `truth`, looks at 5, 8, 12, 18, 27 and 40 runs
 /// per cell, stopping at the first look whose interval excludes the threshold. `levels`: the
 /// level of each look (lab's spent levels, or 95% at every look for the naive rule).
-fn sampled_ratio(truth: f64, threshold: f64, levels: &[f64], rng: &mut ChaCha8Rng) -> Sampled {
+fn sampled_ratio(truth: f64, threshold: f64, levels: &[f64], rng: &mut Stream) -> Sampled {
     let looks = schedule(5, 40);
-    let draw =
-        |rng: &mut ChaCha8Rng, median: f64| vec![median * (0.1 * standard_normal(rng)).exp()];
+    let draw = |rng: &mut Stream, median: f64| vec![median * (0.1 * standard_normal(rng)).exp()];
     let a: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, truth)).collect();
     let b: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, 1.0)).collect();
     let mut last = None;
@@ -261,7 +260,7 @@ fn the_stopping_rule_keeps_coverage_and_the_error_rate() {
 
 /// A cell sampled from `min` runs until its interval of the median is within ±`target` of the
 /// median (or 40 runs): whether the interval it stopped with held the true median, and the runs it took.
-fn sampled_median(target: f64, min: u32, rng: &mut ChaCha8Rng) -> (bool, usize) {
+fn sampled_median(target: f64, min: u32, rng: &mut Stream) -> (bool, usize) {
     let looks = schedule(min, 40);
     let levels = look_levels(0.95, &looks);
     let runs: Vec<Vec<f64>> = (0..40)
@@ -312,7 +311,7 @@ fn false_changes(n: usize) -> f64 {
         .into_par_iter()
         .filter(|i| {
             let mut rng = stream(2026, &format!("same/{n}/{i}"));
-            let cell = |rng: &mut ChaCha8Rng| -> Vec<Vec<f64>> {
+            let cell = |rng: &mut Stream| -> Vec<Vec<f64>> {
                 (0..n)
                     .map(|_| vec![10.0 * (0.1 * standard_normal(rng)).exp()])
                     .collect()

@@ -1,7 +1,7 @@
 //! Hartigan's dip statistic and a dip test for a second mode with a simulated table.
 
+use super::rng::Stream;
 use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::summary::{quantile_in_place, quantile_sorted};
@@ -208,7 +208,7 @@ pub fn simulate_uniform_dips(n: usize, replications: usize, seed: u64) -> Vec<f6
     if n == 0 {
         return vec![];
     }
-    let mut rng: ChaCha8Rng = super::rng::stream(seed, &format!("dip-critical/{n}"));
+    let mut rng: Stream = super::rng::stream(seed, &format!("dip-critical/{n}"));
     let mut sample = vec![0.0; n];
     let mut dips = Vec::with_capacity(replications);
     for _ in 0..replications {

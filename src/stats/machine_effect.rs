@@ -16,7 +16,7 @@
 //! It needs no normality and is exact in level for any number of runs, which matters with the
 //! handful of runs a node may hold.
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 use serde::Serialize;
 use statrs::function::gamma::ln_gamma;
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ pub struct MachineEffect {
 pub fn machine_effect(
     groups: &[Vec<f64>],
     permutations: usize,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<MachineEffect> {
     let groups: Vec<Vec<f64>> = groups.iter().filter(|g| !g.is_empty()).cloned().collect();
     let icc = design_effect(&groups)?.icc;
@@ -97,7 +97,7 @@ fn rank_statistic(ranks: &[f64], sizes: &[usize]) -> f64 {
 }
 
 /// Fisher–Yates shuffle (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) with unbiased draws.
-fn shuffle(xs: &mut [f64], rng: &mut ChaCha8Rng) {
+fn shuffle(xs: &mut [f64], rng: &mut Stream) {
     for i in (1..xs.len()).rev() {
         let j = below(rng, i as u32 + 1) as usize;
         xs.swap(i, j);

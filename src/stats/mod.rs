@@ -4,7 +4,7 @@
 //! machines a three-stage bootstrap and the machine effect.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
-//! explicitly seeded `ChaCha8Rng` streams (see [`rng::stream`]). Functions never panic on
+//! explicitly seeded streams (see [`rng::stream_of`]). Functions never panic on
 //! user data: empty input, NaN or too few values yield `None` or a documented value.
 
 pub mod bootstrap;
@@ -25,6 +25,7 @@ pub mod outliers;
 mod pelt_search;
 pub mod percentiles;
 mod ranks_below;
+mod resample_sums;
 pub mod rng;
 pub mod sequential;
 pub mod serial;
@@ -54,7 +55,7 @@ pub use multiple::holm;
 pub use nested::{nested_percentile_ci, nested_ratio_ci};
 pub use outliers::outliers;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
-pub use rng::stream;
+pub use rng::{Generator, Stream, stream, stream_of};
 pub use serial::{
     LjungBox, SerialCorrelation, lag1_autocorrelation, ljung_box_lag1, wald_wolfowitz_serial,
 };

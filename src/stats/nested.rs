@@ -29,7 +29,7 @@
 //! [`super::bootstrap::percentile_ci`] (not the same random draws: a session on one machine is
 //! analysed by that function, unchanged).
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 
 use super::bootstrap::{
     Interval, RatioEstimate, Statistic, log_ratio_ci, percentile_interval, valid,
@@ -92,7 +92,7 @@ impl NestedResampler {
     /// The statistic of one three-stage resample: as many machines as there are, drawn with
     /// replacement; in each, as many runs as it has, drawn with replacement from its own; in
     /// each drawn run, as many iterations as it has, drawn with replacement from its own.
-    pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut ChaCha8Rng) -> f64 {
+    pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut Stream) -> f64 {
         let drawn = self.count_resample(rng);
         let result = match statistic {
             Statistic::Mean => self.counted_mean(drawn),
@@ -103,7 +103,7 @@ impl NestedResampler {
     }
 
     /// Counts one resample's draws per rank into `counts`; returns how many values it drew.
-    fn count_resample(&mut self, rng: &mut ChaCha8Rng) -> usize {
+    fn count_resample(&mut self, rng: &mut Stream) -> usize {
         let n_machines = self.machines.len() as u32;
         let mut drawn_values = 0usize;
         for _ in 0..n_machines {
@@ -118,7 +118,7 @@ impl NestedResampler {
     }
 
     /// Draws `len` iterations of the run at `off` with replacement and counts their ranks.
-    fn count_run(&mut self, off: u32, len: u32, rng: &mut ChaCha8Rng) {
+    fn count_run(&mut self, off: u32, len: u32, rng: &mut Stream) {
         if len == 1 {
             self.counts[self.ranks[off as usize] as usize] += 1;
             return;
@@ -197,7 +197,7 @@ pub fn nested_percentile_ci(
     statistic: Statistic,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<Interval> {
     if !valid(resamples, level) {
         return None;
@@ -220,7 +220,7 @@ pub fn nested_ratio_ci(
     statistic: Statistic,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<RatioEstimate> {
     if !valid(resamples, level) {
         return None;

@@ -3,7 +3,7 @@
 //! runs-only interval fall short when machines differ, and how often does the machine-effect
 //! test raise a false alarm or find a real effect?
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 use rayon::prelude::*;
 
 use super::bootstrap::{Interval, Statistic, percentile_ci};
@@ -34,7 +34,7 @@ struct Design {
 
 /// y = 10 + τ·u_machine + v_run + e_iteration, u, v, e ~ N(0, 1): a run's level varies by 1,
 /// its iterations by 1 around it, and machines by τ. Symmetric, so the median is 10.
-fn simulate(d: Design, rng: &mut ChaCha8Rng) -> Vec<Vec<Vec<f64>>> {
+fn simulate(d: Design, rng: &mut Stream) -> Vec<Vec<Vec<f64>>> {
     (0..d.machines)
         .map(|_| {
             let machine = TRUTH + d.tau * standard_normal(rng);
@@ -62,7 +62,7 @@ enum Method {
     MachinesOnly,
 }
 
-fn interval(method: Method, cell: &[Vec<Vec<f64>>], rng: &mut ChaCha8Rng) -> Option<Interval> {
+fn interval(method: Method, cell: &[Vec<Vec<f64>>], rng: &mut Stream) -> Option<Interval> {
     match method {
         Method::Nested => nested_percentile_ci(cell, Statistic::Median, B, 0.95, rng),
         Method::RunsOnly => {
@@ -74,7 +74,7 @@ fn interval(method: Method, cell: &[Vec<Vec<f64>>], rng: &mut ChaCha8Rng) -> Opt
 }
 
 /// The 95% percentile interval of the median resampling whole machines only.
-fn machines_only(cell: &[Vec<Vec<f64>>], rng: &mut ChaCha8Rng) -> Interval {
+fn machines_only(cell: &[Vec<Vec<f64>>], rng: &mut Stream) -> Interval {
     let machines: Vec<Vec<f64>> = cell
         .iter()
         .map(|m| m.iter().flatten().copied().collect())

@@ -1,6 +1,6 @@
 //! Latency percentiles (p50, p90, p99, p99.9, max) with bootstrap intervals where n allows.
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 use serde::Serialize;
 
 use super::bootstrap::{Interval, Resampler};
@@ -41,7 +41,7 @@ fn quantile_ci(
     p: f64,
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Interval {
     let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw_quantile(p, rng)).collect();
     let a = (1.0 - level) / 2.0;
@@ -59,7 +59,7 @@ pub fn latency_percentiles(
     values: &[f64],
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<Percentiles> {
     if resamples < 2 || !(level > 0.0 && level < 1.0) {
         return None;

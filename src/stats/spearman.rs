@@ -1,7 +1,7 @@
 //! Spearman's rank correlation and its percentile bootstrap interval, resampled within
 //! strata (cells), for the `mechanism` check: does one metric move with another.
 
-use rand_chacha::ChaCha8Rng;
+use super::rng::Stream;
 
 use super::bootstrap::Interval;
 use super::summary::quantile_in_place;
@@ -76,7 +76,7 @@ pub fn spearman_ci(
     strata: &[Vec<(f64, f64)>],
     resamples: usize,
     level: f64,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<Interval> {
     let (xs, ys): (Vec<f64>, Vec<f64>) = strata.iter().flatten().copied().unzip();
     spearman(&xs, &ys)?;
@@ -144,7 +144,7 @@ impl Resampler {
 
     /// One stratified resample's ρ: each stratum's pairs drawn with replacement, as many as it
     /// holds, strata in order; `None` when one side does not vary in it.
-    fn draw(&mut self, rng: &mut ChaCha8Rng) -> Option<f64> {
+    fn draw(&mut self, rng: &mut Stream) -> Option<f64> {
         self.counts.fill(0);
         for &(start, n) in &self.strata {
             for _ in 0..n {

@@ -128,12 +128,18 @@ fn theil_sen_by_selection(xs: &[f64], ys: &[f64]) -> Option<f64> {
     if m == 0 {
         return None;
     }
-    let mut rng = super::rng::stream(0, "theil-sen");
-    let lo = super::theil_sen::select(&points, (m - 1) / 2, &mut rng);
+    // Selection is exact whatever its pivots, so each middle slope has a stream of its own
+    // and the two are found side by side.
+    let select = |rank: u64, label: &str| {
+        super::theil_sen::select(&points, rank, &mut super::rng::stream(0, label))
+    };
     if m % 2 == 1 {
-        return Some(lo);
+        return Some(select((m - 1) / 2, "theil-sen"));
     }
-    let hi = super::theil_sen::select(&points, m / 2, &mut rng);
+    let (lo, hi) = rayon::join(
+        || select((m - 1) / 2, "theil-sen"),
+        || select(m / 2, "theil-sen/upper"),
+    );
     Some(lo + 0.5 * (hi - lo))
 }
 

@@ -10,9 +10,9 @@
 //! on the window's ranks. The window spans ten standard deviations of the resampled rank on
 //! each side, so it misses with probability below 10⁻²⁰; a miss draws the whole resample.
 
+use super::rng::Stream;
 use super::uniform::fill_below;
 use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use statrs::function::gamma::ln_gamma;
 
 /// Standard deviations of the resampled rank that the window spans on each side.
@@ -34,7 +34,7 @@ pub(super) fn order_stats_in_window(
     (a, b): (usize, usize),
     counts: &mut [u32],
     drawn: &mut Vec<u32>,
-    rng: &mut ChaCha8Rng,
+    rng: &mut Stream,
 ) -> Option<(usize, usize)> {
     let below_a = binomial(n as u64, a as f64 / n as f64, rng) as usize;
     if below_a > k {
@@ -72,7 +72,7 @@ pub(super) fn order_stats_in_window(
 /// A Binomial(n, p) variate by inversion searched outward from the mode, alternating sides
 /// (Kemp 1986, "A modal method for generating binomial variables", Commun. Statist. Theory
 /// Meth. 15:805): O(√(np(1−p))) expected steps, one uniform per variate.
-pub(super) fn binomial(n: u64, p: f64, rng: &mut ChaCha8Rng) -> u64 {
+pub(super) fn binomial(n: u64, p: f64, rng: &mut Stream) -> u64 {
     if p <= 0.0 || n == 0 {
         return 0;
     }

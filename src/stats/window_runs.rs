@@ -16,9 +16,9 @@
 //! probability below 10⁻²⁰; a miss draws the whole resample.
 
 use super::ranks_below::RanksBelow;
+use super::rng::Stream;
 use super::uniform::{below, fill_below};
 use super::window::binomial;
-use rand_chacha::ChaCha8Rng;
 
 /// Standard deviations of the number of draws below the quantile that the window spans.
 const HALF_WIDTH_SDS: f64 = 10.0;
@@ -79,7 +79,7 @@ impl RankedRuns {
         &mut self,
         p: f64,
         counts: &mut [u32],
-        rng: &mut ChaCha8Rng,
+        rng: &mut Stream,
     ) -> Option<(u32, u32, f64)> {
         self.picked.clear();
         let n_runs = self.spans.len() as u32;
@@ -116,7 +116,7 @@ impl RankedRuns {
         a: u32,
         b: u32,
         counts: &mut [u32],
-        rng: &mut ChaCha8Rng,
+        rng: &mut Stream,
     ) -> (usize, usize) {
         let (mut below_all, mut inside_all) = (0usize, 0usize);
         for &j in &self.picked {
@@ -209,7 +209,7 @@ mod tests {
         let mut ranked = RankedRuns::build(&ranks, &spans, sorted.len());
         let mut counts = vec![0u32; sorted.len()];
         for p in [0.5, 0.9] {
-            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            let mut rng = Stream::ChaCha8(rand_chacha::ChaCha8Rng::seed_from_u64(1));
             let windowed: Vec<f64> = (0..20_000)
                 .map(|_| {
                     let (x, y, f) = ranked.draw(p, &mut counts, &mut rng).unwrap();
@@ -217,7 +217,7 @@ mod tests {
                 })
                 .collect();
             assert!(counts.iter().all(|&c| c == 0));
-            let mut rng = ChaCha8Rng::seed_from_u64(2);
+            let mut rng = Stream::ChaCha8(rand_chacha::ChaCha8Rng::seed_from_u64(2));
             let direct: Vec<f64> = (0..20_000)
                 .map(|_| full.draw_every_value(p, &mut rng))
                 .collect();

@@ -74,6 +74,23 @@ pub struct Manifest {
     /// closed; every read checks them.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub digests: std::collections::BTreeMap<String, String>,
+    /// The analysis the session is read with, which fixes the generator of its resamples
+    /// ([`crate::stats::Generator::of_analysis`]): [`ANALYSIS`] for a session recorded now;
+    /// absent, and so 1, in a session recorded before there was a second. A session keeps
+    /// its analysis; `lab reanalyze` derives one with today's.
+    #[serde(default = "first_analysis", skip_serializing_if = "is_first_analysis")]
+    pub analysis: u32,
+}
+
+/// The analysis of sessions recorded now: intervals resampled from xoshiro256++ streams.
+pub const ANALYSIS: u32 = 2;
+
+fn first_analysis() -> u32 {
+    1
+}
+
+fn is_first_analysis(analysis: &u32) -> bool {
+    *analysis == 1
 }
 
 /// The protection a session's runs and builds had (`exec::isolation`).
@@ -167,7 +184,20 @@ impl Manifest {
             isolation: None,
             counters: std::collections::BTreeMap::new(),
             digests: std::collections::BTreeMap::new(),
+            analysis: ANALYSIS,
         }
+    }
+
+    /// The generator of this session's analysis, or why this lab cannot read it.
+    pub fn generator(&self) -> Result<crate::stats::Generator, String> {
+        crate::stats::Generator::of_analysis(self.analysis).ok_or_else(|| {
+            format!(
+                "key `analysis`: the session was recorded for analysis {}, which this lab ({}) does not know (it reads analyses 1 to {ANALYSIS})\n  hint: report it with the lab that recorded it ({}) or a newer one",
+                self.analysis,
+                env!("CARGO_PKG_VERSION"),
+                self.lab_version
+            )
+        })
     }
 
     /// Marks the session ended now, with every planned run finished or not.

@@ -231,7 +231,12 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join(MANIFEST);
     let text = String::from_utf8(read_regular(&path)?)
         .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not a lab manifest", path.display()))
+    let manifest: Manifest = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a lab manifest", path.display()))?;
+    if let Err(why) = manifest.generator() {
+        anyhow::bail!("{}: {why}", path.display());
+    }
+    Ok(manifest)
 }
 
 /// Reads a session folder; torn or orphaned tails are set aside (see [`read_rows`]).

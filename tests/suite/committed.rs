@@ -114,6 +114,18 @@ fn every_heading_of_every_committed_chapter_starts_after_a_blank_line() {
     }
 }
 
+/// `lab report --quiet` of every experiment of `project` on `threads` threads.
+fn report_on(project: &Project, threads: &str) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["report", "--quiet"])
+        .current_dir(project.root())
+        .env("NO_COLOR", "1")
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .expect("lab runs");
+    common::assert_ended(&out, &["report", "--quiet"], Exit::Ok);
+}
+
 /// The analysis runs cells, runs and checks on as many threads as the machine has; each
 /// result has its own seeded stream and is collected in a fixed order, so one thread and two
 /// give the same analysis.json and chapter, byte for byte.
@@ -122,14 +134,7 @@ fn the_committed_book_is_the_same_bytes_on_one_thread_and_on_two() {
     let committed = common::tree(&repository().join("book/src"));
     for threads in ["1", "2"] {
         let project = committed_project();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
-            .args(["report", "--quiet"])
-            .current_dir(project.root())
-            .env("NO_COLOR", "1")
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .expect("lab runs");
-        common::assert_ended(&out, &["report", "--quiet"], Exit::Ok);
+        report_on(&project, threads);
         let rendered = common::tree(&project.path("book/src"));
         let analyses = rendered
             .keys()
@@ -149,4 +154,41 @@ fn the_committed_book_is_the_same_bytes_on_one_thread_and_on_two() {
             "{threads} thread(s): differ from the committed book: {differing:?}"
         );
     }
+}
+
+/// Read with analysis 2 (each manifest given `"analysis": 2`), the committed sessions give
+/// other intervals than the committed book's, and the same bytes on one thread and on two.
+#[test]
+fn the_committed_sessions_read_with_analysis_2_are_the_same_bytes_on_one_thread_and_on_two() {
+    let mut books = Vec::new();
+    for threads in ["1", "2"] {
+        let project = committed_project();
+        let mut manifests = 0;
+        for experiment in std::fs::read_dir(project.path("data")).unwrap() {
+            for session in std::fs::read_dir(experiment.unwrap().path()).unwrap() {
+                let manifest = session.unwrap().path().join("manifest.json");
+                let Ok(text) = std::fs::read_to_string(&manifest) else {
+                    continue;
+                };
+                let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
+                m.as_object_mut()
+                    .unwrap()
+                    .insert("analysis".into(), 2.into());
+                std::fs::write(&manifest, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+                manifests += 1;
+            }
+        }
+        assert!(manifests >= 6, "{manifests} sessions");
+        report_on(&project, threads);
+        books.push(common::tree(&project.path("book/src")));
+    }
+    assert!(books[0] == books[1], "one thread and two differ");
+    let committed = common::tree(&repository().join("book/src"));
+    let moved = committed
+        .iter()
+        .filter(|(path, bytes)| {
+            path.ends_with("analysis.json") && books[0].get(*path) != Some(*bytes)
+        })
+        .count();
+    assert!(moved >= 1, "analysis 2 changed no committed analysis.json");
 }

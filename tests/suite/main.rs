@@ -4,6 +4,7 @@
 
 mod common;
 
+mod analyses;
 mod bench;
 mod browser;
 mod bundle;

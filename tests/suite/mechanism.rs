@@ -56,7 +56,7 @@ fn work_that_only_wobbles_fails() {
     // scipy.stats.spearmanr over the 24 pairs: -0.01357.
     assert_eq!(
         check["reading"],
-        "`work` does not fall as `waits` rises strongly enough: ρ = -0.01 [-0.38, 0.36] \
+        "`work` does not fall as `waits` rises strongly enough: ρ = -0.01 [-0.38, 0.35] \
          across 4 cells, the whole interval short of ρ ≤ -0.50"
     );
     assert_eq!(code, Exit::CheckFailed);

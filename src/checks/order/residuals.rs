@@ -160,10 +160,11 @@ pub(super) fn residuals<'a>(
 fn trend(residuals: &[Residual]) -> Option<(MannKendall, f64)> {
     let ys: Vec<f64> = residuals.iter().map(|r| r.value).collect();
     let xs: Vec<f64> = residuals.iter().map(|r| r.run.position as f64).collect();
-    Some((
-        stats::mann_kendall(&ys)?,
-        stats::theil_sen_slope(&xs, &ys).unwrap_or(0.0),
-    ))
+    let (test, slope) = rayon::join(
+        || stats::mann_kendall(&ys),
+        || stats::theil_sen_slope(&xs, &ys).unwrap_or(0.0),
+    );
+    Some((test?, slope))
 }
 
 /// Residuals less the Theil–Sen trend (slope × position). The line's intercept is left out:
