@@ -51,12 +51,12 @@ fn commands(lang: Lang) -> (Option<&'static str>, &'static str, u64) {
         Lang::C => (
             Some(r#"["cc", "-O2", "-o", "build/bench", "bench.c"]"#),
             r#""./build/bench""#,
-            30_000_000,
+            60_000_000,
         ),
         Lang::Rust => (
             Some(r#"["rustc", "-O", "-o", "build/bench", "bench.rs"]"#),
             r#""./build/bench""#,
-            30_000_000,
+            60_000_000,
         ),
         Lang::Java => (
             Some(r#"["javac", "-d", "build", "Bench.java"]"#),

@@ -173,21 +173,21 @@ impl Xoshiro256PlusPlus {
         self.half.is_some()
     }
 
-    /// The next four words: two outputs' halves, or when [`Self::mid_output`], the high half
-    /// pending, an output and the low half of another (its high half then pending).
+    /// The next eight words: four outputs' halves, or when [`Self::mid_output`], the high
+    /// half pending, three outputs and the low half of a fourth (its high half then pending).
     #[inline(always)]
-    pub fn next_four_words(&mut self) -> [u32; 4] {
+    pub fn next_eight_words(&mut self) -> [u32; 8] {
         let lo = |w: u64| w as u32;
         let hi = |w: u64| (w >> 32) as u32;
         match self.half.take() {
             None => {
-                let [a, b] = [(); 2].map(|_| self.next_output());
-                [lo(a), hi(a), lo(b), hi(b)]
+                let [a, b, c, d] = [(); 4].map(|_| self.next_output());
+                [lo(a), hi(a), lo(b), hi(b), lo(c), hi(c), lo(d), hi(d)]
             }
             Some(high) => {
-                let [a, b] = [(); 2].map(|_| self.next_output());
-                self.half = Some(hi(b));
-                [high, lo(a), hi(a), lo(b)]
+                let [a, b, c, d] = [(); 4].map(|_| self.next_output());
+                self.half = Some(hi(d));
+                [high, lo(a), hi(a), lo(b), hi(b), lo(c), hi(c), lo(d)]
             }
         }
     }
@@ -319,10 +319,10 @@ mod tests {
         assert_eq!(zx.next_word(), words[0]);
         assert!(zx.mid_output());
         assert_eq!(zx.next_word(), words[1]);
-        assert_eq!(zx.next_four_words(), words[2..6]);
-        assert_eq!(zx.next_word(), words[6]);
+        assert_eq!(zx.next_eight_words(), words[2..10]);
+        assert_eq!(zx.next_word(), words[10]);
         assert!(zx.mid_output());
-        assert_eq!(zx.next_four_words(), words[7..11]);
+        assert_eq!(zx.next_eight_words(), words[11..19]);
         assert!(zx.mid_output());
         // After a whole odd count, the next output starts afresh in both.
         assert_eq!(x.next_u32(), y.next_u32());

@@ -23,7 +23,7 @@ pub use heap::give_back_free_pages;
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
-pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice};
+pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{COUNTER_NAMES, Counters, Exit, RunRow, SampleRow};

@@ -103,7 +103,7 @@ impl RunView {
 /// Builds the views of every finished run, in execution order.
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
     let judging = Judging::of(exp, session, &session.runs, &session.samples);
-    in_execution_order(judging.views(&session.runs))
+    in_execution_order(crate::store::held_open(|| judging.views(&session.runs)))
 }
 
 /// Runs judged per chunk when the rows are given up as they are judged.
@@ -120,12 +120,14 @@ pub fn run_views_releasing(exp: &Experiment, session: &mut StoredSession) -> Vec
     let mut views = Vec::with_capacity(rows.len());
     // Chunks are taken from the end, where a vector can give its room back.
     rows.reverse();
-    while !rows.is_empty() {
-        let mut chunk = rows.split_off(rows.len().saturating_sub(CHUNK));
-        rows.shrink_to_fit();
-        chunk.reverse();
-        views.extend(judging.views(&chunk));
-    }
+    crate::store::held_open(|| {
+        while !rows.is_empty() {
+            let mut chunk = rows.split_off(rows.len().saturating_sub(CHUNK));
+            rows.shrink_to_fit();
+            chunk.reverse();
+            views.extend(judging.views(&chunk));
+        }
+    });
     drop(judging);
     drop(samples);
     crate::store::give_back_free_pages();

@@ -57,10 +57,21 @@ impl Names {
     }
 }
 
-/// The number `text` is, when `text` is exactly that number's shortest form.
+/// The number `text` is, when `text` is exactly that number's shortest form (as `{x}`
+/// writes it, compared as it is written, with nothing allocated).
 fn exact_number(text: &str) -> Option<f64> {
+    use std::fmt::Write;
+    /// What is left of the text to match.
+    struct Matching<'a>(&'a [u8]);
+    impl Write for Matching<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 = self.0.strip_prefix(s.as_bytes()).ok_or(std::fmt::Error)?;
+            Ok(())
+        }
+    }
     let x: f64 = text.parse().ok()?;
-    (x.to_string() == text).then_some(x)
+    let mut rest = Matching(text.as_bytes());
+    (write!(rest, "{x}").is_ok() && rest.0.is_empty()).then_some(x)
 }
 
 impl Printed {
@@ -207,6 +218,34 @@ impl Serialize for TextList<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_is_exact_only_in_its_shortest_form() {
+        for (text, number) in [
+            ("0", Some(0.0)),
+            ("-0", Some(-0.0)),
+            ("12345", Some(12345.0)),
+            ("0.000819123", Some(0.000819123)),
+            ("1e21", None),
+            ("1000000000000000000000", Some(1e21)),
+            ("1.00", None),
+            ("1.5", Some(1.5)),
+            (" 7", None),
+            ("07", None),
+            ("0.1", Some(0.1)),
+            ("0.10000000000000001", None),
+            ("inf", Some(f64::INFINITY)),
+            ("12a", None),
+            ("", None),
+        ] {
+            assert_eq!(exact_number(text), number, "{text:?}");
+        }
+        assert!(
+            exact_number("NaN").is_some_and(f64::is_nan),
+            "as Display writes it"
+        );
+        assert_eq!(exact_number("nan"), None);
+    }
 
     fn texts(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
