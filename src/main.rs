@@ -7,6 +7,7 @@ use lab::cli::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    lab::store::share_arenas();
     let cli = Cli::parse();
     let exit = match cli.command.execute(&Layout::new("."), cli.quiet) {
         Ok(exit) => exit,
