@@ -102,8 +102,7 @@ static HOLDING: AtomicUsize = AtomicUsize::new(0);
 /// it opens held: each path is looked up once, when first read, instead of once per run (a
 /// `statx` per log, a fifth of judging a 100,000-run session); every run's slice is then read
 /// from a file already open for that path whose length covers it, which may be one opened
-/// before the pass (each slice's digest still says whether its bytes are the run's). Outside
-/// a pass, a pack replaced at its path is noticed at the next read.
+/// before the pass. Outside a pass, a pack replaced at its path is noticed at the next read.
 pub fn held_open<T>(pass: impl FnOnce() -> T) -> T {
     struct Holding;
     impl Drop for Holding {
