@@ -106,5 +106,22 @@ fn resampled_means(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, analysis, resampled_means);
+/// The Theil–Sen slope of a series in run order, as the order check and the drift of a cell
+/// compute it: 10,000 runs (a large cell) and 100,000 (a large session's residuals).
+fn theil_sen(c: &mut Criterion) {
+    let mut group = c.benchmark_group("theil-sen slope");
+    group.sample_size(10);
+    for n in [10_000usize, 100_000] {
+        let xs: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let ys: Vec<f64> = (0..n)
+            .map(|i| 1e-7 * i as f64 + (i as f64 * 0.37).sin() * 0.01)
+            .collect();
+        group.bench_function(format!("{n} points"), |b| {
+            b.iter(|| stats::theil_sen_slope(&xs, &ys))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, analysis, resampled_means, theil_sen);
 criterion_main!(benches);

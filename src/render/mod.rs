@@ -308,10 +308,24 @@ pub fn render_index(book_dir: &Path, entries: &[BookEntry]) -> Result<()> {
 /// `&` (which only occur inside JSON strings) become `\u` escapes, as does the colon of a
 /// `javascript:` scheme. The parsed values are unchanged.
 fn inert_json(text: &str) -> String {
-    text.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace("javascript:", "javascript\\u003a")
+    const SCHEME: &str = "javascript:";
+    let mut out = String::with_capacity(text.len() + text.len() / 64);
+    let mut rest = text;
+    while let Some(at) = rest.find(['<', '>', '&', 'j']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let (escaped, taken) = match rest.as_bytes()[0] {
+            b'<' => ("\\u003c", 1),
+            b'>' => ("\\u003e", 1),
+            b'&' => ("\\u0026", 1),
+            _ if rest.starts_with(SCHEME) => ("javascript\\u003a", SCHEME.len()),
+            _ => ("j", 1),
+        };
+        out.push_str(escaped);
+        rest = &rest[taken..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Each figure's wide and narrow drawing, under the names the page links.
@@ -343,4 +357,27 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
         .and_then(|mut file| file.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write {}", tmp.display()))?;
     fs::rename(tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert_json;
+
+    #[test]
+    fn inert_json_escapes_markup_and_the_javascript_scheme_in_one_pass() {
+        let text =
+            r#"{"a":"<b>&amp;</b>","j":"javascript:alert(1) jav javascript: JavaScript: j"}"#;
+        let want = text
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+            .replace("javascript:", "javascript\\u003a");
+        assert_eq!(inert_json(text), want);
+        assert_eq!(inert_json("é<javascript:j"), "é\\u003cjavascript\\u003aj");
+        let parsed: serde_json::Value = serde_json::from_str(&inert_json(text)).unwrap();
+        assert_eq!(
+            parsed["j"],
+            "javascript:alert(1) jav javascript: JavaScript: j"
+        );
+    }
 }

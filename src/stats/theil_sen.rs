@@ -13,8 +13,10 @@
 use super::inversions::{sort_counting, sort_visiting};
 use rand::Rng;
 
-/// Slopes sampled to bracket the wanted rank.
+/// Slopes sampled to bracket the wanted rank: two a point, at least 4,096 and at most 65,536.
 const SAMPLE: usize = 1 << 16;
+const SAMPLE_MIN: usize = 1 << 12;
+const SAMPLE_PER_POINT: usize = 2;
 /// Half-width of the sampled bracket in sample standard deviations of a rank (√(r/4)).
 const BRACKET_SDS: f64 = 8.0;
 /// Slopes listed at most per point once the bracket is narrow.
@@ -113,13 +115,65 @@ struct Bracket {
     below_hi: u64,
 }
 
-/// The slope of rank `k` (0-based, ascending) among all pairs with distinct x.
-pub(super) fn select(points: &Points, k: u64, rng: &mut impl Rng) -> f64 {
+impl Bracket {
+    /// The bracket cut at `t` (lo < t < hi), with `below` slopes at or below `t`: the side
+    /// that still holds rank `k`.
+    fn cut(self, t: f64, below: u64, k: u64) -> Bracket {
+        if below > k {
+            Bracket {
+                hi: t,
+                below_hi: below,
+                ..self
+            }
+        } else {
+            Bracket {
+                lo: t,
+                below_lo: below,
+                ..self
+            }
+        }
+    }
+}
+
+/// `b` narrowed around rank `k` by interpolation (regula falsi on the counts): where the
+/// bracket is narrow the slopes in it are spread nearly evenly, so rank `k` lies near the
+/// same fraction of the way from `lo` to `hi` as of the way from `below_lo` to `below_hi`.
+/// The bracket is cut on either side of that estimate, about `limit / 2` slopes apart, so
+/// one step narrows it many times where halving would narrow it twice. An end that would
+/// not lie strictly inside is not counted; the caller halves a bracket this narrowed little.
+fn interpolated(
+    points: &Points,
+    k: u64,
+    b: Bracket,
+    limit: u64,
+    keys: &mut Vec<f64>,
+    scratch: &mut Vec<f64>,
+) -> Bracket {
+    let width = (b.below_hi - b.below_lo) as f64;
+    let at = ((k - b.below_lo) as f64 + 0.5) / width;
+    let half = (limit as f64 / 4.0 / width).max(1.0 / 256.0);
+    let mut out = b;
+    for fraction in [at - half, at + half] {
+        if fraction <= 0.0 || fraction >= 1.0 {
+            continue;
+        }
+        let t = b.lo + (b.hi - b.lo) * fraction;
+        if t > out.lo && t < out.hi {
+            out = out.cut(t, points.at_or_below(t, keys, scratch), k);
+        }
+    }
+    out
+}
+
+/// The slope of rank `k` (0-based, ascending) among all pairs with distinct x, and the slope
+/// of rank `k + 1` when the slopes listed for rank `k` hold it too (`None` otherwise, or when
+/// `k` is the last rank): the middle two of an even count come from one selection.
+pub(super) fn select_with_next(points: &Points, k: u64, rng: &mut impl Rng) -> (f64, Option<f64>) {
     let n = points.x.len();
     let (mut keys, mut scratch) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (min, max) = points.extremes();
     if k == 0 {
-        return min;
+        return (min, None);
     }
     let mut b = Bracket {
         lo: min,
@@ -128,31 +182,38 @@ pub(super) fn select(points: &Points, k: u64, rng: &mut impl Rng) -> f64 {
         below_hi: points.pairs,
     };
     if b.below_lo > k {
-        return min;
+        return (min, None);
     }
     b = sampled_bracket(points, k, b, rng, &mut keys, &mut scratch);
     let limit = LISTED_PER_POINT * n as u64;
     while b.below_hi - b.below_lo > limit {
-        let mid = b.lo + (b.hi - b.lo) / 2.0;
-        if mid <= b.lo || mid >= b.hi {
-            // lo and hi are neighbouring floats: every slope in (lo, hi] is hi.
-            return b.hi;
-        }
-        let below = points.at_or_below(mid, &mut keys, &mut scratch);
-        if below > k {
-            b.hi = mid;
-            b.below_hi = below;
-        } else {
-            b.lo = mid;
-            b.below_lo = below;
+        let before = b.below_hi - b.below_lo;
+        b = interpolated(points, k, b, limit, &mut keys, &mut scratch);
+        if b.below_hi - b.below_lo > before / 2 {
+            // The slopes were too unevenly spread for the estimate: halve the bracket.
+            let mid = b.lo + (b.hi - b.lo) / 2.0;
+            if mid <= b.lo || mid >= b.hi {
+                // lo and hi are neighbouring floats: every slope in (lo, hi] is hi.
+                return (b.hi, None);
+            }
+            b = b.cut(mid, points.at_or_below(mid, &mut keys, &mut scratch), k);
         }
     }
     let mut inside = listed(points, b.lo, b.hi);
-    let at = ((k - b.below_lo) as usize).min(inside.len().saturating_sub(1));
+    let wanted = (k - b.below_lo) as usize;
+    let at = wanted.min(inside.len().saturating_sub(1));
     if inside.is_empty() {
-        return b.hi;
+        return (b.hi, None);
     }
-    *inside.select_nth_unstable_by(at, f64::total_cmp).1
+    // The next rank is the least slope above when the listing holds every slope the counts
+    // place in the bracket (rounding can make the two disagree by a few).
+    let whole = inside.len() as u64 == b.below_hi - b.below_lo;
+    let (_, slope, above) = inside.select_nth_unstable_by(at, f64::total_cmp);
+    let slope = *slope;
+    let next = (whole && at == wanted)
+        .then(|| above.iter().copied().min_by(f64::total_cmp))
+        .flatten();
+    (slope, next)
 }
 
 /// Narrows `b` to the sampled slopes around rank `k`, keeping each end only where the counts
@@ -166,9 +227,10 @@ fn sampled_bracket(
     scratch: &mut Vec<f64>,
 ) -> Bracket {
     let n = points.x.len();
-    let mut sample = Vec::with_capacity(SAMPLE);
+    let size = (SAMPLE_PER_POINT * n).clamp(SAMPLE_MIN, SAMPLE);
+    let mut sample = Vec::with_capacity(size);
     let mut tries = 0;
-    while sample.len() < SAMPLE && tries < 4 * SAMPLE {
+    while sample.len() < size && tries < 4 * size {
         tries += 1;
         let (i, j) = (rng.gen_range(0..n), rng.gen_range(0..n));
         if points.x[i] != points.x[j] {
@@ -178,13 +240,18 @@ fn sampled_bracket(
     if sample.len() < 2 {
         return b;
     }
-    sample.sort_by(f64::total_cmp);
     let r = sample.len() as f64;
     let centre = k as f64 / points.pairs as f64 * r;
     let half = BRACKET_SDS * (r / 4.0).sqrt();
-    let pick = |at: f64| sample[(at.max(0.0) as usize).min(sample.len() - 1)];
+    let index = |at: f64| (at.max(0.0) as usize).min(sample.len() - 1);
+    let (lo_at, hi_at) = (index(centre - half), index(centre + half));
+    // The two order statistics of the sample, each by selection: no sort of the whole.
+    let (_, &mut lo, above) = sample.select_nth_unstable_by(lo_at, f64::total_cmp);
+    let hi = match hi_at - lo_at {
+        0 => lo,
+        d => *above.select_nth_unstable_by(d - 1, f64::total_cmp).1,
+    };
     let mut out = b;
-    let lo = pick(centre - half);
     if lo > b.lo && lo < b.hi {
         let below = points.at_or_below(lo, keys, scratch);
         if below <= k {
@@ -192,7 +259,6 @@ fn sampled_bracket(
             out.below_lo = below;
         }
     }
-    let hi = pick(centre + half);
     if hi > out.lo && hi < b.hi {
         let below = points.at_or_below(hi, keys, scratch);
         if below > k {

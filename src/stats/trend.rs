@@ -128,18 +128,16 @@ fn theil_sen_by_selection(xs: &[f64], ys: &[f64]) -> Option<f64> {
     if m == 0 {
         return None;
     }
-    // Selection is exact whatever its pivots, so each middle slope has a stream of its own
-    // and the two are found side by side.
+    // Selection is exact whatever its pivots: the upper middle slope, when the lower one's
+    // selection did not find it too, is selected on a stream of its own.
     let select = |rank: u64, label: &str| {
-        super::theil_sen::select(&points, rank, &mut super::rng::stream(0, label))
+        super::theil_sen::select_with_next(&points, rank, &mut super::rng::stream(0, label))
     };
+    let (lo, next) = select((m - 1) / 2, "theil-sen");
     if m % 2 == 1 {
-        return Some(select((m - 1) / 2, "theil-sen"));
+        return Some(lo);
     }
-    let (lo, hi) = rayon::join(
-        || select((m - 1) / 2, "theil-sen"),
-        || select(m / 2, "theil-sen/upper"),
-    );
+    let hi = next.unwrap_or_else(|| select(m / 2, "theil-sen/upper").0);
     Some(lo + 0.5 * (hi - lo))
 }
 
@@ -301,6 +299,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_selection_finds_the_next_rank_as_the_all_pairs_order_places_it() {
+        // Every rank of a series with tied x and tied y: the slope and, where the selection
+        // gives one, the next slope are those of all pairs sorted.
+        let mut state = 11u64;
+        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..90)
+            .map(|i| {
+                let r = super::super::rng::splitmix64(&mut state);
+                ((i / 3) as f64, ((r >> 8) % 7) as f64)
+            })
+            .unzip();
+        let mut slopes = Vec::new();
+        for i in 0..xs.len() {
+            for j in i + 1..xs.len() {
+                if xs[i] != xs[j] {
+                    slopes.push((ys[j] - ys[i]) / (xs[j] - xs[i]));
+                }
+            }
+        }
+        slopes.sort_by(f64::total_cmp);
+        let points = super::super::theil_sen::Points::new(&xs, &ys);
+        let mut nexts = 0;
+        for k in 0..slopes.len() {
+            let mut rng = super::super::rng::stream(0, "next rank");
+            let (slope, next) =
+                super::super::theil_sen::select_with_next(&points, k as u64, &mut rng);
+            assert_eq!(slope, slopes[k], "rank {k}");
+            if let Some(next) = next {
+                assert_eq!(next, slopes[k + 1], "rank {}", k + 1);
+                nexts += 1;
+            }
+        }
+        assert!(nexts > slopes.len() / 2, "{nexts} of {}", slopes.len());
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! each side, so it misses with probability below 10⁻²⁰; a miss draws the whole resample.
 
 use super::rng::Stream;
-use super::uniform::fill_below;
+use super::uniform::count_below;
 use rand::Rng;
 use statrs::function::gamma::ln_gamma;
 
@@ -46,11 +46,7 @@ pub(super) fn order_stats_in_window(
     if below_a + inside < k + 2 {
         return None;
     }
-    drawn.resize(inside, 0);
-    fill_below(rng, width as u32, drawn);
-    for &d in drawn.iter() {
-        counts[d as usize] += 1;
-    }
+    count_below(rng, width as u32, inside, counts, drawn);
     let (want, mut cum, mut first) = (k - below_a, 0usize, None);
     let mut found = None;
     for (i, c) in counts.iter_mut().enumerate() {
