@@ -18,12 +18,39 @@ mod stored;
 
 /// One cell of the matrix: a variant at one setting of every parameter. Cells compare by
 /// variant name, then by their parameter values (see [`ParamValue`]'s order).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Eq)]
 pub struct CellKey {
     pub variant: String,
     /// Parameter values by parameter name. Shared: every run of a cell can point at one map
     /// (a map per run held 0.5 KB each, 50 MB at 100,000 runs).
     pub params: Arc<BTreeMap<String, ParamValue>>,
+}
+
+// Runs of one cell share its parameter map, so two keys holding the same map are equal
+// without comparing it; keys that do not share one compare by value, as a derived order would.
+impl PartialEq for CellKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.variant == other.variant
+            && (Arc::ptr_eq(&self.params, &other.params) || self.params == other.params)
+    }
+}
+
+impl Ord for CellKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.variant.cmp(&other.variant).then_with(|| {
+            if Arc::ptr_eq(&self.params, &other.params) {
+                std::cmp::Ordering::Equal
+            } else {
+                self.params.cmp(&other.params)
+            }
+        })
+    }
+}
+
+impl PartialOrd for CellKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl CellKey {
@@ -406,6 +433,25 @@ params = {{ threads = [1] }}
 "#
         );
         crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    }
+
+    #[test]
+    fn cell_keys_compare_by_value_whether_or_not_they_share_a_map() {
+        use crate::config::ParamValue;
+        let map = |n: i64| Arc::new(BTreeMap::from([("n".to_string(), ParamValue::Int(n))]));
+        let shared = map(2);
+        let a = CellKey::new("v", shared.clone());
+        let same_map = CellKey::new("v", shared);
+        let equal_copy = CellKey::new("v", map(2));
+        let larger = CellKey::new("v", map(3));
+        let other_variant = CellKey::new("w", map(2));
+        assert_eq!(a, same_map);
+        assert_eq!(a, equal_copy);
+        assert_eq!(a.cmp(&equal_copy), std::cmp::Ordering::Equal);
+        assert_ne!(a, larger);
+        assert!(a < larger && larger > equal_copy);
+        assert_ne!(a, other_variant);
+        assert!(CellKey::new("v", map(9)) < other_variant);
     }
 
     #[test]
