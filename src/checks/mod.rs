@@ -100,9 +100,12 @@ pub fn evaluate(
         .collect();
     declared.extend(cell_results(&inputs));
     let mut checks = assemble(automatic, declared);
-    let index = run_cells(analysis);
-    for check in &mut checks {
-        check.cells = cells_of(exp, analysis, &index, &check.runs);
+    // The index of every run's cell is made only when a check names runs.
+    if checks.iter().any(|c| !c.runs.is_empty()) {
+        let index = run_cells(analysis);
+        for check in &mut checks {
+            check.cells = cells_of(exp, analysis, &index, &check.runs);
+        }
     }
     mark_untrusted(&mut checks);
     Findings {
