@@ -64,6 +64,7 @@ fn runner(c: &mut Criterion) {
         timeout: Duration::from_secs(10),
         stdout: &out,
         stderr: &err,
+        held_output: None,
         counters: &[],
     };
     c.bench_function("spawn true (lab's ProcessRunner)", |b| {

@@ -76,6 +76,7 @@ pub fn around(
         timeout: exp.timeout,
         stdout: &logs.out,
         stderr: &logs.err,
+        held_output: None,
         counters: &[],
     });
     let failure = match (&measured.exit, measured.timed_out) {

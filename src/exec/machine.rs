@@ -48,45 +48,61 @@ pub struct MachineLoad {
 
 /// The counters of `cpus` now, or `None` where `/proc/stat` cannot be read.
 pub fn sample(cpus: &[usize]) -> Option<Counters> {
-    let stat = read_proc("/proc/stat")?;
-    let mut counters = cpu_ticks(&stat, cpus)?;
-    counters.forks = forks_in(&stat);
-    counters.psi_some_us = read_proc("/proc/pressure/cpu").and_then(|text| psi_some_total(&text));
+    let mut counters = with_proc("/proc/stat", |stat| {
+        let mut counters = cpu_ticks(stat, cpus)?;
+        counters.forks = forks_in(stat);
+        Some(counters)
+    })??;
+    counters.psi_some_us = with_proc("/proc/pressure/cpu", psi_some_total).flatten();
     counters.throttle_events = throttle_events(cpus);
     Some(counters)
 }
 
-/// A file under /proc, read afresh from the start of a descriptor opened once (the kernel
-/// writes the text anew at each read from offset 0), in as few `read` calls as its size
-/// allows: the kernel reports no size for these files, and a reader that starts small reads
-/// `/proc/stat` in eight pieces.
-fn read_proc(path: &'static str) -> Option<String> {
+/// A file under /proc opened once, and the buffer its text is read into, kept from one read
+/// to the next: a run reads `/proc/stat` and the pressure file between every two runs, and
+/// allocating and clearing a buffer for each read cost more than the kernel's work.
+struct ProcFile {
+    file: std::fs::File,
+    buffer: Vec<u8>,
+}
+
+/// What `parse` makes of the text of a file under /proc, read afresh from the start of a
+/// descriptor opened once (the kernel writes the text anew at each read from offset 0);
+/// `None` where the file cannot be read.
+///
+/// The files read here (`/proc/stat`, `/proc/pressure/cpu`) are single-record sequence files:
+/// the kernel writes the whole text before the first `read` returns, so a read that leaves
+/// room in the buffer returned all of it, and only a full buffer calls for another read (the
+/// buffer then grows, and is kept grown).
+fn with_proc<T>(path: &'static str, parse: impl FnOnce(&str) -> T) -> Option<T> {
     use std::io::{Read, Seek};
-    static OPEN: Mutex<BTreeMap<&'static str, std::fs::File>> = Mutex::new(BTreeMap::new());
+    static OPEN: Mutex<BTreeMap<&'static str, ProcFile>> = Mutex::new(BTreeMap::new());
     let mut open = OPEN.lock().ok()?;
     if !open.contains_key(path) {
-        open.insert(path, std::fs::File::open(path).ok()?);
+        let file = std::fs::File::open(path).ok()?;
+        let buffer = vec![0; 16 * 1024];
+        open.insert(path, ProcFile { file, buffer });
     }
-    let file = open.get_mut(path)?;
+    let ProcFile { file, buffer } = open.get_mut(path)?;
     file.rewind().ok()?;
-    let mut bytes = Vec::with_capacity(16 * 1024);
+    let mut filled = 0;
     loop {
-        if bytes.len() == bytes.capacity() {
-            bytes.reserve(bytes.capacity());
+        if filled == buffer.len() {
+            buffer.resize(2 * buffer.len(), 0);
         }
-        let start = bytes.len();
-        bytes.resize(bytes.capacity(), 0);
-        match file.read(&mut bytes[start..]) {
-            Ok(0) => {
-                bytes.truncate(start);
-                break;
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled < buffer.len() {
+                    break;
+                }
             }
-            Ok(n) => bytes.truncate(start + n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => bytes.truncate(start),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,
         }
     }
-    String::from_utf8(bytes).ok()
+    std::str::from_utf8(&buffer[..filled]).ok().map(parse)
 }
 
 /// What happened between two samples, with `/proc/stat` ticks of `tick_ns` each.
@@ -131,8 +147,14 @@ fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
         if !cpus.is_empty() && !cpus.contains(&index) {
             continue;
         }
-        let v: Vec<u64> = fields.take(8).filter_map(|f| f.parse().ok()).collect();
-        if v.len() < 8 {
+        let mut v = [0u64; 8];
+        let mut parsed = 0;
+        for (slot, field) in v.iter_mut().zip(fields) {
+            let Ok(n) = field.parse() else { break };
+            *slot = n;
+            parsed += 1;
+        }
+        if parsed < 8 {
             continue;
         }
         found = true;
@@ -145,7 +167,7 @@ fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
 
 /// Processes and threads created since boot, now; `None` where `/proc/stat` cannot be read.
 pub fn forks() -> Option<u64> {
-    forks_in(&read_proc("/proc/stat")?)
+    with_proc("/proc/stat", forks_in)?
 }
 
 /// The `processes` line of `/proc/stat` (proc(5)): every fork and clone since boot.
@@ -203,6 +225,21 @@ mod tests {
                         cpu1 20 0 5 50 3 0 0 1 7 0\n\
                         intr 5 0 0\n\
                         processes 9041\n";
+
+    #[test]
+    fn proc_files_read_again_through_the_kept_buffer_give_fresh_counters() {
+        let Some(first) = sample(&[]) else {
+            return; // No /proc/stat here.
+        };
+        let forks = first.forks.expect("processes line");
+        // A thread is a fork to the kernel: the second reading must see it.
+        std::thread::spawn(|| {}).join().unwrap();
+        let second = sample(&[]).expect("read again");
+        assert!(second.forks.expect("processes line") > forks);
+        assert!(second.total_ticks >= first.total_ticks);
+        assert_eq!(with_proc("/proc/stat", |text| text.starts_with("cpu ")), Some(true));
+        assert_eq!(with_proc("/proc/stat", |text| text.ends_with('\n')), Some(true));
+    }
 
     #[test]
     fn forks_since_boot() {

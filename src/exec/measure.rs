@@ -90,6 +90,10 @@ pub struct RunRequest<'a> {
     pub timeout: Duration,
     pub stdout: &'a Path,
     pub stderr: &'a Path,
+    /// The files at `stdout` and `stderr`, where lab holds them open from run to run (the
+    /// serial loop's spools): the run writes into these, emptied, and the paths only name
+    /// them.
+    pub held_output: Option<[&'a std::fs::File; 2]>,
     /// perf counters to open on the run (`[experiment] counters`).
     pub counters: &'a [Counter],
 }

@@ -102,6 +102,7 @@ fn run_in_turn(
     let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
     let mut requeue = requeue::Requeue::of(exp, runs.len());
     let (spool_out, spool_err) = session.spool_paths();
+    let spools = session.held_spools()?;
     hooks::set_up(exp, runs, runner)?;
     while let Some(run) = queue.pop_front() {
         if interrupt::requested() {
@@ -110,7 +111,10 @@ fn run_in_turn(
         session.plan_before_start(&run)?;
         hooks::around(exp, &run, hooks::Hook::Prepare, runner)?;
         progress.starting(&run);
-        let measurement = runner.run(&request(exp, &run, &spool_out, &spool_err));
+        let measurement = runner.run(&RunRequest {
+            held_output: Some([&spools[0], &spools[1]]),
+            ..request(exp, &run, &spool_out, &spool_err)
+        });
         if interrupt::requested() {
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
@@ -139,7 +143,11 @@ fn run_in_turn(
 /// Stops the session when the file system holding it filled up during `run`: the run may
 /// have failed, or printed less than it meant to, for want of room, so it is not recorded
 /// (`--resume` runs it again) and no later run starts into the full disk.
-fn refuse_on_full_disk(exp: &Experiment, run: &PlannedRun, session: &SessionWriter) -> Result<()> {
+fn refuse_on_full_disk(
+    exp: &Experiment,
+    run: &PlannedRun,
+    session: &mut SessionWriter,
+) -> Result<()> {
     let Some(free) = crate::store::space::full(&session.dir) else {
         return Ok(());
     };
@@ -171,6 +179,7 @@ fn request<'a>(
         timeout: exp.timeout,
         stdout,
         stderr,
+        held_output: None,
         counters: &exp.counters,
     }
 }

@@ -5,7 +5,7 @@
 use super::clock::Instant2;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
-use super::spawn::{Ready, Spawn, Started};
+use super::spawn::{Output, Ready, Spawn, Started};
 use crate::store::Exit;
 use crate::units::{NANOS_PER_MILLI, Nanos};
 use std::fs::File;
@@ -215,10 +215,19 @@ fn prepare<'a>(
     group: Option<&super::cgroup::RunGroup>,
     counters: Option<&'a mut super::counters::Prepared>,
 ) -> Result<Spawn<'a>, String> {
-    let stdout = empty_file(request.stdout)
-        .map_err(|e| format!("cannot create {}: {e}", request.stdout.display()))?;
-    let stderr = empty_file(request.stderr)
-        .map_err(|e| format!("cannot create {}: {e}", request.stderr.display()))?;
+    let output = |path: &'a std::path::Path, held: Option<&'a File>| match held {
+        Some(file) => crate::store::emptied(file)
+            .map(Output::Held)
+            .map_err(|e| format!("cannot empty {}: {e}", path.display())),
+        None => crate::store::empty_file(path)
+            .map(Output::Own)
+            .map_err(|e| format!("cannot create {}: {e}", path.display())),
+    };
+    let [held_out, held_err] = request
+        .held_output
+        .map_or([None, None], |[o, e]| [Some(o), Some(e)]);
+    let stdout = output(request.stdout, held_out)?;
+    let stderr = output(request.stderr, held_err)?;
     Ok(Spawn {
         argv: request.argv,
         env: &request.env,
@@ -229,40 +238,6 @@ fn prepare<'a>(
         cgroup_procs: group.map(super::cgroup::RunGroup::procs_fd),
         counters,
     })
-}
-
-/// `path` opened for writing and empty: created, or truncated only when it holds something
-/// (truncating an empty file still costs the file system an inode update). Never through a
-/// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
-/// at `path` (an earlier run may have planted it) is removed and a new file made.
-fn empty_file(path: &std::path::Path) -> std::io::Result<File> {
-    open_empty(path).or_else(|_| {
-        crate::store::remove_planted(path)?;
-        open_empty(path)
-    })
-}
-
-/// [`empty_file`] when `path` is missing or a regular file; an error for a link (`ELOOP`), a
-/// FIFO (`ENXIO` without a reader) or anything else that is not a regular file.
-fn open_empty(path: &std::path::Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = File::options()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > 0 {
-        file.set_len(0)?;
-    }
-    Ok(file)
 }
 
 /// A readable reason for a failed spawn of `program` in `cwd` with `env` set, naming the
@@ -484,6 +459,7 @@ mod tests {
             timeout: Duration::from_millis(timeout_ms),
             stdout: &out,
             stderr: &err,
+            held_output: None,
             counters: &[],
         };
         let m = ProcessRunner.run(&request);
@@ -575,6 +551,7 @@ mod counter_tests {
             timeout: Duration::from_secs(20),
             stdout: &out,
             stderr: &err,
+            held_output: None,
             counters,
         })
     }

@@ -28,13 +28,29 @@ pub struct Spawn<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub cwd: &'a Path,
     pub cpus: Option<libc::cpu_set_t>,
-    pub stdout: File,
-    pub stderr: File,
+    pub stdout: Output<'a>,
+    pub stderr: Output<'a>,
     /// A `cgroup.procs` the child writes itself into before `execve`, when the run has a
     /// cgroup of its own.
     pub cgroup_procs: Option<RawFd>,
     /// The counters the child opens on itself just before `execve` and sends to lab.
     pub counters: Option<&'a mut super::counters::Prepared>,
+}
+
+/// Where a run's standard output or error goes: a file opened for this run, or one lab
+/// keeps open from run to run.
+pub enum Output<'a> {
+    Own(File),
+    Held(&'a File),
+}
+
+impl AsRawFd for Output<'_> {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Output::Own(file) => file.as_raw_fd(),
+            Output::Held(file) => file.as_raw_fd(),
+        }
+    }
 }
 
 /// A started process.
@@ -56,8 +72,8 @@ struct Prepared<'a> {
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
     stdin: RawFd,
-    stdout: File,
-    stderr: File,
+    stdout: Output<'a>,
+    stderr: Output<'a>,
     cpus: Option<libc::cpu_set_t>,
     cgroup_procs: Option<RawFd>,
     counters: Option<&'a mut super::counters::Prepared>,
@@ -428,8 +444,8 @@ mod tests {
             env,
             cwd,
             cpus: None,
-            stdout: File::create(logs.join("out")).unwrap(),
-            stderr: File::create(logs.join("err")).unwrap(),
+            stdout: Output::Own(File::create(logs.join("out")).unwrap()),
+            stderr: Output::Own(File::create(logs.join("err")).unwrap()),
             cgroup_procs: None,
             counters: None,
         })

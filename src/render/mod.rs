@@ -311,7 +311,11 @@ fn inert_json(text: &str) -> String {
     const SCHEME: &str = "javascript:";
     let mut out = String::with_capacity(text.len() + text.len() / 64);
     let mut rest = text;
-    while let Some(at) = rest.find(['<', '>', '&', 'j']) {
+    // The bytes searched for are ASCII, so every match is at a character boundary.
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| matches!(b, b'<' | b'>' | b'&' | b'j'))
+    {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
         let (escaped, taken) = match rest.as_bytes()[0] {

@@ -54,6 +54,10 @@ pub fn read_lines(log: &LogRef, line: impl FnMut(Line)) {
 
 /// Calls `line` with each line, feeding every byte to `hasher` where there is one.
 fn each_line(log: &LogRef, mut hasher: Option<&mut Sha256>, mut line: impl FnMut(Line)) {
+    if let LogRef::Packed { bytes: 0, .. } = log {
+        // A run that printed nothing: no line, and no pack to open for it.
+        return;
+    }
     let Some(file) = log.open() else {
         return;
     };
@@ -125,6 +129,67 @@ pub fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> 
         .read(true)
         .custom_flags(libc::O_NONBLOCK | flags)
         .open(path)
+}
+
+/// `path` opened for writing and empty: created, or truncated only when it holds something
+/// (truncating an empty file still costs the file system an inode update). Never through a
+/// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
+/// at `path` (an earlier run may have planted it) is removed and a new file made.
+pub fn empty_file(path: &Path) -> std::io::Result<std::fs::File> {
+    open_empty(path, false).or_else(|_| {
+        remove_planted(path)?;
+        open_empty(path, false)
+    })
+}
+
+/// [`empty_file`] opened for reading too: a spool lab holds from run to run and reads back
+/// through the same descriptor.
+pub fn empty_spool(path: &Path) -> std::io::Result<std::fs::File> {
+    open_empty(path, true).or_else(|_| {
+        remove_planted(path)?;
+        open_empty(path, true)
+    })
+}
+
+/// [`empty_file`] when `path` is missing or a regular file; an error for a link (`ELOOP`), a
+/// FIFO (`ENXIO` without a reader) or anything else that is not a regular file.
+fn open_empty(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::File::options()
+        .read(read)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > 0 {
+        file.set_len(0)?;
+    }
+    Ok(file)
+}
+
+/// `file`, a spool held open from run to run, emptied for the next run: truncated and
+/// rewound where it holds something (output written after its run was packed, by a process
+/// that outlived it), and refused where it is no longer a regular file.
+pub fn emptied(file: &std::fs::File) -> std::io::Result<&std::fs::File> {
+    use std::io::Seek;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > 0 {
+        file.set_len(0)?;
+        let mut file = file;
+        file.rewind()?;
+    }
+    Ok(file)
 }
 
 /// Removes whatever is at `path` (a file, a link, a FIFO, a folder tree), a file lab did not

@@ -21,7 +21,9 @@ mod writer;
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
-pub use logs::{Line, MAX_LINE, Scan, read_lines, remove_planted, scan_lines};
+pub use logs::{
+    Line, MAX_LINE, Scan, emptied, empty_file, empty_spool, read_lines, remove_planted, scan_lines,
+};
 pub use manifest::*;
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
 pub use printed::{Found, JsonLine, Unusable, shown};

@@ -238,6 +238,18 @@ pub struct Pack {
     /// The runs appended since it was opened, with where their bytes lie: to name the one
     /// whose output was written over.
     appended: Vec<(String, Slice)>,
+    /// What a run's output is copied through, made at the first run that printed anything
+    /// and kept: most runs of a short benchmark print nothing, and clearing 64 KiB for each
+    /// cost more than the rest of packing it.
+    buffer: Vec<u8>,
+}
+
+/// `logs/NAME` of the pack at `path`, for what verifying it found.
+fn pack_name(path: &Path) -> String {
+    format!(
+        "{LOGS}/{}",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    )
 }
 
 impl Pack {
@@ -259,6 +271,7 @@ impl Pack {
             path,
             file,
             appended: Vec::new(),
+            buffer: Vec::new(),
         })
     }
 
@@ -267,9 +280,14 @@ impl Pack {
     pub fn append_from(&mut self, id: &str, from: &mut dyn Read) -> Result<Slice> {
         let offset = self.len;
         let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 64 * 1024];
+        let mut probe = [0u8; 512];
         loop {
-            let n = match from.read(&mut buf) {
+            let buf: &mut [u8] = if self.buffer.is_empty() {
+                &mut probe
+            } else {
+                &mut self.buffer
+            };
+            let n = match from.read(buf) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -280,6 +298,9 @@ impl Pack {
                 .write_all(&buf[..n])
                 .map_err(|e| super::space::write_failed(&self.path, e))?;
             self.len += n as u64;
+            if self.buffer.is_empty() {
+                self.buffer = vec![0u8; 64 * 1024];
+            }
         }
         if self.len > offset {
             // A write moved the change time: what lab left is this, not what it found.
@@ -300,13 +321,10 @@ impl Pack {
     /// appended by another are cut off and kept beside it as `NAME.found`; a pack replaced,
     /// deleted or cut short has lost earlier runs' output, which is described.
     pub fn verify(&mut self) -> Result<Option<String>> {
-        let name = format!(
-            "{LOGS}/{}",
-            self.path.file_name().unwrap_or_default().to_string_lossy()
-        );
         let Ok(meta) = fs::symlink_metadata(&self.path) else {
             return Ok(Some(format!(
-                "{name} was deleted (earlier runs' output is lost)"
+                "{} was deleted (earlier runs' output is lost)",
+                pack_name(&self.path)
             )));
         };
         let now = Identity::from_metadata(&meta);
@@ -315,12 +333,14 @@ impl Pack {
         }
         if (now.dev, now.ino) != (self.identity.dev, self.identity.ino) {
             return Ok(Some(format!(
-                "{name} was replaced (earlier runs' output is lost)"
+                "{} was replaced (earlier runs' output is lost)",
+                pack_name(&self.path)
             )));
         }
         if now.len < self.len {
             return Ok(Some(format!(
-                "{name} was cut short (earlier runs' output is lost)"
+                "{} was cut short (earlier runs' output is lost)",
+                pack_name(&self.path)
             )));
         }
         if now.len > self.len {
@@ -330,7 +350,9 @@ impl Pack {
                 .metadata()
                 .map_or(self.identity, |m| Identity::from_metadata(&m));
             return Ok(Some(format!(
-                "{name} was appended to (the bytes are kept in {name}.found)"
+                "{} was appended to (the bytes are kept in {}.found)",
+                pack_name(&self.path),
+                pack_name(&self.path)
             )));
         }
         // The same length, written to: the runs' digests tell whose output changed. Lab
@@ -339,7 +361,10 @@ impl Pack {
         let changed = self.first_changed_run().map_or_else(String::new, |id| {
             format!(": run {id}'s output no longer matches its digest")
         });
-        Ok(Some(format!("{name} was written to in place{changed}")))
+        Ok(Some(format!(
+            "{} was written to in place{changed}",
+            pack_name(&self.path)
+        )))
     }
 
     /// The first run appended since the pack was opened whose bytes are not what it wrote.

@@ -436,6 +436,43 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn held_spools_pack_what_each_run_wrote_whatever_is_put_at_their_paths() {
+        use std::io::Write;
+        let root = tempfile::tempdir().unwrap();
+        let dir = session(root.path(), 0);
+        let mut w = SessionWriter::reopen(dir.clone()).unwrap();
+        let [mut out, mut err] = w.held_spools().unwrap();
+        out.write_all(b"{\"ops\": 1}\n").unwrap();
+        err.write_all(b"e").unwrap();
+        // The run removes its spool and plants a link to a file outside the record.
+        let victim = root.path().join("victim.txt");
+        fs::write(&victim, "untouched").unwrap();
+        let (spool_out, _) = w.spool_paths();
+        fs::remove_file(&spool_out).unwrap();
+        std::os::unix::fs::symlink(&victim, &spool_out).unwrap();
+        let first = w.pack_spooled("r0001").unwrap();
+        assert_eq!((first.stdout.offset, first.stdout.bytes), (0, 11));
+        assert_eq!((first.stderr.offset, first.stderr.bytes), (0, 1));
+        // Bytes written after the run was packed (a process that outlived it) are dropped
+        // before the next run starts, which writes from the start of the spool again.
+        out.write_all(b"late").unwrap();
+        let emptied = crate::store::emptied(&out).unwrap();
+        assert_eq!(emptied.metadata().unwrap().len(), 0);
+        out.write_all(b"{\"ops\": 2}\n").unwrap();
+        let second = w.pack_spooled("r0002").unwrap();
+        assert_eq!((second.stdout.offset, second.stdout.bytes), (11, 11));
+        assert_eq!(second.stderr.bytes, 0);
+        assert_eq!(
+            fs::read(dir.join("logs").join(crate::store::STDOUT_PACK)).unwrap(),
+            b"{\"ops\": 1}\n{\"ops\": 2}\n"
+        );
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
+        w.remove_spools();
+        assert!(fs::symlink_metadata(&spool_out).is_err(), "the link is removed");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
+    }
+
+    #[test]
     fn runs_planned_again_are_written_to_the_plan_together_before_the_first_of_them_starts() {
         let root = tempfile::tempdir().unwrap();
         let dir = session(root.path(), 4);

@@ -328,7 +328,9 @@ pub fn run_header(params: &[String], padded: bool) -> Vec<String> {
 }
 
 /// The CSV fields of one run row in the order of `header` (this session's runs.csv header,
-/// which may predate some columns): parameter columns take the run's parameter values.
+/// which may predate some columns): parameter columns take the run's parameter values. The
+/// reference [`RunLayout::write_line`] is tested against.
+#[cfg(test)]
 pub fn run_record(
     row: &RunRow,
     values: &BTreeMap<String, ParamValue>,
@@ -341,111 +343,230 @@ pub fn run_record(
             fields
                 .iter()
                 .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
+                .map(|(_, v)| v.to_string())
                 .or_else(|| values.get(name).map(|v| v.to_string()))
                 .unwrap_or_default()
         })
         .collect()
 }
 
+/// How a session's runs.csv lays out a row: for each field of [`run_fields`], the column
+/// its header gives it, found once per session instead of by name for every row.
+#[derive(Debug, Clone)]
+pub struct RunLayout {
+    header: Vec<String>,
+    /// The column of each measured field, in [`run_fields`] order (`None`: a column the
+    /// header predates).
+    field_columns: Vec<Option<usize>>,
+    /// Each column's text for the row being written, kept from row to row.
+    cells: Vec<Vec<u8>>,
+}
+
+impl RunLayout {
+    pub fn new(header: Vec<String>) -> RunLayout {
+        let field_columns = run_fields(&RunRow::default())
+            .iter()
+            .map(|(name, _)| header.iter().position(|h| h == name))
+            .collect();
+        let cells = vec![Vec::new(); header.len()];
+        RunLayout {
+            header,
+            field_columns,
+            cells,
+        }
+    }
+
+    /// Appends to `out` the CSV line of `row` (with `samples` and `node` in place of the
+    /// row's own), quoted as the csv crate quotes (a field holding a comma, a quote or a line
+    /// break is quoted, its quotes doubled), ending in a line feed: the same bytes as
+    /// [`run_record`] written by `csv::Writer`.
+    pub fn write_line(
+        &mut self,
+        row: &RunRow,
+        values: &BTreeMap<String, ParamValue>,
+        overrides: Overrides<'_>,
+        out: &mut Vec<u8>,
+    ) {
+        for cell in &mut self.cells {
+            cell.clear();
+        }
+        for ((name, field), column) in run_fields(row).iter().zip(&self.field_columns) {
+            let Some(column) = *column else { continue };
+            let cell = &mut self.cells[column];
+            match *name {
+                "samples" if overrides.samples.is_some() => {
+                    Field::Count(overrides.samples).write_to(cell)
+                }
+                "node" if row.node.is_none() && overrides.node.is_some() => {
+                    Field::Text(overrides.node.unwrap_or_default()).write_to(cell)
+                }
+                _ => field.write_to(cell),
+            }
+        }
+        for (name, cell) in self.header.iter().zip(&mut self.cells) {
+            if let Some(value) = values.get(name) {
+                use std::io::Write;
+                let _ = write!(cell, "{value}");
+            }
+        }
+        for (i, cell) in self.cells.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_csv_field(cell, out);
+        }
+        out.push(b'\n');
+    }
+}
+
+/// What a written row takes from its session rather than from itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overrides<'a> {
+    /// The number of values the run printed.
+    pub samples: Option<usize>,
+    /// The node writing the session, for a row that names none.
+    pub node: Option<&'a str>,
+}
+
+/// `field` as a CSV field: quoted, with its quotes doubled, when it holds a comma, a quote
+/// or a line break (the csv crate's `QuoteStyle::Necessary`).
+fn write_csv_field(field: &[u8], out: &mut Vec<u8>) {
+    if !field
+        .iter()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.extend_from_slice(field);
+        return;
+    }
+    out.push(b'"');
+    for &b in field {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
+/// One field of a run row, borrowed from it, written without an allocation.
+#[derive(Debug, Clone, Copy)]
+enum Field<'a> {
+    Text(&'a str),
+    Unsigned(Option<u64>),
+    Signed(Option<i32>),
+    Count(Option<usize>),
+    Flag(bool),
+    Share(Option<f64>),
+}
+
+impl Field<'_> {
+    fn write_to(self, out: &mut Vec<u8>) {
+        use std::io::Write;
+        let _ = match self {
+            Field::Text(s) => {
+                out.extend_from_slice(s.as_bytes());
+                Ok(())
+            }
+            Field::Unsigned(Some(n)) => write!(out, "{n}"),
+            Field::Signed(Some(n)) => write!(out, "{n}"),
+            Field::Count(Some(n)) => write!(out, "{n}"),
+            Field::Flag(b) => write!(out, "{b}"),
+            Field::Share(Some(x)) => write!(out, "{x}"),
+            Field::Unsigned(None)
+            | Field::Signed(None)
+            | Field::Count(None)
+            | Field::Share(None) => Ok(()),
+        };
+    }
+}
+
+impl std::fmt::Display for Field<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut bytes = Vec::new();
+        self.write_to(&mut bytes);
+        f.write_str(&String::from_utf8_lossy(&bytes))
+    }
+}
+
 /// Every measured field of a run row by column name.
-fn run_fields(row: &RunRow) -> Vec<(&'static str, String)> {
-    let (code, signal, spawn) = match row.exit() {
-        Exit::Code(c) => (c.to_string(), String::new(), String::new()),
-        Exit::Signal(s) => (String::new(), s.to_string(), String::new()),
-        Exit::SpawnFailed(e) => (String::new(), String::new(), e),
+fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 53] {
+    // As `RunRow::exit` reads them, without cloning the error.
+    let (code, signal, spawn) = match (&row.spawn_error, row.signal, row.exit_code) {
+        (Some(e), _, _) if !e.is_empty() => (None, None, e.as_str()),
+        (_, Some(s), _) => (None, Some(s), ""),
+        (_, _, Some(c)) => (Some(c), None, ""),
+        _ => (None, None, "no exit status recorded"),
     };
-    let optional = |v: Option<u64>| v.map_or_else(String::new, |n| n.to_string());
-    vec![
-        ("run_id", row.run_id.clone()),
-        ("position", row.position.to_string()),
-        ("variant", row.variant.clone()),
-        ("repetition", row.repetition.to_string()),
-        ("warmup", row.warmup.to_string()),
-        ("start_utc", row.start_utc.clone()),
-        ("wall_ns", row.wall_ns.to_string()),
-        ("boottime_ns", row.boottime_ns.to_string()),
-        ("user_ns", row.user_ns.to_string()),
-        ("sys_ns", row.sys_ns.to_string()),
-        ("max_rss_kib", row.max_rss_kib.to_string()),
-        ("voluntary_cs", row.voluntary_cs.to_string()),
-        ("involuntary_cs", row.involuntary_cs.to_string()),
-        ("exit_code", code),
-        ("signal", signal),
-        ("spawn_error", spawn),
-        ("timed_out", row.timed_out.to_string()),
-        ("cpus", row.cpus.clone().unwrap_or_default()),
-        ("stdout_sha256", row.stdout_sha256.clone()),
-        ("left_running", row.left_running.clone().unwrap_or_default()),
-        ("host_busy_ns", optional(row.host_busy_ns)),
-        ("host_steal_ns", optional(row.host_steal_ns)),
-        ("host_capacity_ns", optional(row.host_capacity_ns)),
-        ("psi_cpu_some_us", optional(row.psi_cpu_some_us)),
-        ("psi_cpu_own_us", optional(row.psi_cpu_own_us)),
+    fn text(v: &Option<String>) -> Field<'_> {
+        Field::Text(v.as_deref().unwrap_or_default())
+    }
+    let counter = |name| Field::Unsigned(row.counter(name));
+    [
+        ("run_id", Field::Text(&row.run_id)),
+        ("position", Field::Count(Some(row.position))),
+        ("variant", Field::Text(&row.variant)),
         (
-            "busy_limit",
-            row.busy_limit.map_or_else(String::new, |l| l.to_string()),
+            "repetition",
+            Field::Unsigned(Some(u64::from(row.repetition))),
         ),
-        ("throttle_events", optional(row.throttle_events)),
-        (
-            "samples",
-            row.samples.map_or_else(String::new, |n| n.to_string()),
-        ),
-        ("node", row.node.clone().unwrap_or_default()),
-        ("start_boottime_ns", optional(row.start_boottime_ns)),
-        ("overlapped", row.overlapped.clone().unwrap_or_default()),
+        ("warmup", Field::Flag(row.warmup)),
+        ("start_utc", Field::Text(&row.start_utc)),
+        ("wall_ns", Field::Unsigned(Some(row.wall_ns))),
+        ("boottime_ns", Field::Unsigned(Some(row.boottime_ns))),
+        ("user_ns", Field::Unsigned(Some(row.user_ns))),
+        ("sys_ns", Field::Unsigned(Some(row.sys_ns))),
+        ("max_rss_kib", Field::Unsigned(Some(row.max_rss_kib))),
+        ("voluntary_cs", Field::Unsigned(Some(row.voluntary_cs))),
+        ("involuntary_cs", Field::Unsigned(Some(row.involuntary_cs))),
+        ("exit_code", Field::Signed(code)),
+        ("signal", Field::Signed(signal)),
+        ("spawn_error", Field::Text(spawn)),
+        ("timed_out", Field::Flag(row.timed_out)),
+        ("cpus", text(&row.cpus)),
+        ("stdout_sha256", Field::Text(&row.stdout_sha256)),
+        ("left_running", text(&row.left_running)),
+        ("host_busy_ns", Field::Unsigned(row.host_busy_ns)),
+        ("host_steal_ns", Field::Unsigned(row.host_steal_ns)),
+        ("host_capacity_ns", Field::Unsigned(row.host_capacity_ns)),
+        ("psi_cpu_some_us", Field::Unsigned(row.psi_cpu_some_us)),
+        ("psi_cpu_own_us", Field::Unsigned(row.psi_cpu_own_us)),
+        ("busy_limit", Field::Share(row.busy_limit)),
+        ("throttle_events", Field::Unsigned(row.throttle_events)),
+        ("samples", Field::Count(row.samples)),
+        ("node", text(&row.node)),
+        ("start_boottime_ns", Field::Unsigned(row.start_boottime_ns)),
+        ("overlapped", text(&row.overlapped)),
         (
             LAYOUT_COLUMN,
-            row.env_padding.map_or_else(String::new, |n| n.to_string()),
+            Field::Unsigned(row.env_padding.map(u64::from)),
         ),
-        ("minor_faults", optional(row.minor_faults)),
-        ("major_faults", optional(row.major_faults)),
-        ("block_in", optional(row.block_in)),
-        ("block_out", optional(row.block_out)),
-        ("counter_task_clock", optional(row.counter("task-clock"))),
-        (
-            "counter_context_switches",
-            optional(row.counter("context-switches")),
-        ),
-        (
-            "counter_cpu_migrations",
-            optional(row.counter("cpu-migrations")),
-        ),
-        ("counter_page_faults", optional(row.counter("page-faults"))),
-        (
-            "counter_instructions",
-            optional(row.counter("instructions")),
-        ),
-        ("counter_cycles", optional(row.counter("cycles"))),
-        (
-            "counter_cache_references",
-            optional(row.counter("cache-references")),
-        ),
-        (
-            "counter_cache_misses",
-            optional(row.counter("cache-misses")),
-        ),
-        (
-            "counter_branch_misses",
-            optional(row.counter("branch-misses")),
-        ),
-        ("counter_branches", optional(row.counter("branches"))),
+        ("minor_faults", Field::Unsigned(row.minor_faults)),
+        ("major_faults", Field::Unsigned(row.major_faults)),
+        ("block_in", Field::Unsigned(row.block_in)),
+        ("block_out", Field::Unsigned(row.block_out)),
+        ("counter_task_clock", counter("task-clock")),
+        ("counter_context_switches", counter("context-switches")),
+        ("counter_cpu_migrations", counter("cpu-migrations")),
+        ("counter_page_faults", counter("page-faults")),
+        ("counter_instructions", counter("instructions")),
+        ("counter_cycles", counter("cycles")),
+        ("counter_cache_references", counter("cache-references")),
+        ("counter_cache_misses", counter("cache-misses")),
+        ("counter_branch_misses", counter("branch-misses")),
+        ("counter_branches", counter("branches")),
         (
             "counter_callgrind_instructions",
-            optional(row.counter("callgrind-instructions")),
+            counter("callgrind-instructions"),
         ),
         (
             "counters_multiplexed",
-            row.counters_multiplexed().unwrap_or_default().to_string(),
+            Field::Text(row.counters_multiplexed().unwrap_or_default()),
         ),
-        ("stdout_offset", optional(row.stdout_offset)),
-        ("stdout_bytes", optional(row.stdout_bytes)),
-        ("stderr_offset", optional(row.stderr_offset)),
-        ("stderr_bytes", optional(row.stderr_bytes)),
-        (
-            "stderr_sha256",
-            row.stderr_sha256.clone().unwrap_or_default(),
-        ),
+        ("stdout_offset", Field::Unsigned(row.stdout_offset)),
+        ("stdout_bytes", Field::Unsigned(row.stdout_bytes)),
+        ("stderr_offset", Field::Unsigned(row.stderr_offset)),
+        ("stderr_bytes", Field::Unsigned(row.stderr_bytes)),
+        ("stderr_sha256", text(&row.stderr_sha256)),
     ]
 }
 
@@ -480,5 +601,81 @@ mod tests {
             ("7", "cycles")
         );
         assert_eq!(at("counter_branches"), "");
+    }
+
+    /// `run_record` written by the csv crate, as rows were appended before [`RunLayout`].
+    fn csv_line(row: &RunRow, values: &BTreeMap<String, ParamValue>, header: &[String]) -> Vec<u8> {
+        let mut line = csv::Writer::from_writer(Vec::new());
+        line.write_record(run_record(row, values, header)).unwrap();
+        line.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_laid_out_line_is_the_csv_crates_line_of_the_same_row() {
+        let mut quoted = RunRow {
+            run_id: "r0007".into(),
+            position: 7,
+            variant: "with, comma".into(),
+            repetition: 3,
+            warmup: true,
+            start_utc: "2026-12-04T10:00:00Z".into(),
+            wall_ns: 123_456_789,
+            exit_code: Some(-2),
+            spawn_error: Some("cannot start `x`: \"quoted\"\nand a line\r".into()),
+            cpus: Some("0 1".into()),
+            busy_limit: Some(0.1),
+            host_busy_ns: Some(0),
+            stdout_offset: Some(40),
+            stdout_bytes: Some(0),
+            stderr_sha256: Some("ab".into()),
+            env_padding: Some(12),
+            ..RunRow::default()
+        };
+        *quoted.counter_mut("cycles").unwrap() = Some(99);
+        quoted.set_counters_multiplexed(Some("cycles".into()));
+        let signalled = RunRow {
+            signal: Some(9),
+            exit_code: Some(0),
+            ..quoted.clone()
+        };
+        let no_status = RunRow::default();
+        let values = BTreeMap::from([
+            ("threads".to_string(), ParamValue::Int(4)),
+            ("impl".to_string(), ParamValue::Text("a \"b\"".into())),
+        ]);
+        let params = ["impl".to_string(), "threads".to_string()];
+        for header in [
+            run_header(&params, true),
+            run_header(&[], false),
+            // An older session's header: fewer columns, one this lab does not know.
+            ["run_id", "wall_ns", "exit_code", "retired", "threads"]
+                .map(String::from)
+                .to_vec(),
+        ] {
+            let mut layout = RunLayout::new(header.clone());
+            for row in [&quoted, &signalled, &no_status] {
+                let mut line = Vec::new();
+                layout.write_line(row, &values, Overrides::default(), &mut line);
+                assert_eq!(
+                    String::from_utf8(line).unwrap(),
+                    String::from_utf8(csv_line(row, &values, &header)).unwrap()
+                );
+            }
+        }
+        // The session's count of values and its node take the place of the row's own.
+        let header = run_header(&[], false);
+        let mut layout = RunLayout::new(header.clone());
+        let mut line = Vec::new();
+        let overrides = Overrides {
+            samples: Some(5),
+            node: Some("n2"),
+        };
+        layout.write_line(&no_status, &BTreeMap::new(), overrides, &mut line);
+        let expected = RunRow {
+            samples: Some(5),
+            node: Some("n2".into()),
+            ..RunRow::default()
+        };
+        assert_eq!(line, csv_line(&expected, &BTreeMap::new(), &header));
     }
 }

@@ -75,7 +75,13 @@ pub struct SessionWriter {
     packs: [Pack; 2],
     whole: Vec<Whole>,
     /// The columns of this session's runs.csv, as its header names them.
-    header: Vec<String>,
+    layout: rows::RunLayout,
+    /// The line of the row being appended, kept from row to row.
+    line: Vec<u8>,
+    /// The serial loop's spool files, opened at its first run and held until
+    /// [`Self::remove_spools`]: each run writes into them and [`Self::pack_spooled`] reads them
+    /// back through these descriptors, never by path.
+    spools: Option<[File; 2]>,
     /// The cluster node writing this folder, recorded on every row appended without one.
     node: Option<String>,
     /// How many runs plan.json holds, once read.
@@ -153,7 +159,9 @@ impl SessionWriter {
             ],
             whole,
             dir,
-            header,
+            layout: rows::RunLayout::new(header),
+            line: Vec::new(),
+            spools: None,
             node: None,
             planned: None,
             unwritten: Vec::new(),
@@ -179,14 +187,38 @@ impl SessionWriter {
         (logs.join(SPOOL_OUT), logs.join(SPOOL_ERR))
     }
 
+    /// The spool files of the serial loop, open and empty, for its runs to write into: a
+    /// second descriptor of each (sharing its offset), which the loop holds while the
+    /// session keeps its own. Opened once, never through a link; whatever was planted at
+    /// their paths is removed first.
+    pub fn held_spools(&mut self) -> Result<[File; 2]> {
+        if self.spools.is_none() {
+            let (out, err) = self.spool_paths();
+            let open = |path: &Path| {
+                super::empty_spool(path)
+                    .with_context(|| format!("cannot create {}", path.display()))
+            };
+            self.spools = Some([open(&out)?, open(&err)?]);
+        }
+        let [out, err] = self.spools.as_ref().expect("opened above");
+        Ok([out.try_clone()?, err.try_clone()?])
+    }
+
     /// Appends what the run just ended wrote to the spool files to the packs, and empties
     /// the spools for the next run; where the output lies, for the run's row.
     pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
-        let (out, err) = self.spool_paths();
-        let (mut out, mut err) = (spooled(&out), spooled(&err));
+        let (mut out, mut err) = match &self.spools {
+            Some([out, err]) => (written(out)?, written(err)?),
+            None => {
+                let (out, err) = self.spool_paths();
+                (spooled(&out), spooled(&err))
+            }
+        };
         let packed = self.pack(id, &mut reader(&mut out), &mut reader(&mut err))?;
-        for file in [out, err].into_iter().flatten() {
+        for mut file in [out, err].into_iter().flatten() {
+            use std::io::Seek;
             let _ = file.set_len(0);
+            let _ = file.rewind();
         }
         Ok(packed)
     }
@@ -225,7 +257,8 @@ impl SessionWriter {
     }
 
     /// Removes the spool files once no run will write to them.
-    pub fn remove_spools(&self) {
+    pub fn remove_spools(&mut self) {
+        self.spools = None;
         let (out, err) = self.spool_paths();
         for spool in [out, err] {
             let _ = fs::remove_file(spool);
@@ -239,21 +272,23 @@ impl SessionWriter {
 
     /// Appends one finished run: its samples first, then its row, which commits it.
     pub fn append(&mut self, run: &PlannedRun, row: &RunRow, samples: &[SampleRow]) -> Result<()> {
-        let mut block = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        for s in samples {
-            block.serialize(s)?;
+        if !samples.is_empty() {
+            let mut block = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            for s in samples {
+                block.serialize(s)?;
+            }
+            self.samples.append(&block.into_inner()?)?;
         }
-        self.samples.append(&block.into_inner()?)?;
-        let mut row = row.clone();
-        row.samples = Some(samples.len());
-        if row.node.is_none() {
-            row.node.clone_from(&self.node);
-        }
-        let mut line = csv::Writer::from_writer(Vec::new());
-        line.write_record(rows::run_record(&row, &run.cell.params, &self.header))?;
-        self.runs.append(&line.into_inner()?)
+        let overrides = rows::Overrides {
+            samples: Some(samples.len()),
+            node: self.node.as_deref(),
+        };
+        self.line.clear();
+        self.layout
+            .write_line(row, &run.cell.params, overrides, &mut self.line);
+        self.runs.append(&self.line)
     }
 
     /// Whether every session file is still the one lab wrote. Each change found is undone (what
@@ -402,6 +437,18 @@ fn spooled(path: &Path) -> Option<File> {
         .open(path)
         .ok()?;
     file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// A held spool rewound to its start when the run wrote to it (a second descriptor of it,
+/// sharing its offset); `None` when it is empty.
+fn written(spool: &File) -> Result<Option<File>> {
+    use std::io::Seek;
+    if spool.metadata()?.len() == 0 {
+        return Ok(None);
+    }
+    let mut file = spool.try_clone()?;
+    file.rewind()?;
+    Ok(Some(file))
 }
 
 /// What a spool holds, or nothing.

@@ -196,13 +196,23 @@ impl Serialize for RunValues {
 
 struct TextList<'a>(&'a Printed);
 
+/// A value serialized as the string its `Display` writes, without building the string
+/// first.
+struct AsText<T>(T);
+
+impl<T: std::fmt::Display> Serialize for AsText<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
 impl Serialize for TextList<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         match (self.0.numbers(), self.0.text()) {
             (Some(xs), _) => {
                 for x in xs {
-                    seq.serialize_element(&x.to_string())?;
+                    seq.serialize_element(&AsText(x))?;
                 }
             }
             (None, texts) => {
