@@ -237,8 +237,14 @@ mod tests {
         let second = sample(&[]).expect("read again");
         assert!(second.forks.expect("processes line") > forks);
         assert!(second.total_ticks >= first.total_ticks);
-        assert_eq!(with_proc("/proc/stat", |text| text.starts_with("cpu ")), Some(true));
-        assert_eq!(with_proc("/proc/stat", |text| text.ends_with('\n')), Some(true));
+        assert_eq!(
+            with_proc("/proc/stat", |text| text.starts_with("cpu ")),
+            Some(true)
+        );
+        assert_eq!(
+            with_proc("/proc/stat", |text| text.ends_with('\n')),
+            Some(true)
+        );
     }
 
     #[test]

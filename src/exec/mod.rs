@@ -8,6 +8,7 @@ mod callgrind;
 mod cgroup;
 mod clock;
 mod counters;
+mod duties;
 mod hooks;
 mod interrupt;
 mod isolation;
@@ -46,6 +47,7 @@ use crate::config::Experiment;
 use crate::plan::PlannedRun;
 use crate::store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
+use duties::Duty;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -82,7 +84,9 @@ pub fn execute(
     interrupt::install();
     orphans::become_subreaper();
     cgroup::remove_stale();
+    duties::start();
     let ending = run_in_turn(exp, runs, session, runner, progress);
+    duties::report(runs.len());
     cgroup::remove_all();
     session.remove_spools();
     session.write_unwritten()?;
@@ -105,6 +109,7 @@ fn run_in_turn(
     let spools = session.held_spools()?;
     hooks::set_up(exp, runs, runner)?;
     while let Some(run) = queue.pop_front() {
+        duties::begin(Duty::Planning);
         if interrupt::requested() {
             return Ok(Ending::Interrupted);
         }
@@ -119,11 +124,17 @@ fn run_in_turn(
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
+        duties::begin(Duty::CheckingRoom);
         refuse_on_full_disk(exp, &run, session)?;
+        duties::begin(Duty::Verifying);
         let changes = session.verify()?;
+        duties::begin(Duty::Packing);
         let packed = session.pack_spooled(&run.id)?;
+        duties::begin(Duty::ReadingValues);
         let (row, samples) = stored_row(exp, &reader, &run, &measurement, session, &packed);
+        duties::begin(Duty::Appending);
         session.append(&run, &row, &samples)?;
+        duties::begin(Duty::Concluding);
         progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
         hooks::around(exp, &run, hooks::Hook::Conclude, runner)?;
         if !changes.is_empty() {

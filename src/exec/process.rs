@@ -3,6 +3,7 @@
 //! the kernel has no pidfd), then `wait4` for its resource usage.
 
 use super::clock::Instant2;
+use super::duties::Duty;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Output, Ready, Spawn, Started};
@@ -52,6 +53,7 @@ enum Alone<'a> {
 
 /// Spawns, waits for and measures one process.
 fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
+    super::duties::begin(Duty::Preparing);
     let start_unix_ms = unix_ms();
     let mut group = super::cgroup::RunGroup::take_if_enabled();
     let mut perf = match super::counters::Prepared::new(request.counters) {
@@ -67,12 +69,16 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     };
     let group_waited_before = group.as_mut().and_then(super::cgroup::RunGroup::waited_us);
     let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
+    super::duties::begin(Duty::SamplingBefore);
     let before = match alone {
         Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
         Alone::No(_) => super::machine::sample(&cpus),
     };
     let forks_before = before.as_ref().and_then(Counters::forks);
-    let (start, started) = match start_timed(super::spawn::prepare(start_with), &mut alone) {
+    super::duties::begin(Duty::Preparing);
+    let ready = super::spawn::prepare(start_with);
+    super::duties::begin(Duty::Running);
+    let (start, started) = match start_timed(ready, &mut alone) {
         Ok(started) => started,
         Err(e) => {
             if let Some(group) = group {
@@ -91,10 +97,12 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         lab_created,
     } = wait_until(pid, request.timeout);
     let end = Instant2::now();
+    super::duties::begin(Duty::SamplingAfter);
     let after = super::machine::sample(&cpus);
     if let (Alone::Yes, Some(after)) = (&alone, after) {
         keep_sample(&cpus, after);
     }
+    super::duties::begin(Duty::Reaping);
     let own_waited = own_wait(group, started.in_cgroup, group_waited_before);
     // Taken and read only now that the run is reaped: nothing of it was timed.
     let counters = perf

@@ -468,7 +468,10 @@ pub(super) mod tests {
         );
         assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
         w.remove_spools();
-        assert!(fs::symlink_metadata(&spool_out).is_err(), "the link is removed");
+        assert!(
+            fs::symlink_metadata(&spool_out).is_err(),
+            "the link is removed"
+        );
         assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
     }
 
