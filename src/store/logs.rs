@@ -136,18 +136,20 @@ pub fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> 
 /// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
 /// at `path` (an earlier run may have planted it) is removed and a new file made.
 pub fn empty_file(path: &Path) -> std::io::Result<std::fs::File> {
-    open_empty(path, false).or_else(|_| {
-        remove_planted(path)?;
-        open_empty(path, false)
-    })
+    empty_at(path, false)
 }
 
 /// [`empty_file`] opened for reading too: a spool lab holds from run to run and reads back
 /// through the same descriptor.
 pub fn empty_spool(path: &Path) -> std::io::Result<std::fs::File> {
-    open_empty(path, true).or_else(|_| {
+    empty_at(path, true)
+}
+
+/// [`empty_file`], opened for reading too when `read`.
+fn empty_at(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
+    open_empty(path, read).or_else(|_| {
         remove_planted(path)?;
-        open_empty(path, true)
+        open_empty(path, read)
     })
 }
 
@@ -162,16 +164,7 @@ fn open_empty(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
         .truncate(false)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > 0 {
-        file.set_len(0)?;
-    }
+    truncate_regular(&file, &path.display())?;
     Ok(file)
 }
 
@@ -180,16 +173,28 @@ fn open_empty(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
 /// that outlived it), and refused where it is no longer a regular file.
 pub fn emptied(file: &std::fs::File) -> std::io::Result<&std::fs::File> {
     use std::io::Seek;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    if meta.len() > 0 {
-        file.set_len(0)?;
+    if truncate_regular(file, &"the spool")? {
         let mut file = file;
         file.rewind()?;
     }
     Ok(file)
+}
+
+/// Empties `file` when it holds something (truncating an empty file still costs the file
+/// system an inode update); whether it did. An error naming it `name` when it is not a
+/// regular file.
+fn truncate_regular(file: &std::fs::File, name: &dyn std::fmt::Display) -> std::io::Result<bool> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{name} is not a regular file"
+        )));
+    }
+    if meta.len() == 0 {
+        return Ok(false);
+    }
+    file.set_len(0)?;
+    Ok(true)
 }
 
 /// Removes whatever is at `path` (a file, a link, a FIFO, a folder tree), a file lab did not

@@ -260,13 +260,29 @@ impl RunRow {
 
     /// How the run ended.
     pub fn exit(&self) -> Exit {
-        match (&self.spawn_error, self.signal, self.exit_code) {
-            (Some(e), _, _) if !e.is_empty() => Exit::SpawnFailed(e.clone()),
-            (_, Some(s), _) => Exit::Signal(s),
-            (_, _, Some(c)) => Exit::Code(c),
-            _ => Exit::SpawnFailed("no exit status recorded".into()),
+        match self.ended() {
+            Ended::Code(c) => Exit::Code(c),
+            Ended::Signal(s) => Exit::Signal(s),
+            Ended::SpawnFailed(e) => Exit::SpawnFailed(e.to_string()),
         }
     }
+
+    /// [`Self::exit`], borrowing the spawn error instead of copying it.
+    fn ended(&self) -> Ended<'_> {
+        match (&self.spawn_error, self.signal, self.exit_code) {
+            (Some(e), _, _) if !e.is_empty() => Ended::SpawnFailed(e),
+            (_, Some(s), _) => Ended::Signal(s),
+            (_, _, Some(c)) => Ended::Code(c),
+            _ => Ended::SpawnFailed("no exit status recorded"),
+        }
+    }
+}
+
+/// How a run ended, as [`RunRow::ended`] reads it from the row's columns.
+enum Ended<'a> {
+    Code(i32),
+    Signal(i32),
+    SpawnFailed(&'a str),
 }
 
 impl Counters {
@@ -480,6 +496,8 @@ impl Field<'_> {
     }
 }
 
+/// The field's text, for [`run_record`].
+#[cfg(test)]
 impl std::fmt::Display for Field<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut bytes = Vec::new();
@@ -490,12 +508,10 @@ impl std::fmt::Display for Field<'_> {
 
 /// Every measured field of a run row by column name.
 fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 53] {
-    // As `RunRow::exit` reads them, without cloning the error.
-    let (code, signal, spawn) = match (&row.spawn_error, row.signal, row.exit_code) {
-        (Some(e), _, _) if !e.is_empty() => (None, None, e.as_str()),
-        (_, Some(s), _) => (None, Some(s), ""),
-        (_, _, Some(c)) => (Some(c), None, ""),
-        _ => (None, None, "no exit status recorded"),
+    let (code, signal, spawn) = match row.ended() {
+        Ended::Code(c) => (Some(c), None, ""),
+        Ended::Signal(s) => (None, Some(s), ""),
+        Ended::SpawnFailed(e) => (None, None, e),
     };
     fn text(v: &Option<String>) -> Field<'_> {
         Field::Text(v.as_deref().unwrap_or_default())

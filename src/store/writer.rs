@@ -189,31 +189,35 @@ impl SessionWriter {
 
     /// The spool files of the serial loop, open and empty, for its runs to write into: a
     /// second descriptor of each (sharing its offset), which the loop holds while the
-    /// session keeps its own. Opened once, never through a link; whatever was planted at
-    /// their paths is removed first.
+    /// session keeps its own.
     pub fn held_spools(&mut self) -> Result<[File; 2]> {
-        if self.spools.is_none() {
-            let (out, err) = self.spool_paths();
-            let open = |path: &Path| {
-                super::empty_spool(path)
-                    .with_context(|| format!("cannot create {}", path.display()))
-            };
-            self.spools = Some([open(&out)?, open(&err)?]);
-        }
-        let [out, err] = self.spools.as_ref().expect("opened above");
+        let [out, err] = self.spools()?;
         Ok([out.try_clone()?, err.try_clone()?])
     }
 
-    /// Appends what the run just ended wrote to the spool files to the packs, and empties
-    /// the spools for the next run; where the output lies, for the run's row.
-    pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
-        let (mut out, mut err) = match &self.spools {
-            Some([out, err]) => (written(out)?, written(err)?),
+    /// The serial loop's spool files, opened at the first call and kept: never through a
+    /// link, whatever was planted at their paths removed first.
+    fn spools(&mut self) -> Result<&[File; 2]> {
+        let spools = match self.spools.take() {
+            Some(spools) => spools,
             None => {
                 let (out, err) = self.spool_paths();
-                (spooled(&out), spooled(&err))
+                let open = |path: &Path| {
+                    super::empty_spool(path)
+                        .with_context(|| format!("cannot create {}", path.display()))
+                };
+                [open(&out)?, open(&err)?]
             }
         };
+        Ok(self.spools.insert(spools))
+    }
+
+    /// Appends what the run just ended wrote to the spool files to the packs, read through
+    /// the descriptors the session holds, and empties the spools for the next run; where the
+    /// output lies, for the run's row.
+    pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
+        let [out, err] = self.spools()?;
+        let (mut out, mut err) = (written(out)?, written(err)?);
         let packed = self.pack(id, &mut reader(&mut out), &mut reader(&mut err))?;
         for mut file in [out, err].into_iter().flatten() {
             use std::io::Seek;
