@@ -159,7 +159,7 @@ fn refuse_on_full_disk(
     run: &PlannedRun,
     session: &mut SessionWriter,
 ) -> Result<()> {
-    let Some(free) = crate::store::space::full(&session.dir) else {
+    let Some(free) = crate::store::space::full(session.free_bytes()) else {
         return Ok(());
     };
     session.remove_spools();

@@ -15,20 +15,36 @@ pub fn free_bytes(path: &Path) -> Option<u64> {
     if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
         return None;
     }
+    Some(writable(&stat))
+}
+
+/// [`free_bytes`] on the file system holding the open file `file`: no path to look up, and
+/// the same answer whatever has since been put at the file's path.
+pub fn free_bytes_at(file: &std::fs::File) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatvfs fills the zeroed struct through a valid pointer, on an open descriptor.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(writable(&stat))
+}
+
+/// The bytes `stat` leaves this process to write.
+fn writable(stat: &libc::statvfs) -> u64 {
     // SAFETY: geteuid has no preconditions.
     let blocks = if unsafe { libc::geteuid() } == 0 {
         stat.f_bfree
     } else {
         stat.f_bavail
     };
-    Some(blocks.saturating_mul(stat.f_frsize))
+    blocks.saturating_mul(stat.f_frsize)
 }
 
-/// Why the file system holding `dir` counts as full: less than one block is left. `None`
-/// while there is room (or where the space cannot be told).
-pub fn full(dir: &Path) -> Option<u64> {
-    let free = free_bytes(dir)?;
-    (free < MIN_FREE).then_some(free)
+/// Why a file system with `free` bytes left counts as full: less than one block is left.
+/// `None` while there is room (or where the space cannot be told).
+pub fn full(free: Option<u64>) -> Option<u64> {
+    free.filter(|free| *free < MIN_FREE)
 }
 
 /// Below this much room a run's output or lab's next row may not fit.
@@ -62,7 +78,22 @@ mod tests {
     fn a_folder_with_room_is_not_full() {
         let dir = tempfile::tempdir().unwrap();
         assert!(free_bytes(dir.path()).is_some_and(|f| f > 0));
-        assert_eq!(full(dir.path()), None);
+        assert_eq!(full(free_bytes(dir.path())), None);
         assert_eq!(free_bytes(Path::new("/no/such/folder")), None);
+    }
+
+    #[test]
+    fn an_open_file_tells_the_room_of_its_file_system_whatever_its_path_now_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let file = std::fs::File::create(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let at = free_bytes_at(&file).unwrap();
+        let by_path = free_bytes(dir.path()).unwrap();
+        // The same file system, read twice: equal but for what another writer did between.
+        assert!(at.abs_diff(by_path) < 64 << 20, "{at} against {by_path}");
+        assert_eq!(full(Some(4095)), Some(4095));
+        assert_eq!(full(Some(4096)), None);
+        assert_eq!(full(None), None);
     }
 }

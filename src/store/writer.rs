@@ -295,6 +295,12 @@ impl SessionWriter {
         self.runs.append(&self.line)
     }
 
+    /// Bytes lab may still write on the file system holding the session, read through the
+    /// session's open runs.csv.
+    pub fn free_bytes(&self) -> Option<u64> {
+        super::space::free_bytes_at(&self.runs.file)
+    }
+
     /// Whether every session file is still the one lab wrote. Each change found is undone (what
     /// lab wrote is put back, what was found is kept beside it as `NAME.found`) and described.
     pub fn verify(&mut self) -> Result<Vec<String>> {

@@ -2,7 +2,7 @@
 
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use super::printed;
-use super::values::{Names, RunValues};
+use super::values::{Measured, Names, RunValues};
 use crate::config::Experiment;
 use crate::exec::Counter;
 use crate::plan::{CellKey, PlannedRun};
@@ -218,15 +218,18 @@ impl<'s> Judging<'s> {
             .collect();
         stored
             .into_par_iter()
-            .map(|(row, plan)| {
-                let values = self.samples_of(&row.run_id);
-                let (exp, session) = (self.exp, self.session);
-                let cell = plan.cell.clone();
-                let mut v = view(exp, session, row, &self.cpus, cell, &values, &self.names);
-                v.repeats = plan.repeats.clone();
-                v.env_padding = row.env_padding.or(plan.env_padding);
-                v
-            })
+            .map_init(
+                || self.names.apart(),
+                |names, (row, plan)| {
+                    let values = self.samples_of(&row.run_id);
+                    let (exp, session) = (self.exp, self.session);
+                    let cell = plan.cell.clone();
+                    let mut v = view(exp, session, row, &self.cpus, cell, &values, names);
+                    v.repeats = plan.repeats.clone();
+                    v.env_padding = row.env_padding.or(plan.env_padding);
+                    v
+                },
+            )
             .collect()
     }
 }
@@ -267,7 +270,12 @@ fn view(
     names: &Names,
 ) -> RunView {
     let exit = row.exit();
-    let values = printed_values(row, &exit, samples);
+    let values = printed_values(samples);
+    let measured = if matches!(exit, Exit::SpawnFailed(_)) {
+        Vec::new()
+    } else {
+        builtin_values(row)
+    };
     let pairs: Vec<(&str, &str)> = values
         .iter()
         .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
@@ -292,7 +300,7 @@ fn view(
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
-    found.extend(super::derived::derive(exp, &mut values));
+    found.extend(super::derived::derive(exp, &mut values, &measured));
     if let Some(c) = &session.manifest.calibration {
         found.extend(too_short(row.wall_ns, c));
     }
@@ -314,30 +322,20 @@ fn view(
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
         timing_only: found.iter().map(Problem::timing_only).collect(),
         problems: found.iter().map(ToString::to_string).collect(),
-        values: RunValues::from_map(values, names),
+        values: RunValues::from_parts(values, measured, names),
         env_padding: None,
         node: row.node.clone().filter(|n| !n.is_empty()),
     }
 }
 
-/// A run's values by metric: the samples it printed, and lab's own measurements unless it
-/// never started.
-fn printed_values(
-    row: &RunRow,
-    exit: &Exit,
-    samples: &[&SampleRow],
-) -> BTreeMap<String, Vec<String>> {
+/// The values a run printed, by metric.
+fn printed_values(samples: &[&SampleRow]) -> BTreeMap<String, Vec<String>> {
     let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in samples {
         values
             .entry(s.metric.clone())
             .or_default()
             .push(s.value.clone());
-    }
-    if !matches!(exit, Exit::SpawnFailed(_)) {
-        for (name, value) in builtin_values(row) {
-            values.insert(name.to_string(), vec![value]);
-        }
     }
     values
 }
@@ -381,10 +379,11 @@ const BUILTIN_NAMES: [&str; 11] = [
     "block_out",
 ];
 
-/// The metrics lab measured itself, as text like printed values: seconds, MiB and counts. A
-/// count the session did not record (a runs.csv from before its column) is absent, not zero.
-fn builtin_values(row: &RunRow) -> Vec<(&'static str, String)> {
-    let seconds = |ns: u64| Nanos(ns).seconds().0.to_string();
+/// The metrics lab measured itself, in seconds, MiB and counts, unless the run never
+/// started. A count the session did not record (a runs.csv from before its column) is
+/// absent, not zero.
+fn builtin_values(row: &RunRow) -> Vec<(&'static str, Measured)> {
+    let seconds = |ns: u64| Measured::Number(Nanos(ns).seconds().0);
     let [wall, user, sys, cpu, rss, vcs, ics, minor, major, bin, bout] = BUILTIN_NAMES;
     let recorded = [
         (minor, row.minor_faults),
@@ -397,15 +396,15 @@ fn builtin_values(row: &RunRow) -> Vec<(&'static str, String)> {
         (user, seconds(row.user_ns)),
         (sys, seconds(row.sys_ns)),
         (cpu, seconds(row.user_ns + row.sys_ns)),
-        (rss, (row.max_rss_kib as f64 / 1024.0).to_string()),
-        (vcs, row.voluntary_cs.to_string()),
-        (ics, row.involuntary_cs.to_string()),
+        (rss, Measured::Number(row.max_rss_kib as f64 / 1024.0)),
+        (vcs, Measured::count(row.voluntary_cs)),
+        (ics, Measured::count(row.involuntary_cs)),
     ]
     .into_iter()
     .chain(
         recorded
             .into_iter()
-            .filter_map(|(name, v)| Some((name, v?.to_string()))),
+            .filter_map(|(name, v)| Some((name, Measured::count(v?)))),
     )
     .chain(counter_values(row))
     .collect()
@@ -413,9 +412,9 @@ fn builtin_values(row: &RunRow) -> Vec<(&'static str, String)> {
 
 /// The perf counters the run recorded, as their metrics: task-clock in seconds, the others
 /// as counted. A counter not recorded (not asked for, unavailable) has no value.
-fn counter_values(row: &RunRow) -> impl Iterator<Item = (&'static str, String)> + '_ {
+fn counter_values(row: &RunRow) -> impl Iterator<Item = (&'static str, Measured)> + '_ {
     Counter::ALL.into_iter().filter_map(|c| {
         let count = row.counter(c.def().name)?;
-        Some((c.def().metric, c.metric_value(count).to_string()))
+        Some((c.def().metric, Measured::Number(c.metric_value(count))))
     })
 }

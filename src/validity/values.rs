@@ -48,6 +48,12 @@ impl Names {
         )
     }
 
+    /// A table of the same names with pointers of its own, for another thread: threads that
+    /// share a pointer contend for its count each time they copy it.
+    pub fn apart(&self) -> Names {
+        Names::of(self.0.keys().map(String::as_str))
+    }
+
     /// The shared name, or a new one when the table lacks it.
     fn get(&self, name: &str) -> Name {
         self.0
@@ -122,14 +128,67 @@ impl Printed {
     }
 }
 
+/// One value lab measured itself: a number, or the digits of a count too large for an f64 to
+/// hold exactly (kept as text, as a printed value that is not a number in its shortest form).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Measured {
+    Number(f64),
+    Digits(String),
+}
+
+impl Measured {
+    /// A count: its number when an f64 holds it exactly (up to 2⁵³), its digits otherwise.
+    pub fn count(count: u64) -> Measured {
+        const EXACT: u64 = 1 << f64::MANTISSA_DIGITS;
+        if count <= EXACT {
+            Measured::Number(count as f64)
+        } else {
+            Measured::Digits(count.to_string())
+        }
+    }
+
+    /// The value as a finite number, as a printed text of it would read.
+    pub fn finite(&self) -> Option<f64> {
+        match self {
+            Measured::Number(x) => Some(*x),
+            Measured::Digits(text) => text.parse().ok(),
+        }
+        .filter(|x: &f64| x.is_finite())
+    }
+
+    fn printed(self) -> Printed {
+        match self {
+            Measured::Number(x) => Printed::One(x),
+            Measured::Digits(text) => Printed::of(vec![text]),
+        }
+    }
+}
+
 impl RunValues {
     /// The values of a map from metric to texts, names taken from `names`.
     pub fn from_map(map: BTreeMap<String, Vec<String>>, names: &Names) -> RunValues {
-        RunValues(
-            map.into_iter()
-                .map(|(name, texts)| (names.get(&name), Printed::of(texts)))
-                .collect(),
-        )
+        RunValues::from_parts(map, Vec::new(), names)
+    }
+
+    /// The values a run printed (or were derived from them), as texts by metric, with those lab
+    /// measured; no name is in both. Exactly what [`Self::from_map`] gives for one map holding
+    /// both, the measured values written as `{x}` writes them, without writing them.
+    pub fn from_parts(
+        printed: BTreeMap<String, Vec<String>>,
+        measured: Vec<(&str, Measured)>,
+        names: &Names,
+    ) -> RunValues {
+        let mut entries: Vec<(Name, Printed)> = printed
+            .into_iter()
+            .map(|(name, texts)| (names.get(&name), Printed::of(texts)))
+            .chain(
+                measured
+                    .into_iter()
+                    .map(|(n, m)| (names.get(n), m.printed())),
+            )
+            .collect();
+        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+        RunValues(entries.into_boxed_slice())
     }
 
     /// The values of one metric, given as texts.
