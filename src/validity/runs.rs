@@ -379,9 +379,8 @@ const BUILTIN_NAMES: [&str; 11] = [
     "block_out",
 ];
 
-/// The metrics lab measured itself, in seconds, MiB and counts, unless the run never
-/// started. A count the session did not record (a runs.csv from before its column) is
-/// absent, not zero.
+/// The metrics lab measured itself, in seconds, MiB and counts. A count the session did not
+/// record (a runs.csv from before its column) is absent, not zero.
 fn builtin_values(row: &RunRow) -> Vec<(&'static str, Measured)> {
     let seconds = |ns: u64| Measured::Number(Nanos(ns).seconds().0);
     let [wall, user, sys, cpu, rss, vcs, ics, minor, major, bin, bout] = BUILTIN_NAMES;

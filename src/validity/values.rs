@@ -171,23 +171,26 @@ impl RunValues {
     }
 
     /// The values a run printed (or were derived from them), as texts by metric, with those lab
-    /// measured; no name is in both. Exactly what [`Self::from_map`] gives for one map holding
-    /// both, the measured values written as `{x}` writes them, without writing them.
+    /// measured, which replace printed values of the same name. Exactly what
+    /// [`Self::from_map`] gives for one map holding both, the measured values written as `{x}`
+    /// writes them, without writing them.
     pub fn from_parts(
         printed: BTreeMap<String, Vec<String>>,
         measured: Vec<(&str, Measured)>,
         names: &Names,
     ) -> RunValues {
-        let mut entries: Vec<(Name, Printed)> = printed
+        let mut entries: Vec<(Name, Printed)> = measured
             .into_iter()
-            .map(|(name, texts)| (names.get(&name), Printed::of(texts)))
+            .map(|(n, m)| (names.get(n), m.printed()))
             .chain(
-                measured
+                printed
                     .into_iter()
-                    .map(|(n, m)| (names.get(n), m.printed())),
+                    .map(|(name, texts)| (names.get(&name), Printed::of(texts))),
             )
             .collect();
+        // A stable sort: of two entries of one name, the measured one comes first and stays.
         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+        entries.dedup_by(|(later, _), (kept, _)| later == kept);
         RunValues(entries.into_boxed_slice())
     }
 
@@ -318,6 +321,38 @@ mod tests {
 
     fn texts(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn measured_values_given_as_numbers_equal_the_same_values_given_as_text() {
+        let huge = (1u64 << 53) + 1;
+        let measured = || {
+            vec![
+                ("wall_s", Measured::Number(0.000819123)),
+                ("max_rss_mib", Measured::Number(1.5)),
+                ("voluntary_cs", Measured::count(12)),
+                ("minor_faults", Measured::count(huge)),
+            ]
+        };
+        let printed = BTreeMap::from([
+            ("ms".to_string(), texts(&["23.2153", "1.00"])),
+            // A printed value under a measured name (a record written by hand) gives way.
+            ("wall_s".to_string(), texts(&["9"])),
+        ]);
+        let names = Names::of(["ms", "wall_s"]);
+        let mut as_text = printed.clone();
+        for (name, value) in measured() {
+            let text = match value {
+                Measured::Number(x) => x.to_string(),
+                Measured::Digits(digits) => digits,
+            };
+            as_text.insert(name.to_string(), vec![text]);
+        }
+        let parts = RunValues::from_parts(printed, measured(), &names);
+        assert_eq!(parts, RunValues::from_map(as_text, &names));
+        assert_eq!(parts.texts("wall_s"), Some(texts(&["0.000819123"])));
+        assert_eq!(parts.texts("minor_faults"), Some(vec![huge.to_string()]));
+        assert_eq!(parts.numbers("voluntary_cs", 0), vec![12.0]);
     }
 
     #[test]
