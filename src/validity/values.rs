@@ -165,15 +165,16 @@ impl Measured {
 }
 
 impl RunValues {
-    /// The values of a map from metric to texts, names taken from `names`.
+    /// The values of a map from metric to texts, names taken from `names`: the reference
+    /// [`Self::from_parts`] is tested against.
+    #[cfg(test)]
     pub fn from_map(map: BTreeMap<String, Vec<String>>, names: &Names) -> RunValues {
         RunValues::from_parts(map, Vec::new(), names)
     }
 
     /// The values a run printed (or were derived from them), as texts by metric, with those lab
-    /// measured, which replace printed values of the same name. Exactly what
-    /// [`Self::from_map`] gives for one map holding both, the measured values written as `{x}`
-    /// writes them, without writing them.
+    /// measured, which replace printed values of the same name: the values one map holding
+    /// both would give, the measured ones written as `{x}` writes them, without writing them.
     pub fn from_parts(
         printed: BTreeMap<String, Vec<String>>,
         measured: Vec<(&str, Measured)>,
