@@ -257,8 +257,10 @@ fn runs_too_short_to_time_are_invalid() {
     let (flawed, code, variants) = run_with_variants("short-flawed");
     assert_verdicts("short-flawed", &flawed, &[], &[(SHORT, "fail")]);
     assert_eq!(code, Exit::CheckFailed);
-    // Only noop runs, and most of them: a static no-op undercuts the median spawn of `true`,
-    // the floor's lower bound, but one run in six may still be slowed past it by chance.
+    // Only noop runs, and several of them: a static no-op undercuts the median spawn of `true`,
+    // the floor's lower bound, but with the suite's other tests on both CPUs about half of the
+    // twelve are slowed past it (3 of 6 in one CI run); two or more of twelve fails about
+    // once in 300 such runs, and a steady run listed fails every time.
     let listed = flawed[SHORT]["runs"].as_array().unwrap();
     assert!(
         listed
@@ -266,7 +268,7 @@ fn runs_too_short_to_time_are_invalid() {
             .all(|id| variants[id.as_str().unwrap()] == "noop"),
         "{listed:?}"
     );
-    assert!(listed.len() >= 4, "{}", flawed[SHORT]["evidence"]);
+    assert!(listed.len() >= 2, "{}", flawed[SHORT]["evidence"]);
     assert!(
         reading(&flawed, SHORT).contains("is the shortest run this session can time"),
         "{}",
