@@ -524,7 +524,6 @@ mod tests {
         assert_eq!(fields[2], fields[3], "the run leads its own process group");
     }
 
-
     #[test]
     fn a_run_starts_with_no_signal_ignored_and_every_changed_one_is_reset() {
         // SIGHUP and SIGPIPE ignored by lab, as its interrupt handling and the Rust runtime
@@ -557,7 +556,10 @@ mod tests {
         for signal in caught_or_ignored {
             assert!(reset.contains(&signal), "signal {signal} is not reset");
         }
-        assert!(reset.len() < 20, "only changed signals are reset: {reset:?}");
+        assert!(
+            reset.len() < 20,
+            "only changed signals are reset: {reset:?}"
+        );
     }
     #[test]
     fn a_variant_environment_is_built_once_and_kept_for_its_next_runs() {
