@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The signal that asked lab to stop; 0 while none has.
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-const HANDLED: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The signals lab catches while runs execute.
+pub(super) const HANDLED: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 extern "C" fn on_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);

@@ -356,33 +356,34 @@ fn full_signal_set() -> libc::sigset_t {
     }
 }
 
-/// Signals lab may catch or ignore at some point whatever it found at its start: its own
-/// handlers for stopping ([`super::interrupt`]) and those the Rust runtime sets before `main`
-/// (SIGPIPE ignored, SIGSEGV and SIGBUS caught for stack overflows).
-const CHANGED_BY_LAB: [libc::c_int; 6] = [
-    libc::SIGINT,
-    libc::SIGTERM,
-    libc::SIGHUP,
-    libc::SIGPIPE,
-    libc::SIGSEGV,
-    libc::SIGBUS,
-];
+/// Signals the Rust runtime changes before `main`: SIGPIPE ignored, SIGSEGV and SIGBUS caught
+/// for stack overflows.
+const CHANGED_BY_RUNTIME: [libc::c_int; 3] = [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS];
 
 /// The signals a run's process must set back to their default action before `execve`: those
-/// caught or ignored when the first run was prepared, and those lab changes later. Every other
+/// caught or ignored when the first run was prepared, and those lab's stopping handlers
+/// ([`super::interrupt`]) or the Rust runtime may change whatever was found then. Every other
 /// signal already has its default action, so setting it again, as a `sigaction` call in the
 /// timed interval of every run, would change nothing (29 calls took about 7 µs a run here).
 fn signals_to_reset() -> &'static [libc::c_int] {
     static SIGNALS: OnceLock<Vec<libc::c_int>> = OnceLock::new();
     SIGNALS.get_or_init(|| {
-        let mut signals: Vec<libc::c_int> = (1..libc::SIGRTMIN())
-            .filter(|&s| has_changed_disposition(s))
-            .chain(CHANGED_BY_LAB)
+        let mut signals: Vec<libc::c_int> = caught_or_ignored()
+            .into_iter()
+            .chain(super::interrupt::HANDLED)
+            .chain(CHANGED_BY_RUNTIME)
             .collect();
         signals.sort_unstable();
         signals.dedup();
         signals
     })
+}
+
+/// The standard signals caught or ignored in this process now.
+fn caught_or_ignored() -> Vec<libc::c_int> {
+    (1..libc::SIGRTMIN())
+        .filter(|&s| has_changed_disposition(s))
+        .collect()
 }
 
 /// Whether `signal` is caught or ignored in this process. SIGKILL and SIGSTOP cannot be, and
@@ -545,9 +546,7 @@ mod tests {
         );
         let pid = start("./prog.sh", &BTreeMap::new(), dir.path(), dir.path()).unwrap();
         let status = wait(pid);
-        let caught_or_ignored: Vec<libc::c_int> = (1..libc::SIGRTMIN())
-            .filter(|&s| has_changed_disposition(s))
-            .collect();
+        let changed = caught_or_ignored();
         // SAFETY: as above.
         unsafe { libc::signal(libc::SIGHUP, libc::SIG_DFL) };
         assert_eq!(status, 0);
@@ -558,7 +557,7 @@ mod tests {
         let standard = u64::from_str_radix(hex, 16).unwrap() & 0x7fff_ffff;
         assert_eq!(standard, 0, "ignored in the run: {out}");
         let reset = signals_to_reset();
-        for signal in caught_or_ignored {
+        for signal in changed {
             assert!(reset.contains(&signal), "signal {signal} is not reset");
         }
         assert!(
