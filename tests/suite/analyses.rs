@@ -42,14 +42,14 @@ fn set_analysis(manifest: &std::path::Path, analysis: Option<u64>) {
 }
 
 /// The `many` fixture with a value that differs from run to run (its process id), so that
-/// other resamples give other interval ends, and runs of 0.2 s: a machine busy with the other
-/// tests can raise the spawn noise until the fixture's 30 ms runs are too short to time (a
-/// floor of 41 ms was seen), and a session with no valid run has no interval to compare.
+/// other resamples give other interval ends, and runs of 0.2 s, far above the highest timing
+/// floor seen with the other tests busy beside it (41 ms): a session with no valid run has no
+/// interval to compare.
 fn varied() -> Project {
     let project = Project::with_fixtures(&["many"]);
     let toml = project.path("experiments/many/lab.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    let from = r#"sleep 0.03; echo \"v=$0\"; echo \"v=$0$0\""#;
+    let from = r#"sleep 0.1; echo \"v=$0\"; echo \"v=$0$0\""#;
     assert!(text.contains(from), "{text}");
     let text = text.replacen(from, r#"sleep 0.2; echo \"v=$(( $$ % 1000 + $0 ))\""#, 1);
     std::fs::write(&toml, text).unwrap();
