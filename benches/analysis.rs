@@ -53,6 +53,8 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 stdout_sha256: String::new(),
                 echoed_config: false,
                 busy_share: None,
+                slowed: 0.0,
+                disturbed: false,
                 repeats: None,
                 overlapped: Vec::new(),
                 problems: Vec::new(),

@@ -146,6 +146,8 @@ fn manifest_stub() -> store::Manifest {
         counters: Default::default(),
         digests: Default::default(),
         analysis: store::ANALYSIS,
+        waiting: None,
+        disturbers: Vec::new(),
     }
 }
 

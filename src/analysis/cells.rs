@@ -48,6 +48,16 @@ pub struct CellStats {
     /// Values per run (after warm-up iterations), in execution order.
     #[serde(skip)]
     pub runs: Vec<Vec<f64>>,
+    /// Per run, parallel to `runs`, the share of its wall time the machine may have slowed
+    /// it by (see [`RunView::slowed`]), and how that moves this metric; empty when no run of
+    /// the cell was slowed or the metric is one waiting does not move.
+    #[serde(skip)]
+    pub slowed: Vec<f64>,
+    #[serde(skip)]
+    pub waiting: crate::config::Waiting,
+    /// Which runs (indices into `runs`) the machine disturbed beyond `max_busy`: drawn apart.
+    #[serde(skip)]
+    pub disturbed: Vec<usize>,
     pub run_ids: Vec<String>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
@@ -99,6 +109,39 @@ impl CellStats {
 
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
+    }
+}
+
+#[cfg(test)]
+impl CellStats {
+    /// A cell of `metric` whose runs each printed one of `values`, with nothing else computed:
+    /// for the tests of what reads cells (checks, comparisons).
+    pub fn of_values(label: &str, metric: &str, values: &[f64]) -> CellStats {
+        CellStats {
+            cell: CellKey::new(label, std::sync::Arc::new(BTreeMap::new())),
+            label: label.into(),
+            metric: metric.into(),
+            n: values.len(),
+            warmup_runs: 0,
+            invalid_runs: 0,
+            busy_runs: 0,
+            runs: values.iter().map(|v| vec![*v]).collect(),
+            slowed: Vec::new(),
+            waiting: crate::config::Waiting::Lengthens,
+            disturbed: Vec::new(),
+            run_ids: Vec::new(),
+            positions: Vec::new(),
+            summary: Summary::of(values),
+            median_ci: None,
+            exact_median_ci: None,
+            mean_ci: None,
+            design_effect: None,
+            modes: None,
+            drift: None,
+            steady: None,
+            percentiles: None,
+            machines: None,
+        }
     }
 }
 
@@ -227,9 +270,21 @@ fn one_cell(
         summary: Summary::of(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions,
+        slowed: slowed_shares(&used, metric),
+        disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
+        waiting: metric.waiting(),
         runs: values,
         machines,
     }
+}
+
+/// Each run's [`RunView::slowed`] share, when some run was slowed and waiting moves `metric`.
+fn slowed_shares(used: &[&RunView], metric: &Metric) -> Vec<f64> {
+    let moved = metric.waiting() != crate::config::Waiting::Untouched;
+    if !moved || used.iter().all(|v| v.slowed <= 0.0) {
+        return Vec::new();
+    }
+    used.iter().map(|v| v.slowed).collect()
 }
 
 /// The cell's interval of the median: two-stage over its runs, or three-stage when its runs

@@ -6,6 +6,7 @@ mod cells;
 mod machines;
 mod nodes;
 mod shape;
+pub mod slowed;
 
 pub use crate::validity::RunView;
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};

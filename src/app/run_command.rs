@@ -63,6 +63,10 @@ pub struct RunArgs {
     /// CPUs the widest variant's `cpus` asks for (two where none asks).
     #[arg(long, requires = "revs")]
     pub duet: bool,
+    /// After a run that waited for a CPU others had, start the next at once instead of
+    /// waiting up to `calm_wait` for the machine to calm.
+    #[arg(long)]
+    pub no_wait: bool,
 }
 
 /// Where the runs are measured, as `--on` and the cluster's options give it.
@@ -136,6 +140,7 @@ impl RunArgs {
             jobs: usize::from(self.jobs),
             duet: self.duet,
             summary: true,
+            no_wait: self.no_wait,
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

@@ -400,19 +400,16 @@ struct Shard {
     todo: Vec<PlannedRun>,
 }
 
-/// The experiment a session's shards run: its sealed lab.toml, no run planned again.
+/// The experiment a session's shards run: its sealed lab.toml.
 fn shard_experiment(stored: &StoredSession, set: &ShardSet) -> Result<Experiment> {
     let sealed = sealed_of(stored)?;
     let file = stored.dir.join(store::SEALED).join(config::FILE_NAME);
-    let mut exp = config::parse(
+    let exp = config::parse(
         &sealed.lab_toml,
         &file,
         &set.experiment_dir,
         stored.manifest.profile.as_deref(),
     )?;
-    // A run a busy node disturbed is judged invalid, not planned again: run ids are shared by
-    // all shards, and a shard cannot number a new run without colliding with another's.
-    exp.requeue = 0;
     Ok(exp)
 }
 

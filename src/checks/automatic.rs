@@ -8,12 +8,14 @@ use crate::config::CheckClass;
 use crate::store::Calibration;
 use crate::validity::automatic;
 
-/// Whether a valid run repeats `run` (or the run `run` itself repeats): a busy run's
-/// measurement was taken again.
-fn replaced_by_valid_rerun(run: &RunView, runs: &[RunView]) -> bool {
-    let original = run.repeats.as_deref().unwrap_or(&run.id);
+/// The runs a valid re-run repeats: busy runs whose measurement was taken again (sessions
+/// recorded before lab kept disturbed runs' timings ran them again). Found once, so that
+/// judging each busy run is a lookup, not a scan of every run.
+fn rerun_validly(runs: &[RunView]) -> std::collections::HashSet<&str> {
     runs.iter()
-        .any(|r| r.is_valid() && r.repeats.as_deref() == Some(original))
+        .filter(|r| r.is_valid())
+        .filter_map(|r| r.repeats.as_deref())
+        .collect()
 }
 
 /// "; the busiest run, r0042, lost 12.0% of its wall time to others (140 of 140 runs judged)".
@@ -120,9 +122,10 @@ impl<'a> Failures<'a> {
             })
             .collect();
         let (failing, replaced): (Vec<_>, Vec<_>) = if name == automatic::QUIET {
+            let rerun = rerun_validly(runs);
             failing
                 .into_iter()
-                .partition(|(r, _)| !replaced_by_valid_rerun(r, runs))
+                .partition(|(r, _)| !rerun.contains(r.repeats.as_deref().unwrap_or(r.id.as_str())))
         } else {
             (failing, Vec::new())
         };

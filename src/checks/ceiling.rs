@@ -60,6 +60,10 @@ impl Outcome for Clearance<'_> {
             .flat_map(|j| j.cell.run_ids.iter().cloned())
             .collect()
     }
+
+    fn decisions(&self) -> Vec<&Decision> {
+        self.judged.iter().map(|j| &j.decision).collect()
+    }
 }
 
 /// The verdict of the whole check and the cell that decided it: the worst verdict any cell

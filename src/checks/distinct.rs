@@ -79,6 +79,16 @@ impl Outcome for Steps<'_> {
             .collect();
         ids.into_iter().cloned().collect()
     }
+
+    fn decisions(&self) -> Vec<&Decision> {
+        self.steps
+            .iter()
+            .filter_map(|s| match &s.judged {
+                Judgement::Ratio(d) => Some(d),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 impl<'a> Declared<'a> for Distinct<'a> {

@@ -40,6 +40,8 @@ fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunV
         stdout_sha256: String::new(),
         echoed_config: false,
         busy_share: None,
+        slowed: 0.0,
+        disturbed: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),

@@ -7,10 +7,12 @@
 
 mod agree;
 mod automatic;
+mod busy;
 mod ceiling;
 mod checksum;
 mod compare;
 mod distinct;
+mod disturbance;
 mod duration;
 mod layout;
 mod machines;
@@ -30,6 +32,7 @@ mod verdict;
 mod words;
 
 pub use automatic::automatic_results;
+pub use busy::{BUSY, names_the_same_check};
 pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
@@ -99,6 +102,9 @@ pub fn evaluate(
         })
         .collect();
     declared.extend(cell_results(&inputs));
+    if analysis.manifest.keeps_disturbed() {
+        weigh_the_machine(&mut automatic, &declared, exp, analysis);
+    }
     let mut checks = assemble(automatic, declared);
     // The index of every run's cell is made only when a check names runs.
     if checks.iter().any(|c| !c.runs.is_empty()) {
@@ -112,6 +118,24 @@ pub fn evaluate(
         multiplicity: multiplicity(&checks),
         checks,
     }
+}
+
+/// In a session that keeps disturbed runs' timings, the quiet-machine check becomes the check
+/// that no verdict depends on how busy the machine was, judged after the declared checks.
+fn weigh_the_machine(
+    automatic: &mut [CheckResult],
+    declared: &[(usize, CheckResult)],
+    exp: &Experiment,
+    analysis: &Analysis,
+) {
+    let Some(quiet) = automatic
+        .iter_mut()
+        .find(|c| c.name == crate::validity::automatic::QUIET)
+    else {
+        return;
+    };
+    let declared: Vec<CheckResult> = declared.iter().map(|(_, c)| c.clone()).collect();
+    *quiet = busy::busy_result(&analysis.runs, &declared, exp.max_busy, &analysis.manifest);
 }
 
 /// The labels of the cells `runs` belong to, each once, in plan order.

@@ -58,4 +58,8 @@ impl Outcome for Pair<'_> {
             .cloned()
             .collect()
     }
+
+    fn decisions(&self) -> Vec<&Decision> {
+        vec![&self.decision]
+    }
 }

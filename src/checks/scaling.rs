@@ -51,6 +51,10 @@ impl Outcome for Grown<'_> {
             .cloned()
             .collect()
     }
+
+    fn decisions(&self) -> Vec<&Decision> {
+        self.judged.iter().map(|j| &j.decision).collect()
+    }
 }
 
 impl<'a> Declared<'a> for Scaling<'a> {

@@ -2,6 +2,7 @@
 //! [`Outcome`] (for an interval check, the interval and the [`Rule`] that decided it) and a
 //! `describe` that turns the outcome into the reading and evidence a [`CheckResult`] carries.
 
+use super::disturbance::Disturbance;
 use super::rule::Rule;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
@@ -54,7 +55,13 @@ impl<'a> Context<'a> {
         rule: Rule,
     ) -> Result<Decision, String> {
         let (ratio, interval) = super::ratio::ratio_of(a, b, self.resampling, stream)?;
-        Ok(Decision::new(ratio, interval, rule))
+        let mut decision = Decision::new(ratio, interval, rule);
+        decision.disturbance =
+            super::disturbance::envelope(a, b, interval, self.resampling, stream);
+        if let Some(disturbance) = decision.disturbance.as_mut() {
+            decision.verdict = disturbance.weigh(rule, decision.verdict);
+        }
+        Ok(decision)
     }
 }
 
@@ -65,6 +72,8 @@ pub struct Decision {
     pub interval: Interval,
     pub rule: Rule,
     pub verdict: Verdict,
+    /// What the machine's disturbance of the runs did to the verdict, where it slowed some.
+    pub disturbance: Option<Disturbance>,
 }
 
 impl Decision {
@@ -74,6 +83,7 @@ impl Decision {
             interval,
             rule,
             verdict: rule.decide(&interval),
+            disturbance: None,
         }
     }
 }
@@ -83,6 +93,10 @@ pub trait Outcome {
     fn verdict(&self) -> Verdict;
     /// The runs that decided the verdict, in the order the result lists them.
     fn runs(&self) -> Vec<String>;
+    /// The decisions the verdict rests on, for what the machine's disturbance did to them.
+    fn decisions(&self) -> Vec<&Decision> {
+        Vec::new()
+    }
 }
 
 /// What a check's outcome says in words, and what the forest chart draws of it.
@@ -132,14 +146,15 @@ pub fn finish<'a, C: Check<'a>>(
         Err(why) => base.reading(why),
         Ok(outcome) => {
             let words = check.describe(&outcome);
-            CheckResult {
+            let result = CheckResult {
                 verdict: outcome.verdict(),
                 evidence: words.evidence,
                 reading: words.reading,
                 runs: outcome.runs(),
                 ratio: words.ratio,
                 ..base
-            }
+            };
+            super::words::disturbance(result, &outcome.decisions())
         }
     }
 }

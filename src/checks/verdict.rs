@@ -103,6 +103,10 @@ pub struct CheckResult {
     /// A hypothesis verdict reached while some validity check failed.
     pub untrusted: bool,
     pub ratio: Option<RatioEvidence>,
+    /// Why the verdict was withheld because the machine was busy: what the runs waited for a
+    /// CPU, which could explain it. Absent when the machine could not change the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<String>,
 }
 
 impl CheckResult {
@@ -119,6 +123,7 @@ impl CheckResult {
             cells: Vec::new(),
             untrusted: false,
             ratio: None,
+            busy: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! its interval.
 
 use super::pair::Pair;
-use crate::format::{correlation as correlation_value, level, ratio_interval, value};
+use crate::format::{correlation as correlation_value, level, percent, ratio_interval, value};
 use crate::stats::Interval;
 
 /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
@@ -36,4 +36,61 @@ pub fn correlation_bounds(interval: &Interval) -> String {
         correlation_value(interval.lo),
         correlation_value(interval.hi)
     )
+}
+
+/// Runs that waited less than this share of their wall time are not worth a sentence.
+const NOTABLE_WAIT: f64 = 0.01;
+
+/// `result` with what the machine's disturbance did to the `decisions` it rests on: a verdict
+/// withheld reads "machine busy" with what the runs waited and the range the undisturbed
+/// ratio could take; a verdict that stands says in its evidence what it rests on.
+pub fn disturbance(
+    mut result: super::CheckResult,
+    decisions: &[&super::shape::Decision],
+) -> super::CheckResult {
+    let weighed = decisions
+        .iter()
+        .filter_map(|d| Some((*d, d.disturbance?)))
+        .max_by(|(_, a), (_, b)| {
+            (a.withheld, a.most)
+                .partial_cmp(&(b.withheld, b.most))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    let Some((decision, found)) = weighed else {
+        return result;
+    };
+    let (iv, env) = (&decision.interval, &found.envelope);
+    if found.withheld && result.verdict == super::Verdict::Inconclusive {
+        let cause = format!(
+            "runs waited for a CPU others had for up to {} of their wall time",
+            percent(found.most)
+        );
+        result.reading = format!(
+            "machine busy: {cause}, as much as separates {} from {}: undisturbed it could lie anywhere in {}; quiet the machine or add runs",
+            ratio_interval(decision.estimate, iv.lo, iv.hi),
+            threshold(decision.rule),
+            crate::format::ratio_bounds(env.lo, env.hi)
+        );
+        result.busy = Some(cause);
+    } else if found.most >= NOTABLE_WAIT {
+        result.evidence.push_str(&format!(
+            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), which cannot explain the verdict: undisturbed the ratio lies within {}",
+            found.slowed_runs,
+            found.runs,
+            percent(found.most),
+            crate::format::ratio_bounds(env.lo, env.hi)
+        ));
+    }
+    result
+}
+
+/// The threshold a rule sets a ratio against: "1.05", "the band [0.95, 1.05]".
+fn threshold(rule: super::rule::Rule) -> String {
+    use super::rule::Rule;
+    match rule {
+        Rule::Compare(_, t) => crate::format::ratio(t),
+        Rule::Within(lo, hi) | Rule::Outside(lo, hi) => {
+            format!("the band {}", crate::format::ratio_bounds(lo, hi))
+        }
+    }
 }

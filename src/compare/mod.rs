@@ -99,6 +99,10 @@ pub struct CellChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairs: Option<usize>,
     pub verdict: Change,
+    /// Where the verdict was withheld because the runs' waiting for a CPU others had could
+    /// explain it: the largest share of its wall time a run of the two cells waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<f64>,
 }
 
 /// A cell's verdict: its interval of B/A against the noise band [1 / (1 + t), 1 + t].
@@ -173,6 +177,9 @@ impl CellChange {
     /// The verdict as the comparison's tables show it: "slower", or "inconclusive: straddles
     /// +2.0%".
     pub fn verdict_text(&self, threshold: f64) -> String {
+        if let Some(share) = self.busy {
+            return busy_words(share);
+        }
         match (self.verdict, self.straddles(threshold)) {
             (Change::Inconclusive, Some(edge)) => format!("inconclusive: straddles {edge}"),
             (verdict, _) => verdict.words().to_string(),
@@ -199,6 +206,13 @@ impl CellChange {
             );
         };
         let interval = crate::format::ratio_interval_fine(r, lo, hi);
+        if let Some(share) = self.busy {
+            return format!(
+                "{}: {}: {interval} as measured",
+                self.cell,
+                busy_words(share)
+            );
+        }
         match self.straddles(threshold) {
             Some(edge) if self.verdict == Change::Inconclusive => {
                 format!("{}: inconclusive: {interval} straddles {edge}", self.cell)
@@ -207,11 +221,39 @@ impl CellChange {
         }
     }
 
+    /// The verdict weighed against `envelope`, the interval the undisturbed ratio's lies
+    /// within: withheld (inconclusive, machine busy) when the envelope does not reach it too.
+    fn weighed(
+        mut self,
+        envelope: Option<(f64, f64)>,
+        better: Better,
+        threshold: f64,
+        most: f64,
+    ) -> Self {
+        let Some((lo, hi)) = envelope else {
+            return self;
+        };
+        let decided = matches!(self.verdict, Change::Faster | Change::Slower | Change::Same);
+        if decided && judge(lo, hi, better, threshold) != self.verdict {
+            self.verdict = Change::Inconclusive;
+            self.busy = Some(most);
+        }
+        self
+    }
+
     /// "±1.8%": the half-width as the tables show it, or "n/a".
     pub fn resolution(&self) -> String {
         self.half_width
             .map_or_else(|| "n/a".into(), |h| format!("±{}", percent(h)))
     }
+}
+
+/// "inconclusive: machine busy (runs waited up to 31.0% of their wall time for a CPU)".
+fn busy_words(share: f64) -> String {
+    format!(
+        "inconclusive: machine busy (runs waited up to {} of their wall time for a CPU others had)",
+        percent(share)
+    )
 }
 
 /// The numeric metric named `name`, or the experiment's primary one.
@@ -305,12 +347,24 @@ pub fn change(
     if a.n < MIN_COMPARE_RUNS || b.n < MIN_COMPARE_RUNS {
         return out;
     }
-    let mut rng = stats::stream(seed, &format!("compare-sessions/{}", b.label));
-    let resamples = crate::analysis::RESAMPLES;
-    let Some(est) = crate::analysis::median_ratio(b, a, resamples, level, &mut rng) else {
+    let label = format!("compare-sessions/{}", b.label);
+    let ratio = |b: &CellStats, a: &CellStats| {
+        let mut rng = stats::stream(seed, &label);
+        crate::analysis::median_ratio(b, a, crate::analysis::RESAMPLES, level, &mut rng)
+    };
+    let Some(est) = ratio(b, a) else {
         return out;
     };
-    judged(out, &est, better, threshold)
+    let envelope = (!a.slowed.is_empty() || !b.slowed.is_empty()).then(|| {
+        use crate::analysis::slowed::{End, cell_at};
+        let low = ratio(&cell_at(b, End::Low), &cell_at(a, End::High));
+        let high = ratio(&cell_at(b, End::High), &cell_at(a, End::Low));
+        let lo = low.map_or(0.0, |e| e.interval.lo.min(est.interval.lo));
+        let hi = high.map_or(f64::INFINITY, |e| e.interval.hi.max(est.interval.hi));
+        (lo, hi)
+    });
+    let most = crate::analysis::slowed::most(a).max(crate::analysis::slowed::most(b));
+    judged(out, &est, better, threshold).weighed(envelope, better, threshold, most)
 }
 
 /// A cell's change with its ratio and interval `est`, judged against ±`threshold`.
@@ -343,6 +397,7 @@ fn unjudged(a: &CellStats, b: &CellStats) -> CellChange {
         half_width: None,
         pairs: None,
         verdict: Change::TooFewRuns,
+        busy: None,
     }
 }
 

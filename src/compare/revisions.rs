@@ -6,8 +6,9 @@ use super::{
     CellChange, Change, Comparison, MIN_COMPARE_RUNS, change, family_level, judged, short, summary,
     unjudged,
 };
+use crate::analysis::slowed::{self, End};
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM};
+use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM, Waiting};
 use crate::stats;
 use crate::store::{Pairing, Revisions};
 use std::collections::BTreeMap;
@@ -173,13 +174,19 @@ fn paired_change(
         }
     }
     let mut used = vec![false; base.run_ids.len()];
-    let mut pairs: Vec<(f64, f64)> = Vec::new();
-    for (id, values) in head.run_ids.iter().zip(&head.runs) {
+    let mut pairs: Vec<Pair> = Vec::new();
+    let share = |cell: &CellStats, i: usize| cell.slowed.get(i).copied().unwrap_or(0.0);
+    for (i, (id, values)) in head.run_ids.iter().zip(&head.runs).enumerate() {
         let Some(&j) = names.get(id.as_str()).and_then(|n| at.get(n.as_str())) else {
             continue;
         };
         if !std::mem::replace(&mut used[j], true) {
-            pairs.push((stats::median(values), stats::median(&base.runs[j])));
+            pairs.push(Pair {
+                head: stats::median(values),
+                base: stats::median(&base.runs[j]),
+                head_share: share(head, i),
+                base_share: share(base, j),
+            });
         }
     }
     let out = CellChange {
@@ -189,8 +196,50 @@ fn paired_change(
     if pairs.len() < MIN_COMPARE_RUNS {
         return out;
     }
-    match stats::paired_ratio_ci(&pairs, level) {
-        Some(est) => judged(out, &est, better, threshold),
-        None => out,
+    let waiting = head.waiting;
+    let Some(est) = stats::paired_ratio_ci(&Pair::at(&pairs, None, waiting), level) else {
+        return out;
+    };
+    let envelope = pairs.iter().any(Pair::slowed).then(|| {
+        let ends = |ends| stats::paired_ratio_ci(&Pair::at(&pairs, Some(ends), waiting), level);
+        let (low, high) = ((End::Low, End::High), (End::High, End::Low));
+        let lo = ends(low).map_or(0.0, |e| e.interval.lo.min(est.interval.lo));
+        let hi = ends(high).map_or(f64::INFINITY, |e| e.interval.hi.max(est.interval.hi));
+        (lo, hi)
+    });
+    let most = pairs
+        .iter()
+        .map(|p| p.head_share.max(p.base_share))
+        .fold(0.0, f64::max);
+    judged(out, &est, better, threshold).weighed(envelope, better, threshold, most)
+}
+
+/// One pair of runs: the head revision's value and its base partner's, with the share of its
+/// wall time each waited for a CPU others had.
+struct Pair {
+    head: f64,
+    base: f64,
+    head_share: f64,
+    base_share: f64,
+}
+
+impl Pair {
+    fn slowed(&self) -> bool {
+        self.head_share > 0.0 || self.base_share > 0.0
+    }
+
+    /// The pairs as (head, base) values, as measured or each at `ends` (head's, base's) of
+    /// the range its waiting leaves it in.
+    fn at(pairs: &[Pair], ends: Option<(End, End)>, waiting: Waiting) -> Vec<(f64, f64)> {
+        pairs
+            .iter()
+            .map(|p| match ends {
+                None => (p.head, p.base),
+                Some((head, base)) => (
+                    slowed::at(p.head, p.head_share, waiting, head),
+                    slowed::at(p.base, p.base_share, waiting, base),
+                ),
+            })
+            .collect()
     }
 }

@@ -2,35 +2,10 @@
 //! runs the ratio bootstrap resamples.
 
 use super::*;
-use crate::plan::CellKey;
-use crate::stats::Summary;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// A cell of one metric whose runs each printed one value.
 fn cell(label: &str, values: &[f64]) -> CellStats {
-    CellStats {
-        cell: CellKey::new(label, Arc::new(BTreeMap::new())),
-        label: label.into(),
-        metric: "ms".into(),
-        n: values.len(),
-        warmup_runs: 0,
-        invalid_runs: 0,
-        busy_runs: 0,
-        runs: values.iter().map(|v| vec![*v]).collect(),
-        run_ids: Vec::new(),
-        positions: Vec::new(),
-        summary: Summary::of(values),
-        median_ci: None,
-        exact_median_ci: None,
-        mean_ci: None,
-        design_effect: None,
-        modes: None,
-        drift: None,
-        steady: None,
-        percentiles: None,
-        machines: None,
-    }
+    CellStats::of_values(label, "ms", values)
 }
 
 /// Twelve runs of about `ms`, spread evenly over ±0.5%.
@@ -194,4 +169,37 @@ fn a_session_stored_before_clock_sources_were_recorded_is_not_said_to_differ() {
     let new = manifest_with_clocksource(Some("tsc"));
     assert!(differences(&old, &new).is_empty());
     assert!(differences(&new, &old).is_empty());
+}
+
+/// A cell of about `ms` whose runs waited for a CPU others had for `share` of their wall
+/// time, and were slowed by all of it.
+fn slowed_cell(label: &str, ms: f64, share: f64) -> CellStats {
+    let stretched: Vec<f64> = runs(ms).iter().map(|v| v / (1.0 - share)).collect();
+    CellStats {
+        slowed: vec![share; stretched.len()],
+        ..cell(label, &stretched)
+    }
+}
+
+#[test]
+fn a_change_the_waiting_could_explain_is_withheld_and_one_it_could_not_stands() {
+    // B is A's program, its runs slowed 20% by the machine: +25% as measured, none in truth.
+    let a = cell("a", &runs(100.0));
+    let b = slowed_cell("b", 100.0, 0.2);
+    let explained = change(&a, &b, Better::Lower, DEFAULT_THRESHOLD, 7, 0.95);
+    assert_eq!(explained.verdict, Change::Inconclusive, "{explained:?}");
+    assert_eq!(explained.busy, Some(0.2));
+    assert!(
+        (explained.ratio.unwrap() - 1.25).abs() < 1e-9,
+        "the ratio as measured"
+    );
+    assert_eq!(
+        explained.verdict_text(0.02),
+        "inconclusive: machine busy (runs waited up to 20.0% of their wall time for a CPU others had)"
+    );
+    // B truly takes twice as long, and waited 20% besides: slower, whatever the waiting did.
+    let b = slowed_cell("b", 200.0, 0.2);
+    let unexplained = change(&a, &b, Better::Lower, DEFAULT_THRESHOLD, 7, 0.95);
+    assert_eq!(unexplained.verdict, Change::Slower, "{unexplained:?}");
+    assert_eq!(unexplained.busy, None);
 }

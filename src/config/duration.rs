@@ -32,6 +32,23 @@ pub fn duration_seconds(text: &str) -> Option<f64> {
     (seconds.is_finite() && seconds > 0.0).then_some(seconds)
 }
 
+/// A duration that may be zero ("0s", "0", "2s", "500ms"), as a wait is: `None` when
+/// malformed, negative or longer than an hour.
+pub fn parse_wait(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let zero = text
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == 'µ')
+        .trim()
+        .parse::<f64>()
+        .is_ok_and(|v| v == 0.0);
+    if zero {
+        return Some(Duration::ZERO);
+    }
+    duration_seconds(text)
+        .filter(|s| *s <= 3600.0)
+        .map(Duration::from_secs_f64)
+}
+
 /// Parses a relative tolerance: `"2.5%"` → 0.025, or a plain fraction `"0.025"`.
 pub fn parse_fraction(text: &str) -> Option<f64> {
     let text = text.trim();

@@ -14,7 +14,7 @@ pub mod template;
 mod validate;
 mod value;
 
-pub use duration::{parse_duration, parse_fraction};
+pub use duration::{parse_duration, parse_fraction, parse_wait};
 pub use error::ConfigError;
 pub use identifier::identifier_problem;
 pub use model::*;

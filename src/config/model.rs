@@ -127,7 +127,8 @@ pub enum Extractor {
 /// operations and the times a process gave up its CPU to wait do not depend on how busy the
 /// machine was. Involuntary context switches do (a busier machine preempts more): they are
 /// timings, discarded with the run's wall time when the machine was busy.
-pub const COUNTED_BUILTINS: [&str; 6] = [
+pub const COUNTED_BUILTINS: [&str; 7] = [
+    "wait_s",
     "max_rss_mib",
     "voluntary_cs",
     "minor_faults",
@@ -137,7 +138,7 @@ pub const COUNTED_BUILTINS: [&str; 6] = [
 ];
 
 /// The metrics lab measures for every run, with their units: usable like declared ones.
-pub const BUILTIN_METRICS: [(&str, &str, &str); 11] = [
+pub const BUILTIN_METRICS: [(&str, &str, &str); 12] = [
     (
         "wall_s",
         "s",
@@ -146,6 +147,11 @@ pub const BUILTIN_METRICS: [(&str, &str, &str); 11] = [
     ("user_s", "s", "CPU time in user mode"),
     ("sys_s", "s", "CPU time in the kernel"),
     ("cpu_s", "s", "user + system CPU time"),
+    (
+        "wait_s",
+        "s",
+        "time the run's own tasks waited for a CPU others had (the disturbance every verdict weighs)",
+    ),
     ("max_rss_mib", "MiB", "peak resident memory"),
     (
         "voluntary_cs",
@@ -211,6 +217,82 @@ impl Metric {
     /// True for the metrics read from what the run printed.
     pub fn is_printed(&self) -> bool {
         !self.is_builtin() && !self.is_derived()
+    }
+
+    /// How a run's waiting for a CPU others had moves this metric's values. Of the metrics
+    /// lab measures, only the wall time grows with waiting (CPU time, memory and counts do
+    /// not); a declared metric goes by its unit: a time grows, a rate per unit of time falls,
+    /// anything else (counts, ratios, sizes) is untouched, and a metric with no unit goes by
+    /// which way is better (a lower-is-better number is taken for a time).
+    pub fn waiting(&self) -> Waiting {
+        if self.text || self.count {
+            return Waiting::Untouched;
+        }
+        if self.is_builtin() {
+            return if self.name == "wall_s" {
+                Waiting::Lengthens
+            } else {
+                Waiting::Untouched
+            };
+        }
+        match unit_kind(&self.unit) {
+            UnitKind::Time => Waiting::Lengthens,
+            UnitKind::Rate => Waiting::Lowers,
+            UnitKind::Other => Waiting::Untouched,
+            UnitKind::None => match self.better {
+                Better::Lower => Waiting::Lengthens,
+                Better::Higher => Waiting::Lowers,
+            },
+        }
+    }
+}
+
+/// How waiting for a CPU moves a metric's values: the one-sided disturbance the verdicts
+/// weigh (a run slowed by at most the time it waited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// Counts, sizes, CPU time: what waiting does not change.
+    Untouched,
+    /// A time: at most the waited share of it is the disturbance.
+    Lengthens,
+    /// A rate per unit of time: the run did its work in a time at most that share longer.
+    Lowers,
+}
+
+/// What a unit measures, as far as waiting goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UnitKind {
+    Time,
+    Rate,
+    Other,
+    None,
+}
+
+/// Units of time as lab.toml writes them.
+const TIME_UNITS: [&str; 16] = [
+    "s", "sec", "secs", "second", "seconds", "ms", "msec", "us", "µs", "μs", "usec", "ns", "nsec",
+    "min", "minutes", "h",
+];
+
+/// Whether `unit` is a time, a rate per unit of time ("Mops/s", "ops per second", "MHz"), or
+/// something else.
+fn unit_kind(unit: &str) -> UnitKind {
+    let unit = unit.trim().to_lowercase();
+    if unit.is_empty() {
+        return UnitKind::None;
+    }
+    if TIME_UNITS.contains(&unit.as_str()) {
+        return UnitKind::Time;
+    }
+    let per = unit
+        .rsplit_once('/')
+        .map(|(_, d)| d.trim().to_string())
+        .or_else(|| unit.split_once(" per ").map(|(_, d)| d.trim().to_string()));
+    let per_time = per.is_some_and(|d| TIME_UNITS.contains(&d.as_str()));
+    if per_time || unit.ends_with("hz") {
+        UnitKind::Rate
+    } else {
+        UnitKind::Other
     }
 }
 
@@ -445,8 +527,9 @@ pub struct Experiment {
     /// runs.csv) were judged by: others' share of their CPUs' time, `max_busy` as declared or
     /// the 25% it defaulted to then.
     pub legacy_max_busy: f64,
-    /// How many times a run invalidated by a busy machine is run again.
-    pub requeue: u32,
+    /// After a disturbed run, how long the next may wait for the machine to calm (`calm_wait`;
+    /// zero never waits).
+    pub calm_wait: std::time::Duration,
     /// With `repetitions = { min, max }`: runs are added in looks until the goal is met, from
     /// `repetitions` (the min) up to `max` per cell. `None`: `repetitions` runs, fixed.
     pub sampling: Option<Sampling>,

@@ -69,14 +69,21 @@ pub struct RawExperiment {
     /// The largest plan lab accepts (default [`crate::config::MAX_RUNS`]).
     #[schemars(with = "Option<u64>")]
     pub max_runs: Option<Spanned<u64>>,
-    /// A run's timings are discarded when it waited for a CPU that others had (or a hypervisor
-    /// stole its CPUs) for more than this share of its wall time ("10%" by default; "100%"
-    /// turns the guard off). Its outputs still count.
+    /// A run that waited for a CPU others had (or had its CPUs stolen by a hypervisor) for
+    /// more than this share of its wall time counts as disturbed: drawn apart in the charts,
+    /// and the next run waits for the machine to calm ("10%" by default; "100%" turns the
+    /// guard off). Every run's timing is kept; each verdict weighs what the waiting could
+    /// have changed.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub max_busy: Option<Spanned<RawNumberOrText>>,
-    /// How many times a run invalidated by a busy machine is run again (default 2).
+    /// No longer used: lab keeps every run's timing and weighs its disturbance instead of
+    /// running it again. Read so that older files still parse.
     #[schemars(with = "Option<u32>")]
     pub requeue: Option<Spanned<u32>>,
+    /// After a disturbed run, how long the next may wait for the machine to calm ("2s" by
+    /// default; "0s" never waits). A wait that did not help is not repeated.
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub calm_wait: Option<Spanned<RawNumberOrText>>,
     /// Commands whose output is recorded in the manifest, e.g. `[["java", "-version"]]`.
     #[serde(default)]
     #[schemars(with = "Vec<Vec<String>>")]

@@ -22,19 +22,22 @@ type Result<T> = std::result::Result<T, ConfigError>;
 const DEFAULT_REPETITIONS: u32 = 5;
 const DEFAULT_SEED: u64 = 1;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
-/// Others may take up to a quarter of the CPU time on a run's CPUs: background daemons stay
-/// far below it, a process competing for one of two cores (half) far above.
+/// A run that waited for a CPU others had for more than a tenth of its wall time is counted
+/// disturbed (drawn apart, and the next run waits for the machine to calm): background
+/// daemons stay far below it, a process competing for one of two cores far above.
 pub const DEFAULT_MAX_BUSY: f64 = 0.10;
 /// The default of `max_busy` when it was others' share of a run's CPUs, before lab judged
 /// waiting: sessions recorded then keep the rule they were recorded under.
 pub const LEGACY_MAX_BUSY: f64 = 0.25;
-const DEFAULT_REQUEUE: u32 = 2;
+/// How long a run waits for a busy machine to calm by default: long enough for a burst of
+/// other work to pass, short enough that a machine that stays busy costs one such wait.
+const DEFAULT_CALM_WAIT: Duration = Duration::from_secs(2);
 /// A sampled session's first look needs an interval in every cell: three runs.
 const MIN_SAMPLED: u32 = 3;
 /// Stopping once intervals are narrow favours samples that happen to be tight; from 8 runs per
 /// cell the self-test's coverage stays above 95% (`stats::coverage`), from 5 it fell to 93.5%.
 const MIN_SAMPLED_FOR_PRECISION: u32 = 8;
-/// More re-runs than this would let one bad hour multiply a session's length.
+/// The largest `requeue` older files declare (the key is no longer used).
 const MAX_REQUEUE: u32 = 10;
 
 /// Identity of the experiment that is not in the file itself.
@@ -92,7 +95,7 @@ pub fn validate(
         timeout,
         max_busy: declared_max_busy.unwrap_or(DEFAULT_MAX_BUSY),
         legacy_max_busy: declared_max_busy.unwrap_or(LEGACY_MAX_BUSY),
-        requeue: parse_requeue(e.requeue.as_ref(), loc)?,
+        calm_wait: calm_wait_of(e, loc)?,
         sampling: None,
         versions: validate_versions(&e.versions, loc)?,
         build: validate_build(raw.build.as_ref(), loc)?,
@@ -375,10 +378,35 @@ fn precision_goal(
     })
 }
 
-/// `requeue`: how many times a busy run is run again, bounded.
+/// `calm_wait`: how long a run may wait for a busy machine to calm. `requeue`, which older
+/// files declare, is still read and bounded, and no longer used: disturbed runs keep their
+/// timings instead of running again.
+fn calm_wait_of(e: &RawExperiment, loc: &Locator) -> Result<Duration> {
+    parse_requeue(e.requeue.as_ref(), loc)?;
+    let Some(value) = &e.calm_wait else {
+        return Ok(DEFAULT_CALM_WAIT);
+    };
+    let wait = match value.get_ref() {
+        RawNumberOrText::Number(s) if s.is_finite() && (0.0..=3600.0).contains(s) => {
+            Some(Duration::from_secs_f64(*s))
+        }
+        RawNumberOrText::Number(_) => None,
+        RawNumberOrText::Text(t) => super::duration::parse_wait(t),
+    };
+    wait.ok_or_else(|| {
+        loc.hinted(
+            value.span(),
+            "experiment.calm_wait",
+            "not a wait of an hour or less",
+            "write e.g. \"2s\", \"500ms\", or \"0s\" to run without waiting",
+        )
+    })
+}
+
+/// `requeue`: bounded as it was when it counted re-runs.
 fn parse_requeue(value: Option<&Spanned<u32>>, loc: &Locator) -> Result<u32> {
     match value {
-        None => Ok(DEFAULT_REQUEUE),
+        None => Ok(0),
         Some(n) if *n.get_ref() <= MAX_REQUEUE => Ok(*n.get_ref()),
         Some(n) => Err(loc.hinted(
             n.span(),

@@ -35,6 +35,9 @@ pub struct Measurement {
     pub start_unix_ms: u64,
     /// What the rest of the machine did meanwhile, where the kernel's counters could be read.
     pub machine: Option<super::machine::MachineLoad>,
+    /// How long the run's own tasks waited for a CPU, where the kernel's per-task counters
+    /// could be read for the whole run.
+    pub wait: Option<super::taskstats::TaskWait>,
 }
 
 impl Measurement {
@@ -57,6 +60,7 @@ impl Measurement {
             left_running: Vec::new(),
             start_unix_ms,
             machine: None,
+            wait: None,
         }
     }
 
@@ -114,5 +118,11 @@ pub trait Runner {
     fn run_announced(&mut self, request: &RunRequest, spawned: &mut dyn FnMut()) -> Measurement {
         spawned();
         self.run(request)
+    }
+
+    /// How this runner measures each run's own waiting for a CPU, in the manifest's words;
+    /// `None` for a runner that measures none.
+    fn waiting(&self) -> Option<String> {
+        None
     }
 }

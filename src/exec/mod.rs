@@ -5,9 +5,11 @@ mod build;
 mod build_log;
 mod calibrate;
 mod callgrind;
+mod calm;
 mod cgroup;
 mod clock;
 mod counters;
+mod disturbers;
 mod duties;
 mod hooks;
 mod interrupt;
@@ -20,17 +22,18 @@ mod orphans;
 mod parallel;
 mod process;
 mod progress;
-mod requeue;
 mod running;
 mod shebang;
 pub mod slurm;
 mod spawn;
 mod syscheck;
+pub(crate) mod taskstats;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::calibrate;
 pub use callgrind::{probe as probe_callgrind, wrap as under_callgrind};
 pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
+pub use disturbers::{Watch as DisturberWatch, watch as watch_disturbers};
 pub use hooks::HookFailed;
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
@@ -42,6 +45,7 @@ pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::Progress;
 pub use shebang::locate as locate_program;
 pub use syscheck::system_check;
+pub use taskstats::TaskWait;
 
 use crate::config::Experiment;
 use crate::plan::PlannedRun;
@@ -72,8 +76,9 @@ impl Ending {
 }
 
 /// Runs `runs` in order, appending each to the session as it finishes. Nothing is judged
-/// here: the validity stage reads what was stored. A run during which other processes took
-/// more of its CPUs than `max_busy` allows is planned again at the end, up to `requeue` times.
+/// here: the validity stage reads what was stored. After a run that waited for a CPU others
+/// had for more than `max_busy` of its wall time, the next waits up to `calm_wait` for the
+/// machine to calm.
 pub fn execute(
     exp: &Experiment,
     runs: &[PlannedRun],
@@ -89,7 +94,6 @@ pub fn execute(
     duties::report(runs.len());
     cgroup::remove_all();
     session.remove_spools();
-    session.write_unwritten()?;
     ending
 }
 
@@ -103,40 +107,38 @@ fn run_in_turn(
     progress: &Progress,
 ) -> Result<Ending> {
     let reader = MetricReader::new(&exp.metrics);
-    let mut queue: std::collections::VecDeque<PlannedRun> = runs.iter().cloned().collect();
-    let mut requeue = requeue::Requeue::of(exp, runs.len());
+    let mut calm = calm::Calm::new(exp.calm_wait, exp.max_busy);
     let (spool_out, spool_err) = session.spool_paths();
     let spools = session.held_spools()?;
     hooks::set_up(exp, runs, runner)?;
-    while let Some(run) = queue.pop_front() {
+    for run in runs {
         duties::begin(Duty::Planning);
-        if interrupt::requested() {
+        if interrupt::requested() || calm.before_run(progress) == calm::Waited::Interrupted {
             return Ok(Ending::Interrupted);
         }
-        session.plan_before_start(&run)?;
-        hooks::around(exp, &run, hooks::Hook::Prepare, runner)?;
-        progress.starting(&run);
+        hooks::around(exp, run, hooks::Hook::Prepare, runner)?;
+        progress.starting(run);
         let measurement = runner.run(&RunRequest {
             held_output: Some([&spools[0], &spools[1]]),
-            ..request(exp, &run, &spool_out, &spool_err)
+            ..request(exp, run, &spool_out, &spool_err)
         });
         if interrupt::requested() {
             // The run was cut short by the user: it is not a measurement.
             return Ok(Ending::Interrupted);
         }
         duties::begin(Duty::CheckingRoom);
-        refuse_on_full_disk(exp, &run, session)?;
+        refuse_on_full_disk(exp, run, session)?;
         duties::begin(Duty::Verifying);
         let changes = session.verify()?;
         duties::begin(Duty::Packing);
         let packed = session.pack_spooled(&run.id)?;
         duties::begin(Duty::ReadingValues);
-        let (row, samples) = stored_row(exp, &reader, &run, &measurement, session, &packed);
+        let (row, samples) = stored_row(exp, &reader, run, &measurement, session, &packed);
         duties::begin(Duty::Appending);
-        session.append(&run, &row, &samples)?;
+        session.append(run, &row, &samples)?;
         duties::begin(Duty::Concluding);
-        progress.finished(&run, measurement.wall_ns, &outcome(&measurement));
-        hooks::around(exp, &run, hooks::Hook::Conclude, runner)?;
+        progress.finished(run, measurement.wall_ns, &outcome(&measurement));
+        hooks::around(exp, run, hooks::Hook::Conclude, runner)?;
         if !changes.is_empty() {
             return Ok(Ending::Damaged(format!(
                 "run {} changed the session's files: {}",
@@ -144,9 +146,7 @@ fn run_in_turn(
                 changes.join(", ")
             )));
         }
-        if let Some(next) = plan_again(&mut requeue, &run, &row, session, progress)? {
-            queue.push_back(next);
-        }
+        calm.after_run(row.contention().ok().map(|c| c.share()));
     }
     Ok(Ending::Complete)
 }
@@ -213,38 +213,6 @@ fn run_env(
     Cow::Owned(env)
 }
 
-/// What becomes of a run the machine disturbed: planned again at the end of the session, or
-/// kept with its timing discarded when its re-runs or the session's budget are spent; the
-/// progress output says which.
-fn plan_again(
-    requeue: &mut requeue::Requeue,
-    run: &PlannedRun,
-    row: &RunRow,
-    session: &mut SessionWriter,
-    progress: &Progress,
-) -> Result<Option<PlannedRun>> {
-    match requeue.decide(run, row) {
-        requeue::Decision::Keep => Ok(None),
-        requeue::Decision::Again { share } => {
-            let next = session.extend_plan(|position| run.again(position))?;
-            progress.requeued(run, &next, share);
-            Ok(Some(next))
-        }
-        requeue::Decision::CellStaysBusy { cell, reruns } => {
-            progress.note(&format!(
-                "the machine stays busy for {cell}: its last {reruns} re-runs were disturbed too; its disturbed runs are not run again (their timings are discarded, their outputs judged)"
-            ));
-            Ok(None)
-        }
-        requeue::Decision::BudgetSpent { budget } => {
-            progress.note(&format!(
-                "{budget} runs were run again because the machine was busy, the most a session of this size runs again; later disturbed runs are kept with their timings discarded"
-            ));
-            Ok(None)
-        }
-    }
-}
-
 /// The stored row of a measured run.
 pub fn run_row(
     run: &PlannedRun,
@@ -299,6 +267,8 @@ pub fn run_row(
         major_faults: m.paging.map(|p| p.major_faults),
         block_in: m.paging.map(|p| p.block_in),
         block_out: m.paging.map(|p| p.block_out),
+        wait_ns: m.wait.map(|w| w.ns),
+        wait_tasks: m.wait.map(|w| w.tasks),
         ..RunRow::default()
     };
     record_counters(&mut row, &m.counters);

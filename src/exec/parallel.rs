@@ -57,7 +57,6 @@ pub fn execute_side_by_side(
         jobs,
         queue: runs.iter().cloned().collect(),
         running: BTreeMap::new(),
-        requeue: super::requeue::Requeue::of(exp, runs.len()),
         stopping: None,
         duet: None,
     };
@@ -85,7 +84,6 @@ pub fn execute_duet(
         jobs: 2,
         queue: runs.iter().cloned().collect(),
         running: BTreeMap::new(),
-        requeue: super::requeue::Requeue::new(exp.max_busy, 0, runs.len()),
         stopping: None,
         duet: Some(sides.clone()),
     };
@@ -110,10 +108,6 @@ impl<'e> Schedule<'e> {
             }
             ending
         })
-        .and_then(|ending| {
-            session.write_unwritten()?;
-            Ok(ending)
-        })
     }
 }
 
@@ -124,8 +118,6 @@ struct Schedule<'e> {
     /// Runs not started yet, in the order they start.
     queue: VecDeque<PlannedRun>,
     running: BTreeMap<String, InFlight>,
-    /// Which disturbed runs are run again.
-    requeue: super::requeue::Requeue,
     /// Set once no more runs may start, with how the session ends.
     stopping: Option<Ending>,
     /// A duet's two CPU sets: runs start in pairs, pinned to them.
@@ -149,7 +141,6 @@ impl<'e> Schedule<'e> {
             }
             while self.stopping.is_none() && self.next_may_start() {
                 for (run, cpus) in self.next_to_start() {
-                    session.plan_before_start(&run)?;
                     progress.starting(&run);
                     let (stdout, stderr) = session.own_spools(&run);
                     let worker = runner.concurrent().ok_or_else(|| {
@@ -265,8 +256,7 @@ impl<'e> Schedule<'e> {
         );
     }
 
-    /// Stores a finished run with the runs it overlapped, checks the session's files, and
-    /// plans the run again when the machine was busy, as a session run one at a time does.
+    /// Stores a finished run with the runs it overlapped and checks the session's files.
     fn store(
         &mut self,
         flight: InFlight,
@@ -302,11 +292,6 @@ impl<'e> Schedule<'e> {
                 changes.join(", ")
             )));
             return Ok(());
-        }
-        if self.stopping.is_none()
-            && let Some(next) = super::plan_again(&mut self.requeue, run, &row, session, progress)?
-        {
-            self.queue.push_back(next);
         }
         Ok(())
     }

@@ -27,6 +27,10 @@ impl Runner for ProcessRunner {
     fn concurrent(&self) -> Option<Box<dyn Runner + Send>> {
         Some(Box::new(BesideOthers))
     }
+
+    fn waiting(&self) -> Option<String> {
+        Some(super::taskstats::method_words())
+    }
 }
 
 /// A [`ProcessRunner`] for one of several runs executing at once (`--jobs`): its process
@@ -76,6 +80,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     };
     let forks_before = before.as_ref().and_then(Counters::forks);
     super::duties::begin(Duty::Preparing);
+    let window = super::taskstats::open_window();
     let ready = super::spawn::prepare(start_with);
     super::duties::begin(Duty::Running);
     let (start, started) = match start_timed(ready, &mut alone) {
@@ -95,6 +100,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         usage,
         timed_out,
         lab_created,
+        leader,
     } = wait_until(pid, request.timeout);
     let end = Instant2::now();
     super::duties::begin(Duty::SamplingAfter);
@@ -104,6 +110,11 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     }
     super::duties::begin(Duty::Reaping);
     let own_waited = own_wait(group, started.in_cgroup, group_waited_before);
+    let used = Used::of(&usage);
+    let wait = match window {
+        Some(window) => super::taskstats::close_window(window, pid, matches!(alone, Alone::Yes)),
+        None => leader.and_then(|l| l.wait_if_whole(used.user_ns + used.sys_ns)),
+    };
     // Taken and read only now that the run is reaped: nothing of it was timed.
     let counters = perf
         .map(super::counters::Prepared::read)
@@ -119,17 +130,12 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         wall_ns: end.monotonic - start.monotonic,
         boottime_ns: end.boottime - start.boottime,
         start_boottime_ns: start.boottime,
-        user_ns: timeval_ns(usage.ru_utime),
-        sys_ns: timeval_ns(usage.ru_stime),
-        max_rss_kib: usage.ru_maxrss.max(0) as u64,
-        voluntary_cs: usage.ru_nvcsw.max(0) as u64,
-        involuntary_cs: usage.ru_nivcsw.max(0) as u64,
-        paging: Some(Paging {
-            minor_faults: usage.ru_minflt.max(0) as u64,
-            major_faults: usage.ru_majflt.max(0) as u64,
-            block_in: usage.ru_inblock.max(0) as u64,
-            block_out: usage.ru_oublock.max(0) as u64,
-        }),
+        user_ns: used.user_ns,
+        sys_ns: used.sys_ns,
+        max_rss_kib: used.max_rss_kib,
+        voluntary_cs: used.voluntary_cs,
+        involuntary_cs: used.involuntary_cs,
+        paging: Some(used.paging),
         exit: decode_status(status),
         counters,
         timed_out,
@@ -140,6 +146,36 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             own_psi_some_us: own_waited,
             ..super::machine::between(&b, &a, super::machine::tick_ns())
         }),
+        wait,
+    }
+}
+
+/// What `wait4` counted of a run, its children's included, in the measurement's units.
+struct Used {
+    user_ns: u64,
+    sys_ns: u64,
+    max_rss_kib: u64,
+    voluntary_cs: u64,
+    involuntary_cs: u64,
+    paging: Paging,
+}
+
+impl Used {
+    fn of(usage: &libc::rusage) -> Used {
+        let count = |n: libc::c_long| n.max(0) as u64;
+        Used {
+            user_ns: timeval_ns(usage.ru_utime),
+            sys_ns: timeval_ns(usage.ru_stime),
+            max_rss_kib: count(usage.ru_maxrss),
+            voluntary_cs: count(usage.ru_nvcsw),
+            involuntary_cs: count(usage.ru_nivcsw),
+            paging: Paging {
+                minor_faults: count(usage.ru_minflt),
+                major_faults: count(usage.ru_majflt),
+                block_in: count(usage.ru_inblock),
+                block_out: count(usage.ru_oublock),
+            },
+        }
     }
 }
 
@@ -313,6 +349,9 @@ struct Ended {
     /// Processes and threads lab created for the run: its leader, and a watchdog thread
     /// where the kernel has no process file descriptors.
     lab_created: u64,
+    /// The leader's own scheduling counters, read after it exited and before it was reaped
+    /// (where lab could wait on a process file descriptor).
+    leader: Option<super::taskstats::Leader>,
 }
 
 /// Waits for `pid` to end and reaps it, killing its group if it is still running after
@@ -331,9 +370,11 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
             usage,
             timed_out,
             lab_created: 2,
+            leader: None,
         };
     }
     let timed_out = poll_until_exit(pidfd, pid, timeout);
+    let leader = super::taskstats::Leader::read(pid);
     // SAFETY: closing the descriptor pidfd_open gave us.
     unsafe { libc::close(pidfd) };
     let (status, usage) = wait_blocking(pid);
@@ -342,6 +383,7 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
         usage,
         timed_out,
         lab_created: 1,
+        leader,
     }
 }
 
@@ -495,6 +537,41 @@ mod tests {
             "killed near the deadline, took {} ns",
             m.wall_ns
         );
+    }
+
+    #[test]
+    fn every_task_of_a_run_is_counted_in_its_waiting() {
+        // A shell, a thread-less child it waits for, a grandchild in a pipe, and an orphan
+        // handed to lab: four processes at least, whatever else the machine does.
+        let (m, _) = run(
+            &[
+                "sh",
+                "-c",
+                "(sleep 0.01 | cat) ; (sleep 0.01 &) ; sleep 0.05",
+            ],
+            5_000,
+            None,
+        );
+        if crate::exec::taskstats::method().1.is_some() {
+            let wait = m.wait.expect("the leader's own counters are read");
+            assert_eq!(wait.tasks, 1, "without taskstats only the leader is read");
+            return;
+        }
+        let wait = m.wait.expect("every task's exit record arrived");
+        assert!(
+            wait.tasks >= 5,
+            "sh, two subshells, sleep, cat, sleep…: {wait:?}"
+        );
+        // The run waited at most as long as all its tasks lived, together.
+        assert!(wait.ns < 5 * m.wall_ns, "{wait:?} in {} ns", m.wall_ns);
+    }
+
+    #[test]
+    fn a_run_that_prints_nothing_waits_for_nothing_it_did_not_do() {
+        let (m, _) = run(&["true"], 5_000, None);
+        let wait = m.wait.expect("a lone process's waiting is read either way");
+        assert_eq!(wait.tasks, 1, "{wait:?}");
+        assert!(wait.ns <= m.wall_ns, "{wait:?} in {} ns", m.wall_ns);
     }
 
     #[test]

@@ -65,27 +65,6 @@ impl Progress {
         }
     }
 
-    /// Says that `run` ran on a busy machine and is planned again as `next`.
-    pub fn requeued(&self, run: &PlannedRun, next: &PlannedRun, busy_share: f64) {
-        let text = format!(
-            "{}: the machine was busy (it lost {} of its wall time to others); it runs again as {}",
-            run.id,
-            crate::format::percent(busy_share),
-            next.id
-        );
-        match self {
-            Progress::Quiet => {}
-            Progress::Lines { total } => {
-                total.set(total.get() + 1);
-                eprintln!("{text}");
-            }
-            Progress::Bar(bar) => {
-                bar.inc_length(1);
-                bar.println(text);
-            }
-        }
-    }
-
     /// Says that `added` more runs are planned (the next look of a sampled session).
     pub fn planned_more(&self, added: usize, text: &str) {
         match self {

@@ -2,7 +2,6 @@
 //! governor, turbo boost, how busy the CPUs are and which processes keep them busy. Each finding
 //! is a line to print; none stops the session (the per-run guard judges each run).
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long the CPUs are watched before a session.
@@ -33,10 +32,10 @@ pub fn system_check(cpus: &[usize], governor: Option<&str>, turbo: Option<&str>)
 /// "the CPUs lab may use are 46% busy before the session: java (pid 812) 91% of a CPU, …".
 fn busy_cpus(cpus: &[usize]) -> Option<String> {
     let before = super::machine::sample(cpus)?;
-    let processes_before = process_ticks();
+    let processes_before = super::disturbers::process_ticks();
     std::thread::sleep(WATCH);
     let after = super::machine::sample(cpus)?;
-    let processes_after = process_ticks();
+    let processes_after = super::disturbers::process_ticks();
     let load = super::machine::between(&before, &after, super::machine::tick_ns());
     let share = load.busy_ns as f64 / load.capacity_ns.max(1) as f64;
     if share <= BUSY_WARNING {
@@ -45,10 +44,11 @@ fn busy_cpus(cpus: &[usize]) -> Option<String> {
     let tick_share = super::machine::tick_ns() as f64 / WATCH.as_nanos() as f64;
     let mut busiest: Vec<(f64, String)> = processes_after
         .iter()
-        .filter_map(|(pid, (name, ticks))| {
-            let earlier = processes_before.get(pid).map_or(0, |(_, t)| *t);
+        .filter_map(|(process, (name, ticks))| {
+            let earlier = processes_before.get(process).map_or(0, |(_, t)| *t);
             let used = ticks.saturating_sub(earlier) as f64 * tick_share;
-            (used > PROCESS_WARNING && *pid != std::process::id()).then(|| {
+            let pid = process.pid;
+            (used > PROCESS_WARNING && pid != std::process::id()).then(|| {
                 (
                     used,
                     format!("{name} (pid {pid}) {:.0}% of a CPU", used * 100.0),
@@ -59,7 +59,7 @@ fn busy_cpus(cpus: &[usize]) -> Option<String> {
     busiest.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let named: Vec<String> = busiest.into_iter().take(3).map(|(_, n)| n).collect();
     Some(format!(
-        "the CPUs lab may use are {:.0}% busy before the session{}: runs during which others take more than the experiment's max_busy are invalid and run again",
+        "the CPUs lab may use are {:.0}% busy before the session{}: each run's own waiting for a CPU is measured and weighed in every verdict",
         share * 100.0,
         if named.is_empty() {
             String::new()
@@ -69,45 +69,9 @@ fn busy_cpus(cpus: &[usize]) -> Option<String> {
     ))
 }
 
-/// CPU ticks (user + system) of every process, by pid, with its command name.
-fn process_ticks() -> BTreeMap<u32, (String, u64)> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return BTreeMap::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            parse_stat(&stat).map(|entry| (pid, entry))
-        })
-        .collect()
-}
-
-/// The command name and utime + stime of a `/proc/PID/stat` line (proc(5): fields 2, 14, 15;
-/// the name is in parentheses and may itself hold spaces or parentheses).
-fn parse_stat(stat: &str) -> Option<(String, u64)> {
-    let open = stat.find('(')?;
-    let close = stat.rfind(')')?;
-    let name = crate::format::terminal(&stat[open + 1..close]);
-    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-    // After the name, field 3 (state) is index 0, so utime (14) is 11 and stime (15) is 12.
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((name, utime + stime))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stat_lines_with_awkward_names() {
-        let line =
-            "812 (java (main) x) S 1 812 812 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 30 0 1 1 1";
-        assert_eq!(parse_stat(line), Some(("java (main) x".to_string(), 281)));
-        assert_eq!(parse_stat("1 (init"), None);
-    }
 
     #[test]
     fn governor_and_turbo_findings() {

@@ -15,6 +15,7 @@ const CELLS_SHOWN: usize = 6;
 pub fn answer(checks: &[CheckResult]) -> String {
     let mut html = String::from("<div class=\"lab-answer\">\n");
     html.push_str(&hypothesis_lines(checks));
+    html.push_str(&busy_line(checks));
     for check in failed_validity(checks) {
         html.push_str(&untrusted_line(check, checks));
     }
@@ -33,8 +34,13 @@ fn hypothesis_lines(checks: &[CheckResult]) -> String {
     }
     let mut html = String::from("<ul class=\"lab-hypotheses\">\n");
     for c in hypotheses {
+        let busy = if c.busy.is_some() {
+            " <span class=\"lab-busy\">machine busy</span>"
+        } else {
+            ""
+        };
         html.push_str(&format!(
-            "<li>{} <strong>{}</strong>: {}</li>\n",
+            "<li>{}{busy} <strong>{}</strong>: {}</li>\n",
             mark(c.verdict, c.untrusted),
             html_line(&c.name),
             html_with_code_spans(&finding(c))
@@ -61,6 +67,31 @@ fn finding(c: &CheckResult) -> String {
         }
         _ => c.reading.clone(),
     }
+}
+
+/// The one sentence that says why verdicts were withheld for a busy machine: what the runs
+/// waited, which verdicts, and what kept the machine busy.
+fn busy_line(checks: &[CheckResult]) -> String {
+    checks
+        .iter()
+        .find(|c| c.name == crate::checks::BUSY && c.verdict == Verdict::Inconclusive)
+        .map_or_else(String::new, |c| {
+            format!(
+                "<p class=\"lab-busy-note\">{}</p>\n",
+                html_with_code_spans(&sentence(&c.reading))
+            )
+        })
+}
+
+/// `text` as a sentence: its first letter capital, a full stop at its end.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    let mut out = first.unwrap_or_default() + chars.as_str();
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
 }
 
 fn failed_validity(checks: &[CheckResult]) -> impl Iterator<Item = &CheckResult> {

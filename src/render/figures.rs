@@ -224,6 +224,7 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
                 median: c.median().unwrap_or(f64::NAN),
                 lo,
                 hi,
+                disturbed: disturbed_values(c),
             }
         })
         .collect();
@@ -236,13 +237,41 @@ fn strip(analysis: &Analysis, metric: &Metric) -> Result<Figure> {
         heading: "Every run".into(),
         alt: format!("{} of every valid run, one column per cell", metric.name),
         caption: format!(
-            "One column per cell, one point per run; the bar is the median with its {} interval. Two clusters in one column mean two modes.",
-            level(analysis.resampling.level)
+            "One column per cell, one point per run; the bar is the median with its {} interval. Two clusters in one column mean two modes.{}",
+            level(analysis.resampling.level),
+            disturbed_caption(analysis, metric)
         ),
     };
     Figure::new(&format!("{}-runs", metric.name), text, |size| {
         charts::strip_svg(&chart, size)
     })
+}
+
+/// Per value of `cell.pooled()`, whether its run was one the machine disturbed.
+fn disturbed_values(cell: &CellStats) -> Vec<bool> {
+    if cell.disturbed.is_empty() {
+        return Vec::new();
+    }
+    cell.runs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, values)| std::iter::repeat_n(cell.disturbed.contains(&i), values.len()))
+        .collect()
+}
+
+/// " Squares are the 12 runs that waited …", when some run of `metric`'s cells did.
+fn disturbed_caption(analysis: &Analysis, metric: &Metric) -> String {
+    let count: usize = analysis
+        .cells
+        .iter()
+        .filter(|c| c.metric == metric.name)
+        .map(|c| c.disturbed.len())
+        .sum();
+    match count {
+        0 => String::new(),
+        1 => " The square is the run that waited for a CPU others had for more than `max_busy` of its wall time; its timing is kept, and each verdict weighs what the waiting could have changed.".into(),
+        n => format!(" Squares are the {n} runs that waited for a CPU others had for more than `max_busy` of their wall time; their timings are kept, and each verdict weighs what the waiting could have changed."),
+    }
 }
 
 fn variant_order(analysis: &Analysis) -> Vec<String> {

@@ -421,7 +421,7 @@ impl NotesData {
         let check = self
             .checks
             .iter()
-            .find(|c| c.name == name)
+            .find(|c| crate::checks::names_the_same_check(&c.name, &name))
             .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
         let wanted: Option<String> = kw.get("field")?;
         match wanted.as_deref() {

@@ -6,9 +6,12 @@
 //! Others merely running beside it is no disturbance: a one-thread benchmark on a two-CPU
 //! machine with one other busy process has a CPU to itself. Three figures go in:
 //!
-//! - **Waiting**: CPU pressure stall time (PSI `some`, the time at least one task waited for a
-//!   CPU; Weiner, "PSI – Pressure Stall Information", kernel docs `accounting/psi.rst`), of the
-//!   run's own cgroup where lab could give it one, machine-wide otherwise, in microseconds.
+//! - **Waiting**: the time the run's own tasks were runnable but not running, summed over
+//!   every process and thread of the run (`wait_ns`, from the kernel's per-task accounting,
+//!   `exec::taskstats`); where that could not be read, CPU pressure stall time (PSI `some`, the
+//!   time at least one task waited for a CPU; Weiner, "PSI – Pressure Stall Information",
+//!   kernel docs `accounting/psi.rst`), of the run's own cgroup where lab could give it one,
+//!   machine-wide otherwise, in microseconds.
 //! - **Others' demand**: CPU time the run's CPUs spent on anyone but the run (`/proc/stat`
 //!   ticks less the run's own CPU time). A run that oversubscribes its CPUs (16 threads on 2)
 //!   waits on itself; only the waiting others can account for counts: the smaller of the two,
@@ -33,6 +36,8 @@ const TICK_NS: f64 = 10_000_000.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
+    /// The run's own tasks' waiting, task by task.
+    Tasks,
     /// The pressure of the run's own cgroup: its own tasks' waiting.
     Run,
     /// The machine-wide pressure: some task anywhere waited.
@@ -48,7 +53,7 @@ impl Source {
     /// "its own tasks", for the sentence that says who waited.
     pub fn who(self) -> &'static str {
         match self {
-            Source::Run => "it waited for a CPU",
+            Source::Tasks | Source::Run => "it waited for a CPU",
             Source::Machine => "tasks on the machine waited for a CPU",
             Source::Demand => "its CPUs were saturated by others",
             Source::Ticks => "others took CPU time on its CPUs",
@@ -112,10 +117,11 @@ impl RunRow {
         let countable = (others_ns - TICK_NS * cpus).max(0.0);
         let steal_ns = self.host_steal_ns.unwrap_or(0) as f64;
         let steal = (capacity >= MIN_CAPACITY_NS as f64).then(|| (steal_ns / capacity).min(1.0));
-        let pressure = match (self.psi_cpu_own_us, self.psi_cpu_some_us) {
-            (Some(us), _) => Some((us as f64 * 1000.0, Source::Run)),
-            (None, Some(us)) => Some((us as f64 * 1000.0, Source::Machine)),
-            (None, None) => None,
+        let pressure = match (self.wait_ns, self.psi_cpu_own_us, self.psi_cpu_some_us) {
+            (Some(ns), _, _) => Some((ns as f64, Source::Tasks)),
+            (None, Some(us), _) => Some((us as f64 * 1000.0, Source::Run)),
+            (None, None, Some(us)) => Some((us as f64 * 1000.0, Source::Machine)),
+            (None, None, None) => None,
         };
         let (stalled_ns, source) = pressure.unwrap_or_else(|| {
             let saturated = busy + steal_ns >= capacity - TICK_NS * cpus;

@@ -80,10 +80,46 @@ pub struct Manifest {
     /// its analysis; `lab reanalyze` derives one with today's.
     #[serde(default = "first_analysis", skip_serializing_if = "is_first_analysis")]
     pub analysis: u32,
+    /// How each run's own waiting for a CPU was measured, and why a finer way was missing;
+    /// absent in sessions recorded before lab measured it run by run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
+    /// The processes other than lab's that used the most CPU time while the session ran
+    /// (from `/proc`), busiest first: who kept the machine busy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disturbers: Vec<Disturber>,
 }
 
-/// The analysis of sessions recorded now: intervals resampled from xoshiro256++ streams.
-pub const ANALYSIS: u32 = 2;
+/// A process that used CPU time beside a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Disturber {
+    pub pid: u32,
+    pub name: String,
+    /// CPU seconds it used while the session ran.
+    pub cpu_s: f64,
+    /// Its CPU time as a share of the session's wall time (2.0: two CPUs' worth).
+    pub share: f64,
+}
+
+impl Disturber {
+    /// "sh (pid 812) 98% of a CPU".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (pid {}) {:.0}% of a CPU",
+            self.name,
+            self.pid,
+            self.share * 100.0
+        )
+    }
+}
+
+/// The analysis of sessions recorded now: intervals resampled from xoshiro256++ streams
+/// (from analysis 2), every run's timing kept with its disturbance beside it (analysis 3).
+pub const ANALYSIS: u32 = 3;
+
+/// The first analysis that keeps the timings of runs the machine disturbed and weighs their
+/// disturbance in each verdict; earlier ones discarded them.
+pub const KEEPS_DISTURBED: u32 = 3;
 
 fn first_analysis() -> u32 {
     1
@@ -185,6 +221,8 @@ impl Manifest {
             counters: std::collections::BTreeMap::new(),
             digests: std::collections::BTreeMap::new(),
             analysis: ANALYSIS,
+            waiting: None,
+            disturbers: Vec::new(),
         }
     }
 
@@ -198,6 +236,12 @@ impl Manifest {
                 self.lab_version
             )
         })
+    }
+
+    /// Whether the session's disturbed runs keep their timings, their disturbance weighed in
+    /// each verdict ([`KEEPS_DISTURBED`]), rather than being discarded.
+    pub fn keeps_disturbed(&self) -> bool {
+        self.analysis >= KEEPS_DISTURBED
     }
 
     /// Marks the session ended now, with every planned run finished or not.

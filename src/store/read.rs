@@ -428,13 +428,6 @@ pub(super) mod tests {
         dir
     }
 
-    /// The runs in the session's plan.json, by id.
-    fn plan_ids(dir: &Path) -> Vec<String> {
-        let plan: Plan =
-            serde_json::from_slice(&fs::read(dir.join(crate::store::PLAN)).unwrap()).unwrap();
-        plan.runs.into_iter().map(|r| r.id).collect()
-    }
-
     #[test]
     fn held_spools_pack_what_each_run_wrote_whatever_is_put_at_their_paths() {
         use std::io::Write;
@@ -473,46 +466,6 @@ pub(super) mod tests {
             "the link is removed"
         );
         assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
-    }
-
-    #[test]
-    fn runs_planned_again_are_written_to_the_plan_together_before_the_first_of_them_starts() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = session(root.path(), 4);
-        let mut w = SessionWriter::reopen(dir.clone()).unwrap();
-        let first = w.extend_plan(|p| planned(1).again(p)).unwrap();
-        let second = w.extend_plan(|p| planned(2).again(p)).unwrap();
-        assert_eq!((first.id.as_str(), second.id.as_str()), ("r0005", "r0006"));
-        assert_eq!(
-            plan_ids(&dir).len(),
-            4,
-            "nothing is written before a re-run starts"
-        );
-        w.plan_before_start(&planned(3)).unwrap();
-        assert_eq!(
-            plan_ids(&dir).len(),
-            4,
-            "a run already planned writes nothing"
-        );
-        w.plan_before_start(&first).unwrap();
-        assert_eq!(
-            plan_ids(&dir),
-            ["r0001", "r0002", "r0003", "r0004", "r0005", "r0006"]
-        );
-        w.append(&first, &row(&first), &samples(&first)).unwrap();
-        let third = w.extend_plan(|p| planned(4).again(p)).unwrap();
-        assert_eq!(
-            third.id, "r0007",
-            "numbered after the runs written and those waiting"
-        );
-        w.write_unwritten().unwrap();
-        assert_eq!(
-            plan_ids(&dir).len(),
-            7,
-            "a stopping session keeps its re-runs planned"
-        );
-        let read = read_rows(&dir).unwrap();
-        assert_eq!(read.runs.len(), 5);
     }
 
     #[test]

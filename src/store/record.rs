@@ -95,6 +95,10 @@ pub(super) struct RunRecord {
     stderr_bytes: Option<u64>,
     #[serde(default)]
     stderr_sha256: Option<String>,
+    #[serde(default)]
+    wait_ns: Option<u64>,
+    #[serde(default)]
+    wait_tasks: Option<u32>,
 }
 
 impl From<RunRecord> for RunRow {
@@ -155,6 +159,8 @@ impl From<RunRecord> for RunRow {
             stderr_offset: r.stderr_offset,
             stderr_bytes: r.stderr_bytes,
             stderr_sha256: r.stderr_sha256,
+            wait_ns: r.wait_ns,
+            wait_tasks: r.wait_tasks,
             counters: (counters != Counters::default()).then(|| Box::new(counters)),
         }
     }

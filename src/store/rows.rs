@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 49] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 51] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -56,6 +56,8 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 49] = [
     "stderr_offset",
     "stderr_bytes",
     "stderr_sha256",
+    "wait_ns",
+    "wait_tasks",
 ];
 /// The column after every other in the runs.csv of a session that randomised the layout;
 /// other sessions leave it out, so their files stay as they were.
@@ -172,6 +174,14 @@ pub struct RunRow {
     pub stderr_bytes: Option<u64>,
     #[serde(default)]
     pub stderr_sha256: Option<String>,
+    /// Nanoseconds the run's own tasks (every process and thread of it) waited for a CPU,
+    /// summed over the tasks; empty where the kernel's per-task counters could not be read for
+    /// the whole run, and in sessions recorded before the column existed.
+    #[serde(default)]
+    pub wait_ns: Option<u64>,
+    /// How many tasks `wait_ns` counts.
+    #[serde(default)]
+    pub wait_tasks: Option<u32>,
 }
 
 /// The perf counters of a run, each empty where the counter was not asked for, the machine
@@ -507,7 +517,7 @@ impl std::fmt::Display for Field<'_> {
 }
 
 /// Every measured field of a run row by column name.
-fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 53] {
+fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 55] {
     let (code, signal, spawn) = match row.ended() {
         Ended::Code(c) => (Some(c), None, ""),
         Ended::Signal(s) => (None, Some(s), ""),
@@ -583,6 +593,8 @@ fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 53] {
         ("stderr_offset", Field::Unsigned(row.stderr_offset)),
         ("stderr_bytes", Field::Unsigned(row.stderr_bytes)),
         ("stderr_sha256", text(&row.stderr_sha256)),
+        ("wait_ns", Field::Unsigned(row.wait_ns)),
+        ("wait_tasks", Field::Unsigned(row.wait_tasks.map(u64::from))),
     ]
 }
 

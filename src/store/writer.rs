@@ -86,9 +86,6 @@ pub struct SessionWriter {
     node: Option<String>,
     /// How many runs plan.json holds, once read.
     planned: Option<usize>,
-    /// Runs planned again ([`Self::extend_plan`]) that plan.json does not hold yet: they are
-    /// written, all at once, before the first of them starts ([`Self::plan_before_start`]).
-    unwritten: Vec<PlannedRun>,
 }
 
 impl SessionWriter {
@@ -164,7 +161,6 @@ impl SessionWriter {
             spools: None,
             node: None,
             planned: None,
-            unwritten: Vec::new(),
         })
     }
 
@@ -323,45 +319,6 @@ impl SessionWriter {
         Ok(changes)
     }
 
-    /// Adds the run `make` plans at the plan's next position (a run planned again because the
-    /// machine disturbed it), so that `--resume` and the analysis know it; returns that run.
-    ///
-    /// The plan is written when the run is about to start ([`Self::plan_before_start`]), with
-    /// every other run planned again by then: a disturbed run goes to the back of the queue,
-    /// so a session that runs many again rewrites its plan a few times instead of once per
-    /// disturbed run (at 2,000 runs each rewrite parsed and wrote 2,000 entries).
-    pub fn extend_plan(&mut self, make: impl FnOnce(usize) -> PlannedRun) -> Result<PlannedRun> {
-        let written = match self.planned {
-            Some(n) => n,
-            None => {
-                let n = self.read_plan()?.runs.len();
-                self.planned = Some(n);
-                n
-            }
-        };
-        let run = make(written + self.unwritten.len() + 1);
-        self.unwritten.push(run.clone());
-        Ok(run)
-    }
-
-    /// Writes the runs planned again into plan.json when `run` is one of them, before it
-    /// starts: a run's row is never appended before the plan holds the run.
-    pub fn plan_before_start(&mut self, run: &PlannedRun) -> Result<()> {
-        if self.unwritten.iter().any(|r| r.id == run.id) {
-            self.write_unwritten()?;
-        }
-        Ok(())
-    }
-
-    /// Writes every run planned again into plan.json, so that `--resume` runs those that did
-    /// not start.
-    pub fn write_unwritten(&mut self) -> Result<()> {
-        if !self.unwritten.is_empty() {
-            self.extend_plan_with(|_| Vec::new())?;
-        }
-        Ok(())
-    }
-
     fn read_plan(&self) -> Result<Plan> {
         let path = self.dir.join(super::PLAN);
         serde_json::from_slice(&fs::read(&path)?)
@@ -376,7 +333,6 @@ impl SessionWriter {
     ) -> Result<Vec<PlannedRun>> {
         let path = self.dir.join(super::PLAN);
         let mut plan = self.read_plan()?;
-        plan.runs.append(&mut self.unwritten);
         let runs = make(&plan.runs);
         plan.runs.extend(runs.iter().cloned());
         self.rewrite(&path, &plan)?;
@@ -406,7 +362,6 @@ impl SessionWriter {
     /// Records the closing state of the session in its manifest, with the digest of every
     /// file as lab wrote it.
     pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        self.write_unwritten()?;
         let path = self.dir.join(MANIFEST);
         let mut sealed = manifest.clone();
         sealed.digests = self.digests();

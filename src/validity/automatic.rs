@@ -243,7 +243,7 @@ fn write_busy(
     let mut parts = Vec::new();
     if contention.waited > limit || contention.steal.is_none_or(|s| s <= limit) {
         parts.push(match contention.source {
-            WaitSource::Run => format!(
+            WaitSource::Tasks | WaitSource::Run => format!(
                 "it waited for a CPU others had for {} of its wall time",
                 percent(contention.waited)
             ),

@@ -28,6 +28,16 @@ pub struct RunView {
     /// The share of its wall time the run waited for a CPU others had (or had its CPUs
     /// stolen), where the counters were recorded.
     pub busy_share: Option<f64>,
+    /// In a session that keeps disturbed runs' timings ([`crate::store::KEEPS_DISTURBED`]),
+    /// the share of its wall time by which the machine may have slowed the run (its
+    /// `busy_share`); 0 where nothing disturbed it or it was not measured, and in older
+    /// sessions, whose disturbed runs lost their timings instead.
+    #[serde(skip)]
+    pub slowed: f64,
+    /// Whether it waited for a CPU others had for more than `max_busy` of its wall time, in
+    /// a session that keeps such runs' timings: drawn apart in the charts.
+    #[serde(skip)]
+    pub disturbed: bool,
     /// The run this one repeats, planned again because the machine was busy during it.
     pub repeats: Option<String>,
     /// The runs that executed beside it (`lab run --jobs`); empty when it ran alone.
@@ -274,7 +284,7 @@ fn view(
     let measured = if matches!(exit, Exit::SpawnFailed(_)) {
         Vec::new()
     } else {
-        builtin_values(row)
+        builtin_values(row, session.manifest.keeps_disturbed())
     };
     let pairs: Vec<(&str, &str)> = values
         .iter()
@@ -295,7 +305,9 @@ fn view(
     let stdout = session.stdout(row);
     let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
     printed::explain(&mut found, &printed, &exp.metrics);
-    found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));
+    if !session.manifest.keeps_disturbed() {
+        found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));
+    }
     found.extend(super::automatic::shared_cpus(row, cpus));
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
@@ -306,6 +318,7 @@ fn view(
     }
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
+    let busy_share = row.contention().ok().map(|c| c.share());
     RunView {
         id: row.run_id.clone(),
         position: row.position,
@@ -316,7 +329,12 @@ fn view(
         exit: describe_exit(&exit),
         stdout_sha256: row.stdout_sha256.clone(),
         echoed_config: echoed,
-        busy_share: row.contention().ok().map(|c| c.share()),
+        busy_share,
+        slowed: busy_share
+            .filter(|_| session.manifest.keeps_disturbed() && guarded(row, exp))
+            .unwrap_or(0.0),
+        disturbed: session.manifest.keeps_disturbed()
+            && row.disturbed(exp.legacy_max_busy).is_some(),
         repeats: None,
         overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),
@@ -326,6 +344,12 @@ fn view(
         env_padding: None,
         node: row.node.clone().filter(|n| !n.is_empty()),
     }
+}
+
+/// Whether the run was recorded with the busy-machine guard on: a `max_busy` of 100% turns it
+/// off, and what the machine did to the run is then recorded but not weighed.
+pub fn guarded(row: &RunRow, exp: &Experiment) -> bool {
+    row.busy_limit.unwrap_or(exp.max_busy) < 1.0
 }
 
 /// The values a run printed, by metric.
@@ -365,11 +389,12 @@ fn normalise_numbers(
 }
 
 /// The names of the metrics lab measures itself, as [`builtin_values`] gives them.
-const BUILTIN_NAMES: [&str; 11] = [
+const BUILTIN_NAMES: [&str; 12] = [
     "wall_s",
     "user_s",
     "sys_s",
     "cpu_s",
+    "wait_s",
     "max_rss_mib",
     "voluntary_cs",
     "involuntary_cs",
@@ -380,10 +405,31 @@ const BUILTIN_NAMES: [&str; 11] = [
 ];
 
 /// The metrics lab measured itself, in seconds, MiB and counts. A count the session did not
-/// record (a runs.csv from before its column) is absent, not zero.
-fn builtin_values(row: &RunRow) -> Vec<(&'static str, Measured)> {
+/// record (a runs.csv from before its column) is absent, not zero; so is `wait_s` where the
+/// session does not weigh its runs' waiting (`weighs_waiting`).
+fn builtin_values(row: &RunRow, weighs_waiting: bool) -> Vec<(&'static str, Measured)> {
     let seconds = |ns: u64| Measured::Number(Nanos(ns).seconds().0);
-    let [wall, user, sys, cpu, rss, vcs, ics, minor, major, bin, bout] = BUILTIN_NAMES;
+    let [
+        wall,
+        user,
+        sys,
+        cpu,
+        wait,
+        rss,
+        vcs,
+        ics,
+        minor,
+        major,
+        bin,
+        bout,
+    ] = BUILTIN_NAMES;
+    // `wait_s` is the waiting each verdict weighs: sessions recorded before lab weighed it
+    // judged others' share of the CPUs instead, and have no such figure.
+    let waited = row
+        .contention()
+        .ok()
+        .filter(|_| weighs_waiting)
+        .map(|c| c.waited * row.wall_ns as f64 / 1e9);
     let recorded = [
         (minor, row.minor_faults),
         (major, row.major_faults),
@@ -400,6 +446,7 @@ fn builtin_values(row: &RunRow) -> Vec<(&'static str, Measured)> {
         (ics, Measured::count(row.involuntary_cs)),
     ]
     .into_iter()
+    .chain(waited.map(|w| (wait, Measured::Number(w))))
     .chain(
         recorded
             .into_iter()

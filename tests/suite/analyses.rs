@@ -1,5 +1,5 @@
 //! A session is read with the analysis it was recorded for: a session recorded now draws its
-//! resamples from xoshiro256++ streams (analysis 2) and says so; one recorded before the
+//! resamples from xoshiro256++ streams (analysis 3: from analysis 2 on) and says so; one recorded before the
 //! manifest named an analysis keeps analysis 1's ChaCha8 intervals; one of an analysis this
 //! lab does not know is refused; `lab reanalyze` derives a session read with today's.
 
@@ -62,12 +62,12 @@ fn a_session_keeps_the_analysis_it_was_recorded_for() {
     project.lab_exits(&["run", "many", "--quiet"], Exit::Ok);
     let session = project.session("many");
     let manifest = session.join("manifest.json");
-    assert_eq!(json(&manifest)["analysis"], 2, "a session recorded now");
+    assert_eq!(json(&manifest)["analysis"], 3, "a session recorded now");
     let analysis = json(&project.path("book/src/many/analysis.json"));
     assert_eq!(analysis["resampling"]["generator"], "xoshiro256++");
     let chapter = project.read("book/src/many/index.md");
     assert!(
-        chapter.contains("drawn from xoshiro256++ streams (analysis 2)"),
+        chapter.contains("drawn from xoshiro256++ streams (analysis 3)"),
         "{chapter}"
     );
     let second = interval_ends(&project);
@@ -102,7 +102,7 @@ fn a_session_keeps_the_analysis_it_was_recorded_for() {
     let derived = project.session("many");
     assert_ne!(derived, session);
     let derived_manifest = json(&derived.join("manifest.json"));
-    assert_eq!(derived_manifest["analysis"], 2);
+    assert_eq!(derived_manifest["analysis"], 3);
     let parent = session.file_name().unwrap().to_string_lossy().into_owned();
     assert_eq!(derived_manifest["derived_from"], parent.as_str());
     assert_eq!(
@@ -122,13 +122,13 @@ fn a_session_of_an_analysis_this_lab_does_not_know_is_refused_by_name() {
     let project = Project::with_fixtures(&["many"]);
     project.lab_exits(&["run", "many", "--quiet"], Exit::Ok);
     let manifest = project.session("many").join("manifest.json");
-    set_analysis(&manifest, Some(3));
+    set_analysis(&manifest, Some(4));
     let out = project.lab_exits(&["report", "many", "--quiet"], Exit::Internal);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("manifest.json")
             && err.contains("key `analysis`")
-            && err.contains("analysis 3")
+            && err.contains("analysis 4")
             && err.contains("hint:"),
         "{err}"
     );

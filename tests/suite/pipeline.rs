@@ -139,7 +139,7 @@ fn an_experiment_can_override_the_chapter_template() {
     project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     assert_eq!(
         project.read("book/src/tiny/index.md"),
-        "# Tiny: double against triple\n\nCustom page with 4 rows of checks.\n"
+        "# Tiny: double against triple\n\nCustom page with 5 rows of checks.\n"
     );
 }
 
@@ -293,7 +293,7 @@ fn the_book_lists_each_experiment_once() {
     );
     let tiny = list.lines().find(|l| l.starts_with("tiny")).unwrap();
     assert!(
-        tiny.contains(", 1 fail, 0 inconclusive, 1 not run") && !tiny.contains("untrusted"),
+        tiny.contains(", 1 fail, 0 inconclusive, 2 not run") && !tiny.contains("untrusted"),
         "{list}"
     );
 }

@@ -78,7 +78,7 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
     project.lab_exits(&["report", "tiny", "--quiet"], Exit::Ok);
     let page = project.read("book/src/tiny/index.md");
     assert!(
-        page.contains("resamples, seed 3, drawn from xoshiro256++ streams (analysis 2))"),
+        page.contains("resamples, seed 3, drawn from xoshiro256++ streams (analysis 3))"),
         "bootstrap seed of the session"
     );
     assert!(page.contains("> **Note.**") && page.contains("has changed since session"));

@@ -1,16 +1,16 @@
 //! lab on a machine that is not its alone: CPU-bound processes started beside it (and killed
-//! by pid when the test ends). A run is disturbed only when it *waited* for a CPU others had;
-//! a disturbed run's timing is discarded and run again, its outputs still judged, and the
-//! machine, not the benchmark, is named. With one busy process every trap is still caught by
-//! its own check (or, where the trap needs both CPUs, reported as machine-busy), with one on
-//! each CPU the checksum trap is still caught, and the clean twins raise no alarm.
+//! by pid when the test ends). Every run's timing is kept with how long its own tasks waited
+//! for a CPU others had; a verdict is withheld ("machine busy") only where that waiting could
+//! explain it, and the processes that kept the machine busy are named. With one busy process
+//! every trap is caught by its own check (or, where the trap needs both CPUs, answered
+//! "machine busy"), beside three most still are, and the clean twins raise no alarm.
 //!
 //! The busy processes load the whole machine, so these tests are ignored in the parallel
 //! suite; `.ci/run` runs them one at a time (`cargo test --test suite under_load --
 //! --ignored --test-threads=1`).
 
 use crate::common::{self, Project, exit_of};
-use crate::traps::{self, QUIET};
+use crate::traps::{self, BUSY};
 use lab::Exit;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -21,13 +21,22 @@ struct Hogs(Vec<Child>);
 
 impl Hogs {
     fn start(count: usize) -> Hogs {
+        Hogs::pinned(count, None)
+    }
+
+    /// `count` busy loops, each pinned to `cpu` when one is given.
+    fn pinned(count: usize, cpu: Option<usize>) -> Hogs {
         let hogs = Hogs(
             (0..count)
                 .map(|_| {
-                    Command::new("sh")
+                    let hog = Command::new("sh")
                         .args(["-c", "while :; do :; done"])
                         .spawn()
-                        .expect("start a CPU hog")
+                        .expect("start a CPU hog");
+                    if let Some(cpu) = cpu {
+                        pin(hog.id() as libc::pid_t, cpu);
+                    }
+                    hog
                 })
                 .collect(),
         );
@@ -38,7 +47,21 @@ impl Hogs {
 
     /// One busy loop per CPU lab may run on.
     fn on_every_cpu() -> Hogs {
-        Hogs::start(std::thread::available_parallelism().map_or(2, |n| n.get()))
+        Hogs::start(cpus())
+    }
+}
+
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Pins process `pid` to `cpu`.
+fn pin(pid: libc::pid_t, cpu: usize) {
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes within it; sched_setaffinity reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
 }
 
@@ -53,7 +76,7 @@ impl Drop for Hogs {
     }
 }
 
-/// Runs trap fixture `name` with the quiet-machine guard at its defaults; every check by name.
+/// Runs trap fixture `name` with the busy-machine guard at its defaults; every check by name.
 fn run_guarded(name: &str) -> BTreeMap<String, Value> {
     let project = traps::project(name);
     project.guard_on(&format!("traps/{name}"), "");
@@ -96,27 +119,19 @@ const TRAPS: [(&str, &str); 10] = [
     ("stable", "runs vary under 10% with no second mode"),
 ];
 
-/// The checks that failed, with their readings.
-fn failures(checks: &BTreeMap<String, Value>) -> Vec<String> {
-    checks
-        .iter()
-        .filter(|(_, c)| c["verdict"] == "fail")
-        .map(|(n, c)| format!("{n}: {}", c["reading"]))
-        .collect()
+/// How a flawed fixture came out beside busy processes.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// Its own check failed.
+    Caught,
+    /// Its own check was withheld and the busy-machine check says why.
+    MachineBusy,
 }
 
 /// The flawed fixture fails its own check, or names the machine instead; nothing else fails.
-fn assert_caught(kind: &str, trap: &str, checks: &BTreeMap<String, Value>) {
-    let caught = verdict(checks, trap) == "fail";
-    let machine_named = verdict(checks, QUIET) == "fail" && verdict(checks, trap) != "pass";
-    assert!(
-        caught || machine_named,
-        "{kind}-flawed: `{trap}` is {} and the machine was not named: {:?}",
-        verdict(checks, trap),
-        failures(checks)
-    );
+fn assert_caught(kind: &str, trap: &str, checks: &BTreeMap<String, Value>) -> Outcome {
     for (name, c) in checks {
-        if name != trap && name != QUIET {
+        if name != trap {
             assert_ne!(
                 c["verdict"], "fail",
                 "{kind}-flawed: `{name}` blames the benchmark: {}",
@@ -124,29 +139,62 @@ fn assert_caught(kind: &str, trap: &str, checks: &BTreeMap<String, Value>) {
             );
         }
     }
+    if verdict(checks, trap) == "fail" {
+        return Outcome::Caught;
+    }
+    let busy = checks[BUSY]["reading"].as_str().unwrap_or_default();
+    assert!(
+        verdict(checks, BUSY) == "inconclusive"
+            && busy.starts_with("machine busy: ")
+            && busy.contains(trap)
+            && checks[trap]["busy"].is_string(),
+        "{kind}-flawed: `{trap}` is {} ({}) and the machine was not named: {busy}",
+        verdict(checks, trap),
+        checks[trap]["reading"]
+    );
+    Outcome::MachineBusy
 }
 
-/// The clean twin raises no alarm: the only check that may fail names the machine.
+/// The clean twin raises no alarm: nothing fails.
 fn assert_no_false_alarm(kind: &str, checks: &BTreeMap<String, Value>) {
     for (name, c) in checks {
-        if name != QUIET {
-            assert_ne!(
-                c["verdict"], "fail",
-                "{kind}-clean: `{name}` raised a false alarm: {}",
-                c["reading"]
-            );
+        assert_ne!(
+            c["verdict"], "fail",
+            "{kind}-clean: `{name}` raised a false alarm: {}",
+            c["reading"]
+        );
+    }
+}
+
+/// Every trap and its twin beside `hogs` busy processes: how many traps their own check caught.
+fn traps_beside(hogs: usize) -> usize {
+    let _hogs = Hogs::start(hogs);
+    let mut caught = Vec::new();
+    for (kind, trap) in TRAPS {
+        assert_no_false_alarm(kind, &run_guarded(&format!("{kind}-clean")));
+        if assert_caught(kind, trap, &run_guarded(&format!("{kind}-flawed"))) == Outcome::Caught {
+            caught.push(kind);
         }
     }
+    eprintln!("beside {hogs} busy processes, caught by their own check: {caught:?}");
+    caught.len()
 }
 
 #[test]
 #[ignore = "loads the whole machine: run alone, as .ci/run does"]
 fn every_trap_is_caught_with_one_busy_process_beside_lab() {
-    let _hog = Hogs::start(1);
-    for (kind, trap) in TRAPS {
-        assert_no_false_alarm(kind, &run_guarded(&format!("{kind}-clean")));
-        assert_caught(kind, trap, &run_guarded(&format!("{kind}-flawed")));
-    }
+    assert_eq!(traps_beside(1), TRAPS.len());
+}
+
+#[test]
+#[ignore = "loads the whole machine: run alone, as .ci/run does"]
+fn most_traps_are_caught_beside_three_busy_processes_and_the_rest_name_the_machine() {
+    let caught = traps_beside(3);
+    assert!(
+        caught >= 7,
+        "{caught} of {} caught beside three busy processes",
+        TRAPS.len()
+    );
 }
 
 #[test]
@@ -176,55 +224,121 @@ fn busy_project() -> Project {
     project
 }
 
+/// Every check of `experiment`'s latest session, by name.
+fn checks_of(project: &Project, experiment: &str) -> BTreeMap<String, Value> {
+    common::verdicts(project, experiment)
+        .into_iter()
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c))
+        .collect()
+}
+
 #[test]
 #[ignore = "loads the whole machine: run alone, as .ci/run does"]
-fn a_run_that_waited_for_its_cpu_loses_its_timing_and_keeps_its_outputs() {
+fn a_run_that_waited_for_its_cpu_keeps_its_timing_and_the_verdict_weighs_it() {
     let project = busy_project();
+    // Runs that waited for up to half their time could be twice as fast undisturbed: a
+    // threshold of 2.5 is one no such waiting can carry either spelling across.
+    let toml = project.path("experiments/busy/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replace("expect = \"a < 1.5 * b\"", "expect = \"a < 2.5 * b\""),
+    )
+    .unwrap();
     let out = {
-        let _hogs = Hogs::on_every_cpu();
+        let _hogs = Hogs::start(cpus() + 1);
         project.lab(&["run", "busy"])
     };
     let errors = String::from_utf8_lossy(&out.stderr).into_owned();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        errors.contains("the machine was busy (it lost "),
-        "each disturbed run is announced and run again:\n{errors}"
-    );
-    let checks: BTreeMap<String, Value> = common::verdicts(&project, "busy")
-        .into_iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c))
-        .collect();
-    assert_eq!(verdict(&checks, QUIET), "fail", "{text}\n{errors}");
-    let quiet = checks[QUIET]["reading"].as_str().unwrap();
-    assert!(
-        quiet.starts_with("timings of ")
-            && quiet.contains("discarded (machine busy); their outputs were judged"),
-        "{quiet}"
-    );
-    assert!(quiet.contains("waited for a CPU others had for"), "{quiet}");
-    // The outputs of every run were judged, the disturbed ones' included.
-    let answer = "both spellings give the same answer";
-    assert_eq!(verdict(&checks, answer), "pass");
+    let checks = checks_of(&project, "busy");
     let rows = common::csv_rows(&project.session("busy").join("runs.csv"));
+    // Nothing is run again, every timing is kept, and every run says what it waited.
+    assert_eq!(rows.len(), 8, "{errors}");
+    for row in &rows {
+        let waited: f64 = row["wait_ns"].parse().expect("wait_ns recorded");
+        let wall: f64 = row["wall_ns"].parse().unwrap();
+        assert!(
+            waited > 0.1 * wall,
+            "{}: waited {waited} of {wall} ns",
+            row["run_id"]
+        );
+        assert!(row["wait_tasks"].parse::<u32>().unwrap() >= 1);
+    }
+    let compare = &checks["the second spelling is no slower than 1.5 times the first"];
     assert!(
-        checks[answer]["reading"]
+        compare["runs"].as_array().unwrap().len() == 8,
+        "both cells keep their four timed runs: {compare}"
+    );
+    // The verdict stands, and says what it rests on.
+    assert_eq!(compare["verdict"], "pass", "{compare}");
+    assert!(
+        compare["evidence"]
             .as_str()
             .unwrap()
-            .contains(&format!("({} runs)", rows.len())),
-        "{}: {} runs stored",
-        checks[answer]["reading"],
-        rows.len()
+            .contains("runs waited for a CPU others had (up to "),
+        "{compare}"
     );
-    // Every run recorded the limit it was judged by; at most half the plan ran again.
+    assert_eq!(
+        verdict(&checks, BUSY),
+        "pass",
+        "{}",
+        checks[BUSY]["reading"]
+    );
+    // The outputs of every run were judged.
+    let answer = "both spellings give the same answer";
+    assert_eq!(verdict(&checks, answer), "pass");
     assert!(rows.iter().all(|r| r["busy_limit"] == "0.1"));
-    assert!(rows.len() <= 8 + 4, "{} runs for a plan of 8", rows.len());
-    // The answer names the machine and the hypothesis that read its cells.
+    // The waiting is the built-in metric `wait_s`, and the strip chart draws disturbed runs
+    // apart.
     let page = project.read("book/src/busy/index.md");
-    assert!(
-        page.contains("The validity check “the machine was quiet during every run” failed in"),
-        "{page}"
+    assert!(page.contains("Squares are the "), "{page}");
+}
+
+#[test]
+#[ignore = "loads the whole machine: run alone, as .ci/run does"]
+fn a_difference_the_waiting_could_explain_is_withheld_and_the_busy_processes_named() {
+    let project = busy_project();
+    // The two spellings take the same time: "the second under 0.7 of the first" is false by
+    // a margin the measured runs show at once, and one that runs slowed by half their time
+    // by the machine could also have produced.
+    let toml = project.path("experiments/busy/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replace("expect = \"a < 1.5 * b\"", "expect = \"a < 0.7 * b\""),
+    )
+    .unwrap();
+    let out = {
+        let _hogs = Hogs::start(cpus() + 1);
+        project.lab(&["run", "busy", "--no-wait"])
+    };
+    let checks = checks_of(&project, "busy");
+    let compare = &checks["the second spelling is no slower than 1.5 times the first"];
+    assert_eq!(
+        compare["verdict"],
+        "inconclusive",
+        "{compare}\n{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert!(page.contains("may rest on broken measurements"), "{page}");
+    assert!(
+        compare["reading"]
+            .as_str()
+            .unwrap()
+            .starts_with("machine busy: runs waited for a CPU others had for up to "),
+        "{compare}"
+    );
+    assert!(compare["busy"].is_string(), "{compare}");
+    let busy = checks[BUSY]["reading"].as_str().unwrap();
+    assert_eq!(verdict(&checks, BUSY), "inconclusive", "{busy}");
+    assert!(
+        busy.starts_with("machine busy: 1 verdict withheld (the second spelling"),
+        "{busy}"
+    );
+    assert!(busy.contains("busy beside lab: sh (pid "), "{busy}");
+    assert!(busy.ends_with("quiet the machine or add runs"), "{busy}");
+    // The chapter's answer says it once.
+    let page = project.read("book/src/busy/index.md");
+    assert_eq!(page.matches("lab-busy-note").count(), 1, "{page}");
 }
 
 #[test]
@@ -235,15 +349,12 @@ fn one_busy_process_leaves_a_one_thread_run_its_cpu() {
         let _hog = Hogs::start(1);
         project.lab(&["run", "busy"])
     };
-    let checks: BTreeMap<String, Value> = common::verdicts(&project, "busy")
-        .into_iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c))
-        .collect();
+    let checks = checks_of(&project, "busy");
     assert_eq!(
-        verdict(&checks, QUIET),
+        verdict(&checks, BUSY),
         "pass",
         "{}\n{}",
-        checks[QUIET]["reading"],
+        checks[BUSY]["reading"],
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
@@ -254,14 +365,98 @@ fn one_busy_process_leaves_a_one_thread_run_its_cpu() {
     );
 }
 
-/// `lab bench` beside one busy process still answers: 300 ms against 100 ms of sleep is decided
-/// as slower with its ratio, not left without a number.
+/// A run pinned to one CPU beside a busy loop pinned to the same CPU shares it half and half:
+/// it waits for about half its wall time, and lab's reading says so.
+#[test]
+#[ignore = "loads the whole machine: run alone, as .ci/run does"]
+fn a_run_sharing_its_only_cpu_with_a_busy_loop_waits_half_its_time() {
+    let project = busy_project();
+    let toml = project.path("experiments/busy/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replace("run = [\"sh\"", "cpus = \"0\"\nrun = [\"sh\""),
+    )
+    .unwrap();
+    let out = {
+        let _hog = Hogs::pinned(1, Some(0));
+        project.lab(&["run", "busy", "--no-wait"])
+    };
+    let rows = common::csv_rows(&project.session("busy").join("runs.csv"));
+    for row in &rows {
+        let waited: f64 = row["wait_ns"].parse().expect("wait_ns recorded");
+        let wall: f64 = row["wall_ns"].parse().unwrap();
+        let share = waited / wall;
+        assert!(
+            (0.3..0.7).contains(&share),
+            "{}: waited {:.0}% of its wall time\n{}",
+            row["run_id"],
+            share * 100.0,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A run of more processes than CPUs waits on itself, not on the machine: alone, it is not
+/// disturbed, though its tasks waited for each other.
+#[test]
+#[ignore = "loads the whole machine: run alone, as .ci/run does"]
+fn a_run_with_more_busy_processes_than_cpus_waits_on_itself_not_on_the_machine() {
+    let project = busy_project();
+    let toml = project.path("experiments/busy/lab.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let many = "run = [\"sh\", \"-c\", \"for i in 1 2 3 4; do sh loop.sh {n} & done; wait\"]";
+    std::fs::write(
+        &toml,
+        text.replace("run = [\"sh\", \"loop.sh\", \"{n}\"]", many),
+    )
+    .unwrap();
+    project.lab(&["run", "busy"]);
+    let rows = common::csv_rows(&project.session("busy").join("runs.csv"));
+    for row in &rows {
+        let waited: f64 = row["wait_ns"].parse().expect("wait_ns recorded");
+        let wall: f64 = row["wall_ns"].parse().unwrap();
+        assert!(
+            waited > 0.5 * wall,
+            "{}: its tasks waited for each other",
+            row["run_id"]
+        );
+        assert!(row["wait_tasks"].parse::<u32>().unwrap() >= 5);
+    }
+    let checks = checks_of(&project, "busy");
+    assert_eq!(
+        verdict(&checks, BUSY),
+        "pass",
+        "{}",
+        checks[BUSY]["reading"]
+    );
+    assert!(
+        checks[BUSY]["reading"]
+            .as_str()
+            .unwrap()
+            .starts_with("every run had its CPUs"),
+        "{}",
+        checks[BUSY]["reading"]
+    );
+}
+
+/// `lab bench` beside three busy processes on two CPUs answers two sleeps, 2× apart, in
+/// seconds, and its export holds every run's time.
 #[test]
 #[ignore = "loads the machine: run alone (see the module comment)"]
-fn bench_answers_beside_a_busy_process() {
+fn bench_answers_beside_three_busy_processes() {
     let project = Project::with_fixtures(&[]);
-    let hogs = Hogs::start(1);
-    let out = project.lab(&["bench", "--quiet", "sleep 0.1", "sleep 0.3"]);
+    let hogs = Hogs::start(3);
+    let started = std::time::Instant::now();
+    let out = project.lab(&[
+        "bench",
+        "--quiet",
+        "--export-json",
+        "hf.json",
+        "sleep 0.05",
+        "sleep 0.1",
+    ]);
+    let took = started.elapsed();
     drop(hogs);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(
@@ -270,23 +465,31 @@ fn bench_answers_beside_a_busy_process() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert!(took.as_secs() <= 30, "took {took:?}");
     let line = text
         .lines()
-        .find(|l| l.starts_with("  sleep 0.3 against sleep 0.1: "))
+        .find(|l| l.starts_with("  sleep 0.1 against sleep 0.05: "))
         .expect("the comparison line");
     assert!(line.contains(" slower ("), "{line}");
-    let ratio: f64 = line["  sleep 0.3 against sleep 0.1: ".len()..]
+    let ratio: f64 = line["  sleep 0.1 against sleep 0.05: ".len()..]
         .split('×')
         .next()
         .unwrap()
         .parse()
         .unwrap();
-    assert!((2.5..3.1).contains(&ratio), "{line}");
+    assert!((1.8..2.1).contains(&ratio), "{line}");
+    let json: Value = serde_json::from_str(&project.read("hf.json")).unwrap();
+    for result in json["results"].as_array().unwrap() {
+        let times = result["times"].as_array().unwrap();
+        assert!(times.len() >= 5, "{result}");
+        let mean = result["mean"].as_f64().expect("a mean of real runs");
+        assert!(mean > 0.05, "{result}");
+    }
 }
 
 /// Instruction counts are the measure a busy machine leaves alone: beside a busy process on
-/// every CPU the runs' timings are discarded, and callgrind's counts still equal valgrind's
-/// own outside lab, to the instruction, and decide both comparisons.
+/// every CPU, callgrind's counts still equal valgrind's own outside lab, to the instruction,
+/// and decide both comparisons whatever the runs waited.
 #[test]
 #[ignore = "loads the whole machine: run alone, as .ci/run does"]
 fn callgrind_counts_stay_exact_beside_busy_processes() {
@@ -296,16 +499,14 @@ fn callgrind_counts_stay_exact_beside_busy_processes() {
         let _hogs = Hogs::on_every_cpu();
         project.lab(&["run", "experiments/callgrind"])
     };
-    let checks: BTreeMap<String, Value> = common::verdicts(&project, "callgrind")
-        .into_iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c))
-        .collect();
+    let checks = checks_of(&project, "callgrind");
     assert_eq!(
-        verdict(&checks, QUIET),
-        "fail",
-        "{}",
+        verdict(&checks, BUSY),
+        "pass",
+        "{}\n{}",
+        checks[BUSY]["reading"],
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(exit_of(&out), Exit::CheckFailed);
-    crate::counters::assert_callgrind_session(&project, false);
+    assert_eq!(exit_of(&out), Exit::Ok);
+    crate::counters::assert_callgrind_session(&project, true);
 }

@@ -2,7 +2,9 @@
 //! that scripts reading them keep working: `--export-json` in the 1.x layout (seconds, one
 //! entry per timed run in `times`, `memory_usage_byte` and `exit_codes`, `parameters` as
 //! `{"NAME": "VALUE"}`), `--export-markdown` as its table and `--export-csv` as its columns.
-//! Only valid timed runs are written, as hyperfine writes only the runs it timed.
+//! Only valid timed runs are written, as hyperfine writes only the runs it timed. A figure of
+//! no runs is never invented: a command with no timed run has `null` for its mean and the
+//! rest in JSON, an empty field in CSV and a dash in Markdown.
 
 use super::output::{Report, Timed, mean, median, range, sd};
 use serde_json::{Map, Value, json};
@@ -16,23 +18,22 @@ pub fn json(report: &Report) -> String {
     text
 }
 
+/// `figure` of `xs`, or nothing when there are none.
+fn of_some(xs: &[f64], figure: fn(&[f64]) -> f64) -> Option<f64> {
+    (!xs.is_empty()).then(|| figure(xs))
+}
+
 fn json_result(t: &Timed) -> Value {
-    let (min, max) = range(&t.times);
     let mut entry = Map::new();
+    let [mean, stddev, median, user, system, min, max] = figures(t);
     entry.insert("command".into(), json!(t.command));
-    entry.insert("mean".into(), json!(mean(&t.times)));
-    entry.insert("stddev".into(), json!(sd(&t.times)));
-    entry.insert("median".into(), json!(median(&t.times)));
-    entry.insert("user".into(), json!(mean(&t.user)));
-    entry.insert("system".into(), json!(mean(&t.system)));
-    entry.insert(
-        "min".into(),
-        json!(if t.times.is_empty() { 0.0 } else { min }),
-    );
-    entry.insert(
-        "max".into(),
-        json!(if t.times.is_empty() { 0.0 } else { max }),
-    );
+    entry.insert("mean".into(), json!(mean));
+    entry.insert("stddev".into(), json!(stddev));
+    entry.insert("median".into(), json!(median));
+    entry.insert("user".into(), json!(user));
+    entry.insert("system".into(), json!(system));
+    entry.insert("min".into(), json!(min));
+    entry.insert("max".into(), json!(max));
     entry.insert("times".into(), json!(t.times));
     entry.insert("memory_usage_byte".into(), json!(t.memory_bytes));
     entry.insert("exit_codes".into(), json!(t.exit_codes));
@@ -40,6 +41,20 @@ fn json_result(t: &Timed) -> Value {
         entry.insert("parameters".into(), json!(t.params));
     }
     Value::Object(entry)
+}
+
+/// hyperfine's summary figures of a command, in its order (mean, stddev, median, user,
+/// system, min, max), each `None` for a command with no timed run.
+fn figures(t: &Timed) -> [Option<f64>; 7] {
+    [
+        of_some(&t.times, mean),
+        of_some(&t.times, sd),
+        of_some(&t.times, median),
+        of_some(&t.user, mean),
+        of_some(&t.system, mean),
+        of_some(&t.times, |xs| range(xs).0),
+        of_some(&t.times, |xs| range(xs).1),
+    ]
 }
 
 /// hyperfine's `--export-markdown` table: mean ± σ, min and max in one unit, and each
@@ -51,17 +66,20 @@ pub fn markdown(report: &Report) -> String {
         "| Command | Mean [{unit}] | Min [{unit}] | Max [{unit}] | Relative |\n|:---|---:|---:|---:|---:|\n"
     );
     for t in &report.timed {
-        let (min, max) = range(&t.times);
         let relative = reference_of(report, t)
             .map(|r| relative(t, r))
             .unwrap_or_else(|| "1.00".into());
+        let [mean, sd, _, _, _, min, max] = figures(t).map(|f| f.map(|x| x * scale));
+        let shown = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{x:.1}"));
+        let spread = match (mean, sd) {
+            (Some(m), Some(s)) => format!("{m:.1} ± {s:.1}"),
+            _ => "—".to_string(),
+        };
         out.push_str(&format!(
-            "| `{}` | {:.1} ± {:.1} | {:.1} | {:.1} | {relative} |\n",
+            "| `{}` | {spread} | {} | {} | {relative} |\n",
             t.command.replace('|', "\\|").replace('`', "'"),
-            mean(&t.times) * scale,
-            sd(&t.times) * scale,
-            min * scale,
-            max * scale
+            shown(min),
+            shown(max)
         ));
     }
     out
@@ -85,6 +103,9 @@ fn reference_of<'a>(report: &'a Report, t: &Timed) -> Option<&'a Timed> {
 }
 
 fn relative(t: &Timed, reference: &Timed) -> String {
+    if t.times.is_empty() || reference.times.is_empty() {
+        return "—".into();
+    }
     let (m, r) = (mean(&t.times), mean(&reference.times));
     if std::ptr::eq(t, reference) || r == 0.0 || m == 0.0 {
         return "1.00".into();
@@ -112,18 +133,9 @@ pub fn csv(report: &Report) -> String {
     header.extend(names.iter().map(|n| format!("parameter_{n}")));
     let _ = writer.write_record(&header);
     for t in &report.timed {
-        let (min, max) = range(&t.times);
         let mut record: Vec<String> = vec![t.command.clone()];
-        for x in [
-            mean(&t.times),
-            sd(&t.times),
-            median(&t.times),
-            mean(&t.user),
-            mean(&t.system),
-            min,
-            max,
-        ] {
-            record.push(x.to_string());
+        for x in figures(t) {
+            record.push(x.map(|x| x.to_string()).unwrap_or_default());
         }
         record.extend(
             names

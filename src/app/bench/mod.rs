@@ -4,6 +4,7 @@
 //! a seeded shuffle, sampled until every command is decided against the reference, sealed
 //! like every session. Then hyperfine's report, lab's verdicts, and hyperfine's export files.
 
+mod cpu;
 mod export;
 mod output;
 mod spec;
@@ -92,10 +93,16 @@ pub struct BenchArgs {
     /// Each run's process group is killed after this long ("30s", "2m"; default 600 s).
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Discard (and run again) a run whose CPUs others kept busy for more than this share of
-    /// its wall time ("10%" by default, as in lab.toml's `max_busy`; "100%" turns it off).
+    /// A run that waited for a CPU others had for more than this share of its wall time
+    /// counts as disturbed: drawn apart, and the next run waits for the machine to calm
+    /// ("10%" by default, as in lab.toml's `max_busy`; "100%" turns the guard off). Every
+    /// run's timing is kept; each answer weighs what the waiting could have changed.
     #[arg(long, value_name = "SHARE")]
     pub max_busy: Option<String>,
+    /// After a run that waited for a CPU others had, start the next at once instead of
+    /// waiting for the machine to calm.
+    #[arg(long)]
+    pub no_wait: bool,
     /// Keep the experiment as experiments/NAME/lab.toml, to edit and rerun with `lab run`.
     #[arg(long, value_name = "NAME")]
     pub save: Option<String>,
@@ -119,6 +126,7 @@ impl BenchArgs {
         let mut opts = crate::app::RunOptions::new(crate::app::typed_command());
         opts.quiet = quiet;
         opts.summary = false;
+        opts.no_wait = self.no_wait;
         if let Exit::Signal(s) = crate::app::run(layout, &dir, &opts, &mut ProcessRunner)? {
             return Ok(Exit::Signal(s));
         }

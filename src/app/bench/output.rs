@@ -43,6 +43,12 @@ pub struct Against {
     pub verdict: Verdict,
     pub ratio: Option<(f64, f64, f64, f64)>,
     pub reading: String,
+    /// What the runs waited for a CPU, where that could explain the ratio (the verdict was
+    /// withheld).
+    pub busy: Option<String>,
+    /// The same comparison on CPU time, where the wall time's was withheld and the runs kept
+    /// a CPU busy.
+    pub on_cpu: Option<String>,
 }
 
 /// Everything `lab bench` reports about its session.
@@ -83,6 +89,8 @@ impl Report {
                 verdict: c.verdict,
                 ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
                 reading: c.reading.clone(),
+                busy: c.busy.clone(),
+                on_cpu: super::cpu::companion(a, c),
             })
             .collect();
         let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
@@ -148,6 +156,9 @@ impl Report {
             format!("Summary (wall time against the reference; the same within ±{threshold})\n");
         for a in &self.against {
             let _ = writeln!(out, "  {}", terminal(&a.line()));
+            if let Some(cpu) = &a.on_cpu {
+                let _ = writeln!(out, "    {}", terminal(cpu));
+            }
         }
         out.push('\n');
         out
@@ -173,17 +184,6 @@ impl Report {
                 terminal(&c.reading)
             );
         }
-        let busy = |t: &Timed| {
-            t.first_problem
-                .as_deref()
-                .is_some_and(|p| p.starts_with("machine busy"))
-        };
-        if self.timed.iter().all(|t| t.times.is_empty() && busy(t)) {
-            let _ = writeln!(
-                out,
-                "  the machine was too busy to time anything: other processes kept the CPUs; close them, or accept disturbed timings with --max-busy 100%"
-            );
-        }
         if let Some(t) = self.timed.iter().find(|t| t.failed && t.times.is_empty()) {
             let why = t.first_problem.clone().unwrap_or_default();
             let _ = writeln!(
@@ -202,32 +202,41 @@ impl Against {
         let Some((r, lo, hi, level)) = self.ratio else {
             return format!("{}: {} ({})", self.name, self.verdict.word(), self.reading);
         };
-        // Four significant digits, so that an interval near the edge of a ±2% band shows
-        // which side of it each end lies (1.019, not 1.02).
-        let fine = |x: f64| significant(x, 4);
-        let faster = r < 1.0;
-        let (times, bounds) = if faster {
-            (
-                fine(1.0 / r),
-                format!("[{}, {}]", fine(1.0 / hi), fine(1.0 / lo)),
-            )
-        } else {
-            (fine(r), format!("[{}, {}]", fine(lo), fine(hi)))
-        };
-        let direction = if faster { "faster" } else { "slower" };
         let level = crate::format::level(level);
-        match self.verdict {
-            Verdict::Pass => format!(
-                "{}: the same ({}× {bounds} {direction}, {level} CI)",
-                self.name, times
-            ),
-            Verdict::Fail => format!("{}: {times}× {bounds} {direction} ({level} CI)", self.name),
-            Verdict::Inconclusive => format!(
-                "{}: cannot tell ({times}× {bounds} {direction}, {level} CI): more runs (-M) or a wider --threshold",
+        let directed = directed(r, lo, hi);
+        // An undecided ratio is given as measured, with no direction: it has none yet.
+        let fine = |x: f64| significant(x, 4);
+        let undirected = format!("{}× [{}, {}]", fine(r), fine(lo), fine(hi));
+        match (self.verdict, &self.busy) {
+            (Verdict::Pass, _) => format!("{}: the same ({directed}, {level} CI)", self.name),
+            (Verdict::Fail, _) => format!("{}: {directed} ({level} CI)", self.name),
+            (Verdict::Inconclusive, Some(busy)) => format!(
+                "{}: machine busy ({undirected}, {level} CI, as measured): {busy}, enough to explain it; quiet the machine or add runs (-M)",
                 self.name
             ),
-            Verdict::NotRun => format!("{}: not decided ({})", self.name, self.reading),
+            (Verdict::Inconclusive, None) => format!(
+                "{}: cannot tell ({undirected}, {level} CI): more runs (-M) or a wider --threshold",
+                self.name
+            ),
+            (Verdict::NotRun, _) => format!("{}: not decided ({})", self.name, self.reading),
         }
+    }
+}
+
+/// "1.95× [1.90, 2.01] faster": a ratio a/b below 1 turned round, so that the factor reads
+/// above 1 with its direction. Four significant digits, so that an interval near the edge of
+/// a ±2% band shows which side of it each end lies (1.019, not 1.02).
+pub fn directed(r: f64, lo: f64, hi: f64) -> String {
+    let fine = |x: f64| significant(x, 4);
+    if r < 1.0 {
+        format!(
+            "{}× [{}, {}] faster",
+            fine(1.0 / r),
+            fine(1.0 / hi),
+            fine(1.0 / lo)
+        )
+    } else {
+        format!("{}× [{}, {}] slower", fine(r), fine(lo), fine(hi))
     }
 }
 

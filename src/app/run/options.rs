@@ -31,6 +31,9 @@ pub struct RunOptions<'a> {
     pub duet: bool,
     /// Print the closing summary (off when the caller prints its own, as `lab bench` does).
     pub summary: bool,
+    /// `--no-wait`: after a disturbed run, start the next at once rather than waiting for the
+    /// machine to calm.
+    pub no_wait: bool,
 }
 
 impl RunOptions<'_> {
@@ -52,6 +55,7 @@ impl RunOptions<'_> {
             jobs: 1,
             duet: false,
             summary: true,
+            no_wait: false,
         }
     }
 }

@@ -169,6 +169,9 @@ impl<'a> RunSession<'a> {
         } else {
             start::start(self.layout, self.opts, &self.sealed, target, runner)?
         };
+        if self.opts.no_wait {
+            open.exp.calm_wait = std::time::Duration::ZERO;
+        }
         let progress = Progress::new(open.manifest.planned_runs, self.opts.quiet);
         progress.note(&format!(
             "session {} ({} runs to go)",
@@ -184,11 +187,13 @@ impl<'a> RunSession<'a> {
         if self.opts.jobs > 1 {
             open.manifest.jobs = Some(open.manifest.jobs.unwrap_or(1).max(self.opts.jobs));
         }
+        let watch = exec::watch_disturbers();
         let ending = self.run_all(&mut open, runner, &progress)?;
         // From here on a signal simply ends lab: every run is stored, chapters are swapped in whole.
         exec::restore_signals();
         progress.done();
         open.manifest.load_after = Some(store::load_average());
+        open.manifest.disturbers = watch.busiest();
         ending.record(&mut open.manifest);
         open.writer.finish(&open.manifest)?;
         self.conclude(&open, ending)

@@ -64,6 +64,7 @@ pub(super) fn start(
     manifest.build = build;
     manifest.calibration = calibration;
     manifest.isolation = exec::current_isolation();
+    manifest.waiting = runner.waiting();
     manifest.counters = counters;
     let writer = SessionWriter::create(dir, &manifest, &target.plan, param_names(exp), sealed)?;
     Ok(Opened {

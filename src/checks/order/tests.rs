@@ -44,6 +44,8 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         stdout_sha256: String::new(),
         echoed_config: false,
         busy_share: None,
+        slowed: 0.0,
+        disturbed: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),

@@ -119,6 +119,7 @@ mod gallery {
                         median: centre,
                         lo: centre * 0.97,
                         hi: centre * 1.04,
+                        disturbed: Vec::new(),
                     }
                 })
             })

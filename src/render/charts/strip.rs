@@ -39,6 +39,8 @@ pub struct StripCell {
     pub lo: f64,
     /// Upper bound of the confidence interval of the median.
     pub hi: f64,
+    /// Which of `values` came from runs the machine disturbed: drawn as squares.
+    pub disturbed: Vec<bool>,
 }
 
 /// Longest a slanted cell label may be, in pixels, before it wraps or is shortened.
@@ -297,18 +299,26 @@ struct Strips<'a, P: Fn(usize, f64, i32) -> (i32, i32)> {
 impl<P: Fn(usize, f64, i32) -> (i32, i32)> Strips<'_, P> {
     /// CI boxes and median bars of every cell, then one point path per group.
     fn draw(&self, area: &Area<'_>, overlay: &mut Overlay) -> Result<(), ChartError> {
-        let mut by_group: BTreeMap<usize, Vec<(i32, i32)>> = BTreeMap::new();
+        let mut by_group: BTreeMap<(usize, bool), Vec<(i32, i32)>> = BTreeMap::new();
         let spread = (f64::from(self.across_px) * JITTER_SHARE) as i32;
         for (i, cell) in self.cells.iter().enumerate() {
             self.summary(area, overlay, i, cell)?;
-            let pts = by_group.entry(cell.group).or_default();
-            let values = cell.values.iter().filter(|v| v.is_finite());
-            for (k, v) in values.enumerate() {
+            let values = cell
+                .values
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_finite());
+            for (k, (at, v)) in values.enumerate() {
+                let disturbed = cell.disturbed.get(at).copied().unwrap_or(false);
+                let pts = by_group.entry((cell.group, disturbed)).or_default();
                 pts.push((self.place)(i, *v, points::jitter(k, spread)));
             }
         }
-        for (group, pts) in by_group {
+        for ((group, disturbed), pts) in by_group {
             overlay.begin_series(style::series_color(group), POINT_DIAMETER, POINT_OPACITY);
+            if disturbed {
+                overlay.set_cap(points::Cap::Square);
+            }
             pts.into_iter().for_each(|p| overlay.point(p));
         }
         Ok(())

@@ -14,6 +14,7 @@ fn cell(label: &str, group: usize, values: Vec<f64>) -> StripCell {
         median: 10.0,
         lo: 9.0,
         hi: 11.0,
+        disturbed: Vec::new(),
     }
 }
 
@@ -81,6 +82,7 @@ fn degenerate_input_does_not_panic() {
         median: f64::NAN,
         lo: f64::NAN,
         hi: f64::NAN,
+        disturbed: Vec::new(),
     };
     assert!(wide_svg(&chart(vec![nan])).is_ok());
     // Equal values are spread by the jitter, so all five remain visible.

@@ -250,6 +250,7 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
         left_running: Vec::new(),
         start_unix_ms: 1_795_992_226_000,
         machine: None,
+        wait: None,
     }
 }
 

@@ -1,0 +1,108 @@
+//! The automatic check of a session that keeps every run's timing with its disturbance beside
+//! it: whether any verdict depends on how busy the machine was. It passes when every verdict
+//! holds over the range the runs' waiting leaves their values in (the other checks weigh
+//! that, `disturbance`), is inconclusive when some verdict was withheld because the waiting
+//! could explain it, and names what kept the machine busy.
+
+use super::verdict::{CheckResult, Verdict};
+use crate::analysis::RunView;
+use crate::config::CheckClass;
+use crate::format::percent;
+use crate::store::{Disturber, Manifest};
+
+/// The check's name.
+pub const BUSY: &str = "no verdict depends on how busy the machine was";
+
+/// Whether `a` and `b` name the same check: equal names, or the quiet-machine check of
+/// sessions that discarded disturbed timings and the check that took its place, so that notes
+/// written for one read the other.
+pub fn names_the_same_check(a: &str, b: &str) -> bool {
+    let quiet = crate::validity::automatic::QUIET;
+    a == b || (a == quiet && b == BUSY) || (a == BUSY && b == quiet)
+}
+
+/// A run that waited for less than this share of its wall time is not counted as waiting.
+const NOTABLE: f64 = 0.01;
+
+/// The check's result on `runs`, with `declared` the declared checks' results (those withheld
+/// carry why), `max_busy` the experiment's guard and `manifest` the session's record.
+pub fn busy_result(
+    runs: &[RunView],
+    declared: &[CheckResult],
+    max_busy: f64,
+    manifest: &Manifest,
+) -> CheckResult {
+    let base = CheckResult::new(BUSY, "automatic", CheckClass::Validity, Verdict::NotRun);
+    let mut result = if max_busy >= 1.0 {
+        base.reading("the guard is off (max_busy = 100%): how long each run waited for a CPU is recorded, not weighed")
+    } else if runs.iter().all(|r| r.busy_share.is_none()) {
+        base.reading("no run recorded how long it waited for a CPU (runs.csv holds no waiting, or /proc/stat could not be read)")
+    } else {
+        judged(runs, declared, manifest)
+    };
+    result.automatic = true;
+    result
+}
+
+fn judged(runs: &[RunView], declared: &[CheckResult], manifest: &Manifest) -> CheckResult {
+    let waited: Vec<&RunView> = runs
+        .iter()
+        .filter(|r| r.busy_share.is_some_and(|s| s >= NOTABLE))
+        .collect();
+    let most = runs.iter().filter_map(|r| r.busy_share).fold(0.0, f64::max);
+    let withheld: Vec<&CheckResult> = declared.iter().filter(|c| c.busy.is_some()).collect();
+    let evidence = format!(
+        "{} of {} runs waited for a CPU others had for {} or more of their wall time, the most {}; measured as {}",
+        waited.len(),
+        runs.len(),
+        percent(NOTABLE),
+        percent(most),
+        manifest
+            .waiting
+            .as_deref()
+            .unwrap_or("the machine's CPU pressure")
+    );
+    let verdict = if withheld.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Inconclusive
+    };
+    let reading = match (withheld.as_slice(), waited.len()) {
+        ([], 0) => format!(
+            "every run had its CPUs: none waited for one others had for {} of its wall time",
+            percent(NOTABLE)
+        ),
+        ([], n) => format!(
+            "{n} of {} runs waited for a CPU others had (up to {} of their wall time); every verdict holds over all that waiting could have changed",
+            runs.len(),
+            percent(most)
+        ),
+        (withheld, _) => withheld_reading(withheld, most, &manifest.disturbers),
+    };
+    let mut result = CheckResult::new(BUSY, "automatic", CheckClass::Validity, verdict)
+        .evidence(evidence)
+        .reading(reading);
+    result.runs = waited.iter().map(|r| r.id.clone()).collect();
+    result
+}
+
+/// "machine busy: 2 verdicts withheld (A; B): runs waited … — busy beside lab: …; quiet the
+/// machine or add runs".
+fn withheld_reading(withheld: &[&CheckResult], most: f64, disturbers: &[Disturber]) -> String {
+    let names: Vec<&str> = withheld.iter().map(|c| c.name.as_str()).collect();
+    let count = match names.len() {
+        1 => "1 verdict withheld".to_string(),
+        n => format!("{n} verdicts withheld"),
+    };
+    let beside = if disturbers.is_empty() {
+        String::new()
+    } else {
+        let named: Vec<String> = disturbers.iter().map(Disturber::describe).collect();
+        format!("; busy beside lab: {}", named.join(", "))
+    };
+    format!(
+        "machine busy: {count} ({}): runs waited for a CPU others had for up to {} of their wall time, enough to explain them{beside}; quiet the machine or add runs",
+        names.join("; "),
+        percent(most)
+    )
+}
