@@ -55,6 +55,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 busy_share: None,
                 slowed: 0.0,
                 disturbed: false,
+                reshaped: false,
                 repeats: None,
                 overlapped: Vec::new(),
                 problems: Vec::new(),

@@ -58,6 +58,10 @@ pub struct CellStats {
     /// Which runs (indices into `runs`) the machine disturbed beyond `max_busy`: drawn apart.
     #[serde(skip)]
     pub disturbed: Vec<usize>,
+    /// How many of them were parallel runs ([`RunView::reshaped`]): their values are not
+    /// bounded by what they waited, and verdicts on the cell are withheld.
+    #[serde(skip)]
+    pub reshaped: usize,
     pub run_ids: Vec<String>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
@@ -129,6 +133,7 @@ impl CellStats {
             slowed: Vec::new(),
             waiting: crate::config::Waiting::Lengthens,
             disturbed: Vec::new(),
+            reshaped: 0,
             run_ids: Vec::new(),
             positions: Vec::new(),
             summary: Summary::of(values),
@@ -272,6 +277,11 @@ fn one_cell(
         positions,
         slowed: slowed_shares(&used, metric),
         disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
+        reshaped: if metric.is_timing() {
+            used.iter().filter(|v| v.reshaped).count()
+        } else {
+            0
+        },
         waiting: metric.waiting(),
         runs: values,
         machines,

@@ -5,8 +5,8 @@
 //! could explain it, and names what kept the machine busy.
 
 use super::verdict::{CheckResult, Verdict};
-use crate::analysis::RunView;
-use crate::config::CheckClass;
+use crate::analysis::{Analysis, RunView};
+use crate::config::{CheckClass, CheckKind, Experiment};
 use crate::format::percent;
 use crate::store::{Disturber, Manifest};
 
@@ -19,6 +19,98 @@ pub const BUSY: &str = "no verdict depends on how busy the machine was";
 pub fn names_the_same_check(a: &str, b: &str) -> bool {
     let quiet = crate::validity::automatic::QUIET;
     a == b || (a == quiet && b == BUSY) || (a == BUSY && b == quiet)
+}
+
+/// The kinds of check that decide on something other than a ratio of two cells (a trend, a
+/// spread, a correlation), where no range of values can be bounded: they are judged again on
+/// the runs the machine left alone, and their verdict stands only where both agree (the
+/// ratio kinds weigh the disturbance themselves, `disturbance`).
+fn judged_twice(kind: &CheckKind) -> bool {
+    matches!(
+        kind,
+        CheckKind::RunOrder { .. }
+            | CheckKind::Stable { .. }
+            | CheckKind::Steady { .. }
+            | CheckKind::Mechanism { .. }
+    )
+}
+
+/// Judges again, on the runs the machine did not disturb beyond `max_busy`, every decided
+/// check of a [`judged_twice`] kind, and withholds the verdicts that differ: the disturbed
+/// runs could explain them.
+pub fn judge_again_undisturbed(
+    exp: &Experiment,
+    analysis: &Analysis,
+    declared: &mut [(usize, CheckResult)],
+) {
+    let disturbed = analysis.runs.iter().filter(|r| r.disturbed).count();
+    let to_judge: Vec<usize> = declared
+        .iter()
+        .enumerate()
+        .filter(|(_, (i, c))| {
+            matches!(c.verdict, Verdict::Pass | Verdict::Fail)
+                && exp.checks.get(*i).is_some_and(|s| judged_twice(&s.kind))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    if disturbed == 0 || to_judge.is_empty() {
+        return;
+    }
+    let runs: Vec<RunView> = analysis
+        .runs
+        .iter()
+        .filter(|r| !r.disturbed)
+        .cloned()
+        .collect();
+    let cells = crate::analysis::cell_stats(exp, &analysis.cell_keys, &runs, analysis.resampling);
+    let inputs = super::Inputs {
+        exp,
+        cells: &cells,
+        runs: &runs,
+        resampling: analysis.resampling,
+    };
+    let most = analysis
+        .runs
+        .iter()
+        .filter(|r| r.disturbed)
+        .filter_map(|r| r.busy_share)
+        .fold(0.0, f64::max);
+    for k in to_judge {
+        let (i, result) = &mut declared[k];
+        let Some(again) = super::declared(&inputs.context(&exp.checks[*i])) else {
+            continue;
+        };
+        if again.verdict != result.verdict {
+            withhold(result, &again, [disturbed, runs.len()], most);
+        }
+    }
+}
+
+/// `result` withheld: on the `undisturbed` runs the check reached `again` instead, where
+/// `disturbed` runs the machine disturbed beyond `max_busy` were left out.
+fn withhold(
+    result: &mut CheckResult,
+    again: &CheckResult,
+    [disturbed, undisturbed]: [usize; 2],
+    most: f64,
+) {
+    let cause = format!(
+        "{disturbed} run{} waited for a CPU others had for more than `max_busy` of their wall time, up to {}",
+        if disturbed == 1 { "" } else { "s" },
+        percent(most)
+    );
+    result.evidence = format!(
+        "{}; on every run: {}; on the runs the machine left alone: {}",
+        result.evidence, result.reading, again.reading
+    );
+    result.reading = format!(
+        "machine busy: {} on every run, {} on the {} the machine left alone: {cause}, which could explain the difference; quiet the machine or add runs",
+        result.verdict.word(),
+        again.verdict.word(),
+        plural(undisturbed, "run")
+    );
+    result.verdict = Verdict::Inconclusive;
+    result.busy = Some(cause);
 }
 
 /// A run that waited for less than this share of its wall time is not counted as waiting.
@@ -90,8 +182,13 @@ fn judged(runs: &[RunView], declared: &[CheckResult], manifest: &Manifest) -> Ch
 /// machine or add runs".
 fn withheld_reading(withheld: &[&CheckResult], most: f64, disturbers: &[Disturber]) -> String {
     let names: Vec<&str> = withheld.iter().map(|c| c.name.as_str()).collect();
+    // Two are named; more are marked "machine busy" where they stand.
     let count = match names.len() {
-        1 => "1 verdict withheld".to_string(),
+        1 | 2 => format!(
+            "{} ({})",
+            plural(names.len(), "verdict") + " withheld",
+            names.join("; ")
+        ),
         n => format!("{n} verdicts withheld"),
     };
     let beside = if disturbers.is_empty() {
@@ -101,8 +198,16 @@ fn withheld_reading(withheld: &[&CheckResult], most: f64, disturbers: &[Disturbe
         format!("; busy beside lab: {}", named.join(", "))
     };
     format!(
-        "machine busy: {count} ({}): runs waited for a CPU others had for up to {} of their wall time, enough to explain them{beside}; quiet the machine or add runs",
-        names.join("; "),
+        "machine busy: {count}: runs waited for a CPU others had for up to {} of their wall time, enough to explain them{beside}; quiet the machine or add runs",
         percent(most)
     )
+}
+
+/// "1 run", "3 runs".
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

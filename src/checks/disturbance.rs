@@ -11,6 +11,12 @@
 //! to the high end of the other, and holds the interval the undisturbed runs would give. A
 //! verdict the envelope reaches too stands, and says what it rests on; a verdict only the
 //! measured interval reaches is withheld: the disturbance could explain it.
+//!
+//! The bound holds for a program whose work does not depend on when it runs. A parallel one
+//! (several threads or processes working) interleaves otherwise when its threads wait: two
+//! threads meant to run side by side take turns, a lock changes hands another way, and the
+//! program may even run faster. Where such runs waited beyond `max_busy`, no range holds,
+//! and every verdict on their cells is withheld.
 
 use super::rule::Rule;
 use super::verdict::Verdict;
@@ -28,6 +34,9 @@ pub struct Disturbance {
     pub runs: usize,
     /// The largest share of its wall time a run of the two cells waited.
     pub most: f64,
+    /// Parallel runs of the two cells the machine disturbed beyond `max_busy`: waiting
+    /// changes how their threads interleave, so the envelope is unbounded.
+    pub reshaped: usize,
     /// Whether the measured interval decided a verdict the envelope does not: the machine
     /// could explain it.
     pub withheld: bool,
@@ -42,7 +51,8 @@ pub fn envelope(
     r: Resampling,
     stream: &str,
 ) -> Option<Disturbance> {
-    if a.slowed.is_empty() && b.slowed.is_empty() {
+    let reshaped = a.reshaped + b.reshaped;
+    if a.slowed.is_empty() && b.slowed.is_empty() && reshaped == 0 {
         return None;
     }
     let ratio = |a: &CellStats, b: &CellStats| {
@@ -51,12 +61,18 @@ pub fn envelope(
     let low = ratio(&cell_at(a, End::Low), &cell_at(b, End::High))?;
     let high = ratio(&cell_at(a, End::High), &cell_at(b, End::Low))?;
     let shares = a.slowed.iter().chain(&b.slowed);
+    let (lo, hi) = if reshaped > 0 {
+        (0.0, f64::INFINITY)
+    } else {
+        (low.interval.lo, high.interval.hi)
+    };
     Some(Disturbance {
         envelope: Interval {
-            lo: low.interval.lo.min(measured.lo),
-            hi: high.interval.hi.max(measured.hi),
+            lo: lo.min(measured.lo),
+            hi: hi.max(measured.hi),
             level: measured.level,
         },
+        reshaped,
         slowed_runs: shares.clone().filter(|s| **s > 0.0).count(),
         runs: a.runs.len() + b.runs.len(),
         most: shares.copied().fold(0.0, f64::max),

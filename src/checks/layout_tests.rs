@@ -42,6 +42,7 @@ fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunV
         busy_share: None,
         slowed: 0.0,
         disturbed: false,
+        reshaped: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),

@@ -103,6 +103,7 @@ pub fn evaluate(
         .collect();
     declared.extend(cell_results(&inputs));
     if analysis.manifest.keeps_disturbed() {
+        busy::judge_again_undisturbed(exp, analysis, &mut declared);
         weigh_the_machine(&mut automatic, &declared, exp, analysis);
     }
     let mut checks = assemble(automatic, declared);
@@ -231,7 +232,7 @@ pub fn cell_results(inputs: &Inputs) -> Vec<(usize, CheckResult)> {
 
 /// The result of the check `cx.spec` declares, by its kind; `None` for a `duration` check,
 /// which the validity stage decides.
-fn declared(cx: &Context) -> Option<CheckResult> {
+pub(crate) fn declared(cx: &Context) -> Option<CheckResult> {
     match &cx.spec.kind {
         CheckKind::Duration { .. } => None,
         CheckKind::Compare { .. } => shape::declared::<compare::Compare>(cx),

@@ -60,7 +60,19 @@ pub fn disturbance(
         return result;
     };
     let (iv, env) = (&decision.interval, &found.envelope);
-    if found.withheld && result.verdict == super::Verdict::Inconclusive {
+    if found.withheld && result.verdict == super::Verdict::Inconclusive && found.reshaped > 0 {
+        let cause = format!(
+            "{} parallel run{} waited for a CPU others had for up to {} of their wall time",
+            found.reshaped,
+            if found.reshaped == 1 { "" } else { "s" },
+            percent(found.most)
+        );
+        result.reading = format!(
+            "machine busy: {cause}, and threads that wait interleave otherwise, so {} could be anything undisturbed; quiet the machine or add runs",
+            ratio_interval(decision.estimate, iv.lo, iv.hi),
+        );
+        result.busy = Some(cause);
+    } else if found.withheld && result.verdict == super::Verdict::Inconclusive {
         let cause = format!(
             "runs waited for a CPU others had for up to {} of their wall time",
             percent(found.most)
@@ -73,8 +85,13 @@ pub fn disturbance(
         );
         result.busy = Some(cause);
     } else if found.most >= NOTABLE_WAIT {
+        let consequence = if matches!(result.verdict, super::Verdict::Pass | super::Verdict::Fail) {
+            "which cannot explain the verdict: undisturbed the ratio lies within"
+        } else {
+            "so undisturbed the ratio could lie anywhere in"
+        };
         result.evidence.push_str(&format!(
-            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), which cannot explain the verdict: undisturbed the ratio lies within {}",
+            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), {consequence} {}",
             found.slowed_runs,
             found.runs,
             percent(found.most),

@@ -355,7 +355,12 @@ pub fn change(
     let Some(est) = ratio(b, a) else {
         return out;
     };
-    let envelope = (!a.slowed.is_empty() || !b.slowed.is_empty()).then(|| {
+    let reshaped = a.reshaped + b.reshaped > 0;
+    let envelope = (!a.slowed.is_empty() || !b.slowed.is_empty() || reshaped).then(|| {
+        if reshaped {
+            // Parallel runs the machine disturbed: no range holds (see `checks::disturbance`).
+            return (0.0, f64::INFINITY);
+        }
         use crate::analysis::slowed::{End, cell_at};
         let low = ratio(&cell_at(b, End::Low), &cell_at(a, End::High));
         let high = ratio(&cell_at(b, End::High), &cell_at(a, End::Low));

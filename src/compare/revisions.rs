@@ -200,7 +200,12 @@ fn paired_change(
     let Some(est) = stats::paired_ratio_ci(&Pair::at(&pairs, None, waiting), level) else {
         return out;
     };
-    let envelope = pairs.iter().any(Pair::slowed).then(|| {
+    let reshaped = head.reshaped + base.reshaped > 0;
+    let envelope = (pairs.iter().any(Pair::slowed) || reshaped).then(|| {
+        if reshaped {
+            // Parallel runs the machine disturbed: no range holds (see `checks::disturbance`).
+            return (0.0, f64::INFINITY);
+        }
         let ends = |ends| stats::paired_ratio_ci(&Pair::at(&pairs, Some(ends), waiting), level);
         let (low, high) = ((End::Low, End::High), (End::High, End::Low));
         let lo = ends(low).map_or(0.0, |e| e.interval.lo.min(est.interval.lo));

@@ -269,6 +269,7 @@ pub fn run_row(
         block_out: m.paging.map(|p| p.block_out),
         wait_ns: m.wait.map(|w| w.ns),
         wait_tasks: m.wait.map(|w| w.tasks),
+        wait_share: m.wait.and_then(|w| w.share),
         ..RunRow::default()
     };
     record_counters(&mut row, &m.counters);

@@ -554,12 +554,12 @@ mod tests {
         );
         if crate::exec::taskstats::method().1.is_some() {
             let wait = m.wait.expect("the leader's own counters are read");
-            assert_eq!(wait.tasks, 1, "without taskstats only the leader is read");
+            assert_eq!(wait.counted, 1, "without taskstats only the leader is read");
             return;
         }
         let wait = m.wait.expect("every task's exit record arrived");
         assert!(
-            wait.tasks >= 5,
+            wait.counted >= 5,
             "sh, two subshells, sleep, cat, sleep…: {wait:?}"
         );
         // The run waited at most as long as all its tasks lived, together.
@@ -570,7 +570,7 @@ mod tests {
     fn a_run_that_prints_nothing_waits_for_nothing_it_did_not_do() {
         let (m, _) = run(&["true"], 5_000, None);
         let wait = m.wait.expect("a lone process's waiting is read either way");
-        assert_eq!(wait.tasks, 1, "{wait:?}");
+        assert_eq!(wait.counted, 1, "{wait:?}");
         assert!(wait.ns <= m.wall_ns, "{wait:?} in {} ns", m.wall_ns);
     }
 

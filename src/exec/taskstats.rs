@@ -19,13 +19,26 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Mutex;
 
 /// What a run's own tasks waited for a CPU, summed over every task counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TaskWait {
     /// Nanoseconds the tasks were runnable but not running, all tasks together.
     pub ns: u64,
-    /// How many tasks (processes and threads) were counted.
+    /// How many of the run's tasks (processes and threads) worked: wanted a CPU, running or
+    /// waiting to run, for at least [`WORKING`] of their life. Two or more make the run a
+    /// parallel one, whose threads interleave otherwise when they wait.
     pub tasks: u32,
+    /// How many tasks were counted in all, idle ones included.
+    pub counted: u32,
+    /// The largest share of its life one task of the run spent waiting for a CPU, among the
+    /// tasks that wanted one for at least [`WORKING`] of it: how far the waiting could have
+    /// stretched the run. Threads that ran side by side each lose their own share, so their
+    /// sum would count one stretch once per thread. `None` where only the total is known.
+    pub share: Option<f64>,
 }
+
+/// The least share of its life a task must have wanted a CPU (run or waited to run) for its
+/// waiting to speak for the run: idle helper threads neither run nor wait.
+pub const WORKING: f64 = 0.1;
 
 /// Where a session's per-run waiting came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +140,8 @@ impl Leader {
         (self.ran_ns as f64 >= LEADER_SHARE * cpu_ns as f64).then_some(TaskWait {
             ns: self.waited_ns,
             tasks: 1,
+            counted: 1,
+            share: None,
         })
     }
 }
@@ -147,6 +162,19 @@ struct Exited {
     /// Its process (thread group).
     tgid: u32,
     delay_ns: u64,
+    /// Its life, start to exit, and the CPU time it used.
+    elapsed_ns: u64,
+    cpu_ns: u64,
+}
+
+impl Exited {
+    /// The share of its life it waited for a CPU, if it wanted one for at least [`WORKING`]
+    /// of it.
+    fn waited_share(&self) -> Option<f64> {
+        let life = self.elapsed_ns.max(1) as f64;
+        let wanted = (self.cpu_ns + self.delay_ns) as f64;
+        (wanted >= WORKING * life).then(|| (self.delay_ns as f64 / life).min(1.0))
+    }
 }
 
 /// The listening socket and the records not yet claimed by a run.
@@ -230,10 +258,19 @@ impl Listener {
     /// Sums and removes the records of the run led by `leader` that arrived since `since`.
     fn take_run(&mut self, since: u64, leader: u32, alone: bool) -> TaskWait {
         let members = run_members(&self.pending, since, leader, alone.then(std::process::id));
-        let mut wait = TaskWait { ns: 0, tasks: 0 };
+        let mut wait = TaskWait {
+            ns: 0,
+            tasks: 0,
+            counted: 0,
+            share: None,
+        };
         for (record, _) in self.pending.iter().zip(&members).filter(|(_, m)| **m) {
             wait.ns = wait.ns.saturating_add(record.delay_ns);
-            wait.tasks += 1;
+            wait.counted += 1;
+            if let Some(share) = record.waited_share() {
+                wait.tasks += 1;
+                wait.share = Some(wait.share.map_or(share, |s: f64| s.max(share)));
+            }
         }
         let mut member = members.into_iter();
         self.pending.retain(|_| !member.next().unwrap_or(false));
@@ -303,6 +340,10 @@ mod netlink {
     const CPU_DELAY_TOTAL: usize = 24;
     const AC_PID: usize = 128;
     const AC_PPID: usize = 132;
+    /// `ac_etime`, `ac_utime`, `ac_stime`: microseconds.
+    const AC_ETIME: usize = 144;
+    const AC_UTIME: usize = 152;
+    const AC_STIME: usize = 160;
     /// `ac_tgid`, from version 12 of the record on.
     const AC_TGID: usize = 368;
     /// The receive buffer asked for: room for about 10,000 exit records between two reads.
@@ -487,18 +528,16 @@ mod netlink {
     /// One task's record, from its `struct taskstats`.
     fn record(stats: &[u8]) -> Option<Exited> {
         let u32_at = |at: usize| Some(u32::from_ne_bytes(stats.get(at..at + 4)?.try_into().ok()?));
-        let delay = u64::from_ne_bytes(
-            stats
-                .get(CPU_DELAY_TOTAL..CPU_DELAY_TOTAL + 8)?
-                .try_into()
-                .ok()?,
-        );
+        let u64_at = |at: usize| Some(u64::from_ne_bytes(stats.get(at..at + 8)?.try_into().ok()?));
         let pid = u32_at(AC_PID)?;
+        let micros = |at: usize| u64_at(at).map(|us| us.saturating_mul(1_000));
         Some(Exited {
             generation: 0,
             ppid: u32_at(AC_PPID)?,
             tgid: u32_at(AC_TGID).unwrap_or(pid),
-            delay_ns: delay,
+            delay_ns: u64_at(CPU_DELAY_TOTAL)?,
+            elapsed_ns: micros(AC_ETIME)?,
+            cpu_ns: micros(AC_UTIME)?.saturating_add(micros(AC_STIME)?),
         })
     }
 }
@@ -513,7 +552,24 @@ mod tests {
             ppid,
             tgid,
             delay_ns,
+            elapsed_ns: 100,
+            cpu_ns: 50,
         }
+    }
+
+    #[test]
+    fn the_stretch_is_the_largest_share_one_working_task_waited_not_the_sum() {
+        let task = |delay_ns, elapsed_ns, cpu_ns| Exited {
+            elapsed_ns,
+            cpu_ns,
+            ..exited(1, 1, 1, delay_ns)
+        };
+        // Two threads that each ran two thirds of their life and waited a third.
+        assert_eq!(task(100, 300, 200).waited_share(), Some(1.0 / 3.0));
+        // A helper thread idle all its life neither ran nor waited: it does not speak.
+        assert_eq!(task(1, 1_000, 5).waited_share(), None);
+        // A thread starved of its CPU wanted it all along, and waited most of it.
+        assert_eq!(task(900, 1_000, 50).waited_share(), Some(0.9));
     }
 
     #[test]
@@ -567,6 +623,9 @@ mod tests {
         let mut stats = vec![0u8; 416];
         stats[0..2].copy_from_slice(&16u16.to_ne_bytes());
         stats[24..32].copy_from_slice(&123_456u64.to_ne_bytes());
+        stats[144..152].copy_from_slice(&2_000u64.to_ne_bytes());
+        stats[152..160].copy_from_slice(&300u64.to_ne_bytes());
+        stats[160..168].copy_from_slice(&200u64.to_ne_bytes());
         stats[128..132].copy_from_slice(&4321u32.to_ne_bytes());
         stats[132..136].copy_from_slice(&1234u32.to_ne_bytes());
         stats[368..372].copy_from_slice(&4300u32.to_ne_bytes());
@@ -593,6 +652,10 @@ mod tests {
             (1234, 4300, 123_456)
         );
         assert_eq!(
+            (records[0].elapsed_ns, records[0].cpu_ns),
+            (2_000_000, 500_000)
+        );
+        assert_eq!(
             netlink::exits(&twice[..30]).count(),
             0,
             "a cut message is no record"
@@ -611,7 +674,12 @@ mod tests {
                 waited_ns: 7
             }
             .wait_if_whole(100),
-            Some(TaskWait { ns: 7, tasks: 1 })
+            Some(TaskWait {
+                ns: 7,
+                tasks: 1,
+                counted: 1,
+                share: None
+            })
         );
         assert_eq!(
             Leader {

@@ -269,8 +269,8 @@ fn disturbed_caption(analysis: &Analysis, metric: &Metric) -> String {
         .sum();
     match count {
         0 => String::new(),
-        1 => " The square is the run that waited for a CPU others had for more than `max_busy` of its wall time; its timing is kept, and each verdict weighs what the waiting could have changed.".into(),
-        n => format!(" Squares are the {n} runs that waited for a CPU others had for more than `max_busy` of their wall time; their timings are kept, and each verdict weighs what the waiting could have changed."),
+        1 => " The square is the run that waited for a CPU others had for more than max_busy of its wall time; its timing is kept, and each verdict weighs what the waiting could have changed.".into(),
+        n => format!(" Squares are the {n} runs that waited for a CPU others had for more than max_busy of their wall time; their timings are kept, and each verdict weighs what the waiting could have changed."),
     }
 }
 

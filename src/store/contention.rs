@@ -6,9 +6,10 @@
 //! Others merely running beside it is no disturbance: a one-thread benchmark on a two-CPU
 //! machine with one other busy process has a CPU to itself. Three figures go in:
 //!
-//! - **Waiting**: the time the run's own tasks were runnable but not running, summed over
-//!   every process and thread of the run (`wait_ns`, from the kernel's per-task accounting,
-//!   `exec::taskstats`); where that could not be read, CPU pressure stall time (PSI `some`, the
+//! - **Waiting**: how far the time the run's own tasks were runnable but not running could
+//!   have stretched it: the largest share of its life one of its working tasks waited
+//!   (`wait_share`, from the kernel's per-task accounting, `exec::taskstats`), else their
+//!   total (`wait_ns`, where only the run's leader could be read); where neither could be, CPU pressure stall time (PSI `some`, the
 //!   time at least one task waited for a CPU; Weiner, "PSI – Pressure Stall Information",
 //!   kernel docs `accounting/psi.rst`), of the run's own cgroup where lab could give it one,
 //!   machine-wide otherwise, in microseconds.
@@ -117,8 +118,12 @@ impl RunRow {
         let countable = (others_ns - TICK_NS * cpus).max(0.0);
         let steal_ns = self.host_steal_ns.unwrap_or(0) as f64;
         let steal = (capacity >= MIN_CAPACITY_NS as f64).then(|| (steal_ns / capacity).min(1.0));
-        let pressure = match (self.wait_ns, self.psi_cpu_own_us, self.psi_cpu_some_us) {
-            (Some(ns), _, _) => Some((ns as f64, Source::Tasks)),
+        let tasks = self
+            .wait_share
+            .map(|s| s * wall)
+            .or(self.wait_ns.map(|ns| ns as f64));
+        let pressure = match (tasks, self.psi_cpu_own_us, self.psi_cpu_some_us) {
+            (Some(ns), _, _) => Some((ns, Source::Tasks)),
             (None, Some(us), _) => Some((us as f64 * 1000.0, Source::Run)),
             (None, None, Some(us)) => Some((us as f64 * 1000.0, Source::Machine)),
             (None, None, None) => None,

@@ -99,6 +99,8 @@ pub(super) struct RunRecord {
     wait_ns: Option<u64>,
     #[serde(default)]
     wait_tasks: Option<u32>,
+    #[serde(default)]
+    wait_share: Option<f64>,
 }
 
 impl From<RunRecord> for RunRow {
@@ -161,6 +163,7 @@ impl From<RunRecord> for RunRow {
             stderr_sha256: r.stderr_sha256,
             wait_ns: r.wait_ns,
             wait_tasks: r.wait_tasks,
+            wait_share: r.wait_share,
             counters: (counters != Counters::default()).then(|| Box::new(counters)),
         }
     }

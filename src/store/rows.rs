@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 const RUN_COLUMNS_BEFORE_PARAMS: [&str; 3] = ["run_id", "position", "variant"];
-const RUN_COLUMNS_AFTER_PARAMS: [&str; 51] = [
+const RUN_COLUMNS_AFTER_PARAMS: [&str; 52] = [
     "repetition",
     "warmup",
     "start_utc",
@@ -58,6 +58,7 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 51] = [
     "stderr_sha256",
     "wait_ns",
     "wait_tasks",
+    "wait_share",
 ];
 /// The column after every other in the runs.csv of a session that randomised the layout;
 /// other sessions leave it out, so their files stay as they were.
@@ -179,9 +180,14 @@ pub struct RunRow {
     /// the whole run, and in sessions recorded before the column existed.
     #[serde(default)]
     pub wait_ns: Option<u64>,
-    /// How many tasks `wait_ns` counts.
+    /// How many of the run's tasks worked (wanted a CPU for at least a tenth of their life):
+    /// two or more make it a parallel run.
     #[serde(default)]
     pub wait_tasks: Option<u32>,
+    /// The largest share of its life one of those tasks that wanted a CPU waited for one: how
+    /// far the waiting could have stretched the run (`exec::taskstats::TaskWait::share`).
+    #[serde(default)]
+    pub wait_share: Option<f64>,
 }
 
 /// The perf counters of a run, each empty where the counter was not asked for, the machine
@@ -517,7 +523,7 @@ impl std::fmt::Display for Field<'_> {
 }
 
 /// Every measured field of a run row by column name.
-fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 55] {
+fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 56] {
     let (code, signal, spawn) = match row.ended() {
         Ended::Code(c) => (Some(c), None, ""),
         Ended::Signal(s) => (None, Some(s), ""),
@@ -595,6 +601,7 @@ fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 55] {
         ("stderr_sha256", text(&row.stderr_sha256)),
         ("wait_ns", Field::Unsigned(row.wait_ns)),
         ("wait_tasks", Field::Unsigned(row.wait_tasks.map(u64::from))),
+        ("wait_share", Field::Share(row.wait_share)),
     ]
 }
 
@@ -604,8 +611,13 @@ mod tests {
 
     #[test]
     fn a_row_holds_its_counters_apart_and_reads_them_back() {
-        // Eleven counter columns inline held 200 bytes a row, most often empty.
-        assert!(std::mem::size_of::<RunRow>() <= 640);
+        // Eleven counter columns inline held 200 bytes a row, most often empty. The run's own
+        // waiting (three columns, 40 bytes) is held inline: every run of a session records it.
+        assert!(
+            std::mem::size_of::<RunRow>() <= 656,
+            "{}",
+            std::mem::size_of::<RunRow>()
+        );
         let mut row = RunRow::default();
         assert_eq!(
             (row.counter("cycles"), row.counters.is_none()),

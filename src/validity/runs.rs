@@ -38,6 +38,10 @@ pub struct RunView {
     /// a session that keeps such runs' timings: drawn apart in the charts.
     #[serde(skip)]
     pub disturbed: bool,
+    /// Whether it is a disturbed run of several working threads or processes: waiting changes
+    /// how those interleave, so no bound on what the machine did to it holds.
+    #[serde(skip)]
+    pub reshaped: bool,
     /// The run this one repeats, planned again because the machine was busy during it.
     pub repeats: Option<String>,
     /// The runs that executed beside it (`lab run --jobs`); empty when it ran alone.
@@ -334,6 +338,10 @@ fn view(
             .filter(|_| session.manifest.keeps_disturbed() && guarded(row, exp))
             .unwrap_or(0.0),
         disturbed: session.manifest.keeps_disturbed()
+            && row.disturbed(exp.legacy_max_busy).is_some(),
+        reshaped: session.manifest.keeps_disturbed()
+            && guarded(row, exp)
+            && row.wait_tasks.is_some_and(|n| n >= 2)
             && row.disturbed(exp.legacy_max_busy).is_some(),
         repeats: None,
         overlapped: row.overlapped_ids().map(str::to_string).collect(),

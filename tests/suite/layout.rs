@@ -81,7 +81,7 @@ fn every_run_sees_the_padding_its_row_records_and_the_seed_draws() {
             .lines()
             .next()
             .unwrap()
-            .ends_with(",stderr_sha256,wait_ns,wait_tasks,env_padding"),
+            .ends_with(",stderr_sha256,wait_ns,wait_tasks,wait_share,env_padding"),
         "the column comes after the existing ones"
     );
     let printed: BTreeMap<String, String> = csv_rows(&session.join("samples.csv"))

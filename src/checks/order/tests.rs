@@ -46,6 +46,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         busy_share: None,
         slowed: 0.0,
         disturbed: false,
+        reshaped: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),
