@@ -56,6 +56,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 slowed: 0.0,
                 disturbed: false,
                 reshaped: false,
+                exact_wait: false,
                 repeats: None,
                 overlapped: Vec::new(),
                 problems: Vec::new(),

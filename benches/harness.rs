@@ -147,6 +147,7 @@ fn manifest_stub() -> store::Manifest {
         digests: Default::default(),
         analysis: store::ANALYSIS,
         waiting: None,
+        time_stop: None,
         disturbers: Vec::new(),
     }
 }

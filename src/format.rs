@@ -133,6 +133,17 @@ pub fn duration(t: Nanos) -> String {
     seconds(t.seconds().0)
 }
 
+/// A span of time in whole seconds and minutes, as a person says it: `45 s`, `2 min 5 s`,
+/// `9 min`.
+pub fn minutes(seconds: f64) -> String {
+    let total = seconds.max(0.0).round() as u64;
+    match (total / 60, total % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
+
 /// A nanosecond count in milliseconds, re-prefixed where it is large or small: `0.568 ms`,
 /// `12.5 ms`, `200 ns`.
 pub fn millis(t: Nanos) -> String {

@@ -91,6 +91,7 @@ fn missed_word(v: Verdict) -> &'static str {
         Verdict::Fail => "failed",
         Verdict::Inconclusive => "undecided",
         Verdict::NotRun => "not run",
+        Verdict::AtThreshold => "at the threshold",
     }
 }
 

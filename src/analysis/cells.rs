@@ -55,6 +55,10 @@ pub struct CellStats {
     pub slowed: Vec<f64>,
     #[serde(skip)]
     pub waiting: crate::config::Waiting,
+    /// Parallel to `slowed`: whether the run's undisturbed value is known exactly, its wall
+    /// time less what its one working task waited (see [`super::slowed`]).
+    #[serde(skip)]
+    pub exact: Vec<bool>,
     /// Which runs (indices into `runs`) the machine disturbed beyond `max_busy`: drawn apart.
     #[serde(skip)]
     pub disturbed: Vec<usize>,
@@ -132,6 +136,7 @@ impl CellStats {
             runs: values.iter().map(|v| vec![*v]).collect(),
             slowed: Vec::new(),
             waiting: crate::config::Waiting::Lengthens,
+            exact: Vec::new(),
             disturbed: Vec::new(),
             reshaped: 0,
             run_ids: Vec::new(),
@@ -276,6 +281,7 @@ fn one_cell(
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions,
         slowed: slowed_shares(&used, metric),
+        exact: exact_waits(&used, metric),
         disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
         reshaped: if metric.is_timing() {
             used.iter().filter(|v| v.reshaped).count()
@@ -295,6 +301,15 @@ fn slowed_shares(used: &[&RunView], metric: &Metric) -> Vec<f64> {
         return Vec::new();
     }
     used.iter().map(|v| v.slowed).collect()
+}
+
+/// Each run's [`RunView::exact_wait`] for the wall time, when some run was slowed; empty for
+/// any other metric, whose undisturbed value waiting only bounds.
+fn exact_waits(used: &[&RunView], metric: &Metric) -> Vec<bool> {
+    if metric.name != "wall_s" || used.iter().all(|v| v.slowed <= 0.0) {
+        return Vec::new();
+    }
+    used.iter().map(|v| v.exact_wait).collect()
 }
 
 /// The cell's interval of the median: two-stage over its runs, or three-stage when its runs

@@ -191,14 +191,19 @@ fn sampled(mut exp: Experiment, revisions: &Revisions) -> Experiment {
         threshold: revisions.threshold,
     };
     exp.sampling = match (revisions.until_decided, exp.sampling.take()) {
-        (Some(max), _) => Some(Sampling { max, goal }),
+        (Some(max), kept) => Some(Sampling {
+            max,
+            goal,
+            budget: kept.and_then(|k| k.budget),
+        }),
         (
             None,
             Some(Sampling {
                 max,
                 goal: Goal::Decided,
+                budget,
             }),
-        ) => Some(Sampling { max, goal }),
+        ) => Some(Sampling { max, goal, budget }),
         (None, kept) => kept,
     };
     exp

@@ -67,6 +67,11 @@ pub struct RunArgs {
     /// waiting up to `calm_wait` for the machine to calm.
     #[arg(long)]
     pub no_wait: bool,
+    /// How long a sampled session's runs may take ("10m", "90s"), over lab.toml's `budget`:
+    /// no look starts that its runs' expected time would carry past it. With --resume, the
+    /// budget of the runs still to come.
+    #[arg(long, value_name = "DURATION", value_parser = crate::app::value_parsers::budget)]
+    pub budget: Option<std::time::Duration>,
 }
 
 /// Where the runs are measured, as `--on` and the cluster's options give it.
@@ -141,6 +146,7 @@ impl RunArgs {
             duet: self.duet,
             summary: true,
             no_wait: self.no_wait,
+            budget: self.budget,
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

@@ -87,7 +87,8 @@ fn lab_toml(name: &str, lang: Lang) -> String {
         r#"[experiment]
 title       = "{name}"
 hypothesis  = """Twice the work takes clearly longer, and both ways of summing give the same answer."""
-repetitions = 5
+repetitions = {{ min = 5, max = 40 }}   # five runs per cell, more where a hypothesis is open
+budget      = "5m"                       # no look starts that would end the runs past five minutes
 warmup_runs = 1
 seed        = 1
 timeout     = "60s"

@@ -54,7 +54,7 @@ pub fn assess_with(dir: &Path, mut session: StoredSession, rows: Rows) -> Result
     };
     notices.extend(validity::nodes::warning(&session.manifest));
     notices.extend(one_process_notice(&session));
-    let looks = looks(&experiment, &session, &analysis, &findings);
+    let (looks, findings) = looks(&experiment, &session, &analysis, findings);
     Ok(Assessed {
         experiment,
         session,
@@ -91,12 +91,7 @@ fn one_process_notice(session: &StoredSession) -> Option<String> {
 pub fn latest_standing(dir: &Path, session: &StoredSession) -> Result<Option<Standing>> {
     let (experiment, _) = sealed_experiment(dir, session)?;
     let (analysis, findings) = judged(&experiment, session);
-    Ok(stopping::standing(
-        &experiment,
-        &session.plan,
-        &analysis,
-        &findings,
-    ))
+    Ok(looks(&experiment, session, &analysis, findings).0.pop())
 }
 
 /// A session analysed under the lab.toml it ran with, without its checks: what a history
@@ -125,25 +120,76 @@ fn judged_releasing(experiment: &Experiment, session: &mut StoredSession) -> (An
 }
 
 /// Every look of a sampled session: the earlier ones judged again on the runs planned up to
-/// them (the same pipeline, so the same decisions the session took), then the last.
+/// them (the same pipeline, so the same decisions the session took), then the last; and the
+/// last look's findings. From analysis 3 on, a hypothesis decided at a look keeps the verdict
+/// it was decided with at every later look: the error spent over the looks covers the first
+/// decision, not one read again at a later look with other runs.
 fn looks(
     experiment: &Experiment,
     session: &StoredSession,
     analysis: &Analysis,
-    findings: &Findings,
-) -> Vec<Standing> {
-    let Some(last) = stopping::standing(experiment, &session.plan, analysis, findings) else {
-        return Vec::new();
+    findings: Findings,
+) -> (Vec<Standing>, Findings) {
+    let Some(last) = stopping::standing(experiment, &session.plan, analysis, &findings) else {
+        return (Vec::new(), findings);
     };
-    let mut looks: Vec<Standing> = (1..last.look)
-        .filter_map(|look| {
-            let earlier = up_to_look(session, look);
-            let (analysis, findings) = judged(experiment, &earlier);
-            stopping::standing(experiment, &earlier.plan, &analysis, &findings)
-        })
-        .collect();
-    looks.push(last);
-    looks
+    let keeps = session.manifest.keeps_disturbed();
+    let mut decided = Decided::default();
+    let mut looks = Vec::new();
+    for look in 1..last.look {
+        let earlier = up_to_look(session, look);
+        let (analysis, findings) = judged(experiment, &earlier);
+        let findings = if keeps {
+            decided.keep(findings)
+        } else {
+            findings
+        };
+        looks.extend(stopping::standing(
+            experiment,
+            &earlier.plan,
+            &analysis,
+            &findings,
+        ));
+    }
+    if !keeps || decided.at.is_empty() {
+        looks.push(last);
+        return (looks, findings);
+    }
+    let findings = decided.keep(findings);
+    looks.extend(stopping::standing(
+        experiment,
+        &session.plan,
+        analysis,
+        &findings,
+    ));
+    (looks, findings)
+}
+
+/// The hypotheses decided so far, each as it was decided.
+#[derive(Default)]
+struct Decided {
+    at: std::collections::BTreeMap<String, checks::CheckResult>,
+}
+
+impl Decided {
+    /// `findings` of a look, each hypothesis decided at an earlier look as it was then; those
+    /// decided now are remembered.
+    fn keep(&mut self, mut findings: Findings) -> Findings {
+        for check in &mut findings.checks {
+            if check.class != config::CheckClass::Hypothesis {
+                continue;
+            }
+            match self.at.get(&check.name) {
+                Some(then) => *check = then.clone(),
+                None if check.verdict.decided() => {
+                    self.at.insert(check.name.clone(), check.clone());
+                }
+                None => {}
+            }
+        }
+        checks::mark_untrusted(&mut findings.checks);
+        findings
+    }
 }
 
 /// The session as it stood when look `look` was taken: the runs planned up to it.

@@ -68,6 +68,7 @@ pub fn judge_again_undisturbed(
         cells: &cells,
         runs: &runs,
         resampling: analysis.resampling,
+        near_thresholds: true,
     };
     let most = analysis
         .runs

@@ -27,6 +27,7 @@ impl<'a> Declared<'a> for Compare<'a> {
             b,
             op,
             factor,
+            ..
         } = &cx.spec.kind
         else {
             return None;

@@ -40,6 +40,24 @@ pub struct Disturbance {
     /// Whether the measured interval decided a verdict the envelope does not: the machine
     /// could explain it.
     pub withheld: bool,
+    /// Whether each run's waiting was taken out of its value exactly (one task worked in each
+    /// run that waited, `analysis::slowed`): the envelope is then the interval itself.
+    pub taken_out: bool,
+}
+
+/// What was taken out of two cells whose every run that waited is known undisturbed; the
+/// envelope is the interval of the undisturbed values, `interval`.
+pub fn taken_out(a: &CellStats, b: &CellStats, interval: Interval) -> Option<Disturbance> {
+    let shares = a.slowed.iter().chain(&b.slowed);
+    Some(Disturbance {
+        envelope: interval,
+        slowed_runs: shares.clone().filter(|s| **s > 0.0).count(),
+        runs: a.runs.len() + b.runs.len(),
+        most: shares.copied().fold(0.0, f64::max),
+        reshaped: 0,
+        withheld: false,
+        taken_out: true,
+    })
 }
 
 /// The envelope of the ratio `a / b` over the range the machine leaves each run's value in,
@@ -77,15 +95,16 @@ pub fn envelope(
         runs: a.runs.len() + b.runs.len(),
         most: shares.copied().fold(0.0, f64::max),
         withheld: false,
+        taken_out: false,
     })
 }
 
 impl Disturbance {
     /// The verdict `rule` reaches on `measured`, weighed against the envelope: withheld
     /// (inconclusive) when only the measured interval decides it.
-    pub fn weigh(&mut self, rule: Rule, measured: Verdict) -> Verdict {
-        let robust = rule.decide(&self.envelope);
-        let decided = matches!(measured, Verdict::Pass | Verdict::Fail);
+    pub fn weigh(&mut self, rule: Rule, margin: Option<f64>, measured: Verdict) -> Verdict {
+        let robust = rule.decide_near(&self.envelope, margin);
+        let decided = measured.decided();
         if decided && robust != measured {
             self.withheld = true;
             Verdict::Inconclusive

@@ -115,7 +115,7 @@ fn simulate(truth: f64, threshold: f64, a_busy: Busy, b_busy: Busy, seed: u64) -
                 .1;
             let raw = rule.decide(&measured);
             let (verdict, envelope) = match envelope(&a, &b, measured, r, label) {
-                Some(mut d) => (d.weigh(rule, raw), d.envelope),
+                Some(mut d) => (d.weigh(rule, None, raw), d.envelope),
                 None => (raw, measured),
             };
             let holds = |iv: &Interval| iv.lo <= truth && truth <= iv.hi;

@@ -43,6 +43,7 @@ fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunV
         slowed: 0.0,
         disturbed: false,
         reshaped: false,
+        exact_wait: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),

@@ -93,6 +93,7 @@ pub fn evaluate(
         cells: &analysis.cells,
         runs: &analysis.runs,
         resampling: analysis.resampling,
+        near_thresholds: analysis.manifest.keeps_disturbed(),
     };
     let mut declared: Vec<(usize, CheckResult)> = durations
         .iter()
@@ -202,6 +203,9 @@ pub struct Inputs<'a> {
     /// Every finished run in execution order, exclusions applied.
     pub runs: &'a [RunView],
     pub resampling: Resampling,
+    /// Whether an interval within a check's margin of its threshold is an answer: in
+    /// sessions from analysis 3 on (older ones keep the verdicts they were published with).
+    pub near_thresholds: bool,
 }
 
 impl<'a> Inputs<'a> {
@@ -213,6 +217,10 @@ impl<'a> Inputs<'a> {
             cells: self.cells,
             runs: self.runs,
             resampling: self.resampling,
+            margin: spec
+                .kind
+                .threshold_margin()
+                .filter(|_| self.near_thresholds),
         }
     }
 }

@@ -31,6 +31,24 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The verdict of this rule on `interval`, where an interval that straddles a
+    /// `Compare` threshold but lies wholly within ± `margin` of it is at the threshold: the
+    /// two one-sided tests of equivalence (Schuirmann 1987) both reject a difference beyond the
+    /// margin, so the data cannot tell which side and more runs would not change what it means.
+    pub fn decide_near(self, interval: &Interval, margin: Option<f64>) -> Verdict {
+        let verdict = self.decide(interval);
+        match (verdict, self, margin) {
+            (Verdict::Inconclusive, Rule::Compare(_, t), Some(m))
+                if interval.lo >= t / (1.0 + m) && interval.hi <= t * (1.0 + m) =>
+            {
+                Verdict::AtThreshold
+            }
+            _ => verdict,
+        }
+    }
+}
+
 /// Decides `statistic OP threshold` from the statistic's interval.
 pub fn against(op: Comparison, threshold: f64, interval: &Interval) -> Verdict {
     let (lo, hi) = (interval.lo, interval.hi);
@@ -67,10 +85,11 @@ fn opposite(verdict: Verdict) -> Verdict {
     }
 }
 
-/// The worst verdict among those decided (fail, then inconclusive), else pass.
+/// The worst verdict among those decided (fail, then inconclusive, then at the threshold),
+/// else pass.
 pub fn worst(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
     let seen: Vec<Verdict> = verdicts.into_iter().collect();
-    [Verdict::Fail, Verdict::Inconclusive]
+    [Verdict::Fail, Verdict::Inconclusive, Verdict::AtThreshold]
         .into_iter()
         .find(|v| seen.contains(v))
         .unwrap_or(Verdict::Pass)
@@ -156,6 +175,29 @@ mod tests {
         assert_eq!(outside(1.02, 1.3), Pass);
         assert_eq!(outside(0.5, 0.98), Pass);
         assert_eq!(outside(1.01, 1.3), Inconclusive);
+    }
+
+    #[test]
+    fn an_interval_within_the_margin_of_its_threshold_is_at_the_threshold() {
+        let near = |lo, hi| Rule::Compare(Less, 0.1).decide_near(&iv(lo, hi), Some(0.10));
+        assert_eq!(
+            near(0.092, 0.104),
+            AtThreshold,
+            "straddles, wholly within ±10%"
+        );
+        assert_eq!(
+            near(0.1 / 1.1, 0.1 * 1.1),
+            AtThreshold,
+            "the margin's ends belong to it"
+        );
+        assert_eq!(near(0.085, 0.104), Inconclusive, "reaches below 0.1/1.1");
+        assert_eq!(near(0.092, 0.112), Inconclusive, "reaches above 0.1 × 1.1");
+        assert_eq!(near(0.05, 0.099), Pass, "a decided side stays decided");
+        assert_eq!(near(0.101, 0.105), Fail);
+        let without = Rule::Compare(Less, 0.1).decide_near(&iv(0.092, 0.104), None);
+        assert_eq!(without, Inconclusive, "no margin, no answer");
+        let band = Rule::Within(0.95, 1.05).decide_near(&iv(0.94, 1.0), Some(0.1));
+        assert_eq!(band, Inconclusive, "bands have edges, not a threshold");
     }
 
     #[test]

@@ -64,6 +64,7 @@ impl<'a> Declared<'a> for Scaling<'a> {
             along,
             variant,
             factor,
+            ..
         } = &cx.spec.kind
         else {
             return None;

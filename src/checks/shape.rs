@@ -17,6 +17,9 @@ pub struct Context<'a> {
     /// Every finished run in execution order, exclusions applied.
     pub runs: &'a [RunView],
     pub resampling: Resampling,
+    /// Within ± this share of its threshold, an interval that straddles it is "at the
+    /// threshold" (`margin` of `compare` and `scaling`, in sessions from analysis 3 on).
+    pub margin: Option<f64>,
 }
 
 impl<'a> Context<'a> {
@@ -54,13 +57,40 @@ impl<'a> Context<'a> {
         stream: &str,
         rule: Rule,
     ) -> Result<Decision, String> {
+        if crate::analysis::slowed::all_exact(&[a, b]) {
+            return self.ratio_undisturbed(a, b, stream, rule);
+        }
         let (ratio, interval) = super::ratio::ratio_of(a, b, self.resampling, stream)?;
         let mut decision = Decision::new(ratio, interval, rule);
+        decision.margin = self.margin;
+        decision.verdict = rule.decide_near(&interval, self.margin);
         decision.disturbance =
             super::disturbance::envelope(a, b, interval, self.resampling, stream);
         if let Some(disturbance) = decision.disturbance.as_mut() {
-            decision.verdict = disturbance.weigh(rule, decision.verdict);
+            decision.verdict = disturbance.weigh(rule, self.margin, decision.verdict);
         }
+        Ok(decision)
+    }
+}
+
+impl Context<'_> {
+    /// [`Context::ratio`] of two cells whose every run that waited for a CPU is one whose
+    /// undisturbed value is known: the ratio of those values, which the waiting does not
+    /// touch, and what was taken out recorded beside it.
+    fn ratio_undisturbed(
+        &self,
+        a: &CellStats,
+        b: &CellStats,
+        stream: &str,
+        rule: Rule,
+    ) -> Result<Decision, String> {
+        use crate::analysis::slowed::{End, cell_at};
+        let (a_now, b_now) = (cell_at(a, End::Low), cell_at(b, End::Low));
+        let (ratio, interval) = super::ratio::ratio_of(&a_now, &b_now, self.resampling, stream)?;
+        let mut decision = Decision::new(ratio, interval, rule);
+        decision.margin = self.margin;
+        decision.verdict = rule.decide_near(&interval, self.margin);
+        decision.disturbance = super::disturbance::taken_out(a, b, interval);
         Ok(decision)
     }
 }
@@ -72,6 +102,8 @@ pub struct Decision {
     pub interval: Interval,
     pub rule: Rule,
     pub verdict: Verdict,
+    /// The margin around the rule's threshold the verdict was reached with.
+    pub margin: Option<f64>,
     /// What the machine's disturbance of the runs did to the verdict, where it slowed some.
     pub disturbance: Option<Disturbance>,
 }
@@ -83,6 +115,7 @@ impl Decision {
             interval,
             rule,
             verdict: rule.decide(&interval),
+            margin: None,
             disturbance: None,
         }
     }
@@ -154,7 +187,8 @@ pub fn finish<'a, C: Check<'a>>(
                 ratio: words.ratio,
                 ..base
             };
-            super::words::disturbance(result, &outcome.decisions())
+            let decisions = outcome.decisions();
+            super::words::disturbance(super::words::at_threshold(result, &decisions), &decisions)
         }
     }
 }

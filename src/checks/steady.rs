@@ -171,7 +171,7 @@ impl<'a> Check<'a> for Steady<'_> {
                 runs(s.outcomes.len() - short.len()),
                 too_short_reading(&short, needed)
             ),
-            Verdict::Pass => pass_reading(&s.outcomes, within),
+            Verdict::Pass | Verdict::AtThreshold => pass_reading(&s.outcomes, within),
         };
         Description {
             evidence: evidence(&s.outcomes, s.skip, within),

@@ -14,15 +14,26 @@ pub enum Verdict {
     Inconclusive,
     /// Too few valid runs to decide.
     NotRun,
+    /// The interval straddles the threshold but lies wholly within the check's margin of it:
+    /// the data cannot tell which side, and more runs would not change what it means (an
+    /// equivalence test, two one-sided tests; Schuirmann 1987).
+    AtThreshold,
 }
 
 impl Verdict {
+    /// Whether the check reached an answer: passed, failed, or found the statistic at its
+    /// threshold.
+    pub fn decided(self) -> bool {
+        matches!(self, Verdict::Pass | Verdict::Fail | Verdict::AtThreshold)
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
             Verdict::Fail => "fail",
             Verdict::Inconclusive => "inconclusive",
             Verdict::NotRun => "not run",
+            Verdict::AtThreshold => "at the threshold",
         }
     }
 }
@@ -40,7 +51,14 @@ pub struct Tally {
     pub fail: usize,
     pub inconclusive: usize,
     pub not_run: usize,
+    /// Decided as at the threshold (sessions from analysis 3 on).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub at_threshold: usize,
     pub untrusted: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Tally {
@@ -51,6 +69,7 @@ impl Tally {
             fail: count(Verdict::Fail),
             inconclusive: count(Verdict::Inconclusive),
             not_run: count(Verdict::NotRun),
+            at_threshold: count(Verdict::AtThreshold),
             untrusted: checks
                 .iter()
                 .any(|c| c.class == CheckClass::Validity && c.verdict == Verdict::Fail),

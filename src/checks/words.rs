@@ -38,6 +38,30 @@ pub fn correlation_bounds(interval: &Interval) -> String {
     )
 }
 
+/// `result` read as at the threshold, when it is: "at the threshold: 0.098 [0.092, 0.104],
+/// within ±10.0% of 0.100 — the data cannot tell which side, and more runs would not change
+/// what it means".
+pub fn at_threshold(
+    mut result: super::CheckResult,
+    decisions: &[&super::shape::Decision],
+) -> super::CheckResult {
+    if result.verdict != super::Verdict::AtThreshold {
+        return result;
+    }
+    let near = decisions
+        .iter()
+        .find(|d| d.verdict == super::Verdict::AtThreshold);
+    if let Some(d) = near {
+        result.reading = format!(
+            "at the threshold: {}, within ±{} of {} — the data cannot tell which side, and more runs would not change what it means",
+            ratio_interval(d.estimate, d.interval.lo, d.interval.hi),
+            percent(d.margin.unwrap_or(0.0)),
+            threshold(d.rule)
+        );
+    }
+    result
+}
+
 /// Runs that waited less than this share of their wall time are not worth a sentence.
 const NOTABLE_WAIT: f64 = 0.01;
 
@@ -84,6 +108,13 @@ pub fn disturbance(
             crate::format::ratio_bounds(env.lo, env.hi)
         );
         result.busy = Some(cause);
+    } else if found.taken_out && found.most >= NOTABLE_WAIT {
+        result.evidence.push_str(&format!(
+            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly",
+            found.slowed_runs,
+            found.runs,
+            percent(found.most)
+        ));
     } else if found.most >= NOTABLE_WAIT {
         let consequence = if matches!(result.verdict, super::Verdict::Pass | super::Verdict::Fail) {
             "which cannot explain the verdict: undisturbed the ratio lies within"

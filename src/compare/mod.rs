@@ -352,16 +352,25 @@ pub fn change(
         let mut rng = stats::stream(seed, &label);
         crate::analysis::median_ratio(b, a, crate::analysis::RESAMPLES, level, &mut rng)
     };
-    let Some(est) = ratio(b, a) else {
+    use crate::analysis::slowed::{End, all_exact, cell_at};
+    // Where every run that waited is one whose undisturbed time is known, the ratio is taken
+    // over those times; otherwise over what was measured, weighed against the range below.
+    let exact = all_exact(&[a, b]);
+    let est = if exact {
+        ratio(&cell_at(b, End::Low), &cell_at(a, End::Low))
+    } else {
+        ratio(b, a)
+    };
+    let Some(est) = est else {
         return out;
     };
     let reshaped = a.reshaped + b.reshaped > 0;
-    let envelope = (!a.slowed.is_empty() || !b.slowed.is_empty() || reshaped).then(|| {
+    let slowed = !a.slowed.is_empty() || !b.slowed.is_empty();
+    let envelope = (!exact && (slowed || reshaped)).then(|| {
         if reshaped {
             // Parallel runs the machine disturbed: no range holds (see `checks::disturbance`).
             return (0.0, f64::INFINITY);
         }
-        use crate::analysis::slowed::{End, cell_at};
         let low = ratio(&cell_at(b, End::Low), &cell_at(a, End::High));
         let high = ratio(&cell_at(b, End::High), &cell_at(a, End::Low));
         let lo = low.map_or(0.0, |e| e.interval.lo.min(est.interval.lo));

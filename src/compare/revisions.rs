@@ -176,6 +176,7 @@ fn paired_change(
     let mut used = vec![false; base.run_ids.len()];
     let mut pairs: Vec<Pair> = Vec::new();
     let share = |cell: &CellStats, i: usize| cell.slowed.get(i).copied().unwrap_or(0.0);
+    let exact = |cell: &CellStats, i: usize| cell.exact.get(i).copied().unwrap_or(false);
     for (i, (id, values)) in head.run_ids.iter().zip(&head.runs).enumerate() {
         let Some(&j) = names.get(id.as_str()).and_then(|n| at.get(n.as_str())) else {
             continue;
@@ -186,6 +187,7 @@ fn paired_change(
                 base: stats::median(&base.runs[j]),
                 head_share: share(head, i),
                 base_share: share(base, j),
+                exact: exact(head, i) && exact(base, j),
             });
         }
     }
@@ -197,11 +199,16 @@ fn paired_change(
         return out;
     }
     let waiting = head.waiting;
-    let Some(est) = stats::paired_ratio_ci(&Pair::at(&pairs, None, waiting), level) else {
+    let reshaped = head.reshaped + base.reshaped > 0;
+    // Where every run that waited is one whose undisturbed time is known, the ratio is taken
+    // over those times; otherwise over what was measured, weighed against the range below.
+    let slowed: Vec<&Pair> = pairs.iter().filter(|p| p.slowed()).collect();
+    let exact = !reshaped && !slowed.is_empty() && slowed.iter().all(|p| p.exact);
+    let ends = exact.then_some((End::Low, End::Low));
+    let Some(est) = stats::paired_ratio_ci(&Pair::at(&pairs, ends, waiting), level) else {
         return out;
     };
-    let reshaped = head.reshaped + base.reshaped > 0;
-    let envelope = (pairs.iter().any(Pair::slowed) || reshaped).then(|| {
+    let envelope = (!exact && (!slowed.is_empty() || reshaped)).then(|| {
         if reshaped {
             // Parallel runs the machine disturbed: no range holds (see `checks::disturbance`).
             return (0.0, f64::INFINITY);
@@ -226,6 +233,8 @@ struct Pair {
     base: f64,
     head_share: f64,
     base_share: f64,
+    /// Whether both runs' undisturbed values are known (see `analysis::slowed`).
+    exact: bool,
 }
 
 impl Pair {
@@ -241,8 +250,8 @@ impl Pair {
             .map(|p| match ends {
                 None => (p.head, p.base),
                 Some((head, base)) => (
-                    slowed::at(p.head, p.head_share, waiting, head),
-                    slowed::at(p.base, p.base_share, waiting, base),
+                    slowed::at(p.head, p.head_share, waiting, head, p.exact),
+                    slowed::at(p.base, p.base_share, waiting, base, p.exact),
                 ),
             })
             .collect()

@@ -348,6 +348,8 @@ pub enum CheckKind {
         b: CellSelector,
         op: Comparison,
         factor: f64,
+        /// An interval wholly within ± this share of `factor` is "at the threshold".
+        margin: f64,
     },
     /// A metric stays below `fraction` of a ceiling (a number or a calibration cell).
     Ceiling {
@@ -401,6 +403,8 @@ pub enum CheckKind {
         along: String,
         variant: Option<String>,
         factor: f64,
+        /// An interval wholly within ± this share of `factor` is "at the threshold".
+        margin: f64,
     },
     /// The metric moves with another across the cells: Spearman's ρ between the two over the
     /// runs, signed by `direction`, reaches `min_rho`.
@@ -441,6 +445,15 @@ impl Direction {
 }
 
 impl CheckKind {
+    /// The margin around its threshold within which a check's interval is "at the threshold",
+    /// for the kinds that set a ratio against one threshold.
+    pub fn threshold_margin(&self) -> Option<f64> {
+        match self {
+            CheckKind::Compare { margin, .. } | CheckKind::Scaling { margin, .. } => Some(*margin),
+            _ => None,
+        }
+    }
+
     /// The metric the check judges, when it names one.
     pub fn metric(&self) -> Option<&str> {
         match self {
@@ -489,6 +502,8 @@ pub struct CellSet {
 pub struct Sampling {
     pub max: u32,
     pub goal: Goal,
+    /// How long the session's runs may take: no look starts that would carry them past it.
+    pub budget: Option<std::time::Duration>,
 }
 
 /// When a sampled session stops adding runs.

@@ -84,6 +84,10 @@ pub struct RawExperiment {
     /// default; "0s" never waits). A wait that did not help is not repeated.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub calm_wait: Option<Spanned<RawNumberOrText>>,
+    /// How long a sampled session's runs may take ("10m", "90s"): no look starts that its
+    /// runs' expected time would carry past it. No limit but `repetitions.max` when absent.
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub budget: Option<Spanned<RawNumberOrText>>,
     /// Commands whose output is recorded in the manifest, e.g. `[["java", "-version"]]`.
     #[serde(default)]
     #[schemars(with = "Vec<Vec<String>>")]
@@ -248,6 +252,9 @@ pub struct RawProfile {
     /// "2m", or a number of seconds). Default 600 s.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub timeout: Option<Spanned<RawNumberOrText>>,
+    /// The profile's own time budget for a sampled session's runs (see `experiment.budget`).
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub budget: Option<Spanned<RawNumberOrText>>,
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Vec<RawParamValue>>")]
     pub params: BTreeMap<String, Spanned<Vec<RawParamValue>>>,

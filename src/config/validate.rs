@@ -123,7 +123,9 @@ pub fn validate(
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
-    experiment.sampling = sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?;
+    let budget = budget_of(overrides.budget.as_ref().or(e.budget.as_ref()), loc)?;
+    experiment.sampling =
+        sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?.map(|s| Sampling { budget, ..s });
     experiment.warnings = argv_warnings(&raw, loc);
     Ok(experiment)
 }
@@ -216,6 +218,7 @@ struct Overrides {
     repetitions: Option<Spanned<RawRepetitions>>,
     warmup_runs: Option<u32>,
     timeout: Option<Spanned<RawNumberOrText>>,
+    budget: Option<Spanned<RawNumberOrText>>,
 }
 
 fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Result<Overrides> {
@@ -247,6 +250,7 @@ fn apply_profile(raw: &mut RawFile, profile: Option<&str>, loc: &Locator) -> Res
         repetitions: profile.repetitions,
         warmup_runs: profile.warmup_runs,
         timeout: profile.timeout,
+        budget: profile.budget,
     })
 }
 
@@ -327,7 +331,31 @@ fn sampling(
     };
     // Without a hypothesis, "decided" can only be about a session across revisions, which
     // decides its comparison: `lab run` without `--revs` refuses it before anything runs.
-    Ok(Some(Sampling { max, goal }))
+    Ok(Some(Sampling {
+        max,
+        goal,
+        budget: None,
+    }))
+}
+
+/// `budget`: how long a sampled session's runs may take, a duration of a second or more.
+fn budget_of(value: Option<&Spanned<RawNumberOrText>>, loc: &Locator) -> Result<Option<Duration>> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let seconds = match value.get_ref() {
+        RawNumberOrText::Number(s) => Some(*s),
+        RawNumberOrText::Text(t) => duration_seconds(t),
+    };
+    match seconds {
+        Some(s) if (1.0..LONGEST_SECONDS).contains(&s) => Ok(Some(Duration::from_secs_f64(s))),
+        _ => Err(loc.hinted(
+            value.span(),
+            "experiment.budget",
+            "not a time budget",
+            "write how long the runs may take, e.g. \"10m\" or \"90s\" (at least a second)",
+        )),
+    }
 }
 
 /// `stop = { half_width, metric }`: a share above 0 and below 100%, of a numeric metric.

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 const LEAST_SHARE: f64 = 0.05;
 /// The most processes named.
 const MOST_NAMED: usize = 5;
+/// A process that used less CPU time than this is not named however short the session:
+/// `/proc/PID/stat` counts in clock ticks (10 ms), too coarse to share out less.
+const LEAST_CPU_S: f64 = 0.1;
 
 /// Every process's CPU time at one moment.
 pub struct Watch {
@@ -45,7 +48,7 @@ impl Watch {
             .filter_map(|(process, (name, ticks))| {
                 let before = self.ticks.get(&process).map_or(0, |(_, t)| *t);
                 let cpu_s = ticks.saturating_sub(before) as f64 * tick_s;
-                (cpu_s / seconds >= LEAST_SHARE).then_some(Disturber {
+                (cpu_s >= LEAST_CPU_S && cpu_s / seconds >= LEAST_SHARE).then_some(Disturber {
                     pid: process.pid,
                     name,
                     cpu_s,

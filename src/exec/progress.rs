@@ -1,16 +1,92 @@
-//! Progress on long sessions: a bar with ETA on a terminal, plain lines otherwise, nothing with
-//! `--quiet`. Updated only between runs, never while one executes.
+//! Progress on long sessions: a bar on a terminal, plain lines otherwise, nothing with
+//! `--quiet`; each says when the session will likely end and at the latest. Updated only
+//! between runs, never while one executes.
 
 use crate::plan::PlannedRun;
 use crate::units::Nanos;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::{Cell, RefCell};
 use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
 
 /// How progress is shown.
 pub enum Progress {
     Quiet,
-    Lines { total: std::cell::Cell<usize> },
-    Bar(ProgressBar),
+    Lines {
+        total: Cell<usize>,
+        eta: RefCell<Eta>,
+    },
+    Bar(ProgressBar, RefCell<Eta>),
+}
+
+/// When a session will likely end: the later of what the sampling expects of the looks to
+/// come and what the runs planned so far take at the pace of those done, never past the
+/// budget. Indicatif's own ETA counts only the runs planned so far, not the looks to come.
+#[derive(Debug, Default)]
+pub struct Eta {
+    started: Option<Instant>,
+    /// Runs done and still planned.
+    done: usize,
+    total: usize,
+    /// What the sampling expects after its latest look, from then.
+    expected_end: Option<Instant>,
+    /// The end of the time budget.
+    latest_end: Option<Instant>,
+    /// Hypotheses still open after the latest look.
+    open: Option<usize>,
+    /// Whether looks may follow the runs planned so far (a sampled session).
+    sampled: bool,
+}
+
+impl Eta {
+    fn new(total: usize) -> Eta {
+        Eta {
+            total,
+            ..Eta::default()
+        }
+    }
+
+    /// How long the session will likely still take, at `now`.
+    fn likely_left(&self, now: Instant) -> Option<Duration> {
+        let started = self.started?;
+        let at_pace = (self.done > 0).then(|| {
+            let per_run = now.duration_since(started).as_secs_f64() / self.done as f64;
+            Duration::from_secs_f64(per_run * self.total.saturating_sub(self.done) as f64)
+        });
+        let expected = self
+            .expected_end
+            .map(|end| end.saturating_duration_since(now));
+        let mut likely = at_pace.into_iter().chain(expected).max()?;
+        if let (true, None, Some(end)) = (self.sampled, self.expected_end, self.latest_end) {
+            // Before the first look is read nothing is known of the looks to come: the middle
+            // of what the budget leaves after the runs planned.
+            likely += end.saturating_duration_since(now).saturating_sub(likely) / 2;
+        }
+        Some(match self.latest_end {
+            Some(end) => likely.min(end.saturating_duration_since(now)),
+            None => likely,
+        })
+    }
+
+    /// "3 open · ends in about 4 min 10 s, at most 8 min 30 s", or nothing before a pace is known.
+    pub fn words(&self, now: Instant) -> Option<String> {
+        let likely = self.likely_left(now)?;
+        let mut out = String::new();
+        if let Some(open) = self.open {
+            out.push_str(&format!("{open} open · "));
+        }
+        out.push_str(&format!(
+            "ends in about {}",
+            crate::format::minutes(likely.as_secs_f64())
+        ));
+        if let Some(end) = self.latest_end {
+            out.push_str(&format!(
+                ", at most {}",
+                crate::format::minutes(end.saturating_duration_since(now).as_secs_f64())
+            ));
+        }
+        Some(out)
+    }
 }
 
 impl Progress {
@@ -21,42 +97,79 @@ impl Progress {
         }
         if !std::io::stderr().is_terminal() {
             return Progress::Lines {
-                total: std::cell::Cell::new(total),
+                total: Cell::new(total),
+                eta: RefCell::new(Eta::new(total)),
             };
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style =
+            ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        Progress::Bar(bar)
+        Progress::Bar(bar, RefCell::new(Eta::new(total)))
     }
 
-    /// Says what runs next.
+    fn eta(&self) -> Option<&RefCell<Eta>> {
+        match self {
+            Progress::Quiet => None,
+            Progress::Lines { eta, .. } | Progress::Bar(_, eta) => Some(eta),
+        }
+    }
+
+    /// Starts the clock of the session's `runs` to go, which looks may follow where it is
+    /// `sampled`; `budget`, where it has one, ends them at the latest.
+    pub fn start_clock(&self, runs: usize, sampled: bool, budget: Option<Duration>) {
+        if let Some(eta) = self.eta() {
+            let mut eta = eta.borrow_mut();
+            let now = Instant::now();
+            eta.started = Some(now);
+            eta.total = runs;
+            eta.sampled = sampled;
+            eta.latest_end = budget.map(|b| now + b);
+        }
+    }
+
+    /// After a look: `open` hypotheses remain and the session will likely end `likely` from
+    /// now.
+    pub fn expect(&self, open: usize, likely: Duration) {
+        if let Some(eta) = self.eta() {
+            let mut eta = eta.borrow_mut();
+            eta.open = Some(open);
+            eta.expected_end = Some(Instant::now() + likely);
+        }
+    }
+
+    /// Says what runs next, after when the session will likely end.
     pub fn starting(&self, run: &PlannedRun) {
-        if let Progress::Bar(bar) = self {
-            bar.set_message(describe(run));
+        if let Progress::Bar(bar, eta) = self {
+            let outlook = eta.borrow().words(Instant::now());
+            let prefix = outlook.map_or(String::new(), |o| format!("{o} · "));
+            bar.set_message(format!("{prefix}{}", describe(run)));
         }
     }
 
     /// Says how a run ended.
     pub fn finished(&self, run: &PlannedRun, wall_ns: u64, outcome: &str) {
         let outcome = &crate::format::terminal(outcome);
+        if let Some(eta) = self.eta() {
+            eta.borrow_mut().done += 1;
+        }
         match self {
             Progress::Quiet => {}
-            Progress::Lines { total } => {
+            Progress::Lines { total, eta } => {
+                let outlook = eta.borrow().words(Instant::now());
                 let line = format!(
-                    "[{}/{}] {} {} {}\n",
+                    "[{}/{}] {} {} {}{}\n",
                     run.position,
                     total.get(),
                     describe(run),
                     crate::format::seconds_fixed(Nanos(wall_ns).seconds()),
-                    outcome
+                    outcome,
+                    outlook.map_or(String::new(), |o| format!(" · {o}"))
                 );
                 let _ = std::io::stderr().write_all(line.as_bytes());
             }
-            Progress::Bar(bar) => {
+            Progress::Bar(bar, _) => {
                 if outcome != "ok" {
                     bar.println(format!("{} {}: {outcome}", run.id, describe(run)));
                 }
@@ -67,13 +180,16 @@ impl Progress {
 
     /// Says that `added` more runs are planned (the next look of a sampled session).
     pub fn planned_more(&self, added: usize, text: &str) {
+        if let Some(eta) = self.eta() {
+            eta.borrow_mut().total += added;
+        }
         match self {
             Progress::Quiet => {}
-            Progress::Lines { total } => {
+            Progress::Lines { total, .. } => {
                 total.set(total.get() + added);
                 eprintln!("{text}");
             }
-            Progress::Bar(bar) => {
+            Progress::Bar(bar, _) => {
                 bar.inc_length(added as u64);
                 bar.println(text);
             }
@@ -85,12 +201,12 @@ impl Progress {
         match self {
             Progress::Quiet => {}
             Progress::Lines { .. } => eprintln!("{text}"),
-            Progress::Bar(bar) => bar.println(text),
+            Progress::Bar(bar, _) => bar.println(text),
         }
     }
 
     pub fn done(&self) {
-        if let Progress::Bar(bar) = self {
+        if let Progress::Bar(bar, _) = self {
             bar.finish_and_clear();
         }
     }
@@ -110,4 +226,55 @@ fn describe(run: &PlannedRun) -> String {
         params.join(" "),
         run.repetition
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten runs done in ten seconds, ten to go, the budget ending in thirty.
+    fn halfway(now: Instant, sampled: bool) -> Eta {
+        Eta {
+            started: Some(now - Duration::from_secs(10)),
+            done: 10,
+            total: 20,
+            latest_end: Some(now + Duration::from_secs(30)),
+            sampled,
+            ..Eta::default()
+        }
+    }
+
+    #[test]
+    fn the_runs_planned_go_at_the_pace_so_far_and_looks_to_come_take_half_the_budget_left() {
+        let now = Instant::now();
+        let fixed = halfway(now, false);
+        assert_eq!(
+            fixed.words(now).unwrap(),
+            "ends in about 10 s, at most 30 s"
+        );
+        let sampled = halfway(now, true);
+        assert_eq!(
+            sampled.words(now).unwrap(),
+            "ends in about 20 s, at most 30 s",
+            "10 s of runs planned, then half of the 20 s the budget leaves"
+        );
+    }
+
+    #[test]
+    fn after_a_look_its_expectation_counts_and_the_budget_caps_it() {
+        let now = Instant::now();
+        let mut eta = halfway(now, true);
+        eta.open = Some(2);
+        eta.expected_end = Some(now + Duration::from_secs(25));
+        assert_eq!(
+            eta.words(now).unwrap(),
+            "2 open · ends in about 25 s, at most 30 s"
+        );
+        eta.expected_end = Some(now + Duration::from_secs(90));
+        assert_eq!(
+            eta.words(now).unwrap(),
+            "2 open · ends in about 30 s, at most 30 s"
+        );
+        assert_eq!(Eta::new(5).words(now), None, "no clock, no words");
+    }
 }

@@ -102,16 +102,20 @@ pub fn open_window() -> Option<Window> {
 }
 
 /// What the tasks of the run led by `leader` waited, from the records that arrived in
-/// `window`; `None` when records were lost. `alone` counts orphans handed to lab as the run's
+/// `window`; `None` when records were lost (none arrived, the leader's included). `alone` counts orphans handed to lab as the run's
 /// (no other run was executing).
 pub fn close_window(window: Window, leader: libc::pid_t, alone: bool) -> Option<TaskWait> {
     let mut guard = collector();
     let listener = guard.as_mut().ok()?;
     listener.drain();
     let lost = listener.lost_since.is_some_and(|g| g >= window.since);
+    // Orphans are the run's only while no other window is open: another run's leader is a
+    // child of this process too, and its records are its own.
+    let alone = alone && listener.open.values().sum::<usize>() == 1;
     let wait = listener.take_run(window.since, leader as u32, alone);
     listener.close(window.since);
-    (!lost).then_some(wait)
+    // Every run's leader exits before it is reaped: without its record, records went missing.
+    (!lost && wait.counted > 0).then_some(wait)
 }
 
 /// A run's leader's own scheduling counters, read from `/proc/PID/schedstat` while it is a

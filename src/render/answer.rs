@@ -170,8 +170,10 @@ fn tally_line(checks: &[CheckResult]) -> String {
         (Verdict::Fail, t.fail),
         (Verdict::Inconclusive, t.inconclusive),
         (Verdict::NotRun, t.not_run),
+        (Verdict::AtThreshold, t.at_threshold),
     ]
     .iter()
+    .filter(|(v, n)| *v != Verdict::AtThreshold || *n > 0)
     .map(|(v, n)| {
         format!(
             "<span class=\"lab-count lab-{}\">{n} {}</span>",

@@ -114,7 +114,7 @@ pub fn context(
             .join(" "),
         answer: super::answer::answer(checks),
         checks: check_rows(checks, analysis.counts.finished, &|name| {
-            super::sampling::check_note(exp, item.looks, name)
+            super::sampling::check_note(exp, item.looks, name, analysis.manifest.keeps_disturbed())
         }),
         multiplicity: item.findings.multiplicity.clone(),
         sampling: super::sampling::view(exp, item.looks),

@@ -337,6 +337,7 @@ fn forest(checks: &[CheckResult], confidence: f64) -> Result<Option<Figure>> {
                     Verdict::Fail => charts::Verdict::Fail,
                     Verdict::Inconclusive => charts::Verdict::Inconclusive,
                     Verdict::NotRun => charts::Verdict::NotRun,
+                    Verdict::AtThreshold => charts::Verdict::AtThreshold,
                 },
             })
         })

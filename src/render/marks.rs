@@ -10,6 +10,7 @@ pub fn class(verdict: Verdict) -> &'static str {
         Verdict::Fail => "fail",
         Verdict::Inconclusive => "inconclusive",
         Verdict::NotRun => "not-run",
+        Verdict::AtThreshold => "at-threshold",
     }
 }
 

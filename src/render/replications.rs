@@ -190,5 +190,6 @@ fn chart_verdict(v: Verdict) -> ChartVerdict {
         Verdict::Fail => ChartVerdict::Fail,
         Verdict::Inconclusive => ChartVerdict::Inconclusive,
         Verdict::NotRun => ChartVerdict::NotRun,
+        Verdict::AtThreshold => ChartVerdict::AtThreshold,
     }
 }

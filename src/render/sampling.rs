@@ -47,8 +47,9 @@ pub fn view(exp: &Experiment, looks: &[Standing]) -> Option<SamplingView> {
 }
 
 /// Under a hypothesis check of a session sampled until decided: when it was decided, or
-/// that it was still open when sampling stopped.
-pub fn check_note(exp: &Experiment, looks: &[Standing], check: &str) -> Option<String> {
+/// that it was still open when sampling stopped. Where decisions are `kept` (analysis 3 on),
+/// a hypothesis is reported as it was decided, at its look.
+pub fn check_note(exp: &Experiment, looks: &[Standing], check: &str, kept: bool) -> Option<String> {
     if !matches!(exp.sampling.as_ref()?.goal, Goal::Decided) {
         return None;
     }
@@ -58,6 +59,7 @@ pub fn check_note(exp: &Experiment, looks: &[Standing], check: &str) -> Option<S
         let why = match last.next {
             Next::BudgetSpent => "the budget was spent",
             Next::NothingToAdd => "no cell could take more runs",
+            Next::TimeSpent(_) => "the time budget was spent",
             _ => "the session ended",
         };
         return Some(format!(
@@ -71,10 +73,10 @@ pub fn check_note(exp: &Experiment, looks: &[Standing], check: &str) -> Option<S
         .take_while(|s| !open_at(s))
         .last()
         .unwrap_or(last);
-    if decided.look == last.look {
+    if decided.look == last.look || kept {
         return Some(format!(
             "decided at look {} ({} runs per cell)",
-            last.look, last.runs_per_cell
+            decided.look, decided.runs_per_cell
         ));
     }
     Some(format!(

@@ -258,6 +258,99 @@ fn the_stopping_rule_keeps_coverage_and_the_error_rate() {
     );
 }
 
+/// How a sampled comparison with a margin ended: whether its last interval held the true ratio,
+/// whether it stopped "at the threshold", and whether it decided the wrong side.
+struct Margined {
+    covered: bool,
+    at_threshold: bool,
+    wrong_side: bool,
+}
+
+/// [`sampled_ratio`] (with runs spread 3%, not 10%) and the margin rule: a look also stops when its interval straddles the
+/// threshold but lies wholly within ±`margin` of it (at the threshold, an equivalence decision
+/// by two one-sided tests, Schuirmann 1987). Wrong side: the whole interval above the
+/// threshold when the truth is not, or below it when the truth is above.
+fn sampled_with_margin(truth: f64, threshold: f64, margin: f64, rng: &mut Stream) -> Margined {
+    let looks = schedule(5, 40);
+    let levels = look_levels(0.95, &looks);
+    // A spread of 3% a run: forty runs narrow the ratio's interval to about ±2%, inside the
+    // ±5% margin, where ten per cent would leave it wider than the margin itself.
+    let draw = |rng: &mut Stream, median: f64| vec![median * (0.03 * standard_normal(rng)).exp()];
+    let a: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, truth)).collect();
+    let b: Vec<Vec<f64>> = (0..40).map(|_| draw(rng, 1.0)).collect();
+    let (low, high) = (threshold / (1.0 + margin), threshold * (1.0 + margin));
+    let mut last = None;
+    for (&n, &level) in looks.iter().zip(&levels) {
+        let n = n as usize;
+        let Some(est) = ratio_ci(&a[..n], &b[..n], Statistic::Median, B, level, rng) else {
+            continue;
+        };
+        let iv = est.interval;
+        last = Some(iv);
+        let above = iv.lo > threshold;
+        let below = iv.hi <= threshold;
+        let near = iv.lo >= low && iv.hi <= high;
+        if above || below || near {
+            return Margined {
+                covered: iv.lo <= truth && truth <= iv.hi,
+                at_threshold: !above && !below,
+                wrong_side: (above && truth <= threshold) || (below && truth > threshold),
+            };
+        }
+    }
+    Margined {
+        covered: last.is_some_and(|iv| iv.lo <= truth && truth <= iv.hi),
+        at_threshold: false,
+        wrong_side: false,
+    }
+}
+
+#[test]
+fn stopping_at_the_threshold_keeps_coverage_and_the_error_rate() {
+    // The true ratio at the threshold, inside its ±5% margin, just outside it, and far away:
+    // in every case the interval a session stopped with holds the truth in 95% of sessions or
+    // more, and a side is decided wrongly no more often than the stated 5%.
+    for (label, truth) in [
+        ("at", 1.0),
+        ("inside", 1.03),
+        ("outside", 1.06),
+        ("far", 1.3),
+    ] {
+        let outcomes: Vec<Margined> = (0..REPS)
+            .into_par_iter()
+            .map(|i| {
+                let mut rng = stream(2026, &format!("margin/{label}/{i}"));
+                sampled_with_margin(truth, 1.0, 0.05, &mut rng)
+            })
+            .collect();
+        let share = |f: fn(&Margined) -> bool| {
+            outcomes.iter().filter(|o| f(o)).count() as f64 / REPS as f64
+        };
+        let (covered, near, wrong) = (
+            share(|o| o.covered),
+            share(|o| o.at_threshold),
+            share(|o| o.wrong_side),
+        );
+        println!(
+            "margin ±5%, truth {truth}: coverage {covered:.3}, at the threshold {near:.3}, wrong side {wrong:.3}"
+        );
+        assert!(covered >= 0.95, "truth {truth}: coverage {covered}");
+        assert!(wrong <= 0.05, "truth {truth}: wrong side {wrong}");
+        if label == "at" {
+            assert!(
+                near > 0.5,
+                "a ratio on its threshold is mostly called at it: {near}"
+            );
+        }
+        if label == "far" {
+            assert!(
+                near < 0.01,
+                "a ratio 30% off is not at the threshold: {near}"
+            );
+        }
+    }
+}
+
 /// A cell sampled from `min` runs until its interval of the median is within ±`target` of the
 /// median (or 40 runs): whether the interval it stopped with held the true median, and the runs it took.
 fn sampled_median(target: f64, min: u32, rng: &mut Stream) -> (bool, usize) {

@@ -84,10 +84,24 @@ pub struct Manifest {
     /// absent in sessions recorded before lab measured it run by run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+    /// Where a sampled session stopped because its next look would not fit in its time
+    /// budget; absent where it stopped otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_stop: Option<TimeStop>,
     /// The processes other than lab's that used the most CPU time while the session ran
     /// (from `/proc`), busiest first: who kept the machine busy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disturbers: Vec<Disturber>,
+}
+
+/// Why a sampled session took no further look: the look it stopped at, its time budget, the
+/// time its runs had taken, and what the next look would have needed, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimeStop {
+    pub look: u32,
+    pub budget_s: f64,
+    pub used_s: f64,
+    pub next_look_s: f64,
 }
 
 /// A process that used CPU time beside a session.
@@ -222,6 +236,7 @@ impl Manifest {
             digests: std::collections::BTreeMap::new(),
             analysis: ANALYSIS,
             waiting: None,
+            time_stop: None,
             disturbers: Vec::new(),
         }
     }

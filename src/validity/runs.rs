@@ -42,6 +42,10 @@ pub struct RunView {
     /// how those interleave, so no bound on what the machine did to it holds.
     #[serde(skip)]
     pub reshaped: bool,
+    /// Whether one task of it worked and its waiting was read task by task: its wall time
+    /// undisturbed is the measured one less that waiting (see `analysis::slowed`).
+    #[serde(skip)]
+    pub exact_wait: bool,
     /// The run this one repeats, planned again because the machine was busy during it.
     pub repeats: Option<String>,
     /// The runs that executed beside it (`lab run --jobs`); empty when it ran alone.
@@ -343,6 +347,10 @@ fn view(
             && guarded(row, exp)
             && row.wait_tasks.is_some_and(|n| n >= 2)
             && row.disturbed(exp.legacy_max_busy).is_some(),
+        exact_wait: row.wait_tasks.is_some_and(|n| n <= 1)
+            && row
+                .contention()
+                .is_ok_and(|c| c.source == crate::store::WaitSource::Tasks),
         repeats: None,
         overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),

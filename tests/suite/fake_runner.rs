@@ -132,11 +132,15 @@ fn busy_machine(run: &FakeRun) -> Reply {
     })
 }
 
-/// The tiny fixture with its guard on and two hypotheses about wall time.
+/// The tiny fixture with its guard on, its score printed in seconds (a time the program
+/// measured itself: its waiting bounds it, no more), two hypotheses about wall time and one
+/// about the score.
 fn tiny_on_wall_time(project: &common::Project) {
     project.guard_on("tiny", "");
     let toml = project.path("experiments/tiny/lab.toml");
-    let mut text = std::fs::read_to_string(&toml).unwrap();
+    let mut text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("unit = \"points\"", "unit = \"s\"");
     text.push_str(
         r#"
 [[check]]
@@ -154,6 +158,14 @@ metric = "wall_s"
 a = { variant = "triple", n = 2 }
 b = { variant = "double", n = 2 }
 expect = "a < 2 * b"
+
+[[check]]
+name = "triple n=1 scores under 1.2 times double n=1"
+kind = "compare"
+metric = "score"
+a = { variant = "triple", n = 1 }
+b = { variant = "double", n = 1 }
+expect = "a < 1.2 * b"
 
 [[check]]
 name = "runs of a cell vary under 10%"
@@ -198,26 +210,42 @@ fn runs_on_a_busy_machine_keep_their_timings_and_only_what_the_waiting_explains_
             .find(|c| c.name == name)
             .unwrap_or_else(|| panic!("no check {name}"))
     };
-    // Triple n=1 measured 1.43 times double n=1, but its runs waited 30% of their time:
-    // undisturbed they could be as fast as double's, so the verdict is withheld.
-    let explained = check("triple n=1 takes under 1.2 times double n=1");
+    // Triple n=1 measured 1.43 times double n=1 in wall time, but each of its runs, in which
+    // one task worked, waited 30% of it: taken out, it takes what double takes.
+    let taken_out = check("triple n=1 takes under 1.2 times double n=1");
+    assert_eq!(taken_out.verdict.word(), "pass", "{}", taken_out.reading);
+    assert_eq!(
+        taken_out.reading,
+        "triple n=1 is 1.00× double n=1, and the whole interval is < 1.20"
+    );
+    assert!(
+        taken_out.evidence.ends_with(
+            "; 3 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly"
+        ),
+        "{}",
+        taken_out.evidence
+    );
+    // The score is a time the program measured itself, 1.5 times double's: the waiting may
+    // have lengthened it by up to 30%, which could bring it under 1.2, so the verdict is
+    // withheld.
+    let explained = check("triple n=1 scores under 1.2 times double n=1");
     assert_eq!(explained.verdict.word(), "inconclusive");
     assert_eq!(
         explained.reading,
-        "machine busy: runs waited for a CPU others had for up to 30.0% of their wall time, as much as separates 1.43 [1.43, 1.43] from 1.20: undisturbed it could lie anywhere in [1.00, 1.43]; quiet the machine or add runs"
+        "machine busy: runs waited for a CPU others had for up to 30.0% of their wall time, as much as separates 1.50 [1.50, 1.50] from 1.20: undisturbed it could lie anywhere in [1.05, 1.50]; quiet the machine or add runs"
     );
     assert_eq!(
         explained.busy.as_deref(),
         Some("runs waited for a CPU others had for up to 30.0% of their wall time")
     );
-    // One disturbed run of double n=2 cannot move a 1.00 ratio past 2: the verdict stands
-    // and says what it rests on.
-    let unexplained = check("triple n=2 takes under 2 times double n=2");
+    // One disturbed run of double n=2 cannot move a 1.00 score ratio past 2: the verdict
+    // stands and says what it rests on.
+    let unexplained = check("triple beats double by at least 1.4 at n=2");
     assert_eq!(unexplained.verdict.word(), "pass");
     assert!(unexplained.busy.is_none());
     assert!(
         unexplained.evidence.ends_with(
-            "; 1 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), which cannot explain the verdict: undisturbed the ratio lies within [0.700, 1.00]"
+            "; 1 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), which cannot explain the verdict: undisturbed the ratio lies within [1.50, 2.50]"
         ),
         "{}",
         unexplained.evidence
@@ -230,7 +258,7 @@ fn runs_on_a_busy_machine_keep_their_timings_and_only_what_the_waiting_explains_
     );
     assert!(
         machine.reading.starts_with(
-            "machine busy: 2 verdicts withheld (triple n=1 takes under 1.2 times double n=1; runs of a cell vary under 10%): runs waited for a CPU others had for up to 30.0% of their wall time, enough to explain them"
+            "machine busy: 2 verdicts withheld (triple n=1 scores under 1.2 times double n=1; runs of a cell vary under 10%): runs waited for a CPU others had for up to 30.0% of their wall time, enough to explain them"
         ),
         "{}",
         machine.reading

@@ -7,6 +7,7 @@ mod common;
 mod analyses;
 mod bench;
 mod browser;
+mod budget;
 mod bundle;
 mod committed;
 mod compare;

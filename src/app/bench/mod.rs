@@ -23,6 +23,9 @@ const SINGLE_RUNS: u32 = 10;
 const MIN_RUNS: u32 = 5;
 /// The most runs per command sampling may reach.
 const MAX_RUNS: u32 = 40;
+/// How long a bench's runs may take while sampling, in seconds: about what hyperfine takes
+/// for two commands of a tenth of a second, and time for 40 runs of each.
+const BUDGET_S: u64 = 20;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -43,6 +46,10 @@ pub struct BenchArgs {
     /// The most timed runs per command that sampling may reach (default 40).
     #[arg(short = 'M', long, value_name = "NUM", value_parser = clap::value_parser!(u32).range(2..))]
     pub max_runs: Option<u32>,
+    /// How long the runs may take while sampling, "20s" by default: no look starts that its
+    /// runs' expected time would carry past it.
+    #[arg(long, value_name = "DURATION", value_parser = crate::app::value_parsers::budget)]
+    pub budget: Option<std::time::Duration>,
     /// A parameter and its comma-separated values, e.g. -L size 10,100 (repeatable).
     #[arg(short = 'L', long = "parameter-list", num_args = 2, value_names = ["NAME", "VALUES"], action = clap::ArgAction::Append)]
     pub parameter_list: Vec<String>,
@@ -256,6 +263,7 @@ impl BenchArgs {
             seed: self.seed,
             timeout: self.timeout.clone(),
             max_busy: self.max_busy.clone(),
+            budget: self.budget.map_or(BUDGET_S, |b| b.as_secs().max(1)),
             ignore_failure: self.ignore_failure,
             threshold: self.threshold,
             workdir: vec![".."; depth].join("/"),

@@ -49,6 +49,8 @@ pub struct Against {
     /// The same comparison on CPU time, where the wall time's was withheld and the runs kept
     /// a CPU busy.
     pub on_cpu: Option<String>,
+    /// Where it was left open: what more runs would likely do for it.
+    pub outlook: Option<String>,
 }
 
 /// Everything `lab bench` reports about its session.
@@ -91,6 +93,7 @@ impl Report {
                 reading: c.reading.clone(),
                 busy: c.busy.clone(),
                 on_cpu: super::cpu::companion(a, c),
+                outlook: a.looks.last().and_then(|s| s.outlook_of(&c.name)),
             })
             .collect();
         let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
@@ -215,10 +218,18 @@ impl Against {
                 self.name
             ),
             (Verdict::Inconclusive, None) => format!(
-                "{}: cannot tell ({undirected}, {level} CI): more runs (-M) or a wider --threshold",
-                self.name
+                "{}: cannot tell yet ({undirected}, {level} CI: no difference beyond ±{}); {}",
+                self.name,
+                crate::format::percent((hi - 1.0).max(1.0 / lo - 1.0)),
+                self.outlook
+                    .as_deref()
+                    .unwrap_or("more runs (-M, --budget) or a wider --threshold")
             ),
             (Verdict::NotRun, _) => format!("{}: not decided ({})", self.name, self.reading),
+            (Verdict::AtThreshold, _) => format!(
+                "{}: at the edge of the band ({undirected}, {level} CI): {}",
+                self.name, self.reading
+            ),
         }
     }
 }

@@ -21,6 +21,8 @@ pub struct BenchPlan<'a> {
     pub seed: Option<u64>,
     pub timeout: Option<String>,
     pub max_busy: Option<String>,
+    /// How long the runs may take, in whole seconds, when they are sampled.
+    pub budget: u64,
     pub ignore_failure: bool,
     /// Changes within ± this share are "the same".
     pub threshold: f64,
@@ -62,6 +64,8 @@ struct ExperimentTable {
     timeout: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_busy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget: Option<String>,
     workdir: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     ignore_failure: bool,
@@ -141,6 +145,7 @@ fn experiment(plan: &BenchPlan) -> ExperimentTable {
         seed: plan.seed,
         timeout: plan.timeout.clone(),
         max_busy: plan.max_busy.clone(),
+        budget: matches!(plan.runs, Runs::Sampled { .. }).then(|| format!("{}s", plan.budget)),
         workdir: plan.workdir.clone(),
         ignore_failure: plan.ignore_failure,
     }

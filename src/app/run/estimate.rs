@@ -86,7 +86,7 @@ fn worst_case(
         .map(|r| estimate_seconds(exp, r, previous))
         .sum();
     format!(
-        "then, while the goal is unmet, looks at {} runs per cell in the {} cells it depends on; worst case {} runs ({} more){}\n",
+        "then, while the goal is unmet, looks at {} runs per cell in the {} cells it depends on; worst case {} runs ({} more){}{}\n",
         looks
             .iter()
             .map(ToString::to_string)
@@ -98,12 +98,16 @@ fn worst_case(
         seconds.map_or_else(String::new, |s| format!(
             ", about {}",
             crate::format::seconds(s)
+        )),
+        sampling.budget.map_or_else(String::new, |b| format!(
+            "; within the time budget of {}, no look starts that would end past it",
+            crate::format::minutes(b.as_secs_f64())
         ))
     )
 }
 
 /// The mean wall time of each cell's finished runs in a stored session, computed once.
-fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
+pub(super) fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
     let cells: BTreeMap<&str, &CellKey> = session
         .plan
         .runs
@@ -121,6 +125,23 @@ fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f64> {
     sums.into_iter()
         .map(|(cell, (sum, n))| (cell, sum / n as f64))
         .collect()
+}
+
+/// The seconds `runs` are expected to take: each at its cell's mean wall time in `measured`,
+/// else what its duration check requests, else the mean of every cell measured.
+pub(super) fn expected_seconds(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    measured: &BTreeMap<CellKey, f64>,
+) -> f64 {
+    let overall = if measured.is_empty() {
+        0.0
+    } else {
+        measured.values().sum::<f64>() / measured.len() as f64
+    };
+    runs.iter()
+        .map(|r| estimate_seconds(exp, r, measured).unwrap_or(overall))
+        .sum()
 }
 
 /// A run's expected seconds: the mean wall time of its cell in the previous session, else

@@ -34,6 +34,8 @@ pub struct RunOptions<'a> {
     /// `--no-wait`: after a disturbed run, start the next at once rather than waiting for the
     /// machine to calm.
     pub no_wait: bool,
+    /// `--budget`: how long a sampled session's runs may take, over lab.toml's `budget`.
+    pub budget: Option<std::time::Duration>,
 }
 
 impl RunOptions<'_> {
@@ -56,6 +58,7 @@ impl RunOptions<'_> {
             duet: false,
             summary: true,
             no_wait: false,
+            budget: None,
         }
     }
 }

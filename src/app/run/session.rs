@@ -11,9 +11,9 @@ use crate::app::{Layout, revs};
 use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
-use crate::plan::{self, PlannedRun};
-use crate::stopping::Next;
-use crate::store::{self, Revisions, Sealed};
+use crate::plan::{self, CellKey, PlannedRun};
+use crate::stopping::{self, Next};
+use crate::store::{self, Revisions, Sealed, StoredSession};
 use std::path::{Path, PathBuf};
 
 /// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.
@@ -30,6 +30,13 @@ pub(super) struct RunSession<'a> {
     /// The files a new session seals: its lab.toml as read now.
     sealed: Sealed,
     target: Target,
+}
+
+/// The open hypotheses a look grows when not all of them fit in the time budget: how many,
+/// and their cells.
+struct Fit {
+    hypotheses: usize,
+    cells: Vec<CellKey>,
 }
 
 /// A session measured to its end, its chapter written.
@@ -206,10 +213,16 @@ impl<'a> RunSession<'a> {
         runner: &mut dyn Runner,
         progress: &Progress,
     ) -> Result<Ending> {
+        let started = std::time::Instant::now();
         let todo = std::mem::take(&mut open.todo);
+        progress.start_clock(
+            todo.len(),
+            open.exp.sampling.is_some(),
+            self.budget(&open.exp),
+        );
         let mut ending = self.block(open, &todo, runner, progress)?;
         while ending == Ending::Complete {
-            let Some(more) = self.next_look(open, progress)? else {
+            let Some(more) = self.next_look(open, progress, started)? else {
                 break;
             };
             open.manifest.planned_runs += more.len();
@@ -249,9 +262,15 @@ impl<'a> RunSession<'a> {
         }
     }
 
-    /// For a sampled session whose goal is unmet: the next look's runs, added to the plan.
+    /// For a sampled session whose goal is unmet: the next look's runs, added to the plan,
+    /// unless they would carry the session's runs (since `started`) past its time budget.
     /// The look's analysis runs while no run does, between two blocks of runs.
-    fn next_look(&self, open: &mut Opened, progress: &Progress) -> Result<Option<Vec<PlannedRun>>> {
+    fn next_look(
+        &self,
+        open: &mut Opened,
+        progress: &Progress,
+        started: std::time::Instant,
+    ) -> Result<Option<Vec<PlannedRun>>> {
         let exp = &open.exp;
         if exp.sampling.is_none() {
             return Ok(None);
@@ -268,23 +287,168 @@ impl<'a> RunSession<'a> {
             progress.note(&standing.sentence(exp));
             return Ok(None);
         };
+        let Some(cells) = self.cells_within_budget(open, &stored, &standing, progress, started)
+        else {
+            return Ok(None);
+        };
+        let exp = &open.exp;
+        let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &cells);
+        let (likely_s, outlook) = self.outlook(exp, &stored, &coming, &standing, started);
         let runs = open.writer.extend_plan_with(|planned| {
-            plan::look_runs(exp, planned, look, runs_per_cell, &standing.cells)
+            plan::look_runs(exp, planned, look, runs_per_cell, &cells)
         })?;
         progress.planned_more(
             runs.len(),
             &format!(
-                "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; look {look} adds {} runs to bring {} cells to {runs_per_cell}",
+                "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; look {look} adds {} runs to bring {} cells to {runs_per_cell}; {outlook}",
                 standing.look,
                 standing.runs_per_cell,
                 crate::format::level(standing.level),
                 standing.unmet.len(),
-                standing.unmet.join("; "),
+                standing.open_list(),
                 runs.len(),
-                standing.cells.len()
+                cells.len()
             ),
         );
+        progress.expect(
+            standing.unmet.len(),
+            std::time::Duration::from_secs_f64(likely_s),
+        );
         Ok(Some(runs))
+    }
+
+    /// The cells the next look of `standing` (which is [`Next::More`]) grows within the time
+    /// budget: every open hypothesis's, else those of the open hypotheses likely decided
+    /// soonest that fit; `None`, with the stop recorded in the manifest, where none fit.
+    fn cells_within_budget(
+        &self,
+        open: &mut Opened,
+        stored: &StoredSession,
+        standing: &stopping::Standing,
+        progress: &Progress,
+        started: std::time::Instant,
+    ) -> Option<Vec<CellKey>> {
+        let exp = &open.exp;
+        let Next::More {
+            look,
+            runs_per_cell,
+        } = standing.next
+        else {
+            return None;
+        };
+        let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &standing.cells);
+        let Some(stop) = self.over_budget(exp, stored, &coming, standing.look, started) else {
+            return Some(standing.cells.clone());
+        };
+        if let Some(fit) = self.nearest_that_fit(exp, stored, standing, started) {
+            progress.note(&format!(
+                "look {look} grows only the {} of {} open hypotheses likely decided soonest: all of them would not fit in the time budget",
+                fit.hypotheses,
+                standing.nearest_first.len()
+            ));
+            return Some(fit.cells);
+        }
+        let stopped = stopping::Standing {
+            next: Next::TimeSpent(stop),
+            ..standing.clone()
+        };
+        progress.note(&stopped.sentence(exp));
+        open.manifest.time_stop = Some(stop);
+        None
+    }
+
+    /// How long a sampled session's runs may take: `--budget`, else lab.toml's.
+    fn budget(&self, exp: &Experiment) -> Option<std::time::Duration> {
+        self.opts
+            .budget
+            .or(exp.sampling.as_ref().and_then(|s| s.budget))
+    }
+
+    /// When the session's runs, begun at `started`, will likely end, in seconds from now, and
+    /// in words with the latest: "ends in about 4 min 10 s, at most 8 min 30 s (the budget)".
+    /// Likely: the next look's runs `coming`, or what the open hypotheses likely still need if
+    /// that is more; at most: the budget.
+    fn outlook(
+        &self,
+        exp: &Experiment,
+        stored: &StoredSession,
+        coming: &[PlannedRun],
+        standing: &stopping::Standing,
+        started: std::time::Instant,
+    ) -> (f64, String) {
+        let used = started.elapsed().as_secs_f64();
+        let measured = estimate::mean_wall_by_cell(stored);
+        let next_look = estimate::expected_seconds(exp, coming, &measured);
+        let budget = self.budget(exp).map(|b| b.as_secs_f64());
+        let likely = standing
+            .likely_more_s
+            .map_or(next_look, |s| s.max(next_look));
+        let left = budget.map_or(f64::INFINITY, |b| (b - used).max(0.0));
+        let latest = match budget {
+            Some(b) => format!("at most {} (the budget)", crate::format::minutes(b - used)),
+            None => "no time budget".to_string(),
+        };
+        let likely = likely.min(left);
+        (
+            likely,
+            format!("ends in about {}, {latest}", crate::format::minutes(likely)),
+        )
+    }
+
+    /// Where the next look of every open hypothesis would not fit in the time budget: the
+    /// most of them, those likely decided soonest first, whose look would, when that is some
+    /// but not all (the runs go where they decide the most per second).
+    fn nearest_that_fit(
+        &self,
+        exp: &Experiment,
+        stored: &StoredSession,
+        standing: &stopping::Standing,
+        started: std::time::Instant,
+    ) -> Option<Fit> {
+        let Next::More {
+            look,
+            runs_per_cell,
+        } = standing.next
+        else {
+            return None;
+        };
+        (1..standing.nearest_first.len()).rev().find_map(|k| {
+            let mut cells: Vec<CellKey> = Vec::new();
+            for key in standing.nearest_first[..k].iter().flat_map(|h| &h.cells) {
+                if !cells.contains(key) {
+                    cells.push(key.clone());
+                }
+            }
+            let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &cells);
+            let over = self.over_budget(exp, stored, &coming, standing.look, started);
+            (over.is_none() && !coming.is_empty()).then_some(Fit {
+                hypotheses: k,
+                cells,
+            })
+        })
+    }
+
+    /// Where the runs `coming` (the next look's) would carry the session's runs, which began
+    /// at `started`, past its time budget (`--budget`, else lab.toml's): why no look follows
+    /// look `look`.
+    fn over_budget(
+        &self,
+        exp: &Experiment,
+        stored: &StoredSession,
+        coming: &[PlannedRun],
+        look: u32,
+        started: std::time::Instant,
+    ) -> Option<store::TimeStop> {
+        let budget = self.budget(exp)?.as_secs_f64();
+        let used = started.elapsed().as_secs_f64();
+        let measured = estimate::mean_wall_by_cell(stored);
+        let next_look = estimate::expected_seconds(exp, coming, &measured);
+        (used + next_look > budget).then_some(store::TimeStop {
+            look,
+            budget_s: budget,
+            used_s: used,
+            next_look_s: next_look,
+        })
     }
 
     /// After the runs: an interrupted session says how to resume it, a damaged one is an

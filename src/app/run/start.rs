@@ -139,7 +139,13 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
     manifest.resumed += 1;
     manifest.isolation = weakest(manifest.isolation.take(), exec::current_isolation());
     manifest.counters = counters;
-    let writer = SessionWriter::reopen(stored.dir.clone())?;
+    let mut writer = SessionWriter::reopen(stored.dir.clone())?;
+    if manifest.time_stop.take().is_some() {
+        // A session its time budget stopped takes up sampling again under a new budget: the
+        // looks that follow read the manifest, which must no longer say it stopped.
+        manifest.complete = false;
+        writer.record(&manifest)?;
+    }
     // A resumed session continues under its sealed lab.toml, which may pin fewer variants.
     host::check_jobs(&exp, opts, manifest.revisions.is_some())?;
     Ok(Opened {
@@ -164,7 +170,8 @@ fn weakest(
 }
 
 /// The latest session of the experiment, repaired and read back, when it may be resumed with
-/// these options: unfinished, not a cluster's (unless resumed on one), same profile.
+/// these options: unfinished or stopped by its time budget, not a cluster's (unless resumed
+/// on one), same profile.
 fn unfinished(layout: &Layout, opts: &RunOptions, today: &Experiment) -> Result<StoredSession> {
     let sessions = store::SessionList::new(&today.name, &today.dir, &layout.data_dir(&today.name));
     let Some(dir) = sessions.latest() else {
@@ -178,7 +185,7 @@ fn unfinished(layout: &Layout, opts: &RunOptions, today: &Experiment) -> Result<
         eprintln!("note: session {name}: {}", tail.describe());
     }
     let stored = store::load_session(&dir)?;
-    if stored.manifest.complete {
+    if stored.manifest.complete && stored.manifest.time_stop.is_none() {
         return Err(LabError::Usage(format!(
             "nothing to resume: the latest session {name} is complete"
         )));

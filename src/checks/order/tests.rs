@@ -47,6 +47,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         slowed: 0.0,
         disturbed: false,
         reshaped: false,
+        exact_wait: false,
         repeats: None,
         overlapped: Vec::new(),
         problems: Vec::new(),
@@ -97,6 +98,7 @@ fn judge(runs: &[RunView], max_drift: f64) -> CheckResult {
             level: 0.95,
             generator: crate::stats::Generator::ChaCha8,
         },
+        margin: None,
     };
     let order = Order {
         metric: "v",

@@ -96,9 +96,14 @@ impl Ctx<'_> {
             b: self.cell("b", self.raw.b.as_ref())?,
             op,
             factor,
+            margin: self.fraction("margin", self.raw.margin.as_ref(), Some(THRESHOLD_MARGIN))?,
         })
     }
 }
+
+/// The margin of a `compare` or `scaling` threshold when the check declares none: an interval
+/// wholly within ±5% of the threshold reads "at the threshold" (from analysis 3 on).
+pub const THRESHOLD_MARGIN: f64 = 0.05;
 
 /// Parses `a OP b`, `a OP F * b` or `a OP b * F`.
 pub fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {

@@ -20,7 +20,7 @@ pub const DEFAULT_STEADY_WITHIN: usize = 50;
 /// The keys each kind accepts besides `name`, `kind` and `class`.
 const KINDS: &[(&str, &[&str])] = &[
     ("duration", &["expect", "tolerance", "metric"]),
-    ("compare", &["metric", "a", "b", "expect"]),
+    ("compare", &["metric", "a", "b", "expect", "margin"]),
     (
         "ceiling",
         &["metric", "limit", "calibration", "fraction", "cells"],
@@ -34,7 +34,10 @@ const KINDS: &[(&str, &[&str])] = &[
         &["metric", "max_cv", "mode_gap", "alpha", "cells"],
     ),
     ("steady", &["metric", "within", "cells"]),
-    ("scaling", &["metric", "along", "variant", "factor"]),
+    (
+        "scaling",
+        &["metric", "along", "variant", "factor", "margin"],
+    ),
     (
         "mechanism",
         &["metric", "with", "direction", "min_rho", "cells"],
@@ -435,6 +438,11 @@ impl Ctx<'_> {
             along: self.param_name()?,
             variant: self.variant_name(self.raw.variant.as_ref(), "variant")?,
             factor,
+            margin: self.fraction(
+                "margin",
+                self.raw.margin.as_ref(),
+                Some(expect::THRESHOLD_MARGIN),
+            )?,
         })
     }
 }

@@ -50,6 +50,8 @@ pub enum Verdict {
     Slower,
     /// Within the noise band.
     NoChange,
+    /// A check's interval wholly within its margin of the threshold.
+    AtThreshold,
 }
 
 impl Verdict {
@@ -63,6 +65,7 @@ impl Verdict {
             Verdict::Faster => "FASTER",
             Verdict::Slower => "SLOWER",
             Verdict::NoChange => "SAME",
+            Verdict::AtThreshold => "AT THRESHOLD",
         }
     }
 
@@ -76,6 +79,7 @@ impl Verdict {
             Verdict::Faster => (style::VERDICT_PASS, Marker::Circle),
             Verdict::Slower => (style::VERDICT_FAIL, Marker::Cross),
             Verdict::NoChange => (style::VERDICT_NOT_RUN, Marker::Diamond),
+            Verdict::AtThreshold => (style::VERDICT_AT_THRESHOLD, Marker::Diamond),
         }
     }
 }

@@ -80,6 +80,8 @@ pub const VERDICT_FAIL: RGBColor = RGBColor(0xCF, 0x22, 0x2E);
 pub const VERDICT_INCONCLUSIVE: RGBColor = RGBColor(0x9A, 0x67, 0x00);
 /// See [`VERDICT_PASS`].
 pub const VERDICT_NOT_RUN: RGBColor = RGBColor(0x6E, 0x77, 0x81);
+/// See [`VERDICT_PASS`].
+pub const VERDICT_AT_THRESHOLD: RGBColor = RGBColor(0x08, 0x69, 0xDA);
 
 /// `#RRGGBB` of a colour, as SVG attributes and CSS write it.
 pub fn hex(c: RGBColor) -> String {

@@ -9,7 +9,7 @@
 //! at that look's level, and the union bound over the looks keeps the stated error rate.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::checks::{self, Findings, Verdict};
+use crate::checks::{self, Findings};
 use crate::compare;
 use crate::config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
 use crate::format::{level, percent};
@@ -17,6 +17,8 @@ use crate::plan::{CellKey, Plan};
 use crate::stats::relative_half_width;
 use crate::stats::sequential::{look_levels, schedule};
 use serde::Serialize;
+
+pub mod forecast;
 
 /// Where a sampled session stands after one look.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,6 +36,28 @@ pub struct Standing {
     /// The cells the goal depends on, which grow together.
     pub cells: Vec<CellKey>,
     pub next: Next,
+    /// The seconds of runs the open hypotheses likely still need (the slowest of them; one
+    /// more runs likely would not decide, all the runs up to `max`), where the goal is every
+    /// hypothesis decided (from analysis 3 on).
+    #[serde(skip)]
+    pub likely_more_s: Option<f64>,
+    /// Parallel to `unmet`, where the goal is every hypothesis decided (from analysis 3 on):
+    /// what more runs would likely do for each ([`forecast::Outlook::words`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outlooks: Vec<String>,
+    /// Each open hypothesis's cells and the seconds of runs it likely still needs, soonest
+    /// decided first (from analysis 3 on): where a look of all of them would not fit in the
+    /// time budget, the runs go to those likely decided soonest.
+    #[serde(skip)]
+    pub nearest_first: Vec<OpenHypothesis>,
+}
+
+/// One open hypothesis: the cells it reads, and the seconds of runs that would likely decide
+/// it (`None` where none likely would).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenHypothesis {
+    pub cells: Vec<CellKey>,
+    pub likely_s: Option<f64>,
 }
 
 /// What comes after a look.
@@ -46,6 +70,8 @@ pub enum Next {
     BudgetSpent,
     /// The goal does not hold, but no cell it depends on could take more runs.
     NothingToAdd,
+    /// The goal does not hold, and the next look would not fit in the time budget left.
+    TimeSpent(crate::store::TimeStop),
     /// Bring every cell in [`Standing::cells`] to `runs_per_cell` runs for look `look`.
     More { look: u32, runs_per_cell: u32 },
 }
@@ -62,19 +88,33 @@ pub fn standing(
     let levels = look_levels(crate::analysis::LEVEL, &looks);
     let look = plan.runs.iter().map(|r| r.look).max().unwrap_or(1).max(1);
     let index = (look as usize - 1).min(looks.len() - 1);
-    let Open { mut unmet, cells } = match &sampling.goal {
+    let Open {
+        mut unmet,
+        cells,
+        likely_more_s,
+        outlooks,
+        nearest_first,
+    } = match &sampling.goal {
         Goal::RevisionsDecided { threshold } => undecided(exp, analysis, *threshold, levels[index]),
+        // From analysis 3 on, only the cells of the hypotheses still open grow.
+        Goal::Decided if analysis.manifest.keeps_disturbed() => {
+            open_hypotheses(exp, sampling, analysis, findings)
+        }
         _ => Open {
             unmet: unmet(sampling, analysis, findings),
             cells: goal_cells(exp, sampling, &analysis.cell_keys),
+            ..Open::default()
         },
     };
+    let time_stop = analysis.manifest.time_stop.filter(|stop| stop.look == look);
     let failing = failing_cells(exp, analysis, &cells);
     let next = if unmet.is_empty() {
         Next::GoalMet
     } else if !failing.is_empty() {
         unmet.extend(failing);
         Next::NothingToAdd
+    } else if let Some(stop) = time_stop {
+        Next::TimeSpent(stop)
     } else if index + 1 >= looks.len() {
         Next::BudgetSpent
     } else if cells.is_empty() {
@@ -93,6 +133,9 @@ pub fn standing(
         unmet,
         cells,
         next,
+        likely_more_s,
+        outlooks,
+        nearest_first,
     })
 }
 
@@ -116,9 +159,16 @@ fn failing_cells(exp: &Experiment, analysis: &Analysis, cells: &[CellKey]) -> Ve
 }
 
 /// What a look leaves open, and the cells that grow for the next look.
+#[derive(Default)]
 struct Open {
     unmet: Vec<String>,
     cells: Vec<CellKey>,
+    /// See [`Standing::likely_more_s`].
+    likely_more_s: Option<f64>,
+    /// See [`Standing::outlooks`].
+    outlooks: Vec<String>,
+    /// See [`Standing::nearest_first`].
+    nearest_first: Vec<OpenHypothesis>,
 }
 
 /// A session across revisions at a look read at `look_level`: each compared cell's line while
@@ -131,23 +181,78 @@ fn undecided(exp: &Experiment, analysis: &Analysis, threshold: f64, look_level: 
         .map(|p| p.values.iter().map(ToString::to_string).collect())
         .unwrap_or_default();
     let (Some(metric), [base, head]) = (exp.primary_metric(), revisions.as_slice()) else {
-        return Open {
-            unmet: Vec::new(),
-            cells: Vec::new(),
-        };
+        return Open::default();
     };
     let pairs = compare::revision_pairs(exp, analysis, [base, head], metric);
     let level = pairs.level(look_level);
     let changes = pairs.changes(metric.better, threshold, exp.seed, level);
-    let mut open = Open {
-        unmet: Vec::new(),
-        cells: Vec::new(),
-    };
+    let mut open = Open::default();
     for ((b, h, _), change) in pairs.pairs.iter().zip(&changes) {
         if !change.verdict.decided() {
             open.unmet.push(change.line(threshold));
             open.cells.extend([b.cell.clone(), h.cell.clone()]);
         }
+    }
+    open
+}
+
+/// The hypotheses still open and the cells they read, which alone grow: a hypothesis decided
+/// (or at its threshold) keeps the look it was decided at.
+fn open_hypotheses(
+    exp: &Experiment,
+    sampling: &Sampling,
+    analysis: &Analysis,
+    findings: &Findings,
+) -> Open {
+    let max = sampling.max;
+    let mut open = Open {
+        likely_more_s: Some(0.0),
+        ..Open::default()
+    };
+    let undecided = findings
+        .checks
+        .iter()
+        .filter(|c| c.class == CheckClass::Hypothesis && !c.verdict.decided());
+    for check in undecided {
+        let Some(spec) = exp.checks.iter().find(|s| s.name == check.name) else {
+            continue;
+        };
+        let read = checks::cells_read(spec, &analysis.cell_keys);
+        let (now, round_s) = forecast::of_cells(&read, analysis);
+        let margin = match &spec.kind {
+            crate::config::CheckKind::Agree { margin, .. } => Some(*margin),
+            kind => kind.threshold_margin(),
+        };
+        let outlook = forecast::outlook(check, now, round_s, max, margin);
+        open.unmet.push(check.name.clone());
+        // A check not run says why in the cells that failed, listed after.
+        let said = check.verdict != checks::Verdict::NotRun;
+        open.outlooks
+            .push(if said { outlook.words } else { String::new() });
+        // One that more runs likely will not decide keeps the session going to `max`.
+        let session_s = outlook
+            .seconds
+            .unwrap_or(f64::from(max.saturating_sub(now)) * round_s);
+        open.likely_more_s = open.likely_more_s.map(|most| most.max(session_s));
+        open.nearest_first.push(OpenHypothesis {
+            cells: read.clone(),
+            likely_s: outlook.seconds,
+        });
+        for key in read {
+            if !open.cells.contains(&key) {
+                open.cells.push(key);
+            }
+        }
+    }
+    // Those likely decided soonest first; those no number of runs likely decides last.
+    open.nearest_first.sort_by(|a, b| {
+        a.likely_s
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&b.likely_s.unwrap_or(f64::INFINITY))
+    });
+    if open.unmet.is_empty() {
+        // The goal is met: the cells it depended on, which nothing adds to.
+        open.cells = goal_cells(exp, sampling, &analysis.cell_keys);
     }
     open
 }
@@ -178,7 +283,7 @@ fn unmet(sampling: &Sampling, analysis: &Analysis, findings: &Findings) -> Vec<S
             .checks
             .iter()
             .filter(|c| c.class == CheckClass::Hypothesis)
-            .filter(|c| !matches!(c.verdict, Verdict::Pass | Verdict::Fail))
+            .filter(|c| !c.verdict.decided())
             .map(|c| c.name.clone())
             .collect(),
         Goal::HalfWidth { fraction, metric } => analysis
@@ -210,6 +315,28 @@ fn too_wide(cell: &CellStats, fraction: f64) -> Option<String> {
 }
 
 impl Standing {
+    /// What the goal still lacks, each with what more runs would likely do for it where that
+    /// is known: "A (1.13 [0.903, 1.21] now: about 8 runs per cell, 12 s more, …); B".
+    pub fn open_list(&self) -> String {
+        let with = |i: usize, name: &String| match self.outlooks.get(i) {
+            Some(outlook) if !outlook.is_empty() => format!("{name} ({outlook})"),
+            _ => name.clone(),
+        };
+        let listed: Vec<String> = self
+            .unmet
+            .iter()
+            .enumerate()
+            .map(|(i, n)| with(i, n))
+            .collect();
+        listed.join("; ")
+    }
+
+    /// What more runs would likely do for the open hypothesis `name`, where that is known.
+    pub fn outlook_of(&self, name: &str) -> Option<String> {
+        let i = self.unmet.iter().position(|u| u == name)?;
+        self.outlooks.get(i).filter(|o| !o.is_empty()).cloned()
+    }
+
     /// Why sampling stopped (or goes on), in one sentence for the chapter and the terminal.
     pub fn sentence(&self, exp: &Experiment) -> String {
         let goal = match exp.sampling.as_ref().map(|s| &s.goal) {
@@ -244,16 +371,27 @@ impl Standing {
             Next::GoalMet => format!("Sampling stopped at {at}: the goal ({goal}) was met."),
             Next::BudgetSpent => format!(
                 "Sampling stopped at {at}: the budget was spent before the goal ({goal}) was met; still open: {}.",
-                self.unmet.join("; ")
+                self.open_list()
             ),
             Next::NothingToAdd => format!(
                 "Sampling stopped at {at}: the goal ({goal}) is not met, and no cell it depends on can take more runs; still open: {}.",
-                self.unmet.join("; ")
+                self.open_list()
+            ),
+            Next::TimeSpent(stop) => format!(
+                "Sampling stopped at {at}: the time budget ({}) had {} left, and the next look would have taken about {}; still open: {}.",
+                crate::format::minutes(stop.budget_s),
+                crate::format::minutes((stop.budget_s - stop.used_s).max(0.0)),
+                crate::format::minutes(stop.next_look_s),
+                self.open_list()
             ),
             Next::More { .. } => format!(
                 "Sampling had reached {at} when the session ended; still open: {}.",
-                self.unmet.join("; ")
+                self.open_list()
             ),
         }
     }
 }
+
+#[cfg(test)]
+#[path = "allocation_tests.rs"]
+mod allocation_tests;
