@@ -366,3 +366,14 @@ fn a_failing_prepare_command_stops_the_session_naming_it() {
         "{error}"
     );
 }
+
+#[test]
+fn the_help_shows_its_examples_as_they_are_typed() {
+    let project = Project::with_fixtures(&[]);
+    let out = project.lab_exits(&["bench", "--help"], Exit::Ok);
+    let help = stdout(&out);
+    assert!(
+        help.contains("lab bench -L count 10,100 'seq {count}' --export-json out.json"),
+        "a parameter in braces prints as typed: {help}"
+    );
+}
