@@ -212,20 +212,13 @@ impl Progress {
     }
 }
 
+/// "treiber threads=4 (rep 3)": the run's variant, its parameters and which run of its cell.
 fn describe(run: &PlannedRun) -> String {
-    let params: Vec<String> = run
-        .cell
-        .params
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let mut words = vec![run.cell.variant.to_string()];
+    words.extend(run.cell.params.iter().map(|(k, v)| format!("{k}={v}")));
     let kind = if run.warmup { "warm-up" } else { "rep" };
-    format!(
-        "{} {} ({kind} {})",
-        run.cell.variant,
-        params.join(" "),
-        run.repetition
-    )
+    words.push(format!("({kind} {})", run.repetition));
+    words.join(" ")
 }
 
 #[cfg(test)]
@@ -257,6 +250,33 @@ mod tests {
             sampled.words(now).unwrap(),
             "ends in about 20 s, at most 30 s",
             "10 s of runs planned, then half of the 20 s the budget leaves"
+        );
+    }
+
+    fn run_of(variant: &str, params: &[(&str, i64)], warmup: bool) -> PlannedRun {
+        let params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), crate::config::ParamValue::Int(*v)))
+            .collect();
+        PlannedRun {
+            id: "r0001".into(),
+            position: 1,
+            cell: crate::plan::CellKey::new(variant, std::sync::Arc::new(params)),
+            repetition: 3,
+            warmup,
+            argv: vec!["true".into()],
+            repeats: None,
+            look: 1,
+            env_padding: None,
+        }
+    }
+
+    #[test]
+    fn a_run_is_named_by_its_cell_with_single_spaces() {
+        assert_eq!(describe(&run_of("sort", &[], false)), "sort (rep 3)");
+        assert_eq!(
+            describe(&run_of("treiber", &[("threads", 4), ("ops", 9)], true)),
+            "treiber ops=9 threads=4 (warm-up 3)"
         );
     }
 
