@@ -167,6 +167,10 @@ fn scaling(
         && values.iter().cloned().fold(0.0, f64::max)
             / values.iter().cloned().fold(f64::INFINITY, f64::min)
             >= 8.0;
+    let gaps = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.center.is_nan() && p.raw.is_empty());
     let chart = ScalingChart {
         title: format!("{} by {}", metric.name, param.name),
         x_label: param.name.clone(),
@@ -182,8 +186,13 @@ fn scaling(
             metric.name, param.name
         ),
         caption: format!(
-            "Lines join the medians; bars are {} bootstrap intervals; faint points are individual runs.",
-            level(analysis.resampling.level)
+            "Lines join the medians; bars are {} bootstrap intervals; faint points are individual runs.{}",
+            level(analysis.resampling.level),
+            if gaps {
+                " A line breaks at a cell with no valid run, marked × on the axis."
+            } else {
+                ""
+            }
         ),
     };
     let stem = format!("{}-by-{}", metric.name, param.name);

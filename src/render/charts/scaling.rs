@@ -57,13 +57,23 @@ pub struct SeriesPoint {
 }
 
 /// A point that survived filtering (non-finite values and, on a log axis,
-/// non-positive x are dropped).
+/// non-positive x are dropped). One with no value at all is a cell with no valid run: the
+/// line breaks there and a cross marks it.
 struct Cell {
     x: f64,
     center: Option<f64>,
     ci: Option<(f64, f64)>,
     raw: Vec<f64>,
 }
+
+impl Cell {
+    fn is_missing(&self) -> bool {
+        self.center.is_none() && self.ci.is_none() && self.raw.is_empty()
+    }
+}
+
+/// What marks a cell with no valid run, beside its cross.
+const MISSING: &str = "no valid run";
 
 /// Raw runs of a cell spread over this many pixels so equal values stay visible.
 const JITTER_PX: i32 = 10;
@@ -129,7 +139,6 @@ fn prepare(s: &Series, log_x: bool) -> Vec<Cell> {
             ci: (p.lo.is_finite() && p.hi.is_finite()).then_some((p.lo.min(p.hi), p.lo.max(p.hi))),
             raw: p.raw.iter().copied().filter(|v| v.is_finite()).collect(),
         })
-        .filter(|c| c.center.is_some() || c.ci.is_some() || !c.raw.is_empty())
         .collect();
     // The line must go left to right whatever order the caller used.
     cells.sort_by(|a, b| a.x.total_cmp(&b.x));
@@ -278,11 +287,32 @@ fn draw_series(
         let (px, py) = map(x, y);
         (px + off, py)
     };
+    // The line joins neighbouring medians only: it breaks at a cell with none.
+    for stretch in cells.split(|c| c.center.is_none()) {
+        let joined: Vec<(i32, i32)> = stretch
+            .iter()
+            .filter_map(|c| c.center.map(|m| at(c.x, m)))
+            .collect();
+        root.draw(&PathElement::new(joined, color.stroke_width(2)))?;
+    }
     let line: Vec<(i32, i32)> = cells
         .iter()
         .filter_map(|c| c.center.map(|m| at(c.x, m)))
         .collect();
-    root.draw(&PathElement::new(line.clone(), color.stroke_width(2)))?;
+    for (x, y) in cells
+        .iter()
+        .filter(|c| c.is_missing())
+        .map(|c| at(c.x, 0.0))
+    {
+        overlay.segment((x - 4, y - 4), (x + 4, y + 4), color, 2);
+        overlay.segment((x - 4, y + 4), (x + 4, y - 4), color, 2);
+        let label_y = y - 8 - 11 * i as i32;
+        overlay.text(
+            Text::line((x + 6, label_y), style::TICK, MISSING)
+                .color(color)
+                .halo(),
+        );
+    }
     for c in cells {
         if let Some((lo, hi)) = c.ci {
             let (top, bottom) = (at(c.x, hi), at(c.x, lo));

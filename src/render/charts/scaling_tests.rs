@@ -194,3 +194,53 @@ fn no_interval_no_bar() {
     assert_eq!(svg.matches(&bar).count(), 0);
     assert_eq!(points::count_marks(&svg), 2, "the runs are still drawn");
 }
+
+/// The points of every polyline drawn in the first series' colour two pixels wide: the
+/// lines through the medians, and the legend's.
+fn median_lines(svg: &str) -> Vec<usize> {
+    let colour = style::series_color(0);
+    let stroke = format!(
+        "stroke=\"#{:02X}{:02X}{:02X}\"",
+        colour.0, colour.1, colour.2
+    );
+    svg.split("<polyline")
+        .skip(1)
+        .filter(|p| {
+            let element = &p[..p.find("/>").unwrap_or(p.len())];
+            element.contains(&stroke) && element.contains("stroke-width=\"2\"")
+        })
+        .map(|p| {
+            let points = p.split("points=\"").nth(1).unwrap_or("");
+            points[..points.find('"').unwrap_or(0)]
+                .split_whitespace()
+                .count()
+        })
+        .collect()
+}
+
+#[test]
+fn a_cell_with_no_valid_run_breaks_the_line_and_is_marked() {
+    let missing = SeriesPoint {
+        x: 3.0,
+        center: f64::NAN,
+        lo: f64::NAN,
+        hi: f64::NAN,
+        raw: vec![],
+    };
+    let points = vec![
+        pt(1.0, 9.0, vec![9.0]),
+        pt(2.0, 8.0, vec![8.0]),
+        missing,
+        pt(4.0, 6.0, vec![6.0]),
+        pt(8.0, 5.0, vec![5.0]),
+    ];
+    let svg = wide(&single(false, points.clone())).unwrap();
+    // Two stretches of two medians, none across x = 3; then the legend's sample line.
+    assert_eq!(median_lines(&svg), vec![2, 2, 2]);
+    assert!(svg.contains(MISSING), "the cell is marked: {svg}");
+    let mut whole = points;
+    whole[2] = pt(3.0, 7.0, vec![7.0]);
+    let svg = wide(&single(false, whole)).unwrap();
+    assert_eq!(median_lines(&svg), vec![5, 2]);
+    assert!(!svg.contains(MISSING));
+}
