@@ -26,6 +26,17 @@ pub struct Outlook {
     pub words: String,
 }
 
+impl Outlook {
+    /// No number of runs likely decides it, for the reason `words` give.
+    fn never(words: String) -> Outlook {
+        Outlook {
+            runs_per_cell: None,
+            seconds: None,
+            words,
+        }
+    }
+}
+
 /// The outlook of `check`, open after a look with `now` runs in the fewest-run cell it reads,
 /// where one more run of every cell it reads takes `round_s` seconds, a session may grow
 /// each cell to `max` runs, and an interval within `margin` of the threshold is an answer.
@@ -36,11 +47,7 @@ pub fn outlook(
     max: u32,
     margin: Option<f64>,
 ) -> Outlook {
-    let never = |words: String| Outlook {
-        runs_per_cell: None,
-        seconds: None,
-        words,
-    };
+    let never = Outlook::never;
     let Some(r) = check.ratio.as_ref().filter(|r| r.lo > 0.0 && r.hi > 0.0) else {
         return never("no estimate: it is not decided on a ratio".into());
     };
@@ -108,15 +115,11 @@ struct Narrowing {
 fn band_outlook(r: &crate::checks::RatioEvidence, n: Narrowing, gap: f64, margin: f64) -> Outlook {
     let distance = ((1.0 + margin).ln() - gap).abs();
     if distance < ON_THE_THRESHOLD * n.half {
-        return Outlook {
-            runs_per_cell: None,
-            seconds: None,
-            words: format!(
-                "likely never: its interval {} is centred on the edge of ±{}",
-                ratio_bounds(r.lo, r.hi),
-                crate::format::percent(margin)
-            ),
-        };
+        return Outlook::never(format!(
+            "likely never: its interval {} is centred on the edge of ±{}",
+            ratio_bounds(r.lo, r.hi),
+            crate::format::percent(margin)
+        ));
     }
     decided_at(r, n, needed_runs(n.now, n.half, distance))
 }
@@ -124,14 +127,10 @@ fn band_outlook(r: &crate::checks::RatioEvidence, n: Narrowing, gap: f64, margin
 /// The outlook of a hypothesis likely decided at `needed` runs per cell.
 fn decided_at(r: &crate::checks::RatioEvidence, n: Narrowing, needed: u32) -> Outlook {
     if needed > n.max {
-        return Outlook {
-            runs_per_cell: None,
-            seconds: None,
-            words: format!(
-                "likely not within {} runs per cell: about {needed} would decide it",
-                n.max
-            ),
-        };
+        return Outlook::never(format!(
+            "likely not within {} runs per cell: about {needed} would decide it",
+            n.max
+        ));
     }
     let seconds = f64::from(needed.saturating_sub(n.now)) * n.round_s;
     Outlook {

@@ -13,7 +13,7 @@ use crate::error::{Exit, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
 use crate::plan::{self, CellKey, PlannedRun};
 use crate::stopping::{self, Next};
-use crate::store::{self, Revisions, Sealed, StoredSession};
+use crate::store::{self, Revisions, Sealed};
 use std::path::{Path, PathBuf};
 
 /// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.
@@ -32,11 +32,124 @@ pub(super) struct RunSession<'a> {
     target: Target,
 }
 
-/// The open hypotheses a look grows when not all of them fit in the time budget: how many,
-/// and their cells.
-struct Fit {
-    hypotheses: usize,
-    cells: Vec<CellKey>,
+/// Says what look `standing` left open and what the next look, of `added` runs, adds; the
+/// session will likely end `likely_s` from now.
+fn say_look(
+    progress: &Progress,
+    standing: &stopping::Standing,
+    added: usize,
+    next: &str,
+    likely_s: f64,
+) {
+    progress.planned_more(
+        added,
+        &format!(
+            "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; {next}",
+            standing.look,
+            standing.runs_per_cell,
+            crate::format::level(standing.level),
+            standing.unmet.len(),
+            standing.open_list(),
+        ),
+    );
+    progress.expect(
+        standing.unmet.len(),
+        std::time::Duration::from_secs_f64(likely_s),
+    );
+}
+
+/// What a look's time decisions read, once per look: the experiment and its plan so far, the
+/// standing after the look (whose next step is more runs), the time budget and the seconds
+/// its runs have taken, and each cell's mean run time so far.
+struct LookTime<'a> {
+    exp: &'a Experiment,
+    planned: &'a [PlannedRun],
+    standing: &'a stopping::Standing,
+    budget_s: Option<f64>,
+    used_s: f64,
+    measured: std::collections::BTreeMap<CellKey, f64>,
+}
+
+impl LookTime<'_> {
+    /// The next look's runs for `cells`.
+    fn coming(&self, cells: &[CellKey]) -> Vec<PlannedRun> {
+        match self.standing.next {
+            Next::More {
+                look,
+                runs_per_cell,
+            } => plan::look_runs(self.exp, self.planned, look, runs_per_cell, cells),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The seconds the runs `coming` will likely take.
+    fn seconds(&self, coming: &[PlannedRun]) -> f64 {
+        estimate::expected_seconds(self.exp, coming, &self.measured)
+    }
+
+    /// Where the runs `coming` would carry the session's runs past its time budget: why no
+    /// look follows this one.
+    fn over_budget(&self, coming: &[PlannedRun]) -> Option<store::TimeStop> {
+        let budget = self.budget_s?;
+        let next_look = self.seconds(coming);
+        (self.used_s + next_look > budget).then_some(store::TimeStop {
+            look: self.standing.look,
+            budget_s: budget,
+            used_s: self.used_s,
+            next_look_s: next_look,
+        })
+    }
+
+    /// The cells the next look grows within the time budget: every open hypothesis's, else
+    /// those of the most open hypotheses, likely decided soonest first, whose look fits (the
+    /// runs go where they decide the most per second), with how many; else why no look
+    /// follows.
+    fn cells_within_budget(
+        &self,
+    ) -> std::result::Result<(Vec<CellKey>, Option<usize>), store::TimeStop> {
+        let standing = self.standing;
+        let Some(stop) = self.over_budget(&self.coming(&standing.cells)) else {
+            return Ok((standing.cells.clone(), None));
+        };
+        let fits = (1..standing.nearest_first.len()).rev().find_map(|k| {
+            let mut cells: Vec<CellKey> = Vec::new();
+            for key in standing.nearest_first[..k].iter().flat_map(|h| &h.cells) {
+                if !cells.contains(key) {
+                    cells.push(key.clone());
+                }
+            }
+            let coming = self.coming(&cells);
+            (!coming.is_empty() && self.over_budget(&coming).is_none()).then_some((cells, Some(k)))
+        });
+        fits.ok_or(stop)
+    }
+
+    /// When the session's runs will likely end, in seconds from now, and in words with the
+    /// latest: "ends in about 4 min 10 s, at most 8 min 30 s (the budget)". Likely: the next
+    /// look's runs `coming`, or what the open hypotheses likely still need if that is more;
+    /// at most: the budget.
+    fn outlook(&self, coming: &[PlannedRun]) -> (f64, String) {
+        let next_look = self.seconds(coming);
+        let likely = self
+            .standing
+            .likely_more_s
+            .map_or(next_look, |s| s.max(next_look));
+        let left = self
+            .budget_s
+            .map_or(f64::INFINITY, |b| (b - self.used_s).max(0.0));
+        let latest = match self.budget_s {
+            Some(b) => format!(
+                "at most {} (the budget)",
+                crate::format::minutes(b - self.used_s)
+            ),
+            None => "no time budget".to_string(),
+        };
+        let likely = likely.min(left);
+        (
+            likely,
+            format!("ends in about {}, {latest}", crate::format::minutes(likely)),
+        )
+    }
 }
 
 /// A session measured to its end, its chapter written.
@@ -271,8 +384,7 @@ impl<'a> RunSession<'a> {
         progress: &Progress,
         started: std::time::Instant,
     ) -> Result<Option<Vec<PlannedRun>>> {
-        let exp = &open.exp;
-        if exp.sampling.is_none() {
+        if open.exp.sampling.is_none() {
             return Ok(None);
         }
         let stored = store::load_session(&open.writer.dir)?;
@@ -284,77 +396,47 @@ impl<'a> RunSession<'a> {
             runs_per_cell,
         } = standing.next
         else {
-            progress.note(&standing.sentence(exp));
+            progress.note(&standing.sentence(&open.exp));
             return Ok(None);
         };
-        let Some(cells) = self.cells_within_budget(open, &stored, &standing, progress, started)
-        else {
-            return Ok(None);
+        let time = LookTime {
+            exp: &open.exp,
+            planned: &stored.plan.runs,
+            standing: &standing,
+            budget_s: self.budget(&open.exp).map(|b| b.as_secs_f64()),
+            used_s: started.elapsed().as_secs_f64(),
+            measured: estimate::mean_wall_by_cell(&stored),
         };
+        let (cells, grown) = match time.cells_within_budget() {
+            Ok(fit) => fit,
+            Err(stop) => {
+                open.manifest.time_stop = Some(stop);
+                let stopped = stopping::Standing {
+                    next: Next::TimeSpent(stop),
+                    ..standing
+                };
+                progress.note(&stopped.sentence(&open.exp));
+                return Ok(None);
+            }
+        };
+        if let Some(grown) = grown {
+            progress.note(&format!(
+                "look {look} grows only the {grown} of {} open hypotheses likely decided soonest: all of them would not fit in the time budget",
+                standing.nearest_first.len()
+            ));
+        }
+        let (likely_s, outlook) = time.outlook(&time.coming(&cells));
         let exp = &open.exp;
-        let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &cells);
-        let (likely_s, outlook) = self.outlook(exp, &stored, &coming, &standing, started);
         let runs = open.writer.extend_plan_with(|planned| {
             plan::look_runs(exp, planned, look, runs_per_cell, &cells)
         })?;
-        progress.planned_more(
+        let added = format!(
+            "look {look} adds {} runs to bring {} cells to {runs_per_cell}; {outlook}",
             runs.len(),
-            &format!(
-                "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; look {look} adds {} runs to bring {} cells to {runs_per_cell}; {outlook}",
-                standing.look,
-                standing.runs_per_cell,
-                crate::format::level(standing.level),
-                standing.unmet.len(),
-                standing.open_list(),
-                runs.len(),
-                cells.len()
-            ),
+            cells.len()
         );
-        progress.expect(
-            standing.unmet.len(),
-            std::time::Duration::from_secs_f64(likely_s),
-        );
+        say_look(progress, &standing, runs.len(), &added, likely_s);
         Ok(Some(runs))
-    }
-
-    /// The cells the next look of `standing` (which is [`Next::More`]) grows within the time
-    /// budget: every open hypothesis's, else those of the open hypotheses likely decided
-    /// soonest that fit; `None`, with the stop recorded in the manifest, where none fit.
-    fn cells_within_budget(
-        &self,
-        open: &mut Opened,
-        stored: &StoredSession,
-        standing: &stopping::Standing,
-        progress: &Progress,
-        started: std::time::Instant,
-    ) -> Option<Vec<CellKey>> {
-        let exp = &open.exp;
-        let Next::More {
-            look,
-            runs_per_cell,
-        } = standing.next
-        else {
-            return None;
-        };
-        let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &standing.cells);
-        let Some(stop) = self.over_budget(exp, stored, &coming, standing.look, started) else {
-            return Some(standing.cells.clone());
-        };
-        if let Some(fit) = self.nearest_that_fit(exp, stored, standing, started) {
-            progress.note(&format!(
-                "look {look} grows only the {} of {} open hypotheses likely decided soonest: all of them would not fit in the time budget",
-                fit.hypotheses,
-                standing.nearest_first.len()
-            ));
-            return Some(fit.cells);
-        }
-        let stopped = stopping::Standing {
-            next: Next::TimeSpent(stop),
-            ..standing.clone()
-        };
-        progress.note(&stopped.sentence(exp));
-        open.manifest.time_stop = Some(stop);
-        None
     }
 
     /// How long a sampled session's runs may take: `--budget`, else lab.toml's.
@@ -362,93 +444,6 @@ impl<'a> RunSession<'a> {
         self.opts
             .budget
             .or(exp.sampling.as_ref().and_then(|s| s.budget))
-    }
-
-    /// When the session's runs, begun at `started`, will likely end, in seconds from now, and
-    /// in words with the latest: "ends in about 4 min 10 s, at most 8 min 30 s (the budget)".
-    /// Likely: the next look's runs `coming`, or what the open hypotheses likely still need if
-    /// that is more; at most: the budget.
-    fn outlook(
-        &self,
-        exp: &Experiment,
-        stored: &StoredSession,
-        coming: &[PlannedRun],
-        standing: &stopping::Standing,
-        started: std::time::Instant,
-    ) -> (f64, String) {
-        let used = started.elapsed().as_secs_f64();
-        let measured = estimate::mean_wall_by_cell(stored);
-        let next_look = estimate::expected_seconds(exp, coming, &measured);
-        let budget = self.budget(exp).map(|b| b.as_secs_f64());
-        let likely = standing
-            .likely_more_s
-            .map_or(next_look, |s| s.max(next_look));
-        let left = budget.map_or(f64::INFINITY, |b| (b - used).max(0.0));
-        let latest = match budget {
-            Some(b) => format!("at most {} (the budget)", crate::format::minutes(b - used)),
-            None => "no time budget".to_string(),
-        };
-        let likely = likely.min(left);
-        (
-            likely,
-            format!("ends in about {}, {latest}", crate::format::minutes(likely)),
-        )
-    }
-
-    /// Where the next look of every open hypothesis would not fit in the time budget: the
-    /// most of them, those likely decided soonest first, whose look would, when that is some
-    /// but not all (the runs go where they decide the most per second).
-    fn nearest_that_fit(
-        &self,
-        exp: &Experiment,
-        stored: &StoredSession,
-        standing: &stopping::Standing,
-        started: std::time::Instant,
-    ) -> Option<Fit> {
-        let Next::More {
-            look,
-            runs_per_cell,
-        } = standing.next
-        else {
-            return None;
-        };
-        (1..standing.nearest_first.len()).rev().find_map(|k| {
-            let mut cells: Vec<CellKey> = Vec::new();
-            for key in standing.nearest_first[..k].iter().flat_map(|h| &h.cells) {
-                if !cells.contains(key) {
-                    cells.push(key.clone());
-                }
-            }
-            let coming = plan::look_runs(exp, &stored.plan.runs, look, runs_per_cell, &cells);
-            let over = self.over_budget(exp, stored, &coming, standing.look, started);
-            (over.is_none() && !coming.is_empty()).then_some(Fit {
-                hypotheses: k,
-                cells,
-            })
-        })
-    }
-
-    /// Where the runs `coming` (the next look's) would carry the session's runs, which began
-    /// at `started`, past its time budget (`--budget`, else lab.toml's): why no look follows
-    /// look `look`.
-    fn over_budget(
-        &self,
-        exp: &Experiment,
-        stored: &StoredSession,
-        coming: &[PlannedRun],
-        look: u32,
-        started: std::time::Instant,
-    ) -> Option<store::TimeStop> {
-        let budget = self.budget(exp)?.as_secs_f64();
-        let used = started.elapsed().as_secs_f64();
-        let measured = estimate::mean_wall_by_cell(stored);
-        let next_look = estimate::expected_seconds(exp, coming, &measured);
-        (used + next_look > budget).then_some(store::TimeStop {
-            look,
-            budget_s: budget,
-            used_s: used,
-            next_look_s: next_look,
-        })
     }
 
     /// After the runs: an interrupted session says how to resume it, a damaged one is an
