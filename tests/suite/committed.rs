@@ -100,9 +100,13 @@ fn glued_headings(markdown: &str) -> Vec<String> {
 fn every_heading_of_every_committed_chapter_starts_after_a_blank_line() {
     assert_eq!(glued_headings("text\n\n## a\n"), Vec::<String>::new());
     assert_eq!(glued_headings("<figure></figure>\n## Results\n").len(), 1);
+    // The committed sessions rendered afresh: the README's main command adds a session and
+    // rewrites its chapter in the repository's own book/.
+    let project = committed_project();
+    report_on(&project, "2");
     let pages: Vec<std::path::PathBuf> = committed_experiments()
         .iter()
-        .flat_map(|name| std::fs::read_dir(repository().join("book/src").join(name)).unwrap())
+        .flat_map(|name| std::fs::read_dir(project.path("book/src").join(name)).unwrap())
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
