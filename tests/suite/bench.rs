@@ -127,7 +127,7 @@ fn two_commands_are_decided_against_the_first_and_exported_as_hyperfine_writes()
     assert_eq!(runs.len(), timed);
 
     assert!(project.read("out.md").starts_with(
-        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n|:---|---:|---:|---:|---:|\n| `sleep 0.1` | "
+        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative to fastest |\n|:---|---:|---:|---:|---:|\n| `sleep 0.1` | "
     ));
     assert!(
         project

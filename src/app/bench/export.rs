@@ -1,148 +1,283 @@
-//! hyperfine's export files written from a `lab bench` session, in hyperfine's own shapes so
-//! that scripts reading them keep working: `--export-json` in the 1.x layout (seconds, one
-//! entry per timed run in `times`, `memory_usage_byte` and `exit_codes`, `parameters` as
-//! `{"NAME": "VALUE"}`), `--export-markdown` as its table and `--export-csv` as its columns.
-//! Only valid timed runs are written, as hyperfine writes only the runs it timed. A figure of
-//! no runs is never invented: a command with no timed run has `null` for its mean and the
-//! rest in JSON, an empty field in CSV and a dash in Markdown.
+//! hyperfine's export files written from a `lab bench` session, in hyperfine 1.20's own shapes
+//! so that scripts and documents reading them keep working: `--export-json` in the 1.x layout
+//! (seconds, one entry per timed run in `times`, `memory_usage_byte` and `exit_codes`,
+//! `parameters` as `{"NAME": "VALUE"}`), `--export-csv` as its columns, and its markup tables,
+//! `--export-markdown`, `--export-asciidoc` and `--export-orgmode`: one table in three
+//! syntaxes ([`markup`]), shaped by [`Markup`] as hyperfine's `--time-unit`, `--sort` and
+//! `--reference` shape it. Only valid timed runs are written, as hyperfine writes only the runs
+//! it timed. A figure of no runs is never invented: a command with no timed run has `null` for
+//! its mean and the rest in JSON, empty fields in CSV and a dash in the tables.
+
+mod markup;
+#[cfg(test)]
+mod tests;
 
 use super::output::{Report, Timed, mean, median, range, sd};
-use serde_json::{Map, Value, json};
+use crate::units::Seconds;
+use markup::Syntax;
+use serde::Serialize;
+use std::collections::BTreeMap;
 
-/// hyperfine's `--export-json` layout (1.x, which its 2.0 still reads and lab imports).
+/// hyperfine's `-u/--time-unit`: the unit of every time shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimeUnit {
+    Microsecond,
+    Millisecond,
+    Second,
+}
+
+impl TimeUnit {
+    /// The unit hyperfine shows a time in when none is asked for: microseconds below a
+    /// millisecond, milliseconds below a second, else seconds.
+    pub fn of(t: Seconds) -> TimeUnit {
+        match t.0 {
+            s if s < 1e-3 => TimeUnit::Microsecond,
+            s if s < 1.0 => TimeUnit::Millisecond,
+            _ => TimeUnit::Second,
+        }
+    }
+
+    /// How many of this unit make a second.
+    pub fn scale(self) -> f64 {
+        match self {
+            TimeUnit::Microsecond => 1e6,
+            TimeUnit::Millisecond => 1e3,
+            TimeUnit::Second => 1.0,
+        }
+    }
+
+    /// The unit's symbol: `µs`, `ms`, `s`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            TimeUnit::Microsecond => "µs",
+            TimeUnit::Millisecond => "ms",
+            TimeUnit::Second => "s",
+        }
+    }
+
+    /// `t` in this unit as hyperfine writes it: three decimals in seconds, one in milli- and
+    /// microseconds (`2.005`, `105.7`).
+    pub fn format_value(self, t: Seconds) -> String {
+        let x = t.0 * self.scale();
+        match self {
+            TimeUnit::Second => format!("{x:.3}"),
+            TimeUnit::Millisecond | TimeUnit::Microsecond => format!("{x:.1}"),
+        }
+    }
+
+    /// `t` in this unit with its symbol, as hyperfine prints it on the terminal: `105.7 ms`.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "for `lab bench --time-unit`'s terminal report")
+    )]
+    pub fn format_duration(self, t: Seconds) -> String {
+        format!("{} {}", self.format_value(t), self.short_name())
+    }
+}
+
+/// hyperfine's `--sort`: the order of a table's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SortOrder {
+    /// The order the commands were given in, as hyperfine orders its tables by default.
+    #[default]
+    Auto,
+    /// The order the commands were given in.
+    Command,
+    /// The fastest mean first.
+    MeanTime,
+}
+
+/// What the "Relative" column divides each mean by.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RelativeTo {
+    /// The fastest mean over every command and parameter set: hyperfine's choice when no
+    /// `--reference` is given.
+    #[default]
+    Fastest,
+    /// The mean of the command of this label at the same parameter values (`--reference`);
+    /// a ratio below 1 is faster than the reference.
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "chosen by `lab bench --reference` once it is passed here"
+        )
+    )]
+    Reference(String),
+}
+
+impl RelativeTo {
+    /// The column's header.
+    fn header(&self) -> &'static str {
+        match self {
+            RelativeTo::Fastest => "Relative to fastest",
+            RelativeTo::Reference(_) => "Relative to reference",
+        }
+    }
+}
+
+/// How a markup table is shaped; the default is hyperfine's without options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Markup {
+    /// The unit of every time; None picks the one that suits the first command's mean.
+    pub unit: Option<TimeUnit>,
+    /// The order of the rows.
+    pub sort: SortOrder,
+    /// What the "Relative" column divides each mean by.
+    pub relative_to: RelativeTo,
+}
+
+/// hyperfine's `--export-json` layout, the commands in the report's order.
 pub fn json(report: &Report) -> String {
-    let results: Vec<Value> = report.timed.iter().map(json_result).collect();
-    let mut text = serde_json::to_string_pretty(&json!({ "results": results }))
-        .unwrap_or_else(|_| "{}".into());
+    let results = report.timed.iter().map(JsonResult::of).collect();
+    let mut text =
+        serde_json::to_string_pretty(&JsonExport { results }).unwrap_or_else(|_| "{}".into());
     text.push('\n');
     text
 }
 
-/// `figure` of `xs`, or nothing when there are none.
-fn of_some(xs: &[f64], figure: fn(&[f64]) -> f64) -> Option<f64> {
-    (!xs.is_empty()).then(|| figure(xs))
-}
-
-fn json_result(t: &Timed) -> Value {
-    let mut entry = Map::new();
-    let [mean, stddev, median, user, system, min, max] = figures(t);
-    entry.insert("command".into(), json!(t.command));
-    entry.insert("mean".into(), json!(mean));
-    entry.insert("stddev".into(), json!(stddev));
-    entry.insert("median".into(), json!(median));
-    entry.insert("user".into(), json!(user));
-    entry.insert("system".into(), json!(system));
-    entry.insert("min".into(), json!(min));
-    entry.insert("max".into(), json!(max));
-    entry.insert("times".into(), json!(t.times));
-    entry.insert("memory_usage_byte".into(), json!(t.memory_bytes));
-    entry.insert("exit_codes".into(), json!(t.exit_codes));
-    if !t.params.is_empty() {
-        entry.insert("parameters".into(), json!(t.params));
-    }
-    Value::Object(entry)
-}
-
-/// hyperfine's summary figures of a command, in its order (mean, stddev, median, user,
-/// system, min, max), each `None` for a command with no timed run.
-fn figures(t: &Timed) -> [Option<f64>; 7] {
-    [
-        of_some(&t.times, mean),
-        of_some(&t.times, sd),
-        of_some(&t.times, median),
-        of_some(&t.user, mean),
-        of_some(&t.system, mean),
-        of_some(&t.times, |xs| range(xs).0),
-        of_some(&t.times, |xs| range(xs).1),
-    ]
-}
-
-/// hyperfine's `--export-markdown` table: mean ± σ, min and max in one unit, and each
-/// command's mean relative to the reference's at the same parameters (± by first-order error
-/// propagation of the two means' spreads, as hyperfine computes it).
-pub fn markdown(report: &Report) -> String {
-    let (unit, scale) = unit_of(&report.timed);
-    let mut out = format!(
-        "| Command | Mean [{unit}] | Min [{unit}] | Max [{unit}] | Relative |\n|:---|---:|---:|---:|---:|\n"
-    );
-    for t in &report.timed {
-        let relative = reference_of(report, t)
-            .map(|r| relative(t, r))
-            .unwrap_or_else(|| "1.00".into());
-        let [mean, sd, _, _, _, min, max] = figures(t).map(|f| f.map(|x| x * scale));
-        let shown = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |x| format!("{x:.1}"));
-        let spread = match (mean, sd) {
-            (Some(m), Some(s)) => format!("{m:.1} ± {s:.1}"),
-            _ => "—".to_string(),
-        };
-        out.push_str(&format!(
-            "| `{}` | {spread} | {} | {} | {relative} |\n",
-            t.command.replace('|', "\\|").replace('`', "'"),
-            shown(min),
-            shown(max)
-        ));
-    }
-    out
-}
-
-/// hyperfine's choice of unit: milliseconds unless the first command's mean is a second or more.
-fn unit_of(timed: &[Timed]) -> (&'static str, f64) {
-    match timed.first() {
-        Some(t) if mean(&t.times) >= 1.0 => ("s", 1.0),
-        _ => ("ms", 1e3),
-    }
-}
-
-/// The reference's result at the same parameters: the first command's.
-fn reference_of<'a>(report: &'a Report, t: &Timed) -> Option<&'a Timed> {
-    let first = &report.timed.first()?.label;
-    report
-        .timed
-        .iter()
-        .find(|r| &r.label == first && r.params == t.params)
-}
-
-fn relative(t: &Timed, reference: &Timed) -> String {
-    if t.times.is_empty() || reference.times.is_empty() {
-        return "—".into();
-    }
-    let (m, r) = (mean(&t.times), mean(&reference.times));
-    if std::ptr::eq(t, reference) || r == 0.0 || m == 0.0 {
-        return "1.00".into();
-    }
-    let ratio = m / r;
-    let spread = ratio * ((sd(&t.times) / m).powi(2) + (sd(&reference.times) / r).powi(2)).sqrt();
-    format!("{ratio:.2} ± {spread:.2}")
-}
-
 /// hyperfine's `--export-csv` columns: command, mean, stddev, median, user, system, min, max,
-/// then one `parameter_NAME` column per parameter.
+/// then one `parameter_NAME` column per parameter (those of the first command, as hyperfine
+/// names them).
 pub fn csv(report: &Report) -> String {
     let names: Vec<&String> = report
         .timed
         .first()
         .map(|t| t.params.keys().collect())
         .unwrap_or_default();
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = [
+    let header = [
         "command", "mean", "stddev", "median", "user", "system", "min", "max",
     ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    header.extend(names.iter().map(|n| format!("parameter_{n}")));
-    let _ = writer.write_record(&header);
+    .map(String::from)
+    .into_iter()
+    .chain(names.iter().map(|n| format!("parameter_{n}")));
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let _ = writer.write_record(header.collect::<Vec<_>>());
     for t in &report.timed {
-        let mut record: Vec<String> = vec![t.command.clone()];
-        for x in figures(t) {
-            record.push(x.map(|x| x.to_string()).unwrap_or_default());
+        let _ = writer.write_record(csv_record(t, &names));
+    }
+    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// hyperfine's `--export-markdown` table.
+pub fn markdown(report: &Report, options: &Markup) -> String {
+    markup::table(report, options, Syntax::Markdown)
+}
+
+/// hyperfine's `--export-asciidoc` table.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "written by `lab bench --export-asciidoc` once it is declared"
+    )
+)]
+pub fn asciidoc(report: &Report, options: &Markup) -> String {
+    markup::table(report, options, Syntax::Asciidoc)
+}
+
+/// hyperfine's `--export-orgmode` table.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "written by `lab bench --export-orgmode` once it is declared"
+    )
+)]
+pub fn orgmode(report: &Report, options: &Markup) -> String {
+    markup::table(report, options, Syntax::Orgmode)
+}
+
+/// hyperfine's summary figures of a command that has timed runs, in seconds.
+struct Figures {
+    mean: f64,
+    /// None for a single run, as hyperfine leaves it.
+    stddev: Option<f64>,
+    median: f64,
+    user: f64,
+    system: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Figures {
+    /// The figures of `t`'s timed runs; none when it has none.
+    fn of(t: &Timed) -> Option<Figures> {
+        if t.times.is_empty() {
+            return None;
         }
-        record.extend(
+        let (min, max) = range(&t.times);
+        Some(Figures {
+            mean: mean(&t.times),
+            stddev: (t.times.len() > 1).then(|| sd(&t.times)),
+            median: median(&t.times),
+            user: mean(&t.user),
+            system: mean(&t.system),
+            min,
+            max,
+        })
+    }
+}
+
+/// hyperfine's `--export-json` document (1.x, which its 2.0 still reads and lab imports).
+#[derive(Serialize)]
+struct JsonExport<'a> {
+    results: Vec<JsonResult<'a>>,
+}
+
+/// One entry of `results`, its fields in hyperfine's order.
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    command: &'a str,
+    mean: Option<f64>,
+    stddev: Option<f64>,
+    median: Option<f64>,
+    user: Option<f64>,
+    system: Option<f64>,
+    min: Option<f64>,
+    max: Option<f64>,
+    times: &'a [f64],
+    memory_usage_byte: &'a [u64],
+    exit_codes: &'a [Option<i32>],
+    /// Left out for a command without parameters, as hyperfine leaves it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a BTreeMap<String, String>>,
+}
+
+impl<'a> JsonResult<'a> {
+    fn of(t: &'a Timed) -> JsonResult<'a> {
+        let f = Figures::of(t);
+        let figure = |pick: fn(&Figures) -> f64| f.as_ref().map(pick);
+        JsonResult {
+            command: &t.command,
+            mean: figure(|f| f.mean),
+            stddev: f.as_ref().and_then(|f| f.stddev),
+            median: figure(|f| f.median),
+            user: figure(|f| f.user),
+            system: figure(|f| f.system),
+            min: figure(|f| f.min),
+            max: figure(|f| f.max),
+            times: &t.times,
+            memory_usage_byte: &t.memory_bytes,
+            exit_codes: &t.exit_codes,
+            parameters: (!t.params.is_empty()).then_some(&t.params),
+        }
+    }
+}
+
+/// One command's CSV row; its figures empty when it has no timed run.
+fn csv_record(t: &Timed, names: &[&String]) -> Vec<String> {
+    let figures = Figures::of(t).map_or_else(Default::default, |f| {
+        // hyperfine writes 0 for the spread of a single run.
+        let stddev = f.stddev.unwrap_or(0.0);
+        [f.mean, stddev, f.median, f.user, f.system, f.min, f.max].map(|x| x.to_string())
+    });
+    std::iter::once(t.command.clone())
+        .chain(figures)
+        .chain(
             names
                 .iter()
                 .map(|n| t.params.get(*n).cloned().unwrap_or_default()),
-        );
-        let _ = writer.write_record(&record);
-    }
-    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+        )
+        .collect()
 }

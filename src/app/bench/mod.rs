@@ -148,7 +148,10 @@ impl BenchArgs {
     fn export(&self, report: &output::Report) -> Result<()> {
         let files = [
             (&self.export_json, export::json(report)),
-            (&self.export_markdown, export::markdown(report)),
+            (
+                &self.export_markdown,
+                export::markdown(report, &export::Markup::default()),
+            ),
             (&self.export_csv, export::csv(report)),
         ];
         for (path, text) in files {
