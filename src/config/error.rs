@@ -69,6 +69,25 @@ impl<'a> Locator<'a> {
         }
     }
 
+    /// The span of element `index` of the array at `array`, found by reading the array's
+    /// text again; the whole array's span when that fails.
+    pub fn element_span(&self, array: Range<usize>, index: usize) -> Range<usize> {
+        #[derive(serde::Deserialize)]
+        struct Array {
+            a: Vec<toml::Spanned<toml::Value>>,
+        }
+        const PREFIX: &str = "a = ";
+        let element = self
+            .source
+            .get(array.clone())
+            .and_then(|text| toml::from_str::<Array>(&format!("{PREFIX}{text}")).ok())
+            .and_then(|parsed| parsed.a.get(index).map(toml::Spanned::span));
+        match element {
+            Some(e) => array.start + e.start - PREFIX.len()..array.start + e.end - PREFIX.len(),
+            None => array,
+        }
+    }
+
     /// An error from the TOML deserializer at the key path serde was reading, if it got to one.
     pub fn toml_error(
         &self,

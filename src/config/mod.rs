@@ -10,6 +10,7 @@ mod identifier;
 mod model;
 mod params;
 mod raw;
+pub mod shell_syntax;
 pub mod template;
 mod validate;
 mod value;

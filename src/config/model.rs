@@ -73,6 +73,8 @@ pub struct Variant {
     /// Commands run around its runs, untimed: before each, after each, once per cell first.
     #[serde(skip_serializing_if = "Hooks::is_empty")]
     pub hooks: Hooks,
+    /// Whether `run` and the hooks were refused when they showed shell syntax (`shell_check`).
+    pub shell_check: bool,
 }
 
 /// Untimed commands run around a variant's runs (hyperfine's `--prepare`, `--conclude` and

@@ -204,6 +204,10 @@ pub struct RawVariant {
     /// A command run once per cell of this variant before the session's first run.
     #[schemars(with = "Option<Vec<String>>")]
     pub setup: Option<Spanned<Vec<String>>>,
+    /// Refuse `run` and the hooks when their words show shell syntax that no shell will read
+    /// (a `|`, `&&`, `;` or redirection as a word; `cd`, `export` or `NAME=value` first):
+    /// lab runs commands without a shell. `false` runs the words as they are. Default true.
+    pub shell_check: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

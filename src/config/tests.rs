@@ -575,3 +575,59 @@ fn an_unknown_or_repeated_counter_is_refused_at_its_place_with_the_known_ones() 
     );
     assert!(exp.metric("instructions").is_none(), "only those asked for");
 }
+
+#[test]
+fn a_run_with_shell_syntax_is_refused_at_the_word_with_the_fix() {
+    let fast = "run = [\"prog\", \"--threads={threads}\"]";
+    let piped = BASE.replace(fast, "run = [\"echo\", \"1\", \"|\", \"wc\", \"-l\"]");
+    assert_eq!(
+        error(&piped).to_string(),
+        "exp/lab.toml:10:21: `variant[1].run`: this command needs a shell for a pipe `|`, and lab runs it without one: \"echo\" would get \"|\" as an argument\n  \
+         hint: to run it in a shell, write run = [\"sh\", \"-c\", \"echo 1 | wc -l\"]; to run the words as they are, set shell_check = false on this variant"
+    );
+    let insisted = piped.replace("name = \"fast\"", "name = \"fast\"\nshell_check = false");
+    let exp = load(&insisted).unwrap();
+    assert_eq!(exp.variants[0].argv, ["echo", "1", "|", "wc", "-l"]);
+    assert!(!exp.variants[0].shell_check && exp.variants[1].shell_check);
+    let in_a_shell = BASE.replace(fast, "run = [\"sh\", \"-c\", \"echo 1 | wc -l\"]");
+    assert_eq!(
+        load(&in_a_shell).unwrap().variants[0].argv[2],
+        "echo 1 | wc -l"
+    );
+}
+
+#[test]
+fn hooks_with_shell_syntax_are_refused_like_run() {
+    let src = BASE.replace(
+        "name = \"slow\"",
+        "name = \"slow\"\nsetup = [\n  \"cd\", # into the data\n  \"data\",\n]",
+    );
+    let e = error(&src);
+    let at = (line_of(&src, "\"cd\""), 3);
+    assert_eq!(
+        (e.key.as_str(), (e.line, e.column)),
+        ("variant[2].setup", at)
+    );
+    assert_eq!(
+        e.message,
+        "this command needs a shell for the shell builtin `cd`, and lab runs it without one: it would look for a program named \"cd\""
+    );
+    assert_eq!(
+        e.hint.unwrap(),
+        "to run it in a shell, write setup = [\"sh\", \"-c\", \"cd data\"]; to run the words as they are, set shell_check = false on this variant"
+    );
+    let redirected = BASE.replace(
+        "name = \"slow\"",
+        "name = \"slow\"\nconclude = ['rm', \"-f\", \"out {threads}\", '2>/dev/null']",
+    );
+    let e = error(&redirected);
+    assert_eq!((e.key.as_str(), e.column), ("variant[2].conclude", 42));
+    assert!(e.message.contains("a redirection `2>`"), "{}", e.message);
+    let hint = e.hint.unwrap();
+    assert!(
+        hint.contains(r#"["sh", "-c", "rm -f 'out {threads}' 2>/dev/null"]"#),
+        "{hint}"
+    );
+    let insisted = redirected.replace("name = \"slow\"", "name = \"slow\"\nshell_check = false");
+    assert!(load(&insisted).is_ok());
+}

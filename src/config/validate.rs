@@ -10,6 +10,7 @@ use super::identifier::{IDENTIFIER_HINT, identifier_problem};
 use super::model::*;
 use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
+use super::shell_syntax;
 use super::template::placeholders;
 use crate::exec::Wanted;
 use std::collections::BTreeMap;
@@ -510,6 +511,7 @@ fn validate_variants(
                 .transpose()?,
             only: validate_restrictions(&v.params, params, &key, loc)?,
             hooks: validate_hooks(v, &key, params, loc)?,
+            shell_check: v.shell_check.unwrap_or(true),
         });
     }
     Ok(variants)
@@ -520,7 +522,9 @@ fn validate_hooks(v: &RawVariant, key: &str, params: &[Param], loc: &Locator) ->
     let hook = |raw: &Option<Spanned<Vec<String>>>, field: &str| -> Result<Option<Vec<String>>> {
         raw.as_ref()
             .map(|argv| {
-                check_argv(argv, &format!("{key}.{field}"), params, loc)?;
+                let key = format!("{key}.{field}");
+                check_argv(argv, &key, params, loc)?;
+                refuse_shell_syntax(argv, &key, v.shell_check.unwrap_or(true), loc)?;
                 Ok(argv.get_ref().clone())
             })
             .transpose()
@@ -593,7 +597,9 @@ fn variant_argv(
 ) -> Result<Vec<String>> {
     match (&v.run, imported) {
         (Some(run), _) => {
-            check_argv(run, &format!("{key}.run"), params, loc)?;
+            let key = format!("{key}.run");
+            check_argv(run, &key, params, loc)?;
+            refuse_shell_syntax(run, &key, v.shell_check.unwrap_or(true), loc)?;
             Ok(run.get_ref().clone())
         }
         (None, true) => Ok(Vec::new()),
@@ -633,6 +639,35 @@ fn check_argv(
         }
     }
     Ok(())
+}
+
+/// Refuses a command whose words show that its author expected a shell to read them (a `|`
+/// or `>` as a word, `cd` first): lab runs an argv without one, so the program would get them
+/// as arguments. `shell_check = false` on the variant (`check` false) lets it through.
+fn refuse_shell_syntax(
+    argv: &Spanned<Vec<String>>,
+    key: &str,
+    check: bool,
+    loc: &Locator,
+) -> Result<()> {
+    let words = argv.get_ref();
+    let Some(found) = shell_syntax::in_argv(words).filter(|_| check) else {
+        return Ok(());
+    };
+    let word = &words[found.offset];
+    let effect = if found.offset == 0 {
+        format!("it would look for a program named {word:?}")
+    } else {
+        format!("{:?} would get {word:?} as an argument", words[0])
+    };
+    let field = key.rsplit('.').next().unwrap_or("run");
+    let line = shell_syntax::as_shell_line(words);
+    Err(loc.hinted(
+        loc.element_span(argv.span(), found.offset),
+        key,
+        format!("this command needs a shell for {found}, and lab runs it without one: {effect}"),
+        format!("to run it in a shell, write {field} = [\"sh\", \"-c\", {line:?}]; to run the words as they are, set shell_check = false on this variant"),
+    ))
 }
 
 /// CPU numbers a CPU list may name: the size of the kernel's `cpu_set_t`.
