@@ -62,6 +62,7 @@ fn runner(c: &mut Criterion) {
         cwd: dir.path(),
         cpus: None,
         timeout: Duration::from_secs(10),
+        stdin: None,
         stdout: &out,
         stderr: &err,
         held_output: None,

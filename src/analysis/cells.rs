@@ -90,6 +90,14 @@ pub struct CellStats {
     /// The machines, where the valid runs came from two or more.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub machines: Option<MachineLevel>,
+    /// The standard error, in seconds, of the start-up taken out of every value (lab.toml's
+    /// `start_up` command); 0 where none was. Its intervals are widened by it.
+    #[serde(skip_serializing_if = "is_no_error")]
+    pub start_up_se: f64,
+}
+
+fn is_no_error(se: &f64) -> bool {
+    *se == 0.0
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -117,6 +125,17 @@ impl CellStats {
 
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
+    }
+
+    /// The cell after the start-up taken out of each value (standard error `se`) has
+    /// widened its intervals of the median and mean ([`crate::stats::shift`]).
+    pub fn carrying_start_up(mut self, se: f64) -> CellStats {
+        let widen =
+            |iv: Option<crate::stats::Interval>| iv.map(|iv| crate::stats::shift::widen(iv, se));
+        self.median_ci = widen(self.median_ci);
+        self.mean_ci = widen(self.mean_ci);
+        self.start_up_se = se;
+        self
     }
 }
 
@@ -151,6 +170,7 @@ impl CellStats {
             steady: None,
             percentiles: None,
             machines: None,
+            start_up_se: 0.0,
         }
     }
 }
@@ -291,6 +311,7 @@ fn one_cell(
         waiting: metric.waiting(),
         runs: values,
         machines,
+        start_up_se: 0.0,
     }
 }
 

@@ -93,7 +93,7 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, runs: Vec<RunView>) ->
         generator: session.manifest.generator().unwrap_or(Generator::ChaCha8),
     };
     let cell_keys = cell_keys(exp, session);
-    let cells = cell_stats(exp, &cell_keys, &runs, resampling);
+    let cells = carry_start_up(cell_stats(exp, &cell_keys, &runs, resampling), session);
     let nodes = node_medians(&cells, resampling);
     Analysis {
         experiment: exp.name.clone(),
@@ -106,6 +106,27 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, runs: Vec<RunView>) ->
         runs,
         nodes,
     }
+}
+
+/// `cells` with the uncertainty of the start-up the session took out of every wall time (its
+/// `start_up` command) carried into the wall-time cells' intervals.
+fn carry_start_up(cells: Vec<CellStats>, session: &StoredSession) -> Vec<CellStats> {
+    let Some(cost) = session
+        .manifest
+        .calibration
+        .as_ref()
+        .and_then(|c| c.start_up.as_ref())
+    else {
+        return cells;
+    };
+    let se = cost.standard_error_s();
+    cells
+        .into_iter()
+        .map(|c| match c.metric.as_str() {
+            "wall_s" => c.carrying_start_up(se),
+            _ => c,
+        })
+        .collect()
 }
 
 /// The level a session's intervals are read at: [`LEVEL`], or for a sampled session the level

@@ -147,6 +147,7 @@ impl RunArgs {
             summary: true,
             no_wait: self.no_wait,
             budget: self.budget,
+            shown: crate::exec::Shown::standard(quiet),
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

@@ -19,6 +19,16 @@ pub fn ratio_of(
     }
     let mut rng = r.stream(label);
     median_ratio(a, b, r.resamples, r.level, &mut rng)
-        .map(|e| (e.ratio, e.interval))
+        .map(|e| (e.ratio, carry_start_up(e.ratio, e.interval, a, b)))
         .ok_or_else(|| "the ratio is undefined (a median is zero or negative)".to_string())
+}
+
+/// The ratio's interval widened by the error of a start-up both cells' values leave out
+/// ([`crate::stats::shift::widen_ratio`]); as it was where none was taken out.
+fn carry_start_up(ratio: f64, iv: Interval, a: &CellStats, b: &CellStats) -> Interval {
+    let se = a.start_up_se.max(b.start_up_se);
+    match b.median() {
+        Some(divisor) if se > 0.0 => crate::stats::shift::widen_ratio(ratio, iv, divisor, se),
+        _ => iv,
+    }
 }

@@ -75,21 +75,30 @@ pub struct Variant {
     pub hooks: Hooks,
     /// Whether `run` and the hooks were refused when they showed shell syntax (`shell_check`).
     pub shell_check: bool,
+    /// The file its runs read as standard input (`input`), as lab.toml names it; `None`:
+    /// `/dev/null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<PathBuf>,
 }
 
 /// Untimed commands run around a variant's runs (hyperfine's `--prepare`, `--conclude` and
-/// `--setup`), each an argv with placeholders.
+/// `--setup`, `--cleanup`), each an argv with placeholders.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Hooks {
     pub prepare: Option<Vec<String>>,
     pub conclude: Option<Vec<String>>,
     pub setup: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<Vec<String>>,
 }
 
 impl Hooks {
     /// True when the variant declares none.
     pub fn is_empty(&self) -> bool {
-        self.prepare.is_none() && self.conclude.is_none() && self.setup.is_none()
+        self.prepare.is_none()
+            && self.conclude.is_none()
+            && self.setup.is_none()
+            && self.cleanup.is_none()
     }
 }
 
@@ -584,12 +593,37 @@ pub struct Experiment {
     /// A non-zero exit code does not make a run invalid (`ignore_failure = true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignore_failure: bool,
+    /// Only these non-zero exit codes do not make a run invalid (`ignore_failure = [1, 2]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored_exit_codes: Vec<i32>,
+    /// How a run's start-up counts in its time (`start_up`).
+    #[serde(skip_serializing_if = "StartUp::is_floor")]
+    pub start_up: StartUp,
     /// Whether runs get a randomised environment size; `None`: the environment as it is.
     pub layout: Option<Layout>,
     /// perf counters read for every run (`[experiment] counters`), each a built-in metric.
     pub counters: Vec<crate::exec::Counter>,
     /// `lab.toml:LINE:COL` of the `counters` key, when it is declared.
     pub counters_declared_at: Option<String>,
+}
+
+/// How a run's start-up counts in its time (`start_up` in lab.toml).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StartUp {
+    /// Runs shorter than the timing floor are too short to time (the default).
+    #[default]
+    Floor,
+    /// Runs are timed whole, start-up included, however short.
+    Included,
+    /// This command's start-up, measured at the session's start, is taken out of every run.
+    Subtracted(Vec<String>),
+}
+
+impl StartUp {
+    pub fn is_floor(&self) -> bool {
+        *self == StartUp::Floor
+    }
 }
 
 /// The two disjoint CPU sets of a duet: a pair's first run is pinned to the first, its

@@ -107,8 +107,17 @@ pub struct RawExperiment {
     pub workdir: Option<Spanned<String>>,
     /// A run that exits with a non-zero code still counts as a measurement (hyperfine's
     /// `--ignore-failure`); a run killed by a signal, timed out or never started does not.
+    /// `true`: every non-zero exit code; a list (`[1, 2]`): only these codes.
     #[serde(default)]
-    pub ignore_failure: bool,
+    pub ignore_failure: RawIgnoreFailure,
+    /// `"included"`: a run's time is the whole process's, starting it included, and runs
+    /// shorter than the session's timing floor are kept, each answer saying how much of them
+    /// is start-up (hyperfine's way with `-N`). A command (`["sh", "-c", ""]`): its start-up
+    /// is measured at the session's start and taken out of every run's wall time, its
+    /// uncertainty carried into every interval (hyperfine's way with a shell). By default
+    /// runs shorter than the floor are too short to time.
+    #[schemars(with = "Option<RawStartUp>")]
+    pub start_up: Option<Spanned<RawStartUp>>,
     /// `"randomized"`: each run's environment gets `LAB_LAYOUT_PAD`, 0 to 4,095 bytes long, its
     /// length drawn per run from the seed and recorded; the size of the environment moves the
     /// initial stack of every program, and with it the memory layout (Mytkowicz et al. 2009).
@@ -129,6 +138,38 @@ pub struct RawExperiment {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub counters: Vec<Spanned<String>>,
+}
+
+/// `start_up`: `"included"`, or the command whose start-up is taken out of every run.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum RawStartUp {
+    Word(String),
+    Subtracted(Vec<String>),
+}
+
+/// `ignore_failure`: every non-zero exit code, or only the codes listed.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum RawIgnoreFailure {
+    All(bool),
+    Codes(Vec<i32>),
+}
+
+impl RawIgnoreFailure {
+    /// The codes listed; none for `true` or `false`.
+    pub fn codes(&self) -> Vec<i32> {
+        match self {
+            RawIgnoreFailure::Codes(codes) => codes.clone(),
+            RawIgnoreFailure::All(_) => Vec::new(),
+        }
+    }
+}
+
+impl Default for RawIgnoreFailure {
+    fn default() -> Self {
+        RawIgnoreFailure::All(false)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
@@ -208,6 +249,13 @@ pub struct RawVariant {
     /// (a `|`, `&&`, `;` or redirection as a word; `cd`, `export` or `NAME=value` first):
     /// lab runs commands without a shell. `false` runs the words as they are. Default true.
     pub shell_check: Option<bool>,
+    /// A command run once per cell of this variant after the session's last run
+    /// (hyperfine's `--cleanup`).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub cleanup: Option<Spanned<Vec<String>>>,
+    /// A file its runs read as standard input (hyperfine's `--input`), relative to the
+    /// folder runs start in; by default they read nothing (`/dev/null`).
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

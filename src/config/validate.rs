@@ -113,7 +113,9 @@ pub fn validate(
         isolation: isolation_of(e.isolation.as_ref(), loc),
         run_root,
         workdir,
-        ignore_failure: e.ignore_failure,
+        ignore_failure: e.ignore_failure == RawIgnoreFailure::All(true),
+        ignored_exit_codes: e.ignore_failure.codes(),
+        start_up: start_up_of(e.start_up.as_ref(), loc)?,
         layout: layout_of(e, loc)?,
         counters_declared_at: e.counters.first().map(|c| {
             let (line, column) = super::error::line_column(loc.source, c.span().start);
@@ -512,6 +514,7 @@ fn validate_variants(
             only: validate_restrictions(&v.params, params, &key, loc)?,
             hooks: validate_hooks(v, &key, params, loc)?,
             shell_check: v.shell_check.unwrap_or(true),
+            input: v.input.as_ref().map(PathBuf::from),
         });
     }
     Ok(variants)
@@ -533,7 +536,28 @@ fn validate_hooks(v: &RawVariant, key: &str, params: &[Param], loc: &Locator) ->
         prepare: hook(&v.prepare, "prepare")?,
         conclude: hook(&v.conclude, "conclude")?,
         setup: hook(&v.setup, "setup")?,
+        cleanup: hook(&v.cleanup, "cleanup")?,
     })
+}
+
+/// `start_up`: `"included"` (runs are timed whole) or the command whose start-up each run's
+/// time leaves out; anything else is a mistake.
+fn start_up_of(raw: Option<&Spanned<RawStartUp>>, loc: &Locator) -> Result<StartUp> {
+    let Some(raw) = raw else {
+        return Ok(StartUp::Floor);
+    };
+    match raw.get_ref() {
+        RawStartUp::Word(w) if w == "included" => Ok(StartUp::Included),
+        RawStartUp::Subtracted(argv) if !argv.is_empty() && !argv[0].is_empty() => {
+            Ok(StartUp::Subtracted(argv.clone()))
+        }
+        other => Err(loc.hinted(
+            raw.span(),
+            "experiment.start_up",
+            format!("{other:?} is not a way of counting start-up"),
+            "write start_up = \"included\" to time runs whole, or a command (start_up = [\"sh\", \"-c\", \"\"]) whose start-up is taken out of every run, or leave it out",
+        )),
+    }
 }
 
 /// The folder runs start in, as lab.toml names it: relative to the experiment folder or

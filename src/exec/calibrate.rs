@@ -3,7 +3,7 @@
 
 use super::clock;
 use super::measure::{RunRequest, Runner};
-use crate::store::Calibration;
+use crate::store::{Calibration, StartUpCost};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -18,18 +18,46 @@ const CLOCK_READS: u32 = 20_000;
 
 /// Measures the clock and the spawn cost through `runner`, writing throw-away logs to `scratch`.
 pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
-    let argv = vec!["true".to_string()];
+    let walls = spawn_walls(runner, scratch, &["true".to_string()]);
+    let at = |q: usize| walls[(walls.len() - 1) * q / 4];
+    Calibration {
+        timer_reported_resolution_ns: clock::reported_resolution_ns(),
+        timer_granularity_ns: clock::observed_granularity_ns(1_000),
+        timer_read_ns: clock::read_cost_ns(CLOCK_READS),
+        spawn_median_ns: at(2),
+        spawn_iqr_ns: at(3) - at(1),
+        spawn_mad_ns: Some(mad(&walls, at(2))),
+        spawn_samples: SPAWN_SAMPLES,
+        start_up: None,
+    }
+}
+
+/// What starting `argv` (a command with nothing to do, as `sh -c ''`) costs through `runner`.
+pub fn start_up_cost(runner: &mut dyn Runner, scratch: &Path, argv: &[String]) -> StartUpCost {
+    let walls = spawn_walls(runner, scratch, argv);
+    let median = walls[(walls.len() - 1) / 2];
+    StartUpCost {
+        argv: argv.to_vec(),
+        median_ns: median,
+        mad_ns: mad(&walls, median),
+        samples: walls.len(),
+    }
+}
+
+/// The undisturbed wall times of `SPAWN_SAMPLES` runs of `argv`, sorted.
+fn spawn_walls(runner: &mut dyn Runner, scratch: &Path, argv: &[String]) -> Vec<u64> {
     let env = BTreeMap::new();
     let (out, err) = (
         scratch.join("calibration.out"),
         scratch.join("calibration.err"),
     );
     let request = RunRequest {
-        argv: &argv,
+        argv,
         env: std::borrow::Cow::Borrowed(&env),
         cwd: scratch,
         cpus: None,
         timeout: Duration::from_secs(10),
+        stdin: None,
         stdout: &out,
         stderr: &err,
         held_output: None,
@@ -41,16 +69,7 @@ pub fn calibrate(runner: &mut dyn Runner, scratch: &Path) -> Calibration {
     walls.sort_unstable();
     let _ = std::fs::remove_file(out);
     let _ = std::fs::remove_file(err);
-    let at = |q: usize| walls[(walls.len() - 1) * q / 4];
-    Calibration {
-        timer_reported_resolution_ns: clock::reported_resolution_ns(),
-        timer_granularity_ns: clock::observed_granularity_ns(1_000),
-        timer_read_ns: clock::read_cost_ns(CLOCK_READS),
-        spawn_median_ns: at(2),
-        spawn_iqr_ns: at(3) - at(1),
-        spawn_mad_ns: Some(mad(&walls, at(2))),
-        spawn_samples: SPAWN_SAMPLES,
-    }
+    walls
 }
 
 /// A spawn's wall time less the time its process waited for a CPU others had: the spawn's own

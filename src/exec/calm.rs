@@ -156,7 +156,7 @@ mod tests {
         calm.after_run(Some(0.30));
         assert!(calm.pending);
         calm.gave_up = true;
-        assert_eq!(calm.before_run(&Progress::Quiet), Waited::Go);
+        assert_eq!(calm.before_run(&Progress::new(0, true)), Waited::Go);
         for _ in 0..REARM_AFTER {
             calm.after_run(Some(0.0));
         }
@@ -168,7 +168,7 @@ mod tests {
         let mut calm = Calm::new(Duration::from_secs(5), 1.0);
         calm.after_run(Some(0.9));
         let started = Instant::now();
-        assert_eq!(calm.before_run(&Progress::Quiet), Waited::Go);
+        assert_eq!(calm.before_run(&Progress::new(0, true)), Waited::Go);
         assert!(started.elapsed() < Duration::from_millis(50));
     }
 }

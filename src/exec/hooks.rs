@@ -1,5 +1,6 @@
 //! The untimed commands a variant declares around its runs (`prepare` before each, `conclude`
-//! after each, `setup` once per cell before the first run), run through the same runner as
+//! after each, `setup` once per cell before the first run, `cleanup` once per cell after the
+//! last), run through the same runner as
 //! the runs, so they are contained like them. Their output is not part of the record; a
 //! failing one stops the session, as a failing build does, with the tail of what it printed.
 
@@ -19,6 +20,7 @@ pub enum Hook {
     Prepare,
     Conclude,
     Setup,
+    Cleanup,
 }
 
 impl Hook {
@@ -27,6 +29,7 @@ impl Hook {
             Hook::Prepare => "prepare",
             Hook::Conclude => "conclude",
             Hook::Setup => "setup",
+            Hook::Cleanup => "cleanup",
         }
     }
 }
@@ -38,16 +41,45 @@ pub fn set_up(
     runs: &[PlannedRun],
     runner: &mut dyn Runner,
 ) -> anyhow::Result<()> {
+    once_per_cell(exp, runs, Hook::Setup, runner)
+}
+
+/// Runs the `cleanup` command of every cell among `runs` that declares one, once each, after
+/// the session's last run, from the cell whose last run came last.
+pub fn clean_up(
+    exp: &Experiment,
+    runs: &[PlannedRun],
+    runner: &mut dyn Runner,
+) -> anyhow::Result<()> {
+    once_per_cell(exp, runs.iter().rev(), Hook::Cleanup, runner)
+}
+
+fn once_per_cell<'a>(
+    exp: &Experiment,
+    runs: impl IntoIterator<Item = &'a PlannedRun>,
+    hook: Hook,
+    runner: &mut dyn Runner,
+) -> anyhow::Result<()> {
     let mut done: BTreeSet<String> = BTreeSet::new();
     for run in runs {
         let declared = exp
             .variant(&run.cell.variant)
-            .is_some_and(|v| v.hooks.setup.is_some());
+            .is_some_and(|v| declared(v, hook).is_some());
         if declared && done.insert(run.cell.to_string()) {
-            around(exp, run, Hook::Setup, runner)?;
+            around(exp, run, hook, runner)?;
         }
     }
     Ok(())
+}
+
+/// The command `variant` declares for `hook`.
+fn declared(variant: &crate::config::Variant, hook: Hook) -> &Option<Vec<String>> {
+    match hook {
+        Hook::Prepare => &variant.hooks.prepare,
+        Hook::Conclude => &variant.hooks.conclude,
+        Hook::Setup => &variant.hooks.setup,
+        Hook::Cleanup => &variant.hooks.cleanup,
+    }
 }
 
 /// Runs `run`'s variant's `hook` command, when it declares one; an error when it fails.
@@ -60,12 +92,9 @@ pub fn around(
     let Some(variant) = exp.variant(&run.cell.variant) else {
         return Ok(());
     };
-    let declared = match hook {
-        Hook::Prepare => &variant.hooks.prepare,
-        Hook::Conclude => &variant.hooks.conclude,
-        Hook::Setup => &variant.hooks.setup,
+    let Some(argv) = declared(variant, hook) else {
+        return Ok(());
     };
-    let Some(argv) = declared else { return Ok(()) };
     let argv = with_values(argv, &run.cell.params);
     let logs = HookLogs::new();
     let measured = runner.run(&RunRequest {
@@ -74,6 +103,7 @@ pub fn around(
         cwd: exp.run_dir(&run.cell.params),
         cpus: None,
         timeout: exp.timeout,
+        stdin: None,
         stdout: &logs.out,
         stderr: &logs.err,
         held_output: None,
@@ -90,10 +120,11 @@ pub fn around(
         return Ok(());
     };
     Err(HookFailed(format!(
-        "the {} command of variant {} ({}) failed before run {}: {failure}{}\n  hint: fix the command in lab.toml; the runs before it are kept, and `lab run {} --resume` continues",
+        "the {} command of variant {} ({}) failed {} run {}: {failure}{}\n  hint: fix the command in lab.toml; the runs before it are kept, and `lab run {} --resume` continues",
         hook.key(),
         variant.name,
         crate::render::shell_words(&argv),
+        if hook == Hook::Cleanup { "after" } else { "before" },
         run.id,
         logs.tail(),
         exp.dir.display()

@@ -92,6 +92,8 @@ pub struct RunRequest<'a> {
     pub cwd: &'a Path,
     pub cpus: Option<&'a [usize]>,
     pub timeout: Duration,
+    /// The file the run reads as standard input, relative to `cwd`; `None`: `/dev/null`.
+    pub stdin: Option<&'a Path>,
     pub stdout: &'a Path,
     pub stderr: &'a Path,
     /// The files at `stdout` and `stderr`, where lab holds them open from run to run (the

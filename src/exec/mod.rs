@@ -30,11 +30,11 @@ mod syscheck;
 pub(crate) mod taskstats;
 
 pub use build::{BuildError, build, tail};
-pub use calibrate::calibrate;
+pub use calibrate::{calibrate, start_up_cost};
 pub use callgrind::{probe as probe_callgrind, wrap as under_callgrind};
 pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
 pub use disturbers::{Watch as DisturberWatch, watch as watch_disturbers};
-pub use hooks::HookFailed;
+pub use hooks::{HookFailed, clean_up};
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
 pub use machine::MachineLoad;
@@ -42,7 +42,7 @@ pub use measure::{Measurement, Paging, RunRequest, Runner};
 pub use metrics::MetricReader;
 pub use parallel::{disjoint, execute_duet, execute_side_by_side};
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
-pub use progress::Progress;
+pub use progress::{Progress, Shown};
 pub use shebang::locate as locate_program;
 pub use syscheck::system_check;
 pub use taskstats::TaskWait;
@@ -130,6 +130,10 @@ fn run_in_turn(
         refuse_on_full_disk(exp, run, session)?;
         duties::begin(Duty::Verifying);
         let changes = session.verify()?;
+        if progress.echoes_output() {
+            let read = |path: &std::path::Path| std::fs::read(path).unwrap_or_default();
+            progress.output(&read(&spool_out), &read(&spool_err));
+        }
         duties::begin(Duty::Packing);
         let packed = session.pack_spooled(&run.id)?;
         duties::begin(Duty::ReadingValues);
@@ -188,6 +192,7 @@ fn request<'a>(
         cwd: exp.run_dir(&run.cell.params),
         cpus: variant.and_then(|v| v.cpus.as_deref()),
         timeout: exp.timeout,
+        stdin: variant.and_then(|v| v.input.as_deref()),
         stdout,
         stderr,
         held_output: None,

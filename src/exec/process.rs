@@ -272,11 +272,19 @@ fn prepare<'a>(
         .map_or([None, None], |[o, e]| [Some(o), Some(e)]);
     let stdout = output(request.stdout, held_out)?;
     let stderr = output(request.stderr, held_err)?;
+    let stdin = request
+        .stdin
+        .map(|path| {
+            File::open(request.cwd.join(path))
+                .map_err(|e| format!("cannot open {} as its input: {e}", path.display()))
+        })
+        .transpose()?;
     Ok(Spawn {
         argv: request.argv,
         env: &request.env,
         cwd: request.cwd,
         cpus: request.cpus.map(cpu_set),
+        stdin,
         stdout,
         stderr,
         cgroup_procs: group.map(super::cgroup::RunGroup::procs_fd),
@@ -507,6 +515,7 @@ mod tests {
             cwd: Path::new("/"),
             cpus,
             timeout: Duration::from_millis(timeout_ms),
+            stdin: None,
             stdout: &out,
             stderr: &err,
             held_output: None,
@@ -634,6 +643,7 @@ mod counter_tests {
             cwd: Path::new("/"),
             cpus: None,
             timeout: Duration::from_secs(20),
+            stdin: None,
             stdout: &out,
             stderr: &err,
             held_output: None,

@@ -9,12 +9,42 @@ use std::cell::{Cell, RefCell};
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-/// How progress is shown.
-pub enum Progress {
+/// How progress is shown, and whether each run's output is echoed after it.
+pub struct Progress {
+    form: Form,
+    echo_output: bool,
+}
+
+/// What a session shows of its progress.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shown {
+    /// Nothing at all.
+    pub quiet: bool,
+    /// Where stderr is no terminal: a line per run and per note (else nothing until the end).
+    pub run_lines: bool,
+    /// A bar even where stderr is no terminal (`Some(true)`), or never (`Some(false)`).
+    pub bar: Option<bool>,
+    /// Each run's standard output and error, printed after it ends.
+    pub echo_output: bool,
+}
+
+impl Shown {
+    /// `lab run`'s way: a bar on a terminal, a line per run otherwise, nothing when `quiet`.
+    pub fn standard(quiet: bool) -> Shown {
+        Shown {
+            quiet,
+            run_lines: true,
+            ..Shown::default()
+        }
+    }
+}
+
+enum Form {
     Quiet,
     Lines {
         total: Cell<usize>,
         eta: RefCell<Eta>,
+        per_run: bool,
     },
     Bar(ProgressBar, RefCell<Eta>),
 }
@@ -92,13 +122,46 @@ impl Eta {
 impl Progress {
     /// Picks the form: quiet, a bar on an interactive stderr, lines otherwise.
     pub fn new(total: usize, quiet: bool) -> Self {
-        if quiet {
-            return Progress::Quiet;
+        Progress::shown(total, Shown::standard(quiet))
+    }
+
+    /// The form `shown` asks for.
+    pub fn shown(total: usize, shown: Shown) -> Self {
+        Progress {
+            form: Form::of(total, shown),
+            echo_output: shown.echo_output && !shown.quiet,
         }
-        if !std::io::stderr().is_terminal() {
-            return Progress::Lines {
+    }
+
+    /// Whether each run's output is printed after it.
+    pub fn echoes_output(&self) -> bool {
+        self.echo_output
+    }
+
+    /// Prints a run's standard output and error, as `--show-output` asks.
+    pub fn output(&self, stdout: &[u8], stderr: &[u8]) {
+        let mut text = String::from_utf8_lossy(stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(stderr));
+        if text.is_empty() {
+            return;
+        }
+        match &self.form {
+            Form::Bar(bar, _) => bar.suspend(|| eprint!("{text}")),
+            _ => eprint!("{text}"),
+        }
+    }
+}
+
+impl Form {
+    fn of(total: usize, shown: Shown) -> Form {
+        if shown.quiet {
+            return Form::Quiet;
+        }
+        if !shown.bar.unwrap_or_else(|| std::io::stderr().is_terminal()) {
+            return Form::Lines {
                 total: Cell::new(total),
                 eta: RefCell::new(Eta::new(total)),
+                per_run: shown.run_lines,
             };
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -106,13 +169,15 @@ impl Progress {
             ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed  {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        Progress::Bar(bar, RefCell::new(Eta::new(total)))
+        Form::Bar(bar, RefCell::new(Eta::new(total)))
     }
+}
 
+impl Progress {
     fn eta(&self) -> Option<&RefCell<Eta>> {
-        match self {
-            Progress::Quiet => None,
-            Progress::Lines { eta, .. } | Progress::Bar(_, eta) => Some(eta),
+        match &self.form {
+            Form::Quiet => None,
+            Form::Lines { eta, .. } | Form::Bar(_, eta) => Some(eta),
         }
     }
 
@@ -141,7 +206,7 @@ impl Progress {
 
     /// Says what runs next, after when the session will likely end.
     pub fn starting(&self, run: &PlannedRun) {
-        if let Progress::Bar(bar, eta) = self {
+        if let Form::Bar(bar, eta) = &self.form {
             let outlook = eta.borrow().words(Instant::now());
             let prefix = outlook.map_or(String::new(), |o| format!("{o} · "));
             bar.set_message(format!("{prefix}{}", describe(run)));
@@ -154,9 +219,13 @@ impl Progress {
         if let Some(eta) = self.eta() {
             eta.borrow_mut().done += 1;
         }
-        match self {
-            Progress::Quiet => {}
-            Progress::Lines { total, eta } => {
+        match &self.form {
+            Form::Quiet | Form::Lines { per_run: false, .. } => {}
+            Form::Lines {
+                total,
+                eta,
+                per_run: true,
+            } => {
                 let outlook = eta.borrow().words(Instant::now());
                 let line = format!(
                     "[{}/{}] {} {} {}{}\n",
@@ -169,7 +238,7 @@ impl Progress {
                 );
                 let _ = std::io::stderr().write_all(line.as_bytes());
             }
-            Progress::Bar(bar, _) => {
+            Form::Bar(bar, _) => {
                 if outcome != "ok" {
                     bar.println(format!("{} {}: {outcome}", run.id, describe(run)));
                 }
@@ -183,13 +252,15 @@ impl Progress {
         if let Some(eta) = self.eta() {
             eta.borrow_mut().total += added;
         }
-        match self {
-            Progress::Quiet => {}
-            Progress::Lines { total, .. } => {
+        match &self.form {
+            Form::Quiet => {}
+            Form::Lines { total, per_run, .. } => {
                 total.set(total.get() + added);
-                eprintln!("{text}");
+                if *per_run {
+                    eprintln!("{text}");
+                }
             }
-            Progress::Bar(bar, _) => {
+            Form::Bar(bar, _) => {
                 bar.inc_length(added as u64);
                 bar.println(text);
             }
@@ -198,15 +269,16 @@ impl Progress {
 
     /// A note that is not about one run.
     pub fn note(&self, text: &str) {
-        match self {
-            Progress::Quiet => {}
-            Progress::Lines { .. } => eprintln!("{text}"),
-            Progress::Bar(bar, _) => bar.println(text),
+        match &self.form {
+            Form::Quiet => {}
+            Form::Lines { per_run: false, .. } => {}
+            Form::Lines { .. } => eprintln!("{text}"),
+            Form::Bar(bar, _) => bar.println(text),
         }
     }
 
     pub fn done(&self) {
-        if let Progress::Bar(bar, _) = self {
+        if let Form::Bar(bar, _) = &self.form {
             bar.finish_and_clear();
         }
     }

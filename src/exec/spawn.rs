@@ -28,6 +28,8 @@ pub struct Spawn<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub cwd: &'a Path,
     pub cpus: Option<libc::cpu_set_t>,
+    /// The file the run reads as standard input; `None`: `/dev/null`.
+    pub stdin: Option<File>,
     pub stdout: Output<'a>,
     pub stderr: Output<'a>,
     /// A `cgroup.procs` the child writes itself into before `execve`, when the run has a
@@ -72,6 +74,11 @@ struct Prepared<'a> {
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
     stdin: RawFd,
+    #[expect(
+        dead_code,
+        reason = "owns the descriptor stdin names, when it is not /dev/null"
+    )]
+    input: Option<File>,
     stdout: Output<'a>,
     stderr: Output<'a>,
     cpus: Option<libc::cpu_set_t>,
@@ -113,7 +120,11 @@ pub fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
         envp_ptrs: null_terminated(&environment.envp),
         environment,
         cwd: c_string(cwd.as_os_str().as_bytes())?,
-        stdin: dev_null()?,
+        stdin: match &request.stdin {
+            Some(file) => file.as_raw_fd(),
+            None => dev_null()?,
+        },
+        input: request.stdin,
         stdout: request.stdout,
         stderr: request.stderr,
         cpus: request.cpus,
@@ -490,6 +501,7 @@ mod tests {
             env,
             cwd,
             cpus: None,
+            stdin: None,
             stdout: Output::Own(File::create(logs.join("out")).unwrap()),
             stderr: Output::Own(File::create(logs.join("err")).unwrap()),
             cgroup_procs: None,

@@ -29,6 +29,7 @@ mod resample_sums;
 pub mod rng;
 pub mod sequential;
 pub mod serial;
+pub mod shift;
 pub mod spearman;
 pub mod steps;
 pub mod summary;

@@ -412,6 +412,26 @@ pub struct Calibration {
     #[serde(default)]
     pub spawn_mad_ns: Option<u64>,
     pub spawn_samples: usize,
+    /// The start-up of the command lab.toml's `start_up` names, taken out of every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_up: Option<StartUpCost>,
+}
+
+/// What starting a command with nothing to do costs (`sh -c ''`), measured at the session's
+/// start and taken out of every run's wall time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartUpCost {
+    pub argv: Vec<String>,
+    pub median_ns: u64,
+    pub mad_ns: u64,
+    pub samples: usize,
+}
+
+impl StartUpCost {
+    /// The standard error of the median, in seconds.
+    pub fn standard_error_s(&self) -> f64 {
+        crate::stats::shift::median_standard_error(self.mad_ns as f64 / 1e9, self.samples)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

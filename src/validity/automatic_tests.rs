@@ -67,6 +67,7 @@ fn calibration(median: u64, iqr: u64, granularity: u64) -> Calibration {
         spawn_iqr_ns: iqr,
         spawn_mad_ns: None,
         spawn_samples: 30,
+        start_up: None,
     }
 }
 

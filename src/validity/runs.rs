@@ -6,7 +6,7 @@ use super::values::{Measured, Names, RunValues};
 use crate::config::Experiment;
 use crate::exec::Counter;
 use crate::plan::{CellKey, PlannedRun};
-use crate::store::{Exit, RunRow, SampleRow, StoredSession};
+use crate::store::{Exit, RunRow, SampleRow, StartUpCost, StoredSession};
 use crate::units::Nanos;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -278,6 +278,31 @@ fn cpus_by_run(
     cpus
 }
 
+/// The run is too short to time, where the session has a timing floor and lab.toml does not
+/// time runs whole or take a start-up out (`start_up`).
+fn under_the_floor(exp: &Experiment, session: &StoredSession, row: &RunRow) -> Option<Problem> {
+    let c = session.manifest.calibration.as_ref()?;
+    exp.start_up.is_floor().then(|| too_short(row.wall_ns, c))?
+}
+
+/// The start-up the session takes out of every run's wall time (lab.toml's `start_up`).
+fn start_up(session: &StoredSession) -> Option<&StartUpCost> {
+    session
+        .manifest
+        .calibration
+        .as_ref()
+        .and_then(|c| c.start_up.as_ref())
+}
+
+/// Whether `ignore_failure` makes `problem` no problem: an exit code it ignores (every
+/// non-zero one, or one it lists).
+fn ignored_exit(exp: &Experiment, problem: &Problem) -> bool {
+    match problem {
+        Problem::ExitCode(code) => exp.ignore_failure || exp.ignored_exit_codes.contains(code),
+        _ => false,
+    }
+}
+
 fn view(
     exp: &Experiment,
     session: &StoredSession,
@@ -292,7 +317,7 @@ fn view(
     let measured = if matches!(exit, Exit::SpawnFailed(_)) {
         Vec::new()
     } else {
-        builtin_values(row, session.manifest.keeps_disturbed())
+        builtin_values(row, session.manifest.keeps_disturbed(), start_up(session))
     };
     let pairs: Vec<(&str, &str)> = values
         .iter()
@@ -306,10 +331,9 @@ fn view(
         values: &pairs,
     };
     let mut found = problems(&facts, &exp.metrics);
-    if exp.ignore_failure {
-        // `ignore_failure = true`: an exit code is the program's answer, not a failed run.
-        found.retain(|p| !matches!(p, Problem::ExitCode(_)));
-    }
+    // `ignore_failure`: an exit code (any, or those listed) is the program's answer, not a
+    // failed run.
+    found.retain(|p| !ignored_exit(exp, p));
     let stdout = session.stdout(row);
     let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
     printed::explain(&mut found, &printed, &exp.metrics);
@@ -321,9 +345,7 @@ fn view(
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
     found.extend(super::derived::derive(exp, &mut values, &measured));
-    if let Some(c) = &session.manifest.calibration {
-        found.extend(too_short(row.wall_ns, c));
-    }
+    found.extend(under_the_floor(exp, session, row));
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
     let busy_share = row.contention().ok().map(|c| c.share());
@@ -422,9 +444,17 @@ const BUILTIN_NAMES: [&str; 12] = [
 
 /// The metrics lab measured itself, in seconds, MiB and counts. A count the session did not
 /// record (a runs.csv from before its column) is absent, not zero; so is `wait_s` where the
-/// session does not weigh its runs' waiting (`weighs_waiting`).
-fn builtin_values(row: &RunRow, weighs_waiting: bool) -> Vec<(&'static str, Measured)> {
+/// session does not weigh its runs' waiting (`weighs_waiting`). `wall_s` leaves out the
+/// `start_up` the session measured, where lab.toml names one.
+fn builtin_values(
+    row: &RunRow,
+    weighs_waiting: bool,
+    start_up: Option<&StartUpCost>,
+) -> Vec<(&'static str, Measured)> {
     let seconds = |ns: u64| Measured::Number(Nanos(ns).seconds().0);
+    let own_wall = Measured::Number(
+        Nanos(row.wall_ns).seconds().0 - start_up.map_or(0.0, |c| c.median_ns as f64 / 1e9),
+    );
     let [
         wall,
         user,
@@ -453,7 +483,7 @@ fn builtin_values(row: &RunRow, weighs_waiting: bool) -> Vec<(&'static str, Meas
         (bout, row.block_out),
     ];
     [
-        (wall, seconds(row.wall_ns)),
+        (wall, own_wall),
         (user, seconds(row.user_ns)),
         (sys, seconds(row.sys_ns)),
         (cpu, seconds(row.user_ns + row.sys_ns)),

@@ -15,8 +15,10 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// `lab bench ARGS` in `project`, tolerant of the other tests sharing the machine.
+/// `lab bench ARGS` in `project` (a project: it holds `experiments/`), tolerant of the other
+/// tests sharing the machine.
 fn bench(project: &Project, args: &[&str]) -> Output {
+    std::fs::create_dir_all(project.path("experiments")).expect("experiments/");
     let mut all = vec!["bench", "--quiet", "--max-busy", "100%"];
     all.extend_from_slice(args);
     project.lab(&all)

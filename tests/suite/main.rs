@@ -6,6 +6,7 @@ mod common;
 
 mod analyses;
 mod bench;
+mod bench_door;
 mod browser;
 mod budget;
 mod bundle;

@@ -66,10 +66,6 @@ impl TimeUnit {
     }
 
     /// `t` in this unit with its symbol, as hyperfine prints it on the terminal: `105.7 ms`.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "for `lab bench --time-unit`'s terminal report")
-    )]
     pub fn format_duration(self, t: Seconds) -> String {
         format!("{} {}", self.format_value(t), self.short_name())
     }
@@ -96,13 +92,6 @@ pub enum RelativeTo {
     Fastest,
     /// The mean of the command of this label at the same parameter values (`--reference`);
     /// a ratio below 1 is faster than the reference.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "chosen by `lab bench --reference` once it is passed here"
-        )
-    )]
     Reference(String),
 }
 
@@ -165,25 +154,11 @@ pub fn markdown(report: &Report, options: &Markup) -> String {
 }
 
 /// hyperfine's `--export-asciidoc` table.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "written by `lab bench --export-asciidoc` once it is declared"
-    )
-)]
 pub fn asciidoc(report: &Report, options: &Markup) -> String {
     markup::table(report, options, Syntax::Asciidoc)
 }
 
 /// hyperfine's `--export-orgmode` table.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "written by `lab bench --export-orgmode` once it is declared"
-    )
-)]
 pub fn orgmode(report: &Report, options: &Markup) -> String {
     markup::table(report, options, Syntax::Orgmode)
 }

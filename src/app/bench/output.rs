@@ -1,9 +1,11 @@
 //! What `lab bench` prints, in hyperfine's shape: per command and parameter set its time
 //! (here the median with its interval first, then hyperfine's mean ± σ, user and system time
 //! and range), then each command against the reference — faster, slower, or the same within
-//! the threshold, decided on the interval of the ratio — then lab's validity checks and where
-//! the session and its chapter are. The exports are written from the same [`Report`].
+//! the threshold, decided on the interval of the ratio (one command across parameter values:
+//! each value against the fastest) — then lab's validity checks that apply, and where the
+//! session and its chapter are. The exports are written from the same [`Report`].
 
+use super::export::{SortOrder, TimeUnit};
 use crate::app::Layout;
 use crate::app::session::Assessed;
 use crate::checks::{CheckResult, Verdict};
@@ -14,7 +16,6 @@ use crate::stats::Summary;
 use crate::store::RunRow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
 
 /// One command at one parameter set, with every valid run's measurements.
 pub struct Timed {
@@ -53,10 +54,23 @@ pub struct Against {
     pub outlook: Option<String>,
 }
 
+/// How the report is shown: hyperfine's `--time-unit` and `--sort`, and what reruns it.
+pub struct View {
+    pub unit: Option<TimeUnit>,
+    pub sort: SortOrder,
+    pub again: String,
+}
+
 /// Everything `lab bench` reports about its session.
 pub struct Report {
     pub timed: Vec<Timed>,
     pub against: Vec<Against>,
+    /// One command across parameter values: each value against the fastest.
+    pub across: Vec<String>,
+    /// Commands timed whole though shorter than the timing floor: what that means.
+    pub start_up: Option<String>,
+    pub unit: Option<TimeUnit>,
+    pub sort: SortOrder,
     pub threshold: Option<String>,
     pub validity: Vec<CheckResult>,
     pub sampling: Option<String>,
@@ -66,21 +80,22 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report of the assessed session of the experiment in `dir`.
-    pub fn of(a: &Assessed, layout: &Layout, dir: &Path) -> Report {
+    /// The report of the assessed session `a`, shown as `view` says.
+    pub fn of(a: &Assessed, layout: &Layout, view: &View) -> Report {
         let rows: BTreeMap<&str, &RunRow> = a
             .session
             .runs
             .iter()
             .map(|r| (r.run_id.as_str(), r))
             .collect();
-        let timed = a
+        let timed: Vec<Timed> = a
             .analysis
             .cells
             .iter()
             .filter(|c| c.metric == "wall_s")
             .map(|c| timed(a, c, &rows))
             .collect();
+        let start_up = super::short::start_up_note(a, &timed);
         let against = a
             .findings
             .checks
@@ -101,8 +116,12 @@ impl Report {
             _ => None,
         });
         Report {
+            across: super::short::across_values(a),
             timed,
             against,
+            start_up,
+            unit: view.unit,
+            sort: view.sort,
             threshold,
             validity: a
                 .findings
@@ -120,8 +139,27 @@ impl Report {
                 .join("index.md")
                 .display()
                 .to_string(),
-            reproduce: format!("lab run {}", dir.strip_prefix(".").unwrap_or(dir).display()),
+            reproduce: view.again.clone(),
         }
+    }
+
+    /// The reference's label: the first command's.
+    pub fn reference_label(&self) -> String {
+        self.timed
+            .first()
+            .map(|t| t.label.clone())
+            .unwrap_or_default()
+    }
+
+    /// Each command's label once, in the commands' order.
+    pub fn labels(&self) -> Vec<String> {
+        let mut labels: Vec<String> = Vec::new();
+        for t in &self.timed {
+            if !labels.contains(&t.label) {
+                labels.push(t.label.clone());
+            }
+        }
+        labels
     }
 
     /// The exit status: 1 when a validity check failed or nothing was timed, else 0 (a
@@ -136,9 +174,13 @@ impl Report {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for (i, t) in self.timed.iter().enumerate() {
-            out.push_str(&block(i + 1, t));
+            out.push_str(&block(i + 1, t, self.unit));
+        }
+        if let Some(note) = &self.start_up {
+            let _ = writeln!(out, "{}\n", terminal(note));
         }
         out.push_str(&self.summary());
+        out.push_str(&self.across());
         out.push_str(&self.checks());
         if let Some(s) = &self.sampling {
             let _ = writeln!(out, "{}", terminal(s));
@@ -157,7 +199,15 @@ impl Report {
         };
         let mut out =
             format!("Summary (wall time against the reference; the same within ±{threshold})\n");
-        for a in &self.against {
+        let mut against: Vec<&Against> = self.against.iter().collect();
+        if self.sort != SortOrder::Command {
+            // hyperfine's `auto` and `mean-time` order the comparison by time.
+            against.sort_by(|a, b| {
+                let r = |x: &Against| x.ratio.map_or(f64::INFINITY, |r| r.0);
+                r(a).total_cmp(&r(b))
+            });
+        }
+        for a in against {
             let _ = writeln!(out, "  {}", terminal(&a.line()));
             if let Some(cpu) = &a.on_cpu {
                 let _ = writeln!(out, "    {}", terminal(cpu));
@@ -167,6 +217,20 @@ impl Report {
         out
     }
 
+    fn across(&self) -> String {
+        if self.across.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("Summary (wall time across the parameter values)\n");
+        for line in &self.across {
+            let _ = writeln!(out, "  {}", terminal(line));
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The validity checks that apply: those not run (nothing to judge, as a configuration
+    /// echo for a program that prints none) are left to the chapter.
     fn checks(&self) -> String {
         let mut out = String::new();
         let passed: Vec<&str> = self
@@ -178,7 +242,11 @@ impl Report {
         if !passed.is_empty() {
             let _ = writeln!(out, "  pass          {}", terminal(&passed.join(" · ")));
         }
-        for c in self.validity.iter().filter(|c| c.verdict != Verdict::Pass) {
+        let failed_or_open = self
+            .validity
+            .iter()
+            .filter(|c| !matches!(c.verdict, Verdict::Pass | Verdict::NotRun));
+        for c in failed_or_open {
             let _ = writeln!(
                 out,
                 "  {:<13} {}: {}",
@@ -251,8 +319,13 @@ pub fn directed(r: f64, lo: f64, hi: f64) -> String {
     }
 }
 
-/// One command's block, numbered as hyperfine numbers them.
-fn block(number: usize, t: &Timed) -> String {
+/// One command's block, numbered as hyperfine numbers them, its times in `unit` (else each
+/// in the unit that suits it).
+fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
+    let seconds = |x: f64| match unit {
+        Some(u) => u.format_duration(crate::units::Seconds(x)),
+        None => seconds(x),
+    };
     let mut out = format!("Benchmark {number}: {}\n", terminal(&t.command));
     match (t.median, t.interval) {
         (Some(m), Some((lo, hi, level))) => {

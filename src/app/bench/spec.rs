@@ -43,8 +43,8 @@ pub enum Runs {
 pub enum Shell {
     /// Split like a shell splits words (quotes, backslashes), nothing expanded or run by one.
     None,
-    /// Run through this shell with `-c`.
-    Program(String),
+    /// Run through this shell's command line (`sh`, `bash --norc`) with `-c`.
+    Program(Vec<String>),
 }
 
 impl Shell {
@@ -56,7 +56,11 @@ impl Shell {
             )));
         }
         match self {
-            Shell::Program(shell) => Ok(vec![shell.clone(), "-c".into(), text.to_string()]),
+            Shell::Program(shell) => {
+                let mut argv = shell.clone();
+                argv.extend(["-c".to_string(), text.to_string()]);
+                Ok(argv)
+            }
             Shell::None => shlex::split(text).ok_or_else(|| {
                 LabError::Usage(format!(
                     "{what} {text:?} has an unclosed quote or a trailing backslash\n  hint: close the quote, or use --shell to have a shell read it"
@@ -226,6 +230,20 @@ pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
     )))
 }
 
+/// An error when `text`, which runs without a shell, holds syntax only a shell acts on (a
+/// pipe, `&&`, a redirection, a variable, a glob): split into words, the program would get
+/// it as arguments and lab would time something else than what was typed.
+pub fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
+    let Some(found) = crate::config::shell_syntax::in_text(text) else {
+        return Ok(());
+    };
+    let quoted = crate::render::shell_words(&[text.to_string()]);
+    Err(LabError::Usage(format!(
+        "{what} {text:?} holds {found}, which only a shell acts on: lab runs commands without a shell, so the program would get it as an argument
+  hint: run it through a shell: lab bench --shell=sh {quoted} (or -S sh); --no-shell-check runs it without one anyway"
+    )))
+}
+
 /// One hook per command from a flag given never, once (for every command) or once per
 /// command, as hyperfine takes `--prepare` and `--conclude`.
 pub fn per_command(given: &[String], commands: usize, flag: &str) -> Result<Vec<Option<String>>> {
@@ -307,7 +325,7 @@ mod tests {
             .argv("sort -k 2 'my file'", "command 1")
             .unwrap();
         assert_eq!(argv, ["sort", "-k", "2", "my file"]);
-        let sh = Shell::Program("sh".into())
+        let sh = Shell::Program(vec!["sh".into()])
             .argv("a | b", "command 1")
             .unwrap();
         assert_eq!(sh, ["sh", "-c", "a | b"]);

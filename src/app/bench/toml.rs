@@ -16,6 +16,12 @@ pub struct BenchPlan<'a> {
     pub params: &'a [BenchParam],
     pub hooks: &'a [Hooks],
     pub env: &'a BTreeMap<String, String>,
+    /// The file every command reads as its standard input (`--input`).
+    pub input: Option<String>,
+    /// The shell the commands run through (`--shell`), whose start-up each run leaves out.
+    pub shell: Option<Vec<String>>,
+    /// Whether commands holding shell syntax are refused (not with `--no-shell-check`).
+    pub shell_check: bool,
     pub runs: Runs,
     pub warmup: u32,
     pub seed: Option<u64>,
@@ -23,7 +29,7 @@ pub struct BenchPlan<'a> {
     pub max_busy: Option<String>,
     /// How long the runs may take, in whole seconds, when they are sampled.
     pub budget: u64,
-    pub ignore_failure: bool,
+    pub ignore_failure: IgnoreFailure,
     /// Changes within ± this share are "the same".
     pub threshold: f64,
     /// The folder the commands were typed in, relative to the experiment folder.
@@ -36,6 +42,23 @@ pub struct Hooks {
     pub prepare: Option<Vec<String>>,
     pub conclude: Option<Vec<String>>,
     pub setup: Option<Vec<String>>,
+    pub cleanup: Option<Vec<String>>,
+}
+
+/// Which non-zero exit codes count as measurements (`-i`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IgnoreFailure {
+    None,
+    All,
+    Codes(Vec<i32>),
+}
+
+/// `ignore_failure` as lab.toml writes it: `true` or a list of codes.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum IgnoreFailureValue {
+    All(bool),
+    Codes(Vec<i32>),
 }
 
 #[derive(Serialize)]
@@ -46,6 +69,10 @@ struct File {
     variant: Vec<VariantTable>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     check: Vec<CheckTable>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn is_empty<T>(map: &InOrder<T>) -> bool {
@@ -67,8 +94,18 @@ struct ExperimentTable {
     #[serde(skip_serializing_if = "Option::is_none")]
     budget: Option<String>,
     workdir: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    ignore_failure: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ignore_failure: Option<IgnoreFailureValue>,
+    /// "included" (commands are timed whole), or the shell's empty command, whose start-up
+    /// is taken out of every run, as hyperfine takes it out.
+    start_up: StartUpValue,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum StartUpValue {
+    Included(&'static str),
+    Subtracted(Vec<String>),
 }
 
 #[derive(Serialize)]
@@ -91,6 +128,13 @@ struct VariantTable {
     conclude: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     setup: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cleanup: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<String>,
+    /// `false` with `--no-shell-check`: run the words as they are.
+    #[serde(skip_serializing_if = "is_true")]
+    shell_check: bool,
 }
 
 #[derive(Serialize)]
@@ -147,7 +191,19 @@ fn experiment(plan: &BenchPlan) -> ExperimentTable {
         max_busy: plan.max_busy.clone(),
         budget: matches!(plan.runs, Runs::Sampled { .. }).then(|| format!("{}s", plan.budget)),
         workdir: plan.workdir.clone(),
-        ignore_failure: plan.ignore_failure,
+        ignore_failure: match &plan.ignore_failure {
+            IgnoreFailure::None => None,
+            IgnoreFailure::All => Some(IgnoreFailureValue::All(true)),
+            IgnoreFailure::Codes(codes) => Some(IgnoreFailureValue::Codes(codes.clone())),
+        },
+        start_up: match &plan.shell {
+            None => StartUpValue::Included("included"),
+            Some(shell) => {
+                let mut empty = shell.clone();
+                empty.extend(["-c".to_string(), String::new()]);
+                StartUpValue::Subtracted(empty)
+            }
+        },
     }
 }
 
@@ -164,6 +220,9 @@ fn variants(plan: &BenchPlan) -> Vec<VariantTable> {
             prepare: hooks.prepare.clone(),
             conclude: hooks.conclude.clone(),
             setup: hooks.setup.clone(),
+            cleanup: hooks.cleanup.clone(),
+            input: plan.input.clone(),
+            shell_check: plan.shell_check,
         })
         .collect()
 }

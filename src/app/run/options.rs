@@ -36,6 +36,8 @@ pub struct RunOptions<'a> {
     pub no_wait: bool,
     /// `--budget`: how long a sampled session's runs may take, over lab.toml's `budget`.
     pub budget: Option<std::time::Duration>,
+    /// How progress is shown (`quiet` wins).
+    pub shown: crate::exec::Shown,
 }
 
 impl RunOptions<'_> {
@@ -59,6 +61,7 @@ impl RunOptions<'_> {
             summary: true,
             no_wait: false,
             budget: None,
+            shown: crate::exec::Shown::standard(false),
         }
     }
 }

@@ -292,7 +292,11 @@ impl<'a> RunSession<'a> {
         if self.opts.no_wait {
             open.exp.calm_wait = std::time::Duration::ZERO;
         }
-        let progress = Progress::new(open.manifest.planned_runs, self.opts.quiet);
+        let shown = crate::exec::Shown {
+            quiet: self.opts.quiet || self.opts.shown.quiet,
+            ..self.opts.shown
+        };
+        let progress = Progress::shown(open.manifest.planned_runs, shown);
         progress.note(&format!(
             "session {} ({} runs to go)",
             open.writer.dir.display(),
@@ -334,12 +338,17 @@ impl<'a> RunSession<'a> {
             self.budget(&open.exp),
         );
         let mut ending = self.block(open, &todo, runner, progress)?;
+        let mut ran = todo;
         while ending == Ending::Complete {
             let Some(more) = self.next_look(open, progress, started)? else {
                 break;
             };
             open.manifest.planned_runs += more.len();
             ending = self.block(open, &more, runner, progress)?;
+            ran.extend(more);
+        }
+        if ending == Ending::Complete && self.opts.on == Engine::Local {
+            exec::clean_up(&open.exp, &ran, runner).map_err(authored)?;
         }
         Ok(ending)
     }
@@ -480,10 +489,10 @@ impl<'a> RunSession<'a> {
             &ReportOptions {
                 only: std::slice::from_ref(&self.dir),
                 session: Some(&name),
-                quiet: self.opts.quiet,
+                quiet: self.opts.quiet || !self.opts.summary,
             },
         )?;
-        if !self.opts.quiet {
+        if !self.opts.quiet && self.opts.summary {
             eprintln!(
                 "wrote {}",
                 self.layout

@@ -49,7 +49,13 @@ pub(super) fn start(
     warn_if_short_of_space(&dir, target.plan.runs.len());
     let scratch = std::env::temp_dir();
     // On a cluster each node calibrates itself before its first run.
-    let calibration = (opts.on == Engine::Local).then(|| exec::calibrate(runner, &scratch));
+    let calibration = (opts.on == Engine::Local).then(|| {
+        let mut c = exec::calibrate(runner, &scratch);
+        if let crate::config::StartUp::Subtracted(argv) = &exp.start_up {
+            c.start_up = Some(exec::start_up_cost(runner, &scratch, argv));
+        }
+        c
+    });
     let mut manifest = Manifest::new(
         exp,
         &opts.command_line,

@@ -45,6 +45,7 @@ impl Project {
             .args(args)
             .current_dir(self.root())
             .env("NO_COLOR", "1")
+            .env("XDG_DATA_HOME", self.path(".xdg-data"))
             .output()
             .expect("lab runs")
     }

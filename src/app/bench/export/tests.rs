@@ -30,6 +30,10 @@ fn report(timed: Vec<Timed>) -> Report {
     Report {
         timed,
         against: Vec::new(),
+        across: Vec::new(),
+        start_up: None,
+        unit: None,
+        sort: SortOrder::Auto,
         threshold: None,
         validity: Vec::new(),
         sampling: None,
