@@ -125,17 +125,28 @@ impl Layout {
 
     /// Every folder under experiments/ that holds a lab.toml, sorted.
     pub fn experiment_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.experiments())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join(config::FILE_NAME).is_file())
-            .map(|p| tidy(&p))
-            .collect();
-        dirs.sort();
-        dirs
+        experiments_in(&self.experiments())
     }
+
+    /// The experiments `lab bench` wrote and did not save (`.lab/bench/bench-HASH`): their
+    /// chapters stay in the book beside the project's.
+    pub fn bench_dirs(&self) -> Vec<PathBuf> {
+        experiments_in(&self.root.join(".lab").join("bench"))
+    }
+}
+
+/// The folders directly in `parent` that hold a lab.toml, sorted.
+fn experiments_in(parent: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(parent)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join(config::FILE_NAME).is_file())
+        .map(|p| tidy(&p))
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 /// `./experiments/x` reads better as `experiments/x` in messages and manifests.

@@ -260,7 +260,11 @@ fn book_entries(
     failures: &[Failure],
 ) -> Result<Vec<BookEntry>> {
     let book = layout.book();
-    for dir in layout.experiment_dirs() {
+    for dir in layout
+        .experiment_dirs()
+        .into_iter()
+        .chain(layout.bench_dirs())
+    {
         let name = config::experiment_name(&dir);
         if entries.iter().any(|e| e.name == name) {
             continue;

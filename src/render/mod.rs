@@ -220,7 +220,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
     let tally = Tally::of(checks);
     BookEntry {
         name: name.to_string(),
-        title: escape::markdown(title),
+        title: title.to_string(),
         session: session.to_string(),
         pass: tally.pass,
         fail: tally.fail,
@@ -365,7 +365,19 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::inert_json;
+    use super::{entry_from_checks, inert_json, render_index};
+
+    #[test]
+    fn a_title_is_escaped_once_in_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = entry_from_checks("bench-1", "echo 1 | wc -l", "s1", &[]);
+        render_index(dir.path(), &[entry]).unwrap();
+        let summary = std::fs::read_to_string(dir.path().join("src/SUMMARY.md")).unwrap();
+        assert!(
+            summary.contains("- [echo 1 \\| wc -l](bench-1/index.md)"),
+            "{summary}"
+        );
+    }
 
     #[test]
     fn inert_json_escapes_markup_and_the_javascript_scheme_in_one_pass() {

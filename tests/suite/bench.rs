@@ -357,7 +357,7 @@ fn a_failing_prepare_command_stops_the_session_naming_it() {
             "-r",
             "3",
             "--prepare",
-            "sh -c 'echo cannot prepare >&2; exit 4'",
+            "echo cannot prepare >&2; exit 4",
             "sleep 0.1",
         ],
     );

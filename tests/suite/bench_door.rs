@@ -241,6 +241,53 @@ fn hyperfines_flags_mean_what_they_mean_there() {
     let other = bench(&project, &["-r", "2", "-i=4", "sh -c 'exit 3'"]);
     assert_eq!(exit_of(&other), Exit::CheckFailed, "{}", printed(&other));
 
+    let hooks = bench(
+        &project,
+        &[
+            "-r",
+            "2",
+            "--prepare",
+            "echo ran >> prepared.txt",
+            "--env",
+            "A=1 B='x y'",
+            "sh -c 'test \"$B\" = \"x y\"'",
+        ],
+    );
+    assert_eq!(
+        exit_of(&hooks),
+        Exit::Ok,
+        "hooks run through sh, --env takes assignments: {}",
+        printed(&hooks)
+    );
+    assert_eq!(project.read("prepared.txt"), "ran\nran\n");
+
+    let value_less = bench(&project, &["-S", "sleep 0.01 && sleep 0.01", "true"]);
+    assert_eq!(exit_of(&value_less), Exit::Usage);
+    assert!(
+        stderr(&value_less).contains("it is not a shell lab knows")
+            && stderr(&value_less).contains("hyperfine 2.0's -S takes no value"),
+        "{}",
+        stderr(&value_less)
+    );
+    let counters = bench(&project, &["--metrics", "instructions", "true"]);
+    assert_eq!(exit_of(&counters), Exit::Usage);
+    assert!(
+        stderr(&counters).contains("add counters = [\"instructions\"]"),
+        "{}",
+        stderr(&counters)
+    );
+    let recorded = bench(
+        &project,
+        &[
+            "-r",
+            "2",
+            "--metrics",
+            "time_cpu,memory_peak_resident:MiB",
+            "true",
+        ],
+    );
+    assert_eq!(exit_of(&recorded), Exit::Ok, "{}", printed(&recorded));
+
     let refused = bench(&project, &["--min-benchmarking-time", "3", "true"]);
     assert_eq!(exit_of(&refused), Exit::Usage);
     assert!(stderr(&refused).contains("hint: give the time with --budget"));
@@ -253,7 +300,7 @@ fn the_answer_holds_no_noise() {
     assert_eq!(exit_of(&quiet_lines), Exit::Ok, "{}", printed(&quiet_lines));
     let progress = stderr(&quiet_lines);
     assert!(
-        !progress.contains("(rep ") && !progress.contains("session "),
+        !progress.contains("(rep ") && !progress.contains("runs to go"),
         "no line per run or note off a terminal: {progress}"
     );
     let text = stdout(&quiet_lines);

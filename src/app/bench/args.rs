@@ -67,11 +67,13 @@ pub struct BenchArgs {
     /// such code (-i, --ignore-failure=all-non-zero) or only those listed (-i=1,2).
     #[arg(short = 'i', long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "all-non-zero")]
     pub ignore_failure: Option<String>,
-    /// A variable set for every run, NAME=VALUE (repeatable).
-    #[arg(long, value_name = "NAME=VALUE")]
+    /// Variables set for the runs, `NAME=VALUE` assignments separated by spaces and quoted as a
+    /// shell quotes them (hyperfine 2.0's): once for every command or once per command.
+    #[arg(long, value_name = "ASSIGNMENTS")]
     pub env: Vec<String>,
     /// Run the commands through this shell (`sh`, `bash --norc`; `default` is sh, `none` no
-    /// shell) instead of splitting them into arguments.
+    /// shell) instead of splitting them into arguments. Hooks (--setup, --prepare,
+    /// --conclude, --cleanup) always run through a shell: this one, else sh.
     #[arg(short = 'S', long, value_name = "SHELL")]
     pub shell: Option<String>,
     /// Run the commands without a shell (the default; an alias of --shell=none).
@@ -157,6 +159,11 @@ pub struct BenchArgs {
     /// Write hyperfine's Emacs Org table to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_orgmode: Option<PathBuf>,
+    /// hyperfine 2.0's metrics to measure (`default`, `time`, `all`, or names such as
+    /// `time_cpu,memory_peak_resident`): lab records wall, CPU, user and system time and peak
+    /// memory of every run whichever are named; perf counters go through lab.toml.
+    #[arg(long, value_name = "PRESET|METRIC[:UNIT],…")]
+    pub metrics: Option<String>,
     /// hyperfine's hidden --min-benchmarking-time: refused, naming lab's way (--budget).
     #[arg(long, value_name = "SECONDS", hide = true)]
     pub min_benchmarking_time: Option<String>,

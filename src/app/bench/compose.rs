@@ -35,7 +35,7 @@ impl BenchArgs {
             names: &names,
             params: &params,
             hooks: &hooks,
-            env: &self.environment()?,
+            env: &self.environment(commands.len())?,
             input: self.input_file(&place.cwd)?,
             shell: match &shell {
                 Shell::Program(words) => Some(words.clone()),
@@ -73,6 +73,11 @@ impl BenchArgs {
                 LabError::Usage(format!("--shell {text:?} is not a shell's command line\n  hint: write e.g. --shell=sh or --shell='bash --norc'"))
             })?,
         };
+        if !spec::is_a_shell(&words[0]) {
+            return Err(LabError::Usage(format!(
+                "--shell took {given:?} as the shell to run the commands with, and it is not a shell lab knows (sh, bash, dash, zsh, ksh, fish, …)\n  hint: name the shell, then the command: lab bench -S sh 'CMD' (hyperfine 2.0's -S takes no value and means sh: write -S sh here)"
+            )));
+        }
         spec::check_program(&words, "--shell", Path::new(".")).map_err(|e| {
             LabError::Usage(format!(
                 "{e}\n  --shell takes the shell first: lab bench --shell=sh 'CMD'"
@@ -168,6 +173,7 @@ impl BenchArgs {
         Ok(params)
     }
 
+    /// The untimed commands around each command's runs, each through a shell.
     fn hooks(
         &self,
         commands: &[BenchCommand],
@@ -178,10 +184,16 @@ impl BenchArgs {
         let prepare = spec::per_command(&self.prepare, n, "--prepare")?;
         let conclude = spec::per_command(&self.conclude, n, "--conclude")?;
         let cleanup = spec::per_command(&self.cleanup, n, "--cleanup")?;
+        // hyperfine runs its hooks through a shell whether or not the commands get one: the
+        // one --shell names, else sh.
+        let hook_shell = match shell {
+            Shell::Program(_) => shell.clone(),
+            Shell::None => Shell::Program(vec!["sh".to_string()]),
+        };
         let argv = |text: &Option<String>, flag: &str| -> Result<Option<Vec<String>>> {
             text.as_ref()
                 .map(|t| {
-                    let argv = shell.argv(t, flag)?;
+                    let argv = hook_shell.argv(t, flag)?;
                     Ok(argv
                         .iter()
                         .map(|a| spec::escape_braces(a, params))
@@ -201,18 +213,14 @@ impl BenchArgs {
             .collect()
     }
 
-    /// The `--env NAME=VALUE` variables.
-    fn environment(&self) -> Result<BTreeMap<String, String>> {
-        self.env
+    /// The `--env` variables per command: each value holds assignments separated by spaces,
+    /// quoted as a shell quotes them (hyperfine 2.0's `--env 'A=1 B="x y"'`), given once for
+    /// every command or once per command.
+    fn environment(&self, commands: usize) -> Result<Vec<BTreeMap<String, String>>> {
+        let given = spec::per_command(&self.env, commands, "--env")?;
+        given
             .iter()
-            .map(|pair| match pair.split_once('=') {
-                Some((name, value)) if !name.is_empty() => {
-                    Ok((name.to_string(), value.to_string()))
-                }
-                _ => Err(LabError::Usage(format!(
-                    "--env {pair:?} is not NAME=VALUE\n  hint: write e.g. --env LC_ALL=C"
-                ))),
-            })
+            .map(|text| text.as_deref().map_or(Ok(BTreeMap::new()), assignments))
             .collect()
     }
 
@@ -269,6 +277,25 @@ impl BenchArgs {
             ))),
         }
     }
+}
+
+/// `A=1 B="x y"`: the variables an `--env` value sets.
+fn assignments(text: &str) -> Result<BTreeMap<String, String>> {
+    let bad = || {
+        LabError::Usage(format!(
+            "--env {text:?} is not a list of NAME=VALUE assignments\n  hint: write e.g. --env LC_ALL=C or --env 'A=1 B=\"x y\"'"
+        ))
+    };
+    let words = shlex::split(text)
+        .filter(|w| !w.is_empty())
+        .ok_or_else(bad)?;
+    words
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
+            _ => Err(bad()),
+        })
+        .collect()
 }
 
 /// An error when two commands would carry the same label.

@@ -122,6 +122,9 @@ impl BenchArgs {
 
     /// hyperfine flags lab answers in its own way, refused with that way named.
     fn refuse_what_lab_does_otherwise(&self) -> Result<()> {
+        if let Some(metrics) = &self.metrics {
+            spec::check_metrics(metrics)?;
+        }
         if self.min_benchmarking_time.is_some() {
             return Err(LabError::Usage(
                 "--min-benchmarking-time: lab bench takes runs until each comparison is decided, within a time budget\n  hint: give the time with --budget, e.g. --budget 30s, or a fixed count with --runs".into(),

@@ -58,16 +58,7 @@ impl Place {
 
     /// Every unsaved experiment kept here, by folder name.
     pub fn bench_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(self.layout.root.join(BENCH_DIR))
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.join(crate::config::FILE_NAME).is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        dirs.sort();
-        dirs
+        self.layout.bench_dirs()
     }
 
     /// `workdir` for an experiment `depth` folders below the store's root: the way back to

@@ -230,6 +230,29 @@ pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
     )))
 }
 
+/// Shells by name: a `--shell` value whose program is none of these (nor ends in `sh`) was
+/// more likely a command hyperfine 2.0's value-less `-S` came before.
+const SHELLS: [&str; 9] = [
+    "busybox",
+    "cmd",
+    "cmd.exe",
+    "elvish",
+    "fish",
+    "nu",
+    "pwsh",
+    "xonsh",
+    "powershell",
+];
+
+/// Whether `program` names a shell: its file name ends in `sh` (sh, bash, dash, zsh, ksh,
+/// mksh, tcsh…) or is another shell's.
+pub fn is_a_shell(program: &str) -> bool {
+    let name = Path::new(program)
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    name.ends_with("sh") || SHELLS.contains(&name.as_str())
+}
+
 /// An error when `text`, which runs without a shell, holds syntax only a shell acts on (a
 /// pipe, `&&`, a redirection, a variable, a glob): split into words, the program would get
 /// it as arguments and lab would time something else than what was typed.
@@ -242,6 +265,54 @@ pub fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
         "{what} {text:?} holds {found}, which only a shell acts on: lab runs commands without a shell, so the program would get it as an argument
   hint: run it through a shell: lab bench --shell=sh {quoted} (or -S sh); --no-shell-check runs it without one anyway"
     )))
+}
+
+/// hyperfine 2.0's time and memory metrics, which every lab run records whatever `--metrics`
+/// asks (wall, CPU, user and system time; peak resident memory).
+const RECORDED_METRICS: [&str; 5] = [
+    "time_wall_clock",
+    "time_cpu",
+    "time_user",
+    "time_system",
+    "memory_peak_resident",
+];
+
+/// hyperfine 2.0's perf counter metrics, which lab reads through lab.toml's `counters`.
+const COUNTER_METRICS: [&str; 5] = [
+    "cpu_cycles",
+    "instructions",
+    "cache_references",
+    "cache_misses",
+    "branch_misses",
+];
+
+/// hyperfine 2.0's `--metrics`: a preset or metrics with optional units. Those lab records in
+/// every run are accepted; counters are refused with lab's way to read them.
+pub fn check_metrics(text: &str) -> Result<()> {
+    if ["default", "time", "all"].contains(&text) {
+        return Ok(());
+    }
+    for item in text.split(',') {
+        let name = item.split(':').next().unwrap_or("").trim();
+        if RECORDED_METRICS.contains(&name) {
+            continue;
+        }
+        let why = if COUNTER_METRICS.contains(&name) {
+            format!(
+                "lab reads perf counters through lab.toml: keep the experiment with --save NAME, then add counters = [\"{}\"] to its [experiment]",
+                name.replace('_', "-")
+            )
+        } else {
+            format!(
+                "hyperfine's metrics are default, time, all or {}",
+                RECORDED_METRICS.join(", ")
+            )
+        };
+        return Err(LabError::Usage(format!(
+            "--metrics {text:?}: {name:?} is not a metric lab bench records\n  hint: {why}"
+        )));
+    }
+    Ok(())
 }
 
 /// One hook per command from a flag given never, once (for every command) or once per
@@ -334,6 +405,23 @@ mod tests {
             "command 2 is empty\n  hint: give the command to time, e.g. lab bench 'sleep 0.1'"
         );
         assert!(Shell::None.argv("echo 'open", "command 1").is_err());
+    }
+
+    #[test]
+    fn shells_are_told_from_commands() {
+        for shell in [
+            "sh",
+            "bash",
+            "/bin/dash",
+            "zsh",
+            "fish",
+            "/usr/local/bin/ksh",
+        ] {
+            assert!(is_a_shell(shell), "{shell}");
+        }
+        for command in ["sleep", "echo", "./bench", "python3"] {
+            assert!(!is_a_shell(command), "{command}");
+        }
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub struct BenchPlan<'a> {
     pub names: &'a [String],
     pub params: &'a [BenchParam],
     pub hooks: &'a [Hooks],
-    pub env: &'a BTreeMap<String, String>,
+    /// Per command: the variables set for its runs.
+    pub env: &'a [BTreeMap<String, String>],
     /// The file every command reads as its standard input (`--input`).
     pub input: Option<String>,
     /// The shell the commands run through (`--shell`), whose start-up each run leaves out.
@@ -212,11 +213,12 @@ fn variants(plan: &BenchPlan) -> Vec<VariantTable> {
         .iter()
         .zip(plan.names)
         .zip(plan.hooks)
-        .map(|((command, name), hooks)| VariantTable {
+        .zip(plan.env)
+        .map(|(((command, name), hooks), env)| VariantTable {
             name: name.clone(),
             label: command.label.clone(),
             run: command.argv.clone(),
-            env: plan.env.clone(),
+            env: env.clone(),
             prepare: hooks.prepare.clone(),
             conclude: hooks.conclude.clone(),
             setup: hooks.setup.clone(),
