@@ -278,6 +278,37 @@ fn cpus_by_run(
     cpus
 }
 
+/// What the machine's disturbance of a run means for its wall-time value: the share of that
+/// value its waiting may account for, and whether that is beyond `max_busy`. Where a start-up
+/// is taken out of every wall time, the same waiting is a larger share of what is left.
+struct Weighed {
+    slowed: f64,
+    disturbed: bool,
+}
+
+impl Weighed {
+    fn of(row: &RunRow, exp: &Experiment, session: &StoredSession) -> Weighed {
+        if !session.manifest.keeps_disturbed() {
+            return Weighed {
+                slowed: 0.0,
+                disturbed: false,
+            };
+        }
+        let left = start_up(session).map_or(1.0, |c| {
+            let wall = row.wall_ns as f64;
+            (wall - c.median_ns as f64).max(wall * 0.01) / wall
+        });
+        let share = row.contention().ok().map_or(0.0, |c| c.share());
+        let of_value = (share / left).min(1.0);
+        let limit = row.busy_limit.unwrap_or(exp.legacy_max_busy);
+        Weighed {
+            slowed: if guarded(row, exp) { of_value } else { 0.0 },
+            disturbed: row.disturbed(exp.legacy_max_busy).is_some()
+                || (row.contention().is_ok() && of_value > limit),
+        }
+    }
+}
+
 /// The run is too short to time, where the session has a timing floor and lab.toml does not
 /// time runs whole or take a start-up out (`start_up`).
 fn under_the_floor(exp: &Experiment, session: &StoredSession, row: &RunRow) -> Option<Problem> {
@@ -349,6 +380,7 @@ fn view(
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
     let busy_share = row.contention().ok().map(|c| c.share());
+    let weighed = Weighed::of(row, exp, session);
     RunView {
         id: row.run_id.clone(),
         position: row.position,
@@ -360,15 +392,9 @@ fn view(
         stdout_sha256: row.stdout_sha256.clone(),
         echoed_config: echoed,
         busy_share,
-        slowed: busy_share
-            .filter(|_| session.manifest.keeps_disturbed() && guarded(row, exp))
-            .unwrap_or(0.0),
-        disturbed: session.manifest.keeps_disturbed()
-            && row.disturbed(exp.legacy_max_busy).is_some(),
-        reshaped: session.manifest.keeps_disturbed()
-            && guarded(row, exp)
-            && row.wait_tasks.is_some_and(|n| n >= 2)
-            && row.disturbed(exp.legacy_max_busy).is_some(),
+        slowed: weighed.slowed,
+        disturbed: weighed.disturbed,
+        reshaped: weighed.disturbed && guarded(row, exp) && row.wait_tasks.is_some_and(|n| n >= 2),
         exact_wait: row.wait_tasks.is_some_and(|n| n <= 1)
             && row
                 .contention()
