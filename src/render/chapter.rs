@@ -548,6 +548,19 @@ fn calibration_rows(m: &Manifest) -> Vec<Row> {
                 c.spawn_samples
             ),
         ));
+        if let Some(s) = &c.start_up {
+            rows.push((
+                "start-up left out",
+                format!(
+                    "every wall_s leaves out starting {}: median {}, MAD {} ({} samples); its standard error {} widens every wall-time interval",
+                    crate::render::shell_words(&s.argv),
+                    millis(Nanos(s.median_ns)),
+                    millis(Nanos(s.mad_ns)),
+                    s.samples,
+                    millis(Nanos((s.standard_error_s() * 1e9) as u64))
+                ),
+            ));
+        }
     }
     rows
 }

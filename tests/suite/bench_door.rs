@@ -78,6 +78,18 @@ fn a_command_holding_shell_syntax_is_refused_with_the_fix() {
             && text.contains("as hyperfine leaves out its shell's start-up; each interval is widened by that median's error (standard error "),
         "the shell's start-up is measured and taken out: {text}"
     );
+    let chapter = text
+        .rsplit(" · chapter ")
+        .next()
+        .and_then(|rest| rest.split(" · ").next())
+        .expect("the chapter's path");
+    let page = std::fs::read_to_string(project.path(chapter)).expect("the chapter");
+    assert!(
+        page.contains(
+            "| start-up left out | every wall_s leaves out starting sh -c &#39;&#39;: median "
+        ),
+        "the chapter says what its times leave out"
+    );
     let insisted = bench(&project, &["-r", "2", "--no-shell-check", "echo 1 | wc -l"]);
     assert_eq!(exit_of(&insisted), Exit::Ok, "{}", printed(&insisted));
 }
