@@ -35,7 +35,7 @@ pub enum Command {
     /// interleaved in a seeded order, sampled until each is decided against the reference
     /// (faster, slower or the same), every run kept in a sealed session, hyperfine's exports.
     #[command(
-        after_help = "Examples: lab bench 'sort data' 'sort -n data'\n          lab bench -L count 10,100 'seq {count}' --export-json out.json\n          lab bench --save sorting 'sort data' 'sort -n data'   # then edit experiments/sorting/lab.toml"
+        after_help = "Examples: lab bench 'sort data' 'sort -n data'\n          lab bench --shell=sh 'sort data | uniq' 'sort -u data'   # shell syntax needs a shell\n          lab bench -L count 10,100 'seq {count}' --export-json out.json\n          lab bench --save sorting 'sort data' 'sort -n data'   # then edit experiments/sorting/lab.toml\n          lab bench --list   # earlier sessions; --open NAME prints one's answer again"
     )]
     Bench(Box<BenchArgs>),
     /// Run one shard of a session on the node a Slurm task was given (started by
