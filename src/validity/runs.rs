@@ -287,24 +287,28 @@ struct Weighed {
 }
 
 impl Weighed {
-    fn of(row: &RunRow, exp: &Experiment, session: &StoredSession) -> Weighed {
-        if !session.manifest.keeps_disturbed() {
+    /// `busy_share`: the share of its wall time the run waited, where it could be judged.
+    fn of(
+        row: &RunRow,
+        busy_share: Option<f64>,
+        exp: &Experiment,
+        session: &StoredSession,
+    ) -> Weighed {
+        let (Some(share), true) = (busy_share, session.manifest.keeps_disturbed()) else {
             return Weighed {
                 slowed: 0.0,
                 disturbed: false,
             };
-        }
+        };
         let left = start_up(session).map_or(1.0, |c| {
             let wall = row.wall_ns as f64;
             (wall - c.median_ns as f64).max(wall * 0.01) / wall
         });
-        let share = row.contention().ok().map_or(0.0, |c| c.share());
+        // At least `share`: what is left of the wall time is at most all of it.
         let of_value = (share / left).min(1.0);
-        let limit = row.busy_limit.unwrap_or(exp.legacy_max_busy);
         Weighed {
             slowed: if guarded(row, exp) { of_value } else { 0.0 },
-            disturbed: row.disturbed(exp.legacy_max_busy).is_some()
-                || (row.contention().is_ok() && of_value > limit),
+            disturbed: of_value > row.busy_limit.unwrap_or(exp.legacy_max_busy),
         }
     }
 }
@@ -380,7 +384,7 @@ fn view(
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
     let busy_share = row.contention().ok().map(|c| c.share());
-    let weighed = Weighed::of(row, exp, session);
+    let weighed = Weighed::of(row, busy_share, exp, session);
     RunView {
         id: row.run_id.clone(),
         position: row.position,

@@ -322,7 +322,7 @@ pub fn directed(r: f64, lo: f64, hi: f64) -> String {
 /// One command's block, numbered as hyperfine numbers them, its times in `unit` (else each
 /// in the unit that suits it).
 fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
-    let seconds = |x: f64| match unit {
+    let shown = |x: f64| match unit {
         Some(u) => u.format_duration(crate::units::Seconds(x)),
         None => seconds(x),
     };
@@ -333,13 +333,13 @@ fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
                 out,
                 "  Time (median [{} CI]):  {} [{}, {}]",
                 crate::format::level(level),
-                seconds(m),
-                seconds(lo),
-                seconds(hi)
+                shown(m),
+                shown(lo),
+                shown(hi)
             );
         }
         (Some(m), None) => {
-            let _ = writeln!(out, "  Time (median):          {}", seconds(m));
+            let _ = writeln!(out, "  Time (median):          {}", shown(m));
         }
         _ => {}
     }
@@ -349,17 +349,17 @@ fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
         let _ = writeln!(
             out,
             "  Time (mean ± σ):        {} ± {}    [User: {}, System: {}]",
-            seconds(mean),
-            seconds(sd(&t.times)),
-            seconds(self::mean(&t.user)),
-            seconds(self::mean(&t.system))
+            shown(mean),
+            shown(sd(&t.times)),
+            shown(self::mean(&t.user)),
+            shown(self::mean(&t.system))
         );
         let (min, max) = range(&t.times);
         let _ = writeln!(
             out,
             "  Range (min … max):      {} … {}    {n} run{}",
-            seconds(min),
-            seconds(max),
+            shown(min),
+            shown(max),
             if n == 1 { "" } else { "s" }
         );
     }

@@ -56,11 +56,6 @@ impl Place {
             .join(format!("bench-{}", &digest[..8]))
     }
 
-    /// Every unsaved experiment kept here, by folder name.
-    pub fn bench_dirs(&self) -> Vec<PathBuf> {
-        self.layout.bench_dirs()
-    }
-
     /// `workdir` for an experiment `depth` folders below the store's root: the way back to
     /// the current folder, relative inside a project (so that it moves with it), absolute in
     /// the data directory.

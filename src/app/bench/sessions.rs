@@ -23,6 +23,7 @@ impl Found {
 /// Every session of every unsaved bench experiment kept at `place`, oldest first.
 fn all(place: &Place) -> Vec<Found> {
     let mut found: Vec<Found> = place
+        .layout
         .bench_dirs()
         .into_iter()
         .flat_map(|experiment| {
