@@ -80,6 +80,17 @@ pub fn evaluate(
         // and its report does not list it.
         automatic.retain(|c| c.name != crate::validity::automatic::APART);
     }
+    if !exp
+        .metrics
+        .iter()
+        .any(|m| m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some())
+    {
+        automatic::not_run_where(
+            &mut automatic,
+            crate::validity::automatic::IMPOSSIBLE,
+            "no metric the runs print is a time (unit s, ms, us or ns)",
+        );
+    }
     automatic.extend(layout::layout_result(exp, analysis));
     automatic.extend(machines::machines_result(exp, analysis));
     if let Some(damage) = &analysis.manifest.damaged {

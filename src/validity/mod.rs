@@ -6,6 +6,7 @@
 pub mod automatic;
 mod derived;
 mod duration;
+pub mod impossible;
 pub mod nodes;
 mod printed;
 mod runs;

@@ -375,6 +375,22 @@ fn view(
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
+    // An imported run's wall time is what the other tool recorded, if anything.
+    found.extend(
+        session
+            .manifest
+            .imported
+            .is_none()
+            .then(|| {
+                super::impossible::impossible_time(
+                    &exp.metrics,
+                    &values,
+                    Nanos(row.wall_ns).seconds().0,
+                    Nanos(row.user_ns + row.sys_ns).seconds().0,
+                )
+            })
+            .flatten(),
+    );
     found.extend(super::derived::derive(exp, &mut values, &measured));
     found.extend(under_the_floor(exp, session, row));
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);

@@ -21,6 +21,19 @@ const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
 pub(crate) const BUSY: &str = "no verdict depends on how busy the machine was";
 const LEFT_RUNNING: &str = "no run left processes running";
+const IMPOSSIBLE: &str = "no time value exceeds its run's wall time";
+
+/// Whether the fixture declares a metric in a unit of time, which the impossible-times check
+/// needs to run.
+fn has_time_metric(name: &str) -> bool {
+    let toml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/traps/{name}/lab.toml")),
+    )
+    .expect("fixture lab.toml");
+    ["unit = \"ms\"", "unit = \"s\""]
+        .iter()
+        .any(|u| toml.contains(u))
+}
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -92,13 +105,18 @@ fn assert_verdicts(
         SHORT,
         ECHO,
         BUSY,
+        IMPOSSIBLE,
     ];
     names.extend(declared);
     names.sort_unstable();
     let got: Vec<&str> = checks.keys().map(String::as_str).collect();
     assert_eq!(got, names, "{name}: the checks reported");
     for (check, c) in checks {
-        let unless = if check == BUSY { "not-run" } else { "pass" };
+        let unless = match check.as_str() {
+            BUSY => "not-run",
+            IMPOSSIBLE if !has_time_metric(name) => "not-run",
+            _ => "pass",
+        };
         let want = expected
             .iter()
             .find(|(n, _)| n == check)
@@ -290,5 +308,22 @@ fn runs_echoing_another_configuration_are_invalid() {
         reading(&flawed, ECHO).contains("echoed threads = 2 when threads = 4 was requested"),
         "{}",
         reading(&flawed, ECHO)
+    );
+}
+
+#[test]
+fn impossible_times_catch_milliseconds_declared_as_seconds() {
+    let (flawed, code) = flawed_and_clean("units", &[], &[]);
+    assert_verdicts("units-flawed", &flawed, &[], &[(IMPOSSIBLE, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // Every run, the warm-up included, sleeps about 20 ms and prints it as about 20 "s".
+    assert_eq!(runs(&flawed, IMPOSSIBLE), 6);
+    let text = reading(&flawed, IMPOSSIBLE);
+    assert!(
+        text.contains("of `elapsed` in a run of")
+            && text.contains(
+                "the unit is probably ms, not s (lab.toml says unit = \"s\"), and 5 more"
+            ),
+        "{text}"
     );
 }
