@@ -107,4 +107,38 @@ mod tests {
             "printed 2300 s of `time` in a run of 2.30 s wall time: the unit is probably ms, not s (lab.toml says unit = \"s\")"
         );
     }
+
+    /// By simulation: 1,000 clean cells of 10 runs, each printing the time its own work took
+    /// (its wall time less 0.2–3 ms of start-up and exit, read on a clock that may disagree
+    /// with lab's by up to ±0.5 ms) and the CPU time of its 1–4 threads; none may be called
+    /// impossible. The same values printed in milliseconds under `s` must all be caught once a
+    /// run lasts 5 ms or more.
+    #[test]
+    fn clean_cells_raise_no_false_alarm_and_unit_slips_are_caught() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(54);
+        let (mut false_alarms, mut slips_missed, mut judged) = (0, 0, 0);
+        for _ in 0..1_000 {
+            let typical = 0.005 * 10f64.powf(rng.r#gen::<f64>() * 3.0);
+            for _ in 0..10 {
+                let wall =
+                    typical * (1.0 + 0.1 * crate::stats::rng::standard_normal(&mut rng)).max(0.5);
+                let threads = f64::from(rng.gen_range(1..=4_u8)).min(2.0);
+                let cpu = wall * threads * rng.gen_range(0.8..1.0);
+                let own =
+                    (wall - rng.gen_range(0.0002..0.003)).max(0.0) + rng.gen_range(-0.0005..0.0005);
+                let cpu_printed = cpu * rng.gen_range(0.95..1.0);
+                judged += 1;
+                if own > bound_s(wall, cpu) || cpu_printed > bound_s(wall, cpu) {
+                    false_alarms += 1;
+                }
+                if own * 1e3 <= bound_s(wall, cpu) {
+                    slips_missed += 1;
+                }
+            }
+        }
+        assert_eq!(judged, 10_000);
+        assert_eq!(false_alarms, 0, "false alarms in 10,000 clean runs");
+        assert_eq!(slips_missed, 0, "unit slips missed in 10,000 runs");
+    }
 }
