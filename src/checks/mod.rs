@@ -10,6 +10,7 @@ mod automatic;
 mod busy;
 mod ceiling;
 mod checksum;
+mod cold;
 mod compare;
 mod distinct;
 mod disturbance;
@@ -33,6 +34,7 @@ mod words;
 
 pub use automatic::automatic_results;
 pub use busy::{BUSY, names_the_same_check};
+pub use cold::COLD;
 pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
@@ -82,6 +84,7 @@ pub fn evaluate(
     }
     automatic.extend(layout::layout_result(exp, analysis));
     automatic.extend(machines::machines_result(exp, analysis));
+    automatic.extend(cold::cold_result(exp, analysis));
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);

@@ -21,6 +21,7 @@ const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
 pub(crate) const BUSY: &str = "no verdict depends on how busy the machine was";
 const LEFT_RUNNING: &str = "no run left processes running";
+const COLD: &str = "no run read from disk while its cell's others did not";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -92,6 +93,7 @@ fn assert_verdicts(
         SHORT,
         ECHO,
         BUSY,
+        COLD,
     ];
     names.extend(declared);
     names.sort_unstable();
@@ -290,5 +292,22 @@ fn runs_echoing_another_configuration_are_invalid() {
         reading(&flawed, ECHO).contains("echoed threads = 2 when threads = 4 was requested"),
         "{}",
         reading(&flawed, ECHO)
+    );
+}
+
+#[test]
+fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
+    let (flawed, code) = flawed_and_clean("cold", &[], &[]);
+    assert_verdicts("cold-flawed", &flawed, &[], &[(COLD, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // The first of the five timed runs at each n dropped its 16 MiB input from the cache.
+    assert_eq!(runs(&flawed, COLD), 2);
+    let reading = reading(&flawed, COLD);
+    assert!(
+        reading.contains("read 16.0 MiB from disk, the other 4 runs of `cold n=")
+            && reading.ends_with(
+                ", and 1 more such run: its input was not cached; set warmup_runs = 1 (or prepare the cache)"
+            ),
+        "{reading}"
     );
 }
