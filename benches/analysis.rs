@@ -65,6 +65,7 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 values: RunValues::of("m", vec![value.to_string()]),
                 env_padding: None,
                 node: None,
+                usage: Default::default(),
             });
         }
     }

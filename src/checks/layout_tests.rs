@@ -52,6 +52,7 @@ fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunV
         values: RunValues::of("ms", vec![value.to_string()]),
         env_padding: padding,
         node: None,
+        usage: Default::default(),
     }
 }
 

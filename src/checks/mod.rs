@@ -10,6 +10,7 @@ mod automatic;
 mod busy;
 mod ceiling;
 mod checksum;
+mod cold;
 mod compare;
 mod distinct;
 mod disturbance;
@@ -20,6 +21,7 @@ mod mechanism;
 mod multiplicity;
 mod order;
 mod pair;
+mod parallel;
 mod ratio;
 mod reads;
 pub mod rule;
@@ -33,9 +35,11 @@ mod words;
 
 pub use automatic::automatic_results;
 pub use busy::{BUSY, names_the_same_check};
+pub use cold::COLD;
 pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
+pub use parallel::PARALLEL;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use shape::Context;
@@ -93,6 +97,8 @@ pub fn evaluate(
     }
     automatic.extend(layout::layout_result(exp, analysis));
     automatic.extend(machines::machines_result(exp, analysis));
+    automatic.extend(cold::cold_result(exp, analysis));
+    let parallel = parallel::parallel_result(exp, analysis);
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);
@@ -114,6 +120,10 @@ pub fn evaluate(
         })
         .collect();
     declared.extend(cell_results(&inputs));
+    if let Some((result, failed)) = parallel {
+        withhold_scaling(exp, &failed, &mut declared);
+        automatic.push(result);
+    }
     if analysis.manifest.keeps_disturbed() {
         busy::judge_again_undisturbed(exp, analysis, &mut declared);
         weigh_the_machine(&mut automatic, &declared, exp, analysis);
@@ -130,6 +140,32 @@ pub fn evaluate(
     Findings {
         multiplicity: multiplicity(&checks),
         checks,
+    }
+}
+
+/// A `scaling` check along an axis whose gain the CPUs cannot explain does not pass: the gain
+/// it measured is not the program's.
+fn withhold_scaling(
+    exp: &Experiment,
+    failed: &[parallel::Axis],
+    declared: &mut [(usize, CheckResult)],
+) {
+    for (i, result) in declared.iter_mut() {
+        let Some(CheckKind::Scaling { metric, along, .. }) = exp.checks.get(*i).map(|c| &c.kind)
+        else {
+            continue;
+        };
+        let implausible = failed
+            .iter()
+            .any(|a| &a.metric == metric && &a.along == along);
+        if implausible && result.verdict == Verdict::Pass {
+            result.verdict = Verdict::Inconclusive;
+            result.reading = format!(
+                "{}; withheld: the gain exceeds the CPUs its runs used (see `{}`)",
+                result.reading,
+                parallel::PARALLEL
+            );
+        }
     }
 }
 

@@ -68,6 +68,34 @@ pub struct RunView {
     /// The machine (cluster node) that ran it, for a session measured on a cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// What the run used of the machine besides its wall time, where recorded.
+    #[serde(skip)]
+    pub usage: Usage,
+}
+
+/// What a run used of the machine besides its wall time: read by the checks that weigh a
+/// result against the CPUs and the disk behind it. `None` where the session did not record it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// CPU time (user + system) per second of wall time: how many CPUs it kept busy.
+    pub cpus: Option<f64>,
+    /// Bytes read from block devices (`ru_inblock`, in 512-byte units).
+    pub read_bytes: Option<u64>,
+    /// Page faults that waited for I/O (`ru_majflt`).
+    pub major_faults: Option<u64>,
+}
+
+impl Usage {
+    /// The usage a stored run records; CPU time that reads zero is taken as not recorded
+    /// (imported runs), as no process runs without any.
+    pub fn of(row: &RunRow) -> Usage {
+        let cpu_ns = row.user_ns + row.sys_ns;
+        Usage {
+            cpus: (cpu_ns > 0 && row.wall_ns > 0).then(|| cpu_ns as f64 / row.wall_ns as f64),
+            read_bytes: row.block_in.map(|blocks| blocks * 512),
+            major_faults: row.major_faults,
+        }
+    }
 }
 
 impl RunView {
@@ -423,6 +451,7 @@ fn view(
         values: RunValues::from_parts(values, measured, names),
         env_padding: None,
         node: row.node.clone().filter(|n| !n.is_empty()),
+        usage: Usage::of(row),
     }
 }
 

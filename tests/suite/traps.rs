@@ -34,6 +34,7 @@ fn has_time_metric(name: &str) -> bool {
         .iter()
         .any(|u| toml.contains(u))
 }
+const COLD: &str = "no run read from disk while its cell's others did not";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -106,6 +107,7 @@ fn assert_verdicts(
         ECHO,
         BUSY,
         IMPOSSIBLE,
+        COLD,
     ];
     names.extend(declared);
     names.sort_unstable();
@@ -325,5 +327,22 @@ fn impossible_times_catch_milliseconds_declared_as_seconds() {
                 "the unit is probably ms, not s (lab.toml says unit = \"s\"), and 5 more"
             ),
         "{text}"
+    );
+}
+
+#[test]
+fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
+    let (flawed, code) = flawed_and_clean("cold", &[], &[]);
+    assert_verdicts("cold-flawed", &flawed, &[], &[(COLD, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // The first of the five timed runs at each n dropped its 16 MiB input from the cache.
+    assert_eq!(runs(&flawed, COLD), 2);
+    let reading = reading(&flawed, COLD);
+    assert!(
+        reading.contains("read 16.0 MiB from disk, the other 4 runs of `cold n=")
+            && reading.ends_with(
+                ", and 1 more such run: its input was not cached; set warmup_runs = 1 (or prepare the cache)"
+            ),
+        "{reading}"
     );
 }

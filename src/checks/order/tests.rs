@@ -56,6 +56,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         values: RunValues::of("v", vec![value.to_string()]),
         env_padding: None,
         node: None,
+        usage: Default::default(),
     }
 }
 
