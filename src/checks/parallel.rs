@@ -9,9 +9,11 @@
 //! a quarter, so the gain may reach [`ALLOWANCE`] × the CPU gain. A pair fails when its gain's
 //! interval lies wholly above that: the work is counted more than once, or the baseline is
 //! wrong. The bound only holds for work that needs the CPU: a thread that waits (I/O, sleep,
-//! a lock held elsewhere) overlaps its waiting with others' work, so a pair is judged only when
-//! its lower value kept [`BUSY`] of that many CPUs busy; elsewhere it is not judged, and with no
-//! pair judged the report does not list the check.
+//! a lock held elsewhere) overlaps its waiting with others' work, and threads that spin on a
+//! contended lock burn CPU without progress (lockstack-dip at two threads uses 1.6× the CPUs of
+//! four for a third of the throughput). So the baseline is one thread, which can neither wait
+//! for a peer nor spin on one, and must have kept [`BUSY`] of a CPU busy; other pairs are not
+//! judged, and with no pair judged the report does not list the check.
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
@@ -25,7 +27,7 @@ pub const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
 /// How far a gain may exceed the CPU gain before it is implausible: cache effects.
 pub const ALLOWANCE: f64 = 1.25;
 
-/// The share of its parameter value in CPUs the lower cell must keep busy to be judged.
+/// The share of a CPU the one-thread cell must keep busy to be judged.
 pub const BUSY: f64 = 0.9;
 
 /// Parameter names taken for a count of threads or processes.
@@ -119,7 +121,7 @@ pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
     Some(crate::stats::summary::median(&cpus))
 }
 
-/// Every judged pair of `axis`'s series: each lower value against each higher one.
+/// Every judged pair of `axis`'s series: one thread against each higher value.
 pub fn pairs<'a>(exp: &Experiment, analysis: &'a Analysis, axis: &Axis) -> Vec<Pair<'a>> {
     let Some(metric) = exp.metric(&axis.metric) else {
         return Vec::new();
@@ -160,7 +162,7 @@ fn pair<'a>(
     values: (f64, f64),
 ) -> Option<Pair<'a>> {
     let (cpu_low, cpu_high) = (cpus_used(low, analysis)?, cpus_used(high, analysis)?);
-    if values.1 <= values.0 || cpu_low < BUSY * values.0 {
+    if values.0 != 1.0 || values.1 <= values.0 || cpu_low < BUSY {
         return None;
     }
     let (a, b) = match better {
@@ -241,7 +243,11 @@ fn listed(axis: &Axis, p: &Pair) -> String {
 }
 
 fn place(axis: &Axis, value: f64) -> String {
-    format!("{}={}", axis.along, crate::format::significant(value, 6))
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}={}", axis.along, value as i64)
+    } else {
+        format!("{}={}", axis.along, crate::format::significant(value, 6))
+    }
 }
 
 /// "`peek`: mops grows 7.93× [7.76, 7.96] from threads=1 to threads=4 while its runs used
