@@ -9,7 +9,10 @@
 //! shared library or a log's metadata evicted by the rest of the machine, so a run reads from
 //! disk when it read more than [`READ_BYTES`] or took more than [`MAJOR_FAULTS`] major faults.
 //! A cell whose every run read from disk (an `O_DIRECT` benchmark) is consistent and passes.
-//! Warm-up runs are left out: warming the cache is what they are for.
+//! A run that read from disk but took no longer than the slowest of its cell's other runs did
+//! not measure the disk (an interpreter paging in a few files it then ran from memory): the
+//! counters say it read, its time says the reading did not matter, so it does not split the
+//! cell. Warm-up runs are left out: warming the cache is what they are for.
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
@@ -58,10 +61,16 @@ pub fn cold_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult>
     Some(decided(&splits, timed))
 }
 
-/// The cell's timed runs split into readers and non-readers; `None` when they agree.
+/// The cell's timed runs split into readers that took longer than every non-reader and the
+/// non-readers; `None` when no reader was slower.
 pub fn split<'a>(label: String, runs: &[&'a RunView]) -> Option<Split<'a>> {
     let (cold, warm): (Vec<&RunView>, Vec<&RunView>) =
         runs.iter().copied().partition(|r| read_from_disk(r));
+    let slowest_warm = warm.iter().map(|r| r.wall_s).fold(f64::NAN, f64::max);
+    let cold: Vec<&RunView> = cold
+        .into_iter()
+        .filter(|r| r.wall_s > slowest_warm)
+        .collect();
     if cold.is_empty() || warm.is_empty() {
         return None;
     }

@@ -132,7 +132,7 @@ fn busy_machine(run: &FakeRun) -> Reply {
     })
 }
 
-/// The tiny fixture with its guard on, its score printed in seconds (a time the program
+/// The tiny fixture with its guard on, its score printed in milliseconds (a time the program
 /// measured itself: its waiting bounds it, no more), two hypotheses about wall time and one
 /// about the score.
 fn tiny_on_wall_time(project: &common::Project) {
@@ -140,7 +140,7 @@ fn tiny_on_wall_time(project: &common::Project) {
     let toml = project.path("experiments/tiny/lab.toml");
     let mut text = std::fs::read_to_string(&toml)
         .unwrap()
-        .replace("unit = \"points\"", "unit = \"s\"");
+        .replace("unit = \"points\"", "unit = \"ms\"");
     text.push_str(
         r#"
 [[check]]
