@@ -46,7 +46,7 @@ pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
-use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
+use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
 use crate::validity::DurationJudgement;
 use serde::Serialize;
 use shape::{Check, judge};
@@ -84,7 +84,13 @@ pub fn evaluate(
         // and its report does not list it.
         automatic.retain(|c| c.name != crate::validity::automatic::APART);
     }
-    if !exp
+    if exp.skips(skip::IMPOSSIBLE_TIMES) {
+        automatic::not_run_where(
+            &mut automatic,
+            crate::validity::automatic::IMPOSSIBLE,
+            &turned_off(skip::IMPOSSIBLE_TIMES),
+        );
+    } else if !exp
         .metrics
         .iter()
         .any(|m| m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some())
@@ -95,10 +101,24 @@ pub fn evaluate(
             "no metric the runs print is a time (unit s, ms, us or ns)",
         );
     }
-    automatic.extend(layout::layout_result(exp, analysis));
+    automatic.extend(unless_off(
+        exp,
+        skip::LAYOUT,
+        layout::layout_result(exp, analysis),
+    ));
     automatic.extend(machines::machines_result(exp, analysis));
-    automatic.extend(cold::cold_result(exp, analysis));
-    let parallel = parallel::parallel_result(exp, analysis);
+    automatic.extend(unless_off(
+        exp,
+        skip::COLD_STATE,
+        cold::cold_result(exp, analysis),
+    ));
+    let parallel = match parallel::parallel_result(exp, analysis) {
+        Some((result, _)) if exp.skips(skip::PARALLEL) => {
+            automatic.push(off(result, skip::PARALLEL));
+            None
+        }
+        judged => judged,
+    };
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);
@@ -141,6 +161,24 @@ pub fn evaluate(
         multiplicity: multiplicity(&checks),
         checks,
     }
+}
+
+/// "turned off in lab.toml (skip_checks = ["cold-state"])".
+fn turned_off(key: &str) -> String {
+    format!("turned off in lab.toml (skip_checks lists \"{key}\")")
+}
+
+/// An automatic check's result as not run, when lab.toml turned it off by `key`.
+fn off(result: CheckResult, key: &str) -> CheckResult {
+    let mut off = CheckResult::new(&result.name, "automatic", result.class, Verdict::NotRun)
+        .reading(turned_off(key));
+    off.automatic = true;
+    off
+}
+
+/// The result, or the check marked not run where lab.toml turned it off.
+fn unless_off(exp: &Experiment, key: &str, result: Option<CheckResult>) -> Option<CheckResult> {
+    result.map(|r| if exp.skips(key) { off(r, key) } else { r })
 }
 
 /// A `scaling` check along an axis whose gain the CPUs cannot explain does not pass: the gain

@@ -12,7 +12,9 @@
 //! a lock held elsewhere) overlaps its waiting with others' work, and threads that spin on a
 //! contended lock burn CPU without progress (lockstack-dip at two threads uses 1.6× the CPUs of
 //! four for a third of the throughput). So the baseline is one thread, which can neither wait
-//! for a peer nor spin on one, and must have kept [`BUSY`] of a CPU busy; other pairs are not
+//! for a peer nor spin on one, and must have wanted a CPU [`BUSY`] of its wall time (running
+//! on one, or waiting while others had it: on a busy machine a CPU-bound thread runs half the
+//! time and waits the rest, and its gain still tracks the CPUs it got); other pairs are not
 //! judged, and with no pair judged the report does not list the check.
 
 use super::verdict::{CheckResult, Verdict};
@@ -27,7 +29,7 @@ pub const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
 /// How far a gain may exceed the CPU gain before it is implausible: cache effects.
 pub const ALLOWANCE: f64 = 1.25;
 
-/// The share of a CPU the one-thread cell must keep busy to be judged.
+/// The share of its wall time the one-thread cell must have run on a CPU or waited for one.
 pub const BUSY: f64 = 0.9;
 
 /// Parameter names taken for a count of threads or processes.
@@ -121,6 +123,23 @@ pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
     Some(crate::stats::summary::median(&cpus))
 }
 
+/// The median share of its wall time a cell's valid runs either ran on a CPU or waited for
+/// one others had: 1 for one thread that always wanted a CPU, on a busy machine as on a quiet
+/// one.
+pub fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
+    let mut demand: Vec<f64> = analysis
+        .runs
+        .iter()
+        .filter(|r| r.is_valid() && r.cell == cell.cell)
+        .filter_map(|r| Some(r.usage.cpus? + r.usage.waiting.unwrap_or(0.0)))
+        .collect();
+    if demand.is_empty() {
+        return None;
+    }
+    demand.sort_by(f64::total_cmp);
+    Some(crate::stats::summary::median(&demand))
+}
+
 /// Every judged pair of `axis`'s series: one thread against each higher value.
 pub fn pairs<'a>(exp: &Experiment, analysis: &'a Analysis, axis: &Axis) -> Vec<Pair<'a>> {
     let Some(metric) = exp.metric(&axis.metric) else {
@@ -162,7 +181,7 @@ fn pair<'a>(
     values: (f64, f64),
 ) -> Option<Pair<'a>> {
     let (cpu_low, cpu_high) = (cpus_used(low, analysis)?, cpus_used(high, analysis)?);
-    if values.0 != 1.0 || values.1 <= values.0 || cpu_low < BUSY {
+    if values.0 != 1.0 || values.1 <= values.0 || cpu_demand(low, analysis)? < BUSY {
         return None;
     }
     let (a, b) = match better {

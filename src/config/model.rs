@@ -605,6 +605,16 @@ pub struct Experiment {
     pub counters: Vec<crate::exec::Counter>,
     /// `lab.toml:LINE:COL` of the `counters` key, when it is declared.
     pub counters_declared_at: Option<String>,
+    /// The automatic checks lab.toml turned off (`skip_checks`), by key.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skip_checks: Vec<String>,
+}
+
+impl Experiment {
+    /// Whether lab.toml turned off the automatic check of this key.
+    pub fn skips(&self, key: &str) -> bool {
+        self.skip_checks.iter().any(|k| k == key)
+    }
 }
 
 /// How a run's start-up counts in its time (`start_up` in lab.toml).

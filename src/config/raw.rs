@@ -138,6 +138,11 @@ pub struct RawExperiment {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub counters: Vec<Spanned<String>>,
+    /// Automatic checks turned off, by key: "impossible-times", "cold-state", "parallel",
+    /// "resolution", "periodicity", "layout". The report lists each as not run, and why.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub skip_checks: Vec<Spanned<String>>,
 }
 
 /// `start_up`: `"included"`, or the command whose start-up is taken out of every run.

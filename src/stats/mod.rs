@@ -13,6 +13,7 @@ pub mod changepoint;
 mod coverage;
 pub mod dip;
 mod estimate;
+pub mod first_rank;
 mod inversions;
 pub mod kruskal;
 pub mod machine_effect;

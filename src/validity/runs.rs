@@ -83,6 +83,9 @@ pub struct Usage {
     pub read_bytes: Option<u64>,
     /// Page faults that waited for I/O (`ru_majflt`).
     pub major_faults: Option<u64>,
+    /// The share of its wall time a task of the run waited for a CPU others had
+    /// (`wait_share`, else the tasks' total `wait_ns` per wall time).
+    pub waiting: Option<f64>,
 }
 
 impl Usage {
@@ -94,6 +97,11 @@ impl Usage {
             cpus: (cpu_ns > 0 && row.wall_ns > 0).then(|| cpu_ns as f64 / row.wall_ns as f64),
             read_bytes: row.block_in.map(|blocks| blocks * 512),
             major_faults: row.major_faults,
+            waiting: row.wait_share.or_else(|| {
+                row.wait_ns
+                    .filter(|_| row.wall_ns > 0)
+                    .map(|ns| ns as f64 / row.wall_ns as f64)
+            }),
         }
     }
 }
@@ -404,11 +412,10 @@ fn view(
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
     // An imported run's wall time is what the other tool recorded, if anything.
+    let judge_times =
+        session.manifest.imported.is_none() && !exp.skips(crate::config::skip::IMPOSSIBLE_TIMES);
     found.extend(
-        session
-            .manifest
-            .imported
-            .is_none()
+        judge_times
             .then(|| {
                 super::impossible::impossible_time(
                     &exp.metrics,

@@ -331,6 +331,59 @@ fn impossible_times_catch_milliseconds_declared_as_seconds() {
 }
 
 #[test]
+fn parallel_plausibility_catches_a_job_counted_once_per_thread() {
+    const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
+    let (flawed, code) = flawed_and_clean("parallel", &[PARALLEL], &[]);
+    assert_verdicts(
+        "parallel-flawed",
+        &flawed,
+        &[PARALLEL],
+        &[(PARALLEL, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Four threads count the job four times: a gain of four times the CPUs they got.
+    let reading = reading(&flawed, PARALLEL);
+    assert!(
+        reading.starts_with("`job`: msteps_per_s grows ")
+            && reading.contains("from threads=1 to threads=4")
+            && reading.ends_with("the work is counted more than once or the baseline is wrong"),
+        "{reading}"
+    );
+}
+
+/// `skip_checks` turns the check off: the same flawed runs, the check listed as not run.
+#[test]
+fn a_check_lab_toml_turns_off_is_listed_as_not_run() {
+    let project = project("cold-flawed");
+    let toml = project.path("experiments/traps/cold-flawed/lab.toml");
+    let text = std::fs::read_to_string(&toml).expect("lab.toml");
+    std::fs::write(
+        &toml,
+        text.replace(
+            "[experiment]\n",
+            "[experiment]\nskip_checks = [\"cold-state\"]\n",
+        ),
+    )
+    .expect("lab.toml");
+    let path = "experiments/traps/cold-flawed";
+    let run = project.lab(&["run", path, "--quiet"]);
+    assert_eq!(
+        exit_of(&run),
+        Exit::Ok,
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = project.lab(&["check", path, "--json"]);
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).expect("check --json");
+    let cold = checks.iter().find(|c| c["name"] == COLD).expect("listed");
+    assert_eq!(cold["verdict"], "not-run");
+    assert_eq!(
+        cold["reading"],
+        "turned off in lab.toml (skip_checks lists \"cold-state\")"
+    );
+}
+
+#[test]
 fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
     let (flawed, code) = flawed_and_clean("cold", &[], &[]);
     assert_verdicts("cold-flawed", &flawed, &[], &[(COLD, "fail")]);
