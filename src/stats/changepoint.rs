@@ -329,12 +329,11 @@ fn leading_warmup(segments: &[Segment], n: usize, cfg: &ClassifyConfig) -> usize
         |k: usize| (segments[k].start as f64) < n as f64 * (1.0 - cfg.final_fraction);
     (1..segments.len())
         .filter(|&k| keeps_enough(k))
-        .filter(|&k| {
+        .rfind(|&k| {
             segments[..k]
                 .iter()
                 .all(|a| segments[k..].iter().all(|b| worse(a, b)))
         })
-        .next_back()
         .map_or(0, |k| segments[k].start)
 }
 
