@@ -24,6 +24,7 @@ mod pair;
 mod parallel;
 mod ratio;
 mod reads;
+pub mod resolution;
 pub mod rule;
 mod scaling;
 mod series;
@@ -42,6 +43,7 @@ pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
+pub use resolution::RESOLUTION;
 pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
@@ -98,6 +100,7 @@ pub fn evaluate(
     automatic.extend(layout::layout_result(exp, analysis));
     automatic.extend(machines::machines_result(exp, analysis));
     automatic.extend(cold::cold_result(exp, analysis));
+    automatic.extend(resolution::resolution_result(exp, analysis));
     let parallel = parallel::parallel_result(exp, analysis);
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
