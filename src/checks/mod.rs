@@ -24,6 +24,7 @@ mod pair;
 mod parallel;
 mod ratio;
 mod reads;
+pub mod resolution;
 pub mod rule;
 mod scaling;
 mod series;
@@ -42,6 +43,7 @@ pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
+pub use resolution::RESOLUTION;
 pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
@@ -111,6 +113,11 @@ pub fn evaluate(
         exp,
         skip::COLD_STATE,
         cold::cold_result(exp, analysis),
+    ));
+    automatic.extend(unless_off(
+        exp,
+        skip::RESOLUTION,
+        resolution::resolution_result(exp, analysis),
     ));
     let parallel = match parallel::parallel_result(exp, analysis) {
         Some((result, _)) if exp.skips(skip::PARALLEL) => {

@@ -35,6 +35,7 @@ fn has_time_metric(name: &str) -> bool {
         .any(|u| toml.contains(u))
 }
 const COLD: &str = "no run read from disk while its cell's others did not";
+const RESOLUTION: &str = "no time moves in steps coarse beside its median";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -108,6 +109,7 @@ fn assert_verdicts(
         BUSY,
         IMPOSSIBLE,
         COLD,
+        RESOLUTION,
     ];
     names.extend(declared);
     names.sort_unstable();
@@ -316,7 +318,9 @@ fn runs_echoing_another_configuration_are_invalid() {
 #[test]
 fn impossible_times_catch_milliseconds_declared_as_seconds() {
     let (flawed, code) = flawed_and_clean("units", &[], &[]);
-    assert_verdicts("units-flawed", &flawed, &[], &[(IMPOSSIBLE, "fail")]);
+    // No run is valid, so no value is left to judge the clock's steps on.
+    let expected = [(IMPOSSIBLE, "fail"), (RESOLUTION, "not-run")];
+    assert_verdicts("units-flawed", &flawed, &[], &expected);
     assert_eq!(code, Exit::CheckFailed);
     // Every run, the warm-up included, sleeps about 20 ms and prints it as about 20 "s".
     assert_eq!(runs(&flawed, IMPOSSIBLE), 6);
@@ -398,4 +402,36 @@ fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
             ),
         "{reading}"
     );
+}
+
+#[test]
+fn resolution_catches_a_clock_coarser_than_the_difference() {
+    let compare = "3.4 ms of work is slower than 3 ms";
+    let stable = "runs vary under 5%";
+    let (flawed, code) = flawed_and_clean("tick", &[compare, stable], &[]);
+    assert_verdicts(
+        "tick-flawed",
+        &flawed,
+        &[compare, stable],
+        &[
+            (RESOLUTION, "fail"),
+            (compare, "inconclusive"),
+            (stable, "inconclusive"),
+        ],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Every timed run printed whole milliseconds: 3 at 3 and 3.4 ms of work, 4 at 4 ms.
+    assert_eq!(runs(&flawed, RESOLUTION), 24);
+    assert_eq!(
+        reading(&flawed, RESOLUTION),
+        "`ms` moves in steps of 1.00 ms, 33.3% of its median in `timer work_ms=3.4`, and 2 more cells: the program's clock is coarser than the difference asked about; time with a finer clock (clock_gettime), print more digits or give each run more work"
+    );
+    for check in [compare, stable] {
+        let text = reading(&flawed, check);
+        assert!(
+            text.starts_with("`ms` moves in steps of 1.00 ms, "),
+            "{check}: {text}"
+        );
+    }
+    assert!(flawed[compare]["untrusted"].as_bool().unwrap());
 }
