@@ -22,6 +22,7 @@ mod multiplicity;
 mod order;
 mod pair;
 mod parallel;
+mod periodic;
 mod ratio;
 mod reads;
 pub mod rule;
@@ -40,6 +41,7 @@ pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
+pub use periodic::{KEY as PERIODIC_KEY, PERIODIC};
 pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use shape::Context;
@@ -98,6 +100,7 @@ pub fn evaluate(
     automatic.extend(layout::layout_result(exp, analysis));
     automatic.extend(machines::machines_result(exp, analysis));
     automatic.extend(cold::cold_result(exp, analysis));
+    automatic.extend(periodic::periodic_result(exp, analysis));
     let parallel = parallel::parallel_result(exp, analysis);
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
