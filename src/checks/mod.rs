@@ -22,6 +22,7 @@ mod multiplicity;
 mod order;
 mod pair;
 mod parallel;
+mod periodic;
 mod ratio;
 mod reads;
 pub mod resolution;
@@ -41,6 +42,7 @@ pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
+pub use periodic::{KEY as PERIODIC_KEY, PERIODIC};
 pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use resolution::RESOLUTION;
@@ -118,6 +120,11 @@ pub fn evaluate(
         exp,
         skip::RESOLUTION,
         resolution::resolution_result(exp, analysis),
+    ));
+    automatic.extend(unless_off(
+        exp,
+        skip::PERIODICITY,
+        periodic::periodic_result(exp, analysis),
     ));
     let parallel = match parallel::parallel_result(exp, analysis) {
         Some((result, _)) if exp.skips(skip::PARALLEL) => {

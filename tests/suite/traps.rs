@@ -36,6 +36,8 @@ fn has_time_metric(name: &str) -> bool {
 }
 const COLD: &str = "no run read from disk while its cell's others did not";
 const RESOLUTION: &str = "no time moves in steps coarse beside its median";
+/// Listed where runs print series of iterations, as the periodicity fixtures' do.
+const PERIODIC: &str = "no cell's iterations slow down periodically";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -434,4 +436,41 @@ fn resolution_catches_a_clock_coarser_than_the_difference() {
         );
     }
     assert!(flawed[compare]["untrusted"].as_bool().unwrap());
+}
+
+#[test]
+fn periodicity_catches_a_reporter_slowing_every_fifth_or_sixth_iteration() {
+    let steady = "every run settles within 10 iterations";
+    let (flawed, code) = flawed_and_clean("periodic", &[PERIODIC, steady], &[]);
+    assert_verdicts(
+        "periodic-flawed",
+        &flawed,
+        &[PERIODIC, steady],
+        &[(PERIODIC, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // The three timed runs: 2 ms of CPU per iteration, and 1.2 ms more in the iteration that
+    // crosses each 12 ms tick of the program's CPU clock, one in 5.4.
+    assert_eq!(runs(&flawed, PERIODIC), 3);
+    let text = reading(&flawed, PERIODIC);
+    assert!(
+        text.starts_with("`loop`: iterations slow down every 5.")
+            && text.ends_with("× slower; the median hides it"),
+        "{text}"
+    );
+    let ms: f64 = text
+        .split("(about ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms)").next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("a period in ms: {text}"));
+    assert!((11.0..13.0).contains(&ms), "{text}");
+    // As in the report that asked for the check: every run settled at once, and the
+    // hypothesis that reads the cell passes, untrusted.
+    assert!(
+        reading(&flawed, steady).contains("the latest at iteration 0"),
+        "{}",
+        reading(&flawed, steady)
+    );
+    assert_eq!(flawed[steady]["untrusted"], true);
 }
