@@ -42,7 +42,7 @@ pub use layout::LAYOUT;
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
-pub use periodic::{KEY as PERIODIC_KEY, PERIODIC};
+pub use periodic::PERIODIC;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use resolution::RESOLUTION;

@@ -24,9 +24,6 @@ use crate::stats::{PeriodTest, fisher_combined, fisher_g_test, fold, holm, media
 /// The check's name, as the report lists it.
 pub const PERIODIC: &str = "no cell's iterations slow down periodically";
 
-/// The check's key, for lab.toml's `skip_checks`.
-pub const KEY: &str = "periodic";
-
 /// The family-wise error rate across the cells tested: a failure marks hypotheses untrusted,
 /// so the check asks for strong evidence.
 pub const ALPHA: f64 = 0.001;

@@ -51,9 +51,6 @@ use crate::stats::Interval;
 /// The check's name, as the report lists it.
 pub const RESOLUTION: &str = "no time moves in steps coarse beside its median";
 
-/// The check's key in lab.toml's `skip_checks`.
-pub const KEY: &str = "resolution";
-
 /// A step at least this share of a cell's median makes it coarse.
 pub const SHARE: f64 = 0.05;
 /// A cell of at least this many runs ...
