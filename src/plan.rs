@@ -133,6 +133,9 @@ pub struct PlannedRun {
     /// Bytes of padding in the run's environment (`layout = "randomized"`), see
     /// [`layout`]; `None` when the environment is left as it is.
     pub env_padding: Option<u32>,
+    /// Bytes the run's heap is shifted by (`layout = "randomized"`), see [`layout`]; `None`
+    /// when the layout is left as it is.
+    pub heap_shift: Option<u32>,
 }
 
 /// Every planned run in execution order, with what decided the order.
@@ -210,6 +213,7 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
         repeats: None,
         look: 1,
         env_padding: None,
+        heap_shift: None,
     }
 }
 
