@@ -667,6 +667,52 @@ params = {{ threads = [1] }}
         );
     }
 
+    #[test]
+    fn each_cell_reaches_every_heap_position_in_both_halves_of_the_paddings() {
+        let exp = Experiment {
+            repetitions: 8,
+            warmup_runs: 0,
+            ..randomized(7)
+        };
+        let runs = plan(&exp).runs;
+        let first: Vec<u32> = runs.iter().take(6).map(|r| r.heap_shift.unwrap()).collect();
+        // Pinned: the shifts are part of a session's record, like its paddings.
+        assert_eq!(first, GOLDEN_SHIFTS_SEED_7);
+        let mut by_cell: BTreeMap<String, Vec<(u32, bool)>> = BTreeMap::new();
+        for run in &runs {
+            let shift = run.heap_shift.unwrap();
+            assert!(
+                shift < layout::HEAP_RANGE && shift % layout::HEAP_STEP == 0,
+                "{run:?}"
+            );
+            let upper = run.env_padding.unwrap() >= layout::PAD_SPLIT;
+            by_cell
+                .entry(run.cell.to_string())
+                .or_default()
+                .push((layout::heap_position(shift), upper));
+        }
+        for (cell, mut drawn) in by_cell {
+            drawn.sort_unstable();
+            let crossed: Vec<(u32, bool)> = (0..4).flat_map(|p| [(p, false), (p, true)]).collect();
+            assert_eq!(drawn, crossed, "{cell}: each position once in each half");
+        }
+        // A later look shifts its runs too, each by its own id.
+        let keys: Vec<CellKey> = runs.iter().map(|r| r.cell.clone()).collect();
+        let more = look_runs(&exp, &runs, 2, 5, &keys);
+        assert!(
+            more.iter()
+                .all(|r| r.heap_shift == Some(layout::heap_shift(7, &r.id, r.repetition)))
+        );
+        // The stream is the run's own: the cache lines spread over the page.
+        let lines: std::collections::BTreeSet<u32> = runs
+            .iter()
+            .map(|r| r.heap_shift.unwrap() / layout::CACHE_LINE)
+            .collect();
+        assert!(lines.len() > runs.len() / 2, "{lines:?}");
+    }
+
+    const GOLDEN_SHIFTS_SEED_7: [u32; 6] = [1728, 2496, 768, 576, 1536, 3072];
+
     const GOLDEN_PADDINGS_SEED_7: [u32; 6] = [1847, 1047, 1383, 174, 403, 1618];
 
     const GOLDEN_SEED_7: [&str; 12] = [

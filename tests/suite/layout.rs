@@ -262,4 +262,13 @@ fn the_heap_moves_by_the_recorded_shift_where_the_program_is_linked_dynamically(
         // The page marks the name as code its own way.
         assert!(chapter.contains("build/static\\` is statically linked: no dynamic loader runs to preload the heap shim"), "{chapter}");
     }
+    // A session recorded before lab shifted heaps has no such column: it reads as before.
+    crate::common::strip_columns(&session.join("runs.csv"), &["heap_shift"]);
+    let stored = lab::store::load_session(&session).expect("an older session loads");
+    assert!(
+        stored
+            .runs
+            .iter()
+            .all(|r| r.heap_shift.is_none() && r.env_padding.is_some())
+    );
 }
