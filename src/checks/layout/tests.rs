@@ -279,12 +279,12 @@ fn a_cell_slower_at_one_heap_position_fails_naming_the_position() {
     let runs = shifted_session(4, |v, p| if v == "b" && p == 3 { 210.0 } else { 100.0 });
     let c = decide(&experiment(""), &runs).unwrap();
     assert_eq!(c.verdict, Verdict::Fail, "{}", c.evidence);
-    // The medians are 210.315 at 48 bytes and 100.15 elsewhere, a ratio of exactly 2.1. Plain
-    // resampling of the same values in Python (200,000 draws, the 2.5th and 97.5th
-    // percentiles of the log ratio) gives [2.0958, 2.1042]. The permutation test, shuffling
-    // the position labels within each half of the paddings 200,000 times in Python, gives
-    // p = 0.0205 for b (a position with three of b's four slow runs comes close to the
-    // observed difference, and with all four reaches it) and 1 for a, whose values repeat.
+    // The medians are 210.315 at 48 bytes and 100.15 elsewhere, a ratio of exactly 2.1.
+    // `python3 scripts/layout_reference.py` resamples the same values (200,000 draws, the
+    // 2.5th and 97.5th percentiles of the log ratio): [2.0958, 2.1042]; and shuffles the
+    // position labels within each half of the paddings 200,000 times: p = 0.0204 for b (a
+    // position with three of b's four slow runs comes close to the observed difference, and
+    // with all four reaches it), and 1 for a, whose values repeat at every position.
     assert_eq!(
         c.reading,
         "cell b: runs whose heap was shifted 48 bytes along a cache line (heap_shift mod 64 = 48) are 2.10× [2.10×, 2.10×] slower than the others: the result depends on where the heap lands, not on the variant"
@@ -311,7 +311,7 @@ fn cells_alike_at_every_heap_position_pass_and_say_so() {
         c.reading,
         "in both cells the runs with larger paddings are within ±2.0% of those with smaller ones, and the runs at each heap position within a cache line within ±2.0% of the others"
     );
-    // 1.000 [0.9980, 1.002] for a position against the rest in Python, as above.
+    // 1.000 [0.9980, 1.002] for a position against the rest, by scripts/layout_reference.py.
     assert!(
         c.evidence
             .contains("heap at +0 bytes/others 1.000 [0.9980, 1.002] (permutation p = 1.0)"),
