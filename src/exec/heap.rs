@@ -57,7 +57,7 @@ pub fn preload(existing: Option<&str>, shim: &Path) -> String {
     }
 }
 
-/// Why `run`'s heap cannot be shifted: no shim, or a statically linked program.
+/// Why `run`'s heap cannot be shifted: no shim, or a program that cannot load it.
 fn obstacle(exp: &Experiment, run: &PlannedRun) -> Option<String> {
     if let Err(why) = shim() {
         return Some(why.clone());
@@ -72,13 +72,7 @@ fn obstacle(exp: &Experiment, run: &PlannedRun) -> Option<String> {
     }
     let env = exp.variant(&run.cell.variant).map(|v| v.env.clone());
     let found = super::shebang::locate(program, cwd, &env.unwrap_or_default())
-        .filter(|path| statically_linked(path))
-        .map(|_| {
-            format!(
-                "`{}` is statically linked: no dynamic loader runs to preload the heap shim, so its heap stays where it is",
-                crate::format::terminal(program)
-            )
-        });
+        .and_then(|path| unshiftable(&path, &crate::format::terminal(program)));
     if let Ok(mut seen) = SEEN.lock() {
         seen.insert(key, found.clone());
     }
@@ -148,40 +142,70 @@ fn preloadable(path: PathBuf) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Whether `path` is an ELF program without a dynamic loader (no `PT_INTERP` header): the
-/// kernel starts it directly and nothing is preloaded. The loader itself, started as a
-/// program, has none either but preloads; scripts and other files are not ELF programs.
-fn statically_linked(path: &Path) -> bool {
+/// Why the program at `path` (named `shown`) cannot load the shim: it is an ELF program
+/// without a dynamic loader (no `PT_INTERP` header), which the kernel starts directly with
+/// nothing preloaded, or one built for another word size than the shim. `None` for a
+/// dynamically linked program of the shim's kind, for the loader itself started as a program
+/// (it has no loader either, but preloads), for scripts, and for what lab cannot read.
+fn unshiftable(path: &Path, shown: &str) -> Option<String> {
+    use std::io::Read;
     let loader = path
         .file_name()
         .is_some_and(|n| n.to_string_lossy().starts_with("ld-"));
-    !loader
-        && std::fs::read(path)
-            .is_ok_and(|elf| program_headers(&elf).is_some_and(|types| !types.contains(&PT_INTERP)))
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES)
+        .read_to_end(&mut head)
+        .ok()?;
+    let (class, types) = program_headers(&head)?;
+    if !types.contains(&PT_INTERP) && !loader {
+        return Some(format!(
+            "`{shown}` is statically linked: no dynamic loader runs to preload the heap shim, so its heap stays where it is"
+        ));
+    }
+    let native = if cfg!(target_pointer_width = "64") {
+        2
+    } else {
+        1
+    };
+    (class != native).then(|| {
+        format!(
+            "`{shown}` is a {}-bit program, which cannot load the {}-bit heap shim, so its heap stays where it is",
+            32 * u32::from(class),
+            32 * u32::from(native)
+        )
+    })
 }
 
-/// The types of the program headers of an ELF file (`p_type` of each), from its header as
-/// elf(5) lays it out; `None` for a file that is not a little-endian ELF.
-fn program_headers(elf: &[u8]) -> Option<Vec<u32>> {
+/// How much of a program is read for its program headers, which follow the ELF header.
+const HEAD_BYTES: u64 = 1 << 16;
+
+/// The class (1: 32-bit, 2: 64-bit) of an ELF file and the types of its program headers
+/// (`p_type` of each), from its header as elf(5) lays it out; `None` for a file that is not
+/// a little-endian ELF, or whose headers lie beyond `elf`.
+fn program_headers(elf: &[u8]) -> Option<(u8, Vec<u32>)> {
     if elf.get(..4)? != b"\x7fELF" || *elf.get(5)? != 1 {
         return None;
     }
     let word = |at: usize, len: usize| -> Option<u64> {
-        let bytes = elf.get(at..at + len)?;
+        let bytes = elf.get(at..at.checked_add(len)?)?;
         Some(bytes.iter().rev().fold(0, |n, b| n << 8 | u64::from(*b)))
     };
     // e_phoff, e_phentsize and e_phnum sit at 28, 42, 44 in ELF32 and 32, 54, 56 in ELF64.
-    let (offset, size, count) = match elf.get(4)? {
+    let class = *elf.get(4)?;
+    let (offset, size, count) = match class {
         1 => (word(28, 4)?, word(42, 2)?, word(44, 2)?),
         2 => (word(32, 8)?, word(54, 2)?, word(56, 2)?),
         _ => return None,
     };
-    (0..count)
+    let types = (0..count)
         .map(|i| {
             let at = usize::try_from(offset.checked_add(i.checked_mul(size)?)?).ok()?;
             word(at, 4).map(|t| t as u32)
         })
-        .collect()
+        .collect::<Option<Vec<u32>>>()?;
+    Some((class, types))
 }
 
 #[cfg(test)]
@@ -203,33 +227,46 @@ mod tests {
         elf
     }
 
+    /// A little-endian ELF32 header with `types` as its program headers.
+    fn elf32(types: &[u32]) -> Vec<u8> {
+        let mut elf = vec![0u8; 52];
+        elf[..6].copy_from_slice(b"\x7fELF\x01\x01");
+        elf[28..32].copy_from_slice(&52u32.to_le_bytes());
+        elf[42..44].copy_from_slice(&32u16.to_le_bytes());
+        elf[44..46].copy_from_slice(&(types.len() as u16).to_le_bytes());
+        for t in types {
+            let mut header = vec![0u8; 32];
+            header[..4].copy_from_slice(&t.to_le_bytes());
+            elf.extend(header);
+        }
+        elf
+    }
+
     #[test]
-    fn a_program_without_a_loader_is_statically_linked() {
+    fn a_program_without_a_loader_or_of_another_word_size_is_not_shifted() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, bytes: &[u8]| {
+        let why = |name: &str, bytes: &[u8]| {
             let path = dir.path().join(name);
             std::fs::write(&path, bytes).unwrap();
-            path
+            unshiftable(&path, name)
         };
         // PT_PHDR, PT_INTERP, PT_LOAD: a dynamically linked program.
-        assert!(!statically_linked(&write(
-            "dynamic",
-            &elf64(&[6, PT_INTERP, 1])
-        )));
+        assert_eq!(why("dynamic", &elf64(&[6, PT_INTERP, 1])), None);
         // PT_LOAD, PT_DYNAMIC without PT_INTERP: a static-pie program.
-        assert!(statically_linked(&write("static", &elf64(&[1, 2]))));
-        assert!(!statically_linked(&write(
-            "ld-linux-x86-64.so.2",
-            &elf64(&[1, 2])
-        )));
-        assert!(!statically_linked(&write("script", b"#!/bin/sh\necho\n")));
-        assert!(!statically_linked(&write("short", b"\x7fELF\x02\x01")));
-        assert!(!statically_linked(&dir.path().join("missing")));
-        // A program of this machine's own: the shell is linked dynamically almost everywhere.
         assert_eq!(
-            program_headers(&std::fs::read("/bin/sh").unwrap()).map(|t| t.contains(&PT_INTERP)),
-            Some(true)
+            why("static", &elf64(&[1, 2])).unwrap(),
+            "`static` is statically linked: no dynamic loader runs to preload the heap shim, so its heap stays where it is"
         );
+        assert_eq!(why("ld-linux-x86-64.so.2", &elf64(&[1, 2])), None);
+        assert_eq!(
+            why("i386", &elf32(&[6, PT_INTERP, 1])).unwrap(),
+            "`i386` is a 32-bit program, which cannot load the 64-bit heap shim, so its heap stays where it is"
+        );
+        assert_eq!(why("script", b"#!/bin/sh\necho\n"), None);
+        assert_eq!(why("short", b"\x7fELF\x02\x01"), None);
+        assert_eq!(unshiftable(&dir.path().join("missing"), "missing"), None);
+        // A program of this machine's own: the shell is linked dynamically almost everywhere.
+        assert_eq!(unshiftable(Path::new("/bin/sh"), "sh"), None);
     }
 
     #[test]
@@ -277,9 +314,7 @@ mod tests {
         // The machines lab is built and tested on have a C compiler (Rust links with it).
         let shim = shim().expect("a heap shim");
         let bytes = std::fs::read(shim).unwrap();
-        assert_eq!(
-            program_headers(&bytes).map(|t| t.contains(&PT_INTERP)),
-            Some(false)
-        );
+        let (class, types) = program_headers(&bytes).expect("an ELF library");
+        assert_eq!((class, types.contains(&PT_INTERP)), (2, false));
     }
 }
