@@ -35,6 +35,7 @@ pub(crate) fn run_at(position: usize, variant: &str, usage: Usage) -> RunView {
         timing_only: Vec::new(),
         values: RunValues::of("v", vec!["1".into()]),
         env_padding: None,
+        heap_shift: None,
         node: None,
         usage,
     }

@@ -38,7 +38,7 @@ mod words;
 pub use automatic::automatic_results;
 pub use busy::{BUSY, names_the_same_check};
 pub use cold::COLD;
-pub use layout::LAYOUT;
+pub use layout::{KEY as LAYOUT_KEY, LAYOUT};
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;

@@ -35,8 +35,9 @@ pub enum Order {
 /// interval straddles the band and says inconclusive.
 pub const DEFAULT_LAYOUT_TOLERANCE: f64 = 0.02;
 
-/// `layout = "randomized"`: each run's environment is padded by a length drawn from the seed
-/// (see [`crate::plan::layout`]), and the runs are checked for an effect of it.
+/// `layout = "randomized"`: each run's environment is padded by a length and its heap shifted
+/// by an amount drawn from the seed (see [`crate::plan::layout`]), and the runs are checked
+/// for an effect of either.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Layout {
     /// How far the median of the runs with larger paddings may lie from that of the runs

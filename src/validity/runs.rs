@@ -65,6 +65,10 @@ pub struct RunView {
     /// Bytes of padding in its environment, where the session randomised the layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env_padding: Option<u32>,
+    /// Bytes its heap was shifted by, where the session randomised the layout and the shift
+    /// could be applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_shift: Option<u32>,
     /// The machine (cluster node) that ran it, for a session measured on a cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
@@ -281,6 +285,8 @@ impl<'s> Judging<'s> {
                     let mut v = view(exp, session, row, &self.cpus, cell, &values, names);
                     v.repeats = plan.repeats.clone();
                     v.env_padding = row.env_padding.or(plan.env_padding);
+                    // Only the row: a run whose heap could not be shifted records none.
+                    v.heap_shift = row.heap_shift;
                     v
                 },
             )
@@ -457,6 +463,7 @@ fn view(
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_parts(values, measured, names),
         env_padding: None,
+        heap_shift: None,
         node: row.node.clone().filter(|n| !n.is_empty()),
         usage: Usage::of(row),
     }

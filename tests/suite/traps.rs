@@ -38,6 +38,7 @@ const COLD: &str = "no run read from disk while its cell's others did not";
 const RESOLUTION: &str = "no time moves in steps coarse beside its median";
 /// Listed where runs print series of iterations, as the periodicity fixtures' do.
 const PERIODIC: &str = "no cell's iterations slow down periodically";
+const LAYOUT: &str = "the primary metric does not depend on the memory layout";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -473,4 +474,105 @@ fn periodicity_catches_a_reporter_slowing_every_fifth_or_sixth_iteration() {
         reading(&flawed, steady)
     );
     assert_eq!(flawed[steady]["untrusted"], true);
+}
+
+#[test]
+fn layout_catches_a_record_that_straddles_a_cache_line_where_the_heap_lands() {
+    let agree = "after runs as fast as before, within 10%";
+    let (flawed, code) = flawed_and_clean("heap", &[agree, LAYOUT], &[]);
+    assert_verdicts(
+        "heap-flawed",
+        &flawed,
+        &[agree, LAYOUT],
+        &[(LAYOUT, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Each build is slow at the one heap position where its counter straddles two lines, a
+    // different position for each, since their names' blocks differ in size: with the heap
+    // shifted, that no longer tells the builds apart.
+    let text = reading(&flawed, LAYOUT);
+    let slow_at = |cell: &str| -> (u32, f64) {
+        let from = text
+            .find(&format!("cell {cell}: runs whose heap was shifted "))
+            .unwrap_or_else(|| panic!("{cell}: {text}"));
+        let words: Vec<&str> = text[from..].split_whitespace().collect();
+        let times = words.iter().find(|w| w.ends_with('×')).unwrap();
+        (
+            words[7].parse().unwrap(),
+            times.trim_end_matches('×').parse().unwrap(),
+        )
+    };
+    let (before, after) = (slow_at("before"), slow_at("after"));
+    assert_ne!(before.0, after.0, "{text}");
+    assert!(before.1 > 2.0 && after.1 > 2.0, "{text}");
+    assert!(
+        text.ends_with(": the result depends on where the heap lands, not on the variant"),
+        "{text}"
+    );
+    assert_eq!(runs(&flawed, LAYOUT), 64);
+    let ratio = flawed[agree]["ratio"]["ratio"].as_f64().unwrap();
+    assert!((0.9..1.1).contains(&ratio), "the builds run alike: {ratio}");
+}
+
+/// The same flawed builds with the layout left fixed: where each record lands is decided by
+/// its name alone, and a build whose counter straddles a line runs several times slower than
+/// the other, every check passing but the hypothesis (with glibc 2.36 the longer name puts the
+/// counter 60 bytes along its line). Where this machine's C library places them otherwise,
+/// the verdict follows where they landed.
+#[test]
+fn with_the_layout_fixed_the_name_decides_which_build_is_slow() {
+    let agree = "after runs as fast as before, within 10%";
+    let project = project("heap-flawed");
+    let path = "experiments/traps/heap-flawed";
+    let toml = project.path(&format!("{path}/lab.toml"));
+    let fixed: String = std::fs::read_to_string(&toml)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("layout") && !l.starts_with("# "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&toml, fixed).unwrap();
+    project.lab(&["run", path, "--quiet"]);
+    let out = project.lab(&["check", path, "--json"]);
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |name: &str| checks.iter().find(|c| c["name"] == name);
+    assert!(
+        check(LAYOUT).is_none(),
+        "no layout check with the layout fixed"
+    );
+    let session = project.session("heap-flawed");
+    let variants: BTreeMap<String, String> = common::csv_rows(&session.join("runs.csv"))
+        .into_iter()
+        .map(|r| (r["run_id"].clone(), r["variant"].clone()))
+        .collect();
+    let mut offsets: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for s in common::csv_rows(&session.join("samples.csv")) {
+        if s["metric"] == "line_offset" {
+            offsets
+                .entry(variants[&s["run_id"]].clone())
+                .or_default()
+                .insert(s["value"].clone());
+        }
+    }
+    let straddles = |v: &str| offsets[v].iter().any(|o| o == "60");
+    assert!(
+        offsets.values().all(|o| o.len() == 1),
+        "each build's record stays put: {offsets:?}"
+    );
+    let agreed = check(agree).unwrap();
+    if straddles("before") != straddles("after") {
+        assert_eq!(
+            agreed["verdict"], "fail",
+            "{offsets:?}: {}",
+            agreed["reading"]
+        );
+        let ratio = agreed["ratio"]["ratio"].as_f64().unwrap();
+        assert!(!(0.5..2.0).contains(&ratio), "{ratio}");
+    } else {
+        assert_eq!(
+            agreed["verdict"], "pass",
+            "{offsets:?}: {}",
+            agreed["reading"]
+        );
+    }
 }

@@ -55,6 +55,7 @@ fn run(position: usize, variant: &str, value: f64) -> RunView {
         timing_only: Vec::new(),
         values: RunValues::of("v", vec![value.to_string()]),
         env_padding: None,
+        heap_shift: None,
         node: None,
         usage: Default::default(),
     }
