@@ -479,7 +479,17 @@ fn periodicity_catches_a_reporter_slowing_every_fifth_or_sixth_iteration() {
 #[test]
 fn layout_catches_a_record_that_straddles_a_cache_line_where_the_heap_lands() {
     let agree = "after runs as fast as before, within 10%";
-    let (flawed, code) = flawed_and_clean("heap", &[agree, LAYOUT], &[]);
+    // The clean twin never fails the layout check; beside other tests' load its four heap
+    // positions' intervals may reach past ±10%, which leaves it open rather than passed.
+    let (clean, clean_code) = run("heap-clean");
+    let open = clean[LAYOUT]["verdict"] == "inconclusive";
+    let layout = if open { "inconclusive" } else { "pass" };
+    assert_verdicts("heap-clean", &clean, &[agree, LAYOUT], &[(LAYOUT, layout)]);
+    assert!(
+        open || clean_code == Exit::Ok,
+        "heap-clean: lab check exits 0"
+    );
+    let (flawed, code) = run("heap-flawed");
     assert_verdicts(
         "heap-flawed",
         &flawed,
