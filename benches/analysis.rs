@@ -64,7 +64,9 @@ fn runs() -> (Vec<CellKey>, Vec<RunView>) {
                 timing_only: Vec::new(),
                 values: RunValues::of("m", vec![value.to_string()]),
                 env_padding: None,
+                heap_shift: None,
                 node: None,
+                usage: Default::default(),
             });
         }
     }

@@ -150,6 +150,7 @@ fn manifest_stub() -> store::Manifest {
         waiting: None,
         time_stop: None,
         disturbers: Vec::new(),
+        heap_unshifted: Vec::new(),
     }
 }
 

@@ -133,6 +133,9 @@ pub struct PlannedRun {
     /// Bytes of padding in the run's environment (`layout = "randomized"`), see
     /// [`layout`]; `None` when the environment is left as it is.
     pub env_padding: Option<u32>,
+    /// Bytes the run's heap is shifted by (`layout = "randomized"`), see [`layout`]; `None`
+    /// when the layout is left as it is.
+    pub heap_shift: Option<u32>,
 }
 
 /// Every planned run in execution order, with what decided the order.
@@ -210,6 +213,7 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
         repeats: None,
         look: 1,
         env_padding: None,
+        heap_shift: None,
     }
 }
 
@@ -662,6 +666,52 @@ params = {{ threads = [1] }}
                 .all(|r| r.env_padding == Some(layout::padding(7, &r.id, r.repetition)))
         );
     }
+
+    #[test]
+    fn each_cell_reaches_every_heap_position_in_both_halves_of_the_paddings() {
+        let exp = Experiment {
+            repetitions: 8,
+            warmup_runs: 0,
+            ..randomized(7)
+        };
+        let runs = plan(&exp).runs;
+        let first: Vec<u32> = runs.iter().take(6).map(|r| r.heap_shift.unwrap()).collect();
+        // Pinned: the shifts are part of a session's record, like its paddings.
+        assert_eq!(first, GOLDEN_SHIFTS_SEED_7);
+        let mut by_cell: BTreeMap<String, Vec<(u32, bool)>> = BTreeMap::new();
+        for run in &runs {
+            let shift = run.heap_shift.unwrap();
+            assert!(
+                shift < layout::HEAP_RANGE && shift % layout::HEAP_STEP == 0,
+                "{run:?}"
+            );
+            let upper = run.env_padding.unwrap() >= layout::PAD_SPLIT;
+            by_cell
+                .entry(run.cell.to_string())
+                .or_default()
+                .push((layout::heap_position(shift), upper));
+        }
+        for (cell, mut drawn) in by_cell {
+            drawn.sort_unstable();
+            let crossed: Vec<(u32, bool)> = (0..4).flat_map(|p| [(p, false), (p, true)]).collect();
+            assert_eq!(drawn, crossed, "{cell}: each position once in each half");
+        }
+        // A later look shifts its runs too, each by its own id.
+        let keys: Vec<CellKey> = runs.iter().map(|r| r.cell.clone()).collect();
+        let more = look_runs(&exp, &runs, 2, 5, &keys);
+        assert!(
+            more.iter()
+                .all(|r| r.heap_shift == Some(layout::heap_shift(7, &r.id, r.repetition)))
+        );
+        // The stream is the run's own: the cache lines spread over the page.
+        let lines: std::collections::BTreeSet<u32> = runs
+            .iter()
+            .map(|r| r.heap_shift.unwrap() / layout::CACHE_LINE)
+            .collect();
+        assert!(lines.len() > runs.len() / 2, "{lines:?}");
+    }
+
+    const GOLDEN_SHIFTS_SEED_7: [u32; 6] = [1728, 2496, 768, 576, 1536, 3072];
 
     const GOLDEN_PADDINGS_SEED_7: [u32; 6] = [1847, 1047, 1383, 174, 403, 1618];
 

@@ -53,6 +53,20 @@ impl PerSecond {
     }
 }
 
+/// How many seconds one of `unit` is, for the units of time lab.toml may give a metric
+/// (`s`, `ms`, `us`/`µs`, `ns`, their spelled-out forms, `min`, `h`); `None` for any other.
+pub fn seconds_per(unit: &str) -> Option<f64> {
+    Some(match unit.trim().to_lowercase().as_str() {
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "ms" | "msec" => 1e-3,
+        "us" | "µs" | "μs" | "usec" => 1e-6,
+        "ns" | "nsec" => 1e-9,
+        "min" | "minutes" => 60.0,
+        "h" => 3600.0,
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +78,15 @@ mod tests {
         assert_eq!(Seconds(0.25).nanos(), Nanos(250_000_000));
         assert_eq!(Nanos::from_parts(2, 7), Nanos(2_000_000_007));
         assert_eq!(PerSecond::of(10.0, Seconds(4.0)), PerSecond(2.5));
+    }
+
+    #[test]
+    fn units_of_time_are_known_by_their_seconds() {
+        assert_eq!(seconds_per("ms"), Some(1e-3));
+        assert_eq!(seconds_per("µs"), Some(1e-6));
+        assert_eq!(seconds_per("ns"), Some(1e-9));
+        assert_eq!(seconds_per("s"), Some(1.0));
+        assert_eq!(seconds_per("Mops/s"), None);
+        assert_eq!(seconds_per(""), None);
     }
 }

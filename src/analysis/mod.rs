@@ -8,7 +8,7 @@ mod nodes;
 mod shape;
 pub mod slowed;
 
-pub use crate::validity::RunView;
+pub use crate::validity::{RunView, Usage};
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
 pub use machines::{MachineLevel, median_ratio};
 pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};

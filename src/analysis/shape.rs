@@ -55,7 +55,9 @@ pub struct RunSteadiness {
 impl RunSteadiness {
     /// The record of a run of `iterations` values classified as `shape`.
     pub fn of(shape: &RunShape, iterations: usize) -> Self {
-        let dropped = shape.steady_start.filter(|&s| s < iterations).unwrap_or(0);
+        let dropped = Some(shape.warmup_end)
+            .filter(|&s| s < iterations)
+            .unwrap_or(0);
         RunSteadiness {
             state: shape.state,
             iterations,
@@ -158,7 +160,10 @@ fn describe_group(state: SteadyState, members: &[Option<&RunSteadiness>]) -> Str
 /// for a reason not worth a word (flat runs).
 fn dropped_detail(state: SteadyState, records: &[&RunSteadiness]) -> Option<String> {
     let what = match state {
-        SteadyState::NoSteadyState => return Some("no steady segment, nothing dropped".into()),
+        SteadyState::NoSteadyState if records.iter().all(|r| r.dropped == 0) => {
+            return Some("no steady segment, nothing dropped".into());
+        }
+        SteadyState::NoSteadyState => ("warm-up iteration", "warm-up iterations"),
         SteadyState::Warmup => ("warm-up iteration", "warm-up iterations"),
         SteadyState::Slowdown => (
             "iteration before the slowdown",

@@ -117,6 +117,7 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
                 repeats: None,
                 look: 1,
                 env_padding: None,
+                heap_shift: None,
             });
         }
     }

@@ -115,7 +115,7 @@ text = true
 
 [profile.quick]
 repetitions = 3
-warmup_runs = 0
+warmup_runs = 1   # a first run may find the interpreter or its input out of the page cache
 
 [[check]]
 name   = "both variants compute the same sum"

@@ -186,7 +186,9 @@ impl Ceiling<'_> {
                     hi: ci.hi / limit,
                     ..ci
                 };
-                let decision = Decision::new(m / limit, interval, rule);
+                let mut decision = Decision::new(m / limit, interval, rule);
+                decision.verdict = rule.decide_reading(&interval, None, cx.clocked(cell));
+                cx.resolve_against(cell, limit, &mut decision);
                 Some(Ok(against(limit, "limit".into(), decision)))
             }
             Limit::Calibration(selector) => {

@@ -10,6 +10,7 @@ mod automatic;
 mod busy;
 mod ceiling;
 mod checksum;
+mod cold;
 mod compare;
 mod distinct;
 mod disturbance;
@@ -20,8 +21,11 @@ mod mechanism;
 mod multiplicity;
 mod order;
 mod pair;
+mod parallel;
+mod periodic;
 mod ratio;
 mod reads;
+pub mod resolution;
 pub mod rule;
 mod scaling;
 mod series;
@@ -33,16 +37,20 @@ mod words;
 
 pub use automatic::automatic_results;
 pub use busy::{BUSY, names_the_same_check};
-pub use layout::LAYOUT;
+pub use cold::COLD;
+pub use layout::{KEY as LAYOUT_KEY, LAYOUT};
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
+pub use parallel::PARALLEL;
+pub use periodic::PERIODIC;
 pub use ratio::ratio_of;
 pub use reads::cells_read;
+pub use resolution::RESOLUTION;
 pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
-use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment};
+use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
 use crate::validity::DurationJudgement;
 use serde::Serialize;
 use shape::{Check, judge};
@@ -80,8 +88,51 @@ pub fn evaluate(
         // and its report does not list it.
         automatic.retain(|c| c.name != crate::validity::automatic::APART);
     }
-    automatic.extend(layout::layout_result(exp, analysis));
+    if exp.skips(skip::IMPOSSIBLE_TIMES) {
+        automatic::not_run_where(
+            &mut automatic,
+            crate::validity::automatic::IMPOSSIBLE,
+            &turned_off(skip::IMPOSSIBLE_TIMES),
+        );
+    } else if !exp
+        .metrics
+        .iter()
+        .any(|m| m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some())
+    {
+        automatic::not_run_where(
+            &mut automatic,
+            crate::validity::automatic::IMPOSSIBLE,
+            "no metric the runs print is a time (unit s, ms, us or ns)",
+        );
+    }
+    automatic.extend(unless_off(
+        exp,
+        skip::LAYOUT,
+        layout::layout_result(exp, analysis),
+    ));
     automatic.extend(machines::machines_result(exp, analysis));
+    automatic.extend(unless_off(
+        exp,
+        skip::COLD_STATE,
+        cold::cold_result(exp, analysis),
+    ));
+    automatic.extend(unless_off(
+        exp,
+        skip::RESOLUTION,
+        resolution::resolution_result(exp, analysis),
+    ));
+    automatic.extend(unless_off(
+        exp,
+        skip::PERIODICITY,
+        periodic::periodic_result(exp, analysis),
+    ));
+    let parallel = match parallel::parallel_result(exp, analysis) {
+        Some((result, _)) if exp.skips(skip::PARALLEL) => {
+            automatic.push(off(result, skip::PARALLEL));
+            None
+        }
+        judged => judged,
+    };
     if let Some(damage) = &analysis.manifest.damaged {
         let mut intact = CheckResult::new(INTACT, "automatic", CheckClass::Validity, Verdict::Fail)
             .reading(damage);
@@ -103,6 +154,10 @@ pub fn evaluate(
         })
         .collect();
     declared.extend(cell_results(&inputs));
+    if let Some((result, failed)) = parallel {
+        withhold_scaling(exp, &failed, &mut declared);
+        automatic.push(result);
+    }
     if analysis.manifest.keeps_disturbed() {
         busy::judge_again_undisturbed(exp, analysis, &mut declared);
         weigh_the_machine(&mut automatic, &declared, exp, analysis);
@@ -119,6 +174,50 @@ pub fn evaluate(
     Findings {
         multiplicity: multiplicity(&checks),
         checks,
+    }
+}
+
+/// "turned off in lab.toml (skip_checks = ["cold-state"])".
+fn turned_off(key: &str) -> String {
+    format!("turned off in lab.toml (skip_checks lists \"{key}\")")
+}
+
+/// An automatic check's result as not run, when lab.toml turned it off by `key`.
+fn off(result: CheckResult, key: &str) -> CheckResult {
+    let mut off = CheckResult::new(&result.name, "automatic", result.class, Verdict::NotRun)
+        .reading(turned_off(key));
+    off.automatic = true;
+    off
+}
+
+/// The result, or the check marked not run where lab.toml turned it off.
+fn unless_off(exp: &Experiment, key: &str, result: Option<CheckResult>) -> Option<CheckResult> {
+    result.map(|r| if exp.skips(key) { off(r, key) } else { r })
+}
+
+/// A `scaling` check along an axis whose gain the CPUs cannot explain does not pass: the gain
+/// it measured is not the program's.
+fn withhold_scaling(
+    exp: &Experiment,
+    failed: &[parallel::Axis],
+    declared: &mut [(usize, CheckResult)],
+) {
+    for (i, result) in declared.iter_mut() {
+        let Some(CheckKind::Scaling { metric, along, .. }) = exp.checks.get(*i).map(|c| &c.kind)
+        else {
+            continue;
+        };
+        let implausible = failed
+            .iter()
+            .any(|a| &a.metric == metric && &a.along == along);
+        if implausible && result.verdict == Verdict::Pass {
+            result.verdict = Verdict::Inconclusive;
+            result.reading = format!(
+                "{}; withheld: the gain exceeds the CPUs its runs used (see `{}`)",
+                result.reading,
+                parallel::PARALLEL
+            );
+        }
     }
 }
 

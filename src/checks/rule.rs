@@ -1,6 +1,12 @@
 //! The one decision every interval check makes: a statistic's confidence interval set against
 //! a threshold. Pass when the whole interval satisfies the rule, fail when the whole interval
 //! contradicts it, inconclusive when it straddles the threshold.
+//!
+//! On a clock's readings (a time, or a rate per unit of time) an interval of zero width decides
+//! nothing ([`Rule::decide_reading`]): every resample gave one value because the runs printed
+//! one value each, and a time repeats exactly only when a clock coarser than the work rounded
+//! it ([`super::resolution`]). A count or a score a program computes (instructions under
+//! callgrind, a compressed size) repeats because it is exact, and its point interval decides.
 
 use super::verdict::Verdict;
 use crate::config::Comparison;
@@ -47,6 +53,27 @@ impl Rule {
             _ => verdict,
         }
     }
+}
+
+impl Rule {
+    /// [`Rule::decide_near`] on the interval of a statistic of `clocked` values (a clock's
+    /// readings): there an interval of zero width is inconclusive, at the threshold or not.
+    pub fn decide_reading(
+        self,
+        interval: &Interval,
+        margin: Option<f64>,
+        clocked: bool,
+    ) -> Verdict {
+        if clocked && !has_width(interval) {
+            return Verdict::Inconclusive;
+        }
+        self.decide_near(interval, margin)
+    }
+}
+
+/// Whether `interval` is one: its upper end above its lower (false for a point or NaN ends).
+pub fn has_width(interval: &Interval) -> bool {
+    interval.hi > interval.lo
 }
 
 /// Decides `statistic OP threshold` from the statistic's interval.
@@ -151,6 +178,42 @@ mod tests {
         assert_eq!(compare(LessEqual, 1.0, 1.0, 1.0), Pass);
         assert_eq!(compare(Greater, 1.0, 1.0, 1.0), Fail);
         assert_eq!(compare(GreaterEqual, 1.0, 1.0, 1.0), Pass);
+    }
+
+    #[test]
+    fn an_interval_of_zero_width_on_a_clocks_readings_decides_nothing() {
+        let reading = |rule: Rule, lo, hi, margin| rule.decide_reading(&iv(lo, hi), margin, true);
+        // On the threshold, and far from it: a point is no interval.
+        for op in [Less, LessEqual, Greater, GreaterEqual] {
+            let rule = Rule::Compare(op, 1.0);
+            assert_eq!(reading(rule, 1.0, 1.0, None), Inconclusive, "{op:?} at 1");
+            assert_eq!(
+                reading(rule, 1.15, 1.15, None),
+                Inconclusive,
+                "{op:?} at 1.15"
+            );
+        }
+        assert_eq!(
+            reading(Rule::Within(0.9, 1.1), 1.0, 1.0, None),
+            Inconclusive
+        );
+        assert_eq!(
+            reading(Rule::Outside(0.99, 1.01), 2.0, 2.0, None),
+            Inconclusive
+        );
+        let near = reading(Rule::Compare(Less, 1.0), 1.0, 1.0, Some(0.1));
+        assert_eq!(near, Inconclusive, "nor is it at the threshold");
+        assert_eq!(
+            reading(Rule::Compare(Less, 1.0), f64::NAN, f64::NAN, None),
+            Inconclusive
+        );
+        // The narrowest interval that is one still decides; an exact count's point decides.
+        assert_eq!(
+            reading(Rule::Compare(Greater, 1.0), 1.15, 1.15 + 1e-12, None),
+            Pass
+        );
+        let count = Rule::Compare(Greater, 1.0).decide_reading(&iv(13.5, 13.5), None, false);
+        assert_eq!(count, Pass);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `describe` that turns the outcome into the reading and evidence a [`CheckResult`] carries.
 
 use super::disturbance::Disturbance;
+use super::resolution::Step;
 use super::rule::Rule;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
@@ -41,6 +42,17 @@ impl<'a> Context<'a> {
             .collect()
     }
 
+    /// Whether `cell`'s metric is read from a clock ([`super::resolution::clocked`]).
+    pub fn clocked(&self, cell: &CellStats) -> bool {
+        super::resolution::clocked(self.exp, &cell.metric)
+    }
+
+    /// The step `cell` moves in, where its values move in steps coarse beside it
+    /// ([`super::resolution`]).
+    pub fn step(&self, cell: &CellStats) -> Option<Step> {
+        super::resolution::step_of(self.exp, self.cells, cell)
+    }
+
     /// The name of the random stream of one bootstrap: `KIND/NAME`, then `/PART` if given.
     pub fn stream(&self, kind: &str, part: Option<&str>) -> String {
         match part {
@@ -63,12 +75,13 @@ impl<'a> Context<'a> {
         let (ratio, interval) = super::ratio::ratio_of(a, b, self.resampling, stream)?;
         let mut decision = Decision::new(ratio, interval, rule);
         decision.margin = self.margin;
-        decision.verdict = rule.decide_near(&interval, self.margin);
+        decision.verdict = rule.decide_reading(&interval, self.margin, self.clocked(a));
         decision.disturbance =
             super::disturbance::envelope(a, b, interval, self.resampling, stream);
         if let Some(disturbance) = decision.disturbance.as_mut() {
             decision.verdict = disturbance.weigh(rule, self.margin, decision.verdict);
         }
+        self.resolve(a, b, &mut decision);
         Ok(decision)
     }
 }
@@ -89,14 +102,68 @@ impl Context<'_> {
         let (ratio, interval) = super::ratio::ratio_of(&a_now, &b_now, self.resampling, stream)?;
         let mut decision = Decision::new(ratio, interval, rule);
         decision.margin = self.margin;
-        decision.verdict = rule.decide_near(&interval, self.margin);
+        decision.verdict = rule.decide_reading(&interval, self.margin, self.clocked(a));
         decision.disturbance = super::disturbance::taken_out(a, b, interval);
+        self.resolve(a, b, &mut decision);
         Ok(decision)
+    }
+
+    /// `decision` on the ratio a/b taken again on its interval widened by one step of each
+    /// cell at each end, where either cell moves in steps ([`super::resolution`]).
+    fn resolve(&self, a: &CellStats, b: &CellStats, decision: &mut Decision) {
+        use super::resolution::{fine_step, step_of, widen};
+        let (sa, sb) = (
+            step_of(self.exp, self.cells, a),
+            step_of(self.exp, self.cells, b),
+        );
+        let coarser = match (sa, sb) {
+            (Some(x), Some(y)) => Some(if y.share() > x.share() { y } else { x }),
+            (x, y) => x.or(y),
+        };
+        let Some(step) = coarser else {
+            return;
+        };
+        let q = |s: Option<Step>, c| s.map_or(Some(fine_step(self.cells, c)), |s| s.q);
+        let b_value = b.median().unwrap_or(f64::NAN);
+        let widened = widen(&decision.interval, b_value, q(sa, a), q(sb, b));
+        self.settle(decision, widened, &step, &a.metric);
+    }
+
+    /// A median set against a number `scale` (its interval divided by it), taken again on its
+    /// interval widened by one step at each end where `cell` moves in steps.
+    pub fn resolve_against(&self, cell: &CellStats, scale: f64, decision: &mut Decision) {
+        if let Some(step) = super::resolution::step_of(self.exp, self.cells, cell) {
+            let widened = super::resolution::widen_by(&decision.interval, step.q, scale);
+            self.settle(decision, widened, &step, &cell.metric);
+        }
+    }
+
+    /// The verdict the widened interval leaves: a verdict it does not reach is inconclusive,
+    /// and an interval of zero width (which decides nothing) gives way to it.
+    fn settle(&self, decision: &mut Decision, widened: Interval, step: &Step, metric: &str) {
+        let robust = decision.rule.decide_near(&widened, self.margin);
+        let measured = decision.verdict;
+        let zero_width = !super::rule::has_width(&decision.interval);
+        let machine = decision.disturbance.is_some_and(|d| d.withheld);
+        decision.verdict = if measured.decided() && robust != measured {
+            Verdict::Inconclusive
+        } else if !measured.decided() && zero_width && !machine {
+            robust
+        } else {
+            measured
+        };
+        if decision.verdict == Verdict::Inconclusive {
+            let unit = self.unit(metric);
+            decision.resolution = Some(super::resolution::Resolved {
+                reading: super::resolution::reading(metric, unit, step),
+                widened,
+            });
+        }
     }
 }
 
 /// An estimate and its interval set against a rule, and the verdict the rule reached.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Decision {
     pub estimate: f64,
     pub interval: Interval,
@@ -106,6 +173,8 @@ pub struct Decision {
     pub margin: Option<f64>,
     /// What the machine's disturbance of the runs did to the verdict, where it slowed some.
     pub disturbance: Option<Disturbance>,
+    /// Why the verdict was withheld where a cell moves in steps coarser than the decision.
+    pub resolution: Option<super::resolution::Resolved>,
 }
 
 impl Decision {
@@ -117,6 +186,7 @@ impl Decision {
             verdict: rule.decide(&interval),
             margin: None,
             disturbance: None,
+            resolution: None,
         }
     }
 }
@@ -188,7 +258,9 @@ pub fn finish<'a, C: Check<'a>>(
                 ..base
             };
             let decisions = outcome.decisions();
-            super::words::disturbance(super::words::at_threshold(result, &decisions), &decisions)
+            let result = super::words::at_threshold(result, &decisions);
+            let result = super::words::disturbance(result, &decisions);
+            super::words::resolution(result, &decisions)
         }
     }
 }

@@ -8,8 +8,13 @@
 //! Practical significance: a second mode fails only when the modes' medians are further apart
 //! than `mode_gap` (relative to the lower one; by default the CV limit), so two modes 3% apart
 //! under a 25% limit are reported as detected but not failed. `max_cv` may differ by variant.
+//!
+//! A cell that moves in steps ([`super::resolution`]) is judged on the bounds its step leaves
+//! the CV ([`super::resolution::cv_bounds`]): inconclusive where they straddle the limit, and
+//! two modes count only when their medians lie more than two steps apart.
 
 use super::MIN_RUNS;
+use super::resolution::{Step, cv_bounds};
 use super::shape::{Check, Context, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use crate::analysis::CellStats;
@@ -46,6 +51,8 @@ struct Judged<'a> {
     /// A second mode detected and further apart than the practical gap.
     bimodal: bool,
     dip: Option<DipTest>,
+    /// The step the cell moves in, and the bounds it leaves its CV.
+    step: Option<(Step, (f64, f64))>,
     verdict: Verdict,
 }
 
@@ -135,9 +142,12 @@ impl<'a> Check<'a> for Stable<'_> {
             .in_scope()
             .into_iter()
             .filter(|c| c.metric == self.metric)
-            .filter_map(|c| judge(c, &self.limits))
+            .filter_map(|c| judge(c, &self.limits, cx.step(c)))
             .collect();
-        let rank = |j: &Judged| (j.verdict == Verdict::Fail, j.bimodal);
+        let rank = |j: &Judged| {
+            let v = j.verdict;
+            (v == Verdict::Fail, v == Verdict::Inconclusive, j.bimodal)
+        };
         let Some(worst) = judged
             .iter()
             .enumerate()
@@ -148,11 +158,7 @@ impl<'a> Check<'a> for Stable<'_> {
                 "no cell has {MIN_RUNS} valid runs; the CV needs {MIN_RUNS} and the dip test {DIP_MIN_RUNS}"
             ));
         };
-        let verdict = if judged.iter().any(|j| j.verdict == Verdict::Fail) {
-            Verdict::Fail
-        } else {
-            Verdict::Pass
-        };
+        let verdict = super::rule::worst(judged.iter().map(|j| j.verdict));
         Ok(Spread {
             judged,
             verdict,
@@ -182,8 +188,11 @@ impl<'a> Check<'a> for Stable<'_> {
         if no_dip > 0 {
             evidence.push_str(&format!("; {no_dip} cells judged on CV only (the dip test needs {DIP_MIN_RUNS} runs and α of 0.05 or 0.01)"));
         }
-        let reading = match s.verdict {
-            Verdict::Pass => pass_reading(&s.judged, worst, limits, unit),
+        let reading = match (s.verdict, worst.step) {
+            (Verdict::Pass, _) => pass_reading(&s.judged, worst, limits, unit),
+            (Verdict::Inconclusive, Some((step, _))) => {
+                super::resolution::reading(self.metric, unit, &step)
+            }
             _ => fail_reading(worst, unit),
         };
         Description {
@@ -228,7 +237,7 @@ fn pass_reading(judged: &[Judged], worst: &Judged, limits: &Limits, unit: &str) 
     text
 }
 
-fn judge<'a>(cell: &'a CellStats, limits: &Limits) -> Option<Judged<'a>> {
+fn judge<'a>(cell: &'a CellStats, limits: &Limits, step: Option<Step>) -> Option<Judged<'a>> {
     let per_run: Vec<f64> = cell
         .runs
         .iter()
@@ -241,14 +250,20 @@ fn judge<'a>(cell: &'a CellStats, limits: &Limits) -> Option<Judged<'a>> {
     let cv = cv(&per_run)?;
     let limit = limits.max_cv_of(cell);
     let dip = stats::dip_test(&per_run, limits.alpha);
-    let bimodal = dip
-        .as_ref()
-        .is_some_and(|d| d.second_mode_detected && modes_gap(d) > limits.mode_gap);
+    let bimodal = dip.as_ref().is_some_and(|d| {
+        d.second_mode_detected
+            && modes_gap(d) > limits.mode_gap
+            && step.is_none_or(|s| beyond_steps(d, s))
+    });
+    let step = step.map(|s| (s, cv_bounds(&per_run, s.q)));
     // A spread that is not a finite number is never a pass.
-    let verdict = if !cv.is_finite() || cv > limit || bimodal {
-        Verdict::Fail
-    } else {
-        Verdict::Pass
+    let verdict = match step {
+        _ if !cv.is_finite() || bimodal => Verdict::Fail,
+        None if cv > limit => Verdict::Fail,
+        None => Verdict::Pass,
+        Some((_, (lo, _))) if lo > limit => Verdict::Fail,
+        Some((_, (_, hi))) if hi <= limit => Verdict::Pass,
+        Some(_) => Verdict::Inconclusive,
     };
     Some(Judged {
         cell,
@@ -256,8 +271,20 @@ fn judge<'a>(cell: &'a CellStats, limits: &Limits) -> Option<Judged<'a>> {
         limit,
         bimodal,
         dip,
+        step,
         verdict,
     })
+}
+
+/// Whether two modes' medians lie more than two steps apart: each may be off by one.
+fn beyond_steps(d: &DipTest, step: Step) -> bool {
+    let (lo, hi) = d
+        .modes
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), m| {
+            (l.min(m.median), h.max(m.median))
+        });
+    step.q.is_some_and(|q| hi - lo > 2.0 * q)
 }
 
 /// How far apart two modes are: the higher median over the lower, less one.
@@ -289,7 +316,17 @@ fn describe(j: &Judged, unit: &str) -> String {
             d.dip, d.critical, d.n
         ),
     };
-    format!("CV {} over {} runs, {dip}", percent(j.cv), j.cell.n)
+    let steps = match j.step {
+        Some((Step { q: Some(q), .. }, (lo, hi))) => format!(
+            "; in steps of {}, the CV lies in [{}, {}]",
+            super::resolution::step_value(q, unit),
+            percent(lo),
+            percent(hi)
+        ),
+        Some(_) => "; in steps of an unknown size, the CV could be anything".to_string(),
+        None => String::new(),
+    };
+    format!("CV {} over {} runs, {dip}{steps}", percent(j.cv), j.cell.n)
 }
 
 fn modes(d: &DipTest, unit: &str) -> String {

@@ -132,6 +132,34 @@ pub fn disturbance(
     result
 }
 
+/// `result` with why a cell's steps withheld its verdict, where they did: the reading names
+/// the step, and the evidence the interval widened by it. Where no step is known but an
+/// interval has zero width, the reading says it decides nothing.
+pub fn resolution(
+    mut result: super::CheckResult,
+    decisions: &[&super::shape::Decision],
+) -> super::CheckResult {
+    if result.verdict != super::Verdict::Inconclusive {
+        return result;
+    }
+    if let Some(found) = decisions.iter().find_map(|d| d.resolution.as_ref()) {
+        result.reading = found.reading.clone();
+        result.evidence.push_str(&format!(
+            "; widened by one step at each end, the interval is {}",
+            crate::format::ratio_bounds(found.widened.lo, found.widened.hi)
+        ));
+    } else if let Some(d) = decisions
+        .iter()
+        .find(|d| d.verdict == super::Verdict::Inconclusive && !super::rule::has_width(&d.interval))
+    {
+        result.reading = format!(
+            "the interval {} has zero width: its runs printed too few distinct values, and an interval of zero width decides nothing; time with a finer clock or add runs",
+            ratio_interval(d.estimate, d.interval.lo, d.interval.hi)
+        );
+    }
+    result
+}
+
 /// The threshold a rule sets a ratio against: "1.05", "the band [0.95, 1.05]".
 fn threshold(rule: super::rule::Rule) -> String {
     use super::rule::Rule;

@@ -11,6 +11,7 @@ mod model;
 mod params;
 mod raw;
 pub mod shell_syntax;
+pub mod skip;
 pub mod template;
 mod validate;
 mod value;

@@ -35,8 +35,9 @@ pub enum Order {
 /// interval straddles the band and says inconclusive.
 pub const DEFAULT_LAYOUT_TOLERANCE: f64 = 0.02;
 
-/// `layout = "randomized"`: each run's environment is padded by a length drawn from the seed
-/// (see [`crate::plan::layout`]), and the runs are checked for an effect of it.
+/// `layout = "randomized"`: each run's environment is padded by a length and its heap shifted
+/// by an amount drawn from the seed (see [`crate::plan::layout`]), and the runs are checked
+/// for an effect of either.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Layout {
     /// How far the median of the runs with larger paddings may lie from that of the runs
@@ -605,6 +606,16 @@ pub struct Experiment {
     pub counters: Vec<crate::exec::Counter>,
     /// `lab.toml:LINE:COL` of the `counters` key, when it is declared.
     pub counters_declared_at: Option<String>,
+    /// The automatic checks lab.toml turned off (`skip_checks`), by key.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skip_checks: Vec<String>,
+}
+
+impl Experiment {
+    /// Whether lab.toml turned off the automatic check of this key.
+    pub fn skips(&self, key: &str) -> bool {
+        self.skip_checks.iter().any(|k| k == key)
+    }
 }
 
 /// How a run's start-up counts in its time (`start_up` in lab.toml).

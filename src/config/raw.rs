@@ -121,12 +121,15 @@ pub struct RawExperiment {
     /// `"randomized"`: each run's environment gets `LAB_LAYOUT_PAD`, 0 to 4,095 bytes long, its
     /// length drawn per run from the seed and recorded; the size of the environment moves the
     /// initial stack of every program, and with it the memory layout (Mytkowicz et al. 2009).
-    /// The check "the primary metric does not depend on the memory layout" is then added.
-    /// `"fixed"` (the default) leaves the environment as it is.
+    /// Each run's heap is shifted too, by 0 to 4,080 bytes in steps of 16 drawn and recorded
+    /// alike (`LAB_HEAP_SHIFT`, applied by a preloaded allocator shim to dynamically linked
+    /// programs), as STABILIZER does (Curtsinger & Berger 2013). The check "the primary metric
+    /// does not depend on the memory layout" is then added. `"fixed"` (the default) leaves the
+    /// environment and the heap as they are.
     pub layout: Option<RawLayout>,
     /// With `layout = "randomized"`: how far the runs with the larger half of paddings may
-    /// differ from those with the smaller half, in the median of the primary metric ("2%" by
-    /// default).
+    /// differ from those with the smaller half, and the runs at one heap position within a
+    /// cache line from the others, in the median of the primary metric ("2%" by default).
     #[schemars(with = "Option<RawNumberOrText>")]
     pub layout_tolerance: Option<Spanned<RawNumberOrText>>,
     /// perf counters read for every run (`perf_event_open`), by perf's names: "task-clock",
@@ -138,6 +141,11 @@ pub struct RawExperiment {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub counters: Vec<Spanned<String>>,
+    /// Automatic checks turned off, by key: "impossible-times", "cold-state", "parallel",
+    /// "resolution", "periodicity", "layout". The report lists each as not run, and why.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub skip_checks: Vec<Spanned<String>>,
 }
 
 /// `start_up`: `"included"`, or the command whose start-up is taken out of every run.

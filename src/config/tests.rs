@@ -631,3 +631,36 @@ fn hooks_with_shell_syntax_are_refused_like_run() {
     let insisted = redirected.replace("name = \"slow\"", "name = \"slow\"\nshell_check = false");
     assert!(load(&insisted).is_ok());
 }
+
+#[test]
+fn an_unknown_or_repeated_check_to_skip_is_refused_at_its_place_with_the_known_ones() {
+    let src = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nskip_checks = [\"cold-state\", \"cold\"]",
+    );
+    let e = error(&src);
+    assert_eq!((e.line, e.column), (4, 30));
+    assert_eq!(e.key, "experiment.skip_checks");
+    assert_eq!(
+        e.message,
+        "\"cold\" names no automatic check lab can turn off"
+    );
+    assert!(
+        e.hint.as_deref().is_some_and(|h| h.starts_with(
+            "these can be: \"impossible-times\" (a time value above its run's own wall and CPU time), \"cold-state\""
+        )),
+        "{:?}",
+        e.hint
+    );
+    let twice = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nskip_checks = [\"layout\", \"layout\"]",
+    );
+    assert_eq!(error(&twice).message, "\"layout\" is listed twice");
+    let ok = BASE.replace(
+        "hypothesis = \"h\"",
+        "hypothesis = \"h\"\nskip_checks = [\"periodicity\"]",
+    );
+    let exp = load(&ok).unwrap();
+    assert!(exp.skips("periodicity") && !exp.skips("layout"));
+}

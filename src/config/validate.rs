@@ -122,6 +122,7 @@ pub fn validate(
             format!("{}:{line}:{column}", loc.file.display())
         }),
         counters,
+        skip_checks: super::skip::validate_skip_checks(&e.skip_checks, loc)?,
     };
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;

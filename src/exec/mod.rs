@@ -11,6 +11,7 @@ mod clock;
 mod counters;
 mod disturbers;
 mod duties;
+mod heap;
 mod hooks;
 mod interrupt;
 mod isolation;
@@ -34,6 +35,7 @@ pub use calibrate::{calibrate, start_up_cost};
 pub use callgrind::{probe as probe_callgrind, wrap as under_callgrind};
 pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
 pub use disturbers::{Watch as DisturberWatch, watch as watch_disturbers};
+pub use heap::unshifted as heap_unshifted;
 pub use hooks::{HookFailed, clean_up};
 pub use interrupt::{restore_default as restore_signals, signal as interrupt_signal};
 pub use isolation::{Containment, Wanted, contain, current_record as current_isolation};
@@ -188,7 +190,7 @@ fn request<'a>(
     let declared = variant.map_or_else(|| NO_ENV.get_or_init(Default::default), |v| &v.env);
     RunRequest {
         argv: &run.argv,
-        env: run_env(declared, run.env_padding),
+        env: run_env(declared, run.env_padding, heap::shift(exp, run)),
         cwd: exp.run_dir(&run.cell.params),
         cpus: variant.and_then(|v| v.cpus.as_deref()),
         timeout: exp.timeout,
@@ -200,21 +202,33 @@ fn request<'a>(
     }
 }
 
-/// The variables a run is given: its variant's, and its layout padding where the layout is
-/// randomised. The padding is set last: a variant that declares the variable itself cannot
-/// take the place of the drawn length that is recorded for the run.
-fn run_env(
-    declared: &BTreeMap<String, String>,
+/// The variables a run is given: its variant's, and its layout padding and heap shift where
+/// the layout is randomised. These are set last: a variant that declares the variables itself
+/// cannot take the place of the drawn values that are recorded for the run. The shift is
+/// written with four digits, so that it does not change the environment's size; the shim is
+/// preloaded after the libraries the variant (or else lab's own environment) preloads.
+fn run_env<'a>(
+    declared: &'a BTreeMap<String, String>,
     padding: Option<u32>,
-) -> Cow<'_, BTreeMap<String, String>> {
-    let Some(bytes) = padding else {
+    heap: Option<(u32, &std::path::Path)>,
+) -> Cow<'a, BTreeMap<String, String>> {
+    use crate::plan::layout::{HEAP_VAR, PAD_VAR, pad_value};
+    if padding.is_none() && heap.is_none() {
         return Cow::Borrowed(declared);
-    };
+    }
     let mut env = declared.clone();
-    env.insert(
-        crate::plan::layout::PAD_VAR.to_string(),
-        crate::plan::layout::pad_value(bytes),
-    );
+    if let Some(bytes) = padding {
+        env.insert(PAD_VAR.to_string(), pad_value(bytes));
+    }
+    if let Some((shift, shim)) = heap {
+        let inherited = std::env::var(heap::PRELOAD_VAR).ok();
+        let existing = declared.get(heap::PRELOAD_VAR).cloned().or(inherited);
+        env.insert(HEAP_VAR.to_string(), format!("{shift:04}"));
+        env.insert(
+            heap::PRELOAD_VAR.to_string(),
+            heap::preload(existing.as_deref(), shim),
+        );
+    }
     Cow::Owned(env)
 }
 
@@ -311,6 +325,7 @@ fn stored_row(
 ) -> (RunRow, Vec<crate::store::SampleRow>) {
     use crate::store::{Stream, log_ref};
     let mut row = run_row(run, measurement, packed.stdout.sha256.clone(), exp.max_busy);
+    row.heap_shift = heap::shift(exp, run).map(|(bytes, _)| bytes);
     row.packed(packed);
     let samples = reader.read_values(&log_ref(&session.dir, &row, Stream::Stdout), &run.id);
     let stderr = log_ref(&session.dir, &row, Stream::Stderr);
@@ -356,11 +371,35 @@ mod tests {
             ("LAB_LAYOUT_PAD".to_string(), "a variant's own".to_string()),
             ("OTHER".to_string(), "kept".to_string()),
         ]);
-        let env = run_env(&declared, Some(5));
+        let env = run_env(&declared, Some(5), None);
         assert_eq!(env["LAB_LAYOUT_PAD"], "xxxxx");
         assert_eq!(env["OTHER"], "kept");
-        assert_eq!(run_env(&declared, Some(0))["LAB_LAYOUT_PAD"], "");
+        assert!(!env.contains_key("LAB_HEAP_SHIFT"));
+        assert_eq!(run_env(&declared, Some(0), None)["LAB_LAYOUT_PAD"], "");
         // Without a padding the variant's variables are passed as they are, not copied.
-        assert!(matches!(run_env(&declared, None), Cow::Borrowed(e) if *e == declared));
+        assert!(matches!(run_env(&declared, None, None), Cow::Borrowed(e) if *e == declared));
+    }
+
+    #[test]
+    fn a_shifted_run_preloads_the_shim_after_its_variants_libraries() {
+        let shim = std::path::Path::new("/tmp/lab-heap-0/heap-shift-0.so");
+        let declared = BTreeMap::from([
+            ("LAB_HEAP_SHIFT".to_string(), "a variant's own".to_string()),
+            ("LD_PRELOAD".to_string(), "libmine.so".to_string()),
+        ]);
+        let env = run_env(&declared, Some(3), Some((48, shim)));
+        assert_eq!(
+            env["LAB_HEAP_SHIFT"], "0048",
+            "four digits whatever the shift"
+        );
+        assert_eq!(
+            run_env(&declared, None, Some((4080, shim)))["LAB_HEAP_SHIFT"],
+            "4080"
+        );
+        assert_eq!(
+            env["LD_PRELOAD"],
+            "libmine.so:/tmp/lab-heap-0/heap-shift-0.so"
+        );
+        assert_eq!(env["LAB_LAYOUT_PAD"], "xxx");
     }
 }

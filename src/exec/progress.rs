@@ -340,6 +340,7 @@ mod tests {
             repeats: None,
             look: 1,
             env_padding: None,
+            heap_shift: None,
         }
     }
 

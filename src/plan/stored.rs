@@ -25,6 +25,8 @@ pub(super) struct StoredRun<P = BTreeMap<String, ParamValue>, S = String, A = Ve
     look: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     env_padding: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    heap_shift: Option<u32>,
 }
 
 impl From<StoredRun> for PlannedRun {
@@ -39,6 +41,7 @@ impl From<StoredRun> for PlannedRun {
             repeats: r.repeats,
             look: r.look,
             env_padding: r.env_padding,
+            heap_shift: r.heap_shift,
         }
     }
 }
@@ -56,6 +59,7 @@ impl Serialize for PlannedRun {
             repeats: self.repeats.as_deref(),
             look: self.look,
             env_padding: self.env_padding,
+            heap_shift: self.heap_shift,
         }
         .serialize(s)
     }

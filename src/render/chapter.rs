@@ -507,7 +507,8 @@ fn session_rows(m: &Manifest) -> Vec<Row> {
 }
 
 /// How the memory layout varied, for a session that randomised it: "randomised: environment
-/// padding 0–4,095 bytes per run (LAB_LAYOUT_PAD), drawn from seed 1; 12–4,071 bytes drawn".
+/// padding 0–4,095 bytes per run (LAB_LAYOUT_PAD), drawn from seed 1; 12–4,071 bytes drawn
+/// (runs.csv column env_padding)", then how the heaps were shifted, and why some were not.
 fn layout_rows(analysis: &Analysis) -> Vec<Row> {
     use crate::plan::layout::{PAD_RANGE, PAD_VAR};
     let drawn: Vec<u32> = analysis.runs.iter().filter_map(|r| r.env_padding).collect();
@@ -515,16 +516,40 @@ fn layout_rows(analysis: &Analysis) -> Vec<Row> {
         return Vec::new();
     };
     let bytes = |n: u32| crate::format::grouped(u64::from(n));
-    vec![(
-        "memory layout",
-        format!(
-            "randomised: environment padding 0–{} bytes per run ({PAD_VAR}), drawn from seed {}; {}–{} bytes drawn (runs.csv column env_padding)",
-            bytes(PAD_RANGE - 1),
-            analysis.manifest.seed,
+    let mut said = format!(
+        "randomised: environment padding 0–{} bytes per run ({PAD_VAR}), drawn from seed {}; {}–{} bytes drawn (runs.csv column env_padding)",
+        bytes(PAD_RANGE - 1),
+        analysis.manifest.seed,
+        bytes(*low),
+        bytes(*high)
+    );
+    said.push_str(&heap_shifts(analysis));
+    vec![("memory layout", said)]
+}
+
+/// "; heap shifted 0–4,080 bytes per run by a preloaded shim (LAB_HEAP_SHIFT), 16–4,064 bytes
+/// drawn in 28 of 28 runs (runs.csv column heap_shift)", and why some heaps were not; nothing
+/// for a session recorded before lab shifted heaps.
+fn heap_shifts(analysis: &Analysis) -> String {
+    use crate::plan::layout::{HEAP_RANGE, HEAP_STEP, HEAP_VAR};
+    let bytes = |n: u32| crate::format::grouped(u64::from(n));
+    let shifts: Vec<u32> = analysis.runs.iter().filter_map(|r| r.heap_shift).collect();
+    let mut said = match (shifts.iter().min(), shifts.iter().max()) {
+        (Some(low), Some(high)) => format!(
+            "; heap shifted 0–{} bytes per run in steps of {HEAP_STEP} by a preloaded shim ({HEAP_VAR}), {}–{} bytes in {} of {} runs (runs.csv column heap_shift)",
+            bytes(HEAP_RANGE - HEAP_STEP),
             bytes(*low),
-            bytes(*high)
+            bytes(*high),
+            shifts.len(),
+            analysis.runs.len()
         ),
-    )]
+        _ => String::new(),
+    };
+    for why in &analysis.manifest.heap_unshifted {
+        said.push_str("; ");
+        said.push_str(why);
+    }
+    said
 }
 
 /// The timer and spawn cost measured before the runs.

@@ -144,6 +144,11 @@ pub struct RunShape {
     /// First iteration of the steady block (the trailing segments equivalent to the last);
     /// `None` for `NoSteadyState`. Steady statistics should use the last segment only.
     pub steady_start: Option<usize>,
+    /// Where a run with no steady state left its warm-up: the end of the leading segments
+    /// each worse than, and not equivalent to, every later one (0 when none was). A late
+    /// change makes a run unsteady; it does not make the slow start it left behind a
+    /// measurement of the steady program. Equals `steady_start` otherwise.
+    pub warmup_end: usize,
     pub segments: Vec<Segment>,
     /// Outlier iterations (ascending indices), left out of the segmentation but not removed
     /// from the run (see [`outliers`]).
@@ -229,6 +234,7 @@ pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
         return RunShape {
             state: SteadyState::NoSteadyState,
             steady_start: None,
+            warmup_end: 0,
             segments: vec![],
             outliers: vec![],
         };
@@ -240,9 +246,11 @@ pub fn classify_with(series: &[f64], cfg: &ClassifyConfig) -> RunShape {
     };
     let segments = segments_without(series, &outliers, cfg.penalty);
     let (state, steady_start) = judge(&segments, n, cfg);
+    let warmup_end = steady_start.unwrap_or_else(|| leading_warmup(&segments, n, cfg));
     RunShape {
         state,
         steady_start,
+        warmup_end,
         segments,
         outliers,
     }
@@ -303,6 +311,30 @@ fn judge(segments: &[Segment], n: usize, cfg: &ClassifyConfig) -> (SteadyState, 
         SteadyState::Warmup
     };
     (state, steady_start)
+}
+
+/// The end of the longest run of leading segments each worse than, and not equivalent to,
+/// every segment after it, keeping more than the final fraction of the run; 0 when the first
+/// segment is not such a warm-up.
+fn leading_warmup(segments: &[Segment], n: usize, cfg: &ClassifyConfig) -> usize {
+    let worse = |a: &Segment, b: &Segment| {
+        !equivalent(a, b, cfg.rel_tolerance)
+            && if cfg.lower_is_better {
+                a.mean > b.mean
+            } else {
+                a.mean < b.mean
+            }
+    };
+    let keeps_enough =
+        |k: usize| (segments[k].start as f64) < n as f64 * (1.0 - cfg.final_fraction);
+    (1..segments.len())
+        .filter(|&k| keeps_enough(k))
+        .rfind(|&k| {
+            segments[..k]
+                .iter()
+                .all(|a| segments[k..].iter().all(|b| worse(a, b)))
+        })
+        .map_or(0, |k| segments[k].start)
 }
 
 /// A cell is consistent when every run has the same classification (Barrett et al. 2017

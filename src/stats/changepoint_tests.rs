@@ -106,6 +106,36 @@ fn classifies_barrett_shapes() {
     );
     assert_eq!(late.segments.len(), 2);
     assert_eq!(late.segments[1].start, 360);
+    // Nothing before the late change was slower than what came after it.
+    assert_eq!(late.warmup_end, 0);
+}
+
+/// A run that warmed up for 60 iterations, then changed again late: it has no steady state,
+/// but its warm-up is still no measurement of the steady program, and is dropped.
+#[test]
+fn a_late_change_does_not_keep_the_warm_up_before_it() {
+    let run = classify(
+        &series(
+            &[(60, 300.0, 2.0), (300, 100.0, 1.0), (40, 115.0, 1.0)],
+            "warm-late",
+        ),
+        true,
+    );
+    assert_eq!(run.state, SteadyState::NoSteadyState);
+    assert_eq!(run.steady_start, None);
+    assert_eq!(run.warmup_end, 60);
+    // Higher is better: the same series' slow start is the better one, not a warm-up.
+    let higher = classify_with(
+        &series(
+            &[(60, 300.0, 2.0), (300, 100.0, 1.0), (40, 115.0, 1.0)],
+            "warm-late",
+        ),
+        &ClassifyConfig {
+            lower_is_better: false,
+            ..ClassifyConfig::default()
+        },
+    );
+    assert_eq!(higher.warmup_end, 0);
 }
 
 /// The run: 30 slow warm-up iterations near 0.82, then a steady level near 0.344,

@@ -1,7 +1,7 @@
 //! Statistics library of `lab`: summaries, bootstrap and exact intervals, dip test, trend,
 //! rank tests, multiple-comparison adjustment, outlier iterations, changepoints, steady-state
-//! classification, the levels of sequential looks, rank correlation, and for runs nested in
-//! machines a three-stage bootstrap and the machine effect.
+//! classification, periodic structure within runs, the levels of sequential looks, rank
+//! correlation, and for runs nested in machines a three-stage bootstrap and the machine effect.
 //!
 //! Every method cites its source next to its implementation. All randomness comes from
 //! explicitly seeded streams (see [`rng::stream_of`]). Functions never panic on
@@ -13,6 +13,8 @@ pub mod changepoint;
 mod coverage;
 pub mod dip;
 mod estimate;
+pub mod first_rank;
+pub mod folding;
 mod inversions;
 pub mod kruskal;
 pub mod machine_effect;
@@ -24,6 +26,7 @@ mod nested_coverage;
 pub mod outliers;
 mod pelt_search;
 pub mod percentiles;
+pub mod periodogram;
 mod ranks_below;
 mod resample_sums;
 pub mod rng;
@@ -49,6 +52,7 @@ pub use bootstrap::{
 pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt};
 pub use dip::{DipTest, Mode, dip, dip_test};
 pub use estimate::Estimate;
+pub use folding::{Fold, fold};
 pub use kruskal::{KruskalWallis, kruskal_wallis};
 pub use machine_effect::{MachineEffect, machine_effect};
 pub use median_ci::{MedianCi, exact_median_ci, paired_ratio_ci};
@@ -56,6 +60,7 @@ pub use multiple::holm;
 pub use nested::{nested_percentile_ci, nested_ratio_ci};
 pub use outliers::outliers;
 pub use percentiles::{PercentileEstimate, Percentiles, latency_percentiles};
+pub use periodogram::{PeriodTest, fisher_combined, fisher_g_test};
 pub use rng::{Generator, Stream, stream, stream_of};
 pub use serial::{
     LjungBox, SerialCorrelation, lag1_autocorrelation, ljung_box_lag1, wald_wolfowitz_serial,

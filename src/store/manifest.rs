@@ -92,6 +92,11 @@ pub struct Manifest {
     /// (from `/proc`), busiest first: who kept the machine busy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disturbers: Vec<Disturber>,
+    /// With `layout = "randomized"`: why some runs' heaps were not shifted, one sentence per
+    /// reason ("`build/bench` is statically linked: …"); empty where every heap was, and in
+    /// sessions recorded before lab shifted heaps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heap_unshifted: Vec<String>,
 }
 
 /// Why a sampled session took no further look: the look it stopped at, its time budget, the
@@ -238,6 +243,7 @@ impl Manifest {
             waiting: None,
             time_stop: None,
             disturbers: Vec::new(),
+            heap_unshifted: Vec::new(),
         }
     }
 

@@ -349,6 +349,7 @@ pub(super) mod tests {
             repeats: None,
             look: 1,
             env_padding: None,
+            heap_shift: None,
         }
     }
 

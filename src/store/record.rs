@@ -54,6 +54,8 @@ pub(super) struct RunRecord {
     #[serde(default)]
     env_padding: Option<u32>,
     #[serde(default)]
+    heap_shift: Option<u32>,
+    #[serde(default)]
     minor_faults: Option<u64>,
     #[serde(default)]
     major_faults: Option<u64>,
@@ -152,6 +154,7 @@ impl From<RunRecord> for RunRow {
             start_boottime_ns: r.start_boottime_ns,
             overlapped: r.overlapped,
             env_padding: r.env_padding,
+            heap_shift: r.heap_shift,
             minor_faults: r.minor_faults,
             major_faults: r.major_faults,
             block_in: r.block_in,

@@ -60,9 +60,11 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 52] = [
     "wait_tasks",
     "wait_share",
 ];
-/// The column after every other in the runs.csv of a session that randomised the layout;
-/// other sessions leave it out, so their files stay as they were.
+/// The columns after every other in the runs.csv of a session that randomised the layout;
+/// other sessions leave them out, so their files stay as they were. Sessions recorded before
+/// the heap was shifted have the first alone.
 const LAYOUT_COLUMN: &str = "env_padding";
+const HEAP_COLUMN: &str = "heap_shift";
 pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
 /// How a run's process ended.
@@ -146,6 +148,11 @@ pub struct RunRow {
     /// only in sessions that randomised the layout; elsewhere it reads as empty.
     #[serde(default)]
     pub env_padding: Option<u32>,
+    /// Bytes the run's heap was shifted by (`layout = "randomized"`); empty where it was not
+    /// shifted (a statically linked program, lab built without a C compiler) and in sessions
+    /// recorded before the column existed.
+    #[serde(default)]
+    pub heap_shift: Option<u32>,
     /// Page faults served without I/O (`ru_minflt`); empty where not recorded (sessions
     /// before the column, imported runs).
     #[serde(default)]
@@ -347,15 +354,20 @@ pub struct SampleRow {
     pub value: String,
 }
 
-/// The header of runs.csv: with the `env_padding` column when `padded` (the layout is
-/// randomised).
+/// The header of runs.csv: with the `env_padding` and `heap_shift` columns when `padded` (the
+/// layout is randomised).
 pub fn run_header(params: &[String], padded: bool) -> Vec<String> {
     RUN_COLUMNS_BEFORE_PARAMS
         .iter()
         .map(|s| s.to_string())
         .chain(params.iter().cloned())
         .chain(RUN_COLUMNS_AFTER_PARAMS.iter().map(|s| s.to_string()))
-        .chain(padded.then(|| LAYOUT_COLUMN.to_string()))
+        .chain(
+            [LAYOUT_COLUMN, HEAP_COLUMN]
+                .into_iter()
+                .filter(|_| padded)
+                .map(String::from),
+        )
         .collect()
 }
 
@@ -523,7 +535,7 @@ impl std::fmt::Display for Field<'_> {
 }
 
 /// Every measured field of a run row by column name.
-fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 56] {
+fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 57] {
     let (code, signal, spawn) = match row.ended() {
         Ended::Code(c) => (Some(c), None, ""),
         Ended::Signal(s) => (None, Some(s), ""),
@@ -572,6 +584,7 @@ fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 56] {
             LAYOUT_COLUMN,
             Field::Unsigned(row.env_padding.map(u64::from)),
         ),
+        (HEAP_COLUMN, Field::Unsigned(row.heap_shift.map(u64::from))),
         ("minor_faults", Field::Unsigned(row.minor_faults)),
         ("major_faults", Field::Unsigned(row.major_faults)),
         ("block_in", Field::Unsigned(row.block_in)),
@@ -612,9 +625,10 @@ mod tests {
     #[test]
     fn a_row_holds_its_counters_apart_and_reads_them_back() {
         // Eleven counter columns inline held 200 bytes a row, most often empty. The run's own
-        // waiting (three columns, 40 bytes) is held inline: every run of a session records it.
+        // waiting (three columns, 40 bytes) is held inline: every run of a session records it;
+        // so is the heap shift (8 bytes), as the padding beside it.
         assert!(
-            std::mem::size_of::<RunRow>() <= 656,
+            std::mem::size_of::<RunRow>() <= 664,
             "{}",
             std::mem::size_of::<RunRow>()
         );
@@ -669,6 +683,7 @@ mod tests {
             stdout_bytes: Some(0),
             stderr_sha256: Some("ab".into()),
             env_padding: Some(12),
+            heap_shift: Some(48),
             ..RunRow::default()
         };
         *quoted.counter_mut("cycles").unwrap() = Some(99);

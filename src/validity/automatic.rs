@@ -81,15 +81,25 @@ pub enum Problem {
         /// The CPUs they had in common, or `None` when one of them was pinned nowhere.
         cpus: Option<Vec<usize>>,
     },
+    /// A time metric's printed value larger than the run's own wall and CPU time (see
+    /// [`super::impossible`]).
+    ImpossibleTime {
+        metric: String,
+        value: f64,
+        unit: String,
+        wall_s: f64,
+        cpu_s: f64,
+    },
 }
 
 /// The automatic checks, by name, in report order.
-pub const CHECK_NAMES: [&str; 9] = [
+pub const CHECK_NAMES: [&str; 10] = [
     EXITED,
     "no run timed out",
     LEFT_RUNNING,
     SUSPEND,
     REPORTED,
+    IMPOSSIBLE,
     TOO_SHORT,
     CONFIG_ECHO,
     QUIET,
@@ -103,6 +113,8 @@ pub const LEFT_RUNNING: &str = "no run left processes running";
 pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
 pub const QUIET: &str = "the machine was quiet during every run";
 pub const APART: &str = "no runs executing side by side shared a CPU";
+pub const IMPOSSIBLE: &str = "no time value exceeds its run's wall time";
+pub const RESOLUTION: &str = "every metric moved finer than the differences it decides";
 
 /// A run's own time (wall time less the median spawn cost) must be at least this many times
 /// the spawn cost's interquartile range, so spawn noise moves it by under 5%.
@@ -141,6 +153,7 @@ impl Problem {
             Problem::ConfigMismatch { .. } => CONFIG_ECHO,
             Problem::MachineBusy { .. } => QUIET,
             Problem::SharedCpus { .. } => APART,
+            Problem::ImpossibleTime { .. } => IMPOSSIBLE,
         }
     }
 }
@@ -217,6 +230,15 @@ impl fmt::Display for Problem {
             Problem::SharedCpus { with, runs, cpus } => {
                 write_shared_cpus(f, with, *runs, cpus.as_deref())
             }
+            Problem::ImpossibleTime {
+                metric,
+                value,
+                unit,
+                wall_s,
+                cpu_s,
+            } => f.write_str(&super::impossible::describe(
+                *value, metric, unit, *wall_s, *cpu_s,
+            )),
         }
     }
 }

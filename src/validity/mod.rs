@@ -6,6 +6,7 @@
 pub mod automatic;
 mod derived;
 mod duration;
+pub mod impossible;
 pub mod nodes;
 mod printed;
 mod runs;
@@ -13,7 +14,7 @@ mod values;
 
 pub use duration::DurationJudgement;
 use runs::run_views_releasing;
-pub use runs::{RunView, run_views};
+pub use runs::{RunView, Usage, run_views};
 pub use values::RunValues;
 
 use crate::config::{CheckKind, Experiment};

@@ -65,9 +65,49 @@ pub struct RunView {
     /// Bytes of padding in its environment, where the session randomised the layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env_padding: Option<u32>,
+    /// Bytes its heap was shifted by, where the session randomised the layout and the shift
+    /// could be applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_shift: Option<u32>,
     /// The machine (cluster node) that ran it, for a session measured on a cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// What the run used of the machine besides its wall time, where recorded.
+    #[serde(skip)]
+    pub usage: Usage,
+}
+
+/// What a run used of the machine besides its wall time: read by the checks that weigh a
+/// result against the CPUs and the disk behind it. `None` where the session did not record it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// CPU time (user + system) per second of wall time: how many CPUs it kept busy.
+    pub cpus: Option<f64>,
+    /// Bytes read from block devices (`ru_inblock`, in 512-byte units).
+    pub read_bytes: Option<u64>,
+    /// Page faults that waited for I/O (`ru_majflt`).
+    pub major_faults: Option<u64>,
+    /// The share of its wall time a task of the run waited for a CPU others had
+    /// (`wait_share`, else the tasks' total `wait_ns` per wall time).
+    pub waiting: Option<f64>,
+}
+
+impl Usage {
+    /// The usage a stored run records; CPU time that reads zero is taken as not recorded
+    /// (imported runs), as no process runs without any.
+    pub fn of(row: &RunRow) -> Usage {
+        let cpu_ns = row.user_ns + row.sys_ns;
+        Usage {
+            cpus: (cpu_ns > 0 && row.wall_ns > 0).then(|| cpu_ns as f64 / row.wall_ns as f64),
+            read_bytes: row.block_in.map(|blocks| blocks * 512),
+            major_faults: row.major_faults,
+            waiting: row.wait_share.or_else(|| {
+                row.wait_ns
+                    .filter(|_| row.wall_ns > 0)
+                    .map(|ns| ns as f64 / row.wall_ns as f64)
+            }),
+        }
+    }
 }
 
 impl RunView {
@@ -245,6 +285,8 @@ impl<'s> Judging<'s> {
                     let mut v = view(exp, session, row, &self.cpus, cell, &values, names);
                     v.repeats = plan.repeats.clone();
                     v.env_padding = row.env_padding.or(plan.env_padding);
+                    // Only the row: a run whose heap could not be shifted records none.
+                    v.heap_shift = row.heap_shift;
                     v
                 },
             )
@@ -379,6 +421,21 @@ fn view(
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
+    // An imported run's wall time is what the other tool recorded, if anything.
+    let judge_times =
+        session.manifest.imported.is_none() && !exp.skips(crate::config::skip::IMPOSSIBLE_TIMES);
+    found.extend(
+        judge_times
+            .then(|| {
+                super::impossible::impossible_time(
+                    &exp.metrics,
+                    &values,
+                    Nanos(row.wall_ns).seconds().0,
+                    Nanos(row.user_ns + row.sys_ns).seconds().0,
+                )
+            })
+            .flatten(),
+    );
     found.extend(super::derived::derive(exp, &mut values, &measured));
     found.extend(under_the_floor(exp, session, row));
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
@@ -410,7 +467,9 @@ fn view(
         problems: found.iter().map(ToString::to_string).collect(),
         values: RunValues::from_parts(values, measured, names),
         env_padding: None,
+        heap_shift: None,
         node: row.node.clone().filter(|n| !n.is_empty()),
+        usage: Usage::of(row),
     }
 }
 

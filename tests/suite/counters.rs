@@ -316,7 +316,7 @@ fn without_valgrind_a_callgrind_session_is_refused_before_any_run() {
     assert_eq!(exit_of(&out), Exit::Usage);
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(
-        message.contains("experiments/callgrind/lab.toml:9:13: `experiment.counters`: `callgrind-instructions` runs every run under valgrind, which cannot be run here (`valgrind --version` cannot be started: No such file or directory"),
+        message.contains("experiments/callgrind/lab.toml:11:13: `experiment.counters`: `callgrind-instructions` runs every run under valgrind, which cannot be run here (`valgrind --version` cannot be started: No such file or directory"),
         "{message}"
     );
     assert!(message.contains("hint: install valgrind"), "{message}");

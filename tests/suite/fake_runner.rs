@@ -21,7 +21,9 @@ pub fn scored(run: &FakeRun) -> Reply {
         // The calibration spawns `true`.
         _ => (0, 1),
     };
-    let ns = wall_ms * 1_000_000;
+    // A microsecond more each run: a clock that reads nanoseconds never repeats a value, and an
+    // interval of zero width would decide nothing.
+    let ns = wall_ms * 1_000_000 + 1_000 * run.nth as u64;
     let stdout = format!("{{\"score\": {score}, \"answer\": \"42\"}}\n");
     Reply::new(stdout, ns).with(|m| {
         m.machine = Some(lab::exec::MachineLoad {
@@ -98,6 +100,30 @@ fn the_pipeline_runs_on_chosen_numbers_without_processes() {
 /// As [`scored`], with a machine that is busy during every run of `triple 1` and the second
 /// of `double 2`: others keep both CPUs busy, and the run, which needed 200 ms + 10 ms × n,
 /// waited 30% of a wall time stretched to match.
+/// A score printed as a time to a hundred-thousandth of its value, as a program reading a fine
+/// clock would: a time in whole milliseconds would move in steps lab calls too coarse.
+fn finely_timed(mut reply: Reply, run: &FakeRun) -> Reply {
+    let fine = |text: &str| -> Option<String> {
+        let score: f64 = text
+            .split("\"score\": ")
+            .nth(1)?
+            .split(',')
+            .next()?
+            .parse()
+            .ok()?;
+        let timed = score * (1.0 + 1e-5 * run.nth as f64);
+        Some(text.replacen(
+            &format!("\"score\": {score}"),
+            &format!("\"score\": {timed}"),
+            1,
+        ))
+    };
+    if let Some(stdout) = fine(&reply.stdout) {
+        reply.stdout = stdout;
+    }
+    reply
+}
+
 fn busy_machine(run: &FakeRun) -> Reply {
     let busy = match run.request.argv {
         [_, _, factor, n] => {
@@ -105,7 +131,7 @@ fn busy_machine(run: &FakeRun) -> Reply {
         }
         _ => false,
     };
-    scored(run).with(|m| {
+    finely_timed(scored(run), run).with(|m| {
         if !busy {
             m.wait = Some(lab::exec::TaskWait {
                 ns: 0,
@@ -132,7 +158,7 @@ fn busy_machine(run: &FakeRun) -> Reply {
     })
 }
 
-/// The tiny fixture with its guard on, its score printed in seconds (a time the program
+/// The tiny fixture with its guard on, its score printed in milliseconds (a time the program
 /// measured itself: its waiting bounds it, no more), two hypotheses about wall time and one
 /// about the score.
 fn tiny_on_wall_time(project: &common::Project) {
@@ -140,7 +166,7 @@ fn tiny_on_wall_time(project: &common::Project) {
     let toml = project.path("experiments/tiny/lab.toml");
     let mut text = std::fs::read_to_string(&toml)
         .unwrap()
-        .replace("unit = \"points\"", "unit = \"s\"");
+        .replace("unit = \"points\"", "unit = \"ms\"");
     text.push_str(
         r#"
 [[check]]
@@ -281,7 +307,7 @@ fn runs_on_a_busy_machine_keep_their_timings_and_only_what_the_waiting_explains_
         .map(|r| r.values.numbers("wait_s", 0)[0])
         .collect();
     assert_eq!(waits.len(), 4);
-    assert!(waits.iter().all(|w| (w - 0.09).abs() < 1e-6), "{waits:?}");
+    assert!(waits.iter().all(|w| (w - 0.09).abs() < 2e-6), "{waits:?}");
     let page = project.read("book/src/tiny/index.md");
     assert_eq!(page.matches("class=\"lab-busy-note\"").count(), 1, "{page}");
     assert!(

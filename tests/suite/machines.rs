@@ -150,7 +150,7 @@ fn a_slower_node_fails_the_machine_check_and_widens_the_intervals() {
 fn nodes_that_agree_pass_the_machine_check() {
     let project = sampled_project();
     let (chapter, analysis) = reported(&project, on_three_nodes(1.0));
-    let row = line_with(&chapter, "**7 automatic checks**");
+    let row = line_with(&chapter, "**9 automatic checks**");
     assert!(
         row.starts_with("| <span class=\"lab-verdict lab-pass\">pass</span>"),
         "{row}"

@@ -21,6 +21,24 @@ const SHORT: &str = "every run was long enough to time";
 const ECHO: &str = "every run echoed the configuration it was asked for";
 pub(crate) const BUSY: &str = "no verdict depends on how busy the machine was";
 const LEFT_RUNNING: &str = "no run left processes running";
+const IMPOSSIBLE: &str = "no time value exceeds its run's wall time";
+
+/// Whether the fixture declares a metric in a unit of time, which the impossible-times check
+/// needs to run.
+fn has_time_metric(name: &str) -> bool {
+    let toml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/traps/{name}/lab.toml")),
+    )
+    .expect("fixture lab.toml");
+    ["unit = \"ms\"", "unit = \"s\""]
+        .iter()
+        .any(|u| toml.contains(u))
+}
+const COLD: &str = "no run read from disk while its cell's others did not";
+const RESOLUTION: &str = "no time moves in steps coarse beside its median";
+/// Listed where runs print series of iterations, as the periodicity fixtures' do.
+const PERIODIC: &str = "no cell's iterations slow down periodically";
+const LAYOUT: &str = "the primary metric does not depend on the memory layout";
 
 /// A project holding one trap fixture as `experiments/traps/NAME` and the shared programs.
 pub(crate) fn project(name: &str) -> Project {
@@ -92,13 +110,20 @@ fn assert_verdicts(
         SHORT,
         ECHO,
         BUSY,
+        IMPOSSIBLE,
+        COLD,
+        RESOLUTION,
     ];
     names.extend(declared);
     names.sort_unstable();
     let got: Vec<&str> = checks.keys().map(String::as_str).collect();
     assert_eq!(got, names, "{name}: the checks reported");
     for (check, c) in checks {
-        let unless = if check == BUSY { "not-run" } else { "pass" };
+        let unless = match check.as_str() {
+            BUSY => "not-run",
+            IMPOSSIBLE if !has_time_metric(name) => "not-run",
+            _ => "pass",
+        };
         let want = expected
             .iter()
             .find(|(n, _)| n == check)
@@ -291,4 +316,273 @@ fn runs_echoing_another_configuration_are_invalid() {
         "{}",
         reading(&flawed, ECHO)
     );
+}
+
+#[test]
+fn impossible_times_catch_milliseconds_declared_as_seconds() {
+    let (flawed, code) = flawed_and_clean("units", &[], &[]);
+    // No run is valid, so no value is left to judge the clock's steps on.
+    let expected = [(IMPOSSIBLE, "fail"), (RESOLUTION, "not-run")];
+    assert_verdicts("units-flawed", &flawed, &[], &expected);
+    assert_eq!(code, Exit::CheckFailed);
+    // Every run, the warm-up included, sleeps about 20 ms and prints it as about 20 "s".
+    assert_eq!(runs(&flawed, IMPOSSIBLE), 6);
+    let text = reading(&flawed, IMPOSSIBLE);
+    assert!(
+        text.contains("of `elapsed` in a run of")
+            && text.contains(
+                "the unit is probably ms, not s (lab.toml says unit = \"s\"), and 5 more"
+            ),
+        "{text}"
+    );
+}
+
+#[test]
+fn parallel_plausibility_catches_a_job_counted_once_per_thread() {
+    const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
+    let (flawed, code) = flawed_and_clean("parallel", &[PARALLEL], &[]);
+    assert_verdicts(
+        "parallel-flawed",
+        &flawed,
+        &[PARALLEL],
+        &[(PARALLEL, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Four threads count the job four times: a gain of four times the CPUs they got.
+    let reading = reading(&flawed, PARALLEL);
+    assert!(
+        reading.starts_with("`job`: msteps_per_s grows ")
+            && reading.contains("from threads=1 to threads=4")
+            && reading.ends_with("the work is counted more than once or the baseline is wrong"),
+        "{reading}"
+    );
+}
+
+/// `skip_checks` turns the check off: the same flawed runs, the check listed as not run.
+#[test]
+fn a_check_lab_toml_turns_off_is_listed_as_not_run() {
+    let project = project("cold-flawed");
+    let toml = project.path("experiments/traps/cold-flawed/lab.toml");
+    let text = std::fs::read_to_string(&toml).expect("lab.toml");
+    std::fs::write(
+        &toml,
+        text.replace(
+            "[experiment]\n",
+            "[experiment]\nskip_checks = [\"cold-state\"]\n",
+        ),
+    )
+    .expect("lab.toml");
+    let path = "experiments/traps/cold-flawed";
+    let run = project.lab(&["run", path, "--quiet"]);
+    assert_eq!(
+        exit_of(&run),
+        Exit::Ok,
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = project.lab(&["check", path, "--json"]);
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).expect("check --json");
+    let cold = checks.iter().find(|c| c["name"] == COLD).expect("listed");
+    assert_eq!(cold["verdict"], "not-run");
+    assert_eq!(
+        cold["reading"],
+        "turned off in lab.toml (skip_checks lists \"cold-state\")"
+    );
+}
+
+#[test]
+fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
+    let (flawed, code) = flawed_and_clean("cold", &[], &[]);
+    assert_verdicts("cold-flawed", &flawed, &[], &[(COLD, "fail")]);
+    assert_eq!(code, Exit::CheckFailed);
+    // The first of the five timed runs at each n dropped its 16 MiB input from the cache.
+    assert_eq!(runs(&flawed, COLD), 2);
+    let reading = reading(&flawed, COLD);
+    assert!(
+        reading.contains("read 16.0 MiB from disk, the other 4 runs of `cold n=")
+            && reading.ends_with(
+                ", and 1 more such run: its input was not cached; set warmup_runs = 1 (or prepare the cache)"
+            ),
+        "{reading}"
+    );
+}
+
+#[test]
+fn resolution_catches_a_clock_coarser_than_the_difference() {
+    let compare = "3.4 ms of work is slower than 3 ms";
+    let stable = "runs vary under 5%";
+    let (flawed, code) = flawed_and_clean("tick", &[compare, stable], &[]);
+    assert_verdicts(
+        "tick-flawed",
+        &flawed,
+        &[compare, stable],
+        &[
+            (RESOLUTION, "fail"),
+            (compare, "inconclusive"),
+            (stable, "inconclusive"),
+        ],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Every timed run printed whole milliseconds: 3 at 3 and 3.4 ms of work, 4 at 4 ms.
+    assert_eq!(runs(&flawed, RESOLUTION), 24);
+    assert_eq!(
+        reading(&flawed, RESOLUTION),
+        "`ms` moves in steps of 1.00 ms, 33.3% of its median in `timer work_ms=3.4`, and 2 more cells: the program's clock is coarser than the difference asked about; time with a finer clock (clock_gettime), print more digits or give each run more work"
+    );
+    for check in [compare, stable] {
+        let text = reading(&flawed, check);
+        assert!(
+            text.starts_with("`ms` moves in steps of 1.00 ms, "),
+            "{check}: {text}"
+        );
+    }
+    assert!(flawed[compare]["untrusted"].as_bool().unwrap());
+}
+
+#[test]
+fn periodicity_catches_a_reporter_slowing_every_fifth_or_sixth_iteration() {
+    let steady = "every run settles within 10 iterations";
+    let (flawed, code) = flawed_and_clean("periodic", &[PERIODIC, steady], &[]);
+    assert_verdicts(
+        "periodic-flawed",
+        &flawed,
+        &[PERIODIC, steady],
+        &[(PERIODIC, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // The three timed runs: 2 ms of CPU per iteration, and 1.2 ms more in the iteration that
+    // crosses each 12 ms tick of the program's CPU clock, one in 5.4.
+    assert_eq!(runs(&flawed, PERIODIC), 3);
+    let text = reading(&flawed, PERIODIC);
+    assert!(
+        text.starts_with("`loop`: iterations slow down every 5.")
+            && text.ends_with("× slower; the median hides it"),
+        "{text}"
+    );
+    let ms: f64 = text
+        .split("(about ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms)").next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("a period in ms: {text}"));
+    assert!((11.0..13.0).contains(&ms), "{text}");
+    // As in the report that asked for the check: every run settled at once, and the
+    // hypothesis that reads the cell passes, untrusted.
+    assert!(
+        reading(&flawed, steady).contains("the latest at iteration 0"),
+        "{}",
+        reading(&flawed, steady)
+    );
+    assert_eq!(flawed[steady]["untrusted"], true);
+}
+
+#[test]
+fn layout_catches_a_record_that_straddles_a_cache_line_where_the_heap_lands() {
+    let agree = "after runs as fast as before, within 10%";
+    // The clean twin never fails the layout check; beside other tests' load its four heap
+    // positions' intervals may reach past ±10%, which leaves it open rather than passed.
+    let (clean, clean_code) = run("heap-clean");
+    let open = clean[LAYOUT]["verdict"] == "inconclusive";
+    let layout = if open { "inconclusive" } else { "pass" };
+    assert_verdicts("heap-clean", &clean, &[agree, LAYOUT], &[(LAYOUT, layout)]);
+    assert!(
+        open || clean_code == Exit::Ok,
+        "heap-clean: lab check exits 0"
+    );
+    let (flawed, code) = run("heap-flawed");
+    assert_verdicts(
+        "heap-flawed",
+        &flawed,
+        &[agree, LAYOUT],
+        &[(LAYOUT, "fail")],
+    );
+    assert_eq!(code, Exit::CheckFailed);
+    // Each build is slow at the one heap position where its counter straddles two lines, a
+    // different position for each, since their names' blocks differ in size: with the heap
+    // shifted, that no longer tells the builds apart.
+    let text = reading(&flawed, LAYOUT);
+    let slow_at = |cell: &str| -> (u32, f64) {
+        let from = text
+            .find(&format!("cell {cell}: runs whose heap was shifted "))
+            .unwrap_or_else(|| panic!("{cell}: {text}"));
+        let words: Vec<&str> = text[from..].split_whitespace().collect();
+        let times = words.iter().find(|w| w.ends_with('×')).unwrap();
+        (
+            words[7].parse().unwrap(),
+            times.trim_end_matches('×').parse().unwrap(),
+        )
+    };
+    let (before, after) = (slow_at("before"), slow_at("after"));
+    assert_ne!(before.0, after.0, "{text}");
+    assert!(before.1 > 2.0 && after.1 > 2.0, "{text}");
+    assert!(
+        text.ends_with(": the result depends on where the heap lands, not on the variant"),
+        "{text}"
+    );
+    assert_eq!(runs(&flawed, LAYOUT), 64);
+    let ratio = flawed[agree]["ratio"]["ratio"].as_f64().unwrap();
+    assert!((0.9..1.1).contains(&ratio), "the builds run alike: {ratio}");
+}
+
+/// The same flawed builds with the layout left fixed: where each record lands is decided by
+/// its name alone, and a build whose counter straddles a line runs several times slower than
+/// the other, every check passing but the hypothesis (with glibc 2.36 the longer name puts the
+/// counter 60 bytes along its line). Where this machine's C library places them otherwise,
+/// the verdict follows where they landed.
+#[test]
+fn with_the_layout_fixed_the_name_decides_which_build_is_slow() {
+    let agree = "after runs as fast as before, within 10%";
+    let project = project("heap-flawed");
+    let path = "experiments/traps/heap-flawed";
+    let toml = project.path(&format!("{path}/lab.toml"));
+    let fixed: String = std::fs::read_to_string(&toml)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("layout") && !l.starts_with("# "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&toml, fixed).unwrap();
+    project.lab(&["run", path, "--quiet"]);
+    let out = project.lab(&["check", path, "--json"]);
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |name: &str| checks.iter().find(|c| c["name"] == name);
+    assert!(
+        check(LAYOUT).is_none(),
+        "no layout check with the layout fixed"
+    );
+    let session = project.session("heap-flawed");
+    let variants: BTreeMap<String, String> = common::csv_rows(&session.join("runs.csv"))
+        .into_iter()
+        .map(|r| (r["run_id"].clone(), r["variant"].clone()))
+        .collect();
+    let mut offsets: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for s in common::csv_rows(&session.join("samples.csv")) {
+        if s["metric"] == "line_offset" {
+            offsets
+                .entry(variants[&s["run_id"]].clone())
+                .or_default()
+                .insert(s["value"].clone());
+        }
+    }
+    let straddles = |v: &str| offsets[v].iter().any(|o| o == "60");
+    assert!(
+        offsets.values().all(|o| o.len() == 1),
+        "each build's record stays put: {offsets:?}"
+    );
+    let agreed = check(agree).unwrap();
+    if straddles("before") != straddles("after") {
+        assert_eq!(
+            agreed["verdict"], "fail",
+            "{offsets:?}: {}",
+            agreed["reading"]
+        );
+        let ratio = agreed["ratio"]["ratio"].as_f64().unwrap();
+        assert!(!(0.5..2.0).contains(&ratio), "{ratio}");
+    } else {
+        assert_eq!(
+            agreed["verdict"], "pass",
+            "{offsets:?}: {}",
+            agreed["reading"]
+        );
+    }
 }

@@ -70,6 +70,7 @@ pub(super) fn start(
     manifest.build = build;
     manifest.calibration = calibration;
     manifest.isolation = exec::current_isolation();
+    manifest.heap_unshifted = exec::heap_unshifted(exp, &target.plan.runs);
     manifest.waiting = runner.waiting();
     manifest.counters = counters;
     let writer = SessionWriter::create(dir, &manifest, &target.plan, param_names(exp), sealed)?;
@@ -134,7 +135,7 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
         }
     };
     let done: BTreeSet<&str> = stored.runs.iter().map(|r| r.run_id.as_str()).collect();
-    let todo = stored
+    let todo: Vec<PlannedRun> = stored
         .plan
         .runs
         .iter()
@@ -145,6 +146,11 @@ pub(super) fn resume(layout: &Layout, opts: &RunOptions, today: Experiment) -> R
     manifest.resumed += 1;
     manifest.isolation = weakest(manifest.isolation.take(), exec::current_isolation());
     manifest.counters = counters;
+    for why in exec::heap_unshifted(&exp, &todo) {
+        if !manifest.heap_unshifted.contains(&why) {
+            manifest.heap_unshifted.push(why);
+        }
+    }
     let mut writer = SessionWriter::reopen(stored.dir.clone())?;
     if manifest.time_stop.take().is_some() {
         // A session its time budget stopped takes up sampling again under a new budget: the

@@ -17,9 +17,13 @@
 //!   that leaves something behind for the next run of its own variant makes the cell
 //!   alternate, which no other test sees;
 //! - whole sequence: the Ljung–Box test at lag 1 (Ljung & Box 1978) on all residuals in
-//!   execution order.
+//!   execution order;
+//! - first of cell: whether each cell's first timed run stands apart from its later ones (a
+//!   cache still cold, a file not yet read), van Elteren's stratified rank test of one run per
+//!   cell (see [`stats::first_rank`]): a trend over the whole session cannot show two slow runs
+//!   among twelve, their place in their cells can.
 //!
-//! Both serial tests see the residuals with the Theil–Sen trend taken out, so that a drift is
+//! The serial tests and the first-of-cell test see the residuals with the Theil–Sen trend taken out, so that a drift is
 //! judged by its size alone. A test that cannot run leaves its part untested: the check is
 //! then inconclusive, never a plain pass.
 
@@ -57,11 +61,16 @@ enum Part {
     CarryOver = 1,
     WithinCells = 2,
     Sequence = 3,
+    FirstOfCell = 4,
 }
+
+/// How many parts the check tests.
+const PARTS: usize = 5;
 
 /// The order in which a failing check's reading names parts whose evidence is equally strong:
 /// the most specific first.
-const LEAD: [Part; 4] = [
+const LEAD: [Part; PARTS] = [
+    Part::FirstOfCell,
     Part::CarryOver,
     Part::WithinCells,
     Part::Sequence,
@@ -76,6 +85,7 @@ impl Part {
             Part::CarryOver => "carry-over from the previous run",
             Part::WithinCells => "serial dependence within cells",
             Part::Sequence => "serial dependence in execution order",
+            Part::FirstOfCell => "first runs of cells apart from the rest",
         }
     }
 
@@ -89,6 +99,13 @@ impl Part {
             Part::WithinCells => (
                 "serial dependence within cells",
                 format!("{MIN_ORDER_RUNS} runs in cells of at least {MIN_CELL_RUNS} runs each"),
+            ),
+            Part::FirstOfCell => (
+                "the first run of each cell",
+                format!(
+                    "cells of at least {} runs",
+                    stats::first_rank::MIN_CELL_RUNS
+                ),
             ),
             // Never untested: without them the check is not run at all.
             Part::Trend | Part::Sequence => {

@@ -1,9 +1,10 @@
-//! The four tests of the `order` check on the residuals of a session, and their Holm
+//! The five tests of the `order` check on the residuals of a session, and their Holm
 //! adjustment: what each found, before any of it is put in words.
 
-use super::{LEAD, MIN_CELL_RUNS, MIN_GROUP_RUNS, MIN_ORDER_RUNS, Part, Residual};
+use super::{LEAD, MIN_CELL_RUNS, MIN_GROUP_RUNS, MIN_ORDER_RUNS, PARTS, Part, Residual};
 use crate::analysis::RunView;
 use crate::plan::CellKey;
+use crate::stats::first_rank::{FirstRank, first_rank_test};
 use crate::stats::{self, KruskalWallis, LjungBox, MannKendall, SerialCorrelation};
 use std::collections::BTreeMap;
 
@@ -17,16 +18,18 @@ pub(super) struct Tests {
     pub(super) groups: BTreeMap<String, Vec<f64>>,
     pub(super) within: Option<SerialCorrelation>,
     pub(super) sequence: LjungBox,
+    pub(super) first: Option<FirstRank>,
 }
 
 impl Tests {
     /// Raw p-values by part; NaN for a part not tested.
-    pub(super) fn p_values(&self) -> [f64; 4] {
+    pub(super) fn p_values(&self) -> [f64; PARTS] {
         [
             self.trend.p_value,
             self.carry.map_or(f64::NAN, |k| k.p_value),
             self.within.map_or(f64::NAN, |w| w.p_value),
             self.sequence.p_value,
+            self.first.map_or(f64::NAN, |f| f.p_value),
         ]
     }
 
@@ -38,8 +41,8 @@ impl Tests {
 
 /// The tests, Holm-adjusted together, and what each decided.
 pub(super) struct Holm {
-    pub(super) adjusted: [f64; 4],
-    pub(super) significant: [bool; 4],
+    pub(super) adjusted: [f64; PARTS],
+    pub(super) significant: [bool; PARTS],
     /// Significant drift no larger than the declared limit does not fail.
     pub(super) max_drift: f64,
 }
@@ -48,7 +51,7 @@ impl Holm {
     pub(super) fn new(tests: &Tests, alpha: f64, max_drift: f64) -> Self {
         let raw = tests.p_values();
         let holm = stats::holm(&raw);
-        let adjusted = [holm[0], holm[1], holm[2], holm[3]];
+        let adjusted: [f64; PARTS] = std::array::from_fn(|i| holm[i]);
         Holm {
             adjusted,
             significant: adjusted.map(|p| p < alpha),
@@ -74,10 +77,17 @@ impl Holm {
     }
 
     /// The failing parts, the strongest evidence (smallest adjusted p) first, ties in
-    /// [`LEAD`] order.
+    /// [`LEAD`] order; a failing first-of-cell test leads whatever its p: first runs that
+    /// stand apart, all early in a session planned in blocks, also make the sequence correlate,
+    /// and it is the finding that names the fix (warm-up runs).
     pub(super) fn failing(&self, tests: &Tests) -> Vec<Part> {
         let mut failing: Vec<Part> = LEAD.into_iter().filter(|&p| self.fails(p, tests)).collect();
-        failing.sort_by(|a, b| self.adjusted(*a).total_cmp(&self.adjusted(*b)));
+        failing.sort_by(|a, b| {
+            let first = |p: &Part| *p != Part::FirstOfCell;
+            first(a)
+                .cmp(&first(b))
+                .then(self.adjusted(*a).total_cmp(&self.adjusted(*b)))
+        });
         failing
     }
 
@@ -112,6 +122,7 @@ pub(super) fn run_tests(runs: &[RunView], residuals: &[Residual]) -> Option<Test
             q: 0.0,
             p_value: 1.0,
         }),
+        first: first_of_cells(residuals, &detrended),
     })
 }
 
@@ -212,6 +223,17 @@ fn carry_over(groups: &BTreeMap<String, Vec<f64>>) -> Option<KruskalWallis> {
         df: usable.len() - 1,
         p_value: 1.0,
     }))
+}
+
+/// Each cell's detrended residuals in execution order, tested for a first run apart from the
+/// rest.
+fn first_of_cells(residuals: &[Residual], detrended: &[f64]) -> Option<FirstRank> {
+    let mut by_cell: BTreeMap<&CellKey, Vec<f64>> = BTreeMap::new();
+    for (r, v) in residuals.iter().zip(detrended) {
+        by_cell.entry(&r.run.cell).or_default().push(*v);
+    }
+    let cells: Vec<Vec<f64>> = by_cell.into_values().collect();
+    first_rank_test(&cells)
 }
 
 /// The pooled serial-correlation test of each cell's detrended residuals in execution order,

@@ -13,6 +13,7 @@ pub(super) fn evidence(tests: &Tests, judged: &Holm) -> String {
         carry_evidence(tests, judged),
         within_evidence(tests, judged),
         sequence_evidence(tests, judged),
+        first_evidence(tests, judged),
     ];
     let medians: Vec<String> = tests
         .groups
@@ -86,6 +87,20 @@ fn sequence_evidence(tests: &Tests, judged: &Holm) -> String {
     )
 }
 
+fn first_evidence(tests: &Tests, judged: &Holm) -> String {
+    match &tests.first {
+        Some(f) => format!(
+            "first of cell: van Elteren rank sum of each cell's first run over {} cell{}, excess {} ranks, mean position {}, {}",
+            f.cells,
+            if f.cells == 1 { "" } else { "s" },
+            signed(f.excess),
+            percent(f.mean_position),
+            p_pair(f.p_value, judged, Part::FirstOfCell)
+        ),
+        None => not_tested(Part::FirstOfCell),
+    }
+}
+
 fn not_tested(part: Part) -> String {
     let (what, needs) = part.untested();
     format!("{what} not tested: needs {needs}")
@@ -98,6 +113,7 @@ pub(super) fn fail_reading(lead: Part, others: &[Part], tests: &Tests, judged: &
         Part::CarryOver => carry_reading(&tests.groups, adjusted),
         Part::WithinCells => within_reading(tests.within.map_or(0.0, |w| w.r), adjusted),
         Part::Sequence => sequence_reading(tests.sequence.r1, adjusted),
+        Part::FirstOfCell => first_reading(tests.first.map_or(0.5, |f| f.mean_position), adjusted),
         Part::Trend => format!(
             "values drift {} per 100 runs in execution order, more than the declared {} (Mann–Kendall, adjusted {})",
             signed_percent(tests.drift()),
@@ -153,6 +169,24 @@ fn sequence_reading(r1: f64, adjusted: f64) -> String {
     )
 }
 
+fn first_reading(position: f64, adjusted: f64) -> String {
+    let (side, end) = if position >= 0.5 {
+        ("high", "lowest")
+    } else {
+        ("low", "highest")
+    };
+    let share = if position >= 0.5 {
+        position
+    } else {
+        1.0 - position
+    };
+    format!(
+        "the first run of each cell sits {side} in its cell, on average {} of the way from its {end} value: it pays for something the later runs do not (a cold cache, an input not yet read); set warmup_runs = 1 (adjusted {})",
+        percent(share),
+        p_is(adjusted)
+    )
+}
+
 /// The reading when nothing failed: the untested parts first, then a small drift, else calm.
 pub(super) fn quiet_reading(tests: &Tests, judged: &Holm) -> String {
     let calm = format!(
@@ -172,7 +206,7 @@ pub(super) fn quiet_reading(tests: &Tests, judged: &Holm) -> String {
         return match drift {
             Some(drift) => format!("{drift}; otherwise {calm}"),
             None => format!(
-                "{calm}: neither on position, nor on the previous run, nor between runs of a cell"
+                "{calm}: neither on position, nor on the previous run, nor between runs of a cell, nor in a cell's first run"
             ),
         };
     }

@@ -17,6 +17,7 @@ fn runs(n: usize) -> Vec<PlannedRun> {
             repeats: None,
             look: 1,
             env_padding: None,
+            heap_shift: None,
         })
         .collect()
 }

@@ -1,0 +1,303 @@
+//! The automatic parallel-plausibility check: no speed-up beyond the CPUs the runs used.
+//!
+//! Along a `scaling` check's parameter, or any parameter named like a thread count, a gain
+//! (throughput up, or time down, as the metric's `better` says) between two values cannot
+//! exceed how many more CPUs the runs kept busy: a cell's CPUs are the median over its valid
+//! runs of (user + system) / wall time. Superlinear speed-ups are real where the working set
+//! starts to fit the combined caches of more cores (Ristov et al. 2016, "Superlinear speedup in
+//! HPC systems: why and when?", FedCSIS; Gustafson 1988 on scaled speed-up), but rarely beyond
+//! a quarter, so the gain may reach [`ALLOWANCE`] × the CPU gain. A pair fails when its gain's
+//! interval lies wholly above that: the work is counted more than once, or the baseline is
+//! wrong. The bound only holds for work that needs the CPU: a thread that waits (I/O, sleep,
+//! a lock held elsewhere) overlaps its waiting with others' work, and threads that spin on a
+//! contended lock burn CPU without progress (lockstack-dip at two threads uses 1.6× the CPUs of
+//! four for a third of the throughput). So the baseline is one thread, which can neither wait
+//! for a peer nor spin on one, and must have wanted a CPU [`BUSY`] of its wall time (running
+//! on one, or waiting while others had it: on a busy machine a CPU-bound thread runs half the
+//! time and waits the rest, and its gain still tracks the CPUs it got); other pairs are not
+//! judged, and with no pair judged the report does not list the check.
+
+use super::verdict::{CheckResult, Verdict};
+use crate::analysis::{Analysis, CellStats};
+use crate::config::{Better, CheckClass, CheckKind, Experiment};
+use crate::format::{ratio, ratio_interval};
+use crate::stats::Interval;
+
+/// The check's name, as the report lists it.
+pub const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
+
+/// How far a gain may exceed the CPU gain before it is implausible: cache effects.
+pub const ALLOWANCE: f64 = 1.25;
+
+/// The share of its wall time the one-thread cell must have run on a CPU or waited for one.
+pub const BUSY: f64 = 0.9;
+
+/// Parameter names taken for a count of threads or processes.
+pub const THREAD_NAMES: [&str; 8] = [
+    "threads",
+    "nthreads",
+    "workers",
+    "jobs",
+    "cores",
+    "procs",
+    "num_threads",
+    "t",
+];
+
+/// A metric walked along a parameter, in one variant or all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub metric: String,
+    pub along: String,
+    pub variant: Option<String>,
+}
+
+/// Two cells of one series judged.
+pub struct Pair<'a> {
+    pub low: &'a CellStats,
+    pub high: &'a CellStats,
+    pub values: (f64, f64),
+    pub gain: f64,
+    pub interval: Interval,
+    pub cpu_gain: f64,
+    pub verdict: Verdict,
+    pub better: Better,
+}
+
+/// Whether a gain with this interval is more than the CPU gain explains.
+pub fn decide(interval: &Interval, cpu_gain: f64) -> Verdict {
+    if interval.lo > cpu_gain * ALLOWANCE {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    }
+}
+
+/// The axes to judge: every `scaling` check's, then the primary metric along each
+/// thread-like parameter of two values or more.
+pub fn axes(exp: &Experiment) -> Vec<Axis> {
+    let mut axes: Vec<Axis> = exp
+        .checks
+        .iter()
+        .filter_map(|c| match &c.kind {
+            CheckKind::Scaling {
+                metric,
+                along,
+                variant,
+                ..
+            } => Some(Axis {
+                metric: metric.clone(),
+                along: along.clone(),
+                variant: variant.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if let Some(primary) = exp.primary_metric() {
+        for p in exp.params.iter().filter(|p| p.values.len() >= 2) {
+            let axis = Axis {
+                metric: primary.name.clone(),
+                along: p.name.clone(),
+                variant: None,
+            };
+            if THREAD_NAMES.contains(&p.name.to_lowercase().as_str()) && !axes.contains(&axis) {
+                axes.push(axis);
+            }
+        }
+    }
+    axes
+}
+
+/// The median CPUs a cell's valid runs kept busy, where recorded.
+pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
+    let mut cpus: Vec<f64> = analysis
+        .runs
+        .iter()
+        .filter(|r| r.is_valid() && r.cell == cell.cell)
+        .filter_map(|r| r.usage.cpus)
+        .collect();
+    if cpus.is_empty() {
+        return None;
+    }
+    cpus.sort_by(f64::total_cmp);
+    Some(crate::stats::summary::median(&cpus))
+}
+
+/// The median share of its wall time a cell's valid runs either ran on a CPU or waited for
+/// one others had: 1 for one thread that always wanted a CPU, on a busy machine as on a quiet
+/// one.
+pub fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
+    let mut demand: Vec<f64> = analysis
+        .runs
+        .iter()
+        .filter(|r| r.is_valid() && r.cell == cell.cell)
+        .filter_map(|r| Some(r.usage.cpus? + r.usage.waiting.unwrap_or(0.0)))
+        .collect();
+    if demand.is_empty() {
+        return None;
+    }
+    demand.sort_by(f64::total_cmp);
+    Some(crate::stats::summary::median(&demand))
+}
+
+/// Every judged pair of `axis`'s series: one thread against each higher value.
+pub fn pairs<'a>(exp: &Experiment, analysis: &'a Analysis, axis: &Axis) -> Vec<Pair<'a>> {
+    let Some(metric) = exp.metric(&axis.metric) else {
+        return Vec::new();
+    };
+    let series = super::series::along(
+        exp,
+        &analysis.cells,
+        &axis.metric,
+        &axis.along,
+        axis.variant.as_deref(),
+    );
+    let mut judged = Vec::new();
+    for s in series {
+        let at = |c: &CellStats| c.cell.params.get(&axis.along).and_then(|v| v.as_f64());
+        for (i, low) in s.iter().enumerate() {
+            for high in &s[i + 1..] {
+                let (Some(lv), Some(hv)) = (at(low), at(high)) else {
+                    continue;
+                };
+                let (low, high, lv, hv) = if lv <= hv {
+                    (*low, *high, lv, hv)
+                } else {
+                    (*high, *low, hv, lv)
+                };
+                judged.extend(pair(analysis, metric.better, (low, high), (lv, hv)));
+            }
+        }
+    }
+    judged
+}
+
+/// One pair judged, or `None` where the lower cell waited (see the module) or a ratio is
+/// undefined.
+fn pair<'a>(
+    analysis: &'a Analysis,
+    better: Better,
+    (low, high): (&'a CellStats, &'a CellStats),
+    values: (f64, f64),
+) -> Option<Pair<'a>> {
+    let (cpu_low, cpu_high) = (cpus_used(low, analysis)?, cpus_used(high, analysis)?);
+    if values.0 != 1.0 || values.1 <= values.0 || cpu_demand(low, analysis)? < BUSY {
+        return None;
+    }
+    let (a, b) = match better {
+        Better::Higher => (high, low),
+        Better::Lower => (low, high),
+    };
+    let label = format!("parallel/{}/{}/{}", low.metric, low.label, high.label);
+    let (gain, interval) = super::ratio_of(a, b, analysis.resampling, &label).ok()?;
+    let cpu_gain = cpu_high / cpu_low;
+    Some(Pair {
+        low,
+        high,
+        values,
+        gain,
+        interval,
+        cpu_gain,
+        verdict: decide(&interval, cpu_gain),
+        better,
+    })
+}
+
+/// The check's result and the axes whose series failed; `None` when no pair could be judged.
+pub fn parallel_result(exp: &Experiment, analysis: &Analysis) -> Option<(CheckResult, Vec<Axis>)> {
+    let mut judged: Vec<(Axis, Pair)> = Vec::new();
+    for axis in axes(exp) {
+        for p in pairs(exp, analysis, &axis) {
+            judged.push((axis.clone(), p));
+        }
+    }
+    if judged.is_empty() {
+        return None;
+    }
+    let failed: Vec<&(Axis, Pair)> = judged
+        .iter()
+        .filter(|(_, p)| p.verdict == Verdict::Fail)
+        .collect();
+    let verdict = if failed.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    // The pair furthest beyond its CPUs decides what the reading says.
+    let excess = |p: &Pair| p.interval.lo / p.cpu_gain;
+    let worst = judged
+        .iter()
+        .max_by(|a, b| excess(&a.1).total_cmp(&excess(&b.1)))?;
+    let mut result = CheckResult::new(PARALLEL, "automatic", CheckClass::Validity, verdict)
+        .evidence(format!(
+            "{} pairs judged, each gain against the CPU gain × {}; the nearest: {}",
+            judged.len(),
+            ratio(ALLOWANCE),
+            listed(&worst.0, &worst.1)
+        ))
+        .reading(reading(&worst.0, &worst.1))
+        .runs(
+            failed
+                .iter()
+                .flat_map(|(_, p)| p.low.run_ids.iter().chain(&p.high.run_ids))
+                .cloned()
+                .collect(),
+        );
+    result.automatic = true;
+    let mut axes: Vec<Axis> = failed.iter().map(|(a, _)| a.clone()).collect();
+    axes.dedup();
+    Some((result, axes))
+}
+
+/// "mops: threads=1 → threads=4 ×7.93 [7.76, 7.96] on ×1.98 CPU".
+fn listed(axis: &Axis, p: &Pair) -> String {
+    format!(
+        "{}: {} → {} ×{} on ×{} CPU",
+        p.high.label,
+        place(axis, p.values.0),
+        place(axis, p.values.1),
+        ratio_interval(p.gain, p.interval.lo, p.interval.hi),
+        ratio(p.cpu_gain)
+    )
+}
+
+fn place(axis: &Axis, value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}={}", axis.along, value as i64)
+    } else {
+        format!("{}={}", axis.along, crate::format::significant(value, 6))
+    }
+}
+
+/// "`peek`: mops grows 7.93× [7.76, 7.96] from threads=1 to threads=4 while its runs used
+/// 1.98× the CPU time per second: the work is counted more than once or the baseline is wrong".
+fn reading(axis: &Axis, p: &Pair) -> String {
+    let moves = if p.low.cell.variant.is_empty() {
+        String::new()
+    } else {
+        format!("`{}`: ", p.low.cell.variant)
+    };
+    let verb = match p.better {
+        Better::Higher => "grows",
+        Better::Lower => "falls",
+    };
+    let said = format!(
+        "{moves}{} {verb} {}× {} from {} to {} while its runs used {}× the CPU time per second",
+        axis.metric,
+        ratio(p.gain),
+        crate::format::ratio_bounds(p.interval.lo, p.interval.hi),
+        place(axis, p.values.0),
+        place(axis, p.values.1),
+        ratio(p.cpu_gain)
+    );
+    match p.verdict {
+        Verdict::Fail => {
+            format!("{said}: the work is counted more than once or the baseline is wrong")
+        }
+        _ => format!("every gain stays within the CPUs its runs used; the nearest: {said}"),
+    }
+}
+
+#[cfg(test)]
+#[path = "parallel_tests.rs"]
+mod tests;
