@@ -73,59 +73,7 @@ pub fn evaluate(
     durations: &[DurationJudgement],
     analysis: &Analysis,
 ) -> Findings {
-    let mut automatic = automatic_results(
-        &analysis.runs,
-        analysis.manifest.calibration.as_ref(),
-        analysis.manifest.imported.as_ref().map(|i| i.tool.as_str()),
-        analysis
-            .manifest
-            .imported
-            .as_ref()
-            .is_some_and(|i| i.exit_codes),
-    );
-    if analysis.manifest.jobs.is_none() && analysis.runs.iter().all(|r| r.overlapped.is_empty()) {
-        // A session run one run at a time (no `--jobs`) has nothing for this check to judge,
-        // and its report does not list it.
-        automatic.retain(|c| c.name != crate::validity::automatic::APART);
-    }
-    if exp.skips(skip::IMPOSSIBLE_TIMES) {
-        automatic::not_run_where(
-            &mut automatic,
-            crate::validity::automatic::IMPOSSIBLE,
-            &turned_off(skip::IMPOSSIBLE_TIMES),
-        );
-    } else if !exp
-        .metrics
-        .iter()
-        .any(|m| m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some())
-    {
-        automatic::not_run_where(
-            &mut automatic,
-            crate::validity::automatic::IMPOSSIBLE,
-            "no metric the runs print is a time (unit s, ms, us or ns)",
-        );
-    }
-    automatic.extend(unless_off(
-        exp,
-        skip::LAYOUT,
-        layout::layout_result(exp, analysis),
-    ));
-    automatic.extend(machines::machines_result(exp, analysis));
-    automatic.extend(unless_off(
-        exp,
-        skip::COLD_STATE,
-        cold::cold_result(exp, analysis),
-    ));
-    automatic.extend(unless_off(
-        exp,
-        skip::RESOLUTION,
-        resolution::resolution_result(exp, analysis),
-    ));
-    automatic.extend(unless_off(
-        exp,
-        skip::PERIODICITY,
-        periodic::periodic_result(exp, analysis),
-    ));
+    let mut automatic = session_checks(exp, analysis);
     let parallel = match parallel::parallel_result(exp, analysis) {
         Some((result, _)) if exp.skips(skip::PARALLEL) => {
             automatic.push(off(result, skip::PARALLEL));
@@ -174,6 +122,60 @@ pub fn evaluate(
     Findings {
         multiplicity: multiplicity(&checks),
         checks,
+    }
+}
+
+/// The automatic checks judged on the session's runs, in report order, each marked not run
+/// where lab.toml turned it off or the data cannot judge it; the parallel check is the
+/// caller's, as it also withholds `scaling` verdicts.
+fn session_checks(exp: &Experiment, analysis: &Analysis) -> Vec<CheckResult> {
+    let mut automatic = automatic_results(
+        &analysis.runs,
+        analysis.manifest.calibration.as_ref(),
+        analysis.manifest.imported.as_ref().map(|i| i.tool.as_str()),
+        analysis
+            .manifest
+            .imported
+            .as_ref()
+            .is_some_and(|i| i.exit_codes),
+    );
+    if analysis.manifest.jobs.is_none() && analysis.runs.iter().all(|r| r.overlapped.is_empty()) {
+        // A session run one run at a time (no `--jobs`) has nothing for this check to judge,
+        // and its report does not list it.
+        automatic.retain(|c| c.name != crate::validity::automatic::APART);
+    }
+    if let Some(why) = impossible_times_not_run(exp) {
+        automatic::not_run_where(&mut automatic, crate::validity::automatic::IMPOSSIBLE, &why);
+    }
+    automatic.extend(unless_off(
+        exp,
+        skip::LAYOUT,
+        layout::layout_result(exp, analysis),
+    ));
+    automatic.extend(machines::machines_result(exp, analysis));
+    type Judge = fn(&Experiment, &Analysis) -> Option<CheckResult>;
+    let judged: [(&str, Judge); 3] = [
+        (skip::COLD_STATE, cold::cold_result),
+        (skip::RESOLUTION, resolution::resolution_result),
+        (skip::PERIODICITY, periodic::periodic_result),
+    ];
+    for (key, judge) in judged {
+        automatic.extend(unless_off(exp, key, judge(exp, analysis)));
+    }
+    automatic
+}
+
+/// Why the impossible-times check is not run, if it is not: turned off, or no printed time.
+fn impossible_times_not_run(exp: &Experiment) -> Option<String> {
+    let printed_time = |m: &crate::config::Metric| {
+        m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some()
+    };
+    if exp.skips(skip::IMPOSSIBLE_TIMES) {
+        Some(turned_off(skip::IMPOSSIBLE_TIMES))
+    } else if !exp.metrics.iter().any(printed_time) {
+        Some("no metric the runs print is a time (unit s, ms, us or ns)".to_string())
+    } else {
+        None
     }
 }
 

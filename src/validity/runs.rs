@@ -421,21 +421,7 @@ fn view(
     // Numbers as printed ("5,194,253", "12.5ms") are read once, here; later stages see plain
     // numbers. Values that cannot be read stay as printed, and the run is invalid.
     let mut values = normalise_numbers(exp, values);
-    // An imported run's wall time is what the other tool recorded, if anything.
-    let judge_times =
-        session.manifest.imported.is_none() && !exp.skips(crate::config::skip::IMPOSSIBLE_TIMES);
-    found.extend(
-        judge_times
-            .then(|| {
-                super::impossible::impossible_time(
-                    &exp.metrics,
-                    &values,
-                    Nanos(row.wall_ns).seconds().0,
-                    Nanos(row.user_ns + row.sys_ns).seconds().0,
-                )
-            })
-            .flatten(),
-    );
+    found.extend(impossible_in(exp, session, row, &values));
     found.extend(super::derived::derive(exp, &mut values, &measured));
     found.extend(under_the_floor(exp, session, row));
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
@@ -598,4 +584,23 @@ fn counter_values(row: &RunRow) -> impl Iterator<Item = (&'static str, Measured)
         let count = row.counter(c.def().name)?;
         Some((c.def().metric, Measured::Number(c.metric_value(count))))
     })
+}
+
+/// A time the run printed beyond its own wall and CPU time, unless lab.toml turned the check
+/// off or the run was imported (its wall time is what the other tool recorded, if anything).
+fn impossible_in(
+    exp: &Experiment,
+    session: &StoredSession,
+    row: &RunRow,
+    values: &BTreeMap<String, Vec<String>>,
+) -> Option<Problem> {
+    if session.manifest.imported.is_some() || exp.skips(crate::config::skip::IMPOSSIBLE_TIMES) {
+        return None;
+    }
+    super::impossible::impossible_time(
+        &exp.metrics,
+        values,
+        Nanos(row.wall_ns).seconds().0,
+        Nanos(row.user_ns + row.sys_ns).seconds().0,
+    )
 }
