@@ -440,14 +440,21 @@ fn a_run_with_more_busy_processes_than_cpus_waits_on_itself_not_on_the_machine()
         "{}",
         checks[BUSY]["reading"]
     );
+    let reading = checks[BUSY]["reading"].as_str().unwrap();
     assert!(
-        checks[BUSY]["reading"]
-            .as_str()
-            .unwrap()
-            .starts_with("every run had its CPUs"),
-        "{}",
-        checks[BUSY]["reading"]
+        reading.starts_with("every run had its CPUs") || runs_waiting_on_others(reading) <= 2,
+        "its own tasks' waiting counts as the machine's: {reading}"
     );
+}
+
+/// How many runs the busy check's reading says waited for CPUs others had: "K of N runs
+/// waited ...". Another process on the machine may take a CPU for a moment during a run;
+/// waiting on itself would count every run.
+fn runs_waiting_on_others(reading: &str) -> usize {
+    reading
+        .split_once(" of ")
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("reading names how many runs waited: {reading}"))
 }
 
 /// `lab bench` beside three busy processes on two CPUs answers two sleeps, 2× apart, in
