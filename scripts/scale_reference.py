@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values for lab's near-linear statistics at sizes past their all-pairs cut-over.
 
-Run:     python3 scripts/scale_reference.py   (writes tests/data/scale_reference.json)
+Run:     python3 scripts/scale_reference.py   (writes crates/stats/tests/data/scale_reference.json)
 Needs:   numpy and scipy.
 
 The series are given by integer formulas (below and in src/stats/trend.rs's tests), so the
@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 from scipy import stats
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "scale_reference.json"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "crates" / "stats" / "tests" / "data" / "scale_reference.json"
 
 
 def series(name, n):

@@ -2,7 +2,7 @@
 """Reference values for lab's statistics library (src/stats), computed independently.
 
 Setup:   python3 -m venv venv && venv/bin/pip install numpy scipy diptest pymannkendall
-Run:     venv/bin/python scripts/stats_reference.py   (writes tests/data/stats_reference.json)
+Run:     venv/bin/python scripts/stats_reference.py   (writes crates/stats/tests/data/stats_reference.json)
 
 Everything here uses FIXED inline data sets (or numpy data drawn once from a fixed seed and
 written into the JSON), so the Rust tests never need Python. Bootstrap endpoints are the mean
@@ -27,7 +27,7 @@ try:
 except ImportError:  # optional
     pymannkendall = None
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "stats_reference.json"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "crates" / "stats" / "tests" / "data" / "stats_reference.json"
 B = 10_000
 SEEDS = range(20)
 

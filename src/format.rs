@@ -1,8 +1,8 @@
 //! The one place numbers become text: values with units, SI prefixes, intervals, memory,
 //! ratios, seconds and axis labels. Tables, notes, charts and the terminal all print through it.
 
-use crate::stats::Estimate;
 use crate::units::{Nanos, Seconds};
+use lab_stats::Estimate;
 use unicode_width::UnicodeWidthStr;
 
 /// Values in `[PLAIN_LOW, PLAIN_HIGH)` print without a prefix; others get an SI prefix.

@@ -1,14 +1,14 @@
 //! An experiment's sessions in time order: per cell, the median of a metric in every session
-//! with its interval, and the steps between sessions ([`crate::stats::steps`]) beyond a noise
+//! with its interval, and the steps between sessions ([`lab_stats::steps`]) beyond a noise
 //! threshold, each named by the first session (and commit) after it and judged a regression or
 //! an improvement. Sessions measured on a machine unlike the newest one's are marked.
 
 use crate::analysis::{Analysis, CellStats};
 use crate::compare::{commit, differences};
 use crate::config::{Better, Metric};
-use crate::stats::steps::{self, LogPoint};
-use crate::stats::summary::median;
 use crate::store::Manifest;
+use lab_stats::steps::{self, LogPoint};
+use lab_stats::summary::median;
 use serde::Serialize;
 
 /// One session read for the history: its name, record and analysis.

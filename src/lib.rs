@@ -26,7 +26,7 @@ pub mod plan;
 pub mod regular;
 pub mod render;
 pub mod replication;
-pub mod stats;
+pub use lab_stats as stats;
 pub mod stopping;
 pub mod store;
 pub mod units;

@@ -4,11 +4,11 @@ use super::machines::MachineLevel;
 use super::shape::{self, Drift, SteadyStates};
 use crate::config::{Better, Experiment, Metric};
 use crate::plan::CellKey;
-use crate::stats::{
-    self, DesignEffect, DipTest, Generator, Interval, MedianCi, Percentiles, Statistic, Stream,
-    Summary,
-};
 use crate::validity::RunView;
+use lab_stats::{
+    self as stats, DesignEffect, DipTest, Generator, Interval, MedianCi, Percentiles, Statistic,
+    Stream, Summary,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -128,10 +128,9 @@ impl CellStats {
     }
 
     /// The cell after the start-up taken out of each value (standard error `se`) has
-    /// widened its intervals of the median and mean ([`crate::stats::shift`]).
+    /// widened its intervals of the median and mean ([`lab_stats::shift`]).
     pub fn carrying_start_up(mut self, se: f64) -> CellStats {
-        let widen =
-            |iv: Option<crate::stats::Interval>| iv.map(|iv| crate::stats::shift::widen(iv, se));
+        let widen = |iv: Option<lab_stats::Interval>| iv.map(|iv| lab_stats::shift::widen(iv, se));
         self.median_ci = widen(self.median_ci);
         self.mean_ci = widen(self.mean_ci);
         self.start_up_se = se;

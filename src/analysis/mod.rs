@@ -16,9 +16,9 @@ pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadySta
 
 use crate::config::{CellSelector, Experiment, ParamValue};
 use crate::plan::CellKey;
-use crate::stats::Generator;
-use crate::stats::sequential::{look_levels, schedule};
 use crate::store::{Manifest, StoredSession};
+use lab_stats::Generator;
+use lab_stats::sequential::{look_levels, schedule};
 use serde::Serialize;
 
 /// Bootstrap resamples per interval.
@@ -131,7 +131,7 @@ fn carry_start_up(cells: Vec<CellStats>, session: &StoredSession) -> Vec<CellSta
 
 /// The level a session's intervals are read at: [`LEVEL`], or for a sampled session the level
 /// of the last look its plan reached (Lan–DeMets spending over the looks, see
-/// [`crate::stats::sequential`]).
+/// [`lab_stats::sequential`]).
 pub fn session_level(exp: &Experiment, plan: &crate::plan::Plan) -> f64 {
     let Some(sampling) = &exp.sampling else {
         return LEVEL;

@@ -1,13 +1,13 @@
 //! Runs nested in nodes. Where a cell's runs came from more than one cluster node (machine),
 //! the node is a level above the runs: each node's median of the cell with its own interval
 //! (the same two-stage percentile bootstrap as a one-machine cell's, over that node's runs),
-//! and the machine effect of the cell ([`crate::stats::machine_effect`]: the share of the run
+//! and the machine effect of the cell ([`lab_stats::machine_effect`]: the share of the run
 //! medians' variance between nodes and a permutation test of whether the nodes differ beyond
 //! their runs' spread), which the checks judge. A session on one node (or on this machine) has
 //! none of this: its analysis is exactly the local one.
 
 use super::cells::{CellStats, Resampling, stream_label};
-use crate::stats::{self, Interval, MachineEffect, Statistic, Summary};
+use lab_stats::{self as stats, Interval, MachineEffect, Statistic, Summary};
 use serde::Serialize;
 
 /// Random splits of a cell's runs among its nodes for the permutation test.
@@ -100,7 +100,7 @@ mod tests {
             seed: 11,
             resamples: 2000,
             level: 0.95,
-            generator: crate::stats::Generator::ChaCha8,
+            generator: lab_stats::Generator::ChaCha8,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The shape of a cell's data beyond its centre: modes across runs, drift against execution
 //! position, steady state within runs, and the share of variance between runs.
 
-use crate::stats::{self, DesignEffect, DipTest, MannKendall, RunShape, SteadyState};
+use lab_stats::{self as stats, DesignEffect, DipTest, MannKendall, RunShape, SteadyState};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -15,7 +15,7 @@ use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use crate::config::{CellSelector, CheckKind, Comparison};
 use crate::format::{percent, value};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// What the metric must stay below.
 pub enum Limit<'a> {

@@ -121,7 +121,7 @@ fn a_run_that_read_from_disk_but_was_not_slower_does_not_split() {
 /// chances at 5% have probability about 5e-10 per run, so no cell of the 1,000 may split.
 #[test]
 fn clean_cells_do_not_split() {
-    let mut rng = crate::stats::stream(42, "cold-false-alarms");
+    let mut rng = lab_stats::stream(42, "cold-false-alarms");
     let mut alarms = 0;
     for cell in 0..1000 {
         let runs: Vec<RunView> = (0..10)

@@ -22,7 +22,7 @@ use super::rule::Rule;
 use super::verdict::Verdict;
 use crate::analysis::slowed::{End, cell_at};
 use crate::analysis::{CellStats, Resampling, median_ratio};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// What the disturbance did to one ratio's verdict.
 #[derive(Debug, Clone, Copy, PartialEq)]

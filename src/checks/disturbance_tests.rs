@@ -6,8 +6,8 @@
 use super::*;
 use crate::checks::rule::Rule;
 use crate::config::Comparison;
-use crate::stats::Generator;
-use crate::stats::rng::{standard_normal, stream};
+use lab_stats::Generator;
+use lab_stats::rng::{standard_normal, stream};
 use rand::Rng;
 use rayon::prelude::*;
 

@@ -5,7 +5,7 @@
 //! neighbour, a thermal limit) makes the runs on it agree with each other and differ from the
 //! rest: pooled, they look like ordinary spread, and a runs-only interval is then too narrow.
 //! For every cell whose runs came from two machines or more, the analysis gives the machine
-//! effect ([`crate::stats::machine_effect`]): the share of the run medians' variance between
+//! effect ([`lab_stats::machine_effect`]): the share of the run medians' variance between
 //! machines (ICC(1)) and a permutation p-value of whether they differ. The p-values of the
 //! cells are adjusted together by Holm's step-down procedure (Holm 1979, Scand. J. Stat.
 //! 6:65), so that a session of many cells on several machines does not fail by chance one
@@ -13,14 +13,14 @@
 //! cannot be split among its machines in enough ways for any difference to reach 5% (two
 //! machines of three runs each have only ten) is undecided. The check fails when some cell
 //! fails, is inconclusive when some cell is undecided, and passes otherwise. Each cell's
-//! interval already resamples its machines (see [`crate::stats::nested`]), whatever this
+//! interval already resamples its machines (see [`lab_stats::nested`]), whatever this
 //! check finds; what it says is whether the machines are interchangeable.
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats, NodeMedian, NodeMedians};
 use crate::config::{CheckClass, Experiment};
 use crate::format::{p_value, percent, ratio, significant};
-use crate::stats::MachineEffect;
+use lab_stats::MachineEffect;
 
 /// The check's name, as the report lists it.
 pub const MACHINES: &str = "no cell depends on the machine that ran it";
@@ -71,7 +71,7 @@ fn judge<'a>(
         }
     }
     let p: Vec<f64> = testable.iter().map(|(_, e)| e.p_value).collect();
-    let adjusted = crate::stats::holm(&p);
+    let adjusted = lab_stats::holm(&p);
     let judged = testable
         .into_iter()
         .zip(adjusted)

@@ -11,7 +11,7 @@ use crate::analysis::{Resampling, RunView};
 use crate::config::{CheckKind, Comparison, Direction, Metric};
 use crate::format::correlation;
 use crate::plan::CellKey;
-use crate::stats::{self, Interval};
+use lab_stats::{self as stats, Interval};
 use std::collections::BTreeMap;
 
 /// Fewest runs with both values a correlation is judged on: below, even ρ = ±1 would rest

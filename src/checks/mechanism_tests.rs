@@ -8,7 +8,7 @@ const RESAMPLING: Resampling = Resampling {
     seed: 42,
     resamples: 10_000,
     level: 0.95,
-    generator: crate::stats::Generator::ChaCha8,
+    generator: lab_stats::Generator::ChaCha8,
 };
 
 fn check(direction: Direction) -> Mechanism<'static> {

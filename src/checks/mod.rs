@@ -286,8 +286,8 @@ fn run_cells(analysis: &Analysis) -> RunCells<'_> {
 
 /// A 95% interval, for the decision-rule tests of the checks.
 #[cfg(test)]
-pub(crate) fn interval(lo: f64, hi: f64) -> crate::stats::Interval {
-    crate::stats::Interval {
+pub(crate) fn interval(lo: f64, hi: f64) -> lab_stats::Interval {
+    lab_stats::Interval {
         lo,
         hi,
         level: 0.95,

@@ -21,7 +21,7 @@ use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, CheckClass, CheckKind, Experiment};
 use crate::format::{ratio, ratio_interval};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// The check's name, as the report lists it.
 pub const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
@@ -120,7 +120,7 @@ pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
         return None;
     }
     cpus.sort_by(f64::total_cmp);
-    Some(crate::stats::summary::median(&cpus))
+    Some(lab_stats::summary::median(&cpus))
 }
 
 /// The median share of its wall time a cell's valid runs either ran on a CPU or waited for
@@ -137,7 +137,7 @@ pub fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
         return None;
     }
     demand.sort_by(f64::total_cmp);
-    Some(crate::stats::summary::median(&demand))
+    Some(lab_stats::summary::median(&demand))
 }
 
 /// Every judged pair of `axis`'s series: one thread against each higher value.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::stats::{Statistic, ratio_ci};
+use lab_stats::{Statistic, ratio_ci};
 use rand::Rng;
 
 fn iv(lo: f64, hi: f64) -> Interval {
@@ -40,7 +40,7 @@ fn thread_like_names_are_known() {
 /// fewer than 0.1% may fail (none is expected).
 #[test]
 fn clean_doublings_do_not_fail() {
-    let mut rng = crate::stats::stream(7, "parallel-false-alarms");
+    let mut rng = lab_stats::stream(7, "parallel-false-alarms");
     let mut noisy = |centre: f64, spread: f64| {
         let u: f64 = (0..12).map(|_| rng.r#gen::<f64>()).sum::<f64>() - 6.0;
         centre * (1.0 + spread * u)
@@ -50,7 +50,7 @@ fn clean_doublings_do_not_fail() {
         let low: Vec<Vec<f64>> = (0..10).map(|_| vec![noisy(100.0, 0.03)]).collect();
         let high: Vec<Vec<f64>> = (0..10).map(|_| vec![noisy(200.0, 0.03)]).collect();
         let cpu_gain = noisy(2.0, 0.02) / noisy(1.0, 0.02);
-        let mut stream = crate::stats::stream(7, "parallel-bootstrap");
+        let mut stream = lab_stats::stream(7, "parallel-bootstrap");
         let e = ratio_ci(&high, &low, Statistic::Median, 1000, 0.95, &mut stream).unwrap();
         alarms += usize::from(decide(&e.interval, cpu_gain) == Verdict::Fail);
     }
@@ -60,7 +60,7 @@ fn clean_doublings_do_not_fail() {
 /// The same cells with the work counted twice at two threads (4× on 2× the CPUs) all fail.
 #[test]
 fn doubly_counted_work_fails_every_time() {
-    let mut rng = crate::stats::stream(8, "parallel-planted");
+    let mut rng = lab_stats::stream(8, "parallel-planted");
     let mut fails = 0;
     for _ in 0..200 {
         let low: Vec<Vec<f64>> = (0..10)
@@ -69,7 +69,7 @@ fn doubly_counted_work_fails_every_time() {
         let high: Vec<Vec<f64>> = (0..10)
             .map(|_| vec![400.0 * (1.0 + 0.03 * (rng.r#gen::<f64>() - 0.5))])
             .collect();
-        let mut stream = crate::stats::stream(8, "parallel-bootstrap");
+        let mut stream = lab_stats::stream(8, "parallel-bootstrap");
         let e = ratio_ci(&high, &low, Statistic::Median, 1000, 0.95, &mut stream).unwrap();
         fails += usize::from(decide(&e.interval, 2.0) == Verdict::Fail);
     }

@@ -6,9 +6,9 @@
 //! fast iterations, the spread looks steady, and the steady-state classification sees one level
 //! (it finds changes, not repetitions). Each valid run's iterations past its warm-up are tested
 //! for a period with Fisher's g test on their prewhitened logarithms (Fisher 1929, see
-//! [`crate::stats::periodogram`]), a cell's runs combined by Fisher's method (Fisher 1932), the
+//! [`lab_stats::periodogram`]), a cell's runs combined by Fisher's method (Fisher 1932), the
 //! cells by Holm's step-down procedure at [`ALPHA`] family-wise (Holm 1979). A periodic cell
-//! fails when its clearest run, folded at its period ([`crate::stats::folding`]), has slow
+//! fails when its clearest run, folded at its period ([`lab_stats::folding`]), has slow
 //! iterations at least [`MIN_SLOWDOWN`] × its fast ones: smaller wobbles are measurements'
 //! texture, named but not failed. A run the machine kept waiting for CPUs others had beyond
 //! `max_busy` is not judged: a busy machine's scheduler slows iterations periodically too.
@@ -18,8 +18,8 @@ use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, CheckClass, Experiment, Waiting};
 use crate::format::{p_value, percent, ratio, significant, value};
-use crate::stats::periodogram::{MAX_ITERATIONS, MIN_ITERATIONS};
-use crate::stats::{PeriodTest, fisher_combined, fisher_g_test, fold, holm, median};
+use lab_stats::periodogram::{MAX_ITERATIONS, MIN_ITERATIONS};
+use lab_stats::{PeriodTest, fisher_combined, fisher_g_test, fold, holm, median};
 
 /// The check's name, as the report lists it.
 pub const PERIODIC: &str = "no cell's iterations slow down periodically";

@@ -1,6 +1,6 @@
 use super::*;
-use crate::stats::Stream;
-use crate::stats::rng::standard_normal;
+use lab_stats::Stream;
+use lab_stats::rng::standard_normal;
 use rand::Rng;
 
 /// A cell `label` whose runs printed `runs` (past their warm-up), named r0000, r0001, ….
@@ -51,7 +51,7 @@ fn judge_one(c: &CellStats) -> CheckResult {
 fn a_reporter_burning_every_50_ms_fails() {
     // The reported program: 7 ms iterations at CV 2.6%, twice as slow when they start in the
     // first 20 ms of every 50, while its reporter thread burns: about a third of them.
-    let mut rng = crate::stats::stream(3, "periodic-reporter");
+    let mut rng = lab_stats::stream(3, "periodic-reporter");
     let runs = (0..5)
         .map(|_| burned(&mut rng, 100, 7.0, 0.026, (50.0, 20.0, 2.0)))
         .collect();
@@ -135,7 +135,7 @@ fn a_wobble_too_small_to_matter_passes_and_is_named() {
 
 #[test]
 fn a_throughput_that_drops_periodically_fails() {
-    let mut rng = crate::stats::stream(5, "periodic-rate");
+    let mut rng = lab_stats::stream(5, "periodic-rate");
     let runs: Vec<Vec<f64>> = (0..4)
         .map(|_| {
             burned(&mut rng, 80, 4.0, 0.02, (30.0, 6.0, 1.5))
@@ -187,7 +187,7 @@ fn runs_too_short_or_disturbed_are_not_judged() {
 /// alone at a p-value between 1e-5 and 1e-3 is not among a hundred clean cells.
 #[test]
 fn holm_weighs_the_number_of_cells() {
-    let mut rng = crate::stats::stream(9, "periodic-holm");
+    let mut rng = lab_stats::stream(9, "periodic-holm");
     let faint = (0..200)
         .map(|_| {
             let runs = vec![
@@ -270,7 +270,7 @@ fn bursts(rng: &mut Stream, n: usize) -> Vec<f64> {
 /// How many of 1,000 clean cells (5 runs of 100 iterations each, judged alone) are periodic
 /// after Holm, and how many fail.
 fn alarms(label: &str, mut run: impl FnMut(&mut Stream) -> Vec<f64>) -> (usize, usize) {
-    let mut rng = crate::stats::stream(11, label);
+    let mut rng = lab_stats::stream(11, label);
     let (mut periodic, mut failed) = (0, 0);
     for _ in 0..1000 {
         let c = cell("clean", (0..5).map(|_| run(&mut rng)).collect());
@@ -318,7 +318,7 @@ fn clean_cells_are_rarely_periodic() {
 /// others, 144 of 200 do.)
 #[test]
 fn periodic_cells_fail() {
-    let mut rng = crate::stats::stream(13, "periodic-power");
+    let mut rng = lab_stats::stream(13, "periodic-power");
     let mut fails = |slower: f64, noise: &dyn Fn(&mut Stream) -> f64| {
         (0..200)
             .filter(|_| {

@@ -3,7 +3,7 @@
 
 use super::MIN_RUNS;
 use crate::analysis::{CellStats, Resampling, median_ratio};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// The ratio of two cells' medians with its CI, or why it cannot be computed.
 pub fn ratio_of(
@@ -24,11 +24,11 @@ pub fn ratio_of(
 }
 
 /// The ratio's interval widened by the error of a start-up both cells' values leave out
-/// ([`crate::stats::shift::widen_ratio`]); as it was where none was taken out.
+/// ([`lab_stats::shift::widen_ratio`]); as it was where none was taken out.
 fn carry_start_up(ratio: f64, iv: Interval, a: &CellStats, b: &CellStats) -> Interval {
     let se = a.start_up_se.max(b.start_up_se);
     match b.median() {
-        Some(divisor) if se > 0.0 => crate::stats::shift::widen_ratio(ratio, iv, divisor, se),
+        Some(divisor) if se > 0.0 => lab_stats::shift::widen_ratio(ratio, iv, divisor, se),
         _ => iv,
     }
 }

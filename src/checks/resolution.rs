@@ -46,7 +46,7 @@ use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use crate::config::{CheckClass, Experiment, Waiting};
 use crate::format::{percent, value};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// The check's name, as the report lists it.
 pub const RESOLUTION: &str = "no time moves in steps coarse beside its median";
@@ -150,7 +150,7 @@ impl Lattice {
 /// The step of a cell of `runs` runs holding `values`, its metric's values in its variant
 /// showing `pooled`; `None` where the cell moves finely enough (see the module).
 pub fn cell_step(values: &[f64], runs: usize, pooled: Lattice) -> Option<Step> {
-    let median = crate::stats::summary::median(values);
+    let median = lab_stats::summary::median(values);
     if !median.is_finite() || median == 0.0 {
         return None;
     }

@@ -33,7 +33,7 @@ fn one_value_has_no_quantum_and_two_have_their_gap() {
 
 #[test]
 fn values_from_a_continuous_distribution_have_no_quantum() {
-    let mut rng = crate::stats::stream(3, "resolution-continuous");
+    let mut rng = lab_stats::stream(3, "resolution-continuous");
     for _ in 0..100 {
         let values: Vec<f64> = (0..30)
             .map(|_| 3.0 * (1.0 + 0.02 * (2.0 * rng.r#gen::<f64>() - 1.0)))
@@ -44,7 +44,7 @@ fn values_from_a_continuous_distribution_have_no_quantum() {
 
 #[test]
 fn integer_counts_in_the_millions_move_in_negligible_steps() {
-    let mut rng = crate::stats::stream(4, "resolution-counts");
+    let mut rng = lab_stats::stream(4, "resolution-counts");
     let values: Vec<f64> = (0..30)
         .map(|_| (4_000_000.0 + rng.r#gen::<f64>() * 80_000.0).round())
         .collect();
@@ -201,7 +201,7 @@ fn judge_check(exp: &Experiment, cells: &[CellStats]) -> crate::checks::CheckRes
             seed: 1,
             resamples: 2000,
             level: 0.95,
-            generator: crate::stats::Generator::ChaCha8,
+            generator: lab_stats::Generator::ChaCha8,
         },
         margin: None,
     };
@@ -346,10 +346,7 @@ fn the_check_fails_naming_the_metric_the_step_and_its_share() {
 
 /// A clean cell of 10 runs and three cells of its variant, as the check sees them: `draw`
 /// gives each run's value.
-fn flagged(
-    rng: &mut crate::stats::Stream,
-    draw: impl Fn(&mut crate::stats::Stream, f64) -> f64,
-) -> bool {
+fn flagged(rng: &mut lab_stats::Stream, draw: impl Fn(&mut lab_stats::Stream, f64) -> f64) -> bool {
     let medians = [3.0, 30.0, 300.0];
     let cells: Vec<Vec<f64>> = medians
         .iter()
@@ -369,7 +366,7 @@ fn flagged(
 /// asserted is 1%).
 #[test]
 fn clean_cells_do_not_move_in_steps() {
-    let mut rng = crate::stats::stream(42, "resolution-false-alarms");
+    let mut rng = lab_stats::stream(42, "resolution-false-alarms");
     let mut alarms = 0;
     for _ in 0..1000 {
         let spread = 0.005 + 0.025 * rng.r#gen::<f64>();
@@ -391,7 +388,7 @@ fn clean_cells_do_not_move_in_steps() {
 /// start): the 3 ms cell moves in steps of a third of its median, and every variant is caught.
 #[test]
 fn cells_on_a_millisecond_clock_are_caught() {
-    let mut rng = crate::stats::stream(43, "resolution-planted");
+    let mut rng = lab_stats::stream(43, "resolution-planted");
     let mut caught = 0;
     for _ in 0..1000 {
         caught += usize::from(flagged(&mut rng, |r, m| {

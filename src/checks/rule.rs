@@ -10,7 +10,7 @@
 
 use super::verdict::Verdict;
 use crate::config::Comparison;
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// What a check asks of a statistic.
 #[derive(Debug, Clone, Copy, PartialEq)]

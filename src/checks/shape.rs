@@ -8,7 +8,7 @@ use super::rule::Rule;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
 use crate::config::{CheckSpec, Experiment};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// What a declared check reads: the check itself and the analysed session.
 pub struct Context<'a> {

@@ -20,7 +20,7 @@ use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use crate::config::CheckKind;
 use crate::format::{percent, value};
-use crate::stats::{self, DipTest};
+use lab_stats::{self as stats, DipTest};
 
 /// The dip test's minimum sample size.
 const DIP_MIN_RUNS: usize = 4;

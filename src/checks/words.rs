@@ -3,7 +3,7 @@
 
 use super::pair::Pair;
 use crate::format::{correlation as correlation_value, level, percent, ratio_interval, value};
-use crate::stats::Interval;
+use lab_stats::Interval;
 
 /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
 pub fn pair(p: &Pair, unit: &str, ci_level: f64) -> String {

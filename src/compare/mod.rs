@@ -9,8 +9,8 @@ use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, Experiment, Metric};
 use crate::error::LabError;
 use crate::format::percent;
-use crate::stats;
 use crate::store::Manifest;
+use lab_stats as stats;
 use serde::{Deserialize, Serialize};
 
 mod noise;

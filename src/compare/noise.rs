@@ -71,7 +71,7 @@ fn run_values(cell: &CellStats) -> Vec<f64> {
     cell.runs
         .iter()
         .filter(|r| !r.is_empty())
-        .map(|r| crate::stats::summary::median(r))
+        .map(|r| lab_stats::summary::median(r))
         .collect()
 }
 

@@ -9,8 +9,8 @@ use super::{
 use crate::analysis::slowed::{self, End};
 use crate::analysis::{Analysis, CellStats};
 use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM, Waiting};
-use crate::stats;
 use crate::store::{Pairing, Revisions};
+use lab_stats as stats;
 use std::collections::BTreeMap;
 
 /// A session across revisions compared with itself: per cell, the head revision's runs

@@ -95,7 +95,7 @@ fn the_half_width_is_half_the_interval_over_the_ratio() {
         lo: Some(1.003),
         hi: Some(1.066),
         pairs: None,
-        half_width: Some(crate::stats::relative_half_width(1.003, 1.066, 1.037)),
+        half_width: Some(lab_stats::relative_half_width(1.003, 1.066, 1.037)),
         verdict: Change::Inconclusive,
         ..c
     };

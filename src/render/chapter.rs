@@ -148,8 +148,8 @@ pub fn context(
 /// How the resamples were drawn, when not by analysis 1's generator.
 fn generator_words(analysis: &Analysis) -> String {
     match analysis.resampling.generator {
-        crate::stats::Generator::ChaCha8 => String::new(),
-        crate::stats::Generator::Xoshiro256PlusPlus => format!(
+        lab_stats::Generator::ChaCha8 => String::new(),
+        lab_stats::Generator::Xoshiro256PlusPlus => format!(
             ", drawn from xoshiro256++ streams (analysis {})",
             analysis.manifest.analysis
         ),

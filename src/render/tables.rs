@@ -410,7 +410,7 @@ fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
 }
 
 pub fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
-    let show = |e: &crate::stats::PercentileEstimate, unit: &str| match e.estimate() {
+    let show = |e: &lab_stats::PercentileEstimate, unit: &str| match e.estimate() {
         Some(with_ci) => estimate(&with_ci, unit),
         None => value(e.value, unit),
     };

@@ -2,9 +2,9 @@
 //! the hypotheses still open (each decided one keeping its look) decides more hypotheses than
 //! growing every cell the goal depends on at every look, and decides none more wrongly.
 
-use crate::stats::rng::{Stream, standard_normal, stream};
-use crate::stats::sequential::{look_levels, schedule};
-use crate::stats::{Statistic, ratio_ci};
+use lab_stats::rng::{Stream, standard_normal, stream};
+use lab_stats::sequential::{look_levels, schedule};
+use lab_stats::{Statistic, ratio_ci};
 use rayon::prelude::*;
 
 /// Simulated sessions.

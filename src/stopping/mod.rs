@@ -3,7 +3,7 @@
 //! analysis and the findings; the plan stage makes the runs.
 //!
 //! Every cell the goal depends on grows together, look by look, along the schedule of
-//! [`crate::stats::sequential`], and the session stops at the first look where the goal holds
+//! [`lab_stats::sequential`], and the session stops at the first look where the goal holds
 //! for all of them at once. In a session across revisions the goal is each cell's comparison
 //! decided, and only the cells still inconclusive grow. So every interval reported is one of the intervals read at a look,
 //! at that look's level, and the union bound over the looks keeps the stated error rate.
@@ -14,8 +14,8 @@ use crate::compare;
 use crate::config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
 use crate::format::{level, percent};
 use crate::plan::{CellKey, Plan};
-use crate::stats::relative_half_width;
-use crate::stats::sequential::{look_levels, schedule};
+use lab_stats::relative_half_width;
+use lab_stats::sequential::{look_levels, schedule};
 use serde::Serialize;
 
 pub mod forecast;

@@ -122,7 +122,7 @@ mod tests {
             let typical = 0.005 * 10f64.powf(rng.r#gen::<f64>() * 3.0);
             for _ in 0..10 {
                 let wall =
-                    typical * (1.0 + 0.1 * crate::stats::rng::standard_normal(&mut rng)).max(0.5);
+                    typical * (1.0 + 0.1 * lab_stats::rng::standard_normal(&mut rng)).max(0.5);
                 let threads = f64::from(rng.gen_range(1..=4_u8)).min(2.0);
                 let cpu = wall * threads * rng.gen_range(0.8..1.0);
                 let own =

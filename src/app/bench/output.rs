@@ -12,8 +12,8 @@ use crate::checks::{CheckResult, Verdict};
 use crate::config::{CheckClass, template::substitute};
 use crate::error::Exit;
 use crate::format::{percent, significant, terminal};
-use crate::stats::Summary;
 use crate::store::RunRow;
+use lab_stats::Summary;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

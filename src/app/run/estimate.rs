@@ -73,7 +73,7 @@ fn worst_case(
     sampling: &Sampling,
     previous: &BTreeMap<CellKey, f64>,
 ) -> String {
-    let looks = crate::stats::sequential::schedule(exp.repetitions, sampling.max);
+    let looks = lab_stats::sequential::schedule(exp.repetitions, sampling.max);
     let mut keys: Vec<CellKey> = plan.runs.iter().map(|r| r.cell.clone()).collect();
     keys.sort();
     keys.dedup();

@@ -5,7 +5,7 @@
 use super::super::rule::Rule;
 use super::super::verdict::Verdict;
 use crate::analysis::{CellStats, Resampling, stream_label};
-use crate::stats::{self, Interval, Statistic};
+use lab_stats::{self as stats, Interval, Statistic};
 
 /// What set the runs of a comparison apart from the rest of their cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

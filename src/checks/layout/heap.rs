@@ -26,7 +26,7 @@ use super::super::verdict::Verdict;
 use super::effect::{CellEffect, Sides, Split, compare};
 use crate::analysis::{CellStats, Resampling, stream_label};
 use crate::plan::layout::{CACHE_LINE, HEAP_POSITIONS, HEAP_STEP, PAD_SPLIT, heap_position};
-use crate::stats::{self, Stream};
+use lab_stats::{self as stats, Stream};
 use std::collections::HashMap;
 
 /// How many shuffles the permutation test draws: its p-value is then known to within about

@@ -99,7 +99,7 @@ fn decide_with(
         seed: exp.seed,
         resamples,
         level: crate::analysis::LEVEL,
-        generator: crate::stats::Generator::ChaCha8,
+        generator: lab_stats::Generator::ChaCha8,
     };
     let cells =
         crate::analysis::cell_stats_of(exp, &exp.analysed_metrics(), &keys, runs, resampling);
@@ -418,7 +418,7 @@ fn clean_cells_rarely_fail() {
     use crate::plan::layout::{heap_shift, padding};
     use rand::Rng;
     let exp = experiment("");
-    let mut rng = crate::stats::stream(42, "layout-false-alarms");
+    let mut rng = lab_stats::stream(42, "layout-false-alarms");
     let mut verdicts: BTreeMap<(u32, Verdict), usize> = BTreeMap::new();
     for cell in 0..1000u32 {
         let percent = [1, 2, 4][cell as usize % 3];

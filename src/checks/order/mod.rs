@@ -37,7 +37,7 @@ use super::verdict::Verdict;
 use crate::analysis::RunView;
 use crate::config::{CheckKind, Experiment};
 use crate::plan::CellKey;
-use crate::stats;
+use lab_stats as stats;
 use residuals::{Holm, Tests, residuals, run_tests};
 
 /// Fewest residuals for the trend test, and for the whole check.

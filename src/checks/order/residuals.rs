@@ -4,8 +4,8 @@
 use super::{LEAD, MIN_CELL_RUNS, MIN_GROUP_RUNS, MIN_ORDER_RUNS, PARTS, Part, Residual};
 use crate::analysis::RunView;
 use crate::plan::CellKey;
-use crate::stats::first_rank::{FirstRank, first_rank_test};
-use crate::stats::{self, KruskalWallis, LjungBox, MannKendall, SerialCorrelation};
+use lab_stats::first_rank::{FirstRank, first_rank_test};
+use lab_stats::{self as stats, KruskalWallis, LjungBox, MannKendall, SerialCorrelation};
 use std::collections::BTreeMap;
 
 /// Every test's result; `None` for a part that could not be tested.

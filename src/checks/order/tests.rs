@@ -98,7 +98,7 @@ fn judge(runs: &[RunView], max_drift: f64) -> CheckResult {
             seed: 0,
             resamples: 0,
             level: 0.95,
-            generator: crate::stats::Generator::ChaCha8,
+            generator: lab_stats::Generator::ChaCha8,
         },
         margin: None,
     };

@@ -4,7 +4,7 @@
 use super::Part;
 use super::residuals::{Holm, Tests};
 use crate::format::{percent, significant};
-use crate::stats;
+use lab_stats as stats;
 use std::collections::BTreeMap;
 
 pub(super) fn evidence(tests: &Tests, judged: &Holm) -> String {

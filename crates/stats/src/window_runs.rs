@@ -163,7 +163,7 @@ fn order_stats(counts: &[u32], want: usize) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::bootstrap::Resampler;
+    use crate::bootstrap::Resampler;
     use rand::SeedableRng;
 
     /// Three runs of 2,000 values at different levels, deterministic.

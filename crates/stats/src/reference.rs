@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// The parsed reference file.
 pub(crate) fn reference() -> Value {
-    serde_json::from_str(include_str!("../../tests/data/stats_reference.json"))
+    serde_json::from_str(include_str!("../tests/data/stats_reference.json"))
         .expect("tests/data/stats_reference.json is valid JSON")
 }
 

@@ -152,10 +152,7 @@ mod tests {
     fn the_normal_approximation_agrees_with_the_exact_sum() {
         let cell = vec![6.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 8.0];
         let cells = vec![cell; 40];
-        let ranked: Vec<Vec<f64>> = cells
-            .iter()
-            .map(|c| crate::stats::kruskal::mid_ranks(c))
-            .collect();
+        let ranked: Vec<Vec<f64>> = cells.iter().map(|c| crate::kruskal::mid_ranks(c)).collect();
         let exact = exact_p(&ranked, 60.0);
         let normal = normal_p(&ranked, 60.0);
         assert!(
@@ -169,7 +166,7 @@ mod tests {
     /// more than its simulation error (√(0.05·0.95/1000) ≈ 0.7%).
     #[test]
     fn clean_sessions_reject_at_the_nominal_rate() {
-        let mut rng = crate::stats::stream(5, "first-rank-false-alarms");
+        let mut rng = crate::stream(5, "first-rank-false-alarms");
         let mut rejected = 0;
         for _ in 0..1000 {
             let cells: Vec<Vec<f64>> = (0..12)
@@ -183,7 +180,7 @@ mod tests {
     /// A first run 2× slower in every cell of 4 × 5 runs is found.
     #[test]
     fn a_slow_first_run_in_every_cell_is_found() {
-        let mut rng = crate::stats::stream(6, "first-rank-power");
+        let mut rng = crate::stream(6, "first-rank-power");
         let cells: Vec<Vec<f64>> = (0..4)
             .map(|_| {
                 (0..5)

@@ -103,7 +103,7 @@ pub(crate) fn below<R: RngCore + ?Sized>(rng: &mut R, n: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::rng::{Generator, stream_of};
+    use crate::rng::{Generator, stream_of};
 
     #[test]
     fn counted_draws_are_the_buffered_draws_from_the_same_words() {

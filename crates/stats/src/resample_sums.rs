@@ -103,8 +103,8 @@ fn draw(x: &mut Xoshiro256PlusPlus, n: u32, threshold: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::rng::{Generator, Stream, stream_of};
-    use crate::stats::uniform::below;
+    use crate::rng::{Generator, Stream, stream_of};
+    use crate::uniform::below;
 
     fn xoshiro(label: &str) -> Xoshiro256PlusPlus {
         match stream_of(Generator::Xoshiro256PlusPlus, 7, label) {

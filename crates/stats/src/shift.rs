@@ -100,7 +100,7 @@ mod tests {
     fn widening_restores_coverage_when_the_constant_is_uncertain() {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let normal = |rng: &mut rand_chacha::ChaCha8Rng| crate::stats::rng::standard_normal(rng);
+        let normal = |rng: &mut rand_chacha::ChaCha8Rng| crate::rng::standard_normal(rng);
         let (start_up, own, sigma) = (1.0, 0.2, 0.05);
         let (mut covered_wide, mut covered_narrow, trials) = (0, 0, 2000);
         for _ in 0..trials {

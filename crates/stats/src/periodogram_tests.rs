@@ -1,5 +1,5 @@
 use super::*;
-use crate::stats::rng::standard_normal;
+use crate::rng::standard_normal;
 
 // Reference values from an independent computation with numpy 2.4, scipy 1.17 and mpmath 1.4:
 //
@@ -163,7 +163,7 @@ fn short_or_broken_series_are_not_tested() {
 /// below 0.05 and 0.01 stays within four binomial standard errors of 5% and 1%.
 #[test]
 fn p_values_are_uniform_under_white_noise() {
-    let mut rng = crate::stats::stream(7, "periodogram-level");
+    let mut rng = crate::stream(7, "periodogram-level");
     let ps: Vec<f64> = (0..2000)
         .map(|_| {
             let xs: Vec<f64> = (0..100).map(|_| standard_normal(&mut rng)).collect();

@@ -222,7 +222,7 @@ mod tests {
     }
 
     fn scale_reference() -> serde_json::Value {
-        serde_json::from_str(include_str!("../../tests/data/scale_reference.json")).unwrap()
+        serde_json::from_str(include_str!("../tests/data/scale_reference.json")).unwrap()
     }
 
     #[test]
