@@ -5,8 +5,8 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::compare::{commit, differences};
-use crate::config::{Better, Metric};
 use crate::store::Manifest;
+use lab_config::{Better, Metric};
 use lab_stats::steps::{self, LogPoint};
 use lab_stats::summary::median;
 use serde::Serialize;

@@ -5,8 +5,8 @@
 //! lab.toml. With fewer than two machines there is nothing to replicate, and no answer.
 
 use crate::checks::{CheckResult, Verdict};
-use crate::config::CheckClass;
 use crate::store::Manifest;
+use lab_config::CheckClass;
 
 /// One session's record as the replications read it.
 pub struct SessionVerdicts<'a> {
@@ -100,14 +100,14 @@ fn missed_because(c: &CheckResult) -> String {
     match (&c.ratio, c.verdict) {
         (Some(r), Verdict::Fail) if !r.needs.is_empty() => format!(
             "{}× where {} was needed",
-            crate::format::ratio(r.ratio),
+            lab_config::format::ratio(r.ratio),
             r.needs
         ),
         (Some(r), Verdict::Inconclusive) => format!(
             "{}× {} straddles the threshold {}",
-            crate::format::ratio(r.ratio),
-            crate::format::ratio_bounds(r.lo, r.hi),
-            crate::format::ratio(r.threshold)
+            lab_config::format::ratio(r.ratio),
+            lab_config::format::ratio_bounds(r.lo, r.hi),
+            lab_config::format::ratio(r.threshold)
         ),
         _ if c.evidence.is_empty() => c.verdict.word().to_string(),
         _ => c.evidence.clone(),

@@ -2,9 +2,9 @@
 
 use super::machines::MachineLevel;
 use super::shape::{self, Drift, SteadyStates};
-use crate::config::{Better, Experiment, Metric};
-use crate::plan::CellKey;
 use crate::validity::RunView;
+use lab_config::plan::CellKey;
+use lab_config::{Better, Experiment, Metric};
 use lab_stats::{
     self as stats, DesignEffect, DipTest, Generator, Interval, MedianCi, Percentiles, Statistic,
     Stream, Summary,
@@ -54,7 +54,7 @@ pub struct CellStats {
     #[serde(skip)]
     pub slowed: Vec<f64>,
     #[serde(skip)]
-    pub waiting: crate::config::Waiting,
+    pub waiting: lab_config::Waiting,
     /// Parallel to `slowed`: whether the run's undisturbed value is known exactly, its wall
     /// time less what its one working task waited (see [`super::slowed`]).
     #[serde(skip)]
@@ -153,7 +153,7 @@ impl CellStats {
             busy_runs: 0,
             runs: values.iter().map(|v| vec![*v]).collect(),
             slowed: Vec::new(),
-            waiting: crate::config::Waiting::Lengthens,
+            waiting: lab_config::Waiting::Lengthens,
             exact: Vec::new(),
             disturbed: Vec::new(),
             reshaped: 0,
@@ -316,7 +316,7 @@ fn one_cell(
 
 /// Each run's [`RunView::slowed`] share, when some run was slowed and waiting moves `metric`.
 fn slowed_shares(used: &[&RunView], metric: &Metric) -> Vec<f64> {
-    let moved = metric.waiting() != crate::config::Waiting::Untouched;
+    let moved = metric.waiting() != lab_config::Waiting::Untouched;
     if !moved || used.iter().all(|v| v.slowed <= 0.0) {
         return Vec::new();
     }

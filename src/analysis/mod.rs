@@ -14,9 +14,9 @@ pub use machines::{MachineLevel, median_ratio};
 pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
-use crate::config::{CellSelector, Experiment, ParamValue};
-use crate::plan::CellKey;
 use crate::store::{Manifest, StoredSession};
+use lab_config::plan::CellKey;
+use lab_config::{CellSelector, Experiment, ParamValue};
 use lab_stats::Generator;
 use lab_stats::sequential::{look_levels, schedule};
 use serde::Serialize;
@@ -132,7 +132,7 @@ fn carry_start_up(cells: Vec<CellStats>, session: &StoredSession) -> Vec<CellSta
 /// The level a session's intervals are read at: [`LEVEL`], or for a sampled session the level
 /// of the last look its plan reached (Lan–DeMets spending over the looks, see
 /// [`lab_stats::sequential`]).
-pub fn session_level(exp: &Experiment, plan: &crate::plan::Plan) -> f64 {
+pub fn session_level(exp: &Experiment, plan: &lab_config::plan::Plan) -> f64 {
     let Some(sampling) = &exp.sampling else {
         return LEVEL;
     };

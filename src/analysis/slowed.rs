@@ -11,7 +11,7 @@
 //! wall time undisturbed is the measured one less that waiting.
 
 use super::CellStats;
-use crate::config::Waiting;
+use lab_config::Waiting;
 
 /// The most of a run's wall time counted as disturbance: a run that waited for nearly all of
 /// it still bounds its undisturbed time above zero.

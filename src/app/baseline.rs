@@ -33,7 +33,7 @@ pub fn save_baseline(
     name: &str,
     session: Option<&SessionRef>,
 ) -> Result<String> {
-    if let Some(why) = crate::config::identifier_problem(name) {
+    if let Some(why) = lab_config::identifier_problem(name) {
         return Err(LabError::Usage(format!(
             "the baseline name {name:?} {why}\n  hint: use letters, digits, `_`, `-` and `.`"
         )));

@@ -5,7 +5,7 @@
 //! being assembled) are no change: a session rewrites them on every run.
 
 use super::Layout;
-use crate::config;
+use lab_config as config;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 

@@ -5,10 +5,10 @@ use super::Layout;
 use super::session::assessed;
 use super::summary;
 use crate::checks::CheckResult;
-use crate::config::CheckClass;
 use crate::error::{Exit, Result};
-use crate::format::terminal;
 use crate::store::SessionRef;
+use lab_config::CheckClass;
+use lab_config::format::terminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -67,7 +67,7 @@ pub fn check(
 pub fn verdict_table(checks: &[CheckResult]) -> String {
     let width = checks
         .iter()
-        .map(|c| crate::format::width(&c.name))
+        .map(|c| lab_config::format::width(&c.name))
         .max()
         .unwrap_or(5)
         .max(5);
@@ -88,7 +88,7 @@ pub fn verdict_table(checks: &[CheckResult]) -> String {
         };
         out.push_str(&format!(
             "{verdict:<13} {class:<10} {}  {}\n",
-            crate::format::pad(&terminal(&c.name), width),
+            lab_config::format::pad(&terminal(&c.name), width),
             terminal(&c.reading).replace('\n', " ")
         ));
     }

@@ -10,8 +10,8 @@ use super::session::{Assessed, assess, session_list};
 use crate::compare::MIN_COMPARE_RUNS;
 use crate::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use crate::error::{Exit, LabError, Result};
-use crate::format::{level, percent};
 use crate::store::{self, SessionRef};
+use lab_config::format::{level, percent};
 use std::path::{Path, PathBuf};
 
 /// What `lab compare` was asked.
@@ -45,7 +45,7 @@ pub fn compare(
     let text = if json {
         serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
     } else {
-        crate::format::terminal(&text(&comparison))
+        lab_config::format::terminal(&text(&comparison))
     };
     Ok((text, Exit::failed_if(comparison.regressed)))
 }
@@ -141,7 +141,7 @@ pub fn text(c: &Comparison) -> String {
     let width = c
         .cells
         .iter()
-        .map(|x| crate::format::width(&x.cell))
+        .map(|x| lab_config::format::width(&x.cell))
         .max()
         .unwrap_or(4)
         .max(4);
@@ -183,12 +183,12 @@ fn differences(differences: &[Difference]) -> String {
 /// One cell's line: its medians in A and B, and the ratio with its verdict.
 fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> String {
     let median =
-        |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| crate::format::number(v, &c.unit));
+        |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| lab_config::format::number(v, &c.unit));
     let change = match (x.ratio, x.lo, x.hi) {
         (Some(r), Some(lo), Some(hi)) => {
             format!(
                 "{}  {}  {}",
-                crate::format::ratio_interval(r, lo, hi),
+                lab_config::format::ratio_interval(r, lo, hi),
                 x.resolution(),
                 x.verdict_text(c.threshold)
             )
@@ -202,7 +202,7 @@ fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> St
     };
     format!(
         "{}  {:>10}  {:>10}  {change}\n",
-        crate::format::pad(&x.cell, width),
+        lab_config::format::pad(&x.cell, width),
         median(x.a_median),
         median(x.b_median)
     )

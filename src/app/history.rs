@@ -6,11 +6,11 @@ use super::Layout;
 use super::session::{Assessed, analysed};
 use crate::analysis::Analysis;
 use crate::compare::chosen_metric;
-use crate::config::Experiment;
 use crate::error::{Exit, LabError, Result};
-use crate::format::{number, percent, ratio};
 use crate::history::{Entry, History, history};
 use crate::store::{self, StoredSession};
+use lab_config::Experiment;
+use lab_config::format::{number, percent, ratio};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -69,7 +69,7 @@ pub fn sessions(layout: &Layout, dir: &Path) -> Sessions {
 /// [`sessions`], taking the session `shown` as already assessed instead of analysing it again
 /// (at 100,000 runs the analysis is most of a report's time).
 pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) -> Sessions {
-    let name = crate::config::experiment_name(dir);
+    let name = lab_config::experiment_name(dir);
     let mut out = Sessions {
         kept: Vec::new(),
         left_out: Vec::new(),
@@ -179,7 +179,7 @@ pub fn run_history(
     json: bool,
 ) -> Result<(String, Exit)> {
     let dir = layout.experiment_dir(arg)?;
-    let name = crate::config::experiment_name(&dir);
+    let name = lab_config::experiment_name(&dir);
     let all = sessions(layout, &dir);
     let profile = all.newest_profile().flatten();
     let sessions = all.of_profile(profile.as_deref());
@@ -198,7 +198,7 @@ pub fn run_history(
     let text = if json {
         serde_json::to_string_pretty(&h).map_err(anyhow::Error::from)? + "\n"
     } else {
-        crate::format::terminal(&text(&h, &sessions.left_out))
+        lab_config::format::terminal(&text(&h, &sessions.left_out))
     };
     Ok((text, exit))
 }
@@ -262,7 +262,7 @@ fn cell_lines(h: &History) -> String {
     let width = h
         .cells
         .iter()
-        .map(|c| crate::format::width(&c.cell))
+        .map(|c| lab_config::format::width(&c.cell))
         .max()
         .unwrap_or(4);
     for c in &h.cells {
@@ -287,7 +287,7 @@ fn cell_lines(h: &History) -> String {
         };
         out.push_str(&format!(
             "{}  {}  {steps}\n",
-            crate::format::pad(&c.cell, width),
+            lab_config::format::pad(&c.cell, width),
             levels.join(" → ")
         ));
     }

@@ -8,16 +8,16 @@
 
 use super::Layout;
 use super::report::{ReportOptions, report};
-use crate::config::{self, Experiment, ParamValue};
 use crate::error::{Exit, LabError, Result};
 use crate::import::formats::{self, Benchmark, Format, Imported};
 use crate::import::lab_toml::{
     ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
 };
-use crate::plan::{CellKey, Plan, PlannedRun};
 use crate::store::{
     self, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed, SessionWriter,
 };
+use lab_config::plan::{CellKey, Plan, PlannedRun};
+use lab_config::{self as config, Experiment, ParamValue};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -758,7 +758,7 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
             .tool_version
             .as_deref()
             .map_or_else(String::new, |v| format!(" {v}")),
-        crate::format::one_line(&opts.command_line),
+        lab_config::format::one_line(&opts.command_line),
     ))
 }
 

@@ -64,7 +64,7 @@ fn samples_of(
     exp.metrics
         .iter()
         .filter_map(|m| match &m.extractor {
-            crate::config::Extractor::Json(key) => values
+            lab_config::Extractor::Json(key) => values
                 .iter()
                 .find(|(i, _)| i.name == *key)
                 .map(|(_, v)| (m, v)),
@@ -122,7 +122,7 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
         }
     }
     Plan {
-        order: crate::config::Order::Sequential,
+        order: lab_config::Order::Sequential,
         seed: exp.seed,
         runs,
     }

@@ -3,8 +3,8 @@
 use super::Layout;
 use super::session::assess_chosen;
 use crate::checks::Tally;
-use crate::config;
 use crate::error::{Exit, Result};
+use lab_config as config;
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {}

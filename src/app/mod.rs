@@ -64,8 +64,8 @@ pub use slurm::{Engine, SlurmOptions, run_shard};
 pub use summary::{Summary, summarise, text as summary_text};
 pub use value_parsers::threshold;
 
-use crate::config;
 use crate::error::{LabError, Result};
+use lab_config as config;
 use std::path::{Path, PathBuf};
 
 /// Where lab keeps things, relative to the project root.

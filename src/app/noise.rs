@@ -9,12 +9,12 @@
 use super::Layout;
 use crate::analysis::LEVEL;
 use crate::compare::{NoiseFloor, between_revisions, noise_floor, revision_pairs};
-use crate::config::{self, Experiment, REV_PARAM};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::ProcessRunner;
 use crate::exec::{self, Ending, Progress, Runner};
-use crate::format::{level, percent};
 use crate::store::{self, Manifest, Revision, Revisions, SessionWriter};
+use lab_config::format::{level, percent};
+use lab_config::{self as config, Experiment, REV_PARAM};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -93,7 +93,7 @@ fn measure(
     runner: &mut dyn Runner,
 ) -> Result<PathBuf> {
     exec::build(exp)?;
-    let plan = crate::plan::plan(exp);
+    let plan = lab_config::plan::plan(exp);
     let started = store::now_unix_ms();
     let mut manifest = Manifest::new(
         exp,
@@ -178,7 +178,7 @@ pub fn text(f: &NoiseFloor) -> String {
     let width = f
         .cells
         .iter()
-        .map(|c| crate::format::width(&c.change.cell))
+        .map(|c| lab_config::format::width(&c.change.cell))
         .max()
         .unwrap_or(4)
         .max(4);
@@ -219,7 +219,7 @@ pub fn text(f: &NoiseFloor) -> String {
 fn row(c: &crate::compare::NoiseCell, width: usize) -> String {
     let x = &c.change;
     let interval = match (x.ratio, x.lo, x.hi) {
-        (Some(r), Some(lo), Some(hi)) => crate::format::ratio_interval_fine(r, lo, hi),
+        (Some(r), Some(lo), Some(hi)) => lab_config::format::ratio_interval_fine(r, lo, hi),
         _ => "n/a".into(),
     };
     let cv = c.cv.map_or_else(|| "n/a".into(), percent);
@@ -266,7 +266,7 @@ impl NoiseArgs {
                 serde_json::to_string_pretty(&floor).map_err(anyhow::Error::from)?
             );
         } else {
-            print!("{}", crate::format::terminal(&text(&floor)));
+            print!("{}", lab_config::format::terminal(&text(&floor)));
         }
         Ok(Exit::Ok)
     }

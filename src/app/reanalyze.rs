@@ -4,11 +4,11 @@
 
 use super::report::{ReportOptions, report};
 use super::{Layout, find_session};
-use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::MetricReader;
-use crate::plan::{self, CellKey};
 use crate::store::{self, RunRow, SampleRow, Sealed, SessionRef, StoredSession};
+use lab_config::plan::{self, CellKey};
+use lab_config::{self as config, Experiment};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

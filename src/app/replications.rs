@@ -4,10 +4,10 @@
 
 use super::Layout;
 use super::session::{Assessed, assess};
-use crate::config;
 use crate::error::Result;
 use crate::replication::{self, Replications, SessionVerdicts};
 use crate::store::{self, Manifest};
+use lab_config as config;
 use std::path::{Path, PathBuf};
 
 /// The replications of the experiment in `dir` beside the session `shown`; `None` when its

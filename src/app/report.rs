@@ -7,12 +7,12 @@ use super::history::history_of;
 use super::session::{Assessed, Rows, assess_chosen_with, assessed, no_session};
 use super::summary::{self, Summary};
 use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
-use crate::config;
 use crate::error::{Exit, LabError, Result};
-use crate::format::terminal;
 use crate::history::History;
 use crate::render::{self, BookEntry, Rendered};
 use crate::store::SessionRef;
+use lab_config as config;
+use lab_config::format::terminal;
 use std::path::{Path, PathBuf};
 
 /// Which experiments to render, and which session of them.

@@ -7,9 +7,9 @@
 //! it adds runs look by look to the cells whose comparison is still inconclusive.
 
 use super::Layout;
-use crate::config::{Experiment, Goal, REV_PARAM, Sampling};
 use crate::error::{LabError, Result};
 use crate::store::{BuildReport, Pairing, Revision, Revisions};
+use lab_config::{Experiment, Goal, REV_PARAM, Sampling};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,11 +76,11 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
     for rev in revs {
         let commit = repo.resolve(rev)?;
         let dir = repo.checkout(layout, &commit, rev)?.join(&repo.relative);
-        if !dir.join(crate::config::FILE_NAME).is_file() {
+        if !dir.join(lab_config::FILE_NAME).is_file() {
             return Err(LabError::Usage(format!(
                 "{} has no {} at {rev} ({}): the experiment did not exist there\n  hint: choose a revision that has it",
                 repo.relative.display(),
-                crate::config::FILE_NAME,
+                lab_config::FILE_NAME,
                 short(&commit)
             )));
         }
@@ -111,7 +111,7 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
 /// The two CPU sets of a duet: each side as many CPUs as the variant asking for the most
 /// (`cpus`; one where none asks), the first of the CPUs lab may use for one side and the next
 /// for the other. Refused when `allowed` has too few for two disjoint sides.
-pub fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<crate::config::DuetSides> {
+pub fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<lab_config::DuetSides> {
     let widest = exp
         .variants
         .iter()
@@ -365,7 +365,7 @@ mod tests {
                 src.push_str(&format!("cpus = \"{c}\"\n"));
             }
         }
-        crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+        lab_config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
     }
 
     #[test]

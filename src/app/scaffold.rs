@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 /// Writes `experiments/NAME/` and returns its path; refuses to overwrite anything.
 pub fn new_experiment(layout: &Layout, name: &str, lang: Lang) -> Result<PathBuf> {
-    if let Some(why) = crate::config::identifier_problem(name) {
+    if let Some(why) = lab_config::identifier_problem(name) {
         return Err(LabError::Usage(format!(
             "cannot name an experiment {name:?}: it {why}\n  hint: use letters, digits, '_', '-' and '.'"
         )));

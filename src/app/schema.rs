@@ -9,7 +9,7 @@ pub struct SchemaArgs {}
 impl SchemaArgs {
     /// `lab schema`: prints the schema.
     pub fn execute(self, _layout: &Layout, _quiet: bool) -> Result<Exit> {
-        println!("{}", crate::config::schema_json());
+        println!("{}", lab_config::schema_json());
         Ok(Exit::Ok)
     }
 }

@@ -4,11 +4,11 @@
 use super::Layout;
 use crate::analysis::{self, Analysis};
 use crate::checks::{self, Findings};
-use crate::config::{self, Experiment};
 use crate::error::{LabError, Result};
 use crate::stopping::{self, Standing};
 use crate::store::{self, SEALED, SessionList, SessionRef, StoredSession};
 use crate::validity;
+use lab_config::{self as config, Experiment};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -194,7 +194,7 @@ impl Decided {
 
 /// The session as it stood when look `look` was taken: the runs planned up to it.
 fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
-    let plan = crate::plan::Plan {
+    let plan = lab_config::plan::Plan {
         runs: session
             .plan
             .runs
@@ -332,7 +332,7 @@ pub fn assessed(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Resu
     let dir = layout.experiment_dir(arg)?;
     let found = assess_chosen(layout, &dir, which)?.ok_or_else(|| no_session(&dir))?;
     for notice in &found.notices {
-        eprintln!("note: {}", crate::format::terminal(notice));
+        eprintln!("note: {}", lab_config::format::terminal(notice));
     }
     Ok(found)
 }

@@ -8,12 +8,12 @@
 //! again instead of submitting its runs a second time, so a lab that was killed never leaves a
 //! job measuring unwatched, nor runs a shard twice at once.
 
-use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
 use crate::exec::{self, Ending, ProcessRunner, Progress};
-use crate::plan::{Plan, PlannedRun};
 use crate::store::{self, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession};
+use lab_config::plan::{Plan, PlannedRun};
+use lab_config::{self as config, Experiment};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

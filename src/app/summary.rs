@@ -5,8 +5,8 @@
 
 use super::session::Assessed;
 use crate::checks::{Verdict, ratio_of};
-use crate::config::{Better, CheckClass};
-use crate::format::{interval, number, ratio, ratio_bounds, terminal};
+use lab_config::format::{interval, number, ratio, ratio_bounds, terminal};
+use lab_config::{Better, CheckClass};
 use serde::Serialize;
 use std::path::Path;
 
@@ -181,12 +181,12 @@ pub fn text(s: &Summary) -> String {
             } else {
                 format!(" ({})", s.unit)
             },
-            crate::format::level(s.level)
+            lab_config::format::level(s.level)
         ));
         let width = s
             .cells
             .iter()
-            .map(|c| crate::format::width(&c.cell))
+            .map(|c| lab_config::format::width(&c.cell))
             .max()
             .unwrap_or(0);
         for c in &s.cells {
@@ -204,7 +204,7 @@ pub fn text(s: &Summary) -> String {
             });
             out.push_str(&format!(
                 "  {}  {value}  n={}{relative}\n",
-                crate::format::pad(&c.cell, width),
+                lab_config::format::pad(&c.cell, width),
                 c.n
             ));
         }

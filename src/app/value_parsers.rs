@@ -2,7 +2,7 @@
 
 /// The value parser of `--threshold`: a share from 0 up to 100%, as "2%" or 0.02.
 pub fn threshold(text: &str) -> std::result::Result<f64, String> {
-    crate::config::parse_fraction(text)
+    lab_config::parse_fraction(text)
         .filter(|t| (0.0..1.0).contains(t))
         .ok_or_else(|| {
             format!(
@@ -13,7 +13,7 @@ pub fn threshold(text: &str) -> std::result::Result<f64, String> {
 
 /// The value parser of `--budget`: a duration of a second or more, as "10m" or "90s".
 pub fn budget(text: &str) -> std::result::Result<std::time::Duration, String> {
-    crate::config::parse_duration(text)
+    lab_config::parse_duration(text)
         .filter(|d| d.as_secs_f64() >= 1.0)
         .ok_or_else(|| {
             format!(

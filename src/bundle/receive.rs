@@ -116,7 +116,7 @@ fn read_index<R: Read>(reader: &mut archive::Reader<R>) -> Result<(Index, String
 /// What the index claims, judged before anything is written: names lab writes, each once,
 /// sizes within the caps, digests that are SHA-256s, and the files every session has.
 fn check_index(index: &Index) -> Result<()> {
-    if let Some(why) = crate::config::identifier_problem(&index.experiment) {
+    if let Some(why) = lab_config::identifier_problem(&index.experiment) {
         bail!("{INDEX}: the experiment name {:?} {why}", index.experiment);
     }
     if let Some(why) = session_name_problem(&index.session) {

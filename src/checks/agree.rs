@@ -7,9 +7,9 @@ use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
 use super::words;
-use crate::config::CheckKind;
-use crate::format::ratio_bounds;
-use crate::format::{percent, ratio};
+use lab_config::CheckKind;
+use lab_config::format::ratio_bounds;
+use lab_config::format::{percent, ratio};
 
 /// A declared `agree` check: pass when the whole interval lies inside the band, fail when it
 /// lies wholly outside it.

@@ -4,9 +4,9 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::RunView;
-use crate::config::CheckClass;
 use crate::store::Calibration;
 use crate::validity::automatic;
+use lab_config::CheckClass;
 
 /// The runs a valid re-run repeats: busy runs whose measurement was taken again (sessions
 /// recorded before lab kept disturbed runs' timings ran them again). Found once, so that
@@ -31,7 +31,7 @@ fn busiest(runs: &[RunView]) -> String {
     format!(
         "; the busiest run, {}, lost {} of its wall time to others ({} of {} runs judged)",
         top.id,
-        crate::format::percent(top.busy_share.unwrap_or(0.0)),
+        lab_config::format::percent(top.busy_share.unwrap_or(0.0)),
         judged.len(),
         runs.len()
     )
@@ -226,13 +226,13 @@ fn too_short_evidence(runs: &[RunView], c: &Calibration) -> String {
     let shortest = runs
         .iter()
         .filter(|r| r.problems.is_empty())
-        .map(|r| crate::units::Seconds(r.wall_s).nanos().0)
+        .map(|r| lab_config::units::Seconds(r.wall_s).nanos().0)
         .min();
     if let Some(shortest) = shortest {
         evidence.push_str(&format!(
             "; spawn noise is {} of the shortest valid run ({})",
-            crate::format::percent(automatic::spawn_noise_share(shortest, c)),
-            crate::format::seconds(crate::units::Nanos(shortest).seconds().0)
+            lab_config::format::percent(automatic::spawn_noise_share(shortest, c)),
+            lab_config::format::seconds(lab_config::units::Nanos(shortest).seconds().0)
         ));
     }
     evidence

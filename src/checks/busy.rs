@@ -6,9 +6,9 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
-use crate::config::{CheckClass, CheckKind, Experiment};
-use crate::format::percent;
 use crate::store::{Disturber, Manifest};
+use lab_config::format::percent;
+use lab_config::{CheckClass, CheckKind, Experiment};
 
 /// The check's name.
 pub const BUSY: &str = "no verdict depends on how busy the machine was";

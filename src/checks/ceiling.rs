@@ -13,8 +13,8 @@ use super::rule::Rule;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
 use super::verdict::Verdict;
 use crate::analysis::CellStats;
-use crate::config::{CellSelector, CheckKind, Comparison};
-use crate::format::{percent, value};
+use lab_config::format::{percent, value};
+use lab_config::{CellSelector, CheckKind, Comparison};
 use lab_stats::Interval;
 
 /// What the metric must stay below.
@@ -222,7 +222,7 @@ impl Ceiling<'_> {
             worst.ceiling_label,
             percent(iv.lo),
             percent(iv.hi),
-            crate::format::level(c.level),
+            lab_config::format::level(c.level),
             percent(self.fraction),
             c.judged.len(),
             count(Verdict::Fail),

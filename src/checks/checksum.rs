@@ -9,7 +9,7 @@
 use super::shape::{Check, Context, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use crate::analysis::{RunView, cell_label};
-use crate::config::{CheckKind, Experiment};
+use lab_config::{CheckKind, Experiment};
 use std::collections::BTreeMap;
 
 /// One run's answer: every value it printed for the metric.
@@ -73,7 +73,7 @@ impl<'a> Check<'a> for Checksum<'_> {
     const KIND: &'static str = "checksum";
 
     fn decide(&self, cx: &Context<'a>) -> Result<Answers, String> {
-        let mut groups: BTreeMap<&BTreeMap<String, crate::config::ParamValue>, Vec<Answer>> =
+        let mut groups: BTreeMap<&BTreeMap<String, lab_config::ParamValue>, Vec<Answer>> =
             BTreeMap::new();
         for run in cx.runs.iter().filter(|r| !r.warmup && r.outputs_valid()) {
             if let Some(values) = run.values.texts(self.metric).filter(|v| !v.is_empty()) {

@@ -16,8 +16,8 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
-use crate::config::{CheckClass, Experiment};
-use crate::format::memory;
+use lab_config::format::memory;
+use lab_config::{CheckClass, Experiment};
 
 /// The check's name, as the report lists it.
 pub const COLD: &str = "no run read from disk while its cell's others did not";

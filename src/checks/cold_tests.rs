@@ -1,7 +1,7 @@
 use super::*;
 use crate::analysis::Usage;
-use crate::plan::CellKey;
 use crate::validity::RunValues;
+use lab_config::plan::CellKey;
 use rand::Rng;
 
 /// A valid timed run of cell `variant` at `position` that read `read` bytes from disk.

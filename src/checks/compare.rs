@@ -7,9 +7,9 @@ use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
 use super::words;
-use crate::config::{CheckKind, Comparison};
-use crate::format::ratio;
-use crate::format::ratio_bounds;
+use lab_config::format::ratio;
+use lab_config::format::ratio_bounds;
+use lab_config::{CheckKind, Comparison};
 
 /// A declared `compare` check.
 pub struct Compare<'a> {

@@ -9,9 +9,9 @@ use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use crate::analysis::CellStats;
-use crate::config::CheckKind;
-use crate::format::{percent, ratio};
-use crate::format::{ratio_bounds, ratio_interval};
+use lab_config::CheckKind;
+use lab_config::format::{percent, ratio};
+use lab_config::format::{ratio_bounds, ratio_interval};
 use std::collections::BTreeSet;
 
 /// A declared `distinct` check: fail (indistinguishable) when a pair's interval lies inside
@@ -211,7 +211,7 @@ impl Distinct<'_> {
 /// Every measured run of both cells whose outputs are valid (timings discarded or not)
 /// printed exactly the same standard output.
 fn same_output(cx: &Context, a: &CellStats, b: &CellStats) -> bool {
-    let outputs = |cell: &crate::plan::CellKey| -> Vec<&str> {
+    let outputs = |cell: &lab_config::plan::CellKey| -> Vec<&str> {
         cx.runs
             .iter()
             .filter(|r| !r.warmup && r.outputs_valid() && r.cell == *cell)
@@ -232,7 +232,7 @@ fn describe(s: &Step, level: f64) -> String {
         Judgement::Ratio(d) => format!(
             "{b} / {a} = {} ({} CI) {}",
             ratio_interval(d.estimate, d.interval.lo, d.interval.hi),
-            crate::format::level(level),
+            lab_config::format::level(level),
             verdict_word(d.verdict)
         ),
         Judgement::NotJudged(why) => format!("{b} vs {a}: not judged, {why}"),

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::checks::rule::Rule;
-use crate::config::Comparison;
+use lab_config::Comparison;
 use lab_stats::Generator;
 use lab_stats::rng::{standard_normal, stream};
 use rand::Rng;

@@ -3,8 +3,8 @@
 
 use super::shape::{Check, Context, Description, Outcome};
 use super::verdict::Verdict;
-use crate::format::seconds;
 use crate::validity::DurationJudgement;
+use lab_config::format::seconds;
 
 /// A declared `duration` check, with what the validity stage found.
 pub struct Duration<'a>(pub &'a DurationJudgement);

@@ -18,8 +18,8 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats, NodeMedian, NodeMedians};
-use crate::config::{CheckClass, Experiment};
-use crate::format::{p_value, percent, ratio, significant};
+use lab_config::format::{p_value, percent, ratio, significant};
+use lab_config::{CheckClass, Experiment};
 use lab_stats::MachineEffect;
 
 /// The check's name, as the report lists it.
@@ -195,7 +195,7 @@ fn evidence(f: &CellFinding) -> String {
         significant(e.icc, 3),
         significant(e.h, 3),
         p_value(e.p_value),
-        crate::format::grouped(e.permutations as u64),
+        lab_config::format::grouped(e.permutations as u64),
         significant(f.adjusted, 2),
         f.cell.map_or_else(String::new, intervals_text)
     )

@@ -8,9 +8,9 @@ use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use super::words;
 use crate::analysis::{Resampling, RunView};
-use crate::config::{CheckKind, Comparison, Direction, Metric};
-use crate::format::correlation;
-use crate::plan::CellKey;
+use lab_config::format::correlation;
+use lab_config::plan::CellKey;
+use lab_config::{CheckKind, Comparison, Direction, Metric};
 use lab_stats::{self as stats, Interval};
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::checks::CheckResult;
-use crate::config::{CheckClass, CheckSpec};
+use lab_config::{CheckClass, CheckSpec};
 
 const RESAMPLING: Resampling = Resampling {
     seed: 42,
@@ -38,7 +38,7 @@ fn spec() -> CheckSpec {
 fn judge(direction: Direction, strata: &[Vec<Point>]) -> CheckResult {
     let mechanism = check(direction);
     let runs = (1..=strata.iter().map(Vec::len).sum::<usize>())
-        .map(crate::plan::run_id)
+        .map(lab_config::plan::run_id)
         .collect();
     let decided = mechanism.correlate(strata, runs, RESAMPLING, "mechanism/t");
     super::super::shape::finish(&spec(), &mechanism, decided)

@@ -50,8 +50,8 @@ pub use shape::Context;
 pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
-use crate::config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
 use crate::validity::DurationJudgement;
+use lab_config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
 use serde::Serialize;
 use shape::{Check, judge};
 
@@ -167,8 +167,8 @@ fn session_checks(exp: &Experiment, analysis: &Analysis) -> Vec<CheckResult> {
 
 /// Why the impossible-times check is not run, if it is not: turned off, or no printed time.
 fn impossible_times_not_run(exp: &Experiment) -> Option<String> {
-    let printed_time = |m: &crate::config::Metric| {
-        m.is_printed() && !m.text && crate::units::seconds_per(&m.unit).is_some()
+    let printed_time = |m: &lab_config::Metric| {
+        m.is_printed() && !m.text && lab_config::units::seconds_per(&m.unit).is_some()
     };
     if exp.skips(skip::IMPOSSIBLE_TIMES) {
         Some(turned_off(skip::IMPOSSIBLE_TIMES))
@@ -271,7 +271,7 @@ fn cells_of(
 type RunCells<'a> = std::collections::HashMap<&'a str, usize>;
 
 fn run_cells(analysis: &Analysis) -> RunCells<'_> {
-    let place: std::collections::BTreeMap<&crate::plan::CellKey, usize> = analysis
+    let place: std::collections::BTreeMap<&lab_config::plan::CellKey, usize> = analysis
         .cell_keys
         .iter()
         .enumerate()

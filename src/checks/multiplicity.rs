@@ -4,8 +4,8 @@
 //! JASA 62:626). The sentence goes into the report next to the verdicts.
 
 use super::verdict::{CheckResult, Verdict};
-use crate::config::CheckClass;
-use crate::format::percent;
+use lab_config::CheckClass;
+use lab_config::format::percent;
 
 /// The nominal error rate of each hypothesis check (95% intervals, α = 0.05).
 const ALPHA: f64 = 0.05;

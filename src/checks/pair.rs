@@ -4,7 +4,7 @@ use super::rule::Rule;
 use super::shape::{Context, Decision, Outcome, Side};
 use super::verdict::Verdict;
 use crate::analysis::{CellStats, find_cell};
-use crate::config::CellSelector;
+use lab_config::CellSelector;
 
 /// The two cells a `compare` or `agree` check names, and the metric it reads.
 pub struct Named<'a> {

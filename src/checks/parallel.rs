@@ -19,8 +19,8 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, CheckClass, CheckKind, Experiment};
-use crate::format::{ratio, ratio_interval};
+use lab_config::format::{ratio, ratio_interval};
+use lab_config::{Better, CheckClass, CheckKind, Experiment};
 use lab_stats::Interval;
 
 /// The check's name, as the report lists it.
@@ -265,7 +265,11 @@ fn place(axis: &Axis, value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{}={}", axis.along, value as i64)
     } else {
-        format!("{}={}", axis.along, crate::format::significant(value, 6))
+        format!(
+            "{}={}",
+            axis.along,
+            lab_config::format::significant(value, 6)
+        )
     }
 }
 
@@ -285,7 +289,7 @@ fn reading(axis: &Axis, p: &Pair) -> String {
         "{moves}{} {verb} {}× {} from {} to {} while its runs used {}× the CPU time per second",
         axis.metric,
         ratio(p.gain),
-        crate::format::ratio_bounds(p.interval.lo, p.interval.hi),
+        lab_config::format::ratio_bounds(p.interval.lo, p.interval.hi),
         place(axis, p.values.0),
         place(axis, p.values.1),
         ratio(p.cpu_gain)

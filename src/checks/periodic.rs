@@ -16,8 +16,8 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, CheckClass, Experiment, Waiting};
-use crate::format::{p_value, percent, ratio, significant, value};
+use lab_config::format::{p_value, percent, ratio, significant, value};
+use lab_config::{Better, CheckClass, Experiment, Waiting};
 use lab_stats::periodogram::{MAX_ITERATIONS, MIN_ITERATIONS};
 use lab_stats::{PeriodTest, fisher_combined, fisher_g_test, fold, holm, median};
 
@@ -101,7 +101,7 @@ fn series_of<'a>(exp: &Experiment, cell: &'a CellStats) -> Option<Series<'a>> {
         cell,
         lower_is_better: metric.better == Better::Lower,
         seconds_per_unit: (metric.waiting() == Waiting::Lengthens)
-            .then(|| crate::units::seconds_per(&metric.unit))
+            .then(|| lab_config::units::seconds_per(&metric.unit))
             .flatten(),
     })
 }

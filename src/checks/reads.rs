@@ -1,8 +1,8 @@
 //! Which cells each declared check reads, for a sampled session that adds runs only where a
 //! check needs them.
 
-use crate::config::{CheckKind, CheckSpec};
-use crate::plan::CellKey;
+use lab_config::plan::CellKey;
+use lab_config::{CheckKind, CheckSpec};
 
 /// The cells of `keys` whose runs `spec` reads: the two cells a `compare` or `agree` names,
 /// a `ceiling`'s calibration cells besides those it judges, the `variant` of a `scaling` or
@@ -33,11 +33,7 @@ pub fn cells_read(spec: &CheckSpec, keys: &[CellKey]) -> Vec<CellKey> {
 /// Whether `k` is the first or last cell of its series along `along` (the cells of its
 /// variant at its other parameter values): the two a `scaling` check compares.
 fn series_end(k: &CellKey, along: &str, keys: &[CellKey]) -> bool {
-    let value = |c: &CellKey| {
-        c.params
-            .get(along)
-            .and_then(crate::config::ParamValue::number)
-    };
+    let value = |c: &CellKey| c.params.get(along).and_then(lab_config::ParamValue::number);
     let same_series = |c: &&CellKey| {
         c.variant == k.variant
             && c.params
@@ -56,12 +52,12 @@ fn series_end(k: &CellKey, along: &str, keys: &[CellKey]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Experiment;
+    use lab_config::Experiment;
     use std::path::Path;
 
     /// The distinct cells of the experiment's plan.
     fn keys(exp: &Experiment) -> Vec<CellKey> {
-        let mut keys: Vec<CellKey> = crate::plan::plan(exp)
+        let mut keys: Vec<CellKey> = lab_config::plan::plan(exp)
             .runs
             .iter()
             .map(|r| r.cell.clone())
@@ -114,7 +110,7 @@ kind = "stable"
 metric = "ops"
 cells = { variant = "lock", threads = [4, 8] }
 "#;
-        let exp = crate::config::parse(src, Path::new("lab.toml"), Path::new("x"), None).unwrap();
+        let exp = lab_config::parse(src, Path::new("lab.toml"), Path::new("x"), None).unwrap();
         let keys = keys(&exp);
         assert_eq!(
             labels(&exp.checks[0], &keys),

@@ -44,8 +44,8 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{CheckClass, Experiment, Waiting};
-use crate::format::{percent, value};
+use lab_config::format::{percent, value};
+use lab_config::{CheckClass, Experiment, Waiting};
 use lab_stats::Interval;
 
 /// The check's name, as the report lists it.
@@ -188,7 +188,7 @@ fn pooled<'c>(cells: impl IntoIterator<Item = &'c CellStats>, cell: &CellStats) 
 /// The step `cell` moves in, among `cells`; `None` where it moves finely or its metric is
 /// not one a clock reads.
 pub fn step_of(exp: &Experiment, cells: &[CellStats], cell: &CellStats) -> Option<Step> {
-    if !clocked(exp, &cell.metric) || exp.skips(crate::config::skip::RESOLUTION) {
+    if !clocked(exp, &cell.metric) || exp.skips(lab_config::skip::RESOLUTION) {
         return None;
     }
     cell_step(
@@ -274,10 +274,10 @@ pub fn cv_bounds(values: &[f64], q: Option<f64>) -> (f64, f64) {
 /// A step in its metric's unit: a time with its prefix (`1.00 ms`, `100 µs`), anything else
 /// with three significant digits (`0.000100 Mops/s`, not `100 µ Mops/s`).
 pub fn step_value(q: f64, unit: &str) -> String {
-    if crate::units::seconds_per(unit).is_some() {
+    if lab_config::units::seconds_per(unit).is_some() {
         value(q, unit)
     } else {
-        format!("{} {unit}", crate::format::significant(q, 3))
+        format!("{} {unit}", lab_config::format::significant(q, 3))
             .trim_end()
             .to_string()
     }

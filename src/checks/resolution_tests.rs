@@ -188,7 +188,7 @@ name = "the check"
 {check}
 "#
     );
-    crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    lab_config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
 }
 
 fn judge_check(exp: &Experiment, cells: &[CellStats]) -> crate::checks::CheckResult {
@@ -217,9 +217,9 @@ expect = "a > 1.05 * b""#;
 /// A cell of variant `v` at `work`, whose runs printed `values` of `ms`.
 fn cell(work: i64, values: &[f64]) -> CellStats {
     let mut cell = CellStats::of_values(&format!("v work={work}"), "ms", values);
-    let params = [("work".to_string(), crate::config::ParamValue::Int(work))];
+    let params = [("work".to_string(), lab_config::ParamValue::Int(work))];
     let params = std::sync::Arc::new(params.into_iter().collect());
-    cell.cell = crate::plan::CellKey::new("v", params);
+    cell.cell = lab_config::plan::CellKey::new("v", params);
     cell
 }
 

@@ -9,7 +9,7 @@
 //! callgrind, a compressed size) repeats because it is exact, and its point interval decides.
 
 use super::verdict::Verdict;
-use crate::config::Comparison;
+use lab_config::Comparison;
 use lab_stats::Interval;
 
 /// What a check asks of a statistic.

@@ -7,9 +7,9 @@ use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
 use super::verdict::Verdict;
 use crate::analysis::CellStats;
-use crate::config::{CheckKind, Comparison};
-use crate::format::{ratio, value};
-use crate::format::{ratio_bounds, ratio_interval};
+use lab_config::format::{ratio, value};
+use lab_config::format::{ratio_bounds, ratio_interval};
+use lab_config::{CheckKind, Comparison};
 
 /// A declared `scaling` check: each series must reach the factor (last / first ≥ factor).
 pub struct Scaling<'a> {
@@ -153,7 +153,7 @@ impl Scaling<'_> {
             j.last.label,
             value(j.last.median().unwrap_or(f64::NAN), self.unit),
             ratio_interval(d.estimate, iv.lo, iv.hi),
-            crate::format::level(level),
+            lab_config::format::level(level),
             d.verdict
         )
     }

@@ -2,7 +2,7 @@
 //! `scaling`): one series per variant and setting of the other parameters.
 
 use crate::analysis::CellStats;
-use crate::config::{Experiment, ParamValue};
+use lab_config::{Experiment, ParamValue};
 use std::collections::BTreeMap;
 
 /// The cells of `metric` (of `variant` only, when given) grouped by everything but `along`,

@@ -7,7 +7,7 @@ use super::resolution::Step;
 use super::rule::Rule;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
-use crate::config::{CheckSpec, Experiment};
+use lab_config::{CheckSpec, Experiment};
 use lab_stats::Interval;
 
 /// What a declared check reads: the check itself and the analysed session.

@@ -18,8 +18,8 @@ use super::resolution::{Step, cv_bounds};
 use super::shape::{Check, Context, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use crate::analysis::CellStats;
-use crate::config::CheckKind;
-use crate::format::{percent, value};
+use lab_config::CheckKind;
+use lab_config::format::{percent, value};
 use lab_stats::{self as stats, DipTest};
 
 /// The dip test's minimum sample size.

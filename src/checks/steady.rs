@@ -12,7 +12,7 @@
 use super::shape::{Check, Context, Declared, Description, Outcome as Decided};
 use super::verdict::Verdict;
 use crate::analysis::{CellStats, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
-use crate::config::CheckKind;
+use lab_config::CheckKind;
 use lab_stats::SteadyState;
 
 /// Runs named in one clause of a reading before "and N more".

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::checks::CheckResult;
-use crate::config::{CheckClass, CheckSpec};
+use lab_config::{CheckClass, CheckSpec};
 
 /// The result of a `steady` check on `metric` over these outcomes.
 fn decide(
@@ -82,7 +82,7 @@ fn spec() -> CheckSpec {
     CheckSpec {
         name: "settles".into(),
         class: CheckClass::Validity,
-        kind: crate::config::CheckKind::Steady {
+        kind: lab_config::CheckKind::Steady {
             metric: "t".into(),
             within: 50,
         },

@@ -1,6 +1,6 @@
 //! The outcome of a check and the evidence that decided it.
 
-use crate::config::CheckClass;
+use lab_config::CheckClass;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -2,7 +2,7 @@
 //! its interval.
 
 use super::pair::Pair;
-use crate::format::{correlation as correlation_value, level, percent, ratio_interval, value};
+use lab_config::format::{correlation as correlation_value, level, percent, ratio_interval, value};
 use lab_stats::Interval;
 
 /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
@@ -105,7 +105,7 @@ pub fn disturbance(
             "machine busy: {cause}, as much as separates {} from {}: undisturbed it could lie anywhere in {}; quiet the machine or add runs",
             ratio_interval(decision.estimate, iv.lo, iv.hi),
             threshold(decision.rule),
-            crate::format::ratio_bounds(env.lo, env.hi)
+            lab_config::format::ratio_bounds(env.lo, env.hi)
         );
         result.busy = Some(cause);
     } else if found.taken_out && found.most >= NOTABLE_WAIT {
@@ -126,7 +126,7 @@ pub fn disturbance(
             found.slowed_runs,
             found.runs,
             percent(found.most),
-            crate::format::ratio_bounds(env.lo, env.hi)
+            lab_config::format::ratio_bounds(env.lo, env.hi)
         ));
     }
     result
@@ -146,7 +146,7 @@ pub fn resolution(
         result.reading = found.reading.clone();
         result.evidence.push_str(&format!(
             "; widened by one step at each end, the interval is {}",
-            crate::format::ratio_bounds(found.widened.lo, found.widened.hi)
+            lab_config::format::ratio_bounds(found.widened.lo, found.widened.hi)
         ));
     } else if let Some(d) = decisions
         .iter()
@@ -164,9 +164,9 @@ pub fn resolution(
 fn threshold(rule: super::rule::Rule) -> String {
     use super::rule::Rule;
     match rule {
-        Rule::Compare(_, t) => crate::format::ratio(t),
+        Rule::Compare(_, t) => lab_config::format::ratio(t),
         Rule::Within(lo, hi) | Rule::Outside(lo, hi) => {
-            format!("the band {}", crate::format::ratio_bounds(lo, hi))
+            format!("the band {}", lab_config::format::ratio_bounds(lo, hi))
         }
     }
 }

@@ -6,10 +6,10 @@
 //! history page show the same figures.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, Experiment, Metric};
 use crate::error::LabError;
-use crate::format::percent;
 use crate::store::Manifest;
+use lab_config::format::percent;
+use lab_config::{Better, Experiment, Metric};
 use lab_stats as stats;
 use serde::{Deserialize, Serialize};
 
@@ -72,8 +72,8 @@ impl Difference {
         format!(
             "{}: {} → {}",
             self.what,
-            crate::format::one_line(&self.a),
-            crate::format::one_line(&self.b)
+            lab_config::format::one_line(&self.a),
+            lab_config::format::one_line(&self.b)
         )
     }
 }
@@ -205,7 +205,7 @@ impl CellChange {
                 self.b_runs
             );
         };
-        let interval = crate::format::ratio_interval_fine(r, lo, hi);
+        let interval = lab_config::format::ratio_interval_fine(r, lo, hi);
         if let Some(share) = self.busy {
             return format!(
                 "{}: {}: {interval} as measured",
@@ -439,8 +439,8 @@ fn summary(cells: &[CellChange], threshold: f64, sides: &str, level: f64) -> Str
     let family = if compared > 1 {
         format!(
             " (each interval at {}, so that all {compared} hold together at {})",
-            crate::format::level(level),
-            crate::format::level(crate::analysis::LEVEL)
+            lab_config::format::level(level),
+            lab_config::format::level(crate::analysis::LEVEL)
         )
     } else {
         String::new()

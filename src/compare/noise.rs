@@ -4,7 +4,7 @@
 
 use super::{CellChange, Change, Comparison};
 use crate::analysis::CellStats;
-use crate::format::percent;
+use lab_config::format::percent;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 

@@ -8,8 +8,8 @@ use super::{
 };
 use crate::analysis::slowed::{self, End};
 use crate::analysis::{Analysis, CellStats};
-use crate::config::{Better, Experiment, Metric, ParamValue, REV_PARAM, Waiting};
 use crate::store::{Pairing, Revisions};
+use lab_config::{Better, Experiment, Metric, ParamValue, REV_PARAM, Waiting};
 use lab_stats as stats;
 use std::collections::BTreeMap;
 

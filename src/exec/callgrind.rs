@@ -10,24 +10,7 @@
 //! A run prints into its own log only: it could misstate its own count, as it could any
 //! value it prints, but no other run's.
 
-/// The program lab runs the benchmark under, found on `PATH`.
-pub const VALGRIND: &str = "valgrind";
-
-/// The options before the run's own command.
-const OPTIONS: [&str; 3] = [
-    "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
-    "--trace-children=yes",
-];
-
-/// `argv` as run under callgrind.
-pub fn wrap(argv: &[String]) -> Vec<String> {
-    std::iter::once(VALGRIND)
-        .chain(OPTIONS)
-        .map(str::to_string)
-        .chain(argv.iter().cloned())
-        .collect()
-}
+use lab_config::counter::VALGRIND;
 
 /// The version valgrind reports (`valgrind-3.19.0`), or why it cannot be run.
 pub fn probe() -> Result<String, String> {
@@ -78,6 +61,7 @@ fn collected_line(line: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lab_config::counter::wrap;
 
     fn lines(text: &str) -> impl Iterator<Item = &str> {
         text.lines()

@@ -43,7 +43,7 @@ impl Calm {
     pub fn new(patience: Duration, limit: f64) -> Calm {
         let patience = std::env::var(CALM_WAIT_VAR)
             .ok()
-            .and_then(|v| crate::config::parse_wait(&v))
+            .and_then(|v| lab_config::parse_wait(&v))
             .unwrap_or(patience);
         Calm {
             patience: if limit >= 1.0 {
@@ -110,9 +110,9 @@ impl Calm {
 fn waiting_words(pressure: f64, watch: &super::disturbers::Watch, patience: Duration) -> String {
     format!(
         "waiting up to {} for the machine to calm: tasks waited for a CPU {} of the last {}{}; Ctrl-C stops, --resume goes on",
-        crate::format::seconds(patience.as_secs_f64()),
-        crate::format::percent(pressure),
-        crate::format::seconds(GLANCE.as_secs_f64()),
+        lab_config::format::seconds(patience.as_secs_f64()),
+        lab_config::format::percent(pressure),
+        lab_config::format::seconds(GLANCE.as_secs_f64()),
         busiest(watch)
     )
 }

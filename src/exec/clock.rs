@@ -1,6 +1,6 @@
 //! Clock reads for measuring runs: CLOCK_MONOTONIC for time, CLOCK_BOOTTIME to spot suspends.
 
-use crate::units::Nanos;
+use lab_config::units::Nanos;
 
 /// Nanoseconds on `clock`, from an arbitrary origin.
 fn read(clock: libc::clockid_t) -> u64 {

@@ -84,7 +84,7 @@ pub fn process_ticks() -> BTreeMap<Process, (String, u64)> {
 fn parse_stat(stat: &str) -> Option<(String, u64, u64)> {
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
-    let name = crate::format::terminal(&stat[open + 1..close]);
+    let name = lab_config::format::terminal(&stat[open + 1..close]);
     let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
     // After the name, field 3 (state) is index 0, so utime (14) is 11, stime (15) is 12 and
     // starttime (22) is 19.

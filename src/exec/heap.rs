@@ -4,14 +4,14 @@
 //!
 //! The dynamic loader preloads the shim (`LD_PRELOAD`) into every dynamically linked program
 //! of the run, and its constructor moves the C allocator's heap by the run's drawn shift (see
-//! [`crate::plan::layout`]). A statically linked program never runs the loader: its heap stays
+//! [`lab_config::plan::layout`]). A statically linked program never runs the loader: its heap stays
 //! where it is, and the run records no shift. What a program allocates otherwise (a Java or Go
 //! heap, blocks of 128 KiB and more that malloc maps on their own, a second thread's arena,
 //! an allocator that sorts blocks by size) is not moved either: the shift reaches the blocks
 //! the C allocator carves in turn from the main heap.
 
-use crate::config::Experiment;
-use crate::plan::PlannedRun;
+use lab_config::Experiment;
+use lab_config::plan::PlannedRun;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -72,7 +72,7 @@ fn obstacle(exp: &Experiment, run: &PlannedRun) -> Option<String> {
     }
     let env = exp.variant(&run.cell.variant).map(|v| v.env.clone());
     let found = super::shebang::locate(program, cwd, &env.unwrap_or_default())
-        .and_then(|path| unshiftable(&path, &crate::format::terminal(program)));
+        .and_then(|path| unshiftable(&path, &lab_config::format::terminal(program)));
     if let Ok(mut seen) = SEEN.lock() {
         seen.insert(key, found.clone());
     }

@@ -5,9 +5,9 @@
 //! failing one stops the session, as a failing build does, with the tail of what it printed.
 
 use super::measure::{RunRequest, Runner};
-use crate::config::{Experiment, ParamValue, template::substitute};
-use crate::plan::PlannedRun;
 use crate::store::Exit;
+use lab_config::plan::PlannedRun;
+use lab_config::{Experiment, ParamValue, template::substitute};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -73,7 +73,7 @@ fn once_per_cell<'a>(
 }
 
 /// The command `variant` declares for `hook`.
-fn declared(variant: &crate::config::Variant, hook: Hook) -> &Option<Vec<String>> {
+fn declared(variant: &lab_config::Variant, hook: Hook) -> &Option<Vec<String>> {
     match hook {
         Hook::Prepare => &variant.hooks.prepare,
         Hook::Conclude => &variant.hooks.conclude,
@@ -123,7 +123,7 @@ pub fn around(
         "the {} command of variant {} ({}) failed {} run {}: {failure}{}\n  hint: fix the command in lab.toml; the runs before it are kept, and `lab run {} --resume` continues",
         hook.key(),
         variant.name,
-        crate::render::shell_words(&argv),
+        lab_config::shell_syntax::shell_words(&argv),
         if hook == Hook::Cleanup { "after" } else { "before" },
         run.id,
         logs.tail(),
@@ -166,7 +166,7 @@ impl HookLogs {
             let lines: Vec<&str> = printed.lines().collect();
             for line in &lines[lines.len().saturating_sub(TAIL_LINES)..] {
                 text.push_str("\n    ");
-                text.push_str(&crate::format::terminal(line));
+                text.push_str(&lab_config::format::terminal(line));
             }
         }
         text

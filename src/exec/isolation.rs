@@ -20,6 +20,7 @@
 
 use super::landlock;
 use crate::store::IsolationRecord;
+pub use lab_config::isolation::Wanted;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
@@ -28,19 +29,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
-
-/// What a session asks for (`isolation` in lab.toml).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Wanted {
-    /// Whatever the machine allows, recorded.
-    #[default]
-    Auto,
-    /// Refuse to run without both protections.
-    Strict,
-    /// No protection: runs go as they did before lab isolated them.
-    None,
-}
 
 /// The read-only mount namespace of each project a session of this process runs in, with how
 /// many sessions hold it.

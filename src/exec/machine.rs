@@ -124,7 +124,7 @@ pub fn tick_ns() -> u64 {
     // SAFETY: sysconf only reads a configuration value.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {
-        crate::units::NANOS_PER_SECOND / hz as u64
+        lab_config::units::NANOS_PER_SECOND / hz as u64
     } else {
         10_000_000
     }

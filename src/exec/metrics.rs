@@ -1,8 +1,8 @@
 //! Reading metric values out of a run's standard output: JSON object lines (read as
 //! `store::printed` reads them) or a regex.
 
-use crate::config::{Extractor, Metric};
 use crate::store::{Found, JsonLine, Line, LogRef, SampleRow, Scan, read_lines, scan_lines};
+use lab_config::{Extractor, Metric};
 use regex::Regex;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).
@@ -137,7 +137,7 @@ fn json_values(output: &str, path: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Better;
+    use lab_config::Better;
 
     fn metric(name: &str, extractor: Extractor) -> Metric {
         Metric {

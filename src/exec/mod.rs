@@ -32,7 +32,7 @@ pub(crate) mod taskstats;
 
 pub use build::{BuildError, build, tail};
 pub use calibrate::{calibrate, start_up_cost};
-pub use callgrind::{probe as probe_callgrind, wrap as under_callgrind};
+pub use callgrind::probe as probe_callgrind;
 pub use counters::{Counter, Reading, Refusal, paranoid as perf_paranoid, probe as probe_counters};
 pub use disturbers::{Watch as DisturberWatch, watch as watch_disturbers};
 pub use heap::unshifted as heap_unshifted;
@@ -49,11 +49,11 @@ pub use shebang::locate as locate_program;
 pub use syscheck::system_check;
 pub use taskstats::TaskWait;
 
-use crate::config::Experiment;
-use crate::plan::PlannedRun;
 use crate::store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
 use duties::Duty;
+use lab_config::Experiment;
+use lab_config::plan::PlannedRun;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -172,7 +172,7 @@ fn refuse_on_full_disk(
     anyhow::bail!(
         "the file system holding {} is full ({} free): run {} is not recorded, since a full disk may have made it fail or cut its output short; the runs before it are kept\n  hint: free some space, then `lab run {} --resume` runs it and the rest",
         session.dir.display(),
-        crate::format::memory(free as f64),
+        lab_config::format::memory(free as f64),
         run.id,
         exp.name
     )
@@ -212,7 +212,7 @@ fn run_env<'a>(
     padding: Option<u32>,
     heap: Option<(u32, &std::path::Path)>,
 ) -> Cow<'a, BTreeMap<String, String>> {
-    use crate::plan::layout::{HEAP_VAR, PAD_VAR, pad_value};
+    use lab_config::plan::layout::{HEAP_VAR, PAD_VAR, pad_value};
     if padding.is_none() && heap.is_none() {
         return Cow::Borrowed(declared);
     }

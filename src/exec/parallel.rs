@@ -12,10 +12,10 @@
 
 use super::measure::{Measurement, RunRequest, Runner};
 use super::{Ending, MetricReader, Progress, interrupt, orphans, running};
-use crate::config::{DuetSides, Experiment};
-use crate::plan::PlannedRun;
 use crate::store::SessionWriter;
 use anyhow::{Result, anyhow};
+use lab_config::plan::PlannedRun;
+use lab_config::{DuetSides, Experiment};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::mpsc;
 use std::thread::Scope;
@@ -201,7 +201,7 @@ impl<'e> Schedule<'e> {
         let partner = self
             .queue
             .front()
-            .is_some_and(|next| crate::plan::partners(&first, next))
+            .is_some_and(|next| lab_config::plan::partners(&first, next))
             .then(|| self.queue.pop_front())
             .flatten();
         let mut start = vec![(first, Some(one))];

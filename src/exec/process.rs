@@ -8,7 +8,7 @@ use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Output, Ready, Spawn, Started};
 use crate::store::Exit;
-use crate::units::{NANOS_PER_MILLI, Nanos};
+use lab_config::units::{NANOS_PER_MILLI, Nanos};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};

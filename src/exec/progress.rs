@@ -2,9 +2,9 @@
 //! `--quiet`; each says when the session will likely end and at the latest. Updated only
 //! between runs, never while one executes.
 
-use crate::plan::PlannedRun;
-use crate::units::Nanos;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lab_config::plan::PlannedRun;
+use lab_config::units::Nanos;
 use std::cell::{Cell, RefCell};
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -107,12 +107,12 @@ impl Eta {
         }
         out.push_str(&format!(
             "ends in about {}",
-            crate::format::minutes(likely.as_secs_f64())
+            lab_config::format::minutes(likely.as_secs_f64())
         ));
         if let Some(end) = self.latest_end {
             out.push_str(&format!(
                 ", at most {}",
-                crate::format::minutes(end.saturating_duration_since(now).as_secs_f64())
+                lab_config::format::minutes(end.saturating_duration_since(now).as_secs_f64())
             ));
         }
         Some(out)
@@ -215,7 +215,7 @@ impl Progress {
 
     /// Says how a run ended.
     pub fn finished(&self, run: &PlannedRun, wall_ns: u64, outcome: &str) {
-        let outcome = &crate::format::terminal(outcome);
+        let outcome = &lab_config::format::terminal(outcome);
         if let Some(eta) = self.eta() {
             eta.borrow_mut().done += 1;
         }
@@ -232,7 +232,7 @@ impl Progress {
                     run.position,
                     total.get(),
                     describe(run),
-                    crate::format::seconds_fixed(Nanos(wall_ns).seconds()),
+                    lab_config::format::seconds_fixed(Nanos(wall_ns).seconds()),
                     outcome,
                     outlook.map_or(String::new(), |o| format!(" · {o}"))
                 );
@@ -328,12 +328,12 @@ mod tests {
     fn run_of(variant: &str, params: &[(&str, i64)], warmup: bool) -> PlannedRun {
         let params = params
             .iter()
-            .map(|(k, v)| (k.to_string(), crate::config::ParamValue::Int(*v)))
+            .map(|(k, v)| (k.to_string(), lab_config::ParamValue::Int(*v)))
             .collect();
         PlannedRun {
             id: "r0001".into(),
             position: 1,
-            cell: crate::plan::CellKey::new(variant, std::sync::Arc::new(params)),
+            cell: lab_config::plan::CellKey::new(variant, std::sync::Arc::new(params)),
             repetition: 3,
             warmup,
             argv: vec!["true".into()],

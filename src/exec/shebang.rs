@@ -25,10 +25,10 @@ pub fn missing_interpreter(
     if cwd.join(interpreter).exists() {
         return None;
     }
-    let shown = crate::format::terminal(&line);
+    let shown = lab_config::format::terminal(&line);
     Some(format!(
         "it starts with `{shown}`, and `{}` does not exist (install it, or correct the script's first line)",
-        crate::format::terminal(interpreter)
+        lab_config::format::terminal(interpreter)
     ))
 }
 

@@ -3,8 +3,8 @@
 //! resubmitting a lost task a bounded number of times. Slurm places and runs the tasks; lab
 //! only talks to it through `sbatch`, `scontrol` and `scancel`, behind [`Scheduler`].
 
-use crate::plan::PlannedRun;
 use anyhow::{Context, Result, bail};
+use lab_config::plan::PlannedRun;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The lab.toml `lab import` writes for a new experiment, as serde structs the `toml` crate
 //! serialises, so every value is written with its TOML type.
 
-use crate::config::ParamValue;
+use lab_config::ParamValue;
 use std::collections::BTreeMap;
 
 /// A generated lab.toml, its tables in the order a reader meets them.

@@ -4,7 +4,7 @@
 //! dropped, the tail that tells them apart is kept, and a short stable hash of the full name is added only where the kept
 //! part is too long or would not be unique. The full name stays the variant's label.
 
-use crate::config;
+use lab_config as config;
 use sha2::{Digest, Sha256};
 
 /// The longest name lab accepts.

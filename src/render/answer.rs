@@ -5,8 +5,8 @@
 use super::escape::{html_line, html_with_code_spans};
 use super::marks::{class, mark};
 use crate::checks::{CheckResult, Tally, Verdict};
-use crate::config::CheckClass;
-use crate::format::{level, ratio, ratio_interval};
+use lab_config::CheckClass;
+use lab_config::format::{level, ratio, ratio_interval};
 
 /// Cells named before "and N more".
 const CELLS_SHOWN: usize = 6;

@@ -6,10 +6,11 @@ use super::marks;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Verdict};
-use crate::config::{CheckClass, Experiment};
-use crate::format::{memory, millis, significant};
 use crate::store::Manifest;
-use crate::units::Nanos;
+use lab_config::format::{memory, millis, significant};
+use lab_config::shell_syntax::shell_words;
+use lab_config::units::Nanos;
+use lab_config::{CheckClass, Experiment};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -336,23 +337,6 @@ fn readable_memory(recorded: &str) -> String {
     parsed.map_or_else(|| recorded.to_string(), |kib| memory(kib * 1024.0))
 }
 
-/// An argv shown as a POSIX shell would need it typed, quoting elements that need it.
-pub fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c))
-            {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn environment(analysis: &Analysis) -> Vec<KeyValue> {
     let m = &analysis.manifest;
     let mut rows = machine_rows(m);
@@ -510,12 +494,12 @@ fn session_rows(m: &Manifest) -> Vec<Row> {
 /// padding 0–4,095 bytes per run (LAB_LAYOUT_PAD), drawn from seed 1; 12–4,071 bytes drawn
 /// (runs.csv column env_padding)", then how the heaps were shifted, and why some were not.
 fn layout_rows(analysis: &Analysis) -> Vec<Row> {
-    use crate::plan::layout::{PAD_RANGE, PAD_VAR};
+    use lab_config::plan::layout::{PAD_RANGE, PAD_VAR};
     let drawn: Vec<u32> = analysis.runs.iter().filter_map(|r| r.env_padding).collect();
     let (Some(low), Some(high)) = (drawn.iter().min(), drawn.iter().max()) else {
         return Vec::new();
     };
-    let bytes = |n: u32| crate::format::grouped(u64::from(n));
+    let bytes = |n: u32| lab_config::format::grouped(u64::from(n));
     let mut said = format!(
         "randomised: environment padding 0–{} bytes per run ({PAD_VAR}), drawn from seed {}; {}–{} bytes drawn (runs.csv column env_padding)",
         bytes(PAD_RANGE - 1),
@@ -531,8 +515,8 @@ fn layout_rows(analysis: &Analysis) -> Vec<Row> {
 /// drawn in 28 of 28 runs (runs.csv column heap_shift)", and why some heaps were not; nothing
 /// for a session recorded before lab shifted heaps.
 fn heap_shifts(analysis: &Analysis) -> String {
-    use crate::plan::layout::{HEAP_RANGE, HEAP_STEP, HEAP_VAR};
-    let bytes = |n: u32| crate::format::grouped(u64::from(n));
+    use lab_config::plan::layout::{HEAP_RANGE, HEAP_STEP, HEAP_VAR};
+    let bytes = |n: u32| lab_config::format::grouped(u64::from(n));
     let shifts: Vec<u32> = analysis.runs.iter().filter_map(|r| r.heap_shift).collect();
     let mut said = match (shifts.iter().min(), shifts.iter().max()) {
         (Some(low), Some(high)) => format!(

@@ -4,9 +4,9 @@
 
 use super::figures::{ChartView, Figure, Text};
 use crate::compare::{CellChange, Change, Comparison};
-use crate::format::{level, number, percent};
 use crate::render::charts::{ForestChart, ForestRow, Verdict, forest_svg};
 use anyhow::Result;
+use lab_config::format::{level, number, percent};
 use serde::Serialize;
 
 /// The section's template context.
@@ -67,7 +67,7 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
         before: median(x.a_median),
         after: median(x.b_median),
         ratio: match (x.ratio, x.lo, x.hi) {
-            (Some(r), Some(lo), Some(hi)) => crate::format::ratio_interval(r, lo, hi),
+            (Some(r), Some(lo), Some(hi)) => lab_config::format::ratio_interval(r, lo, hi),
             _ => format!(
                 "n/a ({} and {} runs; {} a side are needed)",
                 x.a_runs,

@@ -6,9 +6,9 @@ use super::charts::{
 };
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, Verdict};
-use crate::config::{Experiment, Metric, Param, ParamValue};
-use crate::format::level;
 use anyhow::Result;
+use lab_config::format::level;
+use lab_config::{Experiment, Metric, Param, ParamValue};
 
 /// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
 /// one laid out for a phone's width (`NAME-narrow.svg`).
@@ -103,7 +103,9 @@ pub fn figures(
 /// A metric that only reports a run's own elapsed time for a duration check: flat by design,
 /// its table and the check say all there is.
 fn is_duration_metric(exp: &Experiment, name: &str) -> bool {
-    exp.checks.iter().any(|c| matches!(&c.kind, crate::config::CheckKind::Duration { metric: Some(m), .. } if m == name))
+    exp.checks.iter().any(
+        |c| matches!(&c.kind, lab_config::CheckKind::Duration { metric: Some(m), .. } if m == name),
+    )
 }
 
 /// A metric whose every cell prints the same median: its flat chart would say nothing that
@@ -126,7 +128,7 @@ fn axis_label(metric: &Metric) -> String {
 }
 
 /// The series a cell belongs to: its variant plus every other multi-valued parameter.
-fn series_name(cell: &crate::plan::CellKey, along: &str, exp: &Experiment) -> String {
+fn series_name(cell: &lab_config::plan::CellKey, along: &str, exp: &Experiment) -> String {
     let mut name = cell.variant.clone();
     for (k, v) in cell.params.iter() {
         if k != along && exp.param(k).is_some_and(|p| p.values.len() > 1) {

@@ -3,10 +3,10 @@
 //! first session and commit.
 
 use super::figures::{ChartView, Figure, Text};
-use crate::format::{number, percent, ratio};
 use crate::history::{CellHistory, History, StepKind};
 use crate::render::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};
 use anyhow::Result;
+use lab_config::format::{number, percent, ratio};
 use serde::Serialize;
 
 /// The page's template context.

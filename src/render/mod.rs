@@ -22,13 +22,13 @@ pub mod sampling;
 mod tables;
 mod templates;
 
-pub use chapter::shell_words;
+pub use lab_config::shell_syntax::shell_words;
 
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Findings, Tally};
-use crate::config::Experiment;
 use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
+use lab_config::Experiment;
 use published::{
     ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, REPLICATIONS_PAGE,
     ROOT_FILES,

@@ -39,10 +39,10 @@ use super::escape::markdown;
 use super::figures::Figure;
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{CheckResult, ratio_of};
-use crate::config::{Experiment, ParamValue};
-use crate::format::{ratio_interval, value, value_interval};
 use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
+use lab_config::format::{ratio_interval, value, value_interval};
+use lab_config::{Experiment, ParamValue};
 use location::{error_at, locate};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -157,7 +157,7 @@ fn compile(
 
 /// Statistics of the built-in metrics the notes name but the analysis did not compute.
 fn add_builtin_cells(exp: &Experiment, analysis: &mut Analysis, source: &str) {
-    let missing: Vec<&crate::config::Metric> = exp
+    let missing: Vec<&lab_config::Metric> = exp
         .metrics
         .iter()
         .filter(|m| m.is_builtin() && source.contains(&format!("\"{}\"", m.name)))
@@ -283,12 +283,12 @@ impl NotesData {
     ) -> Vec<&'c CellStats> {
         let head = self
             .exp
-            .param(crate::config::REV_PARAM)
+            .param(lab_config::REV_PARAM)
             .and_then(|p| p.values.last());
         match head {
             Some(head) if matches.len() > 1 && !wanted.iter().any(|(k, _)| *k == "rev") => matches
                 .into_iter()
-                .filter(|c| c.cell.params.get(crate::config::REV_PARAM) == Some(head))
+                .filter(|c| c.cell.params.get(lab_config::REV_PARAM) == Some(head))
                 .collect(),
             _ => matches,
         }

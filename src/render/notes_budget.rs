@@ -9,8 +9,8 @@
 use super::location::{error_at, locate};
 use super::source::{Piece, Position, position};
 use super::{BUDGETED, TEMPLATE};
-use crate::format::grouped;
 use anyhow::Result;
+use lab_config::format::grouped;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,7 +1,7 @@
 //! The filters notes format numbers with: `num` and `percent`, both passing an `n/a (why)`
 //! marker through.
 
-use crate::format::significant;
+use lab_config::format::significant;
 use tera::{Kwargs, State, Tera, TeraResult, Value};
 
 /// The formatting filters, `num` and `percent`.

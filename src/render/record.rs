@@ -31,7 +31,7 @@ struct SummaryRecord<'a> {
     manifest: &'a crate::store::Manifest,
     resampling: &'a crate::analysis::Resampling,
     counts: &'a crate::analysis::Counts,
-    cell_keys: &'a [crate::plan::CellKey],
+    cell_keys: &'a [lab_config::plan::CellKey],
     cells: Vec<serde_json::Value>,
     runs: RawRuns<'a>,
     checks: Vec<serde_json::Value>,

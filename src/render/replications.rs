@@ -5,9 +5,9 @@
 use super::charts::{ForestChart, ForestRow, Verdict as ChartVerdict, forest_svg};
 use super::figures::{ChartView, Figure, Text};
 use crate::checks::{CheckResult, Verdict};
-use crate::format::{ratio, ratio_interval};
 use crate::replication::{Hypothesis, Machine, Replications};
 use anyhow::Result;
+use lab_config::format::{ratio, ratio_interval};
 use serde::Serialize;
 
 /// The page's template context.

@@ -1,8 +1,8 @@
 //! The results tables of a chapter: one row per cell, every interval formatted once, here.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::config::Experiment;
-use crate::format::{estimate, interval, number, p_value, percent, significant, value};
+use lab_config::Experiment;
+use lab_config::format::{estimate, interval, number, p_value, percent, significant, value};
 use serde::Serialize;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a
@@ -134,8 +134,8 @@ fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Colum
     let any_interval = cells.iter().any(|c| c.median_ci.is_some());
     let (median_title, mean_title) = if any_interval {
         (
-            format!("Median [{} CI]", crate::format::level(level)),
-            format!("Mean [{} BCa CI]", crate::format::level(level)),
+            format!("Median [{} CI]", lab_config::format::level(level)),
+            format!("Mean [{} BCa CI]", lab_config::format::level(level)),
         )
     } else {
         ("Median".to_string(), "Mean".to_string())
@@ -222,7 +222,7 @@ fn dropped_note(column: &Column, values: &[String], level: f64) -> Option<String
         "Runs" => Some(format!("Every cell shown has {value} valid runs.")),
         "Order-statistic CI" => Some(format!(
             "No cell has enough runs for a distribution-free interval of the median at {} (it needs {}).",
-            crate::format::level(level),
+            lab_config::format::level(level),
             runs_for_exact_interval(level)
         )),
         _ => None,

@@ -9,8 +9,8 @@
 
 use crate::analysis::Analysis;
 use crate::checks::CheckResult;
-use crate::format::{minutes, ratio, ratio_bounds};
-use crate::plan::CellKey;
+use lab_config::format::{minutes, ratio, ratio_bounds};
+use lab_config::plan::CellKey;
 
 /// Below this share of its half-width from the threshold, an interval's centre is on it.
 const ON_THE_THRESHOLD: f64 = 0.1;
@@ -118,7 +118,7 @@ fn band_outlook(r: &crate::checks::RatioEvidence, n: Narrowing, gap: f64, margin
         return Outlook::never(format!(
             "likely never: its interval {} is centred on the edge of ±{}",
             ratio_bounds(r.lo, r.hi),
-            crate::format::percent(margin)
+            lab_config::format::percent(margin)
         ));
     }
     decided_at(r, n, needed_runs(n.now, n.half, distance))
@@ -185,7 +185,7 @@ mod tests {
         let mut c = CheckResult::new(
             "h",
             "compare",
-            crate::config::CheckClass::Hypothesis,
+            lab_config::CheckClass::Hypothesis,
             crate::checks::Verdict::Inconclusive,
         );
         c.ratio = Some(crate::checks::RatioEvidence {

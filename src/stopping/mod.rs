@@ -11,9 +11,9 @@
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::{self, Findings};
 use crate::compare;
-use crate::config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
-use crate::format::{level, percent};
-use crate::plan::{CellKey, Plan};
+use lab_config::format::{level, percent};
+use lab_config::plan::{CellKey, Plan};
+use lab_config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
 use lab_stats::relative_half_width;
 use lab_stats::sequential::{look_levels, schedule};
 use serde::Serialize;
@@ -220,7 +220,7 @@ fn open_hypotheses(
         let read = checks::cells_read(spec, &analysis.cell_keys);
         let (now, round_s) = forecast::of_cells(&read, analysis);
         let margin = match &spec.kind {
-            crate::config::CheckKind::Agree { margin, .. } => Some(*margin),
+            lab_config::CheckKind::Agree { margin, .. } => Some(*margin),
             kind => kind.threshold_margin(),
         };
         let outlook = forecast::outlook(check, now, round_s, max, margin);
@@ -379,9 +379,9 @@ impl Standing {
             ),
             Next::TimeSpent(stop) => format!(
                 "Sampling stopped at {at}: the time budget ({}) had {} left, and the next look would have taken about {}; still open: {}.",
-                crate::format::minutes(stop.budget_s),
-                crate::format::minutes((stop.budget_s - stop.used_s).max(0.0)),
-                crate::format::minutes(stop.next_look_s),
+                lab_config::format::minutes(stop.budget_s),
+                lab_config::format::minutes((stop.budget_s - stop.used_s).max(0.0)),
+                lab_config::format::minutes(stop.next_look_s),
                 self.open_list()
             ),
             Next::More { .. } => format!(

@@ -1,7 +1,7 @@
 //! The session manifest: everything about the machine and the experiment needed to trust or
 //! reproduce a session.
 
-use crate::config::Experiment;
+use lab_config::Experiment;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -358,7 +358,7 @@ pub struct Revisions {
     /// `--duet`: each pair of runs, one of each revision, executed at the same time on these
     /// two disjoint CPU sets, and the comparison is the ratio taken per pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duet: Option<crate::config::DuetSides>,
+    pub duet: Option<lab_config::DuetSides>,
     /// How the comparison pairs the two revisions' runs. Sessions recorded before pairing
     /// read back as [`Pairing::Unpaired`], and keep the verdicts they were published with.
     #[serde(default, skip_serializing_if = "Pairing::is_unpaired")]

@@ -52,7 +52,7 @@ pub const SEALED: &str = "sealed";
 /// Where bytes that are not data (torn or orphaned tails) are moved on `--resume`.
 pub const SET_ASIDE: &str = "set-aside";
 
-use crate::plan::Plan;
+use lab_config::plan::Plan;
 
 /// The author's files as the session ran with them.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +66,7 @@ pub struct Sealed {
 impl Sealed {
     /// The experiment's lab.toml and notes.md as they are now.
     pub fn read(experiment_dir: &Path) -> Result<Self> {
-        let file = experiment_dir.join(crate::config::FILE_NAME);
+        let file = experiment_dir.join(lab_config::FILE_NAME);
         Ok(Sealed {
             lab_toml: fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?,
@@ -77,10 +77,7 @@ impl Sealed {
     fn write(&self, session_dir: &Path) -> Result<()> {
         let dir = session_dir.join(SEALED);
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        write_file(
-            &dir.join(crate::config::FILE_NAME),
-            self.lab_toml.as_bytes(),
-        )?;
+        write_file(&dir.join(lab_config::FILE_NAME), self.lab_toml.as_bytes())?;
         if let Some(notes) = &self.notes {
             write_file(&dir.join("notes.md"), notes)?;
         }
@@ -90,7 +87,7 @@ impl Sealed {
     fn load(session_dir: &Path) -> Option<Self> {
         let dir = session_dir.join(SEALED);
         Some(Sealed {
-            lab_toml: fs::read_to_string(dir.join(crate::config::FILE_NAME)).ok()?,
+            lab_toml: fs::read_to_string(dir.join(lab_config::FILE_NAME)).ok()?,
             notes: fs::read(dir.join("notes.md")).ok(),
         })
     }

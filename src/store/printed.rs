@@ -52,7 +52,7 @@ impl Unusable {
     /// Why lab cannot use it, for a metric of numbers (`text` false) or of text.
     pub fn why(&self, text: bool) -> &'static str {
         match (self, text) {
-            (Unusable::OutOfRange(_), _) => crate::format::OUT_OF_RANGE,
+            (Unusable::OutOfRange(_), _) => lab_config::format::OUT_OF_RANGE,
             (Unusable::NotJson(_), _) => "not a value JSON can hold (write e.g. 1, -0.5 or 2e3)",
             (_, false) => "not a number lab can use",
             (_, true) => "not a value lab can use",

@@ -330,16 +330,16 @@ fn check_counts(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::config::ParamValue;
-    use crate::plan::{Plan, PlannedRun};
     use crate::store::{Manifest, Sealed, SessionWriter};
+    use lab_config::ParamValue;
+    use lab_config::plan::{Plan, PlannedRun};
     use std::fs;
 
     pub(in crate::store) fn planned(id: usize) -> PlannedRun {
         PlannedRun {
             id: format!("r{id:04}"),
             position: id,
-            cell: crate::plan::CellKey::new(
+            cell: lab_config::plan::CellKey::new(
                 "v",
                 std::sync::Arc::new([("n".to_string(), ParamValue::Int(id as i64))].into()),
             ),
@@ -409,7 +409,7 @@ pub(super) mod tests {
     /// A session of `runs` complete runs, written by the real writer; returns its folder.
     fn session(root: &Path, runs: usize) -> std::path::PathBuf {
         let plan = Plan {
-            order: crate::config::Order::Sequential,
+            order: lab_config::Order::Sequential,
             seed: 1,
             runs: (1..=4).map(planned).collect(),
         };

@@ -1,7 +1,7 @@
 //! The tidy CSV rows of runs.csv and samples.csv: one row per run, one row per metric value.
 //! Store owns these types; exec fills them in, the validity stage reads them back.
 
-use crate::config::ParamValue;
+use lab_config::ParamValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

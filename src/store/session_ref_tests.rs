@@ -1,8 +1,8 @@
 //! Parsing and resolving every form of [`SessionRef`] against a folder of stored sessions.
 
 use super::*;
-use crate::plan::Plan;
 use crate::store::{GitState, Manifest, Sealed, SessionWriter};
+use lab_config::plan::Plan;
 
 /// Three sessions, the two last made at commits `abcd1234…` and `abcd9999…`.
 fn list() -> (tempfile::TempDir, SessionList) {
@@ -21,7 +21,7 @@ fn list() -> (tempfile::TempDir, SessionList) {
             dirty: false,
         });
         let plan = Plan {
-            order: crate::config::Order::Shuffled,
+            order: lab_config::Order::Shuffled,
             seed: 1,
             runs: Vec::new(),
         };

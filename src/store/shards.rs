@@ -204,7 +204,7 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
                 .entry(node.name.clone())
                 .or_insert_with(|| node.clone());
         }
-        let planned: BTreeMap<&str, &crate::plan::PlannedRun> =
+        let planned: BTreeMap<&str, &lab_config::plan::PlannedRun> =
             shard.plan.runs.iter().map(|r| (r.id.as_str(), r)).collect();
         let mut samples: BTreeMap<&str, Vec<super::SampleRow>> = BTreeMap::new();
         for s in &shard.samples {
@@ -257,9 +257,9 @@ fn open_log(shard: &Path, row: &super::RunRow, stream: super::Stream) -> Box<dyn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Plan;
     use crate::store::read::tests::{planned, row, samples};
     use crate::store::{Cluster, LOGS, Manifest, Sealed};
+    use lab_config::plan::Plan;
 
     fn manifest(node: Option<&str>) -> Manifest {
         let mut m: Manifest =
@@ -278,7 +278,7 @@ mod tests {
 
     fn plan(runs: &[usize]) -> Plan {
         Plan {
-            order: crate::config::Order::Shuffled,
+            order: lab_config::Order::Shuffled,
             seed: 1,
             runs: runs.iter().map(|&i| planned(i)).collect(),
         }

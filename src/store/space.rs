@@ -65,7 +65,7 @@ pub fn write_failed(path: &Path, error: impl std::fmt::Display) -> anyhow::Error
         .parent()
         .and_then(free_bytes)
         .map_or_else(String::new, |f| {
-            format!(" ({} free there)", crate::format::memory(f as f64))
+            format!(" ({} free there)", lab_config::format::memory(f as f64))
         });
     anyhow::anyhow!("cannot write {}: {error}{free}", path.display())
 }

@@ -14,8 +14,8 @@ use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
 use super::rows::{self, RunRow, SampleRow};
 use super::{LOGS, MANIFEST, Manifest, PLAN, RUNS, SAMPLES, SET_ASIDE, Sealed, write_json};
-use crate::plan::{Plan, PlannedRun};
 use anyhow::{Context, Result};
+use lab_config::plan::{Plan, PlannedRun};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -442,7 +442,7 @@ fn whole_files(dir: &Path) -> Vec<PathBuf> {
     vec![
         dir.join(MANIFEST),
         dir.join(PLAN),
-        sealed.join(crate::config::FILE_NAME),
+        sealed.join(lab_config::FILE_NAME),
         sealed.join("notes.md"),
     ]
 }

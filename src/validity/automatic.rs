@@ -2,10 +2,10 @@
 //! missing or malformed metric values, runs too short to time against the session's
 //! calibration, and runs whose echoed configuration differs from the one requested.
 
-use crate::config::{Metric, ParamValue};
-use crate::format::duration;
 use crate::store::{Calibration, Exit};
-use crate::units::Nanos;
+use lab_config::format::duration;
+use lab_config::units::Nanos;
+use lab_config::{Metric, ParamValue};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -174,7 +174,7 @@ impl fmt::Display for Problem {
             Problem::Suspended { ns } => write!(
                 f,
                 "the machine was suspended for {} during the run",
-                crate::format::seconds_fixed(Nanos(*ns).seconds())
+                lab_config::format::seconds_fixed(Nanos(*ns).seconds())
             ),
             Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
             Problem::Underived { metric, why } => {
@@ -257,8 +257,8 @@ fn write_busy(
     contention: &crate::store::Contention,
     limit: f64,
 ) -> fmt::Result {
-    use crate::format::percent;
     use crate::store::WaitSource;
+    use lab_config::format::percent;
     if contention.source == WaitSource::Ticks {
         return write_busy_by_ticks(f, contention, limit);
     }
@@ -299,7 +299,7 @@ fn write_busy_by_ticks(
     contention: &crate::store::Contention,
     limit: f64,
 ) -> fmt::Result {
-    use crate::format::percent;
+    use lab_config::format::percent;
     let steal = match contention.steal {
         Some(s) if s > 0.0 => format!(" and the hypervisor {}", percent(s)),
         _ => String::new(),
@@ -354,7 +354,7 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 }
 
 fn millis(ns: u64) -> String {
-    crate::format::millis(Nanos(ns))
+    lab_config::format::millis(Nanos(ns))
 }
 
 /// The spawn cost's noise as a standard deviation: 1.4826 × MAD, the consistent estimator of
@@ -535,7 +535,7 @@ pub fn problems(run: &RunFacts, metrics: &[Metric]) -> Vec<Problem> {
             }
         } else if !metric.text {
             let bad = values.find_map(|v| {
-                crate::format::parse_value(v, &metric.unit)
+                lab_config::format::parse_value(v, &metric.unit)
                     .err()
                     .map(|why| (v, why))
             });

@@ -1,7 +1,7 @@
 //! Unit tests of `automatic`.
 
 use super::*;
-use crate::config::{Better, Extractor};
+use lab_config::{Better, Extractor};
 
 fn metric(name: &str, text: bool) -> Metric {
     Metric {

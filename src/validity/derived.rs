@@ -5,7 +5,7 @@
 
 use super::automatic::Problem;
 use super::values::Measured;
-use crate::config::{Experiment, Extractor, Metric};
+use lab_config::{Experiment, Extractor, Metric};
 use std::collections::BTreeMap;
 
 /// Adds each derived metric's value to `values` (what the run printed), in dependency order,
@@ -77,7 +77,7 @@ mod tests {
         let source = format!(
             "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\n\n[[variant]]\nname = \"a\"\nrun = [\"prog\"]\n\n[metric.ops]\njson = \"ops\"\n{extra}"
         );
-        crate::config::parse(
+        lab_config::parse(
             &source,
             std::path::Path::new("e/lab.toml"),
             std::path::Path::new("e"),

@@ -4,8 +4,8 @@
 //! judgement by the checks stage.
 
 use super::RunView;
-use crate::config::{CheckSpec, ParamValue, template::substitute};
-use crate::format::seconds;
+use lab_config::format::seconds;
+use lab_config::{CheckSpec, ParamValue, template::substitute};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

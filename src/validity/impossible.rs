@@ -11,8 +11,8 @@
 //! of the program and of lab starting at different instants and rounding: 1 ms plus 1%.
 
 use super::automatic::Problem;
-use crate::config::Metric;
-use crate::units::seconds_per;
+use lab_config::Metric;
+use lab_config::units::seconds_per;
 use std::collections::BTreeMap;
 
 /// The allowance beyond the run's own time: this many seconds ...
@@ -68,7 +68,7 @@ pub fn likely_unit(value: f64, unit: &str, wall_s: f64, cpu_s: f64) -> Option<&'
 /// "printed 2300 s of `time` in a run of 2.3 s wall time: the unit is probably ms, not s
 /// (lab.toml says unit = "s")".
 pub fn describe(value: f64, metric: &str, unit: &str, wall_s: f64, cpu_s: f64) -> String {
-    use crate::format::{seconds, significant};
+    use lab_config::format::{seconds, significant};
     let cpu = if cpu_s > wall_s {
         format!(" and {} of CPU time", seconds(cpu_s))
     } else {

@@ -5,8 +5,8 @@
 //! a run that printed no value.
 
 use super::automatic::Problem;
-use crate::config::{Extractor, Metric};
 use crate::store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
+use lab_config::{Extractor, Metric};
 use std::fmt;
 
 /// A line lab could not read values from.
@@ -178,7 +178,7 @@ impl Printed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Better;
+    use lab_config::Better;
 
     fn metric(name: &str, extractor: Extractor, text: bool) -> Metric {
         Metric {

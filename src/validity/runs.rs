@@ -3,11 +3,11 @@
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use super::printed;
 use super::values::{Measured, Names, RunValues};
-use crate::config::Experiment;
 use crate::exec::Counter;
-use crate::plan::{CellKey, PlannedRun};
 use crate::store::{Exit, RunRow, SampleRow, StartUpCost, StoredSession};
-use crate::units::Nanos;
+use lab_config::Experiment;
+use lab_config::plan::{CellKey, PlannedRun};
+use lab_config::units::Nanos;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -123,7 +123,7 @@ impl RunView {
 
     /// Whether the run's values of `metric` count: timings from valid runs, outputs and
     /// counts from every run whose outputs are valid.
-    pub fn counts_for(&self, metric: &crate::config::Metric) -> bool {
+    pub fn counts_for(&self, metric: &lab_config::Metric) -> bool {
         if metric.is_timing() {
             self.is_valid()
         } else {
@@ -492,7 +492,7 @@ fn normalise_numbers(
     for metric in exp.metrics.iter().filter(|m| !m.text && m.is_printed()) {
         if let Some(list) = values.get_mut(&metric.name) {
             for v in list.iter_mut() {
-                if let Ok(x) = crate::format::parse_value(v, &metric.unit) {
+                if let Ok(x) = lab_config::format::parse_value(v, &metric.unit) {
                     *v = x.to_string();
                 }
             }
@@ -594,7 +594,7 @@ fn impossible_in(
     row: &RunRow,
     values: &BTreeMap<String, Vec<String>>,
 ) -> Option<Problem> {
-    if session.manifest.imported.is_some() || exp.skips(crate::config::skip::IMPOSSIBLE_TIMES) {
+    if session.manifest.imported.is_some() || exp.skips(lab_config::skip::IMPOSSIBLE_TIMES) {
         return None;
     }
     super::impossible::impossible_time(

@@ -192,7 +192,7 @@ fn a_counter_the_machine_lacks_is_unavailable_with_its_reason_never_zero() {
 /// with a few variables more: lab's record is held to this within 1%.
 pub fn callgrind_count(argv: &[&str]) -> u64 {
     let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
-    let wrapped = lab::exec::under_callgrind(&argv);
+    let wrapped = lab::config::counter::wrap(&argv);
     let out = std::process::Command::new(&wrapped[0])
         .args(&wrapped[1..])
         .output()

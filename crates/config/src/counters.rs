@@ -1,7 +1,7 @@
 //! `[experiment] counters`: perf's counter names, each known to lab and listed once.
 
 use super::error::{ConfigError, Locator};
-use crate::exec::Counter;
+use crate::counter::Counter;
 use toml::Spanned;
 
 /// The counters lab.toml asks for, in its order.

@@ -1,18 +1,25 @@
-//! Stage 1: read `experiments/NAME/lab.toml`, parse strictly, validate into an `Experiment`.
+//! Stage 1: read `experiments/NAME/lab.toml`, parse strictly, validate into an `Experiment`;
+//! with the plan of its runs, the counters and protection it may ask for, and the units and
+//! number formats every later stage writes.
 
 mod checks;
+pub mod counter;
 mod counters;
 mod derived;
 mod duration;
 mod env;
 mod error;
+pub mod format;
 mod identifier;
+pub mod isolation;
 mod model;
 mod params;
+pub mod plan;
 mod raw;
 pub mod shell_syntax;
 pub mod skip;
 pub mod template;
+pub mod units;
 mod validate;
 mod value;
 

@@ -48,7 +48,7 @@ pub struct Layout {
 /// How a session's runs and builds are kept from the record, as lab.toml asks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Isolation {
-    pub wanted: crate::exec::Wanted,
+    pub wanted: crate::isolation::Wanted,
     /// `lab.toml:LINE:COL` of the `isolation` key, when it is declared.
     pub declared_at: Option<String>,
 }
@@ -603,7 +603,7 @@ pub struct Experiment {
     /// Whether runs get a randomised environment size; `None`: the environment as it is.
     pub layout: Option<Layout>,
     /// perf counters read for every run (`[experiment] counters`), each a built-in metric.
-    pub counters: Vec<crate::exec::Counter>,
+    pub counters: Vec<crate::counter::Counter>,
     /// `lab.toml:LINE:COL` of the `counters` key, when it is declared.
     pub counters_declared_at: Option<String>,
     /// The automatic checks lab.toml turned off (`skip_checks`), by key.

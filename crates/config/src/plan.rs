@@ -1,6 +1,6 @@
 //! Stage 2: expand variants × params × repetitions into runs, in a seeded, blocked order.
 
-use crate::config::{
+use crate::{
     CellScope, CellSelector, Experiment, Order, ParamValue, REV_PARAM, Variant,
     template::substitute,
 };
@@ -227,9 +227,9 @@ fn run_argv(
     let argv: Vec<String> = variant.argv.iter().map(|a| substitute(a, params)).collect();
     if exp
         .counters
-        .contains(&crate::exec::Counter::CallgrindInstructions)
+        .contains(&crate::counter::Counter::CallgrindInstructions)
     {
-        crate::exec::under_callgrind(&argv)
+        crate::counter::wrap(&argv)
     } else {
         argv
     }
@@ -424,12 +424,12 @@ run = ["prog2"]
 params = {{ threads = [1] }}
 "#
         );
-        crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+        crate::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
     }
 
     #[test]
     fn cell_keys_compare_by_value_whether_or_not_they_share_a_map() {
-        use crate::config::ParamValue;
+        use crate::ParamValue;
         let map = |n: i64| Arc::new(BTreeMap::from([("n".to_string(), ParamValue::Int(n))]));
         let shared = map(2);
         let a = CellKey::new("v", shared.clone());
@@ -616,7 +616,7 @@ params = {{ threads = [1] }}
 
     fn randomized(seed: u64) -> Experiment {
         Experiment {
-            layout: Some(crate::config::Layout { tolerance: 0.02 }),
+            layout: Some(crate::Layout { tolerance: 0.02 }),
             ..experiment("shuffled", seed)
         }
     }

@@ -458,6 +458,23 @@ fn is_brace_expansion(inner: &str) -> bool {
     comma || sequence
 }
 
+/// An argv shown as a POSIX shell would need it typed, quoting elements that need it.
+pub fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 #[path = "shell_syntax_tests.rs"]
 mod tests;

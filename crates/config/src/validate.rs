@@ -12,7 +12,7 @@ use super::params::{declared_values, validate_params, validate_restrictions};
 use super::raw::*;
 use super::shell_syntax;
 use super::template::placeholders;
-use crate::exec::Wanted;
+use crate::isolation::Wanted;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -734,7 +734,7 @@ fn parse_cpus(text: &Spanned<String>, key: &str, loc: &Locator) -> Result<Vec<us
 
 fn validate_metrics(
     raw: &BTreeMap<String, Spanned<RawMetric>>,
-    counters: &[crate::exec::Counter],
+    counters: &[crate::counter::Counter],
     loc: &Locator,
 ) -> Result<Vec<Metric>> {
     let mut metrics = Vec::new();

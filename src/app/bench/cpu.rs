@@ -42,7 +42,7 @@ pub fn companion(a: &Assessed, check: &CheckResult) -> Option<String> {
     Some(format!(
         "on CPU time (user + system, which waiting does not lengthen; it hides waiting on memory and I/O): {} ({} CI)",
         super::output::directed(ratio, iv.lo, iv.hi),
-        crate::format::level(iv.level)
+        lab_config::format::level(iv.level)
     ))
 }
 

@@ -13,7 +13,7 @@ mod markup;
 mod tests;
 
 use super::output::{Report, Timed, mean, median, range, sd};
-use crate::units::Seconds;
+use lab_config::units::Seconds;
 use markup::Syntax;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -178,7 +178,7 @@ impl BenchArgs {
     /// .lab/bench/ named for its lab.toml, so the same command line adds to the same sessions.
     fn experiment_dir(&self, place: &Place, file: &str) -> Result<PathBuf> {
         if let Some(name) = &self.save {
-            if let Some(why) = crate::config::identifier_problem(name) {
+            if let Some(why) = lab_config::identifier_problem(name) {
                 return Err(LabError::Usage(format!(
                     "--save {name:?}: the experiment name {why}\n  hint: use letters, digits, _ and -"
                 )));
@@ -192,7 +192,7 @@ impl BenchArgs {
 /// Writes `file` as the experiment's lab.toml; one already there is kept when it is the same
 /// and refused when it differs (a person's edits are never overwritten).
 fn write_experiment(dir: &Path, file: &str) -> Result<()> {
-    let path = dir.join(crate::config::FILE_NAME);
+    let path = dir.join(lab_config::FILE_NAME);
     match std::fs::read(&path) {
         Ok(existing) if existing == file.as_bytes() => return Ok(()),
         Ok(_) => {

@@ -9,10 +9,10 @@ use super::export::{SortOrder, TimeUnit};
 use crate::app::Layout;
 use crate::app::session::Assessed;
 use crate::checks::{CheckResult, Verdict};
-use crate::config::{CheckClass, template::substitute};
 use crate::error::Exit;
-use crate::format::{percent, significant, terminal};
 use crate::store::RunRow;
+use lab_config::format::{percent, significant, terminal};
+use lab_config::{CheckClass, template::substitute};
 use lab_stats::Summary;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -112,7 +112,7 @@ impl Report {
             })
             .collect();
         let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
-            crate::config::CheckKind::Agree { margin, .. } => Some(percent(*margin)),
+            lab_config::CheckKind::Agree { margin, .. } => Some(percent(*margin)),
             _ => None,
         });
         Report {
@@ -273,7 +273,7 @@ impl Against {
         let Some((r, lo, hi, level)) = self.ratio else {
             return format!("{}: {} ({})", self.name, self.verdict.word(), self.reading);
         };
-        let level = crate::format::level(level);
+        let level = lab_config::format::level(level);
         let directed = directed(r, lo, hi);
         // An undecided ratio is given as measured, with no direction: it has none yet.
         let fine = |x: f64| significant(x, 4);
@@ -288,7 +288,7 @@ impl Against {
             (Verdict::Inconclusive, None) => format!(
                 "{}: cannot tell yet ({undirected}, {level} CI: no difference beyond ±{}); {}",
                 self.name,
-                crate::format::percent((hi - 1.0).max(1.0 / lo - 1.0)),
+                lab_config::format::percent((hi - 1.0).max(1.0 / lo - 1.0)),
                 self.outlook
                     .as_deref()
                     .unwrap_or("more runs (-M, --budget) or a wider --threshold")
@@ -323,7 +323,7 @@ pub fn directed(r: f64, lo: f64, hi: f64) -> String {
 /// in the unit that suits it).
 fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
     let shown = |x: f64| match unit {
-        Some(u) => u.format_duration(crate::units::Seconds(x)),
+        Some(u) => u.format_duration(lab_config::units::Seconds(x)),
         None => seconds(x),
     };
     let mut out = format!("Benchmark {number}: {}\n", terminal(&t.command));
@@ -332,7 +332,7 @@ fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
             let _ = writeln!(
                 out,
                 "  Time (median [{} CI]):  {} [{}, {}]",
-                crate::format::level(level),
+                lab_config::format::level(level),
                 shown(m),
                 shown(lo),
                 shown(hi)

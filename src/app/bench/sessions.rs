@@ -27,7 +27,7 @@ fn all(place: &Place) -> Vec<Found> {
         .bench_dirs()
         .into_iter()
         .flat_map(|experiment| {
-            let name = crate::config::experiment_name(&experiment);
+            let name = lab_config::experiment_name(&experiment);
             crate::store::sessions(&place.layout.data_dir(&name))
                 .into_iter()
                 .map(move |session| Found {
@@ -57,9 +57,9 @@ pub fn list(place: &Place) -> Result<Exit> {
         println!(
             "  {}  {}  {}  (in {})",
             f.name(),
-            crate::config::experiment_name(&f.experiment),
-            crate::format::terminal(&title),
-            crate::format::terminal(&workdir)
+            lab_config::experiment_name(&f.experiment),
+            lab_config::format::terminal(&title),
+            lab_config::format::terminal(&workdir)
         );
     }
     println!("open one with: lab bench --open NAME (or a unique prefix of it, or latest)");
@@ -68,7 +68,7 @@ pub fn list(place: &Place) -> Result<Exit> {
 
 /// The title and `workdir` of the lab.toml in `dir`, as written there.
 fn described(dir: &Path) -> (String, String) {
-    let text = std::fs::read_to_string(dir.join(crate::config::FILE_NAME)).unwrap_or_default();
+    let text = std::fs::read_to_string(dir.join(lab_config::FILE_NAME)).unwrap_or_default();
     let table: toml::Table = text.parse().unwrap_or_default();
     let field = |key: &str| {
         table

@@ -5,9 +5,9 @@
 
 use super::output::Timed;
 use crate::app::session::Assessed;
-use crate::config::template::substitute;
-use crate::format::{level, millis, significant};
-use crate::units::Nanos;
+use lab_config::format::{level, millis, significant};
+use lab_config::template::substitute;
+use lab_config::units::Nanos;
 
 /// "true, false: each under 1.77 ms, …": the commands whose median is under the session's
 /// timing floor, and how their times read. `None` when every command is longer.

@@ -2,8 +2,8 @@
 //! their names, the parameter lists and scans, the hooks and the runs per command. Every
 //! mistake is a usage error naming the argument, before anything is written or run.
 
-use crate::config::identifier_problem;
 use crate::error::{LabError, Result};
+use lab_config::identifier_problem;
 use std::path::Path;
 
 /// The most values one `-L` list or `-P` scan may give.
@@ -257,7 +257,7 @@ pub fn is_a_shell(program: &str) -> bool {
 /// pipe, `&&`, a redirection, a variable, a glob): split into words, the program would get
 /// it as arguments and lab would time something else than what was typed.
 pub fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
-    let Some(found) = crate::config::shell_syntax::in_text(text) else {
+    let Some(found) = lab_config::shell_syntax::in_text(text) else {
         return Ok(());
     };
     let quoted = crate::render::shell_words(&[text.to_string()]);

@@ -165,7 +165,7 @@ pub fn lab_toml(plan: &BenchPlan) -> String {
     let body = toml::to_string(&file).unwrap_or_else(|e| format!("# not written: {e}\n"));
     format!(
         "# Written by `lab bench`. Edit it and rerun with `lab run` on this folder.\n# Typed: {}\n\n{body}",
-        crate::format::terminal(&crate::app::typed_command())
+        lab_config::format::terminal(&crate::app::typed_command())
     )
 }
 
@@ -175,7 +175,7 @@ fn experiment(plan: &BenchPlan) -> ExperimentTable {
         [one] => format!("How long `{one}` takes, with its interval."),
         [reference, ..] => format!(
             "How long each command takes against the reference `{reference}`: faster, slower, or the same within ±{}.",
-            crate::format::percent(plan.threshold)
+            lab_config::format::percent(plan.threshold)
         ),
         [] => String::new(),
     };
@@ -251,7 +251,7 @@ fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
                 metric: "wall_s",
                 a: cell(name),
                 b: cell(reference),
-                margin: crate::format::percent(plan.threshold),
+                margin: lab_config::format::percent(plan.threshold),
             });
         }
     }

@@ -2,11 +2,11 @@
 //! previous session's wall times or the duration each run's check requests.
 
 use crate::app::Layout;
-use crate::config::{self, CheckKind, Experiment, Sampling};
-use crate::plan::{self, CellKey, Plan, PlannedRun};
 use crate::render;
 use crate::stopping;
 use crate::store::{self, StoredSession};
+use lab_config::plan::{self, CellKey, Plan, PlannedRun};
+use lab_config::{self as config, CheckKind, Experiment, Sampling};
 use std::collections::BTreeMap;
 
 /// The plan as text, with its estimated duration (run after run; with `jobs` above 1, the
@@ -44,11 +44,11 @@ pub(super) fn describe_plan(exp: &Experiment, plan: &Plan, layout: &Layout, jobs
 /// had an estimate), and with `--jobs` the least it could take.
 fn totals(plan: &Plan, total: f64, known: bool, jobs: usize) -> String {
     let estimate = if known {
-        format!("about {}", crate::format::seconds(total))
+        format!("about {}", lab_config::format::seconds(total))
     } else {
         format!(
             "at least {} (some runs have no estimate)",
-            crate::format::seconds(total)
+            lab_config::format::seconds(total)
         )
     };
     let mut out = format!(
@@ -60,7 +60,7 @@ fn totals(plan: &Plan, total: f64, known: bool, jobs: usize) -> String {
     if jobs > 1 {
         out.push_str(&format!(
             "with --jobs {jobs}: runs of variants on disjoint `cpus` go side by side, so as little as {} if every run finds partners; runs sharing CPUs still go one at a time\n",
-            crate::format::seconds(total / jobs as f64)
+            lab_config::format::seconds(total / jobs as f64)
         ));
     }
     out
@@ -97,11 +97,11 @@ fn worst_case(
         more.len(),
         seconds.map_or_else(String::new, |s| format!(
             ", about {}",
-            crate::format::seconds(s)
+            lab_config::format::seconds(s)
         )),
         sampling.budget.map_or_else(String::new, |b| format!(
             "; within the time budget of {}, no look starts that would end past it",
-            crate::format::minutes(b.as_secs_f64())
+            lab_config::format::minutes(b.as_secs_f64())
         ))
     )
 }
@@ -118,7 +118,7 @@ pub(super) fn mean_wall_by_cell(session: &StoredSession) -> BTreeMap<CellKey, f6
     for row in &session.runs {
         if let Some(cell) = cells.get(row.run_id.as_str()) {
             let entry = sums.entry((*cell).clone()).or_default();
-            entry.0 += crate::units::Nanos(row.wall_ns).seconds().0;
+            entry.0 += lab_config::units::Nanos(row.wall_ns).seconds().0;
             entry.1 += 1;
         }
     }

@@ -4,10 +4,10 @@
 use super::options::RunOptions;
 use crate::app::Layout;
 use crate::app::slurm::{self, Engine};
-use crate::config::{CheckClass, Experiment, Goal};
 use crate::error::{LabError, Result};
 use crate::exec;
 use crate::store::{self, Lock};
+use lab_config::{CheckClass, Experiment, Goal};
 
 /// An experiment of results another harness measured is imported, never run.
 pub(crate) fn check_runnable(exp: &Experiment) -> Result<()> {
@@ -291,8 +291,7 @@ mod tests {
     #[test]
     fn a_forbidden_counter_names_the_setting_its_value_and_what_to_do() {
         let source = "[experiment]\ntitle = \"t\"\nhypothesis = \"h\"\ncounters = [\"cycles\"]\n\n[[variant]]\nname = \"a\"\nrun = [\"prog\"]\n";
-        let exp =
-            crate::config::parse(source, Path::new("e/lab.toml"), Path::new("e"), None).unwrap();
+        let exp = lab_config::parse(source, Path::new("e/lab.toml"), Path::new("e"), None).unwrap();
         let message = super::forbidden(&exp, "cycles", "Permission denied (os error 13)");
         let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
             .map_or_else(|_| String::new(), |v| v.trim().to_string());

@@ -8,12 +8,12 @@ use super::{estimate, host};
 use crate::app::report::{ChapterOutcome, ReportOptions, report};
 use crate::app::slurm::{self, Engine};
 use crate::app::{Layout, revs};
-use crate::config::{self, Experiment};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
-use crate::plan::{self, CellKey, PlannedRun};
 use crate::stopping::{self, Next};
 use crate::store::{self, Revisions, Sealed};
+use lab_config::plan::{self, CellKey, PlannedRun};
+use lab_config::{self as config, Experiment};
 use std::path::{Path, PathBuf};
 
 /// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.
@@ -47,7 +47,7 @@ fn say_look(
             "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; {next}",
             standing.look,
             standing.runs_per_cell,
-            crate::format::level(standing.level),
+            lab_config::format::level(standing.level),
             standing.unmet.len(),
             standing.open_list(),
         ),
@@ -140,14 +140,17 @@ impl LookTime<'_> {
         let latest = match self.budget_s {
             Some(b) => format!(
                 "at most {} (the budget)",
-                crate::format::minutes(b - self.used_s)
+                lab_config::format::minutes(b - self.used_s)
             ),
             None => "no time budget".to_string(),
         };
         let likely = likely.min(left);
         (
             likely,
-            format!("ends in about {}, {latest}", crate::format::minutes(likely)),
+            format!(
+                "ends in about {}, {latest}",
+                lab_config::format::minutes(likely)
+            ),
         )
     }
 }
@@ -535,7 +538,10 @@ impl Finished {
             } else {
                 print!("{}", crate::app::summary::text(&o.summary));
                 if let Some(c) = &o.summary.revisions {
-                    print!("{}", crate::format::terminal(&crate::app::compare::text(c)));
+                    print!(
+                        "{}",
+                        lab_config::format::terminal(&crate::app::compare::text(c))
+                    );
                 }
             }
             if o.valid_runs == 0 && o.busy_runs > 0 {

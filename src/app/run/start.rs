@@ -5,12 +5,12 @@ use super::host;
 use super::options::RunOptions;
 use crate::app::slurm::Engine;
 use crate::app::{Layout, revs};
-use crate::config::{self, Experiment};
 use crate::error::{LabError, Result};
 use crate::exec::{self, Runner};
-use crate::plan::Plan;
-use crate::plan::{self, PlannedRun};
 use crate::store::{self, BuildReport, Manifest, Revisions, Sealed, SessionWriter, StoredSession};
+use lab_config::plan::Plan;
+use lab_config::plan::{self, PlannedRun};
+use lab_config::{self as config, Experiment};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -51,7 +51,7 @@ pub(super) fn start(
     // On a cluster each node calibrates itself before its first run.
     let calibration = (opts.on == Engine::Local).then(|| {
         let mut c = exec::calibrate(runner, &scratch);
-        if let crate::config::StartUp::Subtracted(argv) = &exp.start_up {
+        if let lab_config::StartUp::Subtracted(argv) = &exp.start_up {
             c.start_up = Some(exec::start_up_cost(runner, &scratch, argv));
         }
         c
@@ -98,8 +98,8 @@ fn warn_if_short_of_space(dir: &Path, runs: usize) {
         eprintln!(
             "warning: {} has {} free; a session of {runs} runs is likely to write about {} (rows and logs), and stops when the disk is full",
             existing.display(),
-            crate::format::memory(free as f64),
-            crate::format::memory(likely as f64)
+            lab_config::format::memory(free as f64),
+            lab_config::format::memory(likely as f64)
         );
     }
 }

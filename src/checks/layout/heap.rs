@@ -4,7 +4,7 @@
 //! A record that straddles two cache lines in some runs and not in others (an 8-byte field
 //! 60 bytes into a line, a lock word split across two) costs a few times more to touch; the
 //! heap shift moves every block the program allocates by 0, 16, 32 or 48 bytes along a line,
-//! the plan drawing each position equally often (see [`crate::plan::layout::heap_shift`]).
+//! the plan drawing each position equally often (see [`lab_config::plan::layout::heap_shift`]).
 //! Each position's runs are set against the cell's other runs, as the padding's halves are:
 //! the ratio of their medians with its percentile bootstrap interval, against the band
 //! `1 ± layout_tolerance`.
@@ -25,7 +25,7 @@ use super::super::rule::Rule;
 use super::super::verdict::Verdict;
 use super::effect::{CellEffect, Sides, Split, compare};
 use crate::analysis::{CellStats, Resampling, stream_label};
-use crate::plan::layout::{CACHE_LINE, HEAP_POSITIONS, HEAP_STEP, PAD_SPLIT, heap_position};
+use lab_config::plan::layout::{CACHE_LINE, HEAP_POSITIONS, HEAP_STEP, PAD_SPLIT, heap_position};
 use lab_stats::{self as stats, Stream};
 use std::collections::HashMap;
 

@@ -5,7 +5,7 @@
 //! The environment's size moves a program's initial stack; Mytkowicz et al. (ASPLOS 2009)
 //! saw it alone change results by 10% and more. Each cell's valid runs are split at half the
 //! range of paddings (2,048 bytes; the plan draws as many runs of a cell in each half, see
-//! [`crate::plan::layout::padding`]); the ratio of the median of the runs padded more to the
+//! [`lab_config::plan::layout::padding`]); the ratio of the median of the runs padded more to the
 //! median of those padded less, with its percentile bootstrap interval (Efron & Tibshirani
 //! 1993, ch. 13; the resampling every ratio in lab uses), is set against the band
 //! `1 ± layout_tolerance` by the shared interval rule. The runs whose heap was shifted are set
@@ -26,10 +26,10 @@ use super::MIN_RUNS;
 use super::rule::{Rule, worst};
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
-use crate::config::{CheckClass, DEFAULT_LAYOUT_TOLERANCE, Experiment};
-use crate::format::grouped;
-use crate::plan::layout::PAD_SPLIT;
 use effect::{CellEffect, Sides, Split, compare};
+use lab_config::format::grouped;
+use lab_config::plan::layout::PAD_SPLIT;
+use lab_config::{CheckClass, DEFAULT_LAYOUT_TOLERANCE, Experiment};
 use std::collections::HashMap;
 
 /// The check's name, as the report lists it.

@@ -3,9 +3,9 @@
 use super::effect::{CellEffect, Split};
 use super::{LAYOUT, Verdict};
 use crate::checks::verdict::CheckResult;
-use crate::config::{CheckClass, Metric};
-use crate::format::{grouped, percent, ratio_interval_fine, significant};
-use crate::plan::layout::{CACHE_LINE, PAD_SPLIT};
+use lab_config::format::{grouped, percent, ratio_interval_fine, significant};
+use lab_config::plan::layout::{CACHE_LINE, PAD_SPLIT};
+use lab_config::{CheckClass, Metric};
 
 /// Units whose values are durations.
 const TIME_UNITS: [&str; 6] = ["s", "ms", "us", "µs", "ns", "min"];
@@ -195,7 +195,7 @@ pub(super) fn evidence(judged: &[CellEffect], cx: &Context<'_>) -> String {
         {
             let test = e
                 .p_value
-                .map(|p| format!(" (permutation {})", crate::format::p_value(p)))
+                .map(|p| format!(" (permutation {})", lab_config::format::p_value(p)))
                 .unwrap_or_default();
             parts.push(format!("heap at +{bytes} bytes/others {}{test}", fine(e)));
         }
@@ -204,7 +204,7 @@ pub(super) fn evidence(judged: &[CellEffect], cx: &Context<'_>) -> String {
     format!(
         "{}; {} CI, tolerance ±{}",
         described.join("; "),
-        crate::format::level(cx.level),
+        lab_config::format::level(cx.level),
         percent(cx.tolerance)
     )
 }

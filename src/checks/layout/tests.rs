@@ -2,9 +2,9 @@
 //! heap shifts.
 
 use super::*;
-use crate::config::Metric;
-use crate::plan::CellKey;
 use crate::validity::RunValues;
+use lab_config::Metric;
+use lab_config::plan::CellKey;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -27,7 +27,7 @@ json = "ms"
 unit = "ms"
 "#
     );
-    crate::config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    lab_config::parse(&src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
 }
 
 fn run(position: usize, variant: &str, padding: Option<u32>, value: f64) -> RunView {
@@ -357,7 +357,7 @@ fn heaps_that_were_not_shifted_are_said_and_not_judged() {
 /// shifts seed 5 draws, measuring `value(padding, shift)` with a spread of ±0.5% known from the
 /// repetition.
 fn planned_cell(repetitions: u32, value: impl Fn(u32, u32) -> f64) -> Vec<RunView> {
-    use crate::plan::layout::{heap_shift, padding};
+    use lab_config::plan::layout::{heap_shift, padding};
     (1..=repetitions)
         .map(|rep| {
             let id = format!("r{rep:04}");
@@ -373,7 +373,7 @@ fn planned_cell(repetitions: u32, value: impl Fn(u32, u32) -> f64) -> Vec<RunVie
 
 #[test]
 fn the_plan_crosses_the_padding_with_the_heap_position_so_neither_passes_for_the_other() {
-    use crate::plan::layout::{PAD_SPLIT, heap_position};
+    use lab_config::plan::layout::{PAD_SPLIT, heap_position};
     // A stack effect only: the padding's upper half 10% slower. Every heap position holds as
     // many runs of each half, so no position stands out.
     let stack = planned_cell(32, |pad, _| if pad >= PAD_SPLIT { 110.0 } else { 100.0 });
@@ -415,7 +415,7 @@ fn the_plan_crosses_the_padding_with_the_heap_position_so_neither_passes_for_the
 /// are inconclusive, and a third of those spread 1% pass (99 of 334).
 #[test]
 fn clean_cells_rarely_fail() {
-    use crate::plan::layout::{heap_shift, padding};
+    use lab_config::plan::layout::{heap_shift, padding};
     use rand::Rng;
     let exp = experiment("");
     let mut rng = lab_stats::stream(42, "layout-false-alarms");

@@ -35,8 +35,8 @@ mod words;
 use super::shape::{Check, Context, Declared, Description, Outcome};
 use super::verdict::Verdict;
 use crate::analysis::RunView;
-use crate::config::{CheckKind, Experiment};
-use crate::plan::CellKey;
+use lab_config::plan::CellKey;
+use lab_config::{CheckKind, Experiment};
 use lab_stats as stats;
 use residuals::{Holm, Tests, residuals, run_tests};
 

@@ -3,7 +3,7 @@
 
 use super::{LEAD, MIN_CELL_RUNS, MIN_GROUP_RUNS, MIN_ORDER_RUNS, PARTS, Part, Residual};
 use crate::analysis::RunView;
-use crate::plan::CellKey;
+use lab_config::plan::CellKey;
 use lab_stats::first_rank::{FirstRank, first_rank_test};
 use lab_stats::{self as stats, KruskalWallis, LjungBox, MannKendall, SerialCorrelation};
 use std::collections::BTreeMap;
@@ -132,7 +132,7 @@ pub(super) fn residuals<'a>(
     runs: &'a [RunView],
     metric: &str,
     skip: usize,
-    scope: Option<&crate::config::CellScope>,
+    scope: Option<&lab_config::CellScope>,
 ) -> Vec<Residual<'a>> {
     let values: Vec<(&RunView, f64)> = runs
         .iter()

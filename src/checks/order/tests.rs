@@ -26,7 +26,7 @@ name = "no order effects"
 kind = "order"
 metric = "v"
 "#;
-    crate::config::parse(src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
+    lab_config::parse(src, Path::new("lab.toml"), Path::new("x"), None).unwrap()
 }
 
 fn run(position: usize, variant: &str, value: f64) -> RunView {

@@ -3,7 +3,7 @@
 
 use super::Part;
 use super::residuals::{Holm, Tests};
-use crate::format::{percent, significant};
+use lab_config::format::{percent, significant};
 use lab_stats as stats;
 use std::collections::BTreeMap;
 

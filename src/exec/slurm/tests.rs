@@ -2,7 +2,7 @@
 //! that lab scripts here instead of Slurm.
 
 use super::*;
-use crate::plan::{CellKey, PlannedRun};
+use lab_config::plan::{CellKey, PlannedRun};
 use std::cell::RefCell;
 
 fn runs(n: usize) -> Vec<PlannedRun> {

@@ -357,7 +357,7 @@ fn gunzip(path: &Path, compressed: &[u8], limit: u64) -> Result<Vec<u8>> {
             "{}: gzip-compressed and decompresses to more than {} (expected a result file \
              smaller than that; a real one is, so check what the file holds with zcat | head)",
             path.display(),
-            crate::format::memory(limit as f64)
+            lab_config::format::memory(limit as f64)
         );
     }
     Ok(text)

@@ -212,7 +212,7 @@ mod gzip {
     #[test]
     fn the_cap_is_512_mib() {
         assert_eq!(
-            crate::format::memory(MAX_DECOMPRESSED_BYTES as f64),
+            lab_config::format::memory(MAX_DECOMPRESSED_BYTES as f64),
             "512 MiB"
         );
     }

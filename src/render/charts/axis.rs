@@ -1,5 +1,5 @@
 //! Axis helpers: "nice" linear and log ticks, their labels (each exactly its tick's value,
-//! written by [`crate::format`]), ticks thinned so labels never collide, an f64 axis with
+//! written by [`lab_config::format`]), ticks thinned so labels never collide, an f64 axis with
 //! our own ticks, and the value-axis setup (ticks, padded range, labels) the charts share.
 
 use std::ops::Range;
@@ -43,7 +43,7 @@ impl ValueAxis {
     /// The label of tick `v`: exactly its value, with the axis's one SI prefix.
     pub fn label(&self, v: f64) -> String {
         let largest = self.ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
-        crate::format::axis_label(v, largest, self.step)
+        lab_config::format::axis_label(v, largest, self.step)
     }
 
     /// Room for the tick labels plus the rotated axis title.
@@ -91,7 +91,7 @@ impl Ticks {
 
     pub fn label(&self, v: f64) -> String {
         match self.labels {
-            Labels::Even { largest, step } => crate::format::axis_label(v, largest, step),
+            Labels::Even { largest, step } => lab_config::format::axis_label(v, largest, step),
             Labels::Exact => exact_label(v),
         }
     }
@@ -118,7 +118,7 @@ impl Ticks {
 
 /// `v` written exactly, with the SI prefix its own size calls for: `0.5`, `1.5`, `16`, `100k`.
 pub fn exact_label(v: f64) -> String {
-    crate::format::axis_label(v, v.abs(), v.abs())
+    lab_config::format::axis_label(v, v.abs(), v.abs())
 }
 
 /// Maps values in `[lo, hi]` to pixels `0..width` on a linear or logarithmic axis, to
@@ -303,13 +303,16 @@ mod tests {
         );
         let ticks = Ticks::exact(log2_ticks(0.5, 1024.0));
         for v in &ticks.values {
-            assert_eq!(crate::format::parse_prefixed(&ticks.label(*v)), Some(*v));
+            assert_eq!(
+                lab_config::format::parse_prefixed(&ticks.label(*v)),
+                Some(*v)
+            );
         }
         for v in log_ticks(0.85, 1.3)
             .into_iter()
             .chain(log_ticks(0.002, 30.0))
         {
-            let back = crate::format::parse_prefixed(&exact_label(v)).unwrap();
+            let back = lab_config::format::parse_prefixed(&exact_label(v)).unwrap();
             assert!(
                 (back - v).abs() <= v * 1e-9,
                 "{v} labelled {}",
@@ -386,9 +389,9 @@ mod tests {
         fn tick_labels_parse_back(lo in -1e9f64..1e9, span_exp in -6i32..9, mant in 1.0f64..10.0) {
             let span = mant * 10f64.powi(span_exp) * lo.abs().max(1e-3);
             let (ticks, step) = nice_ticks(lo, lo + span, 6);
-            let labels = crate::format::axis_labels(&ticks, step);
+            let labels = lab_config::format::axis_labels(&ticks, step);
             for (t, l) in ticks.iter().zip(&labels) {
-                let back = crate::format::parse_prefixed(l).expect("label parses");
+                let back = lab_config::format::parse_prefixed(l).expect("label parses");
                 proptest::prop_assert!((back - t).abs() <= step * 1e-6,
                     "tick {} label {} reads {} (step {})", t, l, back, step);
             }

@@ -246,7 +246,7 @@ fn x_extent(rows: &[ForestRow]) -> (f64, f64) {
 
 /// The numbers next to the verdict: the ratio and its CI, `0.384 [0.344, 0.583]`.
 fn summary(r: &ForestRow) -> String {
-    use crate::format::{ratio, ratio_interval};
+    use lab_config::format::{ratio, ratio_interval};
     match positive(r.ratio) {
         Some(v) if r.lo.is_finite() && r.hi.is_finite() => ratio_interval(v, r.lo, r.hi),
         Some(v) => ratio(v),

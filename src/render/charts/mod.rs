@@ -8,7 +8,7 @@
 //! 200 KB. Non-finite values are skipped; input with nothing to plot renders a
 //! titled "no data" placeholder rather than failing.
 //!
-//! Every number a chart prints comes from [`crate::format`]; text is measured with real font
+//! Every number a chart prints comes from [`lab_config::format`]; text is measured with real font
 //! metrics ([`metrics`]) and wrapped or shortened to fit, with the full text as a tooltip.
 //! Presentation (sizes, fonts, palette, verdict colours, markers) lives in [`style`].
 

@@ -2,8 +2,8 @@
 //! variant or a declared parameter value, and a selector must name exactly one cell.
 
 use super::{Ctx, Result};
-use crate::config::model::{CellScope, CellSelector, CellSet, ParamValue};
-use crate::config::raw::RawCells;
+use crate::model::{CellScope, CellSelector, CellSet, ParamValue};
+use crate::raw::RawCells;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use toml::Spanned;

@@ -2,9 +2,9 @@
 //! (`a OP [FACTOR *] b`) checks.
 
 use super::{Ctx, Result};
-use crate::config::model::{CheckKind, Comparison};
-use crate::config::raw::RawExpect;
-use crate::config::template::{placeholders, substitute};
+use crate::model::{CheckKind, Comparison};
+use crate::raw::RawExpect;
+use crate::template::{placeholders, substitute};
 use std::collections::BTreeMap;
 use std::ops::Range;
 

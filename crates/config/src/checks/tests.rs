@@ -1,6 +1,6 @@
 //! Unit tests of `checks`.
 
-use crate::config::{CheckClass, CheckKind, ConfigError, Direction, Experiment, parse};
+use crate::{CheckClass, CheckKind, ConfigError, Direction, Experiment, parse};
 use std::path::Path;
 
 /// An experiment with one check of `kind` on metric `v`, carrying `extra` lines.

@@ -2,7 +2,7 @@
 //! as fields, the values as lab.toml types them; read back with one parameter map per cell.
 
 use super::{CellKey, PlannedRun};
-use crate::config::ParamValue;
+use crate::ParamValue;
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, HashMap};

@@ -6,8 +6,8 @@
 
 use super::{Figures, Markup, RelativeTo, SortOrder, TimeUnit};
 use crate::app::bench::output::{Report, Timed, mean};
-use crate::config::template::placeholders;
-use crate::units::Seconds;
+use lab_config::template::placeholders;
+use lab_config::units::Seconds;
 
 /// What a table shows where there is no figure: a command with no timed run, or no reference
 /// result to compare with.

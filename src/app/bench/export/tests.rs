@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::app::bench::output::{Report, Timed};
-use crate::units::Seconds;
+use lab_config::units::Seconds;
 use std::collections::BTreeMap;
 
 /// A command's result at `level`, its `{level}` replaced, as `Report::of` builds it.
