@@ -275,8 +275,8 @@ mod tests {
         let Command::Compare(args) = ok.unwrap().command else {
             panic!("not compare");
         };
-        assert_eq!(args.a, Some(crate::store::SessionRef::Previous));
-        assert_eq!(args.b, Some(crate::store::SessionRef::Named("abc1".into())));
+        assert_eq!(args.a, Some(lab_store::SessionRef::Previous));
+        assert_eq!(args.b, Some(lab_store::SessionRef::Named("abc1".into())));
         assert!((args.threshold - 0.05).abs() < 1e-12);
         let bad = Cli::try_parse_from(["lab", "history", "x", "--threshold", "150%"]).unwrap_err();
         assert_eq!(bad.exit_code(), Exit::Usage.code());

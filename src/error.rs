@@ -1,8 +1,8 @@
 //! Errors at the top of lab and the exit code each one maps to.
 
 use crate::exec::BuildError;
-use crate::store::SessionError;
 use lab_config::ConfigError;
+use lab_store::SessionError;
 use thiserror::Error;
 
 /// How lab ends, and the exit status each ending gives (nextest's `exit_codes` is the model:

@@ -5,10 +5,10 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::compare::{commit, differences};
-use crate::store::Manifest;
 use lab_config::{Better, Metric};
 use lab_stats::steps::{self, LogPoint};
 use lab_stats::summary::median;
+use lab_store::Manifest;
 use serde::Serialize;
 
 /// One session read for the history: its name, record and analysis.

@@ -5,8 +5,8 @@
 //! lab.toml. With fewer than two machines there is nothing to replicate, and no answer.
 
 use crate::checks::{CheckResult, Verdict};
-use crate::store::Manifest;
 use lab_config::CheckClass;
+use lab_store::Manifest;
 
 /// One session's record as the replications read it.
 pub struct SessionVerdicts<'a> {

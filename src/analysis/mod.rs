@@ -14,11 +14,11 @@ pub use machines::{MachineLevel, median_ratio};
 pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
-use crate::store::{Manifest, StoredSession};
 use lab_config::plan::CellKey;
 use lab_config::{CellSelector, Experiment, ParamValue};
 use lab_stats::Generator;
 use lab_stats::sequential::{look_levels, schedule};
+use lab_store::{Manifest, StoredSession};
 use serde::Serialize;
 
 /// Bootstrap resamples per interval.

@@ -3,7 +3,7 @@
 use super::Layout;
 use super::session::session_list;
 use crate::error::{Exit, LabError, Result};
-use crate::store::{self, SessionRef};
+use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

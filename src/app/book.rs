@@ -5,7 +5,7 @@ use super::Layout;
 use super::html::build_html;
 use super::report::render_book;
 use crate::error::{Exit, Result};
-use crate::store::SessionRef;
+use lab_store::SessionRef;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

@@ -74,7 +74,7 @@ pub fn change_at(layout: &Layout, path: &Path) -> Change {
         };
     if rest
         .components()
-        .any(|c| crate::store::is_working_name(c.as_os_str()))
+        .any(|c| lab_store::is_working_name(c.as_os_str()))
     {
         return Change::Nothing;
     }
@@ -152,7 +152,7 @@ fn experiment_of(experiments: &[PathBuf], owner: &Owner) -> Option<PathBuf> {
 }
 
 fn has_session(layout: &Layout, dir: &Path) -> bool {
-    !crate::store::sessions(&layout.data_dir(&config::experiment_name(dir))).is_empty()
+    !lab_store::sessions(&layout.data_dir(&config::experiment_name(dir))).is_empty()
 }
 
 #[cfg(test)]
@@ -253,7 +253,7 @@ mod tests {
         for name in ["a", "c"] {
             let session = root.path().join("data").join(name).join("s1");
             std::fs::create_dir_all(&session).unwrap();
-            std::fs::write(session.join(crate::store::MANIFEST), "{}").unwrap();
+            std::fs::write(session.join(lab_store::MANIFEST), "{}").unwrap();
         }
         root
     }

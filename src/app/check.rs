@@ -6,9 +6,9 @@ use super::session::assessed;
 use super::summary;
 use crate::checks::CheckResult;
 use crate::error::{Exit, Result};
-use crate::store::SessionRef;
 use lab_config::CheckClass;
 use lab_config::format::terminal;
+use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

@@ -10,8 +10,8 @@ use super::session::{Assessed, assess, session_list};
 use crate::compare::MIN_COMPARE_RUNS;
 use crate::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use crate::error::{Exit, LabError, Result};
-use crate::store::{self, SessionRef};
 use lab_config::format::{level, percent};
+use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 
 /// What `lab compare` was asked.

@@ -8,9 +8,9 @@ use crate::analysis::Analysis;
 use crate::compare::chosen_metric;
 use crate::error::{Exit, LabError, Result};
 use crate::history::{Entry, History, history};
-use crate::store::{self, StoredSession};
 use lab_config::Experiment;
 use lab_config::format::{number, percent, ratio};
+use lab_store::{self as store, StoredSession};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

@@ -5,9 +5,9 @@
 
 use super::Layout;
 use crate::error::Result;
-use crate::regular::open_same;
 use crate::render::published::{self, BOOK_TOML, Chosen, SCRATCH_PREFIX, SITE};
 use anyhow::Context;
+use lab_store::regular::open_same;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -44,7 +44,7 @@ struct Scratch(PathBuf);
 impl Scratch {
     fn create(book: &Path) -> Result<Scratch> {
         let path = book.join(format!("{SCRATCH_PREFIX}{}", std::process::id()));
-        crate::store::remove_planted(&path)
+        lab_store::remove_planted(&path)
             .with_context(|| format!("cannot clear {}", path.display()))?;
         fs::create_dir(&path).with_context(|| format!("cannot create {}", path.display()))?;
         Ok(Scratch(path))
@@ -53,7 +53,7 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = crate::store::remove_planted(&self.0);
+        let _ = lab_store::remove_planted(&self.0);
     }
 }
 

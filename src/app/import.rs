@@ -13,11 +13,12 @@ use crate::import::formats::{self, Benchmark, Format, Imported};
 use crate::import::lab_toml::{
     ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
 };
-use crate::store::{
-    self, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed, SessionWriter,
-};
 use lab_config::plan::{CellKey, Plan, PlannedRun};
 use lab_config::{self as config, Experiment, ParamValue};
+use lab_store::{
+    self as store, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed,
+    SessionWriter,
+};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -468,7 +469,7 @@ pub(super) fn remove_abandoned_staging(root: &Path, prefix: &str) {
         };
         let running = Path::new("/proc").join(pid.to_string()).exists();
         if !running || pid == std::process::id() {
-            let _ = crate::store::remove_planted(&entry.path());
+            let _ = lab_store::remove_planted(&entry.path());
         }
     }
 }

@@ -2,7 +2,7 @@
 //! manifest naming the tool and every file with its SHA-256.
 
 use super::*;
-use crate::store::Exit;
+use lab_store::Exit;
 
 /// Writes the session: plan, manifest, one run row per imported run with its values as samples
 /// and as a JSON-lines log. Returns its folder.

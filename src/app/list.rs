@@ -22,7 +22,7 @@ pub fn list(layout: &Layout) -> Result<String> {
     let mut out = String::new();
     for dir in layout.experiment_dirs() {
         let name = config::experiment_name(&dir);
-        let sessions = crate::store::sessions(&layout.data_dir(&name));
+        let sessions = lab_store::sessions(&layout.data_dir(&name));
         let latest = match assess_chosen(layout, &dir, None) {
             Ok(Some(a)) => {
                 let t = Tally::of(&a.findings.checks);

@@ -4,7 +4,7 @@
 
 use super::{Layout, find_session};
 use crate::error::{Exit, LabError, Result};
-use crate::store::{self, LogRef, RunRow, SessionRef, StoredSession, Stream};
+use lab_store::{self as store, LogRef, RunRow, SessionRef, StoredSession, Stream};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -12,9 +12,9 @@ use crate::compare::{NoiseFloor, between_revisions, noise_floor, revision_pairs}
 use crate::error::{Exit, LabError, Result};
 use crate::exec::ProcessRunner;
 use crate::exec::{self, Ending, Progress, Runner};
-use crate::store::{self, Manifest, Revision, Revisions, SessionWriter};
 use lab_config::format::{level, percent};
 use lab_config::{self as config, Experiment, REV_PARAM};
+use lab_store::{self as store, Manifest, Revision, Revisions, SessionWriter};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -118,7 +118,7 @@ fn measure(
         confirms: None,
         until_decided: None,
         duet: None,
-        pairing: crate::store::Pairing::Unpaired,
+        pairing: lab_store::Pairing::Unpaired,
     });
     manifest.calibration = Some(exec::calibrate(runner, &std::env::temp_dir()));
     let session_dir = store::new_session_dir(&noise_dir(layout, &exp.name), started);

@@ -8,8 +8,8 @@ use super::Layout;
 use super::report::{ReportOptions, report};
 use crate::bundle::{self, Received};
 use crate::error::{Exit, LabError, Result};
-use crate::store::{self, Manifest, ReceivedRecord};
 use lab_config as config;
+use lab_store::{self as store, Manifest, ReceivedRecord};
 use std::path::{Path, PathBuf};
 
 /// The tables of lab.toml that say what is measured: how it is built, what runs, with which

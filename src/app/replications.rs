@@ -6,8 +6,8 @@ use super::Layout;
 use super::session::{Assessed, assess};
 use crate::error::Result;
 use crate::replication::{self, Replications, SessionVerdicts};
-use crate::store::{self, Manifest};
 use lab_config as config;
+use lab_store::{self as store, Manifest};
 use std::path::{Path, PathBuf};
 
 /// The replications of the experiment in `dir` beside the session `shown`; `None` when its

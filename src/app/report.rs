@@ -10,9 +10,9 @@ use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, com
 use crate::error::{Exit, LabError, Result};
 use crate::history::History;
 use crate::render::{self, BookEntry, Rendered};
-use crate::store::SessionRef;
 use lab_config as config;
 use lab_config::format::terminal;
+use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
 
 /// Which experiments to render, and which session of them.
@@ -170,7 +170,7 @@ struct Context {
 impl Context {
     fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Context> {
         let profile = shown.session.manifest.profile.as_deref();
-        let alone = crate::store::sessions(&layout.data_dir(&config::experiment_name(dir)))
+        let alone = lab_store::sessions(&layout.data_dir(&config::experiment_name(dir)))
             .iter()
             .all(|d| *d == shown.session.dir);
         if alone && shown.session.manifest.revisions.is_none() {

@@ -8,8 +8,8 @@
 
 use super::Layout;
 use crate::error::{LabError, Result};
-use crate::store::{BuildReport, Pairing, Revision, Revisions};
 use lab_config::{Experiment, Goal, REV_PARAM, Sampling};
+use lab_store::{BuildReport, Pairing, Revision, Revisions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -53,7 +53,7 @@ fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8
 fn read_regular(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    crate::regular::open_regular(path)
+    lab_store::regular::open_regular(path)
         .ok()?
         .read_to_end(&mut bytes)
         .ok()?;

@@ -6,9 +6,9 @@ use crate::analysis::{self, Analysis};
 use crate::checks::{self, Findings};
 use crate::error::{LabError, Result};
 use crate::stopping::{self, Standing};
-use crate::store::{self, SEALED, SessionList, SessionRef, StoredSession};
 use crate::validity;
 use lab_config::{self as config, Experiment};
+use lab_store::{self as store, SEALED, SessionList, SessionRef, StoredSession};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 

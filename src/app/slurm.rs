@@ -11,9 +11,11 @@
 use crate::error::{Exit, LabError, Result};
 use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
 use crate::exec::{self, Ending, ProcessRunner, Progress};
-use crate::store::{self, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession};
 use lab_config::plan::{Plan, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_store::{
+    self as store, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession,
+};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

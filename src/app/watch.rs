@@ -197,7 +197,7 @@ pub(super) fn session_running(layout: &Layout) -> bool {
     layout
         .experiment_dirs()
         .iter()
-        .any(|dir| crate::store::is_locked(&layout.data_dir(&lab_config::experiment_name(dir))))
+        .any(|dir| lab_store::is_locked(&layout.data_dir(&lab_config::experiment_name(dir))))
 }
 
 /// Re-renders the chapters `pending` asks for (every one, for a change that belongs to no

@@ -63,10 +63,10 @@ pub struct Member {
 /// The session files a bundle carries, besides the runs' own log files, in the order they
 /// are written.
 pub const SESSION_FILES: [&str; 8] = [
-    crate::store::MANIFEST,
-    crate::store::PLAN,
-    crate::store::RUNS,
-    crate::store::SAMPLES,
+    lab_store::MANIFEST,
+    lab_store::PLAN,
+    lab_store::RUNS,
+    lab_store::SAMPLES,
     "sealed/lab.toml",
     "sealed/notes.md",
     "logs/stdout.pack",
@@ -75,10 +75,10 @@ pub const SESSION_FILES: [&str; 8] = [
 
 /// The files a session must have for a bundle of it to mean anything.
 pub const REQUIRED_FILES: [&str; 5] = [
-    crate::store::MANIFEST,
-    crate::store::PLAN,
-    crate::store::RUNS,
-    crate::store::SAMPLES,
+    lab_store::MANIFEST,
+    lab_store::PLAN,
+    lab_store::RUNS,
+    lab_store::SAMPLES,
     "sealed/lab.toml",
 ];
 

@@ -12,8 +12,8 @@ use super::{
     INDEX, Index, MAX_INDEX_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES, Member,
     REQUIRED_FILES, path_problem, size_words,
 };
-use crate::store::{self, StoredSession, Stream};
 use anyhow::{Result, anyhow, bail};
+use lab_store::{self as store, StoredSession, Stream};
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{BufReader, Read};

@@ -2,8 +2,8 @@
 //! bytes depend only on the session's (the same session gives the same bundle).
 
 use super::{INDEX, Index, Member, REQUIRED_FILES, SESSION_FILES, archive};
-use crate::store::{self, StoredSession};
 use anyhow::{Context, Result, bail};
+use lab_store::{self as store, StoredSession};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::{BufWriter, Read, Write};
@@ -100,7 +100,7 @@ fn session_members(session: &StoredSession) -> Result<Vec<Member>> {
             bail!(
                 "{} is {}, not a file lab wrote: a bundle carries regular files only\n  hint: put back the file lab wrote",
                 path.display(),
-                crate::regular::kind_of(&meta.file_type())
+                lab_store::regular::kind_of(&meta.file_type())
             );
         }
         let (bytes, sha256) = digest_file(&path)?;
@@ -115,7 +115,7 @@ fn session_members(session: &StoredSession) -> Result<Vec<Member>> {
 
 /// The size and SHA-256 of the regular file at `path`, read in pieces.
 fn digest_file(path: &Path) -> Result<(u64, String)> {
-    let mut file = crate::regular::open_regular(path)
+    let mut file = lab_store::regular::open_regular(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -152,7 +152,7 @@ fn write_archive_file(tmp: &Path, dir: &Path, index: &Index, index_text: &[u8]) 
     for m in &index.members {
         let path = dir.join(&m.path);
         let mut data = Hashing::new(
-            crate::regular::open_regular(&path)
+            lab_store::regular::open_regular(&path)
                 .with_context(|| format!("cannot read {}", path.display()))?,
         );
         written += archive::write_member(&mut out, &m.path, m.bytes, &mut data).map_err(fail)?;

@@ -4,9 +4,9 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::RunView;
-use crate::store::Calibration;
 use crate::validity::automatic;
 use lab_config::CheckClass;
+use lab_store::Calibration;
 
 /// The runs a valid re-run repeats: busy runs whose measurement was taken again (sessions
 /// recorded before lab kept disturbed runs' timings ran them again). Found once, so that

@@ -6,9 +6,9 @@
 
 use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
-use crate::store::{Disturber, Manifest};
 use lab_config::format::percent;
 use lab_config::{CheckClass, CheckKind, Experiment};
+use lab_store::{Disturber, Manifest};
 
 /// The check's name.
 pub const BUSY: &str = "no verdict depends on how busy the machine was";

@@ -7,10 +7,10 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::error::LabError;
-use crate::store::Manifest;
 use lab_config::format::percent;
 use lab_config::{Better, Experiment, Metric};
 use lab_stats as stats;
+use lab_store::Manifest;
 use serde::{Deserialize, Serialize};
 
 mod noise;

@@ -8,9 +8,9 @@ use super::{
 };
 use crate::analysis::slowed::{self, End};
 use crate::analysis::{Analysis, CellStats};
-use crate::store::{Pairing, Revisions};
 use lab_config::{Better, Experiment, Metric, ParamValue, REV_PARAM, Waiting};
 use lab_stats as stats;
+use lab_store::{Pairing, Revisions};
 use std::collections::BTreeMap;
 
 /// A session across revisions compared with itself: per cell, the head revision's runs

@@ -3,8 +3,8 @@
 
 use super::build_log::{self, Tail};
 use super::process::spawn_error;
-use crate::store::BuildReport;
 use lab_config::Experiment;
+use lab_store::BuildReport;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;

@@ -18,7 +18,7 @@ pub const TAIL_BYTES: u64 = 8 * 1024;
 /// build never writes through a link left there).
 pub fn create(dir: &Path) -> std::io::Result<(PathBuf, File)> {
     let path = dir.join(LOG_FILE);
-    crate::store::remove_planted(&path)?;
+    lab_store::remove_planted(&path)?;
     let file = File::options().write(true).create_new(true).open(&path)?;
     Ok((path, file))
 }

@@ -3,7 +3,7 @@
 
 use super::clock;
 use super::measure::{RunRequest, Runner};
-use crate::store::{Calibration, StartUpCost};
+use lab_store::{Calibration, StartUpCost};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;

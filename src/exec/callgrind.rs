@@ -31,10 +31,10 @@ pub fn probe() -> Result<String, String> {
 
 /// The instructions of every process of the run, summed from its standard error log; `None`
 /// when valgrind reported none (the run was killed, or valgrind could not start it).
-pub fn collected(stderr_log: &crate::store::LogRef) -> Option<u64> {
+pub fn collected(stderr_log: &lab_store::LogRef) -> Option<u64> {
     let mut totals = Vec::new();
-    crate::store::read_lines(stderr_log, |line| {
-        if let crate::store::Line::Text(text) = line
+    lab_store::read_lines(stderr_log, |line| {
+        if let lab_store::Line::Text(text) = line
             && text.contains("== Collected : ")
         {
             totals.push(text.to_string());
@@ -119,7 +119,7 @@ mod tests {
                 .status()
                 .unwrap();
             assert!(status.success());
-            collected(&crate::store::LogRef::File(log)).unwrap()
+            collected(&lab_store::LogRef::File(log)).unwrap()
         };
         let (small, again, large) = (count(1000), count(1000), count(100_000));
         assert_eq!(small, again, "the same work, the same count");

@@ -3,7 +3,7 @@
 //! processes that used the most in between, lab's own runs aside, are named in the manifest,
 //! so that a verdict withheld for a busy machine can say what kept it busy.
 
-use crate::store::Disturber;
+use lab_store::Disturber;
 use std::collections::BTreeMap;
 
 /// A process that used less of a CPU than this over the session is not named.

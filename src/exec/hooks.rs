@@ -5,9 +5,9 @@
 //! failing one stops the session, as a failing build does, with the tail of what it printed.
 
 use super::measure::{RunRequest, Runner};
-use crate::store::Exit;
 use lab_config::plan::PlannedRun;
 use lab_config::{Experiment, ParamValue, template::substitute};
+use lab_store::Exit;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 

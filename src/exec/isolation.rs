@@ -19,8 +19,8 @@
 //! its own process group, reaped by lab as their subreaper) and the manifest says why.
 
 use super::landlock;
-use crate::store::IsolationRecord;
 pub use lab_config::isolation::Wanted;
+use lab_store::IsolationRecord;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;

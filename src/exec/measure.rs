@@ -1,7 +1,7 @@
 //! What one process run yields: timings, resource use and how it ended.
 
 use super::counters::{Counter, Reading};
-use crate::store::Exit;
+use lab_store::Exit;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;

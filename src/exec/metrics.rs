@@ -1,8 +1,8 @@
 //! Reading metric values out of a run's standard output: JSON object lines (read as
 //! `store::printed` reads them) or a regex.
 
-use crate::store::{Found, JsonLine, Line, LogRef, SampleRow, Scan, read_lines, scan_lines};
 use lab_config::{Extractor, Metric};
+use lab_store::{Found, JsonLine, Line, LogRef, SampleRow, Scan, read_lines, scan_lines};
 use regex::Regex;
 
 /// One value a run reported: the `iteration`-th value of `metric` (0-based).

@@ -49,11 +49,11 @@ pub use shebang::locate as locate_program;
 pub use syscheck::system_check;
 pub use taskstats::TaskWait;
 
-use crate::store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use anyhow::Result;
 use duties::Duty;
 use lab_config::Experiment;
 use lab_config::plan::PlannedRun;
+use lab_store::{Exit, Manifest, RunRow, SessionWriter, utc_timestamp};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -165,7 +165,7 @@ fn refuse_on_full_disk(
     run: &PlannedRun,
     session: &mut SessionWriter,
 ) -> Result<()> {
-    let Some(free) = crate::store::space::full(session.free_bytes()) else {
+    let Some(free) = lab_store::space::full(session.free_bytes()) else {
         return Ok(());
     };
     session.remove_spools();
@@ -321,9 +321,9 @@ fn stored_row(
     run: &PlannedRun,
     measurement: &Measurement,
     session: &SessionWriter,
-    packed: &crate::store::Packed,
-) -> (RunRow, Vec<crate::store::SampleRow>) {
-    use crate::store::{Stream, log_ref};
+    packed: &lab_store::Packed,
+) -> (RunRow, Vec<lab_store::SampleRow>) {
+    use lab_store::{Stream, log_ref};
     let mut row = run_row(run, measurement, packed.stdout.sha256.clone(), exp.max_busy);
     row.heap_shift = heap::shift(exp, run).map(|(bytes, _)| bytes);
     row.packed(packed);
@@ -335,7 +335,7 @@ fn stored_row(
 
 /// The instructions callgrind counted in the run, from its standard error log, where the
 /// experiment asks for them; empty when valgrind reported none (never zero).
-fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &crate::store::LogRef) {
+fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &lab_store::LogRef) {
     if exp.counters.contains(&Counter::CallgrindInstructions)
         && let Some(count) = callgrind::collected(stderr)
         && let Some(cell) = row.counter_mut(Counter::CallgrindInstructions.def().name)

@@ -12,10 +12,10 @@
 
 use super::measure::{Measurement, RunRequest, Runner};
 use super::{Ending, MetricReader, Progress, interrupt, orphans, running};
-use crate::store::SessionWriter;
 use anyhow::{Result, anyhow};
 use lab_config::plan::PlannedRun;
 use lab_config::{DuetSides, Experiment};
+use lab_store::SessionWriter;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::mpsc;
 use std::thread::Scope;

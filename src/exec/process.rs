@@ -7,8 +7,8 @@ use super::duties::Duty;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Output, Ready, Spawn, Started};
-use crate::store::Exit;
 use lab_config::units::{NANOS_PER_MILLI, Nanos};
+use lab_store::Exit;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -260,10 +260,10 @@ fn prepare<'a>(
     counters: Option<&'a mut super::counters::Prepared>,
 ) -> Result<Spawn<'a>, String> {
     let output = |path: &'a std::path::Path, held: Option<&'a File>| match held {
-        Some(file) => crate::store::emptied(file)
+        Some(file) => lab_store::emptied(file)
             .map(Output::Held)
             .map_err(|e| format!("cannot empty {}: {e}", path.display())),
-        None => crate::store::empty_file(path)
+        None => lab_store::empty_file(path)
             .map(Output::Own)
             .map_err(|e| format!("cannot create {}: {e}", path.display())),
     };

@@ -6,11 +6,11 @@ use super::marks;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Verdict};
-use crate::store::Manifest;
 use lab_config::format::{memory, millis, significant};
 use lab_config::shell_syntax::shell_words;
 use lab_config::units::Nanos;
 use lab_config::{CheckClass, Experiment};
+use lab_store::Manifest;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -639,8 +639,9 @@ mod tests {
 
     #[test]
     fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {
-        let mut m: Manifest = serde_json::from_str(include_str!("../../tests/data/manifest.json"))
-            .expect("manifest fixture");
+        let mut m: Manifest =
+            serde_json::from_str(include_str!("../../crates/store/tests/data/manifest.json"))
+                .expect("manifest fixture");
         assert!(counter_rows(&m).is_empty(), "no counters asked for");
         m.counters = [
             ("task-clock", "available"),

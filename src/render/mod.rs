@@ -26,9 +26,9 @@ pub use lab_config::shell_syntax::shell_words;
 
 use crate::analysis::Analysis;
 use crate::checks::{CheckResult, Findings, Tally};
-use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
 use lab_config::Experiment;
+use lab_store::{RUNS, SAMPLES};
 use published::{
     ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, REPLICATIONS_PAGE,
     ROOT_FILES,
@@ -83,7 +83,7 @@ pub fn render_chapter(book_dir: &Path, item: &Rendered) -> Result<(BookEntry, Ve
     let staging = src.join(format!(".{name}.staging"));
     // Whatever is there is cleared, a link included: a dangling one would lead the chapter
     // out of the book.
-    crate::store::remove_planted(&staging)
+    lab_store::remove_planted(&staging)
         .with_context(|| format!("cannot clear {}", staging.display()))?;
     let written = write_chapter(&staging, item);
     let warnings = match written {
@@ -245,7 +245,7 @@ pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
         return None;
     }
     let path = chapter.join(ANALYSIS_JSON);
-    let file = crate::regular::open_regular(&path).ok()?;
+    let file = lab_store::regular::open_regular(&path).ok()?;
     let record: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
     let checks: Vec<CheckResult> = serde_json::from_value(record.get("checks")?.clone()).ok()?;
     Some(BookEntry {
@@ -353,7 +353,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = Path::new(&tmp);
-    crate::store::remove_planted(tmp).with_context(|| format!("cannot clear {}", tmp.display()))?;
+    lab_store::remove_planted(tmp).with_context(|| format!("cannot clear {}", tmp.display()))?;
     fs::File::options()
         .write(true)
         .create_new(true)

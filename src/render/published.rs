@@ -3,9 +3,9 @@
 //! and the raw CSV files), found without following a symbolic link. Everything else there —
 //! a file a run planted, a link, a FIFO — is named, so the build can leave it out and say so.
 
-use crate::regular::{Identity, kind_of, open_regular};
-use crate::store::{RUNS, SAMPLES};
 use anyhow::{Context, Result};
+use lab_store::regular::{Identity, kind_of, open_regular};
+use lab_store::{RUNS, SAMPLES};
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Read;

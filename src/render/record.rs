@@ -4,8 +4,8 @@
 
 use crate::analysis::{Analysis, CellStats};
 use crate::checks::CheckResult;
-use crate::store::{RUNS, SAMPLES};
 use anyhow::Result;
+use lab_store::{RUNS, SAMPLES};
 use serde::Serialize;
 
 /// Sessions with more runs than this list them in data/runs.csv and data/samples.csv only.
@@ -28,7 +28,7 @@ struct SummaryRecord<'a> {
     title: &'a str,
     experiment: &'a str,
     session: &'a str,
-    manifest: &'a crate::store::Manifest,
+    manifest: &'a lab_store::Manifest,
     resampling: &'a crate::analysis::Resampling,
     counts: &'a crate::analysis::Counts,
     cell_keys: &'a [lab_config::plan::CellKey],

@@ -71,7 +71,7 @@ pub enum Next {
     /// The goal does not hold, but no cell it depends on could take more runs.
     NothingToAdd,
     /// The goal does not hold, and the next look would not fit in the time budget left.
-    TimeSpent(crate::store::TimeStop),
+    TimeSpent(lab_store::TimeStop),
     /// Bring every cell in [`Standing::cells`] to `runs_per_cell` runs for look `look`.
     More { look: u32, runs_per_cell: u32 },
 }

@@ -2,10 +2,10 @@
 //! missing or malformed metric values, runs too short to time against the session's
 //! calibration, and runs whose echoed configuration differs from the one requested.
 
-use crate::store::{Calibration, Exit};
 use lab_config::format::duration;
 use lab_config::units::Nanos;
 use lab_config::{Metric, ParamValue};
+use lab_store::{Calibration, Exit};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -44,7 +44,7 @@ pub enum Problem {
         key: String,
         /// The line of the run's output it was printed on.
         line: usize,
-        found: crate::store::Unusable,
+        found: lab_store::Unusable,
         /// Whether the metric holds text rather than numbers.
         text: bool,
     },
@@ -70,7 +70,7 @@ pub enum Problem {
     /// The run waited for CPUs others had, or the hypervisor stole them, for more of its wall
     /// time than `max_busy` allows.
     MachineBusy {
-        contention: crate::store::Contention,
+        contention: lab_store::Contention,
         limit: f64,
     },
     /// The run executed beside others (`lab run --jobs`) that could use some of its CPUs.
@@ -254,11 +254,11 @@ fn write_left_running(f: &mut fmt::Formatter<'_>, names: &str) -> fmt::Result {
 
 fn write_busy(
     f: &mut fmt::Formatter<'_>,
-    contention: &crate::store::Contention,
+    contention: &lab_store::Contention,
     limit: f64,
 ) -> fmt::Result {
-    use crate::store::WaitSource;
     use lab_config::format::percent;
+    use lab_store::WaitSource;
     if contention.source == WaitSource::Ticks {
         return write_busy_by_ticks(f, contention, limit);
     }
@@ -296,7 +296,7 @@ fn write_busy(
 /// The rule of sessions recorded before lab judged waiting: others' share of the CPU time.
 fn write_busy_by_ticks(
     f: &mut fmt::Formatter<'_>,
-    contention: &crate::store::Contention,
+    contention: &lab_store::Contention,
     limit: f64,
 ) -> fmt::Result {
     use lab_config::format::percent;
@@ -409,7 +409,7 @@ pub fn spawn_noise_share(wall_ns: u64, c: &Calibration) -> f64 {
 /// The run's timing is invalid when it waited for a CPU others had (or the hypervisor stole
 /// its CPUs) for more than the limit recorded with it; a run recorded before lab judged
 /// waiting is judged by the rule of its time, against `legacy_limit`.
-pub fn machine_busy(row: &crate::store::RunRow, legacy_limit: f64) -> Option<Problem> {
+pub fn machine_busy(row: &lab_store::RunRow, legacy_limit: f64) -> Option<Problem> {
     row.disturbed(legacy_limit)
         .map(|(contention, limit)| Problem::MachineBusy { contention, limit })
 }
@@ -418,7 +418,7 @@ pub fn machine_busy(row: &crate::store::RunRow, legacy_limit: f64) -> Option<Pro
 /// CPU sets (as granted, from `cpus_of`) intersect, or one of them was pinned nowhere. An id
 /// `cpus_of` does not know counts as pinned nowhere.
 pub fn shared_cpus(
-    row: &crate::store::RunRow,
+    row: &lab_store::RunRow,
     cpus_of: &BTreeMap<String, Option<Vec<usize>>>,
 ) -> Option<Problem> {
     let mine = row.cpu_set();
@@ -462,7 +462,7 @@ pub fn echoed_config(stdout: &str, params: &BTreeMap<String, ParamValue>) -> (bo
     let mut found = Vec::new();
     let objects = stdout
         .lines()
-        .map(|l| crate::store::shown(l).trim())
+        .map(|l| lab_store::shown(l).trim())
         .filter(|l| l.starts_with('{'))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
     for object in objects {

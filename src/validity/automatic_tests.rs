@@ -113,8 +113,8 @@ fn echoed_configuration_is_compared_with_the_request() {
     );
 }
 
-fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRow {
-    crate::store::RunRow {
+fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> lab_store::RunRow {
+    lab_store::RunRow {
         run_id: id.into(),
         position: 1,
         variant: "v".into(),
@@ -151,7 +151,7 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> crate::store::RunRo
         block_out: None,
         node: None,
         env_padding: None,
-        ..crate::store::RunRow::default()
+        ..lab_store::RunRow::default()
     }
 }
 

@@ -17,8 +17,8 @@ use runs::run_views_releasing;
 pub use runs::{RunView, Usage, run_views};
 pub use values::RunValues;
 
-use crate::store::StoredSession;
 use lab_config::{CheckKind, Experiment};
+use lab_store::StoredSession;
 
 /// Every finished run with its judgement, and what each declared duration rule found.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! CPU model, kernel, frequency governor or CPU count are not one population, and the reader
 //! must be told before reading a cell that pools them.
 
-use crate::store::{Host, Manifest};
+use lab_store::{Host, Manifest};
 
 /// The facts of a node's machine that change what a benchmark measures, by name.
 fn fingerprint(host: &Host) -> [(&'static str, String); 4] {
@@ -60,7 +60,7 @@ pub fn warning(manifest: &Manifest) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Cluster, Node};
+    use lab_store::{Cluster, Node};
 
     fn host(cpu: &str, kernel: &str, governor: Option<&str>) -> Host {
         Host {
@@ -77,7 +77,7 @@ mod tests {
     }
 
     fn manifest(hosts: Vec<(&str, Host)>) -> Manifest {
-        let text = include_str!("../../tests/data/manifest.json");
+        let text = include_str!("../../crates/store/tests/data/manifest.json");
         let mut m: Manifest = serde_json::from_str(text).expect("manifest");
         m.cluster = Some(Cluster {
             engine: "slurm".into(),

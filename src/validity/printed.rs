@@ -5,8 +5,8 @@
 //! a run that printed no value.
 
 use super::automatic::Problem;
-use crate::store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
 use lab_config::{Extractor, Metric};
+use lab_store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
 use std::fmt;
 
 /// A line lab could not read values from.

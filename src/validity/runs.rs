@@ -4,10 +4,10 @@ use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use super::printed;
 use super::values::{Measured, Names, RunValues};
 use crate::exec::Counter;
-use crate::store::{Exit, RunRow, SampleRow, StartUpCost, StoredSession};
 use lab_config::Experiment;
 use lab_config::plan::{CellKey, PlannedRun};
 use lab_config::units::Nanos;
+use lab_store::{Exit, RunRow, SampleRow, StartUpCost, StoredSession};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ pub struct RunView {
     /// The share of its wall time the run waited for a CPU others had (or had its CPUs
     /// stolen), where the counters were recorded.
     pub busy_share: Option<f64>,
-    /// In a session that keeps disturbed runs' timings ([`crate::store::KEEPS_DISTURBED`]),
+    /// In a session that keeps disturbed runs' timings ([`lab_store::KEEPS_DISTURBED`]),
     /// the share of its wall time by which the machine may have slowed the run (its
     /// `busy_share`); 0 where nothing disturbed it or it was not measured, and in older
     /// sessions, whose disturbed runs lost their timings instead.
@@ -161,7 +161,7 @@ impl RunView {
 /// Builds the views of every finished run, in execution order.
 pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
     let judging = Judging::of(exp, session, &session.runs, &session.samples);
-    in_execution_order(crate::store::held_open(|| judging.views(&session.runs)))
+    in_execution_order(lab_store::held_open(|| judging.views(&session.runs)))
 }
 
 /// Runs judged per chunk when the rows are given up as they are judged.
@@ -178,7 +178,7 @@ pub fn run_views_releasing(exp: &Experiment, session: &mut StoredSession) -> Vec
     let mut views = Vec::with_capacity(rows.len());
     // Chunks are taken from the end, where a vector can give its room back.
     rows.reverse();
-    crate::store::held_open(|| {
+    lab_store::held_open(|| {
         while !rows.is_empty() {
             let mut chunk = rows.split_off(rows.len().saturating_sub(CHUNK));
             rows.shrink_to_fit();
@@ -188,7 +188,7 @@ pub fn run_views_releasing(exp: &Experiment, session: &mut StoredSession) -> Vec
     });
     drop(judging);
     drop(samples);
-    crate::store::give_back_free_pages();
+    lab_store::give_back_free_pages();
     in_execution_order(views)
 }
 
@@ -445,7 +445,7 @@ fn view(
         exact_wait: row.wait_tasks.is_some_and(|n| n <= 1)
             && row
                 .contention()
-                .is_ok_and(|c| c.source == crate::store::WaitSource::Tasks),
+                .is_ok_and(|c| c.source == lab_store::WaitSource::Tasks),
         repeats: None,
         overlapped: row.overlapped_ids().map(str::to_string).collect(),
         failed_checks: found.iter().map(|p| p.check_name().to_string()).collect(),

@@ -87,7 +87,7 @@ r0001,1,double,1,1,false,2026-11-30T00:00:00Z,100000000,100000000,1,1,1,0,0,0,,,
         ("plan.json", plan.as_bytes().to_vec()),
         (
             "manifest.json",
-            include_bytes!("../data/manifest.json").to_vec(),
+            include_bytes!("../../crates/store/tests/data/manifest.json").to_vec(),
         ),
     ]
 }

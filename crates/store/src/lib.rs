@@ -12,6 +12,7 @@ mod packed;
 mod printed;
 mod read;
 mod record;
+pub mod regular;
 mod rows;
 mod session_ref;
 mod shards;

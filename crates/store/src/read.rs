@@ -330,12 +330,12 @@ fn check_counts(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::store::{Manifest, Sealed, SessionWriter};
+    use crate::{Manifest, Sealed, SessionWriter};
     use lab_config::ParamValue;
     use lab_config::plan::{Plan, PlannedRun};
     use std::fs;
 
-    pub(in crate::store) fn planned(id: usize) -> PlannedRun {
+    pub(crate) fn planned(id: usize) -> PlannedRun {
         PlannedRun {
             id: format!("r{id:04}"),
             position: id,
@@ -353,7 +353,7 @@ pub(super) mod tests {
         }
     }
 
-    pub(in crate::store) fn row(run: &PlannedRun) -> RunRow {
+    pub(crate) fn row(run: &PlannedRun) -> RunRow {
         RunRow {
             run_id: run.id.clone(),
             position: run.position,
@@ -395,7 +395,7 @@ pub(super) mod tests {
         }
     }
 
-    pub(in crate::store) fn samples(run: &PlannedRun) -> Vec<SampleRow> {
+    pub(crate) fn samples(run: &PlannedRun) -> Vec<SampleRow> {
         (0..3)
             .map(|i| SampleRow {
                 run_id: run.id.clone(),
@@ -413,9 +413,8 @@ pub(super) mod tests {
             seed: 1,
             runs: (1..=4).map(planned).collect(),
         };
-        let manifest: Manifest =
-            serde_json::from_str(include_str!("../../tests/data/manifest.json"))
-                .expect("manifest fixture");
+        let manifest: Manifest = serde_json::from_str(include_str!("../tests/data/manifest.json"))
+            .expect("manifest fixture");
         let sealed = Sealed {
             lab_toml: "x".into(),
             notes: None,
@@ -450,14 +449,14 @@ pub(super) mod tests {
         // Bytes written after the run was packed (a process that outlived it) are dropped
         // before the next run starts, which writes from the start of the spool again.
         out.write_all(b"late").unwrap();
-        let emptied = crate::store::emptied(&out).unwrap();
+        let emptied = crate::emptied(&out).unwrap();
         assert_eq!(emptied.metadata().unwrap().len(), 0);
         out.write_all(b"{\"ops\": 2}\n").unwrap();
         let second = w.pack_spooled("r0002").unwrap();
         assert_eq!((second.stdout.offset, second.stdout.bytes), (11, 11));
         assert_eq!(second.stderr.bytes, 0);
         assert_eq!(
-            fs::read(dir.join("logs").join(crate::store::STDOUT_PACK)).unwrap(),
+            fs::read(dir.join("logs").join(crate::STDOUT_PACK)).unwrap(),
             b"{\"ops\": 1}\n{\"ops\": 2}\n"
         );
         assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
@@ -497,7 +496,7 @@ pub(super) mod tests {
                 "cut at {cut}"
             );
             // Resuming sets the tail aside and leaves exactly the committed rows.
-            crate::store::repair(&two).unwrap();
+            crate::repair(&two).unwrap();
             assert!(read_rows(&two).unwrap().tails.is_empty(), "cut at {cut}");
             if expected == 2 {
                 assert_eq!(fs::read(two.join(RUNS)).unwrap(), runs2, "cut at {cut}");
@@ -508,9 +507,7 @@ pub(super) mod tests {
                 );
             }
         }
-        let aside = fs::read_dir(two.join(crate::store::SET_ASIDE))
-            .unwrap()
-            .count();
+        let aside = fs::read_dir(two.join(crate::SET_ASIDE)).unwrap().count();
         assert!(aside > 0, "torn bytes are kept in set-aside/");
     }
 

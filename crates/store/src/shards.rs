@@ -257,13 +257,13 @@ fn open_log(shard: &Path, row: &super::RunRow, stream: super::Stream) -> Box<dyn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::read::tests::{planned, row, samples};
-    use crate::store::{Cluster, LOGS, Manifest, Sealed};
+    use crate::read::tests::{planned, row, samples};
+    use crate::{Cluster, LOGS, Manifest, Sealed};
     use lab_config::plan::Plan;
 
     fn manifest(node: Option<&str>) -> Manifest {
         let mut m: Manifest =
-            serde_json::from_str(include_str!("../../tests/data/manifest.json")).expect("manifest");
+            serde_json::from_str(include_str!("../tests/data/manifest.json")).expect("manifest");
         m.cluster = node.map(|name| Cluster {
             engine: "slurm".into(),
             jobs: vec!["5".into()],
@@ -378,8 +378,8 @@ mod tests {
         assert_eq!(rows.samples.len(), 5 * 3);
         // Each run's output, from a packed shard or an older one, is in the session's packs.
         for row in &rows.runs {
-            let log = crate::store::log_ref(&dir, row, crate::store::Stream::Stdout);
-            assert!(matches!(log, crate::store::LogRef::Packed { .. }));
+            let log = crate::log_ref(&dir, row, crate::Stream::Stdout);
+            assert!(matches!(log, crate::LogRef::Packed { .. }));
             assert_eq!(log.read_all(), row.run_id.as_bytes());
         }
 

@@ -72,7 +72,7 @@ impl BenchArgs {
     /// Prints the answer of a session of the experiment in `dir` (the latest, or `session`)
     /// and writes the exports and output files asked for.
     fn answer(&self, place: &Place, dir: &Path, session: Option<&str>) -> Result<Exit> {
-        let which = session.map(|s| crate::store::SessionRef::Named(s.to_string()));
+        let which = session.map(|s| lab_store::SessionRef::Named(s.to_string()));
         let assessed = crate::app::session::assessed(&place.layout, dir, which.as_ref())?;
         let view = output::View {
             unit: self.time_unit,
@@ -152,7 +152,7 @@ impl BenchArgs {
         ];
         for (path, text) in files {
             if let Some(path) = path {
-                crate::store::write_atomically(path, text.as_bytes()).map_err(|e| {
+                lab_store::write_atomically(path, text.as_bytes()).map_err(|e| {
                     LabError::Other(e.context(format!("cannot write {}", path.display())))
                 })?;
             }
@@ -185,7 +185,7 @@ impl BenchArgs {
             }
             return Ok(place.layout.experiments().join(name));
         }
-        Ok(place.bench_dir(&crate::store::sha256_hex(file.as_bytes())))
+        Ok(place.bench_dir(&lab_store::sha256_hex(file.as_bytes())))
     }
 }
 
@@ -212,6 +212,6 @@ fn write_experiment(dir: &Path, file: &str) -> Result<()> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot create {}: {e}", dir.display())))?;
-    crate::store::write_atomically(&path, file.as_bytes())
+    lab_store::write_atomically(&path, file.as_bytes())
         .map_err(|e| LabError::Other(e.context(format!("cannot write {}", path.display()))))
 }

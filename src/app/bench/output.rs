@@ -10,10 +10,10 @@ use crate::app::Layout;
 use crate::app::session::Assessed;
 use crate::checks::{CheckResult, Verdict};
 use crate::error::Exit;
-use crate::store::RunRow;
 use lab_config::format::{percent, significant, terminal};
 use lab_config::{CheckClass, template::substitute};
 use lab_stats::Summary;
+use lab_store::RunRow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -16,7 +16,7 @@ struct Found {
 
 impl Found {
     fn name(&self) -> String {
-        crate::store::folder_name(&self.session)
+        lab_store::folder_name(&self.session)
     }
 }
 
@@ -28,7 +28,7 @@ fn all(place: &Place) -> Vec<Found> {
         .into_iter()
         .flat_map(|experiment| {
             let name = lab_config::experiment_name(&experiment);
-            crate::store::sessions(&place.layout.data_dir(&name))
+            lab_store::sessions(&place.layout.data_dir(&name))
                 .into_iter()
                 .map(move |session| Found {
                     experiment: experiment.clone(),
@@ -117,14 +117,14 @@ pub fn copy_outputs(a: &Assessed, files: &[(String, PathBuf)]) -> Result<()> {
         if let Some(mut reader) = a.session.stdout(row).open() {
             let _ = reader.read_to_end(&mut printed);
         }
-        crate::store::write_atomically(file, &printed)
+        lab_store::write_atomically(file, &printed)
             .map_err(|e| LabError::Other(e.context(format!("cannot write {}", file.display()))))?;
     }
     Ok(())
 }
 
 /// The last timed run of the variant labelled `label`.
-fn last_run_of<'a>(a: &'a Assessed, label: &str) -> Option<&'a crate::store::RunRow> {
+fn last_run_of<'a>(a: &'a Assessed, label: &str) -> Option<&'a lab_store::RunRow> {
     let variant = a
         .experiment
         .variants

@@ -37,7 +37,7 @@ pub fn start_up_note(a: &Assessed, timed: &[Timed]) -> Option<String> {
 
 /// "Times leave out starting sh -c '' (…)": what was taken out of each time, and the commands
 /// whose own time that leaves within the error of what was taken out.
-fn subtracted_note(cost: &crate::store::StartUpCost, timed: &[Timed]) -> String {
+fn subtracted_note(cost: &lab_store::StartUpCost, timed: &[Timed]) -> String {
     let se = cost.standard_error_s();
     let sigma = 1.4826 * cost.mad_ns as f64;
     let mut note = format!(

@@ -4,9 +4,9 @@
 use crate::app::Layout;
 use crate::render;
 use crate::stopping;
-use crate::store::{self, StoredSession};
 use lab_config::plan::{self, CellKey, Plan, PlannedRun};
 use lab_config::{self as config, CheckKind, Experiment, Sampling};
+use lab_store::{self as store, StoredSession};
 use std::collections::BTreeMap;
 
 /// The plan as text, with its estimated duration (run after run; with `jobs` above 1, the

@@ -6,8 +6,8 @@ use crate::app::Layout;
 use crate::app::slurm::{self, Engine};
 use crate::error::{LabError, Result};
 use crate::exec;
-use crate::store::{self, Lock};
 use lab_config::{CheckClass, Experiment, Goal};
+use lab_store::{self as store, Lock};
 
 /// An experiment of results another harness measured is imported, never run.
 pub(crate) fn check_runnable(exp: &Experiment) -> Result<()> {

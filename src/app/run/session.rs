@@ -11,9 +11,9 @@ use crate::app::{Layout, revs};
 use crate::error::{Exit, LabError, Result};
 use crate::exec::{self, Ending, Progress, Runner};
 use crate::stopping::{self, Next};
-use crate::store::{self, Revisions, Sealed};
 use lab_config::plan::{self, CellKey, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_store::{self as store, Revisions, Sealed};
 use std::path::{Path, PathBuf};
 
 /// Mixed into the seed of a session that confirms a regression: another shuffle, other runs.

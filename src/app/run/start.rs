@@ -7,10 +7,12 @@ use crate::app::slurm::Engine;
 use crate::app::{Layout, revs};
 use crate::error::{LabError, Result};
 use crate::exec::{self, Runner};
-use crate::store::{self, BuildReport, Manifest, Revisions, Sealed, SessionWriter, StoredSession};
 use lab_config::plan::Plan;
 use lab_config::plan::{self, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_store::{
+    self as store, BuildReport, Manifest, Revisions, Sealed, SessionWriter, StoredSession,
+};
 use std::collections::BTreeSet;
 use std::path::Path;
 

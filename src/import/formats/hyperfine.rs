@@ -17,8 +17,8 @@
 //! command ended by a signal) is a failure too.
 
 use super::{Benchmark, Format, Imported, Run, Secondary, Source, group_benchmarks};
-use crate::store::Exit;
 use anyhow::Result;
+use lab_store::Exit;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 

@@ -117,7 +117,7 @@ pub struct Run {
     /// Measured values, one per iteration, in order.
     pub values: Vec<f64>,
     /// How the process ended, where the file records it (hyperfine's `exit_codes`).
-    pub exit: Option<crate::store::Exit>,
+    pub exit: Option<lab_store::Exit>,
     /// The values of each of the benchmark's [`Secondary`] metrics in this run, by the
     /// metric's name: one per iteration, or one for the whole run.
     pub secondary: BTreeMap<String, Vec<f64>>,
