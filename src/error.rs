@@ -1,7 +1,7 @@
 //! Errors at the top of lab and the exit code each one maps to.
 
-use crate::exec::BuildError;
 use lab_config::ConfigError;
+use lab_exec::BuildError;
 use lab_store::SessionError;
 use thiserror::Error;
 

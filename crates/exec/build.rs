@@ -1,4 +1,4 @@
-//! Builds the heap-shift shim (`src/exec/heap_shift.c`) that `layout = "randomized"` preloads
+//! Builds the heap-shift shim (`src/heap_shift.c`) that `layout = "randomized"` preloads
 //! into runs, with the system C compiler, for lab to embed. Without a compiler (or when
 //! building for another machine) the build goes on: lab then runs without shifting heaps and
 //! says so in each session it records.
@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-const SOURCE: &str = "src/exec/heap_shift.c";
+const SOURCE: &str = "src/heap_shift.c";
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(heap_shim)");

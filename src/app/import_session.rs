@@ -132,15 +132,15 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
 /// exit is the file's, or an ordinary one where the file records none.
 fn run_row(run: &PlannedRun, started_utc: &str, log: &str, exit: Exit) -> RunRow {
     // Nothing lab measured: the fields of a run that never started, with the exit recorded.
-    let no_measurement = crate::exec::Measurement {
+    let no_measurement = lab_exec::Measurement {
         exit,
-        ..crate::exec::Measurement::spawn_failed(String::new(), 0)
+        ..lab_exec::Measurement::spawn_failed(String::new(), 0)
     };
     let digest = format!("{:x}", Sha256::digest(log));
     RunRow {
         start_utc: started_utc.to_string(),
         busy_limit: None,
-        ..crate::exec::run_row(run, &no_measurement, digest, 1.0)
+        ..lab_exec::run_row(run, &no_measurement, digest, 1.0)
     }
 }
 

@@ -5,9 +5,9 @@
 use super::report::{ReportOptions, report};
 use super::{Layout, find_session};
 use crate::error::{Exit, LabError, Result};
-use crate::exec::MetricReader;
 use lab_config::plan::{self, CellKey};
 use lab_config::{self as config, Experiment};
+use lab_exec::MetricReader;
 use lab_store::{self as store, RunRow, SampleRow, Sealed, SessionRef, StoredSession};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -68,7 +68,7 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
     }
     let duet = asked
         .duet
-        .then(|| duet_sides(&exp, &crate::exec::allowed_cpus()))
+        .then(|| duet_sides(&exp, &lab_exec::allowed_cpus()))
         .transpose()?;
     let repo = Repository::holding(&exp.dir)?;
     let mut dirs = BTreeMap::new();
@@ -151,7 +151,7 @@ fn check_duet_cpus(revisions: &Revisions) -> Result<()> {
     let Some(sides) = &revisions.duet else {
         return Ok(());
     };
-    let allowed = crate::exec::allowed_cpus();
+    let allowed = lab_exec::allowed_cpus();
     let missing: Vec<usize> = sides
         .iter()
         .flatten()
@@ -243,7 +243,7 @@ pub fn build_each(exp: &Experiment, quiet: bool) -> Result<Option<BuildReport>> 
             dir: dir.clone(),
             ..exp.clone()
         };
-        report = crate::exec::build(&at)
+        report = lab_exec::build(&at)
             .map_err(|e| LabError::Usage(format!("the build at {rev} failed: {e}")))?;
     }
     Ok(report)

@@ -3,7 +3,7 @@
 
 use super::{Engine, Layout, RunOptions, SlurmOptions};
 use crate::error::{Exit, LabError, Result};
-use crate::exec::ProcessRunner;
+use lab_exec::ProcessRunner;
 use std::path::PathBuf;
 
 /// Where `lab run` measures.
@@ -147,7 +147,7 @@ impl RunArgs {
             summary: true,
             no_wait: self.no_wait,
             budget: self.budget,
-            shown: crate::exec::Shown::standard(quiet),
+            shown: lab_exec::Shown::standard(quiet),
         };
         super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
     }

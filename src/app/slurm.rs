@@ -9,10 +9,10 @@
 //! job measuring unwatched, nor runs a shard twice at once.
 
 use crate::error::{Exit, LabError, Result};
-use crate::exec::slurm::{self as cluster, Slurm, Submission, Watched};
-use crate::exec::{self, Ending, ProcessRunner, Progress};
 use lab_config::plan::{Plan, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_exec::slurm::{self as cluster, Slurm, Submission, Watched};
+use lab_exec::{self as exec, Ending, ProcessRunner, Progress};
 use lab_store::{
     self as store, Cluster, Manifest, Node, Sealed, SessionWriter, ShardSet, StoredSession,
 };

@@ -3,10 +3,10 @@
 use super::automatic::{Problem, RunFacts, echoed_config, problems, too_short};
 use super::printed;
 use super::values::{Measured, Names, RunValues};
-use crate::exec::Counter;
 use lab_config::Experiment;
 use lab_config::plan::{CellKey, PlannedRun};
 use lab_config::units::Nanos;
+use lab_exec::Counter;
 use lab_store::{Exit, RunRow, SampleRow, StartUpCost, StoredSession};
 use rayon::prelude::*;
 use serde::Serialize;

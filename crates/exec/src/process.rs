@@ -561,7 +561,7 @@ mod tests {
             5_000,
             None,
         );
-        if crate::exec::taskstats::method().1.is_some() {
+        if crate::taskstats::method().1.is_some() {
             let wait = m.wait.expect("the leader's own counters are read");
             assert_eq!(wait.counted, 1, "without taskstats only the leader is read");
             return;
@@ -627,7 +627,7 @@ mod tests {
 #[cfg(test)]
 mod counter_tests {
     use super::*;
-    use crate::exec::Counter;
+    use crate::Counter;
     use std::collections::BTreeMap;
     use std::path::Path;
 
@@ -669,13 +669,13 @@ mod counter_tests {
         let switches = m.counters[&Counter::ContextSwitches].as_ref().unwrap();
         assert!(switches.value >= 4, "{switches:?}");
         // instructions: counted where the machine has a PMU, its reason where not.
-        let probed = crate::exec::probe_counters(&[Counter::Instructions]);
+        let probed = crate::probe_counters(&[Counter::Instructions]);
         match (
             &probed[&Counter::Instructions],
             &m.counters[&Counter::Instructions],
         ) {
             (Ok(()), Ok(reading)) => assert!(reading.value > 0),
-            (Err(crate::exec::Refusal::Unavailable(why)), Err(recorded)) => {
+            (Err(crate::Refusal::Unavailable(why)), Err(recorded)) => {
                 assert_eq!(why, recorded)
             }
             other => panic!("probe and run disagree: {other:?}"),

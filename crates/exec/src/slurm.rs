@@ -169,7 +169,7 @@ impl Scheduler for Slurm {
             bail!(
                 "sbatch refused the job ({}):\n{}",
                 out.status,
-                crate::exec::tail(&String::from_utf8_lossy(&out.stderr), 20)
+                crate::tail(&String::from_utf8_lossy(&out.stderr), 20)
             );
         }
         // --parsable prints "JOBID" or "JOBID;CLUSTER".

@@ -20,8 +20,8 @@ pub use args::BenchArgs;
 
 use crate::app::Layout;
 use crate::error::{Exit, LabError, Result};
-use crate::exec::ProcessRunner;
 use args::Style;
+use lab_exec::ProcessRunner;
 use place::Place;
 use std::path::{Path, PathBuf};
 
@@ -95,8 +95,8 @@ impl BenchArgs {
 
     /// How progress is shown: hyperfine's styles, lines per run off a terminal only with
     /// `--verbose`, each run's output with `--show-output` or `--output=inherit`.
-    fn shown(&self) -> crate::exec::Shown {
-        crate::exec::Shown {
+    fn shown(&self) -> lab_exec::Shown {
+        lab_exec::Shown {
             quiet: false,
             run_lines: self.verbose,
             bar: match self.style {

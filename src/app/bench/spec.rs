@@ -216,7 +216,7 @@ pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
     if program.contains('{') {
         return Ok(());
     }
-    let found = crate::exec::locate_program(program, cwd, &Default::default()).is_some();
+    let found = lab_exec::locate_program(program, cwd, &Default::default()).is_some();
     if found {
         return Ok(());
     }

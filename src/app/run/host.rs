@@ -5,8 +5,8 @@ use super::options::RunOptions;
 use crate::app::Layout;
 use crate::app::slurm::{self, Engine};
 use crate::error::{LabError, Result};
-use crate::exec;
 use lab_config::{CheckClass, Experiment, Goal};
+use lab_exec as exec;
 use lab_store::{self as store, Lock};
 
 /// An experiment of results another harness measured is imported, never run.

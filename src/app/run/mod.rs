@@ -12,7 +12,7 @@ pub use options::RunOptions;
 
 use crate::app::Layout;
 use crate::error::{Exit, Result};
-use crate::exec::Runner;
+use lab_exec::Runner;
 use session::RunSession;
 use std::path::Path;
 

@@ -37,7 +37,7 @@ pub struct RunOptions<'a> {
     /// `--budget`: how long a sampled session's runs may take, over lab.toml's `budget`.
     pub budget: Option<std::time::Duration>,
     /// How progress is shown (`quiet` wins).
-    pub shown: crate::exec::Shown,
+    pub shown: lab_exec::Shown,
 }
 
 impl RunOptions<'_> {
@@ -61,7 +61,7 @@ impl RunOptions<'_> {
             summary: true,
             no_wait: false,
             budget: None,
-            shown: crate::exec::Shown::standard(false),
+            shown: lab_exec::Shown::standard(false),
         }
     }
 }

@@ -9,10 +9,10 @@ use crate::app::report::{ChapterOutcome, ReportOptions, report};
 use crate::app::slurm::{self, Engine};
 use crate::app::{Layout, revs};
 use crate::error::{Exit, LabError, Result};
-use crate::exec::{self, Ending, Progress, Runner};
 use crate::stopping::{self, Next};
 use lab_config::plan::{self, CellKey, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_exec::{self as exec, Ending, Progress, Runner};
 use lab_store::{self as store, Revisions, Sealed};
 use std::path::{Path, PathBuf};
 
@@ -295,7 +295,7 @@ impl<'a> RunSession<'a> {
         if self.opts.no_wait {
             open.exp.calm_wait = std::time::Duration::ZERO;
         }
-        let shown = crate::exec::Shown {
+        let shown = lab_exec::Shown {
             quiet: self.opts.quiet || self.opts.shown.quiet,
             ..self.opts.shown
         };

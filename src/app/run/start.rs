@@ -6,10 +6,10 @@ use super::options::RunOptions;
 use crate::app::slurm::Engine;
 use crate::app::{Layout, revs};
 use crate::error::{LabError, Result};
-use crate::exec::{self, Runner};
 use lab_config::plan::Plan;
 use lab_config::plan::{self, PlannedRun};
 use lab_config::{self as config, Experiment};
+use lab_exec::{self as exec, Runner};
 use lab_store::{
     self as store, BuildReport, Manifest, Revisions, Sealed, SessionWriter, StoredSession,
 };
