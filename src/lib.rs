@@ -9,23 +9,17 @@
 //! `bundle` carries a sealed session to another project and back; `replication` sets the
 //! sessions of several machines side by side. `app` strings them together per command.
 
-pub mod analysis;
 pub mod app;
 pub mod bundle;
-pub mod checks;
 pub mod cli;
-pub mod compare;
 pub mod error;
 pub use error::Exit;
-pub mod history;
 pub mod import;
 pub mod render;
-pub mod replication;
 pub use lab_config as config;
 pub use lab_config::{format, plan, units};
 pub use lab_exec as exec;
+pub use lab_judge::{analysis, checks, compare, history, replication, stopping, validity};
 pub use lab_stats as stats;
 pub use lab_store as store;
 pub use lab_store::regular;
-pub mod stopping;
-pub mod validity;

@@ -4,10 +4,10 @@
 use super::Layout;
 use super::session::assessed;
 use super::summary;
-use crate::checks::CheckResult;
 use crate::error::{Exit, Result};
 use lab_config::CheckClass;
 use lab_config::format::terminal;
+use lab_judge::checks::CheckResult;
 use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
 

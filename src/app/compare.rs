@@ -7,10 +7,10 @@
 
 use super::Layout;
 use super::session::{Assessed, assess, session_list};
-use crate::compare::MIN_COMPARE_RUNS;
-use crate::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use crate::error::{Exit, LabError, Result};
 use lab_config::format::{level, percent};
+use lab_judge::compare::MIN_COMPARE_RUNS;
+use lab_judge::compare::{Comparison, Difference, Side, chosen_metric, comparison};
 use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ pub fn compare(
     let sessions = session_list(layout, &dir);
     let a = assess(&dir, store::load_session(&sessions.resolve(&opts.a)?)?)?;
     let b = assess(&dir, store::load_session(&sessions.resolve(&opts.b)?)?)?;
-    let metric = chosen_metric(&b.experiment, opts.metric)?;
+    let metric = chosen_metric(&b.experiment, opts.metric).map_err(LabError::Usage)?;
     let comparison = Comparison {
         noise: super::latest_noise(layout, &b.experiment.name).and_then(|f| f.quote()),
         ..comparison(&side(&a), &side(&b), metric, opts.threshold)
@@ -181,7 +181,7 @@ fn differences(differences: &[Difference]) -> String {
 }
 
 /// One cell's line: its medians in A and B, and the ratio with its verdict.
-fn cell_line(c: &Comparison, x: &crate::compare::CellChange, width: usize) -> String {
+fn cell_line(c: &Comparison, x: &lab_judge::compare::CellChange, width: usize) -> String {
     let median =
         |m: Option<f64>| m.map_or_else(|| "n/a".into(), |v| lab_config::format::number(v, &c.unit));
     let change = match (x.ratio, x.lo, x.hi) {

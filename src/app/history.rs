@@ -4,12 +4,12 @@
 
 use super::Layout;
 use super::session::{Assessed, analysed};
-use crate::analysis::Analysis;
-use crate::compare::chosen_metric;
 use crate::error::{Exit, LabError, Result};
-use crate::history::{Entry, History, history};
 use lab_config::Experiment;
 use lab_config::format::{number, percent, ratio};
+use lab_judge::analysis::Analysis;
+use lab_judge::compare::chosen_metric;
+use lab_judge::history::{Entry, History, history};
 use lab_store::{self as store, StoredSession};
 use std::path::{Path, PathBuf};
 
@@ -158,7 +158,7 @@ pub fn history_of(
     let Some((_, newest, _)) = sessions.kept.last() else {
         return Ok(None);
     };
-    let metric = chosen_metric(newest, metric)?;
+    let metric = chosen_metric(newest, metric).map_err(LabError::Usage)?;
     let entries: Vec<Entry> = sessions
         .kept
         .iter()
@@ -238,7 +238,7 @@ fn heading(h: &History) -> String {
 }
 
 /// One session's line: its number, name, commit, profile, label and machine.
-fn session_line(s: &crate::history::SessionMark) -> String {
+fn session_line(s: &lab_judge::history::SessionMark) -> String {
     format!(
         "  {:>3}  {}  {}  {}{}{}\n",
         s.number,

@@ -2,9 +2,9 @@
 
 use super::Layout;
 use super::session::assess_chosen;
-use crate::checks::Tally;
 use crate::error::{Exit, Result};
 use lab_config as config;
+use lab_judge::checks::Tally;
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {}

@@ -35,7 +35,6 @@ mod summary;
 pub(crate) mod value_parsers;
 mod watch;
 
-pub use crate::compare::{CellChange, Change, Comparison};
 pub use baseline::{BaselineArgs, save_baseline};
 pub use bench::BenchArgs;
 pub use book::BookArgs;
@@ -46,6 +45,7 @@ pub use history::{HistoryArgs, HistoryOptions, run_history};
 pub use html::build_html;
 pub use import::{ImportOptions, import};
 pub use import_command::{ImportArgs, Source as ImportSource};
+pub use lab_judge::compare::{CellChange, Change, Comparison};
 pub use list::{ListArgs, list};
 pub use logs::{LogsArgs, run_output};
 pub use new::{Lang, NewArgs};

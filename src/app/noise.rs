@@ -7,13 +7,13 @@
 //! by the experiment's A/B comparisons.
 
 use super::Layout;
-use crate::analysis::LEVEL;
-use crate::compare::{NoiseFloor, between_revisions, noise_floor, revision_pairs};
 use crate::error::{Exit, LabError, Result};
 use lab_config::format::{level, percent};
 use lab_config::{self as config, Experiment, REV_PARAM};
 use lab_exec::ProcessRunner;
 use lab_exec::{self as exec, Ending, Progress, Runner};
+use lab_judge::analysis::LEVEL;
+use lab_judge::compare::{NoiseFloor, between_revisions, noise_floor, revision_pairs};
 use lab_store::{self as store, Manifest, Revision, Revisions, SessionWriter};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -216,7 +216,7 @@ pub fn text(f: &NoiseFloor) -> String {
 }
 
 /// One cell's row of [`text`].
-fn row(c: &crate::compare::NoiseCell, width: usize) -> String {
+fn row(c: &lab_judge::compare::NoiseCell, width: usize) -> String {
     let x = &c.change;
     let interval = match (x.ratio, x.lo, x.hi) {
         (Some(r), Some(lo), Some(hi)) => lab_config::format::ratio_interval_fine(r, lo, hi),

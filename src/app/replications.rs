@@ -5,8 +5,8 @@
 use super::Layout;
 use super::session::{Assessed, assess};
 use crate::error::Result;
-use crate::replication::{self, Replications, SessionVerdicts};
 use lab_config as config;
+use lab_judge::replication::{self, Replications, SessionVerdicts};
 use lab_store::{self as store, Manifest};
 use std::path::{Path, PathBuf};
 

@@ -6,12 +6,12 @@ use super::compare::side;
 use super::history::history_of;
 use super::session::{Assessed, Rows, assess_chosen_with, assessed, no_session};
 use super::summary::{self, Summary};
-use crate::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
 use crate::error::{Exit, LabError, Result};
-use crate::history::History;
 use crate::render::{self, BookEntry, Rendered};
 use lab_config as config;
 use lab_config::format::terminal;
+use lab_judge::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
+use lab_judge::history::History;
 use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
 
@@ -191,7 +191,7 @@ impl Context {
             let overall = shown
                 .looks
                 .last()
-                .map_or(crate::analysis::LEVEL, |s| s.level);
+                .map_or(lab_judge::analysis::LEVEL, |s| s.level);
             let compared = between_revisions(
                 &shown.experiment,
                 &shown.analysis,

@@ -2,12 +2,12 @@
 //! checks) under the session's sealed lab.toml, never today's.
 
 use super::Layout;
-use crate::analysis::{self, Analysis};
-use crate::checks::{self, Findings};
 use crate::error::{LabError, Result};
-use crate::stopping::{self, Standing};
-use crate::validity;
 use lab_config::{self as config, Experiment};
+use lab_judge::analysis::{self, Analysis};
+use lab_judge::checks::{self, Findings};
+use lab_judge::stopping::{self, Standing};
+use lab_judge::validity;
 use lab_store::{self as store, SEALED, SessionList, SessionRef, StoredSession};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

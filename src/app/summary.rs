@@ -4,9 +4,9 @@
 //! is. Printed as text or JSON; it decides `lab run`'s exit code like `lab check` does.
 
 use super::session::Assessed;
-use crate::checks::{Verdict, ratio_of};
 use lab_config::format::{interval, number, ratio, ratio_bounds, terminal};
 use lab_config::{Better, CheckClass};
+use lab_judge::checks::{Verdict, ratio_of};
 use serde::Serialize;
 use std::path::Path;
 
@@ -29,7 +29,7 @@ pub struct Summary {
     pub failed: bool,
     /// A session across revisions: the head revision against the base, cell by cell.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub revisions: Option<crate::compare::Comparison>,
+    pub revisions: Option<lab_judge::compare::Comparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -114,7 +114,7 @@ pub fn failed(a: &Assessed) -> bool {
     a.analysis.counts.valid == 0 || a.findings.checks.iter().any(|c| c.verdict == Verdict::Fail)
 }
 
-fn summary_cell(a: &Assessed, c: &crate::analysis::CellStats, better: Better) -> SummaryCell {
+fn summary_cell(a: &Assessed, c: &lab_judge::analysis::CellStats, better: Better) -> SummaryCell {
     let first = a.experiment.variants.first().map(|v| v.name.as_str());
     let base = a.analysis.cells.iter().find(|b| {
         b.metric == c.metric
@@ -136,8 +136,8 @@ fn summary_cell(a: &Assessed, c: &crate::analysis::CellStats, better: Better) ->
 
 fn relative(
     a: &Assessed,
-    c: &crate::analysis::CellStats,
-    base: &crate::analysis::CellStats,
+    c: &lab_judge::analysis::CellStats,
+    base: &lab_judge::analysis::CellStats,
     better: Better,
 ) -> Option<Relative> {
     let point = c.summary.as_ref()?.median / base.summary.as_ref()?.median;

@@ -4,12 +4,12 @@ use super::escape::with_code_spans;
 use super::figures::{ChartView, Figure};
 use super::marks;
 use super::tables::{PercentileRow, Table, percentile_rows, tables};
-use crate::analysis::Analysis;
-use crate::checks::{CheckResult, Verdict};
 use lab_config::format::{memory, millis, significant};
 use lab_config::shell_syntax::shell_words;
 use lab_config::units::Nanos;
 use lab_config::{CheckClass, Experiment};
+use lab_judge::analysis::Analysis;
+use lab_judge::checks::{CheckResult, Verdict};
 use lab_store::Manifest;
 use serde::Serialize;
 
@@ -142,7 +142,7 @@ pub fn context(
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
         generator: generator_words(analysis),
-        min_runs: crate::analysis::MIN_RUNS,
+        min_runs: lab_judge::analysis::MIN_RUNS,
     }
 }
 
@@ -273,7 +273,7 @@ fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
             id: r.id.clone(),
             cell: format!(
                 "{}{}",
-                crate::analysis::cell_label(exp, &r.cell),
+                lab_judge::analysis::cell_label(exp, &r.cell),
                 if r.warmup { " (warm-up)" } else { "" }
             ),
             reasons: if r.timing_discarded() {

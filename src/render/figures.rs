@@ -4,11 +4,11 @@ use super::charts::{
     self, ChartError, ForestChart, ForestRow, OrderPoint, RunOrderChart, ScalingChart, Series,
     SeriesPoint, Size, StripCell, StripChart,
 };
-use crate::analysis::{Analysis, CellStats};
-use crate::checks::{CheckResult, Verdict};
 use anyhow::Result;
 use lab_config::format::level;
 use lab_config::{Experiment, Metric, Param, ParamValue};
+use lab_judge::analysis::{Analysis, CellStats};
+use lab_judge::checks::{CheckResult, Verdict};
 
 /// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
 /// one laid out for a phone's width (`NAME-narrow.svg`).

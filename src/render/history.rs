@@ -3,10 +3,10 @@
 //! first session and commit.
 
 use super::figures::{ChartView, Figure, Text};
-use crate::history::{CellHistory, History, StepKind};
 use crate::render::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};
 use anyhow::Result;
 use lab_config::format::{number, percent, ratio};
+use lab_judge::history::{CellHistory, History, StepKind};
 use serde::Serialize;
 
 /// The page's template context.
@@ -80,7 +80,7 @@ fn sentence(h: &History) -> String {
             format!(" in {}", h.unit)
         },
         h.better,
-        crate::history::MIN_SESSIONS,
+        lab_judge::history::MIN_SESSIONS,
         percent(h.threshold),
         steps,
         if steps == 1 { "" } else { "s" }

@@ -37,12 +37,12 @@ mod places;
 mod source;
 use super::escape::markdown;
 use super::figures::Figure;
-use crate::analysis::{Analysis, CellStats};
-use crate::checks::{CheckResult, ratio_of};
 use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
 use lab_config::format::{ratio_interval, value, value_interval};
 use lab_config::{Experiment, ParamValue};
+use lab_judge::analysis::{Analysis, CellStats};
+use lab_judge::checks::{CheckResult, ratio_of};
 use location::{error_at, locate};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -166,7 +166,7 @@ fn add_builtin_cells(exp: &Experiment, analysis: &mut Analysis, source: &str) {
     if missing.is_empty() {
         return;
     }
-    let extra = crate::analysis::cell_stats_of(
+    let extra = lab_judge::analysis::cell_stats_of(
         exp,
         &missing,
         &analysis.cell_keys,
@@ -349,7 +349,7 @@ impl NotesData {
             let why = format!(
                 "{of} has {} valid runs; an interval needs {}",
                 cell.n,
-                crate::analysis::MIN_RUNS
+                lab_judge::analysis::MIN_RUNS
             );
             return Ok(self.missing(&reference, &why));
         }
@@ -421,7 +421,7 @@ impl NotesData {
         let check = self
             .checks
             .iter()
-            .find(|c| crate::checks::names_the_same_check(&c.name, &name))
+            .find(|c| lab_judge::checks::names_the_same_check(&c.name, &name))
             .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
         let wanted: Option<String> = kw.get("field")?;
         match wanted.as_deref() {

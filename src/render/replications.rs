@@ -4,10 +4,10 @@
 
 use super::charts::{ForestChart, ForestRow, Verdict as ChartVerdict, forest_svg};
 use super::figures::{ChartView, Figure, Text};
-use crate::checks::{CheckResult, Verdict};
-use crate::replication::{Hypothesis, Machine, Replications};
 use anyhow::Result;
 use lab_config::format::{ratio, ratio_interval};
+use lab_judge::checks::{CheckResult, Verdict};
+use lab_judge::replication::{Hypothesis, Machine, Replications};
 use serde::Serialize;
 
 /// The page's template context.

@@ -1,9 +1,9 @@
 //! A sampled session's looks as the chapter shows them: why sampling stopped, one row per
 //! look, and a note under each hypothesis saying at which look it was decided.
 
-use crate::stopping::{Next, Standing};
 use lab_config::format::level;
 use lab_config::{Experiment, Goal};
+use lab_judge::stopping::{Next, Standing};
 use serde::Serialize;
 
 /// The "Sampling" paragraph and its table.

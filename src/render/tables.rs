@@ -1,8 +1,8 @@
 //! The results tables of a chapter: one row per cell, every interval formatted once, here.
 
-use crate::analysis::{Analysis, CellStats};
 use lab_config::Experiment;
 use lab_config::format::{estimate, interval, number, p_value, percent, significant, value};
+use lab_judge::analysis::{Analysis, CellStats};
 use serde::Serialize;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a

@@ -3,9 +3,9 @@
 //! a CPU busy the ratio of their CPU times still answers. It hides what the wall time shows
 //! of waiting on memory, disks and locks, and the line says so.
 
-use crate::analysis::{CellStats, cell_stats_of};
 use crate::app::session::Assessed;
-use crate::checks::CheckResult;
+use lab_judge::analysis::{CellStats, cell_stats_of};
+use lab_judge::checks::CheckResult;
 
 /// Runs whose CPU time is at least this share of their undisturbed wall time kept a CPU busy.
 const CPU_BOUND: f64 = 0.8;
@@ -38,7 +38,7 @@ pub fn companion(a: &Assessed, check: &CheckResult) -> Option<String> {
         return None;
     }
     let stream = format!("cpu/{}", check.name);
-    let (ratio, iv) = crate::checks::ratio_of(ca, cb, r, &stream).ok()?;
+    let (ratio, iv) = lab_judge::checks::ratio_of(ca, cb, r, &stream).ok()?;
     Some(format!(
         "on CPU time (user + system, which waiting does not lengthen; it hides waiting on memory and I/O): {} ({} CI)",
         super::output::directed(ratio, iv.lo, iv.hi),

@@ -8,10 +8,10 @@
 use super::export::{SortOrder, TimeUnit};
 use crate::app::Layout;
 use crate::app::session::Assessed;
-use crate::checks::{CheckResult, Verdict};
 use crate::error::Exit;
 use lab_config::format::{percent, significant, terminal};
 use lab_config::{CheckClass, template::substitute};
+use lab_judge::checks::{CheckResult, Verdict};
 use lab_stats::Summary;
 use lab_store::RunRow;
 use std::collections::BTreeMap;
@@ -376,7 +376,11 @@ fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
     out
 }
 
-fn timed(a: &Assessed, cell: &crate::analysis::CellStats, rows: &BTreeMap<&str, &RunRow>) -> Timed {
+fn timed(
+    a: &Assessed,
+    cell: &lab_judge::analysis::CellStats,
+    rows: &BTreeMap<&str, &RunRow>,
+) -> Timed {
     let valid: Vec<&RunRow> = cell
         .run_ids
         .iter()

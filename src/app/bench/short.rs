@@ -16,7 +16,7 @@ pub fn start_up_note(a: &Assessed, timed: &[Timed]) -> Option<String> {
     if let Some(cost) = &c.start_up {
         return Some(subtracted_note(cost, timed));
     }
-    let floor = crate::validity::automatic::timing_floor_ns(c);
+    let floor = lab_judge::validity::automatic::timing_floor_ns(c);
     let mut short: Vec<&str> = timed
         .iter()
         .filter(|t| t.median.is_some_and(|m| m * 1e9 < floor as f64))
@@ -31,7 +31,9 @@ pub fn start_up_note(a: &Assessed, timed: &[Timed]) -> Option<String> {
         short.join(", "),
         millis(Nanos(floor)),
         millis(Nanos(c.spawn_median_ns)),
-        millis(Nanos(crate::validity::automatic::spawn_sigma_ns(c) as u64)),
+        millis(Nanos(
+            lab_judge::validity::automatic::spawn_sigma_ns(c) as u64
+        )),
     ))
 }
 
@@ -68,7 +70,7 @@ pub fn across_values(a: &Assessed) -> Vec<String> {
     if a.experiment.variants.len() != 1 {
         return Vec::new();
     }
-    let mut cells: Vec<&crate::analysis::CellStats> = a
+    let mut cells: Vec<&lab_judge::analysis::CellStats> = a
         .analysis
         .cells
         .iter()
@@ -78,7 +80,7 @@ pub fn across_values(a: &Assessed) -> Vec<String> {
         return Vec::new();
     }
     cells.sort_by(|x, y| {
-        let m = |c: &crate::analysis::CellStats| c.median().unwrap_or(f64::INFINITY);
+        let m = |c: &lab_judge::analysis::CellStats| c.median().unwrap_or(f64::INFINITY);
         m(x).total_cmp(&m(y))
     });
     let (fastest, others) = cells.split_first().expect("two cells or more");
@@ -86,12 +88,12 @@ pub fn across_values(a: &Assessed) -> Vec<String> {
         .label
         .clone()
         .unwrap_or_else(|| a.experiment.variants[0].name.clone());
-    let command = |c: &crate::analysis::CellStats| substitute(&label, &c.cell.params);
+    let command = |c: &lab_judge::analysis::CellStats| substitute(&label, &c.cell.params);
     others
         .iter()
         .map(|other| {
             let stream = format!("across/{}", other.cell);
-            match crate::checks::ratio_of(other, fastest, a.analysis.resampling, &stream) {
+            match lab_judge::checks::ratio_of(other, fastest, a.analysis.resampling, &stream) {
                 Ok((r, iv)) if iv.lo <= 1.0 => format!(
                     "{} and {}: not told apart ({}× [{}, {}], {} CI)",
                     command(fastest),

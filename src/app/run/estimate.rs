@@ -3,9 +3,9 @@
 
 use crate::app::Layout;
 use crate::render;
-use crate::stopping;
 use lab_config::plan::{self, CellKey, Plan, PlannedRun};
 use lab_config::{self as config, CheckKind, Experiment, Sampling};
+use lab_judge::stopping;
 use lab_store::{self as store, StoredSession};
 use std::collections::BTreeMap;
 

@@ -51,7 +51,7 @@ impl RunOptions<'_> {
             json: false,
             command_line,
             revs: None,
-            threshold: crate::compare::DEFAULT_THRESHOLD,
+            threshold: lab_judge::compare::DEFAULT_THRESHOLD,
             confirm: false,
             until_decided: None,
             label: None,

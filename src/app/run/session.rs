@@ -9,10 +9,10 @@ use crate::app::report::{ChapterOutcome, ReportOptions, report};
 use crate::app::slurm::{self, Engine};
 use crate::app::{Layout, revs};
 use crate::error::{Exit, LabError, Result};
-use crate::stopping::{self, Next};
 use lab_config::plan::{self, CellKey, PlannedRun};
 use lab_config::{self as config, Experiment};
 use lab_exec::{self as exec, Ending, Progress, Runner};
+use lab_judge::stopping::{self, Next};
 use lab_store::{self as store, Revisions, Sealed};
 use std::path::{Path, PathBuf};
 

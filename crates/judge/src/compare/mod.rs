@@ -6,7 +6,6 @@
 //! history page show the same figures.
 
 use crate::analysis::{Analysis, CellStats};
-use crate::error::LabError;
 use lab_config::format::percent;
 use lab_config::{Better, Experiment, Metric};
 use lab_stats as stats;
@@ -256,11 +255,12 @@ fn busy_words(share: f64) -> String {
     )
 }
 
-/// The numeric metric named `name`, or the experiment's primary one.
-pub fn chosen_metric<'a>(exp: &'a Experiment, name: Option<&str>) -> Result<&'a Metric, LabError> {
+/// The numeric metric named `name`, or the experiment's primary one; else what to tell the
+/// user.
+pub fn chosen_metric<'a>(exp: &'a Experiment, name: Option<&str>) -> Result<&'a Metric, String> {
     match name {
         Some(name) => exp.metric(name).filter(|m| !m.text).ok_or_else(|| {
-            LabError::Usage(format!(
+            format!(
                 "{} has no numeric metric named \"{name}\"\n  hint: metrics: {}",
                 exp.name,
                 exp.analysed_metrics()
@@ -268,11 +268,11 @@ pub fn chosen_metric<'a>(exp: &'a Experiment, name: Option<&str>) -> Result<&'a 
                     .map(|m| m.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            ))
+            )
         }),
-        None => exp.primary_metric().ok_or_else(|| {
-            LabError::Usage(format!("{} has no numeric metric to compare", exp.name))
-        }),
+        None => exp
+            .primary_metric()
+            .ok_or_else(|| format!("{} has no numeric metric to compare", exp.name)),
     }
 }
 

@@ -77,7 +77,7 @@ mod tests {
     }
 
     fn manifest(hosts: Vec<(&str, Host)>) -> Manifest {
-        let text = include_str!("../../crates/store/tests/data/manifest.json");
+        let text = include_str!("../../../store/tests/data/manifest.json");
         let mut m: Manifest = serde_json::from_str(text).expect("manifest");
         m.cluster = Some(Cluster {
             engine: "slurm".into(),
