@@ -10,16 +10,16 @@
 //! sessions of several machines side by side. `app` strings them together per command.
 
 pub mod app;
-pub mod bundle;
 pub mod cli;
 pub mod error;
 pub use error::Exit;
-pub mod import;
-pub mod render;
+pub use lab_bundle as bundle;
 pub use lab_config as config;
 pub use lab_config::{format, plan, units};
 pub use lab_exec as exec;
+pub use lab_import as import;
 pub use lab_judge::{analysis, checks, compare, history, replication, stopping, validity};
+pub use lab_render as render;
 pub use lab_stats as stats;
 pub use lab_store as store;
 pub use lab_store::regular;

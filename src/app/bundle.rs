@@ -3,8 +3,8 @@
 
 use super::Layout;
 use super::session::session_list;
-use crate::bundle;
 use crate::error::{Exit, LabError, Result};
+use lab_bundle as bundle;
 use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 

@@ -5,8 +5,8 @@
 
 use super::Layout;
 use crate::error::Result;
-use crate::render::published::{self, BOOK_TOML, Chosen, SCRATCH_PREFIX, SITE};
 use anyhow::Context;
+use lab_render::published::{self, BOOK_TOML, Chosen, SCRATCH_PREFIX, SITE};
 use lab_store::regular::open_same;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -9,12 +9,12 @@
 use super::Layout;
 use super::report::{ReportOptions, report};
 use crate::error::{Exit, LabError, Result};
-use crate::import::formats::{self, Benchmark, Format, Imported};
-use crate::import::lab_toml::{
-    ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
-};
 use lab_config::plan::{CellKey, Plan, PlannedRun};
 use lab_config::{self as config, Experiment, ParamValue};
+use lab_import::formats::{self, Benchmark, Format, Imported};
+use lab_import::lab_toml::{
+    ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
+};
 use lab_store::{
     self as store, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed,
     SessionWriter,
@@ -296,7 +296,7 @@ fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
                     format!("by-{}", params.join("-"))
                 });
             }
-            crate::import::names::short_names(&[&tag.join("-")]).remove(0)
+            lab_import::names::short_names(&[&tag.join("-")]).remove(0)
         })
         .collect();
     tags.into_iter()
@@ -800,7 +800,7 @@ fn typed(text: &str) -> ParamValue {
 }
 
 /// The variant name of each benchmark name: short, unique identifiers (see
-/// [`crate::import::names`]).
+/// [`lab_import::names`]).
 fn variant_names(imported: &Imported) -> BTreeMap<String, String> {
     let full: Vec<&str> = unique(imported.benchmarks.iter().map(|b| &b.name))
         .into_iter()
@@ -808,7 +808,7 @@ fn variant_names(imported: &Imported) -> BTreeMap<String, String> {
         .collect();
     full.iter()
         .map(|f| f.to_string())
-        .zip(crate::import::names::short_names(&full))
+        .zip(lab_import::names::short_names(&full))
         .collect()
 }
 

@@ -3,7 +3,7 @@
 
 use super::{ImportOptions, Layout};
 use crate::error::{Exit, LabError, Result};
-use crate::import::formats::Format;
+use lab_import::formats::Format;
 use std::path::PathBuf;
 
 /// What wrote the files `lab import` reads: lab itself (`lab bundle`) or another harness.

@@ -1,7 +1,7 @@
 //! The lab.toml `lab import` writes reads back with the types it was written with.
 
 use super::*;
-use crate::import::formats::Run;
+use lab_import::formats::Run;
 
 fn benchmark(name: &str, size: &str) -> Benchmark {
     Benchmark {

@@ -153,11 +153,11 @@ fn same_commands(exp: &Experiment, parent: &StoredSession) -> Result<()> {
                     parent.name,
                     exp.file.display(),
                     match found {
-                        Some(argv) => format!("runs {}", crate::render::shell_words(argv)),
+                        Some(argv) => format!("runs {}", lab_render::shell_words(argv)),
                         None => "has no such cell".to_string(),
                     },
                     run.cell,
-                    crate::render::shell_words(&run.argv)
+                    lab_render::shell_words(&run.argv)
                 )));
             }
         }

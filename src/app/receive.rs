@@ -6,8 +6,8 @@
 
 use super::Layout;
 use super::report::{ReportOptions, report};
-use crate::bundle::{self, Received};
 use crate::error::{Exit, LabError, Result};
+use lab_bundle::{self as bundle, Received};
 use lab_config as config;
 use lab_store::{self as store, Manifest, ReceivedRecord};
 use std::path::{Path, PathBuf};

@@ -7,11 +7,11 @@ use super::history::history_of;
 use super::session::{Assessed, Rows, assess_chosen_with, assessed, no_session};
 use super::summary::{self, Summary};
 use crate::error::{Exit, LabError, Result};
-use crate::render::{self, BookEntry, Rendered};
 use lab_config as config;
 use lab_config::format::terminal;
 use lab_judge::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};
 use lab_judge::history::History;
+use lab_render::{self as render, BookEntry, Rendered};
 use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
 

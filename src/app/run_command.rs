@@ -164,5 +164,5 @@ pub fn typed_command() -> String {
             *program = name;
         }
     }
-    crate::render::shell_words(&args)
+    lab_render::shell_words(&args)
 }

@@ -562,7 +562,7 @@ fn calibration_rows(m: &Manifest) -> Vec<Row> {
                 "start-up left out",
                 format!(
                     "every wall_s leaves out starting {}: median {}, MAD {} ({} samples); its standard error {} widens every wall-time interval",
-                    crate::render::shell_words(&s.argv),
+                    crate::shell_words(&s.argv),
                     millis(Nanos(s.median_ns)),
                     millis(Nanos(s.mad_ns)),
                     s.samples,
@@ -640,7 +640,7 @@ mod tests {
     #[test]
     fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {
         let mut m: Manifest =
-            serde_json::from_str(include_str!("../../crates/store/tests/data/manifest.json"))
+            serde_json::from_str(include_str!("../../store/tests/data/manifest.json"))
                 .expect("manifest fixture");
         assert!(counter_rows(&m).is_empty(), "no counters asked for");
         m.counters = [

@@ -3,7 +3,7 @@
 //! of the ratios and what differs between the two records.
 
 use super::figures::{ChartView, Figure, Text};
-use crate::render::charts::{ForestChart, ForestRow, Verdict, forest_svg};
+use crate::charts::{ForestChart, ForestRow, Verdict, forest_svg};
 use anyhow::Result;
 use lab_config::format::{level, number, percent};
 use lab_judge::compare::{CellChange, Change, Comparison};

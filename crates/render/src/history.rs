@@ -3,7 +3,7 @@
 //! first session and commit.
 
 use super::figures::{ChartView, Figure, Text};
-use crate::render::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};
+use crate::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};
 use anyhow::Result;
 use lab_config::format::{number, percent, ratio};
 use lab_judge::history::{CellHistory, History, StepKind};

@@ -2,7 +2,7 @@
 //! runs and commands printed is inert wherever a template puts it.
 
 use super::{NotesData, NotesError};
-use crate::render::escape::inert_value;
+use crate::escape::inert_value;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;

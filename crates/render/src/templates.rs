@@ -7,23 +7,23 @@ use tera::{Context, Tera};
 
 /// (name, embedded default) of every template.
 const DEFAULTS: [(&str, &str); 8] = [
-    ("book.toml", include_str!("../../templates/book.toml")),
-    ("SUMMARY.md", include_str!("../../templates/SUMMARY.md")),
+    ("book.toml", include_str!("../templates/book.toml")),
+    ("SUMMARY.md", include_str!("../templates/SUMMARY.md")),
     (
         "introduction.md",
-        include_str!("../../templates/introduction.md"),
+        include_str!("../templates/introduction.md"),
     ),
-    ("chapter.md", include_str!("../../templates/chapter.md")),
-    ("history.md", include_str!("../../templates/history.md")),
+    ("chapter.md", include_str!("../templates/chapter.md")),
+    ("history.md", include_str!("../templates/history.md")),
     (
         "replications.md",
-        include_str!("../../templates/replications.md"),
+        include_str!("../templates/replications.md"),
     ),
     (
         "how-to-read.md",
-        include_str!("../../templates/how-to-read.md"),
+        include_str!("../templates/how-to-read.md"),
     ),
-    ("lab.css", include_str!("../../templates/lab.css")),
+    ("lab.css", include_str!("../templates/lab.css")),
 ];
 
 /// A Tera instance holding the defaults, or an experiment's overrides where it has them.

@@ -28,7 +28,7 @@ impl BenchArgs {
         let shell = self.shell()?;
         let (commands, params) = self.commands(&shell, &place.cwd)?;
         let labels: Vec<&str> = commands.iter().map(|c| c.label.as_str()).collect();
-        let names = crate::import::names::short_names(&labels);
+        let names = lab_import::names::short_names(&labels);
         let hooks = self.hooks(&commands, &shell, &params)?;
         Ok(toml::lab_toml(&toml::BenchPlan {
             commands: &commands,
@@ -63,7 +63,7 @@ impl BenchArgs {
         if self.commands.is_empty() {
             return Err(LabError::Usage(format!(
                 "--shell took {given:?} as the shell to run the commands with, and no command is left to time\n  hint: name the shell, then the command: lab bench --shell=sh {} (or -S sh …)",
-                crate::render::shell_words(std::slice::from_ref(given))
+                lab_render::shell_words(std::slice::from_ref(given))
             )));
         }
         let words = match given.as_str() {

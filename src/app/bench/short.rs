@@ -44,7 +44,7 @@ fn subtracted_note(cost: &lab_store::StartUpCost, timed: &[Timed]) -> String {
     let sigma = 1.4826 * cost.mad_ns as f64;
     let mut note = format!(
         "Times leave out starting {} ({} here, σ {}, the median of {} starts at the session's start), as hyperfine leaves out its shell's start-up; each interval is widened by that median's error (standard error {})",
-        crate::render::shell_words(&cost.argv),
+        lab_render::shell_words(&cost.argv),
         millis(Nanos(cost.median_ns)),
         millis(Nanos(sigma as u64)),
         cost.samples,

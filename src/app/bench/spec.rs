@@ -260,7 +260,7 @@ pub fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
     let Some(found) = lab_config::shell_syntax::in_text(text) else {
         return Ok(());
     };
-    let quoted = crate::render::shell_words(&[text.to_string()]);
+    let quoted = lab_render::shell_words(&[text.to_string()]);
     Err(LabError::Usage(format!(
         "{what} {text:?} holds {found}, which only a shell acts on: lab runs commands without a shell, so the program would get it as an argument
   hint: run it through a shell: lab bench --shell=sh {quoted} (or -S sh); --no-shell-check runs it without one anyway"

@@ -4,7 +4,7 @@
 //! experiment: `--save NAME` keeps it as `experiments/NAME/lab.toml` to edit and rerun.
 
 use super::spec::{BenchCommand, BenchParam, Runs};
-use crate::import::lab_toml::InOrder;
+use lab_import::lab_toml::InOrder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

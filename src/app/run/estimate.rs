@@ -2,10 +2,10 @@
 //! previous session's wall times or the duration each run's check requests.
 
 use crate::app::Layout;
-use crate::render;
 use lab_config::plan::{self, CellKey, Plan, PlannedRun};
 use lab_config::{self as config, CheckKind, Experiment, Sampling};
 use lab_judge::stopping;
+use lab_render as render;
 use lab_store::{self as store, StoredSession};
 use std::collections::BTreeMap;
 

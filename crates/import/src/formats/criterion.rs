@@ -303,11 +303,11 @@ mod tests {
     const NAME: &str = "analysis/5,000 cells × 20 runs, 10,000 resamples";
     const FIRST_SAMPLE: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/criterion/analysis-run1/new/sample.json"
+        "/../../tests/fixtures/import/criterion/analysis-run1/new/sample.json"
     ));
     const FIRST_ID: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/criterion/analysis-run1/new/benchmark.json"
+        "/../../tests/fixtures/import/criterion/analysis-run1/new/benchmark.json"
     ));
 
     /// The values of the one run of the one benchmark, `name`, of one sample.json, checked: no

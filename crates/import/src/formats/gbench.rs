@@ -312,7 +312,7 @@ mod tests {
 
     const GBENCH: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/gbench/gbench.json"
+        "/../../tests/fixtures/import/gbench/gbench.json"
     ));
 
     #[test]

@@ -284,11 +284,11 @@ mod tests {
 
     const PLAIN: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/hyperfine/hyperfine.json"
+        "/../../tests/fixtures/import/hyperfine/hyperfine.json"
     ));
     const SCAN: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/hyperfine/hyperfine-scan.json"
+        "/../../tests/fixtures/import/hyperfine/hyperfine-scan.json"
     ));
 
     #[test]

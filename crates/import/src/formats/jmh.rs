@@ -375,11 +375,11 @@ mod tests {
 
     const JMH: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/jmh/jmh.json"
+        "/../../tests/fixtures/import/jmh/jmh.json"
     ));
     const SUMMARY_ONLY: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/jmh/jmh-summary-only.json"
+        "/../../tests/fixtures/import/jmh/jmh-summary-only.json"
     ));
 
     #[test]

@@ -621,7 +621,7 @@ pub(crate) mod test_support {
     /// The path of a committed fixture under tests/fixtures/import/.
     pub fn fixture(relative: &str) -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/import")
+            .join("../../tests/fixtures/import")
             .join(relative)
     }
 

@@ -324,11 +324,11 @@ mod tests {
 
     const SORTED: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/pyperf/pyperf.json"
+        "/../../tests/fixtures/import/pyperf/pyperf.json"
     ));
     const SUITE: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/pyperf/pyperf-suite.json"
+        "/../../tests/fixtures/import/pyperf/pyperf-suite.json"
     ));
 
     /// The one benchmark of a `timeit` file, checked: its tool version, name, unit, number of runs

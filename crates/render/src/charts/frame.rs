@@ -185,7 +185,7 @@ pub fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::charts::style::{NARROW_WIDTH, WIDTH};
+    use crate::charts::style::{NARROW_WIDTH, WIDTH};
 
     #[test]
     fn empty_chart_renders() {
