@@ -3,10 +3,11 @@
 
 use crate::app::{
     BaselineArgs, BenchArgs, BookArgs, BundleArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs,
-    Layout, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs,
-    RunShardArgs, SchemaArgs,
+    ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs,
+    SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use clap::{CommandFactory, Parser, Subcommand};
 
 pub use crate::app::Lang;

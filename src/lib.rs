@@ -1,18 +1,24 @@
 //! lab: turns a benchmark investigation into a reproducible, publishable notebook.
 //!
-//! The pipeline, one module per stage, each taking the previous one's typed output:
-//! `config` (lab.toml → Experiment) → `plan` (runs in a seeded order) → `exec` (one process
-//! per run) → `store` (sealed, append-only session files) → `validity` (valid / invalid with
-//! reasons) → `analysis` (statistics of valid runs) → `checks` (verdicts) → `stopping` (a
-//! sampled session: more runs, or why it stopped) → `compare` and `history` (sessions side by
-//! side, and across commits) → `render` (charts and the mdBook chapter).
-//! `bundle` carries a sealed session to another project and back; `replication` sets the
-//! sessions of several machines side by side. `app` strings them together per command.
+//! The pipeline, one crate per layer, each taking the previous one's typed output:
+//! `lab-config` (lab.toml → Experiment; the plan of runs in a seeded order) → `lab-exec` (one
+//! process per run) → `lab-store` (sealed, append-only session files) → `lab-judge` (validity,
+//! analysis, checks, stopping, comparison) → `lab-render` (charts and the mdBook chapter), with
+//! `lab-stats` under them all and `lab-import` and `lab-bundle` beside the store. This crate
+//! holds the pipeline's read side for one session ([`assess`]) and the command line (`app`),
+//! which parses arguments, calls the pipeline and prints.
 
 pub mod app;
+pub mod assess;
 pub mod cli;
 pub mod error;
+pub mod layout;
+
+pub use assess::{Assessed, assess};
 pub use error::Exit;
+
+// The layers below the command line, each a crate of the workspace, under the names the
+// commands and tests use.
 pub use lab_bundle as bundle;
 pub use lab_config as config;
 pub use lab_config::{format, plan, units};

@@ -2,8 +2,8 @@
 //! prints errors and chooses the exit status.
 
 use clap::Parser;
-use lab::app::Layout;
 use lab::cli::Cli;
+use lab::layout::Layout;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -1,8 +1,8 @@
 //! `lab baseline EXP NAME`: a stored session saved under a name, for `lab compare --baseline`.
 
-use super::Layout;
 use super::session::session_list;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 

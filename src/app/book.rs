@@ -1,10 +1,10 @@
 //! `lab book`: the chapters re-rendered from stored data, then the book's HTML built into
 //! book/book/ with the mdBook library, and served on request.
 
-use super::Layout;
 use super::html::build_html;
 use super::report::render_book;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 use lab_store::SessionRef;
 use std::path::PathBuf;
 

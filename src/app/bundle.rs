@@ -1,9 +1,9 @@
 //! `lab bundle EXP [--session ID] [-o FILE]`: a stored session as one portable file, to send
 //! to whoever asked for a replication (they add it with `lab import lab FILE`).
 
-use super::Layout;
 use super::session::session_list;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_bundle as bundle;
 use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};

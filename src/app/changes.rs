@@ -4,7 +4,7 @@
 //! every chapter. lab's own working files (the writer's lock, spool files, a session folder
 //! being assembled) are no change: a session rewrites them on every run.
 
-use super::Layout;
+use crate::layout::Layout;
 use lab_config as config;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};

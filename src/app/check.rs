@@ -1,10 +1,10 @@
 //! `lab check`: the verdicts of a stored session's checks, judged by the lab.toml it ran with,
 //! and the exit status they give.
 
-use super::Layout;
 use super::session::assessed;
 use super::summary;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 use lab_config::CheckClass;
 use lab_config::format::terminal;
 use lab_judge::checks::CheckResult;

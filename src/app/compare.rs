@@ -5,9 +5,10 @@
 //! the same (the whole interval inside the band) or inconclusive (across an edge of it). A
 //! slower cell makes the command exit 1, for CI; an inconclusive one does not.
 
-use super::Layout;
-use super::session::{Assessed, assess, session_list};
+use super::session::session_list;
+use crate::assess::{Assessed, Rows, assess};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::format::{level, percent};
 use lab_judge::compare::MIN_COMPARE_RUNS;
 use lab_judge::compare::{Comparison, Difference, Side, chosen_metric, comparison};
@@ -35,8 +36,16 @@ pub fn compare(
 ) -> Result<(String, Exit)> {
     let dir = layout.experiment_dir(arg)?;
     let sessions = session_list(layout, &dir);
-    let a = assess(&dir, store::load_session(&sessions.resolve(&opts.a)?)?)?;
-    let b = assess(&dir, store::load_session(&sessions.resolve(&opts.b)?)?)?;
+    let a = assess(
+        &dir,
+        store::load_session(&sessions.resolve(&opts.a)?)?,
+        Rows::Keep,
+    )?;
+    let b = assess(
+        &dir,
+        store::load_session(&sessions.resolve(&opts.b)?)?,
+        Rows::Keep,
+    )?;
     let metric = chosen_metric(&b.experiment, opts.metric).map_err(LabError::Usage)?;
     let comparison = Comparison {
         noise: super::latest_noise(layout, &b.experiment.name).and_then(|f| f.quote()),

@@ -2,9 +2,9 @@
 //! sessions in time order, with the steps between them named by the first session and commit
 //! after each. `--check` exits 1 when the newest session stepped the wrong way.
 
-use super::Layout;
-use super::session::{Assessed, analysed};
+use crate::assess::{Assessed, analysed};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::Experiment;
 use lab_config::format::{number, percent, ratio};
 use lab_judge::analysis::Analysis;
@@ -85,7 +85,7 @@ pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) ->
             out.kept.push(kept);
             continue;
         }
-        let session = match store::load_session(&session_dir) {
+        let mut session = match store::load_session(&session_dir) {
             Ok(s) => s,
             Err(e) => {
                 out.left_out.push(format!("{label}: unreadable ({e:#})"));
@@ -96,7 +96,7 @@ pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) ->
             out.left_out.push(format!("{label}: {why}"));
             continue;
         }
-        match analysed(dir, &session) {
+        match analysed(dir, &mut session) {
             Ok((exp, analysis)) => out.kept.push((session, exp, analysis)),
             Err(e) => out.left_out.push(format!("{label}: {e}")),
         }

@@ -3,8 +3,8 @@
 //! (never through a link) into a private folder beside the site, builds there, and swaps the
 //! new site in whole, so a failed build leaves the previous `book/book/` as it was.
 
-use super::Layout;
 use crate::error::Result;
+use crate::layout::Layout;
 use anyhow::Context;
 use lab_render::published::{self, BOOK_TOML, Chosen, SCRATCH_PREFIX, SITE};
 use lab_store::regular::open_same;

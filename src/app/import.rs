@@ -6,9 +6,9 @@
 //! follow. A new experiment gets a lab.toml written from the files; an existing one must have
 //! been imported from the same tool and name every benchmark as a variant.
 
-use super::Layout;
 use super::report::{ReportOptions, report};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::plan::{CellKey, Plan, PlannedRun};
 use lab_config::{self as config, Experiment, ParamValue};
 use lab_import::formats::{self, Benchmark, Format, Imported};
@@ -667,7 +667,7 @@ fn experiment_folder(
     if !opts.quiet {
         eprintln!(
             "wrote {}: add the hypothesis and [[check]] tables, then `lab report {name}`",
-            super::tidy(&real.join(config::FILE_NAME)).display()
+            crate::layout::tidy(&real.join(config::FILE_NAME)).display()
         );
     }
     Ok((dir, real, Some(name)))

@@ -1,8 +1,9 @@
 //! `lab import`'s command line, read into [`ImportOptions`] for another harness's files, or
 //! handed to the receiver of bundles for `lab import lab`.
 
-use super::{ImportOptions, Layout};
+use super::ImportOptions;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_import::formats::Format;
 use std::path::PathBuf;
 

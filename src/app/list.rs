@@ -1,8 +1,8 @@
 //! `lab list`: every experiment with its number of sessions and the latest one's verdicts.
 
-use super::Layout;
 use super::session::assess_chosen;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 use lab_config as config;
 use lab_judge::checks::Tally;
 

@@ -2,8 +2,9 @@
 //! session's packed logs (or its own log file in an older session), checked against the
 //! digest its row recorded when it ended.
 
-use super::{Layout, find_session};
+use super::find_session;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_store::{self as store, LogRef, RunRow, SessionRef, StoredSession, Stream};
 use std::io::Write;
 use std::path::{Path, PathBuf};

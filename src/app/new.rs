@@ -1,7 +1,7 @@
 //! `lab new NAME`: the command line of the scaffold, which writes a new experiment folder.
 
-use super::Layout;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 
 /// The languages `lab new` writes a benchmark in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

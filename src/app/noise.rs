@@ -6,8 +6,8 @@
 //! the run-to-run spread and the minimum detectable effect; the latest measurement is quoted
 //! by the experiment's A/B comparisons.
 
-use super::Layout;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::format::{level, percent};
 use lab_config::{self as config, Experiment, REV_PARAM};
 use lab_exec::ProcessRunner;
@@ -143,8 +143,8 @@ fn measure(
 /// The stored A/A session judged and compared side b against side a; its reading is stored
 /// beside it.
 fn read(dir: &Path, session_dir: &Path, threshold: f64) -> Result<NoiseFloor> {
-    let stored = store::load_session(session_dir)?;
-    let (exp, analysis) = super::session::analysed(dir, &stored)?;
+    let mut stored = store::load_session(session_dir)?;
+    let (exp, analysis) = crate::assess::analysed(dir, &mut stored)?;
     let metric = exp
         .primary_metric()
         .ok_or_else(|| LabError::Usage(format!("{} has no numeric metric to compare", exp.name)))?;

@@ -3,9 +3,9 @@
 //! that lab used before it had notifications. Modification times also say what changed when
 //! notifications were lost (the kernel's queue overflowed).
 
-use super::Layout;
 use super::changes::{Change, Pending, change_inside};
 use super::watch::{rebuild, session_running};
+use crate::layout::Layout;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 

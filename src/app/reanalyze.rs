@@ -2,9 +2,10 @@
 //! derived session that names its parent. The parent stays untouched; nothing is run. This is
 //! how a fixed metric regex or a new check reaches old data.
 
+use super::find_session;
 use super::report::{ReportOptions, report};
-use super::{Layout, find_session};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::plan::{self, CellKey};
 use lab_config::{self as config, Experiment};
 use lab_exec::MetricReader;

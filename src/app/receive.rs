@@ -4,9 +4,9 @@
 //! a refused bundle leaves nothing behind. A bundle whose sealed lab.toml measures something
 //! other than the experiment's is refused, and one already here is named and not added again.
 
-use super::Layout;
 use super::report::{ReportOptions, report};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_bundle::{self as bundle, Received};
 use lab_config as config;
 use lab_store::{self as store, Manifest, ReceivedRecord};

@@ -2,9 +2,9 @@
 //! (not damaged, incomplete, re-analysed, or across revisions), each judged by the lab.toml
 //! it ran with. Only when their manifests name more than one machine is any of them analysed.
 
-use super::Layout;
-use super::session::{Assessed, assess};
+use crate::assess::{Assessed, Rows, assess};
 use crate::error::Result;
+use crate::layout::Layout;
 use lab_config as config;
 use lab_judge::replication::{self, Replications, SessionVerdicts};
 use lab_store::{self as store, Manifest};
@@ -30,7 +30,7 @@ pub fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Option<Replic
         .iter()
         .filter_map(|(d, _)| store::load_session(d).ok())
         .filter(|s| sound(&s.manifest))
-        .filter_map(|s| assess(dir, s).ok())
+        .filter_map(|s| assess(dir, s, Rows::Keep).ok())
         .collect();
     let mut verdicts: Vec<SessionVerdicts> = assessed
         .iter()

@@ -1,12 +1,13 @@
 //! `lab report`: chapters re-rendered from stored sessions, each judged by the lab.toml it ran
 //! with (read side of the pipeline: store → validity → analysis → checks → render).
 
-use super::Layout;
 use super::compare::side;
 use super::history::history_of;
-use super::session::{Assessed, Rows, assess_chosen_with, assessed, no_session};
+use super::session::{assess_chosen_with, assessed, no_session};
 use super::summary::{self, Summary};
+use crate::assess::{Assessed, Rows};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config as config;
 use lab_config::format::terminal;
 use lab_judge::compare::{Comparison, DEFAULT_THRESHOLD, Side, between_revisions, comparison};

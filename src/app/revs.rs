@@ -6,9 +6,10 @@
 //! against a noise threshold. Sampled (`repetitions = { min, max }` or `--until-decided MAX`),
 //! it adds runs look by look to the cells whose comparison is still inconclusive.
 
-use super::Layout;
+use crate::assess::sampled;
 use crate::error::{LabError, Result};
-use lab_config::{Experiment, Goal, REV_PARAM, Sampling};
+use crate::layout::Layout;
+use lab_config::{Experiment, REV_PARAM};
 use lab_store::{BuildReport, Pairing, Revision, Revisions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -182,33 +183,6 @@ fn check_budget(exp: &Experiment, until_decided: Option<u32>) -> Result<()> {
     }
 }
 
-/// The experiment of a session across revisions with its stopping rule: sampled until every
-/// compared cell is decided when `--until-decided` asked for it or lab.toml samples until
-/// "decided"; a precision goal of lab.toml is kept as it is.
-fn sampled(mut exp: Experiment, revisions: &Revisions) -> Experiment {
-    exp.duet = revisions.duet.clone();
-    let goal = Goal::RevisionsDecided {
-        threshold: revisions.threshold,
-    };
-    exp.sampling = match (revisions.until_decided, exp.sampling.take()) {
-        (Some(max), kept) => Some(Sampling {
-            max,
-            goal,
-            budget: kept.and_then(|k| k.budget),
-        }),
-        (
-            None,
-            Some(Sampling {
-                max,
-                goal: Goal::Decided,
-                budget,
-            }),
-        ) => Some(Sampling { max, goal, budget }),
-        (None, kept) => kept,
-    };
-    exp
-}
-
 /// The experiment a session across revisions ran: its own lab.toml with the `rev` parameter
 /// and the worktrees of the recorded commits (checked out again if they were removed).
 pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Result<Experiment> {
@@ -223,13 +197,6 @@ pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Resu
     }
     let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
     Ok(sampled(exp.across_revisions(&names, dirs), revisions))
-}
-
-/// The experiment as a session across revisions reads it back: the `rev` parameter, no
-/// worktrees needed.
-pub fn as_recorded(exp: Experiment, revisions: &Revisions) -> Experiment {
-    let names: Vec<String> = revisions.revs.iter().map(|r| r.name.clone()).collect();
-    sampled(exp.across_revisions(&names, BTreeMap::new()), revisions)
 }
 
 /// Builds the experiment in every revision's worktree; the last revision's report is kept.

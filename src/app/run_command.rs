@@ -1,8 +1,9 @@
 //! `lab run`'s command line: its arguments, read into [`RunOptions`] and handed to
 //! [`super::run`], the pipeline from config to the rendered chapter.
 
-use super::{Engine, Layout, RunOptions, SlurmOptions};
+use super::{Engine, RunOptions, SlurmOptions};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_exec::ProcessRunner;
 use std::path::PathBuf;
 

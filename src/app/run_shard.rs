@@ -1,7 +1,7 @@
 //! `lab run-shard`: the hidden command a Slurm task runs to measure one shard of a session.
 
-use super::Layout;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

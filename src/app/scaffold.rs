@@ -4,9 +4,9 @@
 //! and variants can be compared, and the configuration echoed as `{"config": …}` so an option
 //! swallowed by the shell is caught. Two variants compute the same sum in two ways.
 
-use super::Layout;
 use super::new::Lang;
 use crate::error::{LabError, Result};
+use crate::layout::Layout;
 use std::path::PathBuf;
 
 /// Writes `experiments/NAME/` and returns its path; refuses to overwrite anything.

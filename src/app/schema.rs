@@ -1,7 +1,7 @@
 //! `lab schema`: the JSON Schema of lab.toml, as the config stage declares it.
 
-use super::Layout;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 
 #[derive(Debug, clap::Args)]
 pub struct SchemaArgs {}

@@ -3,7 +3,7 @@
 //! the book shows finished sessions. Requests are answered by a pool of threads, so one client
 //! that stops reading stalls only its own thread.
 
-use super::Layout;
+use crate::layout::Layout;
 use anyhow::{Result, anyhow};
 use std::path::{Component, Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! hyperfine reports relative speed), every check's verdict on one line, and where the chapter
 //! is. Printed as text or JSON; it decides `lab run`'s exit code like `lab check` does.
 
-use super::session::Assessed;
+use crate::assess::Assessed;
 use lab_config::format::{interval, number, ratio, ratio_bounds, terminal};
 use lab_config::{Better, CheckClass};
 use lab_judge::checks::{Verdict, ratio_of};

@@ -8,9 +8,9 @@
 //! cannot be had (the watch limit is reached, the file system has none) it says why once and
 //! looks for changes once a second, as lab did before (see `poll`).
 
-use super::Layout;
 use super::changes::{Pending, Render, change_at, to_render};
 use super::poll::{changed_since, fallback_notice, newest_input, poll};
+use crate::layout::Layout;
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,8 @@
 
 use crate::common::{self, FakeRunner, Reply, twelve_uniforms};
 use lab::Exit;
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, RunOptions};
+use lab::layout::Layout;
 use lab::stopping::Next;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -54,7 +55,7 @@ fn budgeted(seconds: u64, resume: bool) -> RunOptions<'static> {
     }
 }
 
-fn assessed(layout: &Layout) -> app::Assessed {
+fn assessed(layout: &Layout) -> lab::Assessed {
     let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
     app::assess_chosen(layout, &dir, None).unwrap().unwrap()
 }

@@ -4,8 +4,8 @@
 
 use crate::common::{self, FakeRunner, Project, Reply};
 use lab::Exit;
-use lab::app::Layout;
 use lab::bundle::archive;
+use lab::layout::Layout;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};

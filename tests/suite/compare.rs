@@ -7,7 +7,8 @@ use crate::common;
 use lab::Exit;
 
 use common::timed_session as session;
-use lab::app::{self, Change, CompareOptions, Comparison, Layout};
+use lab::app::{self, Change, CompareOptions, Comparison};
+use lab::layout::Layout;
 use std::path::Path;
 
 fn compared(layout: &Layout) -> (Comparison, i32) {

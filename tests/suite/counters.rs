@@ -67,8 +67,8 @@ fn sleeps_switch_and_touched_pages_fault_at_least_once_each() {
     // The counts are metrics: each run's faults per operation is its minor faults over the
     // ops it printed, a count because both are.
     let exp = lab::config::load(&project.path(EXPERIMENT), None).unwrap();
-    let session = lab::store::load_session(&project.session("counters")).unwrap();
-    let judged = lab::validity::judge(&exp, &session);
+    let mut session = lab::store::load_session(&project.session("counters")).unwrap();
+    let judged = lab::validity::judge(&exp, &mut session, lab::validity::Rows::Keep);
     for (run, row) in judged.runs.iter().zip(&rows) {
         assert_eq!(run.id, row["run_id"]);
         let expected = count(row, "minor_faults") as f64 / row["n"].parse::<f64>().unwrap();
@@ -95,7 +95,7 @@ fn a_session_recorded_before_the_columns_reads_with_the_counts_absent() {
         &path,
         &["minor_faults", "major_faults", "block_in", "block_out"],
     );
-    let session = lab::store::load_session(&dir).unwrap();
+    let mut session = lab::store::load_session(&dir).unwrap();
     assert!(
         session
             .runs
@@ -103,7 +103,7 @@ fn a_session_recorded_before_the_columns_reads_with_the_counts_absent() {
             .all(|r| r.minor_faults.is_none() && r.block_out.is_none())
     );
     let exp = lab::config::load(&project.path(EXPERIMENT), None).unwrap();
-    let judged = lab::validity::judge(&exp, &session);
+    let judged = lab::validity::judge(&exp, &mut session, lab::validity::Rows::Keep);
     assert_eq!(judged.runs.len(), 12);
     for run in &judged.runs {
         assert!(

@@ -9,8 +9,9 @@
 use crate::common;
 use crate::revs::two_commits_with;
 use common::{FakeRunner, Project, Reply};
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, RunOptions};
 use lab::compare::between_revisions;
+use lab::layout::Layout;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;

@@ -5,7 +5,8 @@ use crate::common;
 use lab::Exit;
 
 use crate::common::{FakeRun, FakeRunner, Reply};
-use lab::app::{self, Layout};
+use lab::app;
+use lab::layout::Layout;
 
 /// What `sh bench.sh FACTOR n` prints and measures: `{"score": FACTOR × n}` in 200 ms +
 /// 10 ms × n, except that the third run of `triple 2` scores 7 instead of 6; on a quiet
@@ -44,7 +45,7 @@ fn runs_of(fake: &FakeRunner, factor: &str, n: &str) -> usize {
 }
 
 /// The `score` statistics of the cell named `label`.
-fn score_of<'a>(assessed: &'a app::Assessed, label: &str) -> &'a lab::analysis::CellStats {
+fn score_of<'a>(assessed: &'a lab::Assessed, label: &str) -> &'a lab::analysis::CellStats {
     assessed
         .analysis
         .cells

@@ -6,7 +6,7 @@ use crate::common;
 use lab::Exit;
 
 use common::{Project, git, timed_session as session};
-use lab::app::Layout;
+use lab::layout::Layout;
 
 /// A git repository holding the `sampled` fixture, its data and book ignored.
 fn repository() -> Project {

@@ -8,7 +8,8 @@ use crate::common::exit_of;
 use lab::Exit;
 
 use common::{FakeRunner, Project, Reply, csv_rows};
-use lab::app::{self, Layout};
+use lab::app;
+use lab::layout::Layout;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -65,7 +66,7 @@ fn run_with_jobs(layout: &Layout, fake: &mut FakeRunner, jobs: usize) -> lab::er
     app::run(layout, Path::new("tiny"), &options, fake).map(lab::error::Exit::code)
 }
 
-fn verdict<'a>(assessed: &'a app::Assessed, name: &str) -> &'a lab::checks::CheckResult {
+fn verdict<'a>(assessed: &'a lab::Assessed, name: &str) -> &'a lab::checks::CheckResult {
     assessed
         .findings
         .checks
@@ -74,7 +75,7 @@ fn verdict<'a>(assessed: &'a app::Assessed, name: &str) -> &'a lab::checks::Chec
         .unwrap_or_else(|| panic!("no check {name}"))
 }
 
-fn assess(project: &Project) -> app::Assessed {
+fn assess(project: &Project) -> lab::Assessed {
     let layout = Layout::new(project.root());
     let dir = layout.experiment_dir(Path::new("tiny")).unwrap();
     app::assess_chosen(&layout, &dir, None).unwrap().unwrap()

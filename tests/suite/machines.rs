@@ -4,7 +4,8 @@
 
 use crate::common::{self, FakeRunner, Project, Reply, sampled_project, twelve_uniforms};
 use lab::Exit;
-use lab::app::{self, Layout};
+use lab::app;
+use lab::layout::Layout;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;

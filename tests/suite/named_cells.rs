@@ -6,8 +6,10 @@
 use crate::common::{self, FakeRunner, Reply};
 use lab::Exit;
 
-use lab::app::{self, Assessed, Layout};
+use lab::app;
+use lab::assess::Assessed;
 use lab::checks::{CheckResult, Verdict};
+use lab::layout::Layout;
 use std::path::Path;
 
 /// Runs per cell in the fixture.

@@ -5,7 +5,8 @@
 use crate::common;
 
 use common::{FakeRunner, Project, Reply};
-use lab::app::{self, Layout, NoiseOptions};
+use lab::app::{self, NoiseOptions};
+use lab::layout::Layout;
 use std::path::Path;
 
 /// Each shuffled block holds one run of side a and one of side b: runs 2k and 2k+1 both take

@@ -5,7 +5,7 @@
 
 use crate::common::{self, FakeRunner, Project, Reply, csv_rows, exit_of};
 use lab::Exit;
-use lab::app::Layout;
+use lab::layout::Layout;
 use lab::store::Stream;
 use std::path::Path;
 

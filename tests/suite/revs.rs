@@ -8,8 +8,9 @@ use crate::common;
 use lab::Exit;
 
 use common::{FakeRunner, Project, Reply, git};
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, RunOptions};
 use lab::compare::between_revisions;
+use lab::layout::Layout;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;

@@ -7,8 +7,10 @@
 use crate::common::{self, FakeRunner, Project};
 use crate::revs::{costs_off_by, two_commits_with};
 use lab::Exit;
-use lab::app::{self, Assessed, Layout, RunOptions};
+use lab::app::{self, RunOptions};
+use lab::assess::Assessed;
 use lab::compare::{Change, Comparison, between_revisions};
+use lab::layout::Layout;
 use lab::stats::sequential::{look_levels, schedule};
 use lab::stopping::Next;
 use std::path::Path;

@@ -5,7 +5,8 @@
 use crate::common::{self, FakeRunner};
 use lab::Exit;
 
-use lab::app::{self, Layout, RunOptions};
+use lab::app::{self, RunOptions};
+use lab::layout::Layout;
 use lab::stats::sequential::{look_levels, schedule};
 use lab::stopping::Next;
 use std::path::Path;
@@ -29,7 +30,7 @@ fn options(profile: Option<&'static str>) -> RunOptions<'static> {
 }
 
 /// Valid runs per cell of the stored session, by cell label.
-fn runs_per_cell(assessed: &app::Assessed) -> Vec<(String, usize)> {
+fn runs_per_cell(assessed: &lab::Assessed) -> Vec<(String, usize)> {
     assessed
         .analysis
         .cells

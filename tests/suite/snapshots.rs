@@ -7,7 +7,8 @@
 use crate::common::{self, FakeRunner, Project};
 use crate::fake_runner::scored;
 use lab::Exit;
-use lab::app::{self, Layout};
+use lab::app;
+use lab::layout::Layout;
 use std::path::Path;
 
 /// The tiny fixture run once with the fake that scores FACTOR × n.

@@ -3,7 +3,7 @@
 //! a CPU busy the ratio of their CPU times still answers. It hides what the wall time shows
 //! of waiting on memory, disks and locks, and the line says so.
 
-use crate::app::session::Assessed;
+use crate::assess::Assessed;
 use lab_judge::analysis::{CellStats, cell_stats_of};
 use lab_judge::checks::CheckResult;
 

@@ -18,8 +18,8 @@ mod toml;
 
 pub use args::BenchArgs;
 
-use crate::app::Layout;
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use args::Style;
 use lab_exec::ProcessRunner;
 use place::Place;

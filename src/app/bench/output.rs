@@ -6,9 +6,9 @@
 //! session and its chapter are. The exports are written from the same [`Report`].
 
 use super::export::{SortOrder, TimeUnit};
-use crate::app::Layout;
-use crate::app::session::Assessed;
+use crate::assess::Assessed;
 use crate::error::Exit;
+use crate::layout::Layout;
 use lab_config::format::{percent, significant, terminal};
 use lab_config::{CheckClass, template::substitute};
 use lab_judge::checks::{CheckResult, Verdict};

@@ -5,8 +5,8 @@
 //! Directory Specification places application data). `--save NAME` makes an experiment of
 //! the project, or of the current folder where there is none.
 
-use crate::app::Layout;
 use crate::error::{LabError, Result};
+use crate::layout::Layout;
 use std::path::{Path, PathBuf};
 
 /// The folder under a store's root that holds `lab bench`'s experiments.

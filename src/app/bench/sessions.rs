@@ -3,7 +3,7 @@
 //! command's last run's output out of the record.
 
 use super::place::Place;
-use crate::app::session::Assessed;
+use crate::assess::Assessed;
 use crate::error::{Exit, LabError, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! each value against the fastest with the interval of the ratio.
 
 use super::output::Timed;
-use crate::app::session::Assessed;
+use crate::assess::Assessed;
 use lab_config::format::{level, millis, significant};
 use lab_config::template::substitute;
 use lab_config::units::Nanos;

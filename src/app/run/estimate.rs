@@ -1,7 +1,7 @@
 //! `lab run --dry-run`: the plan as text, with how long it is expected to take, from the
 //! previous session's wall times or the duration each run's check requests.
 
-use crate::app::Layout;
+use crate::layout::Layout;
 use lab_config::plan::{self, CellKey, Plan, PlannedRun};
 use lab_config::{self as config, CheckKind, Experiment, Sampling};
 use lab_judge::stopping;

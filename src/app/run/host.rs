@@ -2,9 +2,9 @@
 //! here, with the CPUs, `--jobs` and engine asked for, and that no other lab writes it.
 
 use super::options::RunOptions;
-use crate::app::Layout;
 use crate::app::slurm::{self, Engine};
 use crate::error::{LabError, Result};
+use crate::layout::Layout;
 use lab_config::{CheckClass, Experiment, Goal};
 use lab_exec as exec;
 use lab_store::{self as store, Lock};

@@ -10,8 +10,8 @@ mod start;
 pub(crate) use host::check_runnable;
 pub use options::RunOptions;
 
-use crate::app::Layout;
 use crate::error::{Exit, Result};
+use crate::layout::Layout;
 use lab_exec::Runner;
 use session::RunSession;
 use std::path::Path;

@@ -6,9 +6,10 @@ use super::options::RunOptions;
 use super::start::{self, Opened, Target, session_name};
 use super::{estimate, host};
 use crate::app::report::{ChapterOutcome, ReportOptions, report};
+use crate::app::revs;
 use crate::app::slurm::{self, Engine};
-use crate::app::{Layout, revs};
 use crate::error::{Exit, LabError, Result};
+use crate::layout::Layout;
 use lab_config::plan::{self, CellKey, PlannedRun};
 use lab_config::{self as config, Experiment};
 use lab_exec::{self as exec, Ending, Progress, Runner};
@@ -399,8 +400,8 @@ impl<'a> RunSession<'a> {
         if open.exp.sampling.is_none() {
             return Ok(None);
         }
-        let stored = store::load_session(&open.writer.dir)?;
-        let Some(standing) = crate::app::session::latest_standing(&self.dir, &stored)? else {
+        let mut stored = store::load_session(&open.writer.dir)?;
+        let Some(standing) = crate::assess::latest_standing(&self.dir, &mut stored)? else {
             return Ok(None);
         };
         let Next::More {

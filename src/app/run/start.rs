@@ -3,9 +3,10 @@
 
 use super::host;
 use super::options::RunOptions;
+use crate::app::revs;
 use crate::app::slurm::Engine;
-use crate::app::{Layout, revs};
 use crate::error::{LabError, Result};
+use crate::layout::Layout;
 use lab_config::plan::Plan;
 use lab_config::plan::{self, PlannedRun};
 use lab_config::{self as config, Experiment};

@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use lab::Exit;
-use lab::app::{self, Layout};
+use lab::app;
+use lab::layout::Layout;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};

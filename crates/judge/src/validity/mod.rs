@@ -13,8 +13,7 @@ mod runs;
 mod values;
 
 pub use duration::DurationJudgement;
-use runs::run_views_releasing;
-pub use runs::{RunView, Usage, run_views};
+pub use runs::{Rows, RunView, Usage, run_views};
 pub use values::RunValues;
 
 use lab_config::{CheckKind, Experiment};
@@ -28,15 +27,10 @@ pub struct Validity {
     pub durations: Vec<DurationJudgement>,
 }
 
-/// Judges every run of a stored session under the experiment it ran with.
-pub fn judge(exp: &Experiment, session: &StoredSession) -> Validity {
-    with_durations(exp, run_views(exp, session))
-}
-
-/// [`judge`], giving up the session's rows and samples as the runs are judged: for a caller
-/// that needs only the judged runs after, not the rows they were judged from.
-pub fn judge_releasing(exp: &Experiment, session: &mut StoredSession) -> Validity {
-    with_durations(exp, run_views_releasing(exp, session))
+/// Judges every run of a stored session under the experiment it ran with, keeping the
+/// session's rows or giving them up as `rows` says.
+pub fn judge(exp: &Experiment, session: &mut StoredSession, rows: Rows) -> Validity {
+    with_durations(exp, run_views(exp, session, rows))
 }
 
 /// The judged runs with what each declared duration rule found in them.

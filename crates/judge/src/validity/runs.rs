@@ -158,19 +158,28 @@ impl RunView {
     }
 }
 
-/// Builds the views of every finished run, in execution order.
-pub fn run_views(exp: &Experiment, session: &StoredSession) -> Vec<RunView> {
-    let judging = Judging::of(exp, session, &session.runs, &session.samples);
-    in_execution_order(lab_store::held_open(|| judging.views(&session.runs)))
+/// What judging does with the session's rows and samples: a caller that reads them after
+/// (the bench summary and its exports, `lab logs`, the earlier looks of a sampled session)
+/// keeps them; one that needs only the judged runs gives them up as they are judged (at
+/// 100,000 runs, rows and views held together were half of `lab report`'s memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    Keep,
+    GiveUp,
 }
 
 /// Runs judged per chunk when the rows are given up as they are judged.
 const CHUNK: usize = 4_096;
 
-/// [`run_views`], giving up the session's rows and samples on the way: each chunk of rows is
-/// freed as soon as its views are built, so the rows and the views are never held whole at
-/// the same time (at 100,000 runs each holds around 100 MB). The session keeps no rows after.
-pub fn run_views_releasing(exp: &Experiment, session: &mut StoredSession) -> Vec<RunView> {
+/// Builds the views of every finished run, in execution order. With [`Rows::GiveUp`] each
+/// chunk of rows is freed as soon as its views are built, so the rows and the views are never
+/// held whole at the same time (at 100,000 runs each holds around 100 MB), and the session
+/// keeps no rows or samples after.
+pub fn run_views(exp: &Experiment, session: &mut StoredSession, rows: Rows) -> Vec<RunView> {
+    if rows == Rows::Keep {
+        let judging = Judging::of(exp, session, &session.runs, &session.samples);
+        return in_execution_order(lab_store::held_open(|| judging.views(&session.runs)));
+    }
     let mut rows = std::mem::take(&mut session.runs);
     let samples = std::mem::take(&mut session.samples);
     let session = &*session;
