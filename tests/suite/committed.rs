@@ -44,7 +44,7 @@ fn committed_experiments() -> Vec<String> {
 /// settings, not yet rendered.
 fn committed_project() -> Project {
     let project = Project::with_fixtures(&[]);
-    for folder in ["data", "experiments", "templates"] {
+    for folder in ["data", "experiments"] {
         copy_tracked(&repository().join(folder), &project.path(folder));
     }
     std::fs::create_dir_all(project.path("book")).unwrap();

@@ -5,6 +5,7 @@
 mod common;
 
 mod analyses;
+mod architecture;
 mod bench;
 mod bench_door;
 mod browser;
