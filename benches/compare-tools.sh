@@ -15,7 +15,7 @@
 #      intervals: median by percentile, mean by BCa, 10,000 resamples): time and peak memory.
 # Each is repeated --rounds times, the tools' order rotated from round to round in 1–3,
 # lab and SciPy alternating in 4; the medians count.
-# docs/performance.md explains each measurement and holds one run's output.
+# docs/src/topics/performance.md explains each measurement and holds one run's output.
 #
 # Usage: benches/compare-tools.sh [--lab PATH] [--runs N] [--rounds R] [--scratch DIR]
 #                                 [--report-runs N] [--parts LIST]

@@ -6,7 +6,7 @@
 # lab binary given: starts `lab book --serve` in it, waits until it answers, lets it settle
 # for 5 s, and reads its CPU time (utime + stime of every thread, from /proc/PID/stat) before
 # and after IDLE seconds in which nothing changes. Prints one line per binary: CPU seconds
-# used and the share of one CPU. docs/performance.md holds one run's figures.
+# used and the share of one CPU. docs/src/topics/performance.md holds one run's figures.
 #
 # Usage: benches/serve-idle.sh [--lab PATH]... [--runs N] [--idle S] [--port P] [--scratch DIR]
 #   --lab PATH     a lab binary to measure; give it more than once to compare binaries on the

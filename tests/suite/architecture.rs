@@ -1,5 +1,5 @@
 //! The crate graph against its page: every `lab-*` dependency a `Cargo.toml` of the workspace
-//! declares is a row's "depends on" in docs/src/architecture.md, and every one the page shows
+//! declares is a row's "depends on" in docs/src/topics/architecture.md, and every one the page shows
 //! is declared. The layers under the book build without its crates.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-const PAGE: &str = "docs/src/architecture.md";
+const PAGE: &str = "docs/src/topics/architecture.md";
 /// Crates only the book and the command line may pull in.
 const BOOK_CRATES: [&str; 3] = ["tera", "plotters", "mdbook-driver"];
 /// The layers that must build without them.

@@ -14,6 +14,7 @@ mod bundle;
 mod committed;
 mod compare;
 mod counters;
+mod docs;
 mod duet;
 mod experiments;
 mod fake_runner;

@@ -1,5 +1,6 @@
 //! The lab.toml reference stays true: the committed lab.schema.json is what `lab schema`
-//! prints, and the README's reference table names exactly the keys the schema has.
+//! prints, and the manual's reference tables (docs/src/reference/lab-toml.md) name exactly the
+//! keys the schema has.
 
 use std::collections::BTreeSet;
 
@@ -44,19 +45,14 @@ fn schema_keys() -> BTreeSet<String> {
     keys
 }
 
-/// The first column of the README's "lab.toml reference" table.
-fn readme_keys() -> BTreeSet<String> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme
-        .split("## lab.toml reference")
-        .nth(1)
-        .expect("README has a lab.toml reference")
-        .split("\n## ")
-        .next()
-        .unwrap();
-    section
-        .lines()
+/// The first column of the manual's lab.toml reference tables.
+fn reference_keys() -> BTreeSet<String> {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/reference/lab-toml.md"
+    ))
+    .unwrap();
+    page.lines()
         .filter_map(|l| l.strip_prefix("| `"))
         .filter_map(|l| l.split('`').next())
         .map(str::to_string)
@@ -64,13 +60,13 @@ fn readme_keys() -> BTreeSet<String> {
 }
 
 #[test]
-fn the_readme_reference_names_every_key_of_the_schema_and_no_other() {
-    let (schema, readme) = (schema_keys(), readme_keys());
-    let missing: Vec<&String> = schema.difference(&readme).collect();
-    let extra: Vec<&String> = readme.difference(&schema).collect();
+fn the_reference_names_every_key_of_the_schema_and_no_other() {
+    let (schema, reference) = (schema_keys(), reference_keys());
+    let missing: Vec<&String> = schema.difference(&reference).collect();
+    let extra: Vec<&String> = reference.difference(&schema).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
-        "missing from README: {missing:?}; not in the schema: {extra:?}"
+        "missing from docs/src/reference/lab-toml.md: {missing:?}; not in the schema: {extra:?}"
     );
     assert_eq!(schema.len(), 79);
 }

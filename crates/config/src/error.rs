@@ -187,7 +187,7 @@ fn hint_for_toml_message(message: &str) -> Option<String> {
                 .into(),
         )
     } else if message.starts_with("missing field") {
-        Some("add the key; see README.md, \"A tour of lab.toml\"".into())
+        Some("add the key; see docs/src/reference/lab-toml.md".into())
     } else if message.starts_with("invalid type") {
         Some("check the value's type: numbers unquoted, text in quotes, commands as arrays of strings".into())
     } else {

@@ -1,7 +1,7 @@
 //! The literate part: an experiment's `notes.md` rendered through Tera with the analysis in
 //! context, so every number in the prose comes from the kept data.
 //!
-//! Vocabulary (documented for authors in README.md, "Literate notes"):
+//! Vocabulary (documented for authors in docs/src/guide/notes.md):
 //! - `cell(of="VARIANT param=value …", metric="NAME")` → the median with its CI and unit,
 //!   e.g. "8.41 Mops/s [7.92, 8.80]"; with `stat="…"` one number instead: `median`, `mean`,
 //!   `sd`, `cv`, `min`, `max`, `p90`, `p99`, `lo`, `hi`, `n`. `metric` defaults to the first one.

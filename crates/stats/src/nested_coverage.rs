@@ -169,7 +169,7 @@ fn with_few_machines_only_lower_stages_keep_coverage_when_machines_agree() {
     // leave the range of three machines), the nested interval 0.975. With a machine effect
     // (τ = 2) no resampling of 3 machines can cover near 95% (nested 0.740, machines only
     // 0.730): three machines say little about the machines they were drawn from, which the
-    // README says and the machine-effect check reports.
+    // manual says (docs/src/topics/statistics.md) and the machine-effect check reports.
     let agree = Design {
         machines: 3,
         runs: 10,
