@@ -458,13 +458,16 @@ fn is_brace_expansion(inner: &str) -> bool {
     comma || sequence
 }
 
-/// An argv shown as a POSIX shell would need it typed, quoting elements that need it.
+/// An argv shown as a POSIX shell would need it typed, quoting elements that need it. Not
+/// `shlex::try_join`: it also quotes `=`, `,` and `%`, which no shell needs quoted, so
+/// `--size=64` would read `'--size=64'` in every chapter. Braces are quoted (bash expands
+/// `a{1,2}` into two words).
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
             if !a.is_empty()
                 && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c))
+                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,@%+".contains(c))
             {
                 a.clone()
             } else {

@@ -269,3 +269,14 @@ fn a_word_its_program_takes_stays_quoted_in_the_shell_line() {
     assert_eq!(in_argv(&words).map(|s| s.offset), Some(6));
     assert_eq!(as_shell_line(&words), "find . -exec wc {} ';' | sort");
 }
+
+#[test]
+fn shown_words_quote_what_a_shell_would_expand_and_nothing_else() {
+    let argv: Vec<String> = ["./bench", "--size=64", "a{1,2}", "it's", "", "x y"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(
+        shell_words(&argv),
+        r#"./bench --size=64 'a{1,2}' 'it'\''s' '' 'x y'"#
+    );
+}
