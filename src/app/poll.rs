@@ -5,7 +5,7 @@
 
 use super::Layout;
 use super::changes::{Change, Pending, change_inside};
-use super::watch::{rebuild, session_running};
+use super::rebuild::{rebuild, session_running};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 

@@ -6,7 +6,8 @@
 //! keeps two log files instead of two per run. Sessions written before the packs keep one file
 //! per run and stream (`logs/r0001.out`), read as they are.
 
-use super::writer::Identity;
+use super::identity::Identity;
+use super::rows::RunRow;
 use super::{LOGS, Tail};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -39,7 +40,7 @@ impl LogRef {
     /// to read (a missing file, a link, a FIFO, a pack shorter than the run's slice).
     pub fn open(&self) -> Option<Box<dyn Read>> {
         match self {
-            LogRef::File(path) => Some(Box::new(super::logs::regular_file(path)?)),
+            LogRef::File(path) => Some(Box::new(crate::regular::open_regular(path).ok()?)),
             LogRef::Packed {
                 pack,
                 offset,
@@ -141,7 +142,7 @@ fn opened_pack(path: &Path, end: u64) -> Option<Arc<File>> {
         known.len = known.len.max(meta.len());
         return Some(Arc::clone(&known.file));
     }
-    let file = super::logs::regular_file(path)?;
+    let file = crate::regular::open_regular(path).ok()?;
     let meta = file.metadata().ok()?;
     if (meta.dev(), meta.ino()) != identity || meta.len() < end {
         return None;
@@ -216,6 +217,17 @@ impl std::fmt::Display for LogRef {
 pub struct Packed {
     pub stdout: Slice,
     pub stderr: Slice,
+}
+
+impl RunRow {
+    /// Records where the run's output was packed; its stdout digest is the one of its row.
+    pub fn packed(&mut self, packed: &Packed) {
+        self.stdout_offset = Some(packed.stdout.offset);
+        self.stdout_bytes = Some(packed.stdout.bytes);
+        self.stderr_offset = Some(packed.stderr.offset);
+        self.stderr_bytes = Some(packed.stderr.bytes);
+        self.stderr_sha256 = Some(packed.stderr.sha256.clone());
+    }
 }
 
 /// One run's bytes in one pack, and their SHA-256.
@@ -402,7 +414,7 @@ pub(super) fn bytes_from(path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
 /// The bytes of each pack of the session at `dir` past the end of the last run its
 /// committed rows name: output appended for a run lab was stopped before it could commit,
 /// which [`super::repair`] sets aside.
-pub fn uncommitted_tails(dir: &Path, runs: &[super::RunRow]) -> Vec<Tail> {
+pub fn uncommitted_tails(dir: &Path, runs: &[RunRow]) -> Vec<Tail> {
     let end = |slice: fn(&super::RunRow) -> Option<(u64, u64)>| {
         runs.iter()
             .filter_map(slice)

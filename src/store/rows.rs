@@ -78,8 +78,7 @@ pub enum Exit {
 
 /// One row of runs.csv: what was measured, never a judgement (the validity stage judges).
 /// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(from = "super::record::RunRecord")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRow {
     pub run_id: String,
     pub position: usize,
@@ -102,98 +101,72 @@ pub struct RunRow {
     /// SHA-256 of everything the run printed on stdout: identical outputs are visible.
     pub stdout_sha256: String,
     /// Processes the run left behind (killed by lab), space-separated; empty when none.
-    #[serde(default)]
     pub left_running: Option<String>,
     /// CPU time spent on the run's CPUs by every process while it ran, the run's own included
     /// (from `/proc/stat`); empty in sessions recorded before lab measured it.
-    #[serde(default)]
     pub host_busy_ns: Option<u64>,
     /// CPU time a hypervisor took from the run's CPUs while it ran.
-    #[serde(default)]
     pub host_steal_ns: Option<u64>,
     /// CPU time the run's CPUs had to give while it ran.
-    #[serde(default)]
     pub host_capacity_ns: Option<u64>,
     /// Microseconds some task on the machine waited for a CPU while the run ran (PSI).
-    #[serde(default)]
     pub psi_cpu_some_us: Option<u64>,
     /// Microseconds the run's own tasks waited for a CPU (PSI of its own cgroup), where lab
     /// could give it one.
-    #[serde(default)]
     pub psi_cpu_own_us: Option<u64>,
     /// The share of its wall time the run could wait for a CPU before it counted as disturbed
     /// (`max_busy` when it ran); empty in sessions recorded before the column existed.
-    #[serde(default)]
     pub busy_limit: Option<f64>,
     /// Thermal-throttle events on the run's CPUs while it ran, where the kernel counts them.
-    #[serde(default)]
     pub throttle_events: Option<u64>,
     /// How many rows of samples.csv belong to this run. The run row is written after them, so
     /// it commits the run; sessions written before this column existed leave it empty.
-    #[serde(default)]
     pub samples: Option<usize>,
     /// The cluster node that ran it (`lab run --on slurm`); empty for a run on this machine
     /// and in sessions written before the column existed.
-    #[serde(default)]
     pub node: Option<String>,
     /// CLOCK_BOOTTIME when the run was spawned; with `boottime_ns` it places the run in time
     /// against the session's other runs. Empty where it was not recorded.
-    #[serde(default)]
     pub start_boottime_ns: Option<u64>,
     /// The runs that executed at some moment while this one did (`lab run --jobs`),
     /// space-separated; empty when it ran alone.
-    #[serde(default)]
     pub overlapped: Option<String>,
     /// Bytes of padding in the run's environment (`layout = "randomized"`). The column exists
     /// only in sessions that randomised the layout; elsewhere it reads as empty.
-    #[serde(default)]
     pub env_padding: Option<u32>,
     /// Bytes the run's heap was shifted by (`layout = "randomized"`); empty where it was not
     /// shifted (a statically linked program, lab built without a C compiler) and in sessions
     /// recorded before the column existed.
-    #[serde(default)]
     pub heap_shift: Option<u32>,
     /// Page faults served without I/O (`ru_minflt`); empty where not recorded (sessions
     /// before the column, imported runs).
-    #[serde(default)]
     pub minor_faults: Option<u64>,
     /// Page faults that waited for I/O (`ru_majflt`).
-    #[serde(default)]
     pub major_faults: Option<u64>,
     /// Block input operations (`ru_inblock`).
-    #[serde(default)]
     pub block_in: Option<u64>,
     /// Block output operations (`ru_oublock`).
-    #[serde(default)]
     pub block_out: Option<u64>,
     /// perf counters (`[experiment] counters`), one column each, named `counter_` and perf's
     /// name with `_` for `-` (task-clock in nanoseconds); `None` when the run counted none.
     pub counters: Option<Box<Counters>>,
-    /// Where the run's stdout lies in `logs/stdout.pack` (see [`super::packed`]): empty in
+    /// Where the run's stdout lies in `logs/stdout.pack` (see `packed`): empty in
     /// sessions from before the packs, whose runs have a log file each.
-    #[serde(default)]
     pub stdout_offset: Option<u64>,
-    #[serde(default)]
     pub stdout_bytes: Option<u64>,
     /// Where the run's stderr lies in `logs/stderr.pack`, and its SHA-256.
-    #[serde(default)]
     pub stderr_offset: Option<u64>,
-    #[serde(default)]
     pub stderr_bytes: Option<u64>,
-    #[serde(default)]
     pub stderr_sha256: Option<String>,
     /// Nanoseconds the run's own tasks (every process and thread of it) waited for a CPU,
     /// summed over the tasks; empty where the kernel's per-task counters could not be read for
     /// the whole run, and in sessions recorded before the column existed.
-    #[serde(default)]
     pub wait_ns: Option<u64>,
     /// How many of the run's tasks worked (wanted a CPU for at least a tenth of their life):
     /// two or more make it a parallel run.
-    #[serde(default)]
     pub wait_tasks: Option<u32>,
     /// The largest share of its life one of those tasks that wanted a CPU waited for one: how
     /// far the waiting could have stretched the run (`exec::taskstats::TaskWait::share`).
-    #[serde(default)]
     pub wait_share: Option<f64>,
 }
 
@@ -259,15 +232,6 @@ impl RunRow {
         self.counters
             .as_deref()
             .and_then(|c| c.multiplexed.as_deref())
-    }
-
-    /// Records where the run's output was packed; its stdout digest is the one of its row.
-    pub fn packed(&mut self, packed: &super::packed::Packed) {
-        self.stdout_offset = Some(packed.stdout.offset);
-        self.stdout_bytes = Some(packed.stdout.bytes);
-        self.stderr_offset = Some(packed.stderr.offset);
-        self.stderr_bytes = Some(packed.stderr.bytes);
-        self.stderr_sha256 = Some(packed.stderr.sha256.clone());
     }
 
     /// The runs that executed beside this one, by id.
