@@ -311,7 +311,7 @@ impl Decision {
 /// `result` read as at the threshold, when it is: "at the threshold: 0.098 [0.092, 0.104],
 /// within ±10.0% of 0.100 — the data cannot tell which side, and more runs would not change
 /// what it means".
-pub fn at_threshold(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+fn at_threshold(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
     if result.verdict != super::Verdict::AtThreshold {
         return result;
     }
@@ -335,7 +335,7 @@ const NOTABLE_WAIT: f64 = 0.01;
 /// `result` with what the machine's disturbance did to the `decisions` it rests on: a verdict
 /// withheld reads "machine busy" with what the runs waited and the range the undisturbed
 /// ratio could take; a verdict that stands says in its evidence what it rests on.
-pub fn disturbance(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+fn disturbance(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
     let weighed = decisions
         .iter()
         .filter_map(|d| Some((*d, d.disturbance?)))
@@ -347,59 +347,75 @@ pub fn disturbance(mut result: super::CheckResult, decisions: &[&Decision]) -> s
     let Some((decision, found)) = weighed else {
         return result;
     };
+    if found.withheld && result.verdict == super::Verdict::Inconclusive {
+        let (cause, reading) = busy_reading(decision, &found);
+        result.reading = reading;
+        result.busy = Some(cause);
+    } else if found.most >= NOTABLE_WAIT {
+        let evidence = waiting_evidence(result.verdict, &found);
+        result.evidence.push_str(&evidence);
+    }
+    result
+}
+
+/// Why the machine withheld `decision`'s verdict, and the reading that says so.
+fn busy_reading(decision: &Decision, found: &Disturbance) -> (String, String) {
     let (iv, env) = (&decision.interval, &found.envelope);
-    if found.withheld && result.verdict == super::Verdict::Inconclusive && found.reshaped > 0 {
+    if found.reshaped > 0 {
         let cause = format!(
             "{} parallel run{} waited for a CPU others had for up to {} of their wall time",
             found.reshaped,
             if found.reshaped == 1 { "" } else { "s" },
             percent(found.most)
         );
-        result.reading = format!(
+        let reading = format!(
             "machine busy: {cause}, and threads that wait interleave otherwise, so {} could be anything undisturbed; quiet the machine or add runs",
             ratio_interval(decision.estimate, iv.lo, iv.hi),
         );
-        result.busy = Some(cause);
-    } else if found.withheld && result.verdict == super::Verdict::Inconclusive {
+        (cause, reading)
+    } else {
         let cause = format!(
             "runs waited for a CPU others had for up to {} of their wall time",
             percent(found.most)
         );
-        result.reading = format!(
+        let reading = format!(
             "machine busy: {cause}, as much as separates {} from {}: undisturbed it could lie anywhere in {}; quiet the machine or add runs",
             ratio_interval(decision.estimate, iv.lo, iv.hi),
             threshold(decision.rule),
             crate::format::ratio_bounds(env.lo, env.hi)
         );
-        result.busy = Some(cause);
-    } else if found.taken_out && found.most >= NOTABLE_WAIT {
-        result.evidence.push_str(&format!(
+        (cause, reading)
+    }
+}
+
+/// What the evidence of a verdict that stands adds about runs that waited.
+fn waiting_evidence(verdict: super::Verdict, found: &Disturbance) -> String {
+    if found.taken_out {
+        return format!(
             "; {} of {} runs waited for a CPU others had (up to {} of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly",
             found.slowed_runs,
             found.runs,
             percent(found.most)
-        ));
-    } else if found.most >= NOTABLE_WAIT {
-        let consequence = if matches!(result.verdict, super::Verdict::Pass | super::Verdict::Fail) {
-            "which cannot explain the verdict: undisturbed the ratio lies within"
-        } else {
-            "so undisturbed the ratio could lie anywhere in"
-        };
-        result.evidence.push_str(&format!(
-            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), {consequence} {}",
-            found.slowed_runs,
-            found.runs,
-            percent(found.most),
-            crate::format::ratio_bounds(env.lo, env.hi)
-        ));
+        );
     }
-    result
+    let consequence = if matches!(verdict, super::Verdict::Pass | super::Verdict::Fail) {
+        "which cannot explain the verdict: undisturbed the ratio lies within"
+    } else {
+        "so undisturbed the ratio could lie anywhere in"
+    };
+    format!(
+        "; {} of {} runs waited for a CPU others had (up to {} of their wall time), {consequence} {}",
+        found.slowed_runs,
+        found.runs,
+        percent(found.most),
+        crate::format::ratio_bounds(found.envelope.lo, found.envelope.hi)
+    )
 }
 
 /// `result` with why a cell's steps withheld its verdict, where they did: the reading names
 /// the step, and the evidence the interval widened by it. Where no step is known but an
 /// interval has zero width, the reading says it decides nothing.
-pub fn resolution(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+fn resolution(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
     if result.verdict != super::Verdict::Inconclusive {
         return result;
     }

@@ -79,6 +79,24 @@ pub struct Report {
     pub reproduce: String,
 }
 
+/// The hypotheses that compare the commands, each as the report states it.
+fn against(a: &Assessed) -> Vec<Against> {
+    a.findings
+        .checks
+        .iter()
+        .filter(|c| c.kind == "agree" && c.class == CheckClass::Hypothesis)
+        .map(|c| Against {
+            name: c.name.clone(),
+            verdict: c.verdict,
+            ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
+            reading: c.reading.clone(),
+            busy: c.busy.clone(),
+            on_cpu: super::cpu::companion(a, c),
+            outlook: a.looks.last().and_then(|s| s.outlook_of(&c.name)),
+        })
+        .collect()
+}
+
 impl Report {
     /// The report of the assessed session `a`, shown as `view` says.
     pub fn of(a: &Assessed, layout: &Layout, view: &View) -> Report {
@@ -96,21 +114,7 @@ impl Report {
             .map(|c| timed(a, c, &rows))
             .collect();
         let start_up = super::short::start_up_note(a, &timed);
-        let against = a
-            .findings
-            .checks
-            .iter()
-            .filter(|c| c.kind == "agree" && c.class == CheckClass::Hypothesis)
-            .map(|c| Against {
-                name: c.name.clone(),
-                verdict: c.verdict,
-                ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
-                reading: c.reading.clone(),
-                busy: c.busy.clone(),
-                on_cpu: super::cpu::companion(a, c),
-                outlook: a.looks.last().and_then(|s| s.outlook_of(&c.name)),
-            })
-            .collect();
+        let against = against(a);
         let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
             crate::config::CheckKind::Agree { margin, .. } => Some(percent(*margin)),
             _ => None,
