@@ -3,7 +3,7 @@
 //! a command it runs without a shell), and, for one command timed across parameter values,
 //! each value against the fastest with the interval of the ratio.
 
-use super::output::Timed;
+use super::figures::Timed;
 use crate::app::session::Assessed;
 use crate::config::template::substitute;
 use crate::format::{level, millis, significant};
