@@ -1,5 +1,4 @@
 //! From the raw mirror to a trusted `Experiment`: profiles, matrix, variants, metrics.
-// Over 500 lines: each section of lab.toml is validated here beside its own rules and messages.
 
 use super::MAX_RUNS;
 use super::checks::validate_checks;
