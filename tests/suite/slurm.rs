@@ -197,7 +197,6 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     };
     let on_slurm = Project::with_fixtures(&["tiny"]);
     a_refused_job_waits_for_resume(&cluster, &on_slurm);
-
     let nodes = cluster.nodes();
     let shards = nodes.len().min(3);
     let out = lab(
@@ -224,9 +223,7 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     let stored: Vec<String> = rows.iter().map(|r| r["run_id"].clone()).collect();
     assert_eq!(stored, cluster::planned(&session));
     let shard_nodes = assert_one_node_per_shard(&session, &rows, shards, &nodes);
-
     assert_recorded(&session, &shard_nodes, &stored);
-
     judged_as_a_local_session(&cluster, &on_slurm);
 }
 
