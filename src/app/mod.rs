@@ -19,6 +19,7 @@ mod new;
 mod noise;
 mod poll;
 mod reanalyze;
+mod rebuild;
 mod receive;
 mod replications;
 mod report;

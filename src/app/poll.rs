@@ -4,7 +4,7 @@
 //! notifications were lost (the kernel's queue overflowed).
 
 use super::changes::{Change, Pending, change_inside};
-use super::watch::{rebuild, session_running};
+use super::rebuild::{rebuild, session_running};
 use crate::layout::Layout;
 use std::path::Path;
 use std::time::{Duration, SystemTime};

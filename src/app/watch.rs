@@ -8,8 +8,9 @@
 //! cannot be had (the watch limit is reached, the file system has none) it says why once and
 //! looks for changes once a second, as lab did before (see `poll`).
 
-use super::changes::{Pending, Render, change_at, to_render};
+use super::changes::{Pending, change_at};
 use super::poll::{changed_since, fallback_notice, newest_input, poll};
+use super::rebuild::{rebuild, session_running};
 use crate::layout::Layout;
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecursiveMode, Watcher};
@@ -190,56 +191,6 @@ impl Batch {
             .min(self.first + LONGEST_WAIT)
             .max(self.not_before)
     }
-}
-
-/// True while some experiment's session is being written.
-pub(super) fn session_running(layout: &Layout) -> bool {
-    layout
-        .experiment_dirs()
-        .iter()
-        .any(|dir| lab_store::is_locked(&layout.data_dir(&lab_config::experiment_name(dir))))
-}
-
-/// Re-renders the chapters `pending` asks for (every one, for a change that belongs to no
-/// single experiment), then builds the HTML.
-pub(super) fn rebuild(layout: &Layout, pending: &Pending, quiet: bool) {
-    let only = match to_render(layout, pending) {
-        Render::Nothing => return,
-        Render::Only(dirs) => dirs,
-        Render::Everything => Vec::new(),
-    };
-    let options = super::ReportOptions {
-        only: &only,
-        session: None,
-        quiet: true,
-    };
-    let result = super::report::report(layout, &options)
-        .map_err(|e| e.to_string())
-        .and_then(|_| super::html::build_html(layout).map_err(|e| e.to_string()));
-    match result {
-        Ok(built) => {
-            for sentence in &built.left_out {
-                eprintln!("warning: {sentence}");
-            }
-            if !quiet {
-                eprintln!("rebuilt the book ({})", chapters_named(&only));
-            }
-        }
-        Err(e) => eprintln!("error: {e}"),
-    }
-}
-
-/// "every chapter", or the experiment folders' names.
-fn chapters_named(only: &[PathBuf]) -> String {
-    if only.is_empty() {
-        return "every chapter".to_string();
-    }
-    let names: Vec<String> = only
-        .iter()
-        .filter_map(|dir| dir.file_name())
-        .map(|name| name.to_string_lossy().into_owned())
-        .collect();
-    format!("chapter of {}", names.join(", "))
 }
 
 /// Whether an event says something changed: opening a file, reading it and closing it

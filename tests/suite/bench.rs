@@ -48,6 +48,93 @@ fn times_of(line: &str) -> (f64, f64, f64) {
     (r, lo, hi)
 }
 
+/// hyperfine 1.x's JSON: the same keys as hyperfine 1.20 writes, in seconds.
+fn assert_hyperfines_json(project: &Project) -> Vec<Value> {
+    let exported = json(project, "out.json");
+    let results = exported["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    let fixture: Value = serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/import/hyperfine/hyperfine-1.20.json"
+    )))
+    .unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let mut ours = keys(&results[0]);
+    let mut theirs = keys(&fixture["results"][0]);
+    ours.sort();
+    theirs.sort();
+    assert_eq!(ours, theirs);
+    assert_eq!(results[0]["command"], "sleep 0.1");
+    let times = results[1]["times"].as_array().unwrap();
+    assert!(times.len() >= 5, "{times:?}");
+    assert_eq!(
+        results[1]["exit_codes"].as_array().unwrap().len(),
+        times.len()
+    );
+    let mean = results[1]["mean"].as_f64().unwrap();
+    assert!((0.3..0.45).contains(&mean), "{mean}");
+
+    results.clone()
+}
+
+/// lab's own importer reads the JSON back, every timed run a run; the Markdown and CSV exports
+/// are hyperfine's.
+fn imported_again_with_the_other_exports(project: &Project, results: &[Value]) {
+    // lab's own importer reads it back, every timed run a run.
+    project.lab_exits(
+        &[
+            "import",
+            "hyperfine",
+            "out.json",
+            "--into",
+            "again",
+            "--quiet",
+        ],
+        Exit::Ok,
+    );
+    let runs = crate::common::csv_rows(&project.session("again").join("runs.csv"));
+    let timed: usize = results
+        .iter()
+        .map(|r| r["times"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(runs.len(), timed);
+
+    assert!(project.read("out.md").starts_with(
+        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative to fastest |\n|:---|---:|---:|---:|---:|\n| `sleep 0.1` | "
+    ));
+    assert!(
+        project
+            .read("out.csv")
+            .starts_with("command,mean,stddev,median,user,system,min,max\nsleep 0.1,")
+    );
+}
+
+/// The session is an ordinary sealed one, its runs interleaved by the shuffle.
+fn assert_one_sealed_experiment(project: &Project) {
+    let session = project
+        .path(".lab/bench")
+        .read_dir()
+        .unwrap()
+        .next()
+        .expect("the bench experiment")
+        .unwrap()
+        .path();
+    assert!(session.join("lab.toml").is_file());
+    let benches = project
+        .path("data")
+        .read_dir()
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("bench-")
+        })
+        .count();
+    assert_eq!(benches, 1, "one experiment's sessions");
+}
+
 #[test]
 fn two_commands_are_decided_against_the_first_and_exported_as_hyperfine_writes() {
     let project = Project::with_fixtures(&[]);
@@ -84,82 +171,11 @@ fn two_commands_are_decided_against_the_first_and_exported_as_hyperfine_writes()
         "{text}"
     );
 
-    // hyperfine 1.x's JSON: the same keys as hyperfine 1.20 writes, in seconds.
-    let exported = json(&project, "out.json");
-    let results = exported["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2);
-    let fixture: Value = serde_json::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/import/hyperfine/hyperfine-1.20.json"
-    )))
-    .unwrap();
-    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
-    let mut ours = keys(&results[0]);
-    let mut theirs = keys(&fixture["results"][0]);
-    ours.sort();
-    theirs.sort();
-    assert_eq!(ours, theirs);
-    assert_eq!(results[0]["command"], "sleep 0.1");
-    let times = results[1]["times"].as_array().unwrap();
-    assert!(times.len() >= 5, "{times:?}");
-    assert_eq!(
-        results[1]["exit_codes"].as_array().unwrap().len(),
-        times.len()
-    );
-    let mean = results[1]["mean"].as_f64().unwrap();
-    assert!((0.3..0.45).contains(&mean), "{mean}");
+    let results = assert_hyperfines_json(&project);
 
-    // lab's own importer reads it back, every timed run a run.
-    project.lab_exits(
-        &[
-            "import",
-            "hyperfine",
-            "out.json",
-            "--into",
-            "again",
-            "--quiet",
-        ],
-        Exit::Ok,
-    );
-    let runs = crate::common::csv_rows(&project.session("again").join("runs.csv"));
-    let timed: usize = results
-        .iter()
-        .map(|r| r["times"].as_array().unwrap().len())
-        .sum();
-    assert_eq!(runs.len(), timed);
+    imported_again_with_the_other_exports(&project, &results);
 
-    assert!(project.read("out.md").starts_with(
-        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative to fastest |\n|:---|---:|---:|---:|---:|\n| `sleep 0.1` | "
-    ));
-    assert!(
-        project
-            .read("out.csv")
-            .starts_with("command,mean,stddev,median,user,system,min,max\nsleep 0.1,")
-    );
-
-    // The session is an ordinary sealed one, its runs interleaved by the shuffle.
-    let session = project
-        .path(".lab/bench")
-        .read_dir()
-        .unwrap()
-        .next()
-        .expect("the bench experiment")
-        .unwrap()
-        .path();
-    assert!(session.join("lab.toml").is_file());
-    let benches = project
-        .path("data")
-        .read_dir()
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .starts_with("bench-")
-        })
-        .count();
-    assert_eq!(benches, 1, "one experiment's sessions");
+    assert_one_sealed_experiment(&project);
 }
 
 #[test]

@@ -197,12 +197,11 @@ fn outside_a_project_nothing_is_written_where_you_stand() {
     assert_eq!(std::fs::read_dir(here.path()).unwrap().count(), 0);
 }
 
-#[test]
-fn hyperfines_flags_mean_what_they_mean_there() {
-    let project = Project::with_fixtures(&[]);
+/// --input, --output, --cleanup, -u and the AsciiDoc and Org exports.
+fn input_output_cleanup_and_exports_mean_what_they_mean_there(project: &Project) {
     std::fs::write(project.path("in.txt"), "three\nlines\nhere\n").unwrap();
     let out = bench(
-        &project,
+        project,
         &[
             "-r",
             "3",
@@ -236,25 +235,28 @@ fn hyperfines_flags_mean_what_they_mean_there() {
     assert!(mean.contains(" µs ± ") && !mean.contains(" ms"), "{mean}");
     assert!(project.read("out.adoc").starts_with("[cols="));
     assert!(project.read("out.org").starts_with("| Command "));
+}
 
+/// --show-output, --style none, -i=CODE, --prepare and --env.
+fn output_style_exit_codes_and_hooks_mean_what_they_mean_there(project: &Project) {
     let shown = bench(
-        &project,
+        project,
         &["-r", "2", "--show-output", "echo visible-output"],
     );
     assert_eq!(exit_of(&shown), Exit::Ok, "{}", printed(&shown));
     assert_eq!(stderr(&shown).matches("visible-output").count(), 2);
 
-    let none = bench(&project, &["-r", "2", "--style", "none", "true"]);
+    let none = bench(project, &["-r", "2", "--style", "none", "true"]);
     assert_eq!(exit_of(&none), Exit::Ok);
     assert_eq!(printed(&none).trim(), "", "--style none prints nothing");
 
-    let codes = bench(&project, &["-r", "2", "-i=3", "sh -c 'exit 3'"]);
+    let codes = bench(project, &["-r", "2", "-i=3", "sh -c 'exit 3'"]);
     assert_eq!(exit_of(&codes), Exit::Ok, "{}", printed(&codes));
-    let other = bench(&project, &["-r", "2", "-i=4", "sh -c 'exit 3'"]);
+    let other = bench(project, &["-r", "2", "-i=4", "sh -c 'exit 3'"]);
     assert_eq!(exit_of(&other), Exit::CheckFailed, "{}", printed(&other));
 
     let hooks = bench(
-        &project,
+        project,
         &[
             "-r",
             "2",
@@ -272,8 +274,12 @@ fn hyperfines_flags_mean_what_they_mean_there() {
         printed(&hooks)
     );
     assert_eq!(project.read("prepared.txt"), "ran\nran\n");
+}
 
-    let value_less = bench(&project, &["-S", "sleep 0.01 && sleep 0.01", "true"]);
+/// hyperfine 2.0's -S with a value, its perf metrics and --min-benchmarking-time are refused
+/// with what to write instead; its time and memory metrics are recorded.
+fn what_lab_cannot_do_is_refused_with_a_hint(project: &Project) {
+    let value_less = bench(project, &["-S", "sleep 0.01 && sleep 0.01", "true"]);
     assert_eq!(exit_of(&value_less), Exit::Usage);
     assert!(
         stderr(&value_less).contains("it is not a shell lab knows")
@@ -281,7 +287,7 @@ fn hyperfines_flags_mean_what_they_mean_there() {
         "{}",
         stderr(&value_less)
     );
-    let counters = bench(&project, &["--metrics", "instructions", "true"]);
+    let counters = bench(project, &["--metrics", "instructions", "true"]);
     assert_eq!(exit_of(&counters), Exit::Usage);
     assert!(
         stderr(&counters).contains("add counters = [\"instructions\"]"),
@@ -289,7 +295,7 @@ fn hyperfines_flags_mean_what_they_mean_there() {
         stderr(&counters)
     );
     let recorded = bench(
-        &project,
+        project,
         &[
             "-r",
             "2",
@@ -300,9 +306,17 @@ fn hyperfines_flags_mean_what_they_mean_there() {
     );
     assert_eq!(exit_of(&recorded), Exit::Ok, "{}", printed(&recorded));
 
-    let refused = bench(&project, &["--min-benchmarking-time", "3", "true"]);
+    let refused = bench(project, &["--min-benchmarking-time", "3", "true"]);
     assert_eq!(exit_of(&refused), Exit::Usage);
     assert!(stderr(&refused).contains("hint: give the time with --budget"));
+}
+
+#[test]
+fn hyperfines_flags_mean_what_they_mean_there() {
+    let project = Project::with_fixtures(&[]);
+    input_output_cleanup_and_exports_mean_what_they_mean_there(&project);
+    output_style_exit_codes_and_hooks_mean_what_they_mean_there(&project);
+    what_lab_cannot_do_is_refused_with_a_hint(&project);
 }
 
 #[test]

@@ -60,6 +60,48 @@ fn assessed(layout: &Layout) -> lab::Assessed {
     app::assess_chosen(layout, &dir, None).unwrap().unwrap()
 }
 
+/// Sampling stopped after the fifth look, whose successor the budget could not finish, and the
+/// chapter says so.
+fn assert_stopped_before_the_sixth_look(project: &common::Project, layout: &Layout) {
+    let a = assessed(layout);
+    let steps: Vec<(u32, u32)> = a.looks.iter().map(|s| (s.look, s.runs_per_cell)).collect();
+    assert_eq!(steps, vec![(1, 5), (2, 8), (3, 12), (4, 18), (5, 27)]);
+    let Next::TimeSpent(stop) = a.looks.last().unwrap().next else {
+        panic!("{:?}", a.looks.last());
+    };
+    assert_eq!((stop.look, stop.budget_s), (5, 18.0));
+    assert!((6.0..7.5).contains(&stop.next_look_s), "{stop:?}");
+    assert!(stop.used_s + stop.next_look_s > 18.0, "{stop:?}");
+    let chapter = project.read("book/src/sampled/index.md");
+    assert!(
+        chapter.contains("Sampling stopped at look 5 of up to 6 (27 runs per cell in the 2 cells it depends on, intervals at")
+            && chapter.contains("the time budget (18 s) had"),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains("still open: slow takes longer than fast ("),
+        "each open hypothesis is named with what more runs would do: {chapter}"
+    );
+}
+
+/// Resumed with another budget, enough for the last look, the session takes it and completes.
+fn resume_with_a_budget_for_the_last_look(layout: &Layout) {
+    let mut more = sleeping();
+    let code = app::run(layout, Path::new("sampled"), &budgeted(10, true), &mut more).unwrap();
+    assert_eq!(code, Exit::Ok);
+    assert_eq!(
+        more.seen().started.len(),
+        26,
+        "the sixth look's runs, no others"
+    );
+    let a = assessed(layout);
+    let last = a.looks.last().unwrap();
+    assert_eq!((last.look, last.runs_per_cell), (6, 40));
+    assert_eq!(last.next, Next::BudgetSpent);
+    assert!(a.session.manifest.complete && a.session.manifest.time_stop.is_none());
+    assert_eq!(a.session.manifest.resumed, 1);
+}
+
 #[test]
 fn no_look_starts_that_the_budget_cannot_finish_and_resume_takes_a_new_budget() {
     let project = endless_project();
@@ -79,47 +121,9 @@ fn no_look_starts_that_the_budget_cannot_finish_and_resume_takes_a_new_budget() 
     // 13.5 s; the sixth, to 40, would add 26 runs (6.5 s) and end past 18 s.
     assert!(took < Duration::from_secs(18), "the runs took {took:?}");
     assert_eq!(runner.seen().started.len(), 54);
-    let a = assessed(&layout);
-    let steps: Vec<(u32, u32)> = a.looks.iter().map(|s| (s.look, s.runs_per_cell)).collect();
-    assert_eq!(steps, vec![(1, 5), (2, 8), (3, 12), (4, 18), (5, 27)]);
-    let Next::TimeSpent(stop) = a.looks.last().unwrap().next else {
-        panic!("{:?}", a.looks.last());
-    };
-    assert_eq!((stop.look, stop.budget_s), (5, 18.0));
-    assert!((6.0..7.5).contains(&stop.next_look_s), "{stop:?}");
-    assert!(stop.used_s + stop.next_look_s > 18.0, "{stop:?}");
-    let chapter = project.read("book/src/sampled/index.md");
-    assert!(
-        chapter.contains("Sampling stopped at look 5 of up to 6 (27 runs per cell in the 2 cells it depends on, intervals at")
-            && chapter.contains("the time budget (18 s) had"),
-        "{chapter}"
-    );
-    assert!(
-        chapter.contains("still open: slow takes longer than fast ("),
-        "each open hypothesis is named with what more runs would do: {chapter}"
-    );
+    assert_stopped_before_the_sixth_look(&project, &layout);
 
-    // Another budget, enough for the last look.
-    let mut more = sleeping();
-    let code = app::run(
-        &layout,
-        Path::new("sampled"),
-        &budgeted(10, true),
-        &mut more,
-    )
-    .unwrap();
-    assert_eq!(code, Exit::Ok);
-    assert_eq!(
-        more.seen().started.len(),
-        26,
-        "the sixth look's runs, no others"
-    );
-    let a = assessed(&layout);
-    let last = a.looks.last().unwrap();
-    assert_eq!((last.look, last.runs_per_cell), (6, 40));
-    assert_eq!(last.next, Next::BudgetSpent);
-    assert!(a.session.manifest.complete && a.session.manifest.time_stop.is_none());
-    assert_eq!(a.session.manifest.resumed, 1);
+    resume_with_a_budget_for_the_last_look(&layout);
 
     // A session the run budget ended is complete: there is nothing to resume.
     let out = project.lab_exits(

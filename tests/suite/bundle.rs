@@ -163,9 +163,8 @@ fn sent() -> (Project, PathBuf, Vec<u8>) {
     (project, session, bytes)
 }
 
-#[test]
-fn a_bundle_round_trips_to_identical_rows_and_verdicts_and_is_written_the_same_twice() {
-    let (project, session, first) = sent();
+/// `lab bundle` says what it wrote, and writes the same bytes as before, its members in order.
+fn written_the_same_twice(project: &Project, first: &[u8]) {
     let out = project.lab_exits(
         &[
             "bundle",
@@ -183,7 +182,7 @@ fn a_bundle_round_trips_to_identical_rows_and_verdicts_and_is_written_the_same_t
     assert!(said.contains(&format!("({} bytes)", first.len())), "{said}");
     assert!(said.contains("runs.csv"), "{said}");
     assert_eq!(std::fs::read(project.path("again.tar")).unwrap(), first);
-    let names: Vec<String> = members(&first).into_iter().map(|(p, _)| p).collect();
+    let names: Vec<String> = members(first).into_iter().map(|(p, _)| p).collect();
     assert_eq!(
         names,
         [
@@ -197,6 +196,41 @@ fn a_bundle_round_trips_to_identical_rows_and_verdicts_and_is_written_the_same_t
             "logs/stderr.pack"
         ]
     );
+}
+
+/// The received session judges as the sent one, and its manifest names the bundle.
+fn assert_received_as_sent(project: &Project, receiver: &Project, here: &Path, first: &[u8]) {
+    let verdicts = |p: &Project| -> Vec<(String, String, String)> {
+        common::verdicts(p, "sampled")
+            .iter()
+            .map(|c| {
+                let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                (text("name"), text("verdict"), text("evidence"))
+            })
+            .collect()
+    };
+    let theirs = verdicts(project);
+    assert_eq!(verdicts(receiver), theirs);
+    assert!(
+        theirs
+            .iter()
+            .any(|(n, v, _)| n == "slow takes longer than fast" && v == "pass"),
+        "{theirs:?}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(here.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["received"]["bundle"], "sent.tar");
+    assert_eq!(
+        manifest["received"]["index_sha256"],
+        sha256(&members(first)[0].1)
+    );
+}
+
+#[test]
+fn a_bundle_round_trips_to_identical_rows_and_verdicts_and_is_written_the_same_twice() {
+    let (project, session, first) = sent();
+    written_the_same_twice(&project, &first);
 
     let receiver = common::sampled_project();
     let out = receiver.lab_exits(
@@ -214,31 +248,7 @@ fn a_bundle_round_trips_to_identical_rows_and_verdicts_and_is_written_the_same_t
             "{name}"
         );
     }
-    let verdicts = |p: &Project| -> Vec<(String, String, String)> {
-        common::verdicts(p, "sampled")
-            .iter()
-            .map(|c| {
-                let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
-                (text("name"), text("verdict"), text("evidence"))
-            })
-            .collect()
-    };
-    let theirs = verdicts(&project);
-    assert_eq!(verdicts(&receiver), theirs);
-    assert!(
-        theirs
-            .iter()
-            .any(|(n, v, _)| n == "slow takes longer than fast" && v == "pass"),
-        "{theirs:?}"
-    );
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(here.join("manifest.json")).unwrap())
-            .unwrap();
-    assert_eq!(manifest["received"]["bundle"], "sent.tar");
-    assert_eq!(
-        manifest["received"]["index_sha256"],
-        sha256(&members(&first)[0].1)
-    );
+    assert_received_as_sent(&project, &receiver, &here, &first);
 
     let again = receiver.lab_exits(
         &["import", "lab", project.path("sent.tar").to_str().unwrap()],
@@ -282,56 +292,51 @@ fn refused(bytes: &[u8], receiver_toml: Option<(&str, &str)>) -> String {
     err[prefix.len()..].to_string()
 }
 
-#[test]
-fn hostile_bundles_are_refused_with_their_reason_and_nothing_written() {
-    let (_project, _session, good) = sent();
-    let first_line = |s: String| s.lines().next().unwrap().to_string();
+/// The members of a bundle as regular files.
+fn files(members: Vec<(String, Vec<u8>)>) -> Vec<Entry> {
+    members.into_iter().map(|(p, d)| file(&p, d)).collect()
+}
 
-    let tampered = edited(&good, "runs.csv", |data| {
+/// The first line of why a bundle was refused.
+fn first_line(why: String) -> String {
+    why.lines().next().unwrap().to_string()
+}
+
+/// A member written over after the seal, or placed outside the session folder.
+fn tampered_and_misplaced_members_are_refused(good: &[u8]) {
+    let tampered = edited(good, "runs.csv", |data| {
         let at = data.iter().rposition(|&b| b == b'1').unwrap();
         data[at] = b'2';
     });
     let why = first_line(refused(&tampered, None));
     assert!(why.starts_with("the session in the bundle does not hold its seal: runs.csv is not the file the session was sealed with"), "{why}");
 
-    let mut entries = members(&good);
+    let mut entries = members(good);
     entries.insert(1, ("../../evil.sh".into(), b"rm -rf ~\n".to_vec()));
-    let climbing = pack(
-        &entries
-            .into_iter()
-            .map(|(p, d)| file(&p, d))
-            .collect::<Vec<_>>(),
-    );
     assert_eq!(
-        first_line(refused(&climbing, None)),
+        first_line(refused(&pack(&files(entries)), None)),
         "member 2, \"../../evil.sh\", climbs out of the session folder with `..`"
     );
 
-    let mut entries = members(&good);
+    let mut entries = members(good);
     entries.insert(
         1,
         ("/etc/cron.d/evil".into(), b"* * * * * root true\n".to_vec()),
     );
-    let absolute = pack(
-        &entries
-            .into_iter()
-            .map(|(p, d)| file(&p, d))
-            .collect::<Vec<_>>(),
-    );
     assert_eq!(
-        first_line(refused(&absolute, None)),
+        first_line(refused(&pack(&files(entries)), None)),
         "member 2, \"/etc/cron.d/evil\", is an absolute path"
     );
+}
 
+/// Links and devices in place of a member.
+fn members_that_are_no_regular_file_are_refused(good: &[u8]) {
     for (flag, words) in [
         (b'2', "a symbolic link to \"/etc/passwd\""),
         (b'1', "a hard link to \"/etc/passwd\""),
         (b'3', "a character device"),
     ] {
-        let mut entries: Vec<Entry> = members(&good)
-            .into_iter()
-            .map(|(p, d)| file(&p, d))
-            .collect();
+        let mut entries = files(members(good));
         entries[1] = Entry {
             flag,
             data: Vec::new(),
@@ -343,21 +348,22 @@ fn hostile_bundles_are_refused_with_their_reason_and_nothing_written() {
             format!("member manifest.json is {words}: a bundle holds regular files only")
         );
     }
+}
 
-    let mut entries = members(&good);
+/// Members that claim more than a member may hold or than the index lists, or whose bytes
+/// are not the ones the index lists.
+fn members_unlike_their_index_are_refused(good: &[u8]) {
+    let mut entries = members(good);
     let mut index: serde_json::Value = serde_json::from_slice(&entries[0].1).unwrap();
     index["members"][2]["bytes"] = (5u64 << 30).into();
     entries[0].1 = serde_json::to_vec_pretty(&index).unwrap();
-    let mut huge: Vec<Entry> = entries.into_iter().map(|(p, d)| file(&p, d)).collect();
+    let mut huge = files(entries);
     huge[3].claimed = Some(5 << 30);
     assert_eq!(
         first_line(refused(&pack(&huge), None)),
         "member runs.csv claims 5.0 GiB, over the 1.0 GiB a member may hold"
     );
-    let mut claims: Vec<Entry> = members(&good)
-        .into_iter()
-        .map(|(p, d)| file(&p, d))
-        .collect();
+    let mut claims = files(members(good));
     claims[3].claimed = Some(5 << 30);
     let why = first_line(refused(&pack(&claims), None));
     assert!(
@@ -365,21 +371,23 @@ fn hostile_bundles_are_refused_with_their_reason_and_nothing_written() {
         "{why}"
     );
 
-    let mut entries = members(&good);
+    let mut entries = members(good);
     let mut index: serde_json::Value = serde_json::from_slice(&entries[0].1).unwrap();
     index["members"][3]["sha256"] = sha256(b"something else").into();
     entries[0].1 = serde_json::to_vec_pretty(&index).unwrap();
-    let wrong = pack(
-        &entries
-            .into_iter()
-            .map(|(p, d)| file(&p, d))
-            .collect::<Vec<_>>(),
-    );
-    let why = first_line(refused(&wrong, None));
+    let why = first_line(refused(&pack(&files(entries)), None));
     assert!(
         why.starts_with("member samples.csv does not match its digest: its SHA-256 is "),
         "{why}"
     );
+}
+
+#[test]
+fn hostile_bundles_are_refused_with_their_reason_and_nothing_written() {
+    let (_project, _session, good) = sent();
+    tampered_and_misplaced_members_are_refused(&good);
+    members_that_are_no_regular_file_are_refused(&good);
+    members_unlike_their_index_are_refused(&good);
 
     let truncated = &good[..good.len() / 2];
     let why = first_line(refused(truncated, None));
@@ -392,6 +400,58 @@ fn hostile_bundles_are_refused_with_their_reason_and_nothing_written() {
             "its sealed lab.toml measures something else than experiments/sampled/lab.toml: `params.gap[0]` is 10 in the bundle and 20 here"
         )
     );
+}
+
+/// The replications page names the experiment and describes each machine.
+fn assert_machines_described(page: &str) {
+    assert!(
+        page.starts_with("# Replications: Sampled: runs added until the answer is known\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains("This experiment was measured on 3 machines (3 of them received as bundles)"),
+        "{page}"
+    );
+    for (host, cpu, cpus, clock) in [
+        ("alpha", "Intel Xeon Gold 6230", 8, "tsc"),
+        ("beta", "AMD EPYC 7B13", 2, "kvm-clock"),
+        ("gamma", "Apple M1", 4, "not recorded"),
+    ] {
+        assert!(
+            page.contains(&format!(
+                " | {cpu} | {cpus} | 6.1.0-18-amd64 | performance | {clock} |"
+            )),
+            "{host}: {page}"
+        );
+    }
+}
+
+/// Each hypothesis gets a section: where it held, a verdict per machine, and a chart.
+fn assert_verdict_per_machine(receiver: &Project, page: &str) {
+    assert!(page.contains("## slow takes longer than fast"), "{page}");
+    let line = page
+        .lines()
+        .find(|l| l.starts_with("held on "))
+        .unwrap_or_else(|| panic!("{page}"));
+    // The page's text is HTML-escaped like every value lab puts in a page.
+    assert_eq!(
+        line,
+        "held on 2 of 3 machines; failed on beta (0.774× where a/b &gt; 1.00 was needed)."
+    );
+    let rows: Vec<&str> = page
+        .lines()
+        .filter(|l| {
+            l.starts_with(r#"| alpha | <span class="lab-verdict lab-pass">pass</span> |"#)
+                || l.starts_with(r#"| beta | <span class="lab-verdict lab-fail">fail</span> |"#)
+                || l.starts_with(r#"| gamma | <span class="lab-verdict lab-pass">pass</span> |"#)
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "{page}");
+    assert!(page.contains("src=\"replication-1.svg\""), "{page}");
+    let svg = receiver.read("book/src/sampled/replication-1.svg");
+    for host in ["alpha", "beta", "gamma", "FAIL", "PASS"] {
+        assert!(svg.contains(host), "{host} not in the chart");
+    }
 }
 
 #[test]
@@ -418,50 +478,8 @@ fn sessions_of_three_machines_get_a_replications_page_with_verdicts_and_a_chart(
     assert_eq!(receiver.sessions("sampled").len(), 3);
 
     let page = receiver.read("book/src/sampled/replications.md");
-    assert!(
-        page.starts_with("# Replications: Sampled: runs added until the answer is known\n"),
-        "{page}"
-    );
-    assert!(
-        page.contains("This experiment was measured on 3 machines (3 of them received as bundles)"),
-        "{page}"
-    );
-    for (host, cpu, cpus, clock) in [
-        ("alpha", "Intel Xeon Gold 6230", 8, "tsc"),
-        ("beta", "AMD EPYC 7B13", 2, "kvm-clock"),
-        ("gamma", "Apple M1", 4, "not recorded"),
-    ] {
-        assert!(
-            page.contains(&format!(
-                " | {cpu} | {cpus} | 6.1.0-18-amd64 | performance | {clock} |"
-            )),
-            "{host}: {page}"
-        );
-    }
-    assert!(page.contains("## slow takes longer than fast"), "{page}");
-    let line = page
-        .lines()
-        .find(|l| l.starts_with("held on "))
-        .unwrap_or_else(|| panic!("{page}"));
-    // The page's text is HTML-escaped like every value lab puts in a page.
-    assert_eq!(
-        line,
-        "held on 2 of 3 machines; failed on beta (0.774× where a/b &gt; 1.00 was needed)."
-    );
-    let rows: Vec<&str> = page
-        .lines()
-        .filter(|l| {
-            l.starts_with(r#"| alpha | <span class="lab-verdict lab-pass">pass</span> |"#)
-                || l.starts_with(r#"| beta | <span class="lab-verdict lab-fail">fail</span> |"#)
-                || l.starts_with(r#"| gamma | <span class="lab-verdict lab-pass">pass</span> |"#)
-        })
-        .collect();
-    assert_eq!(rows.len(), 3, "{page}");
-    assert!(page.contains("src=\"replication-1.svg\""), "{page}");
-    let svg = receiver.read("book/src/sampled/replication-1.svg");
-    for host in ["alpha", "beta", "gamma", "FAIL", "PASS"] {
-        assert!(svg.contains(host), "{host} not in the chart");
-    }
+    assert_machines_described(&page);
+    assert_verdict_per_machine(&receiver, &page);
     let summary = receiver.read("book/src/SUMMARY.md");
     assert!(
         summary.contains("  - [Replications](sampled/replications.md)\n"),

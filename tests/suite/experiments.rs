@@ -96,6 +96,66 @@ fn verdict_in(page: &str, name: &str) -> Option<String> {
         })
 }
 
+/// The chapter is of a complete quick session, renders the notes, gives every check a
+/// verdict, and the book's summary links it.
+fn assert_chapter_complete(project: &Project, exp: &lab::config::Experiment) {
+    let name = &exp.name;
+    let page = project.read(&format!("book/src/{name}/index.md"));
+    assert!(
+        page.contains("(profile quick; complete)"),
+        "{name}: the chapter is not of a complete quick session:\n{page}"
+    );
+    assert!(page.contains("## Notes"), "{name}: the notes are rendered");
+    for check in &exp.checks {
+        let verdict = verdict_in(&page, &check.name);
+        assert!(
+            matches!(
+                verdict.as_deref(),
+                Some("pass" | "fail" | "inconclusive" | "not run")
+            ),
+            "{name}: check {:?} has no verdict in the chapter (found {verdict:?}):\n{page}",
+            check.name
+        );
+    }
+    assert!(
+        project
+            .read("book/src/SUMMARY.md")
+            .contains(&format!("{name}/index.md")),
+        "{name}: the book's summary links the chapter"
+    );
+}
+
+/// runs.csv holds every run plan.json lists, each once, and no other.
+fn assert_plan_stored_once(session: &Path, name: &str) {
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("plan.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{name}: plan.json: {e}"));
+    let planned: Vec<&str> = plan["runs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: plan.json has no runs"))
+        .iter()
+        .map(|r| r["id"].as_str().expect("a run id"))
+        .collect();
+    let mut stored: BTreeMap<String, usize> = BTreeMap::new();
+    for row in csv_rows(&session.join("runs.csv")) {
+        *stored.entry(row["run_id"].clone()).or_default() += 1;
+    }
+    assert!(!planned.is_empty(), "{name}: the plan holds runs");
+    for id in &planned {
+        assert_eq!(
+            stored.get(*id),
+            Some(&1),
+            "{name}: planned run {id} is stored {} times",
+            stored.get(*id).unwrap_or(&0)
+        );
+    }
+    assert_eq!(
+        stored.len(),
+        planned.len(),
+        "{name}: runs.csv holds runs the plan does not list"
+    );
+}
+
 /// Runs one experiment's quick profile and asserts what a finished session must hold.
 fn quick_profile_finishes(source: &Path, exp: &lab::config::Experiment) {
     let name = &exp.name;
@@ -131,58 +191,9 @@ fn quick_profile_finishes(source: &Path, exp: &lab::config::Experiment) {
         "{name}: {summary}"
     );
 
-    let page = project.read(&format!("book/src/{name}/index.md"));
-    assert!(
-        page.contains("(profile quick; complete)"),
-        "{name}: the chapter is not of a complete quick session:\n{page}"
-    );
-    assert!(page.contains("## Notes"), "{name}: the notes are rendered");
-    for check in &exp.checks {
-        let verdict = verdict_in(&page, &check.name);
-        assert!(
-            matches!(
-                verdict.as_deref(),
-                Some("pass" | "fail" | "inconclusive" | "not run")
-            ),
-            "{name}: check {:?} has no verdict in the chapter (found {verdict:?}):\n{page}",
-            check.name
-        );
-    }
-    assert!(
-        project
-            .read("book/src/SUMMARY.md")
-            .contains(&format!("{name}/index.md")),
-        "{name}: the book's summary links the chapter"
-    );
+    assert_chapter_complete(&project, exp);
 
-    let session = project.session(name);
-    let plan: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(session.join("plan.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{name}: plan.json: {e}"));
-    let planned: Vec<&str> = plan["runs"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{name}: plan.json has no runs"))
-        .iter()
-        .map(|r| r["id"].as_str().expect("a run id"))
-        .collect();
-    let mut stored: BTreeMap<String, usize> = BTreeMap::new();
-    for row in csv_rows(&session.join("runs.csv")) {
-        *stored.entry(row["run_id"].clone()).or_default() += 1;
-    }
-    assert!(!planned.is_empty(), "{name}: the plan holds runs");
-    for id in &planned {
-        assert_eq!(
-            stored.get(*id),
-            Some(&1),
-            "{name}: planned run {id} is stored {} times",
-            stored.get(*id).unwrap_or(&0)
-        );
-    }
-    assert_eq!(
-        stored.len(),
-        planned.len(),
-        "{name}: runs.csv holds runs the plan does not list"
-    );
+    assert_plan_stored_once(&project.session(name), name);
 }
 
 #[test]

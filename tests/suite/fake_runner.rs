@@ -204,6 +204,90 @@ max_cv = "10%"
     std::fs::write(&toml, text).unwrap();
 }
 
+/// The result of the check named `name`.
+fn check<'a>(assessed: &'a lab::Assessed, name: &str) -> &'a lab::checks::CheckResult {
+    assessed
+        .findings
+        .checks
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no check {name}"))
+}
+
+/// What the waiting explains is withheld, and a wall time whose waiting is known is judged
+/// without it.
+fn waiting_taken_out_passes_and_waiting_that_explains_withholds(assessed: &lab::Assessed) {
+    // Triple n=1 measured 1.43 times double n=1 in wall time, but each of its runs, in which
+    // one task worked, waited 30% of it: taken out, it takes what double takes.
+    let taken_out = check(assessed, "triple n=1 takes under 1.2 times double n=1");
+    assert_eq!(taken_out.verdict.word(), "pass", "{}", taken_out.reading);
+    assert_eq!(
+        taken_out.reading,
+        "triple n=1 is 1.00× double n=1, and the whole interval is < 1.20"
+    );
+    assert!(
+        taken_out.evidence.ends_with(
+            "; 3 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly"
+        ),
+        "{}",
+        taken_out.evidence
+    );
+    // The score is a time the program measured itself, 1.5 times double's: the waiting may
+    // have lengthened it by up to 30%, which could bring it under 1.2, so the verdict is
+    // withheld.
+    let explained = check(assessed, "triple n=1 scores under 1.2 times double n=1");
+    assert_eq!(explained.verdict.word(), "inconclusive");
+    assert_eq!(
+        explained.reading,
+        "machine busy: runs waited for a CPU others had for up to 30.0% of their wall time, as much as separates 1.50 [1.50, 1.50] from 1.20: undisturbed it could lie anywhere in [1.05, 1.50]; quiet the machine or add runs"
+    );
+    assert_eq!(
+        explained.busy.as_deref(),
+        Some("runs waited for a CPU others had for up to 30.0% of their wall time")
+    );
+}
+
+/// A verdict the waiting cannot explain stands; the machine check counts the withheld ones.
+fn a_verdict_the_waiting_cannot_explain_stands(assessed: &lab::Assessed) {
+    // One disturbed run of double n=2 cannot move a 1.00 score ratio past 2: the verdict
+    // stands and says what it rests on.
+    let unexplained = check(assessed, "triple beats double by at least 1.4 at n=2");
+    assert_eq!(unexplained.verdict.word(), "pass");
+    assert!(unexplained.busy.is_none());
+    assert!(
+        unexplained.evidence.ends_with(
+            "; 1 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), which cannot explain the verdict: undisturbed the ratio lies within [1.50, 2.50]"
+        ),
+        "{}",
+        unexplained.evidence
+    );
+    let machine = check(assessed, "no verdict depends on how busy the machine was");
+    assert_eq!(
+        machine.verdict.word(),
+        "inconclusive",
+        "never untrusted, never failed"
+    );
+    assert!(
+        machine.reading.starts_with(
+            "machine busy: 2 verdicts withheld (triple n=1 scores under 1.2 times double n=1; runs of a cell vary under 10%): runs waited for a CPU others had for up to 30.0% of their wall time, enough to explain them"
+        ),
+        "{}",
+        machine.reading
+    );
+    assert!(assessed.findings.checks.iter().all(|c| !c.untrusted));
+}
+
+/// The spread of double n=2 is its one disturbed run's: judged again without it, the cells
+/// are stable, so the failure is withheld, not published.
+fn a_spread_of_one_disturbed_run_is_withheld(assessed: &lab::Assessed) {
+    let stable = check(assessed, "runs of a cell vary under 10%");
+    assert_eq!(stable.verdict.word(), "inconclusive", "{}", stable.reading);
+    assert_eq!(
+        stable.reading,
+        "machine busy: fail on every run, pass on the 11 runs the machine left alone: 5 runs waited for a CPU others had for more than `max_busy` of their wall time, up to 30.0%, which could explain the difference; quiet the machine or add runs"
+    );
+}
+
 #[test]
 fn runs_on_a_busy_machine_keep_their_timings_and_only_what_the_waiting_explains_is_withheld() {
     let project = common::Project::with_fixtures(&["tiny"]);
@@ -229,76 +313,12 @@ fn runs_on_a_busy_machine_keep_their_timings_and_only_what_the_waiting_explains_
         "every timing is kept"
     );
     assert_eq!(assessed.analysis.counts.valid, 12);
-    let check = |name: &str| {
-        assessed
-            .findings
-            .checks
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("no check {name}"))
-    };
-    // Triple n=1 measured 1.43 times double n=1 in wall time, but each of its runs, in which
-    // one task worked, waited 30% of it: taken out, it takes what double takes.
-    let taken_out = check("triple n=1 takes under 1.2 times double n=1");
-    assert_eq!(taken_out.verdict.word(), "pass", "{}", taken_out.reading);
-    assert_eq!(
-        taken_out.reading,
-        "triple n=1 is 1.00× double n=1, and the whole interval is < 1.20"
-    );
-    assert!(
-        taken_out.evidence.ends_with(
-            "; 3 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly"
-        ),
-        "{}",
-        taken_out.evidence
-    );
-    // The score is a time the program measured itself, 1.5 times double's: the waiting may
-    // have lengthened it by up to 30%, which could bring it under 1.2, so the verdict is
-    // withheld.
-    let explained = check("triple n=1 scores under 1.2 times double n=1");
-    assert_eq!(explained.verdict.word(), "inconclusive");
-    assert_eq!(
-        explained.reading,
-        "machine busy: runs waited for a CPU others had for up to 30.0% of their wall time, as much as separates 1.50 [1.50, 1.50] from 1.20: undisturbed it could lie anywhere in [1.05, 1.50]; quiet the machine or add runs"
-    );
-    assert_eq!(
-        explained.busy.as_deref(),
-        Some("runs waited for a CPU others had for up to 30.0% of their wall time")
-    );
-    // One disturbed run of double n=2 cannot move a 1.00 score ratio past 2: the verdict
-    // stands and says what it rests on.
-    let unexplained = check("triple beats double by at least 1.4 at n=2");
-    assert_eq!(unexplained.verdict.word(), "pass");
-    assert!(unexplained.busy.is_none());
-    assert!(
-        unexplained.evidence.ends_with(
-            "; 1 of 6 runs waited for a CPU others had (up to 30.0% of their wall time), which cannot explain the verdict: undisturbed the ratio lies within [1.50, 2.50]"
-        ),
-        "{}",
-        unexplained.evidence
-    );
-    let machine = check("no verdict depends on how busy the machine was");
-    assert_eq!(
-        machine.verdict.word(),
-        "inconclusive",
-        "never untrusted, never failed"
-    );
-    assert!(
-        machine.reading.starts_with(
-            "machine busy: 2 verdicts withheld (triple n=1 scores under 1.2 times double n=1; runs of a cell vary under 10%): runs waited for a CPU others had for up to 30.0% of their wall time, enough to explain them"
-        ),
-        "{}",
-        machine.reading
-    );
-    assert!(assessed.findings.checks.iter().all(|c| !c.untrusted));
-    // The spread of double n=2 is its one disturbed run's: judged again without it, the
-    // cells are stable, so the failure is withheld, not published.
-    let stable = check("runs of a cell vary under 10%");
-    assert_eq!(stable.verdict.word(), "inconclusive", "{}", stable.reading);
-    assert_eq!(
-        stable.reading,
-        "machine busy: fail on every run, pass on the 11 runs the machine left alone: 5 runs waited for a CPU others had for more than `max_busy` of their wall time, up to 30.0%, which could explain the difference; quiet the machine or add runs"
-    );
+    waiting_taken_out_passes_and_waiting_that_explains_withholds(&assessed);
+
+    a_verdict_the_waiting_cannot_explain_stands(&assessed);
+
+    a_spread_of_one_disturbed_run_is_withheld(&assessed);
+
     // The waiting is a built-in metric, and the runs it disturbed are drawn apart.
     let waits: Vec<f64> = assessed
         .analysis

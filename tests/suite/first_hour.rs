@@ -18,13 +18,8 @@ fn experiment(project: &Project, name: &str, lab_toml: &str) {
     std::fs::write(dir.join("lab.toml"), lab_toml).unwrap();
 }
 
-#[test]
-fn sort_against_sort_n_needs_no_metric_and_answers_in_the_terminal() {
-    let project = Project::with_fixtures(&[]);
-    experiment(
-        &project,
-        "sorting",
-        r#"[experiment]
+/// Plain sort against numeric sort, timed with no declared metric.
+const SORTING: &str = r#"[experiment]
 max_busy = "100%"
 title = "sort against sort -n"
 hypothesis = "Numeric sort is not faster than plain sort on numbers."
@@ -46,8 +41,12 @@ metric = "wall_s"
 a = { variant = "numeric" }
 b = { variant = "plain" }
 expect = "a > 0.1 * b"
-"#,
-    );
+"#;
+
+#[test]
+fn sort_against_sort_n_needs_no_metric_and_answers_in_the_terminal() {
+    let project = Project::with_fixtures(&[]);
+    experiment(&project, "sorting", SORTING);
     // 300,000 numbers: long enough to time with either sort.
     let numbers: String = (0..300_000u64)
         .map(|i| format!("{}\n", (i * 2_654_435_761) % 1_000_003))
@@ -102,6 +101,25 @@ fn a_declared_metric_cannot_take_a_built_in_name() {
     );
 }
 
+/// An ambiguous value is refused, naming the run: it fails the validity check that every run
+/// reported every metric.
+fn an_ambiguous_value_is_refused(project: &Project) {
+    let dir = project.path("experiments/spsc/lab.toml");
+    let text = std::fs::read_to_string(&dir)
+        .unwrap()
+        .replace(",253", "")
+        .replace("5,$((194 + i))", "1,5");
+    std::fs::write(&dir, text).unwrap();
+    // The ambiguous value fails the validity check that every run reported every metric.
+    project.lab_exits(&["run", "spsc", "--quiet"], Exit::CheckFailed);
+    let check = project.lab(&["check", "spsc"]);
+    assert!(
+        stdout(&check).contains("run r0001: metric `ops`: stdout line 1: \"1,5\" is ambiguous"),
+        "{}",
+        stdout(&check)
+    );
+}
+
 #[test]
 fn thousands_separators_and_per_iteration_lines_are_read() {
     let project = Project::with_fixtures(&[]);
@@ -152,21 +170,7 @@ unit = "ops/s"
         "the steady-state analysis applies: {cell}"
     );
 
-    // An ambiguous value is refused, naming the run.
-    let dir = project.path("experiments/spsc/lab.toml");
-    let text = std::fs::read_to_string(&dir)
-        .unwrap()
-        .replace(",253", "")
-        .replace("5,$((194 + i))", "1,5");
-    std::fs::write(&dir, text).unwrap();
-    // The ambiguous value fails the validity check that every run reported every metric.
-    project.lab_exits(&["run", "spsc", "--quiet"], Exit::CheckFailed);
-    let check = project.lab(&["check", "spsc"]);
-    assert!(
-        stdout(&check).contains("run r0001: metric `ops`: stdout line 1: \"1,5\" is ambiguous"),
-        "{}",
-        stdout(&check)
-    );
+    an_ambiguous_value_is_refused(&project);
 }
 
 fn installed(program: &str) -> bool {

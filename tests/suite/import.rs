@@ -243,29 +243,11 @@ fn criterion_sample_files_are_one_run_each() {
     assert_eq!(v[0].1.len(), sample["times"].as_array().unwrap().len());
 }
 
-#[test]
-fn files_and_experiments_lab_cannot_import_into_are_refused() {
-    let project = Project::with_fixtures(&["tiny"]);
-    let pyperf = fixture("pyperf/pyperf.json");
-    let out = project.lab_exits(
-        &["import", "hyperfine", &pyperf, "--into", "x"],
-        Exit::Usage,
-    );
-    assert!(stderr(&out).contains(&format!("{pyperf}: not hyperfine --export-json output")));
-    let hyperfine = fixture("hyperfine/hyperfine.json");
-    let out = project.lab_exits(
-        &["import", "hyperfine", &hyperfine, "--into", "tiny"],
-        Exit::Usage,
-    );
-    assert!(
-        stderr(&out).contains("holds benchmarks lab runs itself"),
-        "{}",
-        stderr(&out)
-    );
-    // Hostile benchmark names and a file name with a newline still give a lab.toml that reads
-    // back with the names intact.
+/// Hostile benchmark names and a file name with a newline still give a lab.toml that reads
+/// back with the names intact.
+fn hostile_names_read_back_intact(project: &Project, hyperfine: &str) {
     let evil = project.path("evil\n[x].json");
-    let text = std::fs::read_to_string(&hyperfine).unwrap().replacen(
+    let text = std::fs::read_to_string(hyperfine).unwrap().replacen(
         "\"sleep 0.01\"",
         "\"<script>alert(1)</script> \\\"q\\\"\\n[[variant]]\"",
         1,
@@ -298,6 +280,28 @@ fn files_and_experiments_lab_cannot_import_into_are_refused() {
         ],
         "{toml}"
     );
+}
+
+#[test]
+fn files_and_experiments_lab_cannot_import_into_are_refused() {
+    let project = Project::with_fixtures(&["tiny"]);
+    let pyperf = fixture("pyperf/pyperf.json");
+    let out = project.lab_exits(
+        &["import", "hyperfine", &pyperf, "--into", "x"],
+        Exit::Usage,
+    );
+    assert!(stderr(&out).contains(&format!("{pyperf}: not hyperfine --export-json output")));
+    let hyperfine = fixture("hyperfine/hyperfine.json");
+    let out = project.lab_exits(
+        &["import", "hyperfine", &hyperfine, "--into", "tiny"],
+        Exit::Usage,
+    );
+    assert!(
+        stderr(&out).contains("holds benchmarks lab runs itself"),
+        "{}",
+        stderr(&out)
+    );
+    hostile_names_read_back_intact(&project, &hyperfine);
     assert!(!project.read("book/src/evil/index.md").contains("<script>"));
     let out = project.lab_exits(
         &["import", "hyperfine", &hyperfine, "--into", "../up"],
@@ -722,6 +726,28 @@ fn a_secondary_metric_only_some_benchmarks_have_is_optional_and_fails_no_run() {
     );
 }
 
+/// A target/criterion tree: benchmark folders at two depths, criterion's report/ folders, and
+/// a base/ beside new/ (the run before, not imported unless named). Returns its path.
+fn criterion_tree(project: &Project) -> String {
+    let tree = project.path("target/criterion").display().to_string();
+    for (from, to) in [
+        ("analysis-run1", "analysis/first"),
+        ("analysis-run2", "analysis/second"),
+        ("criterion-0.2", "fib 20"),
+        ("criterion-0.2", "report/fib 20"),
+    ] {
+        let to = project.path(&format!("target/criterion/{to}"));
+        for kind in ["new", "base"] {
+            std::fs::create_dir_all(to.join(kind)).unwrap();
+            for file in ["sample.json", "benchmark.json"] {
+                let source = PathBuf::from(fixture(&format!("criterion/{from}/new/{file}")));
+                std::fs::copy(source, to.join(kind).join(file)).unwrap();
+            }
+        }
+    }
+    tree
+}
+
 #[test]
 fn google_benchmark_counters_and_a_criterion_tree_import_as_metrics() {
     let project = Project::with_fixtures(&[]);
@@ -743,24 +769,7 @@ fn google_benchmark_counters_and_a_criterion_tree_import_as_metrics() {
     assert!(toml.contains("[metric.items_per_second]\njson = \"items_per_second\"\nunit = \"/s\"\nbetter = \"higher\"\n"), "{toml}");
     let sorts = metric_values(&project, "fill", "sorts");
     assert_eq!((sorts[0].1[0], sorts.len()), (6903.0, 6));
-    // A target/criterion tree: benchmark folders at two depths, criterion's report/ folders,
-    // and a base/ beside new/ (the run before, not imported unless named).
-    let tree = project.path("target/criterion").display().to_string();
-    for (from, to) in [
-        ("analysis-run1", "analysis/first"),
-        ("analysis-run2", "analysis/second"),
-        ("criterion-0.2", "fib 20"),
-        ("criterion-0.2", "report/fib 20"),
-    ] {
-        let to = project.path(&format!("target/criterion/{to}"));
-        for kind in ["new", "base"] {
-            std::fs::create_dir_all(to.join(kind)).unwrap();
-            for file in ["sample.json", "benchmark.json"] {
-                let source = PathBuf::from(fixture(&format!("criterion/{from}/new/{file}")));
-                std::fs::copy(source, to.join(kind).join(file)).unwrap();
-            }
-        }
-    }
+    let tree = criterion_tree(&project);
     project.lab_exits(&["import", "criterion", &tree, "--into", "crit"], Exit::Ok);
     let files = manifest(&project, "crit")["imported"]["files"].clone();
     let paths: Vec<String> = files
@@ -785,88 +794,100 @@ fn google_benchmark_counters_and_a_criterion_tree_import_as_metrics() {
     );
 }
 
+/// (version, first and last per-iteration seconds of `sum 1000`, of `parse/from_str/256`),
+/// computed from each sample.json's times[i] / iters[i] ns.
+const CRITERION_SERIES: [(&str, [f64; 2], [f64; 2]); 5] = [
+    (
+        "0.2.11",
+        [4.655201680749047e-10, 4.005997069556909e-10],
+        [1.6330287318302908e-07, 1.8525505891187358e-07],
+    ),
+    (
+        "0.3.6",
+        [9.36597245827039e-10, 9.107386491884598e-10],
+        [2.465848648648649e-07, 2.6189730656370657e-07],
+    ),
+    (
+        "0.4.0",
+        [4.2366107133109695e-10, 4.4927982488911863e-10],
+        [1.2841127108658794e-07, 1.22775384372216e-07],
+    ),
+    (
+        "0.5.1",
+        [4.312343109283191e-10, 4.274594652180766e-10],
+        [1.4933255592070393e-07, 1.1884279479840277e-07],
+    ),
+    (
+        "0.8.2",
+        [3.507198997201441e-10, 6.683135135730442e-10],
+        [1.3643433680169714e-07, 1.281562405293464e-07],
+    ),
+];
+
+/// Whether `a` is `b` to 12 significant digits.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= b.abs() * 1e-12
+}
+
+/// The target/criterion tree criterion `version` wrote imports as two experiments, the
+/// per-iteration seconds of `sum 1000` and `parse/from_str/256` as expected, with the
+/// throughput criterion declared.
+fn imports_with_throughput(version: &str, sum: [f64; 2], parse: [f64; 2]) {
+    let project = Project::with_fixtures(&[]);
+    let tree = fixture(&format!("criterion/versions/{version}"));
+    let out = project.lab_exits(&["import", "criterion", &tree, "--into", "c"], Exit::Ok);
+    // `parse/from_str` takes an input (criterion's value_str); the other two do not.
+    for experiment in ["c-by-value", "c-plain"] {
+        assert!(
+            project
+                .path(&format!("experiments/{experiment}/lab.toml"))
+                .is_file(),
+            "{version}: {}",
+            stderr(&out)
+        );
+    }
+    let plain = project.read("experiments/c-plain/lab.toml");
+    assert!(
+        plain.contains("label = \"sum 1000\"") && plain.contains("label = \"count/filter\""),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("[metric.elements_per_second]\njson = \"elements_per_second\"\nunit = \"/s\"\nbetter = \"higher\"\noptional = true\n"),
+        "{version}: only count/filter declares Elements(1000)\n{plain}"
+    );
+    let by_value = project.read("experiments/c-by-value/lab.toml");
+    assert!(by_value.contains("[metric.bytes_per_second]"), "{by_value}");
+    let times = values(&project, "c-plain");
+    // Sorted by folder: count/filter, then sum 1000; one run of 10 samples each.
+    assert_eq!(
+        times.len(),
+        2,
+        "{version}: base/ and named baselines are not imported"
+    );
+    let sum_run = &times[1].1;
+    assert_eq!(sum_run.len(), 10);
+    assert!(
+        close(sum_run[0], sum[0]) && close(sum_run[9], sum[1]),
+        "{version}: {sum_run:?}"
+    );
+    let parse_runs = values(&project, "c-by-value");
+    let big = &parse_runs[1].1;
+    assert!(
+        close(big[0], parse[0]) && close(big[9], parse[1]),
+        "{version}: {big:?}"
+    );
+    let rates = metric_values(&project, "c-by-value", "bytes_per_second");
+    assert!(
+        close(rates[1].1[0], 256.0 / parse[0]),
+        "{version}: {:?}",
+        rates[1]
+    );
+}
+
 #[test]
 fn criterion_trees_of_every_release_series_import_with_their_throughput() {
-    // (version, first and last per-iteration seconds of `sum 1000`, of `parse/from_str/256`),
-    // computed from each sample.json's times[i] / iters[i] ns.
-    let expected = [
-        (
-            "0.2.11",
-            [4.655201680749047e-10, 4.005997069556909e-10],
-            [1.6330287318302908e-07, 1.8525505891187358e-07],
-        ),
-        (
-            "0.3.6",
-            [9.36597245827039e-10, 9.107386491884598e-10],
-            [2.465848648648649e-07, 2.6189730656370657e-07],
-        ),
-        (
-            "0.4.0",
-            [4.2366107133109695e-10, 4.4927982488911863e-10],
-            [1.2841127108658794e-07, 1.22775384372216e-07],
-        ),
-        (
-            "0.5.1",
-            [4.312343109283191e-10, 4.274594652180766e-10],
-            [1.4933255592070393e-07, 1.1884279479840277e-07],
-        ),
-        (
-            "0.8.2",
-            [3.507198997201441e-10, 6.683135135730442e-10],
-            [1.3643433680169714e-07, 1.281562405293464e-07],
-        ),
-    ];
-    let close = |a: f64, b: f64| (a - b).abs() <= b.abs() * 1e-12;
-    for (version, sum, parse) in expected {
-        let project = Project::with_fixtures(&[]);
-        let tree = fixture(&format!("criterion/versions/{version}"));
-        let out = project.lab_exits(&["import", "criterion", &tree, "--into", "c"], Exit::Ok);
-        // `parse/from_str` takes an input (criterion's value_str); the other two do not.
-        for experiment in ["c-by-value", "c-plain"] {
-            assert!(
-                project
-                    .path(&format!("experiments/{experiment}/lab.toml"))
-                    .is_file(),
-                "{version}: {}",
-                stderr(&out)
-            );
-        }
-        let plain = project.read("experiments/c-plain/lab.toml");
-        assert!(
-            plain.contains("label = \"sum 1000\"") && plain.contains("label = \"count/filter\""),
-            "{plain}"
-        );
-        assert!(
-            plain.contains("[metric.elements_per_second]\njson = \"elements_per_second\"\nunit = \"/s\"\nbetter = \"higher\"\noptional = true\n"),
-            "{version}: only count/filter declares Elements(1000)\n{plain}"
-        );
-        let by_value = project.read("experiments/c-by-value/lab.toml");
-        assert!(by_value.contains("[metric.bytes_per_second]"), "{by_value}");
-        let times = values(&project, "c-plain");
-        // Sorted by folder: count/filter, then sum 1000; one run of 10 samples each.
-        assert_eq!(
-            times.len(),
-            2,
-            "{version}: base/ and named baselines are not imported"
-        );
-        let sum_run = &times[1].1;
-        assert_eq!(sum_run.len(), 10);
-        assert!(
-            close(sum_run[0], sum[0]) && close(sum_run[9], sum[1]),
-            "{version}: {sum_run:?}"
-        );
-        let parse_runs = values(&project, "c-by-value");
-        let big = &parse_runs[1].1;
-        assert!(
-            close(big[0], parse[0]) && close(big[9], parse[1]),
-            "{version}: {big:?}"
-        );
-        let rates = metric_values(&project, "c-by-value", "bytes_per_second");
-        assert!(
-            close(rates[1].1[0], 256.0 / parse[0]),
-            "{version}: {:?}",
-            rates[1]
-        );
+    for (version, sum, parse) in CRITERION_SERIES {
+        imports_with_throughput(version, sum, parse);
     }
 }
 

@@ -72,6 +72,72 @@ fn a_time_that_steps_with_the_padding_fails_the_check_naming_the_cell_and_the_ef
     );
 }
 
+/// The value each run printed of `metric`, by run.
+fn printed(samples: &[BTreeMap<String, String>], metric: &str) -> BTreeMap<String, String> {
+    samples
+        .iter()
+        .filter(|s| s["metric"] == metric)
+        .map(|s| (s["run_id"].clone(), s["value"].clone()))
+        .collect()
+}
+
+/// Each run's padding and heap shift as plan.json records them.
+fn planned_layout(session: &std::path::Path) -> BTreeMap<String, (u64, u64)> {
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("plan.json")).unwrap()).unwrap();
+    plan["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_string(),
+                (
+                    r["env_padding"].as_u64().unwrap(),
+                    r["heap_shift"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The run's padding and heap shift, which it printed (`[pads, heaps]`), plan.json records
+/// too and which are the seeded draws for the run (seed 11); the shift is a multiple of 16
+/// within a page.
+fn assert_saw_its_draws(
+    row: &BTreeMap<String, String>,
+    [pads, heaps]: [&BTreeMap<String, String>; 2],
+    planned: &BTreeMap<String, (u64, u64)>,
+) -> (u32, u32) {
+    let id = &row["run_id"];
+    let padding: u32 = row["env_padding"].parse().unwrap();
+    let shift: u32 = row["heap_shift"].parse().unwrap();
+    assert_eq!(
+        pads[id],
+        padding.to_string(),
+        "{id}: the run saw its padding"
+    );
+    assert_eq!(heaps[id], shift.to_string(), "{id}: the run saw its shift");
+    assert_eq!(
+        planned[id],
+        (u64::from(padding), u64::from(shift)),
+        "{id}: plan.json agrees"
+    );
+    let repetition: u32 = row["repetition"].parse().unwrap();
+    assert_eq!(
+        lab::plan::layout::padding(11, id, repetition),
+        padding,
+        "{id}"
+    );
+    assert_eq!(
+        lab::plan::layout::heap_shift(11, id, repetition),
+        shift,
+        "{id}"
+    );
+    assert!(shift < 4096 && shift.is_multiple_of(16), "{id}: {shift}");
+    (padding, shift)
+}
+
 /// Each run saw in `${#LAB_LAYOUT_PAD}` the padding runs.csv and plan.json record for it, and
 /// in `$LAB_HEAP_SHIFT` its heap shift; both are the seeded draws for the run, and the heap
 /// positions are drawn evenly.
@@ -95,60 +161,13 @@ fn every_run_sees_the_padding_its_row_records_and_the_seed_draws() {
         "the columns come after the existing ones"
     );
     let samples = csv_rows(&session.join("samples.csv"));
-    let printed = |metric: &str| -> BTreeMap<String, String> {
-        samples
-            .iter()
-            .filter(|s| s["metric"] == metric)
-            .map(|s| (s["run_id"].clone(), s["value"].clone()))
-            .collect()
-    };
-    let (pads, heaps) = (printed("pad"), printed("heap"));
-    let plan: Value =
-        serde_json::from_str(&std::fs::read_to_string(session.join("plan.json")).unwrap()).unwrap();
-    let planned: BTreeMap<String, (u64, u64)> = plan["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["id"].as_str().unwrap().to_string(),
-                (
-                    r["env_padding"].as_u64().unwrap(),
-                    r["heap_shift"].as_u64().unwrap(),
-                ),
-            )
-        })
-        .collect();
+    let (pads, heaps) = (printed(&samples, "pad"), printed(&samples, "heap"));
+    let planned = planned_layout(&session);
     assert_eq!(runs.len(), 28);
     let (mut lower, mut upper) = (0, 0);
     let mut positions = [0; 4];
     for row in &runs {
-        let id = &row["run_id"];
-        let padding: u32 = row["env_padding"].parse().unwrap();
-        let shift: u32 = row["heap_shift"].parse().unwrap();
-        assert_eq!(
-            pads[id],
-            padding.to_string(),
-            "{id}: the run saw its padding"
-        );
-        assert_eq!(heaps[id], shift.to_string(), "{id}: the run saw its shift");
-        assert_eq!(
-            planned[id],
-            (u64::from(padding), u64::from(shift)),
-            "{id}: plan.json agrees"
-        );
-        let repetition: u32 = row["repetition"].parse().unwrap();
-        assert_eq!(
-            lab::plan::layout::padding(11, id, repetition),
-            padding,
-            "{id}"
-        );
-        assert_eq!(
-            lab::plan::layout::heap_shift(11, id, repetition),
-            shift,
-            "{id}"
-        );
-        assert!(shift < 4096 && shift.is_multiple_of(16), "{id}: {shift}");
+        let (padding, shift) = assert_saw_its_draws(row, [&pads, &heaps], &planned);
         positions[(shift % 64 / 16) as usize] += 1;
         if padding >= 2048 {
             upper += 1;
@@ -195,6 +214,40 @@ fn links_statically() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Without a static C library only the dynamic half can be shown: the static variant goes.
+fn drop_the_static_variant(project: &Project, path: &str) {
+    let toml = project.path(&format!("{path}/lab.toml"));
+    let source = std::fs::read_to_string(&toml).unwrap();
+    let source = source
+        .replace(" && cc -O2 -static -o build/static addr.c", "")
+        .replace(", \"build/static\"]", "]")
+        .replace(
+            "[[variant]]\nname = \"static\"\nrun = [\"build/static\"]\n",
+            "",
+        );
+    std::fs::write(&toml, source).unwrap();
+}
+
+/// The statically linked program's block stays where it is in every run, and the session
+/// says why.
+fn assert_static_heap_kept(kept: &[i64], manifest: &str, chapter: &str) {
+    assert_eq!(kept.len(), 8);
+    assert!(kept.iter().all(|k| *k == kept[0]), "{kept:?}");
+    let why = "`build/static` is statically linked: no dynamic loader runs to preload the heap shim, so its heap stays where it is";
+    assert!(manifest.contains(why), "{manifest}");
+    assert!(
+        chapter.contains("bytes in 8 of 16 runs (runs.csv column heap_shift)"),
+        "{chapter}"
+    );
+    // The page marks the name as code its own way.
+    assert!(
+        chapter.contains(
+            "build/static\\` is statically linked: no dynamic loader runs to preload the heap shim"
+        ),
+        "{chapter}"
+    );
+}
+
 /// A C program's first block lands exactly the recorded shift further on in every run: its
 /// offset within the page less the shift is the same in all of them, while the offsets
 /// themselves differ. The same program linked statically loads no shim: its runs record no
@@ -205,17 +258,7 @@ fn the_heap_moves_by_the_recorded_shift_where_the_program_is_linked_dynamically(
     let path = "experiments/layout-heap";
     let statically = links_statically();
     if !statically {
-        // Without a static C library only the dynamic half can be shown.
-        let toml = project.path(&format!("{path}/lab.toml"));
-        let source = std::fs::read_to_string(&toml).unwrap();
-        let source = source
-            .replace(" && cc -O2 -static -o build/static addr.c", "")
-            .replace(", \"build/static\"]", "]")
-            .replace(
-                "[[variant]]\nname = \"static\"\nrun = [\"build/static\"]\n",
-                "",
-            );
-        std::fs::write(&toml, source).unwrap();
+        drop_the_static_variant(&project, path);
     }
     project.lab(&["run", path, "--quiet"]);
     let session = project.session("layout-heap");
@@ -251,16 +294,7 @@ fn the_heap_moves_by_the_recorded_shift_where_the_program_is_linked_dynamically(
     let manifest = std::fs::read_to_string(session.join("manifest.json")).unwrap();
     let chapter = project.read("book/src/layout-heap/index.md");
     if statically {
-        assert_eq!(kept.len(), 8);
-        assert!(kept.iter().all(|k| *k == kept[0]), "{kept:?}");
-        let why = "`build/static` is statically linked: no dynamic loader runs to preload the heap shim, so its heap stays where it is";
-        assert!(manifest.contains(why), "{manifest}");
-        assert!(
-            chapter.contains("bytes in 8 of 16 runs (runs.csv column heap_shift)"),
-            "{chapter}"
-        );
-        // The page marks the name as code its own way.
-        assert!(chapter.contains("build/static\\` is statically linked: no dynamic loader runs to preload the heap shim"), "{chapter}");
+        assert_static_heap_kept(&kept, &manifest, &chapter);
     }
     // A session recorded before lab shifted heaps has no such column: it reads as before.
     crate::common::strip_columns(&session.join("runs.csv"), &["heap_shift"]);

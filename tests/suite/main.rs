@@ -43,5 +43,6 @@ mod serve;
 mod slurm;
 mod snapshots;
 mod steady_state;
+mod structure;
 mod traps;
 mod under_load;

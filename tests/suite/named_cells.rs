@@ -225,6 +225,117 @@ fn ops_cell<'a>(assessed: &'a Assessed, label: &str) -> &'a lab::analysis::CellS
         .unwrap()
 }
 
+/// duration: two runs of fast n=1 took 0.8 s for 0.5 s; they are invalid, the rest count.
+fn the_duration_rule_names_its_runs(a: &Assessed) {
+    let duration = "every run lasted half a second";
+    assert_decided(a, duration, Verdict::Fail, &["fast n=1"]);
+    let stretched = &result(a, duration).runs;
+    assert_eq!(stretched.len(), 2);
+    for id in stretched {
+        assert_eq!(cell_of_run(a, id), "fast n=1");
+    }
+    // Its reading names one of those runs, not its cell.
+    let reading = &result(a, duration).reading;
+    assert!(
+        stretched
+            .iter()
+            .any(|id| *reading == format!("run {id} took 0.800 s for a 0.500 s request")),
+        "{reading}"
+    );
+    assert_eq!(ops_cell(a, "fast n=1").n, REPETITIONS - 2);
+    assert_eq!(ops_cell(a, "fast n=2").n, REPETITIONS);
+}
+
+/// ceiling: fast n=2 runs at 58 of calib n=2's 60 Mops/s; checksum: calib n=1 printed 43
+/// where base printed 42; distinct: base printed the same at n=1 and n=2.
+fn the_ceiling_checksum_and_distinct_checks_name_their_cells(a: &Assessed) {
+    // ceiling: fast n=2 runs at 58 of calib n=2's 60 Mops/s; fast n=1 stays at 67% of its 30.
+    let ceiling = "no cell runs at the clock's ceiling";
+    assert_failed_on(a, ceiling, &["fast n=2"]);
+    let ratio = result(a, ceiling).ratio.as_ref().unwrap();
+    assert_eq!(
+        (ratio.a.as_str(), ratio.b.as_str()),
+        ("fast n=2", "median of calib n=2")
+    );
+    assert!((ratio.ratio - 58.0 / 60.0).abs() < 1e-9, "{ratio:?}");
+
+    // checksum: calib n=1 printed 43 where base printed 42, in every one of its 16 runs.
+    let checksum = "every variant computes base's answer";
+    assert_failed_on(a, checksum, &["calib n=1"]);
+    assert_eq!(result(a, checksum).runs.len(), REPETITIONS);
+
+    // distinct: base printed the same at n=1 and n=2; n=2 → n=4 differs fourfold.
+    let distinct = "every n of base is a different configuration";
+    assert_failed_on(a, distinct, &["base n=1", "base n=2"]);
+    assert!(
+        result(a, distinct)
+            .reading
+            .starts_with("base n=1 and base n=2 printed identical output"),
+        "{}",
+        result(a, distinct).reading
+    );
+}
+
+/// order: the memory of base n=4 climbs 8 MiB a run; stable: calib n=4 varies 41% from run
+/// to run.
+fn the_order_and_stable_checks_name_their_cells(a: &Assessed) {
+    // order: the memory of base n=4 climbs 8 MiB a run; every other cell holds 64 MiB.
+    let order = "memory does not depend on the runs before";
+    assert_failed_on(a, order, &["base n=4"]);
+    assert_eq!(result(a, order).runs.len(), REPETITIONS);
+    // The pooled within-cell test finds it; the reading says which cell it rests on.
+    let reading = &result(a, order).reading;
+    assert!(
+        reading.starts_with("serial dependence within cells: each run lands on the same side")
+            && reading.ends_with("; it rests on base n=4: without its runs no test fails"),
+        "{reading}"
+    );
+
+    // stable: calib n=4 varies 41% from run to run, every other cell 1% or not at all.
+    let stable = "runs of a cell vary under 10%";
+    assert_failed_on(a, stable, &["calib n=4"]);
+    assert_eq!(
+        result(a, stable).reading,
+        "calib n=4 varies 41.3% from run to run, above the 10.0% limit"
+    );
+    let cv = |label: &str| ops_cell(a, label).summary.as_ref().unwrap().cv;
+    assert!(
+        (cv("calib n=4") - grid_cv(0.65)).abs() < 1e-6,
+        "{}",
+        cv("calib n=4")
+    );
+    assert!(
+        (cv("fast n=2") - grid_cv(0.017)).abs() < 1e-6,
+        "{}",
+        cv("fast n=2")
+    );
+    assert_eq!(cv("base n=1"), 0.0);
+}
+
+/// steady: every run of calib n=2 is still changing at iteration 80; scaling: fast grows
+/// 20 → 24 from n=1 to n=4.
+fn the_steady_and_scaling_checks_name_their_cells(a: &Assessed) {
+    let steady = "every run settles within 50 iterations";
+    assert_failed_on(a, steady, &["calib n=2"]);
+    assert_eq!(result(a, steady).runs.len(), REPETITIONS);
+    assert!(
+        result(a, steady)
+            .reading
+            .contains("(calib n=2) reached no steady state: still changing at iteration 80"),
+        "{}",
+        result(a, steady).reading
+    );
+
+    // scaling: fast grows 20 → 24 from n=1 to n=4; base (10 → 40) and calib (30 → 120) pass.
+    let scaling = "every variant doubles from n=1 to n=4";
+    assert_failed_on(a, scaling, &["fast n=1", "fast n=4"]);
+    let ratio = result(a, scaling).ratio.as_ref().unwrap();
+    assert_eq!(
+        (ratio.a.as_str(), ratio.b.as_str()),
+        ("fast n=4", "fast n=1")
+    );
+}
+
 #[test]
 fn every_check_names_the_cells_that_decided_its_verdict() {
     let (_project, a, code, planted) = planted_session();
@@ -237,24 +348,7 @@ fn every_check_names_the_cells_that_decided_its_verdict() {
     assert_eq!(runs.len(), 9);
     assert!(runs.iter().all(|k| *k == REPETITIONS), "{runs:?}");
 
-    // duration: two runs of fast n=1 took 0.8 s for 0.5 s; they are invalid, the rest count.
-    let duration = "every run lasted half a second";
-    assert_decided(&a, duration, Verdict::Fail, &["fast n=1"]);
-    let stretched = &result(&a, duration).runs;
-    assert_eq!(stretched.len(), 2);
-    for id in stretched {
-        assert_eq!(cell_of_run(&a, id), "fast n=1");
-    }
-    // Its reading names one of those runs, not its cell.
-    let reading = &result(&a, duration).reading;
-    assert!(
-        stretched
-            .iter()
-            .any(|id| *reading == format!("run {id} took 0.800 s for a 0.500 s request")),
-        "{reading}"
-    );
-    assert_eq!(ops_cell(&a, "fast n=1").n, REPETITIONS - 2);
-    assert_eq!(ops_cell(&a, "fast n=2").n, REPETITIONS);
+    the_duration_rule_names_its_runs(&a);
 
     // compare and agree name the two cells they compare, in plan order.
     assert_decided(
@@ -265,82 +359,9 @@ fn every_check_names_the_cells_that_decided_its_verdict() {
     );
     assert_failed_on(&a, "fast matches base at n=1", &["base n=1", "fast n=1"]);
 
-    // ceiling: fast n=2 runs at 58 of calib n=2's 60 Mops/s; fast n=1 stays at 67% of its 30.
-    let ceiling = "no cell runs at the clock's ceiling";
-    assert_failed_on(&a, ceiling, &["fast n=2"]);
-    let ratio = result(&a, ceiling).ratio.as_ref().unwrap();
-    assert_eq!(
-        (ratio.a.as_str(), ratio.b.as_str()),
-        ("fast n=2", "median of calib n=2")
-    );
-    assert!((ratio.ratio - 58.0 / 60.0).abs() < 1e-9, "{ratio:?}");
+    the_ceiling_checksum_and_distinct_checks_name_their_cells(&a);
 
-    // checksum: calib n=1 printed 43 where base printed 42, in every one of its 16 runs.
-    let checksum = "every variant computes base's answer";
-    assert_failed_on(&a, checksum, &["calib n=1"]);
-    assert_eq!(result(&a, checksum).runs.len(), REPETITIONS);
+    the_order_and_stable_checks_name_their_cells(&a);
 
-    // distinct: base printed the same at n=1 and n=2; n=2 → n=4 differs fourfold.
-    let distinct = "every n of base is a different configuration";
-    assert_failed_on(&a, distinct, &["base n=1", "base n=2"]);
-    assert!(
-        result(&a, distinct)
-            .reading
-            .starts_with("base n=1 and base n=2 printed identical output"),
-        "{}",
-        result(&a, distinct).reading
-    );
-
-    // order: the memory of base n=4 climbs 8 MiB a run; every other cell holds 64 MiB.
-    let order = "memory does not depend on the runs before";
-    assert_failed_on(&a, order, &["base n=4"]);
-    assert_eq!(result(&a, order).runs.len(), REPETITIONS);
-    // The pooled within-cell test finds it; the reading says which cell it rests on.
-    let reading = &result(&a, order).reading;
-    assert!(
-        reading.starts_with("serial dependence within cells: each run lands on the same side")
-            && reading.ends_with("; it rests on base n=4: without its runs no test fails"),
-        "{reading}"
-    );
-
-    // stable: calib n=4 varies 41% from run to run, every other cell 1% or not at all.
-    let stable = "runs of a cell vary under 10%";
-    assert_failed_on(&a, stable, &["calib n=4"]);
-    assert_eq!(
-        result(&a, stable).reading,
-        "calib n=4 varies 41.3% from run to run, above the 10.0% limit"
-    );
-    let cv = |label: &str| ops_cell(&a, label).summary.as_ref().unwrap().cv;
-    assert!(
-        (cv("calib n=4") - grid_cv(0.65)).abs() < 1e-6,
-        "{}",
-        cv("calib n=4")
-    );
-    assert!(
-        (cv("fast n=2") - grid_cv(0.017)).abs() < 1e-6,
-        "{}",
-        cv("fast n=2")
-    );
-    assert_eq!(cv("base n=1"), 0.0);
-
-    // steady: every run of calib n=2 is still changing at iteration 80.
-    let steady = "every run settles within 50 iterations";
-    assert_failed_on(&a, steady, &["calib n=2"]);
-    assert_eq!(result(&a, steady).runs.len(), REPETITIONS);
-    assert!(
-        result(&a, steady)
-            .reading
-            .contains("(calib n=2) reached no steady state: still changing at iteration 80"),
-        "{}",
-        result(&a, steady).reading
-    );
-
-    // scaling: fast grows 20 → 24 from n=1 to n=4; base (10 → 40) and calib (30 → 120) pass.
-    let scaling = "every variant doubles from n=1 to n=4";
-    assert_failed_on(&a, scaling, &["fast n=1", "fast n=4"]);
-    let ratio = result(&a, scaling).ratio.as_ref().unwrap();
-    assert_eq!(
-        (ratio.a.as_str(), ratio.b.as_str()),
-        ("fast n=4", "fast n=1")
-    );
+    the_steady_and_scaling_checks_name_their_cells(&a);
 }

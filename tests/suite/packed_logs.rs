@@ -113,11 +113,10 @@ fn a_session_of_thousands_of_runs_keeps_a_handful_of_files() {
     );
 }
 
-#[test]
-fn an_uncommitted_tail_of_a_pack_is_set_aside_on_resume_and_every_run_kept_whole() {
-    let project = printing_project();
-    project.lab_exits(&["run", "packed", "--quiet"], Exit::Ok);
-    let session = project.session("packed");
+/// As a kill between a run's output and its row leaves it: the last run's row is gone (torn
+/// off runs.csv, its values off samples.csv, the session open again), its bytes are still at
+/// the end of the packs. Returns the torn run's id.
+fn tear_off_the_last_row(session: &std::path::Path) -> String {
     // As a kill between a run's output and its row leaves it: the last run's row is gone
     // (torn off runs.csv), its bytes are still at the end of the packs.
     let runs = session.join("runs.csv");
@@ -144,6 +143,33 @@ fn an_uncommitted_tail_of_a_pack_is_set_aside_on_resume_and_every_run_kept_whole
     };
     let m = strip_digests(&std::fs::read_to_string(&manifest).unwrap());
     std::fs::write(&manifest, m).unwrap();
+    last_run
+}
+
+/// Every planned run exactly once, each with its own output.
+fn assert_every_run_once_with_its_output(session: &std::path::Path, last_run: &str) {
+    let rows = csv_rows(&session.join("runs.csv"));
+    let ids: Vec<&str> = rows.iter().map(|r| r["run_id"].as_str()).collect();
+    assert_eq!(ids, ["r0001", "r0002", "r0003", "r0004", "r0005", last_run]);
+    for row in &rows {
+        let (out, err) = expected(&row["n"]);
+        assert_eq!(
+            common::run_log(session, &row["run_id"], Stream::Stdout),
+            out
+        );
+        assert_eq!(
+            common::run_log(session, &row["run_id"], Stream::Stderr),
+            err
+        );
+    }
+}
+
+#[test]
+fn an_uncommitted_tail_of_a_pack_is_set_aside_on_resume_and_every_run_kept_whole() {
+    let project = printing_project();
+    project.lab_exits(&["run", "packed", "--quiet"], Exit::Ok);
+    let session = project.session("packed");
+    let last_run = tear_off_the_last_row(&session);
     let stdout_pack = std::fs::read(session.join("logs/stdout.pack")).unwrap();
     let out = project.lab(&["run", "packed", "--resume"]);
     assert_eq!(
@@ -161,31 +187,7 @@ fn an_uncommitted_tail_of_a_pack_is_set_aside_on_resume_and_every_run_kept_whole
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Every planned run exactly once, each with its own output.
-    let rows = csv_rows(&session.join("runs.csv"));
-    let ids: Vec<&str> = rows.iter().map(|r| r["run_id"].as_str()).collect();
-    assert_eq!(
-        ids,
-        [
-            "r0001",
-            "r0002",
-            "r0003",
-            "r0004",
-            "r0005",
-            last_run.as_str()
-        ]
-    );
-    for row in &rows {
-        let (out, err) = expected(&row["n"]);
-        assert_eq!(
-            common::run_log(&session, &row["run_id"], Stream::Stdout),
-            out
-        );
-        assert_eq!(
-            common::run_log(&session, &row["run_id"], Stream::Stderr),
-            err
-        );
-    }
+    assert_every_run_once_with_its_output(&session, &last_run);
 }
 
 #[test]

@@ -6,13 +6,12 @@ use lab::Exit;
 
 use common::{Project, csv_rows, tree, verdicts};
 
-#[test]
-fn tiny_experiment_runs_stores_analyses_and_renders() {
-    let project = Project::with_fixtures(&["tiny"]);
-    project.lab_exits(&["run", "experiments/tiny", "--quiet"], Exit::CheckFailed);
-    let session = project.session("tiny");
+/// A row of runs.csv by column.
+type Row = std::collections::BTreeMap<String, String>;
 
-    // 2 variants × 2 values of n × (1 warm-up + 3 repetitions), one row per process.
+/// 2 variants × 2 values of n × (1 warm-up + 3 repetitions), one row per process, each with
+/// the score it printed: FACTOR × n.
+fn assert_stored(session: &std::path::Path) {
     let runs = csv_rows(&session.join("runs.csv"));
     assert_eq!(runs.len(), 16);
     assert_eq!(runs.iter().filter(|r| r["warmup"] == "true").count(), 4);
@@ -46,23 +45,11 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
             .collect();
         assert_eq!(score, vec![expected], "run {}", run["run_id"]);
     }
+}
 
-    // The verdicts: the ratio is exactly 1.5 (> 1.4 passes) and double never beats triple.
-    let checks = verdicts(&project, "tiny");
-    let verdict = |name: &str| {
-        checks
-            .iter()
-            .find(|c| c["name"] == name)
-            .map(|c| c["verdict"].as_str().unwrap().to_string())
-            .unwrap()
-    };
-    assert_eq!(
-        verdict("triple beats double by at least 1.4 at n=2"),
-        "pass"
-    );
-    assert_eq!(verdict("double beats triple at n=1"), "fail");
-    assert_eq!(verdict("every run exited normally"), "pass");
-
+/// The chapter opens with the answer, shows the evidence, the results and a chart, and is in
+/// the book's summary.
+fn assert_rendered(project: &Project) {
     let page = project.read("book/src/tiny/index.md");
     assert!(page.contains("| <span class=\"lab-verdict lab-pass\">pass</span> | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
     assert!(page.contains(
@@ -105,6 +92,33 @@ fn tiny_experiment_runs_stores_analyses_and_renders() {
 }
 
 #[test]
+fn tiny_experiment_runs_stores_analyses_and_renders() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_exits(&["run", "experiments/tiny", "--quiet"], Exit::CheckFailed);
+    let session = project.session("tiny");
+
+    assert_stored(&session);
+
+    // The verdicts: the ratio is exactly 1.5 (> 1.4 passes) and double never beats triple.
+    let checks = verdicts(&project, "tiny");
+    let verdict = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(
+        verdict("triple beats double by at least 1.4 at n=2"),
+        "pass"
+    );
+    assert_eq!(verdict("double beats triple at n=1"), "fail");
+    assert_eq!(verdict("every run exited normally"), "pass");
+
+    assert_rendered(&project);
+}
+
+#[test]
 fn the_whole_book_is_byte_identical_when_rebuilt_and_report_runs_nothing() {
     let project = Project::with_fixtures(&["tiny", "iterations"]);
     project.lab_exits(&["run", "experiments/tiny", "--quiet"], Exit::CheckFailed);
@@ -143,29 +157,14 @@ fn an_experiment_can_override_the_chapter_template() {
     );
 }
 
-#[test]
-fn broken_runs_are_data_not_crashes() {
-    let project = Project::with_fixtures(&["broken"]);
-    let out = project.lab_exits(&["run", "experiments/broken"], Exit::CheckFailed);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("[4/7]") && stderr.contains("timed out"),
-        "plain progress lines off a terminal:\n{stderr}"
-    );
-    let runs = csv_rows(&project.session("broken").join("runs.csv"));
-    let by_mode = |m: &str| runs.iter().find(|r| r["mode"] == m).unwrap().clone();
-    assert_eq!(by_mode("ok")["exit_code"], "0");
-    assert_eq!(by_mode("crash")["signal"], "11");
-    assert_eq!(by_mode("fail")["exit_code"], "3");
-    let hang = by_mode("hang");
-    assert_eq!(hang["timed_out"], "true");
-    assert!(
-        hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000,
-        "killed at the 300 ms timeout"
-    );
-    let silent = by_mode("silent")["run_id"].clone();
-    // One process stayed in the run's group, one left it with setsid: both are killed, named.
-    let leave = by_mode("leave");
+/// The row of the run of `broken` in mode `mode`.
+fn by_mode(runs: &[Row], mode: &str) -> Row {
+    runs.iter().find(|r| r["mode"] == mode).unwrap().clone()
+}
+
+/// One process stayed in the run's group, one left it with setsid: both are killed, named.
+fn assert_left_running_named(runs: &[Row]) {
+    let leave = by_mode(runs, "leave");
     assert_eq!(leave["exit_code"], "0");
     // Named as /proc names them when found: a forked `sh` or `setsid` until it has become
     // `sleep`.
@@ -176,7 +175,52 @@ fn broken_runs_are_data_not_crashes() {
             .all(|name| ["sh", "setsid", "sleep"].contains(name)),
         "{left:?}"
     );
-    assert_eq!(by_mode("ok")["left_running"], "");
+    assert_eq!(by_mode(runs, "ok")["left_running"], "");
+}
+
+/// A stream a run printed nothing on takes no bytes; every run's output is in the two packs,
+/// and the spool files are gone.
+fn assert_output_packed(session: &std::path::Path, runs: &[Row]) {
+    assert_eq!(
+        by_mode(runs, "fail")["stdout_bytes"],
+        "0",
+        "`fail` printed only to stderr"
+    );
+    let hang = by_mode(runs, "hang");
+    assert_eq!(hang["stdout_bytes"], "0");
+    assert_eq!(hang["stderr_bytes"], "0");
+    assert_ne!(by_mode(runs, "silent")["stdout_bytes"], "0");
+    let mut kept: Vec<String> = std::fs::read_dir(session.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["stderr.pack", "stdout.pack"]);
+}
+
+#[test]
+fn broken_runs_are_data_not_crashes() {
+    let project = Project::with_fixtures(&["broken"]);
+    let out = project.lab_exits(&["run", "experiments/broken"], Exit::CheckFailed);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[4/7]") && stderr.contains("timed out"),
+        "plain progress lines off a terminal:\n{stderr}"
+    );
+    let runs = csv_rows(&project.session("broken").join("runs.csv"));
+    let mode = |m: &str| by_mode(&runs, m);
+    assert_eq!(mode("ok")["exit_code"], "0");
+    assert_eq!(mode("crash")["signal"], "11");
+    assert_eq!(mode("fail")["exit_code"], "3");
+    let hang = mode("hang");
+    assert_eq!(hang["timed_out"], "true");
+    assert!(
+        hang["wall_ns"].parse::<u64>().unwrap() < 5_000_000_000,
+        "killed at the 300 ms timeout"
+    );
+    let silent = mode("silent")["run_id"].clone();
+    assert_left_running_named(&runs);
     let report = project.lab_exits(&["report", "broken", "--json"], Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     let problems = report["analysis"]["runs"]
@@ -189,26 +233,10 @@ fn broken_runs_are_data_not_crashes() {
     assert_eq!(problems[0], "printed no value for metric `value`");
     let session = project.session("broken");
     assert_eq!(
-        common::run_stderr(&session, &by_mode("fail")["run_id"]).trim(),
+        common::run_stderr(&session, &mode("fail")["run_id"]).trim(),
         "no such file: input.dat"
     );
-    // A stream a run printed nothing on takes no bytes; every run's output is in the two
-    // packs, and the spool files are gone.
-    assert_eq!(
-        by_mode("fail")["stdout_bytes"],
-        "0",
-        "`fail` printed only to stderr"
-    );
-    assert_eq!(hang["stdout_bytes"], "0");
-    assert_eq!(hang["stderr_bytes"], "0");
-    assert_ne!(by_mode("silent")["stdout_bytes"], "0");
-    let mut kept: Vec<String> = std::fs::read_dir(session.join("logs"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    kept.sort();
-    assert_eq!(kept, ["stderr.pack", "stdout.pack"]);
+    assert_output_packed(&session, &runs);
 
     // A validity check failed: `lab check` says so with exit code 1.
     let check = project.lab_exits(&["check", "broken"], Exit::CheckFailed);

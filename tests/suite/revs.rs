@@ -80,6 +80,43 @@ fn measure(project: &Project, confirm: bool) -> (i32, serde_json::Value) {
     (code.code(), serde_json::to_value(&c).unwrap())
 }
 
+/// Both revisions ran in one session, interleaved, each in its own worktree, which git does
+/// not see.
+fn both_revisions_ran_interleaved_in_worktrees(project: &Project) {
+    let session = project.session("ab");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
+            .unwrap();
+    let revs = manifest["revisions"]["revs"].as_array().unwrap();
+    assert_eq!(revs[0]["name"], "HEAD~1");
+    assert_eq!(
+        revs[1]["commit"],
+        git(project, &["rev-parse", "HEAD"]).as_str()
+    );
+    let plan = std::fs::read_to_string(session.join("plan.json")).unwrap();
+    let order: Vec<bool> = serde_json::from_str::<serde_json::Value>(&plan).unwrap()["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["params"]["rev"] == "HEAD")
+        .collect();
+    // Every block of two runs holds one run of each revision.
+    assert!(order.chunks(2).all(|b| b[0] != b[1]), "{order:?}");
+    for rev in revs {
+        let commit = rev["commit"].as_str().unwrap();
+        let built = project.path(&format!(
+            ".lab/worktrees/{}/experiments/ab/built.txt",
+            &commit[..12]
+        ));
+        assert!(built.is_file(), "{}", built.display());
+    }
+    assert_eq!(
+        git(project, &["status", "--porcelain"]),
+        "",
+        "the worktrees stay out of git"
+    );
+}
+
 #[test]
 fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
     let project = two_commits("120");
@@ -102,39 +139,7 @@ fn a_second_commit_20_percent_slower_fails_with_an_interval_excluding_1() {
         cell["ratio"].as_f64().unwrap(),
     );
     assert!(lo > 1.02 && (1.15..1.25).contains(&r), "{cell}");
-    // Both revisions ran in one session, interleaved, each in its own worktree.
-    let session = project.session("ab");
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
-            .unwrap();
-    let revs = manifest["revisions"]["revs"].as_array().unwrap();
-    assert_eq!(revs[0]["name"], "HEAD~1");
-    assert_eq!(
-        revs[1]["commit"],
-        git(&project, &["rev-parse", "HEAD"]).as_str()
-    );
-    let plan = std::fs::read_to_string(session.join("plan.json")).unwrap();
-    let order: Vec<bool> = serde_json::from_str::<serde_json::Value>(&plan).unwrap()["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["params"]["rev"] == "HEAD")
-        .collect();
-    // Every block of two runs holds one run of each revision.
-    assert!(order.chunks(2).all(|b| b[0] != b[1]), "{order:?}");
-    for rev in revs {
-        let commit = rev["commit"].as_str().unwrap();
-        let built = project.path(&format!(
-            ".lab/worktrees/{}/experiments/ab/built.txt",
-            &commit[..12]
-        ));
-        assert!(built.is_file(), "{}", built.display());
-    }
-    assert_eq!(
-        git(&project, &["status", "--porcelain"]),
-        "",
-        "the worktrees stay out of git"
-    );
+    both_revisions_ran_interleaved_in_worktrees(&project);
     let chapter = project.read("book/src/ab/index.md");
     assert!(chapter.contains("## Compared with HEAD\\~1 ("), "{chapter}");
     assert!(chapter.contains("| work |"), "{chapter}");

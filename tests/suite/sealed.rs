@@ -23,11 +23,8 @@ fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-#[test]
-fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
-    let project = Project::with_fixtures(&["tiny"]);
-    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
-    let parent = project.session("tiny");
+/// The session holds the lab.toml and notes it ran with, and the command that ran it.
+fn assert_sealed(project: &Project, parent: &std::path::Path) {
     let sealed = project.read("experiments/tiny/lab.toml");
     assert_eq!(
         std::fs::read_to_string(parent.join("sealed/lab.toml")).unwrap(),
@@ -41,32 +38,62 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
         json(&parent.join("manifest.json"))["command"],
         "lab run tiny --quiet"
     );
-    let before = project
-        .lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed)
-        .stdout;
-    let raw_before = (
-        std::fs::read(parent.join("runs.csv")).unwrap(),
-        std::fs::read(parent.join("samples.csv")).unwrap(),
-    );
+}
 
-    // expect 1.4 → 1.6 (the ratio is exactly 1.5), seed 3 → 99, a split argv, a regex that
-    // matches nothing.
-    let lab_toml = "experiments/tiny/lab.toml";
-    edit(&project, lab_toml, "a > 1.4 * b", "a > 1.6 * b");
-    edit(&project, lab_toml, "seed = 3", "seed = 99");
+/// Edits lab.toml after the session: expect 1.4 → 1.6 (the ratio is exactly 1.5), seed 3 →
+/// 99, a split argv, a regex that matches nothing.
+fn edit_after_the_session(project: &Project, lab_toml: &str) {
+    edit(project, lab_toml, "a > 1.4 * b", "a > 1.6 * b");
+    edit(project, lab_toml, "seed = 3", "seed = 99");
     edit(
-        &project,
+        project,
         lab_toml,
         r#"run = ["sh", "bench.sh", "double", "{n}"]"#,
         r#"run = ["sh", "./bench.sh", "double", "{n}"]"#,
     );
     edit(
-        &project,
+        project,
         lab_toml,
         r#"json = "score""#,
         r#"regex = 'nothing=(\d+)'"#,
     );
+}
 
+/// A session derived from `parent` with today's lab.toml: the values return, today's
+/// thresholds apply.
+fn assert_derived_from(project: &Project, derived: &std::path::Path, parent: &std::path::Path) {
+    assert_eq!(project.sessions("tiny").len(), 3);
+    let manifest = json(&derived.join("manifest.json"));
+    assert_eq!(
+        manifest["derived_from"],
+        parent.file_name().unwrap().to_str().unwrap()
+    );
+    let scores: Vec<String> = csv_rows(&derived.join("samples.csv"))
+        .into_iter()
+        .filter(|s| s["metric"] == "score")
+        .map(|s| s["value"].clone())
+        .collect();
+    assert_eq!(scores.len(), 16);
+    assert!(
+        scores
+            .iter()
+            .all(|v| ["2", "4", "3", "6"].contains(&v.as_str())),
+        "{scores:?}"
+    );
+    let checks = common::verdicts(project, "tiny");
+    let verdict =
+        |name: &str| checks.iter().find(|c| c["name"] == name).unwrap()["verdict"].clone();
+    assert_eq!(
+        verdict("triple beats double by at least 1.4 at n=2"),
+        "fail",
+        "today's 1.6 applies"
+    );
+    assert_eq!(verdict("every run reported every metric"), "pass");
+}
+
+/// Until re-analysed, the session keeps its verdicts and its chapter the lab.toml it ran
+/// with, with a note that the file has changed.
+fn assert_verdicts_kept(project: &Project, before: &[u8]) {
     let after = project.lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed);
     assert_eq!(after.stdout, before, "the session keeps its verdicts");
     assert!(
@@ -83,7 +110,37 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
     );
     assert!(page.contains("> **Note.**") && page.contains("has changed since session"));
     assert!(page.contains("sh bench.sh double {n}") && !page.contains("./bench.sh"));
+}
 
+/// The parent session's runs and samples are the bytes they were.
+fn assert_untouched(parent: &std::path::Path, raw_before: &(Vec<u8>, Vec<u8>)) {
+    assert_eq!(
+        std::fs::read(parent.join("runs.csv")).unwrap(),
+        raw_before.0
+    );
+    assert_eq!(
+        std::fs::read(parent.join("samples.csv")).unwrap(),
+        raw_before.1
+    );
+}
+
+#[test]
+fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    let parent = project.session("tiny");
+    assert_sealed(&project, &parent);
+    let before = project
+        .lab_exits(&["check", "tiny", "--json"], Exit::CheckFailed)
+        .stdout;
+    let raw_before = (
+        std::fs::read(parent.join("runs.csv")).unwrap(),
+        std::fs::read(parent.join("samples.csv")).unwrap(),
+    );
+
+    let lab_toml = "experiments/tiny/lab.toml";
+    edit_after_the_session(&project, lab_toml);
+    assert_verdicts_kept(&project, &before);
     // Re-analysis cannot change what ran.
     let refused = project.lab_exits(&["reanalyze", "tiny"], Exit::Usage);
     assert!(
@@ -118,42 +175,8 @@ fn editing_lab_toml_after_a_session_changes_no_verdict_until_reanalyzed() {
         Exit::Ok,
     );
     let derived = project.session("tiny");
-    assert_eq!(project.sessions("tiny").len(), 3);
-    let manifest = json(&derived.join("manifest.json"));
-    assert_eq!(
-        manifest["derived_from"],
-        parent.file_name().unwrap().to_str().unwrap()
-    );
-    let scores: Vec<String> = csv_rows(&derived.join("samples.csv"))
-        .into_iter()
-        .filter(|s| s["metric"] == "score")
-        .map(|s| s["value"].clone())
-        .collect();
-    assert_eq!(scores.len(), 16);
-    assert!(
-        scores
-            .iter()
-            .all(|v| ["2", "4", "3", "6"].contains(&v.as_str())),
-        "{scores:?}"
-    );
-    let checks = common::verdicts(&project, "tiny");
-    let verdict =
-        |name: &str| checks.iter().find(|c| c["name"] == name).unwrap()["verdict"].clone();
-    assert_eq!(
-        verdict("triple beats double by at least 1.4 at n=2"),
-        "fail",
-        "today's 1.6 applies"
-    );
-    assert_eq!(verdict("every run reported every metric"), "pass");
-    // The parent is untouched.
-    assert_eq!(
-        std::fs::read(parent.join("runs.csv")).unwrap(),
-        raw_before.0
-    );
-    assert_eq!(
-        std::fs::read(parent.join("samples.csv")).unwrap(),
-        raw_before.1
-    );
+    assert_derived_from(&project, &derived, &parent);
+    assert_untouched(&parent, &raw_before);
     let page = project.read("book/src/tiny/index.md");
     assert!(
         page.contains("re-analysed from session"),
@@ -233,6 +256,24 @@ fn a_statistic_one_run_cannot_define_renders_as_a_marker_not_as_nothing() {
     );
 }
 
+/// The summary still lists twin as before; tiny, now with two sessions, gains its History.
+fn assert_summary_keeps_twin(
+    book: &std::collections::BTreeMap<String, Vec<u8>>,
+    after: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let summary = |t: &std::collections::BTreeMap<String, Vec<u8>>| {
+        String::from_utf8_lossy(&t["src/SUMMARY.md"]).into_owned()
+    };
+    let twin_line = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("twin/index.md"))
+            .map(str::to_string)
+    };
+    assert!(twin_line(&summary(book)).is_some());
+    assert_eq!(twin_line(&summary(after)), twin_line(&summary(book)));
+    assert!(summary(after).contains("  - [History](tiny/history.md)"));
+}
+
 #[test]
 fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
     let project = Project::with_fixtures(&["tiny"]);
@@ -282,18 +323,7 @@ fn a_broken_notes_reference_or_sibling_leaves_the_book_byte_identical() {
             assert!(after[path] == *bytes, "{path} changed");
         }
     }
-    // The summary still lists twin as before; tiny, now with two sessions, gains its History.
-    let summary = |t: &std::collections::BTreeMap<String, Vec<u8>>| {
-        String::from_utf8_lossy(&t["src/SUMMARY.md"]).into_owned()
-    };
-    let twin_line = |s: &str| {
-        s.lines()
-            .find(|l| l.contains("twin/index.md"))
-            .map(str::to_string)
-    };
-    assert!(twin_line(&summary(&book)).is_some());
-    assert_eq!(twin_line(&summary(&after)), twin_line(&summary(&book)));
-    assert!(summary(&after).contains("  - [History](tiny/history.md)"));
+    assert_summary_keeps_twin(&book, &after);
 }
 
 /// A seeded sequence of delays, so the kill points are the same on every run of the test.
@@ -307,6 +337,62 @@ fn delays(seed: u64, count: usize, max_ms: u64) -> Vec<Duration> {
             Duration::from_millis((x >> 33) % max_ms)
         })
         .collect()
+}
+
+/// Runs lab until the latest session is complete: a kill may have left the lock to a dead
+/// lab, which a later run takes over, or the last killed run may have finished the plan.
+fn finish_the_plan(project: &Project) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !project.sessions("many").last().is_some_and(|s| {
+        std::fs::read_to_string(s.join("manifest.json"))
+            .is_ok_and(|m| m.contains("\"complete\": true"))
+    }) {
+        let out = if project.sessions("many").is_empty() {
+            project.lab(&["run", "many", "--quiet"])
+        } else {
+            project.lab(&["run", "many", "--resume", "--quiet"])
+        };
+        if exit_of(&out) == Exit::Ok {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", stderr(&out));
+    }
+}
+
+/// A complete session ran every planned run exactly once; every session holds two values
+/// and whole output per committed run.
+fn assert_once_each(session: &std::path::Path) {
+    let plan = json(&session.join("plan.json"));
+    let mut planned: Vec<String> = plan["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let runs = csv_rows(&session.join("runs.csv"));
+    let mut ran: Vec<String> = runs.iter().map(|r| r["run_id"].clone()).collect();
+    planned.sort();
+    ran.sort();
+    let complete = json(&session.join("manifest.json"))["complete"] == true;
+    if complete {
+        assert_eq!(ran, planned, "every planned run exactly once");
+    }
+    let samples = csv_rows(&session.join("samples.csv"));
+    assert_eq!(
+        samples.len(),
+        2 * runs.len(),
+        "two values per committed run, no orphan"
+    );
+    // Each committed run's output is whole in the packs, whatever the kills cut.
+    for row in &runs {
+        let n = &row["n"];
+        assert_eq!(
+            crate::common::run_stdout(session, &row["run_id"]),
+            format!("v={n}\nv={n}{n}\n"),
+            "{}",
+            row["run_id"]
+        );
+    }
 }
 
 #[test]
@@ -329,55 +415,9 @@ fn kill_9_at_twenty_points_then_resume_gives_the_plan_exactly_once() {
         lab.kill().unwrap();
         lab.wait().unwrap();
     }
-    let deadline = Instant::now() + Duration::from_secs(120);
-    // Until the latest session is complete: a kill may have left the lock to a dead lab,
-    // which a later run takes over, or the last killed run may have finished the plan.
-    while !project.sessions("many").last().is_some_and(|s| {
-        std::fs::read_to_string(s.join("manifest.json"))
-            .is_ok_and(|m| m.contains("\"complete\": true"))
-    }) {
-        let out = if project.sessions("many").is_empty() {
-            project.lab(&["run", "many", "--quiet"])
-        } else {
-            project.lab(&["run", "many", "--resume", "--quiet"])
-        };
-        if exit_of(&out) == Exit::Ok {
-            break;
-        }
-        assert!(Instant::now() < deadline, "{}", stderr(&out));
-    }
+    finish_the_plan(&project);
     for session in project.sessions("many") {
-        let plan = json(&session.join("plan.json"));
-        let mut planned: Vec<String> = plan["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap().to_string())
-            .collect();
-        let runs = csv_rows(&session.join("runs.csv"));
-        let mut ran: Vec<String> = runs.iter().map(|r| r["run_id"].clone()).collect();
-        planned.sort();
-        ran.sort();
-        let complete = json(&session.join("manifest.json"))["complete"] == true;
-        if complete {
-            assert_eq!(ran, planned, "every planned run exactly once");
-        }
-        let samples = csv_rows(&session.join("samples.csv"));
-        assert_eq!(
-            samples.len(),
-            2 * runs.len(),
-            "two values per committed run, no orphan"
-        );
-        // Each committed run's output is whole in the packs, whatever the kills cut.
-        for row in &runs {
-            let n = &row["n"];
-            assert_eq!(
-                crate::common::run_stdout(&session, &row["run_id"]),
-                format!("v={n}\nv={n}{n}\n"),
-                "{}",
-                row["run_id"]
-            );
-        }
+        assert_once_each(&session);
     }
     let out = project.lab_exits(&["check", "many"], Exit::Ok);
     assert!(

@@ -40,6 +40,52 @@ fn runs_per_cell(assessed: &lab::Assessed) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// The hypothesis passes with its interval at the last look's level.
+fn assert_decided_at(a: &lab::Assessed, level: f64) {
+    let check = a
+        .findings
+        .checks
+        .iter()
+        .find(|c| c.name == "slow takes longer than fast")
+        .unwrap();
+    assert_eq!(check.verdict.word(), "pass");
+    let ratio = check.ratio.as_ref().unwrap();
+    assert_eq!(ratio.level, level);
+    assert!(
+        ratio.lo > 1.0 && ratio.ratio > 1.05 && ratio.ratio < 1.15,
+        "{ratio:?}"
+    );
+}
+
+/// The chapter says at which look sampling stopped, with how many runs, at which level.
+fn assert_chapter_says_when(project: &common::Project, last: &lab::stopping::Standing, level: f64) {
+    let n = last.runs_per_cell;
+    let chapter = project.read("book/src/sampled/index.md");
+    let shown = lab::format::level(level);
+    assert!(
+        chapter.contains(&format!(
+            "Sampling stopped at look {} of up to 6 ({n} runs per cell in the 2 cells it depends on, intervals at {shown}): the goal (every hypothesis decided) was met.",
+            last.look
+        )),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains(&format!("Median \\[{shown} CI\\]")),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains(&format!(
+            "decided at look {} ({n} runs per cell)",
+            last.look
+        )),
+        "{chapter}"
+    );
+    assert!(chapter.contains(&format!(
+        "| {} | {n} | {shown} | nothing: the goal was met |",
+        last.look
+    )));
+}
+
 #[test]
 fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
     let project = common::Project::with_fixtures(&["sampled"]);
@@ -79,44 +125,9 @@ fn runs_are_added_look_by_look_until_the_hypothesis_is_decided() {
         );
         assert!(matches!(earlier.next, Next::More { .. }));
     }
-    let check = a
-        .findings
-        .checks
-        .iter()
-        .find(|c| c.name == "slow takes longer than fast")
-        .unwrap();
-    assert_eq!(check.verdict.word(), "pass");
-    let ratio = check.ratio.as_ref().unwrap();
-    assert_eq!(ratio.level, level);
-    assert!(
-        ratio.lo > 1.0 && ratio.ratio > 1.05 && ratio.ratio < 1.15,
-        "{ratio:?}"
-    );
+    assert_decided_at(&a, level);
 
-    let chapter = project.read("book/src/sampled/index.md");
-    let shown = lab::format::level(level);
-    assert!(
-        chapter.contains(&format!(
-            "Sampling stopped at look {} of up to 6 ({n} runs per cell in the 2 cells it depends on, intervals at {shown}): the goal (every hypothesis decided) was met.",
-            last.look
-        )),
-        "{chapter}"
-    );
-    assert!(
-        chapter.contains(&format!("Median \\[{shown} CI\\]")),
-        "{chapter}"
-    );
-    assert!(
-        chapter.contains(&format!(
-            "decided at look {} ({n} runs per cell)",
-            last.look
-        )),
-        "{chapter}"
-    );
-    assert!(chapter.contains(&format!(
-        "| {} | {n} | {shown} | nothing: the goal was met |",
-        last.look
-    )));
+    assert_chapter_says_when(&project, last, level);
 }
 
 #[test]
@@ -251,64 +262,66 @@ fn a_dry_run_shows_the_looks_and_the_worst_case() {
     );
 }
 
+/// (what lab.toml says, what a malformed one says instead, the error expected on stderr).
+const MALFORMED: [(&str, &str, &str); 10] = [
+    (
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = { min = 2, max = 40 }",
+        "lab.toml:5:15: `experiment.repetitions`: `min = 2` is too few to look at",
+    ),
+    (
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = { min = 5, max = 4 }",
+        "`max = 4` is below `min = 5`",
+    ),
+    (
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = { min = 5, most = 40 }",
+        "unknown field `most`",
+    ),
+    (
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = \"5\"",
+        "a number, not a string \"5\"",
+    ),
+    (
+        "repetitions = { min = 5, max = 40 }",
+        "repetitions = 5\nstop = \"decided\"",
+        "`experiment.stop`: `stop` needs runs to add",
+    ),
+    (
+        "seed = 11",
+        "seed = 11\nstop = \"forever\"",
+        "`experiment.stop`: unknown goal \"forever\"",
+    ),
+    (
+        "seed = 11",
+        "seed = 11\nstop = { half_width = \"150%\" }",
+        "`experiment.stop.half_width`: not a share between 0 and 100%",
+    ),
+    (
+        "seed = 11",
+        "seed = 11\nstop = { half_width = \"2%\" }",
+        "stopping on precision needs `min` of at least 8 runs per cell, not 5",
+    ),
+    (
+        "seed = 11",
+        "seed = 11\nstop = { half_width = \"2%\", metric = \"nope\" }",
+        "`experiment.stop.metric`: no numeric metric by that name",
+    ),
+    (
+        "kind = \"compare\"",
+        "kind = \"compare\"\nclass = \"validity\"",
+        "the goal \"decided\" needs a hypothesis check to decide",
+    ),
+];
+
 #[test]
 fn malformed_ranges_and_goals_are_refused_at_their_place() {
     let project = common::Project::with_fixtures(&["sampled"]);
     let toml = project.path("experiments/sampled/lab.toml");
     let original = std::fs::read_to_string(&toml).unwrap();
-    let cases = [
-        (
-            "repetitions = { min = 5, max = 40 }",
-            "repetitions = { min = 2, max = 40 }",
-            "lab.toml:5:15: `experiment.repetitions`: `min = 2` is too few to look at",
-        ),
-        (
-            "repetitions = { min = 5, max = 40 }",
-            "repetitions = { min = 5, max = 4 }",
-            "`max = 4` is below `min = 5`",
-        ),
-        (
-            "repetitions = { min = 5, max = 40 }",
-            "repetitions = { min = 5, most = 40 }",
-            "unknown field `most`",
-        ),
-        (
-            "repetitions = { min = 5, max = 40 }",
-            "repetitions = \"5\"",
-            "a number, not a string \"5\"",
-        ),
-        (
-            "repetitions = { min = 5, max = 40 }",
-            "repetitions = 5\nstop = \"decided\"",
-            "`experiment.stop`: `stop` needs runs to add",
-        ),
-        (
-            "seed = 11",
-            "seed = 11\nstop = \"forever\"",
-            "`experiment.stop`: unknown goal \"forever\"",
-        ),
-        (
-            "seed = 11",
-            "seed = 11\nstop = { half_width = \"150%\" }",
-            "`experiment.stop.half_width`: not a share between 0 and 100%",
-        ),
-        (
-            "seed = 11",
-            "seed = 11\nstop = { half_width = \"2%\" }",
-            "stopping on precision needs `min` of at least 8 runs per cell, not 5",
-        ),
-        (
-            "seed = 11",
-            "seed = 11\nstop = { half_width = \"2%\", metric = \"nope\" }",
-            "`experiment.stop.metric`: no numeric metric by that name",
-        ),
-        (
-            "kind = \"compare\"",
-            "kind = \"compare\"\nclass = \"validity\"",
-            "the goal \"decided\" needs a hypothesis check to decide",
-        ),
-    ];
-    for (from, to, expected) in cases {
+    for (from, to, expected) in MALFORMED {
         std::fs::write(&toml, original.replacen(from, to, 1)).unwrap();
         let out = project.lab_exits(&["run", "experiments/sampled", "--dry-run"], Exit::Usage);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -73,15 +73,11 @@ fn ended(project: &Project, child: &mut std::process::Child) -> (Exit, String) {
     (exit_of(&out), spawned_stderr(project))
 }
 
-#[test]
-fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one() {
-    let Some(cluster) = cluster::cluster() else {
-        return;
-    };
-    let on_slurm = Project::with_fixtures(&["tiny"]);
-    // A job Slurm refuses: its message is shown, and the session waits for --resume.
+/// A job Slurm refuses: its message is shown, and the session waits for --resume, which only
+/// `--on slurm` may give it.
+fn a_refused_job_waits_for_resume(cluster: &Cluster, on_slurm: &Project) {
     let refused = cluster.lab(
-        &on_slurm,
+        on_slurm,
         &[
             "run",
             "tiny",
@@ -99,10 +95,108 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     );
     assert!(stderr.contains("--on slurm --resume"), "{stderr}");
     // A local --resume of a cluster session is refused, naming the command that resumes it.
-    let local_resume = cluster.lab(&on_slurm, &["run", "tiny", "--resume"]);
+    let local_resume = cluster.lab(on_slurm, &["run", "tiny", "--resume"]);
     assert_eq!(exit_of(&local_resume), Exit::Usage);
     assert!(String::from_utf8_lossy(&local_resume.stderr).contains("--on slurm --resume"));
+}
 
+/// The refused job's shard (000) never ran; --resume gave its runs to new shards, each
+/// written on one node in its own folder, the shards spread over as many nodes.
+fn assert_one_node_per_shard(
+    session: &std::path::Path,
+    rows: &[std::collections::BTreeMap<String, String>],
+    shards: usize,
+    nodes: &[String],
+) -> Vec<String> {
+    assert!(!session.join("shards/000").exists());
+    let sizes: Vec<usize> = (1..=shards)
+        .map(|i| csv_rows(&shard(session, i).join("runs.csv")).len())
+        .collect();
+    let expected_sizes: Vec<usize> = match shards {
+        3 => vec![6, 5, 5],
+        2 => vec![8, 8],
+        _ => vec![16],
+    };
+    assert_eq!(sizes, expected_sizes);
+    let mut shard_nodes: Vec<String> = (1..=shards)
+        .map(|i| {
+            let in_shard = csv_rows(&shard(session, i).join("runs.csv"));
+            let node = in_shard[0]["node"].clone();
+            assert!(in_shard.iter().all(|r| r["node"] == node), "{in_shard:?}");
+            node
+        })
+        .collect();
+    shard_nodes.sort();
+    shard_nodes.dedup();
+    assert_eq!(shard_nodes.len(), shards, "one node per shard");
+    assert!(
+        shard_nodes.iter().all(|n| nodes.contains(n)),
+        "{shard_nodes:?}"
+    );
+    let mut per_node: Vec<usize> = rows_per_node(rows).into_values().collect();
+    per_node.sort_unstable();
+    let mut expected_per_node = expected_sizes.clone();
+    expected_per_node.sort_unstable();
+    assert_eq!(per_node, expected_per_node);
+
+    shard_nodes
+}
+
+/// The session's manifest records the cluster's nodes, and every run's output came from its
+/// shard into the session's packs.
+fn assert_recorded(session: &std::path::Path, shard_nodes: &[String], stored: &[String]) {
+    let manifest = manifest(session);
+    assert_eq!(manifest["complete"], true);
+    assert_eq!(manifest["resumed"], 1);
+    assert_eq!(manifest["cluster"]["engine"], "slurm");
+    let recorded: Vec<&str> = manifest["cluster"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(recorded, shard_nodes);
+    assert!(manifest["calibration"]["spawn_median_ns"].as_u64().unwrap() > 0);
+    // Every run's output came from its shard into the session's packs.
+    for run in stored {
+        assert!(
+            common::run_stdout(session, run).contains("\"score\""),
+            "{run}"
+        );
+    }
+}
+
+/// The session judges as a local one of the same deterministic fixture, with the machine check
+/// besides.
+fn judged_as_a_local_session(cluster: &Cluster, on_slurm: &Project) {
+    let local = Project::with_fixtures(&["tiny"]);
+    // The tiny fixture's second hypothesis fails by design.
+    lab(&local, cluster, &["run", "tiny"], Exit::CheckFailed);
+    let (mut slurm_verdicts, local_verdicts) =
+        (verdicts(on_slurm, cluster), verdicts(&local, cluster));
+    // Runs on three nodes add the machine check, which 4 runs a cell cannot decide: no split
+    // of 4 runs between nodes is rarer than 1 in 6 under the permutation test.
+    let machine = slurm_verdicts
+        .iter()
+        .position(|(name, _)| name == "no cell depends on the machine that ran it")
+        .expect("a session across nodes judges the machine effect");
+    assert_eq!(slurm_verdicts.remove(machine).1, "inconclusive");
+    assert_eq!(slurm_verdicts, local_verdicts);
+    // The fixture's hypotheses are decided, one each way, so equal verdicts mean something.
+    assert!(slurm_verdicts.contains(&(
+        "triple beats double by at least 1.4 at n=2".into(),
+        "pass".into()
+    )));
+    assert!(slurm_verdicts.contains(&("double beats triple at n=1".into(), "fail".into())));
+}
+
+#[test]
+fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one() {
+    let Some(cluster) = cluster::cluster() else {
+        return;
+    };
+    let on_slurm = Project::with_fixtures(&["tiny"]);
+    a_refused_job_waits_for_resume(&cluster, &on_slurm);
     let nodes = cluster.nodes();
     let shards = nodes.len().min(3);
     let out = lab(
@@ -128,78 +222,9 @@ fn a_session_on_slurm_holds_the_plans_runs_each_once_and_judges_as_a_local_one()
     // Merged in plan order.
     let stored: Vec<String> = rows.iter().map(|r| r["run_id"].clone()).collect();
     assert_eq!(stored, cluster::planned(&session));
-    // The refused job's shard (000) never ran; --resume gave its runs to new shards, each
-    // written on one node in its own folder, the shards spread over as many nodes.
-    assert!(!session.join("shards/000").exists());
-    let sizes: Vec<usize> = (1..=shards)
-        .map(|i| csv_rows(&shard(&session, i).join("runs.csv")).len())
-        .collect();
-    let expected_sizes: Vec<usize> = match shards {
-        3 => vec![6, 5, 5],
-        2 => vec![8, 8],
-        _ => vec![16],
-    };
-    assert_eq!(sizes, expected_sizes);
-    let mut shard_nodes: Vec<String> = (1..=shards)
-        .map(|i| {
-            let in_shard = csv_rows(&shard(&session, i).join("runs.csv"));
-            let node = in_shard[0]["node"].clone();
-            assert!(in_shard.iter().all(|r| r["node"] == node), "{in_shard:?}");
-            node
-        })
-        .collect();
-    shard_nodes.sort();
-    shard_nodes.dedup();
-    assert_eq!(shard_nodes.len(), shards, "one node per shard");
-    assert!(
-        shard_nodes.iter().all(|n| nodes.contains(n)),
-        "{shard_nodes:?}"
-    );
-    let mut per_node: Vec<usize> = rows_per_node(&rows).into_values().collect();
-    per_node.sort_unstable();
-    let mut expected_per_node = expected_sizes.clone();
-    expected_per_node.sort_unstable();
-    assert_eq!(per_node, expected_per_node);
-
-    let manifest = manifest(&session);
-    assert_eq!(manifest["complete"], true);
-    assert_eq!(manifest["resumed"], 1);
-    assert_eq!(manifest["cluster"]["engine"], "slurm");
-    let recorded: Vec<&str> = manifest["cluster"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(recorded, shard_nodes);
-    assert!(manifest["calibration"]["spawn_median_ns"].as_u64().unwrap() > 0);
-    // Every run's output came from its shard into the session's packs.
-    for run in &stored {
-        assert!(
-            common::run_stdout(&session, run).contains("\"score\""),
-            "{run}"
-        );
-    }
-
-    let local = Project::with_fixtures(&["tiny"]);
-    // The tiny fixture's second hypothesis fails by design.
-    lab(&local, &cluster, &["run", "tiny"], Exit::CheckFailed);
-    let (mut slurm_verdicts, local_verdicts) =
-        (verdicts(&on_slurm, &cluster), verdicts(&local, &cluster));
-    // Runs on three nodes add the machine check, which 4 runs a cell cannot decide: no split
-    // of 4 runs between nodes is rarer than 1 in 6 under the permutation test.
-    let machine = slurm_verdicts
-        .iter()
-        .position(|(name, _)| name == "no cell depends on the machine that ran it")
-        .expect("a session across nodes judges the machine effect");
-    assert_eq!(slurm_verdicts.remove(machine).1, "inconclusive");
-    assert_eq!(slurm_verdicts, local_verdicts);
-    // The fixture's hypotheses are decided, one each way, so equal verdicts mean something.
-    assert!(slurm_verdicts.contains(&(
-        "triple beats double by at least 1.4 at n=2".into(),
-        "pass".into()
-    )));
-    assert!(slurm_verdicts.contains(&("double beats triple at n=1".into(), "fail".into())));
+    let shard_nodes = assert_one_node_per_shard(&session, &rows, shards, &nodes);
+    assert_recorded(&session, &shard_nodes, &stored);
+    judged_as_a_local_session(&cluster, &on_slurm);
 }
 
 #[test]
@@ -410,20 +435,15 @@ fn truncate(path: &std::path::Path, len: u64) {
         .unwrap();
 }
 
-#[test]
-fn a_torn_shard_is_set_aside_and_its_runs_measured_again_never_merged() {
-    let Some(cluster) = faultable() else {
-        return;
-    };
-    let _restore = cluster.restore();
-    let project = Project::with_fixtures(&["slow"]);
-    repetitions(&project, "slow", 8);
-    let mut child = cluster.spawn_lab(&project, &["run", "slow", "--on", "slurm", "--nodes", "2"]);
+/// Starts an 8-repetition session of `slow` on two nodes, kills lab once each shard holds three
+/// runs, and cancels its job: the shards stay as the nodes left them. Returns the session.
+fn killed_mid_job(cluster: &Cluster, project: &Project) -> std::path::PathBuf {
+    repetitions(project, "slow", 8);
+    let mut child = cluster.spawn_lab(project, &["run", "slow", "--on", "slurm", "--nodes", "2"]);
     wait_until("three runs in each shard", PATIENCE, || {
-        the_session(&project, "slow")
+        the_session(project, "slow")
             .is_some_and(|s| shard_rows(&s, 0) >= 3 && shard_rows(&s, 1) >= 3)
     });
-    // lab dies, then its job is cancelled: the shards stay as the nodes left them.
     child.kill().expect("SIGKILL lab");
     child.wait().expect("lab ends");
     let session = project.session("slow");
@@ -432,36 +452,57 @@ fn a_torn_shard_is_set_aside_and_its_runs_measured_again_never_merged() {
     wait_until("the cancelled job to end", PATIENCE, || {
         cluster.queue(&job).is_empty()
     });
+    session
+}
 
-    // Shard 0: its last row cut off mid-write.
-    let runs0 = shard(&session, 0).join("runs.csv");
-    let kept0 = shard_rows(&session, 0) - 1;
-    let torn0 = csv_rows(&runs0).pop().unwrap()["run_id"].clone();
-    let (start0, len0) = last_line(&runs0);
-    truncate(&runs0, start0 + len0 / 2);
-    // Shard 1: its last run's output cut short in the pack, its row intact.
-    let runs1 = shard(&session, 1).join("runs.csv");
-    let kept1 = shard_rows(&session, 1) - 1;
+/// What tearing two shards cut, and the rows each keeps.
+struct Torn {
+    /// Shard 0's last row, cut off mid-write: its run, and where the row starts and its length.
+    run0: String,
+    row0: (u64, u64),
+    kept0: usize,
+    /// Shard 1's last run, whose output is cut short in the pack: its run, where its output
+    /// starts and its length, and where its intact row starts and its length.
+    run1: String,
+    output1: (u64, u64),
+    row1: (u64, u64),
+    kept1: usize,
+}
+
+/// Cuts shard 0's last row in half, and the last two bytes of shard 1's last run's output.
+fn tear_shards(session: &std::path::Path) -> Torn {
+    // Counted before the cut: a row cut off mid-write loses its line break.
+    let (kept0, kept1) = (shard_rows(session, 0) - 1, shard_rows(session, 1) - 1);
+    let runs0 = shard(session, 0).join("runs.csv");
+    let run0 = csv_rows(&runs0).pop().unwrap()["run_id"].clone();
+    let row0 = last_line(&runs0);
+    truncate(&runs0, row0.0 + row0.1 / 2);
+    let runs1 = shard(session, 1).join("runs.csv");
     let last1 = csv_rows(&runs1).pop().unwrap();
-    let (torn1, offset1, bytes1) = (
-        last1["run_id"].clone(),
+    let output1 = (
         last1["stdout_offset"].parse::<u64>().unwrap(),
         last1["stdout_bytes"].parse::<u64>().unwrap(),
     );
-    assert!(bytes1 > 2, "the run printed its value");
+    assert!(output1.1 > 2, "the run printed its value");
     truncate(
-        &shard(&session, 1).join("logs/stdout.pack"),
-        offset1 + bytes1 - 2,
+        &shard(session, 1).join("logs/stdout.pack"),
+        output1.0 + output1.1 - 2,
     );
-    let (start1, len1) = last_line(&runs1);
+    Torn {
+        run0,
+        row0,
+        kept0,
+        run1: last1["run_id"].clone(),
+        output1,
+        row1: last_line(&runs1),
+        kept1,
+    }
+}
 
-    let out = lab(
-        &project,
-        &cluster,
-        &["run", "slow", "--on", "slurm", "--resume"],
-        Exit::Ok,
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+/// The resumed session says what it set aside of each shard, and why.
+fn assert_said_set_aside(stderr: &str, torn: &Torn) {
+    let ((start0, len0), (start1, len1)) = (torn.row0, torn.row1);
+    let ((offset1, bytes1), torn1) = (torn.output1, &torn.run1);
     assert!(
         stderr.contains(&format!(
             "shard 0: runs.csv: {} bytes after byte {start0} set aside (a row cut off mid-write)",
@@ -482,28 +523,43 @@ fn a_torn_shard_is_set_aside_and_its_runs_measured_again_never_merged() {
         )),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_torn_shard_is_set_aside_and_its_runs_measured_again_never_merged() {
+    let Some(cluster) = faultable() else {
+        return;
+    };
+    let _restore = cluster.restore();
+    let project = Project::with_fixtures(&["slow"]);
+    let session = killed_mid_job(&cluster, &project);
+    let torn = tear_shards(&session);
+    let out = lab(
+        &project,
+        &cluster,
+        &["run", "slow", "--on", "slurm", "--resume"],
+        Exit::Ok,
+    );
+    assert_said_set_aside(&String::from_utf8_lossy(&out.stderr), &torn);
     // The torn bytes are kept beside each shard, never merged.
     let aside0 = std::fs::read(shard(&session, 0).join("set-aside/runs.csv.1")).unwrap();
-    assert_eq!(aside0.len() as u64, len0 / 2);
+    assert_eq!(aside0.len() as u64, torn.row0.1 / 2);
     let aside1 = std::fs::read_to_string(shard(&session, 1).join("set-aside/runs.csv.1")).unwrap();
-    assert!(aside1.starts_with(&torn1), "{aside1}");
+    assert!(aside1.starts_with(&torn.run1), "{aside1}");
     assert_eq!(
         (shard_rows(&session, 0), shard_rows(&session, 1)),
-        (kept0, kept1)
+        (torn.kept0, torn.kept1)
     );
 
     // Every run once: the two torn ones measured again, with the rest still missing, in the
     // one new shard --resume submitted.
     let rows = each_planned_run_once(&session);
     assert_eq!(rows.len(), 16);
-    assert_eq!(shard_rows(&session, 2), 16 - kept0 - kept1);
+    assert_eq!(shard_rows(&session, 2), 16 - torn.kept0 - torn.kept1);
     let again = csv_rows(&shard(&session, 2).join("runs.csv"));
-    for torn in [&torn0, &torn1] {
-        assert!(again.iter().any(|r| &r["run_id"] == torn), "{torn}");
-        assert!(
-            common::run_stdout(&session, torn).starts_with("v="),
-            "{torn}"
-        );
+    for run in [&torn.run0, &torn.run1] {
+        assert!(again.iter().any(|r| &r["run_id"] == run), "{run}");
+        assert!(common::run_stdout(&session, run).starts_with("v="), "{run}");
     }
     assert_eq!(recorded_jobs(&session).len(), 2);
 }

@@ -232,6 +232,26 @@ fn checks_of(project: &Project, experiment: &str) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// Nothing is run again, every timing is kept, and every run says what it waited: half of
+/// them a tenth of their time or more at least, beside three busy loops on two CPUs.
+fn every_run_kept_with_what_it_waited(
+    rows: &[std::collections::BTreeMap<String, String>],
+    errors: &str,
+) {
+    assert_eq!(rows.len(), 8, "{errors}");
+    let mut waited_long = 0;
+    for row in rows {
+        let waited: f64 = row["wait_ns"].parse().expect("wait_ns recorded");
+        let wall: f64 = row["wall_ns"].parse().unwrap();
+        waited_long += usize::from(waited > 0.1 * wall);
+        assert_eq!(row["wait_tasks"], "1", "one shell loop worked");
+    }
+    assert!(
+        waited_long >= 4,
+        "{waited_long} of 8 runs waited a tenth of their time"
+    );
+}
+
 #[test]
 #[ignore = "loads the whole machine: run alone, as .ci/run does"]
 fn a_run_that_waited_for_its_cpu_keeps_its_timing_and_the_verdict_weighs_it() {
@@ -252,20 +272,7 @@ fn a_run_that_waited_for_its_cpu_keeps_its_timing_and_the_verdict_weighs_it() {
     let errors = String::from_utf8_lossy(&out.stderr).into_owned();
     let checks = checks_of(&project, "busy");
     let rows = common::csv_rows(&project.session("busy").join("runs.csv"));
-    // Nothing is run again, every timing is kept, and every run says what it waited: half of
-    // them a tenth of their time or more at least, beside three busy loops on two CPUs.
-    assert_eq!(rows.len(), 8, "{errors}");
-    let mut waited_long = 0;
-    for row in &rows {
-        let waited: f64 = row["wait_ns"].parse().expect("wait_ns recorded");
-        let wall: f64 = row["wall_ns"].parse().unwrap();
-        waited_long += usize::from(waited > 0.1 * wall);
-        assert_eq!(row["wait_tasks"], "1", "one shell loop worked");
-    }
-    assert!(
-        waited_long >= 4,
-        "{waited_long} of 8 runs waited a tenth of their time"
-    );
+    every_run_kept_with_what_it_waited(&rows, &errors);
     let compare = &checks["the second spelling is no slower than 1.5 times the first"];
     assert!(
         compare["runs"].as_array().unwrap().len() == 8,

@@ -213,6 +213,35 @@ fn read_member<R: Read>(
             expected.path
         );
     };
+    check_header(&header, expected, number)?;
+    let target = staging.join(&expected.path);
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let file = fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&target)
+        .map_err(|e| anyhow!("cannot create {}: {e}", target.display()))?;
+    let mut out = Hashing::new(std::io::BufWriter::new(file));
+    reader
+        .copy_data(header.size, &mut out, &expected.path)
+        .map_err(archive_error)?;
+    let now = out.hex();
+    if now != expected.sha256 {
+        bail!(
+            "member {} does not match its digest: its SHA-256 is {}, the index lists {}\n  hint: the bundle was changed or damaged on its way; ask for it again",
+            expected.path,
+            &now[..12],
+            &expected.sha256[..12]
+        );
+    }
+    Ok(())
+}
+
+/// The member's header must name a regular file at a safe path, the one the index lists
+/// next, of its listed size.
+fn check_header(header: &archive::Header, expected: &Member, number: usize) -> Result<()> {
     if let Some(why) = path_problem(&header.path) {
         bail!("member {number}, {}, {why}", shown(&header.path));
     }
@@ -242,28 +271,6 @@ fn read_member<R: Read>(
             header.path,
             size_words(header.size),
             size_words(expected.bytes)
-        );
-    }
-    let target = staging.join(&expected.path);
-    if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let file = fs::File::options()
-        .write(true)
-        .create_new(true)
-        .open(&target)
-        .map_err(|e| anyhow!("cannot create {}: {e}", target.display()))?;
-    let mut out = Hashing::new(std::io::BufWriter::new(file));
-    reader
-        .copy_data(header.size, &mut out, &expected.path)
-        .map_err(archive_error)?;
-    let now = out.hex();
-    if now != expected.sha256 {
-        bail!(
-            "member {} does not match its digest: its SHA-256 is {}, the index lists {}\n  hint: the bundle was changed or damaged on its way; ask for it again",
-            expected.path,
-            &now[..12],
-            &expected.sha256[..12]
         );
     }
     Ok(())

@@ -48,6 +48,129 @@ pub enum Source {
 const HARDWARE: u32 = 0;
 const SOFTWARE: u32 = 1;
 
+/// A counter `perf_event_open(2)` counts: event `config` of event type `kind`.
+const fn perf(
+    name: &'static str,
+    metric: &'static str,
+    unit: &'static str,
+    what: &'static str,
+    counted: bool,
+    kind: u32,
+    config: u64,
+) -> CounterDef {
+    CounterDef {
+        name,
+        metric,
+        unit,
+        what,
+        counted,
+        source: Source::Perf { kind, config },
+    }
+}
+
+/// Every counter's definition, in the order of [`Counter::ALL`]; event numbers from
+/// `linux/perf_event.h` (`PERF_COUNT_SW_*`, `PERF_COUNT_HW_*`).
+static DEFS: [CounterDef; 11] = [
+    perf(
+        "task-clock",
+        "task_clock_s",
+        "s",
+        "CPU time of the run's tasks (perf)",
+        false,
+        SOFTWARE,
+        1,
+    ),
+    perf(
+        "context-switches",
+        "context_switches",
+        "switches",
+        "context switches, voluntary or not (perf)",
+        false,
+        SOFTWARE,
+        3,
+    ),
+    perf(
+        "cpu-migrations",
+        "cpu_migrations",
+        "migrations",
+        "moves of a task to another CPU (perf)",
+        false,
+        SOFTWARE,
+        4,
+    ),
+    perf(
+        "page-faults",
+        "page_faults",
+        "faults",
+        "page faults (perf)",
+        true,
+        SOFTWARE,
+        2,
+    ),
+    perf(
+        "instructions",
+        "instructions",
+        "instructions",
+        "instructions retired (PMU)",
+        true,
+        HARDWARE,
+        1,
+    ),
+    perf(
+        "cycles",
+        "cycles",
+        "cycles",
+        "CPU cycles (PMU)",
+        false,
+        HARDWARE,
+        0,
+    ),
+    perf(
+        "cache-references",
+        "cache_references",
+        "references",
+        "last-level cache references (PMU)",
+        false,
+        HARDWARE,
+        2,
+    ),
+    perf(
+        "cache-misses",
+        "cache_misses",
+        "misses",
+        "last-level cache misses (PMU)",
+        false,
+        HARDWARE,
+        3,
+    ),
+    perf(
+        "branch-misses",
+        "branch_misses",
+        "misses",
+        "mispredicted branches (PMU)",
+        false,
+        HARDWARE,
+        5,
+    ),
+    perf(
+        "branches",
+        "branches",
+        "branches",
+        "branch instructions retired (PMU)",
+        true,
+        HARDWARE,
+        4,
+    ),
+    CounterDef {
+        name: "callgrind-instructions",
+        metric: "callgrind_instructions",
+        unit: "instructions",
+        what: "user-space instructions executed, counted by valgrind's callgrind",
+        counted: true,
+        source: Source::Callgrind,
+    },
+];
+
 impl Counter {
     /// Every counter, in the order lab lists them.
     pub const ALL: [Counter; 11] = [
@@ -69,127 +192,8 @@ impl Counter {
         Counter::ALL.into_iter().find(|c| c.def().name == name)
     }
 
-    /// Its definition; event numbers from `linux/perf_event.h` (`PERF_COUNT_SW_*`,
-    /// `PERF_COUNT_HW_*`).
+    /// Its definition (see [`DEFS`]).
     pub fn def(self) -> &'static CounterDef {
-        const fn def(
-            name: &'static str,
-            metric: &'static str,
-            unit: &'static str,
-            what: &'static str,
-            counted: bool,
-            kind: u32,
-            config: u64,
-        ) -> CounterDef {
-            CounterDef {
-                name,
-                metric,
-                unit,
-                what,
-                counted,
-                source: Source::Perf { kind, config },
-            }
-        }
-        static DEFS: [CounterDef; 11] = [
-            def(
-                "task-clock",
-                "task_clock_s",
-                "s",
-                "CPU time of the run's tasks (perf)",
-                false,
-                SOFTWARE,
-                1,
-            ),
-            def(
-                "context-switches",
-                "context_switches",
-                "switches",
-                "context switches, voluntary or not (perf)",
-                false,
-                SOFTWARE,
-                3,
-            ),
-            def(
-                "cpu-migrations",
-                "cpu_migrations",
-                "migrations",
-                "moves of a task to another CPU (perf)",
-                false,
-                SOFTWARE,
-                4,
-            ),
-            def(
-                "page-faults",
-                "page_faults",
-                "faults",
-                "page faults (perf)",
-                true,
-                SOFTWARE,
-                2,
-            ),
-            def(
-                "instructions",
-                "instructions",
-                "instructions",
-                "instructions retired (PMU)",
-                true,
-                HARDWARE,
-                1,
-            ),
-            def(
-                "cycles",
-                "cycles",
-                "cycles",
-                "CPU cycles (PMU)",
-                false,
-                HARDWARE,
-                0,
-            ),
-            def(
-                "cache-references",
-                "cache_references",
-                "references",
-                "last-level cache references (PMU)",
-                false,
-                HARDWARE,
-                2,
-            ),
-            def(
-                "cache-misses",
-                "cache_misses",
-                "misses",
-                "last-level cache misses (PMU)",
-                false,
-                HARDWARE,
-                3,
-            ),
-            def(
-                "branch-misses",
-                "branch_misses",
-                "misses",
-                "mispredicted branches (PMU)",
-                false,
-                HARDWARE,
-                5,
-            ),
-            def(
-                "branches",
-                "branches",
-                "branches",
-                "branch instructions retired (PMU)",
-                true,
-                HARDWARE,
-                4,
-            ),
-            CounterDef {
-                name: "callgrind-instructions",
-                metric: "callgrind_instructions",
-                unit: "instructions",
-                what: "user-space instructions executed, counted by valgrind's callgrind",
-                counted: true,
-                source: Source::Callgrind,
-            },
-        ];
         &DEFS[self as usize]
     }
 

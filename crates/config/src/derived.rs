@@ -57,7 +57,7 @@ pub fn resolve(
     }
     // In dependency order, so that a metric derived from a derived one inherits what that one
     // inherited.
-    for name in dependency_order(metrics) {
+    for name in super::model::dependency_order(metrics) {
         inherit(metrics, &name, &raw[&name]);
     }
     Ok(())
@@ -91,14 +91,6 @@ fn operand(
     Ok(())
 }
 
-/// The two metrics a derived metric divides.
-fn operands(metric: &Metric) -> Option<(&str, &str)> {
-    match &metric.extractor {
-        Extractor::Derived { of, per } => Some((of, per)),
-        _ => None,
-    }
-}
-
 /// The chain of metrics that leads from `start` back to itself, if one does.
 fn cycle_from(metrics: &[Metric], start: &str) -> Option<Vec<String>> {
     let mut path = vec![start.to_string()];
@@ -106,7 +98,11 @@ fn cycle_from(metrics: &[Metric], start: &str) -> Option<Vec<String>> {
 }
 
 fn walk(metrics: &[Metric], start: &str, at: &str, path: &mut Vec<String>) -> bool {
-    let Some((of, per)) = metrics.iter().find(|m| m.name == at).and_then(operands) else {
+    let Some((of, per)) = metrics
+        .iter()
+        .find(|m| m.name == at)
+        .and_then(Metric::operands)
+    else {
         return false;
     };
     for next in [of, per] {
@@ -124,36 +120,13 @@ fn walk(metrics: &[Metric], start: &str, at: &str, path: &mut Vec<String>) -> bo
     false
 }
 
-/// The derived metrics, each after those it is derived from (the graph has no cycles).
-pub fn dependency_order(metrics: &[Metric]) -> Vec<String> {
-    let mut order: Vec<String> = Vec::new();
-    let derived: Vec<&Metric> = metrics.iter().filter(|m| m.is_derived()).collect();
-    while order.len() < derived.len() {
-        let before = order.len();
-        for m in &derived {
-            let Some((of, per)) = operands(m) else {
-                continue;
-            };
-            let ready =
-                |n: &str| order.iter().any(|o| o == n) || !derived.iter().any(|d| d.name == n);
-            if !order.contains(&m.name) && ready(of) && ready(per) {
-                order.push(m.name.clone());
-            }
-        }
-        if order.len() == before {
-            break;
-        }
-    }
-    order
-}
-
 /// Unit `<of unit>/<per name>`, `of`'s direction, optional when either is, and counted when
 /// both are: a ratio with a timing in it depends on how busy the machine was.
 fn inherit(metrics: &mut [Metric], name: &str, raw: &Spanned<RawMetric>) {
     let raw = raw.get_ref();
     let find = |n: &str| metrics.iter().find(|m| m.name == n).cloned();
     let Some(m) = find(name) else { return };
-    let Some((Some(of), Some(per))) = operands(&m).map(|(o, p)| (find(o), find(p))) else {
+    let Some((Some(of), Some(per))) = m.operands().map(|(o, p)| (find(o), find(p))) else {
         return;
     };
     let Some(target) = metrics.iter_mut().find(|m| m.name == name) else {

@@ -36,7 +36,7 @@ pub enum Order {
 pub const DEFAULT_LAYOUT_TOLERANCE: f64 = 0.02;
 
 /// `layout = "randomized"`: each run's environment is padded by a length and its heap shifted
-/// by an amount drawn from the seed (see [`crate::plan::layout`]), and the runs are checked
+/// by an amount drawn from the seed (see the plan's `layout` module), and the runs are checked
 /// for an effect of either.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Layout {
@@ -224,6 +224,14 @@ impl Metric {
     /// True for a metric computed from two others per run (`of` and `per`).
     pub fn is_derived(&self) -> bool {
         matches!(self.extractor, Extractor::Derived { .. })
+    }
+
+    /// The two metrics a derived metric divides (`of` and `per`); `None` for any other.
+    pub fn operands(&self) -> Option<(&str, &str)> {
+        match &self.extractor {
+            Extractor::Derived { of, per } => Some((of, per)),
+            _ => None,
+        }
     }
 
     /// True for the metrics read from what the run printed.
@@ -676,7 +684,7 @@ impl Experiment {
 
     /// The derived metrics (`of` / `per`), each after the ones it is derived from.
     pub fn derived_order(&self) -> Vec<String> {
-        super::derived::dependency_order(&self.metrics)
+        dependency_order(&self.metrics)
     }
 
     pub fn metric(&self, name: &str) -> Option<&Metric> {
@@ -717,4 +725,27 @@ impl Experiment {
             })
             .collect()
     }
+}
+
+/// The derived metrics, each after those it is derived from (the graph has no cycles).
+pub(super) fn dependency_order(metrics: &[Metric]) -> Vec<String> {
+    let mut order: Vec<String> = Vec::new();
+    let derived: Vec<&Metric> = metrics.iter().filter(|m| m.is_derived()).collect();
+    while order.len() < derived.len() {
+        let before = order.len();
+        for m in &derived {
+            let Some((of, per)) = m.operands() else {
+                continue;
+            };
+            let ready =
+                |n: &str| order.iter().any(|o| o == n) || !derived.iter().any(|d| d.name == n);
+            if !order.contains(&m.name) && ready(of) && ready(per) {
+                order.push(m.name.clone());
+            }
+        }
+        if order.len() == before {
+            break;
+        }
+    }
+    order
 }

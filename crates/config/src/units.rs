@@ -1,6 +1,6 @@
 //! Units of time: the nanosecond counts runs are measured and stored in, and the seconds and
 //! milliseconds they are read in. Every conversion between them happens here; their text
-//! comes from [`crate::format`].
+//! comes from the `format` module.
 
 /// Nanoseconds in one second.
 pub const NANOS_PER_SECOND: u64 = 1_000_000_000;

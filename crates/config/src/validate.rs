@@ -1,5 +1,4 @@
 //! From the raw mirror to a trusted `Experiment`: profiles, matrix, variants, metrics.
-// Over 500 lines: each section of lab.toml is validated here beside its own rules and messages.
 
 use super::MAX_RUNS;
 use super::checks::validate_checks;
@@ -55,10 +54,32 @@ pub fn validate(
     profile: Option<&str>,
     loc: &Locator,
 ) -> Result<Experiment> {
+    let (declared, overrides) = declared(&mut raw, profile, loc)?;
+    let (experiment, sampled_to) = experiment(&raw, origin, profile, &overrides, declared, loc)?;
+    with_checks_and_sampling(experiment, &raw, sampled_to, &overrides, loc)
+}
+
+/// What the experiment varies and measures: its parameters (in declared order, a profile's
+/// lists applied), variants, counters and metrics.
+struct Declared {
+    params: Vec<Param>,
+    declared_values: BTreeMap<String, Vec<ParamValue>>,
+    variants: Vec<Variant>,
+    counters: Vec<crate::counter::Counter>,
+    metrics: Vec<Metric>,
+}
+
+/// The parameters, variants, counters and metrics of `raw`, with `profile` applied to it;
+/// and what the profile changes besides.
+fn declared(
+    raw: &mut RawFile,
+    profile: Option<&str>,
+    loc: &Locator,
+) -> Result<(Declared, Overrides)> {
     // Declared order, taken before a profile replaces some lists with its own.
     let param_order = declared_order(&raw.params);
     let base_params = validate_params(&raw.params, loc)?;
-    let overrides = apply_profile(&mut raw, profile, loc)?;
+    let overrides = apply_profile(raw, profile, loc)?;
     let mut params = validate_params(&raw.params, loc)?;
     let declared_values = declared_values(&base_params, &params);
     params.sort_by_key(|p| param_order.iter().position(|n| *n == p.name));
@@ -68,22 +89,41 @@ pub fn validate(
         raw.experiment.imported.is_some(),
         loc,
     )?;
-    let e = &raw.experiment;
-    let counters = super::counters::validate_counters(&e.counters, loc)?;
+    let counters = super::counters::validate_counters(&raw.experiment.counters, loc)?;
     let metrics = validate_metrics(&raw.metrics, &counters, loc)?;
+    let declared = Declared {
+        params,
+        declared_values,
+        variants,
+        counters,
+        metrics,
+    };
+    Ok((declared, overrides))
+}
+
+/// The experiment `[experiment]` describes, over what it declares (its checks and sampling
+/// still to come), and the most repetitions a sampled session may reach.
+fn experiment(
+    raw: &RawFile,
+    origin: Origin,
+    profile: Option<&str>,
+    overrides: &Overrides,
+    declared: Declared,
+    loc: &Locator,
+) -> Result<(Experiment, Option<u32>)> {
+    let e = &raw.experiment;
     let declared_max_busy = parse_max_busy(e.max_busy.as_ref(), loc)?;
     let timeout = match overrides.timeout.as_ref().or(e.timeout.as_ref()) {
         Some(t) => parse_timeout(t, loc)?,
         None => DEFAULT_TIMEOUT,
     };
-    let (repetitions, sampled_to) = repetitions_of(e, &overrides, profile, loc)?;
+    let (repetitions, sampled_to) = repetitions_of(e, overrides, profile, loc)?;
     let workdir = validate_workdir(e.workdir.as_ref(), &origin.dir, loc)?;
-    let run_root = match &workdir {
-        Some(w) => origin.dir.join(w),
-        None => origin.dir.clone(),
-    };
-    let mut experiment = Experiment {
+    let experiment = Experiment {
         name: origin.name,
+        run_root: workdir
+            .as_ref()
+            .map_or_else(|| origin.dir.clone(), |w| origin.dir.join(w)),
         dir: origin.dir,
         file: loc.file.to_path_buf(),
         source_hash: origin.source_hash,
@@ -100,10 +140,10 @@ pub fn validate(
         sampling: None,
         versions: validate_versions(&e.versions, loc)?,
         build: validate_build(raw.build.as_ref(), loc)?,
-        params,
-        declared_values,
-        variants,
-        metrics,
+        params: declared.params,
+        declared_values: declared.declared_values,
+        variants: declared.variants,
+        metrics: declared.metrics,
         checks: Vec::new(),
         profile: profile.map(str::to_string),
         warnings: Vec::new(),
@@ -111,27 +151,41 @@ pub fn validate(
         duet: None,
         imported: e.imported.clone(),
         isolation: isolation_of(e.isolation.as_ref(), loc),
-        run_root,
         workdir,
         ignore_failure: e.ignore_failure == RawIgnoreFailure::All(true),
         ignored_exit_codes: e.ignore_failure.codes(),
         start_up: start_up_of(e.start_up.as_ref(), loc)?,
         layout: layout_of(e, loc)?,
-        counters_declared_at: e.counters.first().map(|c| {
-            let (line, column) = super::error::line_column(loc.source, c.span().start);
-            format!("{}:{line}:{column}", loc.file.display())
-        }),
-        counters,
+        counters_declared_at: e.counters.first().map(|c| place(c.span(), loc)),
+        counters: declared.counters,
         skip_checks: super::skip::validate_skip_checks(&e.skip_checks, loc)?,
     };
+    Ok((experiment, sampled_to))
+}
+
+/// `experiment` with its checks, sampling and warnings, once its name and plan size pass.
+fn with_checks_and_sampling(
+    mut experiment: Experiment,
+    raw: &RawFile,
+    sampled_to: Option<u32>,
+    overrides: &Overrides,
+    loc: &Locator,
+) -> Result<Experiment> {
+    let e = &raw.experiment;
     check_folder_name(&experiment.name, loc)?;
     check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
     let budget = budget_of(overrides.budget.as_ref().or(e.budget.as_ref()), loc)?;
     experiment.sampling =
         sampling(&experiment, sampled_to, e.stop.as_ref(), loc)?.map(|s| Sampling { budget, ..s });
-    experiment.warnings = argv_warnings(&raw, loc);
+    experiment.warnings = argv_warnings(raw, loc);
     Ok(experiment)
+}
+
+/// `FILE:LINE:COLUMN` of the start of `span`.
+fn place(span: std::ops::Range<usize>, loc: &Locator) -> String {
+    let (line, column) = super::error::line_column(loc.source, span.start);
+    format!("{}:{line}:{column}", loc.file.display())
 }
 
 /// The protection lab.toml asks for, with where it asks (for the refusal of `strict`).
@@ -740,52 +794,7 @@ fn validate_metrics(
     let mut metrics = Vec::new();
     for name in declared_order(raw) {
         let spanned = &raw[&name];
-        let key = format!("metric.{name}");
-        if let Some(why) = identifier_problem(&name) {
-            let msg = format!("metric name {name:?} {why}");
-            return Err(loc.hinted(spanned.span(), &key, msg, IDENTIFIER_HINT));
-        }
-        if BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name)
-            || counters.iter().any(|c| c.def().metric == name)
-        {
-            let msg = format!(
-                "`{name}` is measured by lab for every run; a declared metric cannot take its name"
-            );
-            let hint = "use the built-in one in checks as it is, or give yours another name";
-            return Err(loc.hinted(spanned.span(), &key, msg, hint));
-        }
-        let m = spanned.get_ref();
-        let extractor = match (
-            super::derived::extractor(spanned, &key, loc)?,
-            &m.json,
-            &m.regex,
-        ) {
-            (Some(derived), _, _) => derived,
-            (None, Some(k), None) => Extractor::Json(k.clone()),
-            (None, None, Some(r)) => Extractor::Regex(check_regex(r, &key, loc)?),
-            _ => {
-                let hint = "write json = \"key\" to read a JSON line, regex = 'value=(\\S+)', or of = \"voluntary_cs\" with per = \"ops\" to divide two metrics";
-                return Err(loc.hinted(
-                    spanned.span(),
-                    &key,
-                    "give exactly one of `json`, `regex` or `of` with `per`",
-                    hint,
-                ));
-            }
-        };
-        metrics.push(Metric {
-            name,
-            extractor,
-            unit: m.unit.clone().unwrap_or_default(),
-            better: match m.better {
-                Some(RawBetter::Lower) => Better::Lower,
-                _ => Better::Higher,
-            },
-            text: m.text,
-            count: m.count,
-            optional: m.optional,
-            warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
-        });
+        metrics.push(declared_metric(name, spanned, counters, loc)?);
     }
     metrics.extend(BUILTIN_METRICS.iter().map(|(name, unit, _)| Metric {
         name: name.to_string(),
@@ -809,6 +818,67 @@ fn validate_metrics(
     }));
     super::derived::resolve(&mut metrics, raw, loc)?;
     Ok(metrics)
+}
+
+/// The metric `[metric.NAME]` declares: a name no built-in metric or counter has, and one way
+/// to read it.
+fn declared_metric(
+    name: String,
+    spanned: &Spanned<RawMetric>,
+    counters: &[crate::counter::Counter],
+    loc: &Locator,
+) -> Result<Metric> {
+    let key = format!("metric.{name}");
+    if let Some(why) = identifier_problem(&name) {
+        let msg = format!("metric name {name:?} {why}");
+        return Err(loc.hinted(spanned.span(), &key, msg, IDENTIFIER_HINT));
+    }
+    if BUILTIN_METRICS.iter().any(|(b, _, _)| *b == name)
+        || counters.iter().any(|c| c.def().metric == name)
+    {
+        let msg = format!(
+            "`{name}` is measured by lab for every run; a declared metric cannot take its name"
+        );
+        let hint = "use the built-in one in checks as it is, or give yours another name";
+        return Err(loc.hinted(spanned.span(), &key, msg, hint));
+    }
+    let m = spanned.get_ref();
+    Ok(Metric {
+        extractor: extractor_of(spanned, &key, loc)?,
+        name,
+        unit: m.unit.clone().unwrap_or_default(),
+        better: match m.better {
+            Some(RawBetter::Lower) => Better::Lower,
+            _ => Better::Higher,
+        },
+        text: m.text,
+        count: m.count,
+        optional: m.optional,
+        warmup_iterations: m.warmup_iterations.unwrap_or(0) as usize,
+    })
+}
+
+/// How a declared metric is read: from `of` and `per`, a JSON key or a regex, exactly one.
+fn extractor_of(spanned: &Spanned<RawMetric>, key: &str, loc: &Locator) -> Result<Extractor> {
+    let m = spanned.get_ref();
+    match (
+        super::derived::extractor(spanned, key, loc)?,
+        &m.json,
+        &m.regex,
+    ) {
+        (Some(derived), _, _) => Ok(derived),
+        (None, Some(k), None) => Ok(Extractor::Json(k.clone())),
+        (None, None, Some(r)) => Ok(Extractor::Regex(check_regex(r, key, loc)?)),
+        _ => {
+            let hint = "write json = \"key\" to read a JSON line, regex = 'value=(\\S+)', or of = \"voluntary_cs\" with per = \"ops\" to divide two metrics";
+            Err(loc.hinted(
+                spanned.span(),
+                key,
+                "give exactly one of `json`, `regex` or `of` with `per`",
+                hint,
+            ))
+        }
+    }
 }
 
 fn check_regex(r: &Spanned<String>, key: &str, loc: &Locator) -> Result<String> {

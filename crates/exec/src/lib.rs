@@ -262,12 +262,7 @@ pub fn run_row(
         signal,
         spawn_error,
         timed_out: m.timed_out,
-        cpus: m.cpus_granted.as_ref().map(|c| {
-            c.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" ")
-        }),
+        cpus: m.cpus_granted.as_deref().map(cpu_list),
         stdout_sha256,
         left_running: (!m.left_running.is_empty()).then(|| m.left_running.join(" ")),
         host_busy_ns: m.machine.map(|l| l.busy_ns),
@@ -293,6 +288,14 @@ pub fn run_row(
     };
     record_counters(&mut row, &m.counters);
     row
+}
+
+/// The CPUs a run was granted, as its row lists them: "0 2 3".
+fn cpu_list(cpus: &[usize]) -> String {
+    cpus.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The counters read after the run, in their columns; a counter that could not be read stays

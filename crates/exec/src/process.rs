@@ -3,12 +3,14 @@
 //! the kernel has no pidfd), then `wait4` for its resource usage.
 
 use super::clock::Instant2;
+use super::counters::{Counter, Reading};
 use super::duties::Duty;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Output, Ready, Spawn, Started};
 use lab_config::units::{NANOS_PER_MILLI, Nanos};
 use lab_store::Exit;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -71,14 +73,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
-    let group_waited_before = group.as_mut().and_then(super::cgroup::RunGroup::waited_us);
-    let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
-    super::duties::begin(Duty::SamplingBefore);
-    let before = match alone {
-        Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
-        Alone::No(_) => super::machine::sample(&cpus),
-    };
-    let forks_before = before.as_ref().and_then(Counters::forks);
+    let before = Before::sample(request, &alone, group.as_mut());
     super::duties::begin(Duty::Preparing);
     let window = super::taskstats::open_window();
     let ready = super::spawn::prepare(start_with);
@@ -93,27 +88,103 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             return Measurement::spawn_failed(why, start_unix_ms);
         }
     };
-    let pid = started.pid;
-    let cpus_granted = request.cpus.map(|_| granted_cpus(pid));
-    let Ended {
-        status,
-        usage,
-        timed_out,
-        lab_created,
-        leader,
-    } = wait_until(pid, request.timeout);
+    let mut run = Run {
+        start,
+        start_unix_ms,
+        cpus_granted: request.cpus.map(|_| granted_cpus(started.pid)),
+        started,
+        window,
+        group,
+        before,
+    };
+    let mut ended = wait_until(run.started.pid, request.timeout);
     let end = Instant2::now();
+    let reaped = reap(&mut run, &mut ended, perf, &alone);
+    measurement(run, ended, end, reaped)
+}
+
+/// The machine as a run found it: the CPUs it runs on, their counters, how many processes
+/// had been forked, and how long its cgroup's tasks had waited.
+struct Before {
+    cpus: Vec<usize>,
+    sample: Option<Counters>,
+    forks: Option<u64>,
+    group_waited: Option<u64>,
+}
+
+impl Before {
+    /// Read just before the run is prepared for its start; a run alone reuses the previous
+    /// run's closing sample where it is recent enough.
+    fn sample(
+        request: &RunRequest,
+        alone: &Alone,
+        group: Option<&mut super::cgroup::RunGroup>,
+    ) -> Before {
+        let group_waited = group.and_then(super::cgroup::RunGroup::waited_us);
+        let cpus = request.cpus.map_or_else(allowed_cpus, <[usize]>::to_vec);
+        super::duties::begin(Duty::SamplingBefore);
+        let sample = match alone {
+            Alone::Yes => recent_sample(&cpus).or_else(|| super::machine::sample(&cpus)),
+            Alone::No(_) => super::machine::sample(&cpus),
+        };
+        let forks = sample.as_ref().and_then(Counters::forks);
+        Before {
+            cpus,
+            sample,
+            forks,
+            group_waited,
+        }
+    }
+}
+
+/// A run that has started: when, on which CPUs, and what to read once it has ended.
+struct Run {
+    start: Instant2,
+    start_unix_ms: u64,
+    cpus_granted: Option<Vec<usize>>,
+    started: Started,
+    window: Option<super::taskstats::Window>,
+    group: Option<super::cgroup::RunGroup>,
+    before: Before,
+}
+
+/// What is read of a run once it has been reaped.
+struct Reaped {
+    after: Option<Counters>,
+    own_waited: Option<u64>,
+    used: Used,
+    wait: Option<super::taskstats::TaskWait>,
+    counters: BTreeMap<Counter, Result<Reading, String>>,
+    left_running: Vec<String>,
+}
+
+/// The machine's counters after the run, its resource usage, its waiting and its counters,
+/// and whatever it left running, killed.
+fn reap(
+    run: &mut Run,
+    ended: &mut Ended,
+    perf: Option<super::counters::Prepared>,
+    alone: &Alone,
+) -> Reaped {
+    let (pid, cpus) = (run.started.pid, &run.before.cpus);
     super::duties::begin(Duty::SamplingAfter);
-    let after = super::machine::sample(&cpus);
-    if let (Alone::Yes, Some(after)) = (&alone, after) {
-        keep_sample(&cpus, after);
+    let after = super::machine::sample(cpus);
+    if let (Alone::Yes, Some(after)) = (alone, after) {
+        keep_sample(cpus, after);
     }
     super::duties::begin(Duty::Reaping);
-    let own_waited = own_wait(group, started.in_cgroup, group_waited_before);
-    let used = Used::of(&usage);
-    let wait = match window {
+    let own_waited = own_wait(
+        run.group.take(),
+        run.started.in_cgroup,
+        run.before.group_waited,
+    );
+    let used = Used::of(&ended.usage);
+    let wait = match run.window.take() {
         Some(window) => super::taskstats::close_window(window, pid, matches!(alone, Alone::Yes)),
-        None => leader.and_then(|l| l.wait_if_whole(used.user_ns + used.sys_ns)),
+        None => ended
+            .leader
+            .take()
+            .and_then(|l| l.wait_if_whole(used.user_ns + used.sys_ns)),
     };
     // Taken and read only now that the run is reaped: nothing of it was timed.
     let counters = perf
@@ -121,11 +192,27 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         .unwrap_or_default();
     let forks_after = after.as_ref().and_then(Counters::forks);
     let left_running = match alone {
-        Alone::Yes => {
-            super::orphans::reap_leftovers_alone(pid, forks_before, forks_after, lab_created)
-        }
-        Alone::No(_) => reap_beside_others(pid, forks_before),
+        Alone::Yes => super::orphans::reap_leftovers_alone(
+            pid,
+            run.before.forks,
+            forks_after,
+            ended.lab_created,
+        ),
+        Alone::No(_) => reap_beside_others(pid, run.before.forks),
     };
+    Reaped {
+        after,
+        own_waited,
+        used,
+        wait,
+        counters,
+        left_running,
+    }
+}
+
+/// The measurement of a run that ended at `end`.
+fn measurement(run: Run, ended: Ended, end: Instant2, reaped: Reaped) -> Measurement {
+    let (start, used) = (run.start, reaped.used);
     Measurement {
         wall_ns: end.monotonic - start.monotonic,
         boottime_ns: end.boottime - start.boottime,
@@ -136,17 +223,21 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         voluntary_cs: used.voluntary_cs,
         involuntary_cs: used.involuntary_cs,
         paging: Some(used.paging),
-        exit: decode_status(status),
-        counters,
-        timed_out,
-        cpus_granted,
-        left_running,
-        start_unix_ms,
-        machine: before.zip(after).map(|(b, a)| MachineLoad {
-            own_psi_some_us: own_waited,
-            ..super::machine::between(&b, &a, super::machine::tick_ns())
-        }),
-        wait,
+        exit: decode_status(ended.status),
+        counters: reaped.counters,
+        timed_out: ended.timed_out,
+        cpus_granted: run.cpus_granted,
+        left_running: reaped.left_running,
+        start_unix_ms: run.start_unix_ms,
+        machine: run
+            .before
+            .sample
+            .zip(reaped.after)
+            .map(|(b, a)| MachineLoad {
+                own_psi_some_us: reaped.own_waited,
+                ..super::machine::between(&b, &a, super::machine::tick_ns())
+            }),
+        wait: reaped.wait,
     }
 }
 

@@ -424,19 +424,7 @@ fn watch(
         }
         if !d.resubmit.is_empty() {
             let again = scheduler.submit(job, &d.resubmit)?;
-            shards.note(&format!(
-                "resubmitted shard{} {} as job {again} (lost: {})",
-                if d.resubmit.len() == 1 { "" } else { "s" },
-                list(&d.resubmit),
-                d.resubmit
-                    .iter()
-                    .map(|i| format!(
-                        "{i} {}",
-                        describe(states.get(i).unwrap_or(&TaskState::Unknown))
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            shards.note(&resubmitted_words(&d.resubmit, &again, &states));
             jobs.push(again.clone());
             shards.submitted(jobs)?;
             for &i in &d.resubmit {
@@ -452,6 +440,23 @@ fn watch(
         }
         pause(POLL);
     }
+}
+
+/// "resubmitted shards 2, 5 as job 1234 (lost: 2 failed, 5 timed out)".
+fn resubmitted_words(shards: &[usize], again: &str, states: &BTreeMap<usize, TaskState>) -> String {
+    format!(
+        "resubmitted shard{} {} as job {again} (lost: {})",
+        if shards.len() == 1 { "" } else { "s" },
+        list(shards),
+        shards
+            .iter()
+            .map(|i| format!(
+                "{i} {}",
+                describe(states.get(i).unwrap_or(&TaskState::Unknown))
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// Each shard's task state, asking the scheduler once per job; the controller's words when

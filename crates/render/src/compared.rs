@@ -82,31 +82,7 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
 
 /// A forest chart of the cells' ratios B/A, the noise band's worse edge as the threshold.
 fn figure(c: &Comparison) -> Result<Option<Figure>> {
-    let worse = if c.better == "higher" {
-        1.0 / (1.0 + c.threshold)
-    } else {
-        1.0 + c.threshold
-    };
-    let rows: Vec<ForestRow> = c
-        .cells
-        .iter()
-        .filter_map(|x| {
-            Some(ForestRow {
-                label: x.cell.clone(),
-                ratio: x.ratio?,
-                lo: x.lo?,
-                hi: x.hi?,
-                threshold: Some(worse),
-                verdict: match x.verdict {
-                    Change::Faster => Verdict::Faster,
-                    Change::Slower => Verdict::Slower,
-                    Change::Same => Verdict::NoChange,
-                    Change::Inconclusive => Verdict::Inconclusive,
-                    Change::TooFewRuns => Verdict::NotRun,
-                },
-            })
-        })
-        .collect();
+    let rows = forest_rows(c);
     if rows.is_empty() {
         return Ok(None);
     }
@@ -153,4 +129,32 @@ fn figure(c: &Comparison) -> Result<Option<Figure>> {
         ),
     };
     Figure::new("compared", text, |size| forest_svg(&chart, size)).map(Some)
+}
+
+/// One row per cell with a ratio, its threshold the noise band's edge on the worse side.
+fn forest_rows(c: &Comparison) -> Vec<ForestRow> {
+    let worse = if c.better == "higher" {
+        1.0 / (1.0 + c.threshold)
+    } else {
+        1.0 + c.threshold
+    };
+    c.cells
+        .iter()
+        .filter_map(|x| {
+            Some(ForestRow {
+                label: x.cell.clone(),
+                ratio: x.ratio?,
+                lo: x.lo?,
+                hi: x.hi?,
+                threshold: Some(worse),
+                verdict: match x.verdict {
+                    Change::Faster => Verdict::Faster,
+                    Change::Slower => Verdict::Slower,
+                    Change::Same => Verdict::NoChange,
+                    Change::Inconclusive => Verdict::Inconclusive,
+                    Change::TooFewRuns => Verdict::NotRun,
+                },
+            })
+        })
+        .collect()
 }

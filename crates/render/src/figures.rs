@@ -138,32 +138,14 @@ fn series_name(cell: &lab_config::plan::CellKey, along: &str, exp: &Experiment) 
     name
 }
 
+/// The chart of `metric` against the numeric parameter `param`.
 fn scaling(
     exp: &Experiment,
     analysis: &Analysis,
     metric: &Metric,
     param: &Param,
 ) -> Result<Figure> {
-    let mut series: Vec<Series> = Vec::new();
-    for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
-        let name = series_name(&cell.cell, &param.name, exp);
-        let Some(x) = cell
-            .cell
-            .params
-            .get(&param.name)
-            .and_then(ParamValue::number)
-        else {
-            continue;
-        };
-        let point = series_point(cell, x);
-        match series.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.points.push(point),
-            None => series.push(Series {
-                name,
-                points: vec![point],
-            }),
-        }
-    }
+    let series = scaling_series(exp, analysis, metric, param);
     let values: Vec<f64> = param.values.iter().filter_map(|v| v.as_f64()).collect();
     let log_x = values.iter().all(|v| *v > 0.0)
         && values.iter().cloned().fold(0.0, f64::max)
@@ -199,6 +181,37 @@ fn scaling(
     };
     let stem = format!("{}-by-{}", metric.name, param.name);
     Figure::new(&stem, text, |size| charts::scaling_svg(&chart, size))
+}
+
+/// One series per variant (and value of every other parameter that varies), a point per
+/// cell at its value of `param`.
+fn scaling_series(
+    exp: &Experiment,
+    analysis: &Analysis,
+    metric: &Metric,
+    param: &Param,
+) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for cell in analysis.cells.iter().filter(|c| c.metric == metric.name) {
+        let name = series_name(&cell.cell, &param.name, exp);
+        let Some(x) = cell
+            .cell
+            .params
+            .get(&param.name)
+            .and_then(ParamValue::number)
+        else {
+            continue;
+        };
+        let point = series_point(cell, x);
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                name,
+                points: vec![point],
+            }),
+        }
+    }
+    series
 }
 
 fn series_point(cell: &CellStats, x: f64) -> SeriesPoint {

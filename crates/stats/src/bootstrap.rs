@@ -1,4 +1,4 @@
-//! Bootstrap intervals: hierarchical percentile, log-ratio, BCa mean, and the design effect.
+//! Bootstrap intervals: hierarchical percentile, log-ratio and BCa mean.
 
 use super::rng::Stream;
 use serde::Serialize;
@@ -28,17 +28,6 @@ pub enum Statistic {
 pub struct RatioEstimate {
     pub ratio: f64,
     pub interval: Interval,
-}
-
-/// Intraclass correlation of runs and the resulting design effect.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DesignEffect {
-    /// ICC(1) from one-way ANOVA; may be negative (sampling noise).
-    pub icc: f64,
-    /// Kish design effect 1 + (m̄−1)·max(ICC, 0), never below 1.
-    pub effect: f64,
-    /// sqrt(effect): factor by which a naive pooled-iterations CI is too narrow.
-    pub naive_ci_understatement: f64,
 }
 
 /// Two-stage resampler over runs × iterations with reusable buffers.
@@ -464,48 +453,6 @@ pub fn bca_mean_ci(xs: &[f64], resamples: usize, level: f64, rng: &mut Stream) -
     let lo = quantile_in_place(&mut stats, p_lo);
     let hi = quantile_in_place(&mut stats, p_hi);
     Some(Interval { lo, hi, level })
-}
-
-/// ICC(1) of runs from one-way random-effects ANOVA with unequal group sizes (Shrout &
-/// Fleiss 1979, Psych. Bull. 86:420, ICC(1,1); n0 for unbalanced groups from Snedecor &
-/// Cochran 1989 §13.3) and the design effect 1 + (m̄−1)·ICC of Kish (1965, "Survey
-/// Sampling", §5.4), m̄ = mean iterations per run.
-///
-/// `None` with fewer than 2 non-empty runs, no within-run replication, or non-finite data.
-/// All-identical data give ICC 0.
-pub fn design_effect(runs: &[Vec<f64>]) -> Option<DesignEffect> {
-    let groups: Vec<&Vec<f64>> = runs.iter().filter(|r| !r.is_empty()).collect();
-    let k = groups.len();
-    let total: usize = groups.iter().map(|g| g.len()).sum();
-    if k < 2 || total <= k || groups.iter().any(|g| g.iter().any(|x| !x.is_finite())) {
-        return None;
-    }
-    let n = total as f64;
-    let grand = groups.iter().flat_map(|g| g.iter()).sum::<f64>() / n;
-    let (mut ssb, mut ssw, mut sum_sq_sizes) = (0.0, 0.0, 0.0);
-    for g in &groups {
-        let ni = g.len() as f64;
-        let mi = g.iter().sum::<f64>() / ni;
-        ssb += ni * (mi - grand).powi(2);
-        ssw += g.iter().map(|x| (x - mi).powi(2)).sum::<f64>();
-        sum_sq_sizes += ni * ni;
-    }
-    let msb = ssb / (k - 1) as f64;
-    let msw = ssw / (n - k as f64);
-    let n0 = (n - sum_sq_sizes / n) / (k - 1) as f64;
-    let denom = msb + (n0 - 1.0) * msw;
-    let icc = if denom > 0.0 {
-        (msb - msw) / denom
-    } else {
-        0.0
-    };
-    let m_bar = n / k as f64;
-    let effect = (1.0 + (m_bar - 1.0) * icc.max(0.0)).max(1.0);
-    Some(DesignEffect {
-        icc,
-        effect,
-        naive_ci_understatement: effect.sqrt(),
-    })
 }
 
 #[cfg(test)]

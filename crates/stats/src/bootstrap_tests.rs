@@ -1,4 +1,4 @@
-//! Tests of bootstrap intervals and the design effect (`bootstrap.rs`), against reference values.
+//! Tests of bootstrap intervals (`bootstrap.rs`), against reference values.
 
 use super::super::reference::{reference, vecs};
 use super::super::rng::{Generator, stream, stream_of};
@@ -84,30 +84,6 @@ fn hierarchical_matches_numpy_two_stage() {
             }
         }
     }
-}
-
-#[test]
-fn design_effect_matches_reference() {
-    // ICC(1), design effect, sqrt: numpy one-way ANOVA in the reference script.
-    let r = reference();
-    for case in r["design_effect"].as_array().unwrap() {
-        let runs: Vec<Vec<f64>> = case["runs"].as_array().unwrap().iter().map(vecs).collect();
-        let d = design_effect(&runs).unwrap();
-        let icc = case["icc"].as_f64().unwrap();
-        let eff = case["effect"].as_f64().unwrap();
-        assert!(
-            (d.icc - icc).abs() <= 1e-9 * icc.abs().max(1.0),
-            "{d:?} {case}"
-        );
-        assert!((d.effect - eff).abs() <= 1e-9 * eff, "{d:?}");
-        assert!((d.naive_ci_understatement - eff.sqrt()).abs() <= 1e-9 * eff);
-    }
-    // Hand value: runs {1,3} and {5,7}: MSB = 16, MSW = 2, n0 = 2, ICC = 14/18.
-    let d = design_effect(&[vec![1.0, 3.0], vec![5.0, 7.0]]).unwrap();
-    assert!((d.icc - 14.0 / 18.0).abs() < 1e-12);
-    assert!((d.effect - (1.0 + 14.0 / 18.0)).abs() < 1e-12);
-    assert!(design_effect(&[vec![1.0], vec![2.0]]).is_none());
-    assert!(design_effect(&[vec![1.0, 2.0]]).is_none());
 }
 
 #[test]

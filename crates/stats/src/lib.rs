@@ -11,6 +11,7 @@ pub mod bootstrap;
 pub mod changepoint;
 #[cfg(test)]
 mod coverage;
+mod design;
 pub mod dip;
 mod estimate;
 pub mod first_rank;
@@ -45,11 +46,9 @@ mod window_runs;
 #[cfg(test)]
 pub(crate) mod reference;
 
-pub use bootstrap::{
-    DesignEffect, Interval, RatioEstimate, Statistic, bca_mean_ci, design_effect, percentile_ci,
-    ratio_ci,
-};
+pub use bootstrap::{Interval, RatioEstimate, Statistic, bca_mean_ci, percentile_ci, ratio_ci};
 pub use changepoint::{RunShape, Segment, SteadyState, classify, consistent, pelt};
+pub use design::{DesignEffect, design_effect};
 pub use dip::{DipTest, Mode, dip, dip_test};
 pub use estimate::Estimate;
 pub use folding::{Fold, fold};

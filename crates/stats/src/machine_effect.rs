@@ -21,7 +21,7 @@ use serde::Serialize;
 use statrs::function::gamma::ln_gamma;
 use std::collections::BTreeMap;
 
-use super::bootstrap::design_effect;
+use super::design::design_effect;
 use super::kruskal::{kruskal_wallis, mid_ranks};
 use super::uniform::below;
 

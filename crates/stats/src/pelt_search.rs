@@ -1,4 +1,4 @@
-//! The search step of PELT (used by [`super::changepoint`]): segment costs from prefix sums,
+//! The search step of PELT (used by `changepoint`): segment costs from prefix sums,
 //! and the candidates' costs judged first through a logarithm with a proven error bound, so
 //! that the exact logarithm is taken only where it can change PELT's choice.
 //!

@@ -1,5 +1,5 @@
 //! How many values of a multiset of runs lie below a pooled rank, for placing the window of
-//! [`super::window_runs`]: a search over blocks of ranks and a scan within one, instead of a
+//! `window_runs`: a search over blocks of ranks and a scan within one, instead of a
 //! binary search in every picked run at every step of the search over ranks.
 //!
 //! With the runs' ranks a partition of 0..N, the values of the picked runs below rank r are

@@ -5,6 +5,7 @@
 
 mod contention;
 mod heap;
+mod identity;
 mod lock;
 mod logs;
 mod manifest;

@@ -114,13 +114,6 @@ fn emit(bytes: &[u8], long: Option<usize>, line: &mut impl FnMut(Line)) {
     }
 }
 
-/// `path` opened for reading when it is a regular file, not through a symbolic link; `None`
-/// otherwise (missing, a link, a FIFO that would block the reader forever, a device).
-pub(super) fn regular_file(path: &Path) -> Option<File> {
-    let file = open_unblocked(path, libc::O_NOFOLLOW).ok()?;
-    file.metadata().ok()?.is_file().then_some(file)
-}
-
 /// `path` opened for reading with `flags` besides `O_NONBLOCK`, so that opening a FIFO no
 /// one writes to returns at once instead of waiting for a writer.
 pub fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> {

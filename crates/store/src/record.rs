@@ -3,7 +3,7 @@
 //! bytes a run, 20 MB at 100,000 runs).
 
 use super::rows::{Counters, RunRow};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 /// A row of runs.csv, column by column (see [`RunRow`] for what each holds).
 #[derive(Deserialize)]
@@ -105,22 +105,36 @@ pub(super) struct RunRecord {
     wait_share: Option<f64>,
 }
 
+impl RunRecord {
+    /// The perf counter columns, set apart.
+    fn counters(&mut self) -> Counters {
+        Counters {
+            task_clock: self.counter_task_clock,
+            context_switches: self.counter_context_switches,
+            cpu_migrations: self.counter_cpu_migrations,
+            page_faults: self.counter_page_faults,
+            instructions: self.counter_instructions,
+            cycles: self.counter_cycles,
+            cache_references: self.counter_cache_references,
+            cache_misses: self.counter_cache_misses,
+            branch_misses: self.counter_branch_misses,
+            branches: self.counter_branches,
+            callgrind_instructions: self.counter_callgrind_instructions,
+            multiplexed: self.counters_multiplexed.take(),
+        }
+    }
+}
+
+/// A run row is read as its record, then set in order.
+impl<'de> Deserialize<'de> for RunRow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        RunRecord::deserialize(deserializer).map(RunRow::from)
+    }
+}
+
 impl From<RunRecord> for RunRow {
-    fn from(r: RunRecord) -> Self {
-        let counters = Counters {
-            task_clock: r.counter_task_clock,
-            context_switches: r.counter_context_switches,
-            cpu_migrations: r.counter_cpu_migrations,
-            page_faults: r.counter_page_faults,
-            instructions: r.counter_instructions,
-            cycles: r.counter_cycles,
-            cache_references: r.counter_cache_references,
-            cache_misses: r.counter_cache_misses,
-            branch_misses: r.counter_branch_misses,
-            branches: r.counter_branches,
-            callgrind_instructions: r.counter_callgrind_instructions,
-            multiplexed: r.counters_multiplexed,
-        };
+    fn from(mut r: RunRecord) -> Self {
+        let counters = r.counters();
         RunRow {
             run_id: r.run_id,
             position: r.position,

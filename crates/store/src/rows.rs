@@ -78,8 +78,7 @@ pub enum Exit {
 
 /// One row of runs.csv: what was measured, never a judgement (the validity stage judges).
 /// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(from = "super::record::RunRecord")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRow {
     pub run_id: String,
     pub position: usize,
@@ -102,98 +101,72 @@ pub struct RunRow {
     /// SHA-256 of everything the run printed on stdout: identical outputs are visible.
     pub stdout_sha256: String,
     /// Processes the run left behind (killed by lab), space-separated; empty when none.
-    #[serde(default)]
     pub left_running: Option<String>,
     /// CPU time spent on the run's CPUs by every process while it ran, the run's own included
     /// (from `/proc/stat`); empty in sessions recorded before lab measured it.
-    #[serde(default)]
     pub host_busy_ns: Option<u64>,
     /// CPU time a hypervisor took from the run's CPUs while it ran.
-    #[serde(default)]
     pub host_steal_ns: Option<u64>,
     /// CPU time the run's CPUs had to give while it ran.
-    #[serde(default)]
     pub host_capacity_ns: Option<u64>,
     /// Microseconds some task on the machine waited for a CPU while the run ran (PSI).
-    #[serde(default)]
     pub psi_cpu_some_us: Option<u64>,
     /// Microseconds the run's own tasks waited for a CPU (PSI of its own cgroup), where lab
     /// could give it one.
-    #[serde(default)]
     pub psi_cpu_own_us: Option<u64>,
     /// The share of its wall time the run could wait for a CPU before it counted as disturbed
     /// (`max_busy` when it ran); empty in sessions recorded before the column existed.
-    #[serde(default)]
     pub busy_limit: Option<f64>,
     /// Thermal-throttle events on the run's CPUs while it ran, where the kernel counts them.
-    #[serde(default)]
     pub throttle_events: Option<u64>,
     /// How many rows of samples.csv belong to this run. The run row is written after them, so
     /// it commits the run; sessions written before this column existed leave it empty.
-    #[serde(default)]
     pub samples: Option<usize>,
     /// The cluster node that ran it (`lab run --on slurm`); empty for a run on this machine
     /// and in sessions written before the column existed.
-    #[serde(default)]
     pub node: Option<String>,
     /// CLOCK_BOOTTIME when the run was spawned; with `boottime_ns` it places the run in time
     /// against the session's other runs. Empty where it was not recorded.
-    #[serde(default)]
     pub start_boottime_ns: Option<u64>,
     /// The runs that executed at some moment while this one did (`lab run --jobs`),
     /// space-separated; empty when it ran alone.
-    #[serde(default)]
     pub overlapped: Option<String>,
     /// Bytes of padding in the run's environment (`layout = "randomized"`). The column exists
     /// only in sessions that randomised the layout; elsewhere it reads as empty.
-    #[serde(default)]
     pub env_padding: Option<u32>,
     /// Bytes the run's heap was shifted by (`layout = "randomized"`); empty where it was not
     /// shifted (a statically linked program, lab built without a C compiler) and in sessions
     /// recorded before the column existed.
-    #[serde(default)]
     pub heap_shift: Option<u32>,
     /// Page faults served without I/O (`ru_minflt`); empty where not recorded (sessions
     /// before the column, imported runs).
-    #[serde(default)]
     pub minor_faults: Option<u64>,
     /// Page faults that waited for I/O (`ru_majflt`).
-    #[serde(default)]
     pub major_faults: Option<u64>,
     /// Block input operations (`ru_inblock`).
-    #[serde(default)]
     pub block_in: Option<u64>,
     /// Block output operations (`ru_oublock`).
-    #[serde(default)]
     pub block_out: Option<u64>,
     /// perf counters (`[experiment] counters`), one column each, named `counter_` and perf's
     /// name with `_` for `-` (task-clock in nanoseconds); `None` when the run counted none.
     pub counters: Option<Box<Counters>>,
-    /// Where the run's stdout lies in `logs/stdout.pack` (see [`super::packed`]): empty in
+    /// Where the run's stdout lies in `logs/stdout.pack` (see `packed`): empty in
     /// sessions from before the packs, whose runs have a log file each.
-    #[serde(default)]
     pub stdout_offset: Option<u64>,
-    #[serde(default)]
     pub stdout_bytes: Option<u64>,
     /// Where the run's stderr lies in `logs/stderr.pack`, and its SHA-256.
-    #[serde(default)]
     pub stderr_offset: Option<u64>,
-    #[serde(default)]
     pub stderr_bytes: Option<u64>,
-    #[serde(default)]
     pub stderr_sha256: Option<String>,
     /// Nanoseconds the run's own tasks (every process and thread of it) waited for a CPU,
     /// summed over the tasks; empty where the kernel's per-task counters could not be read for
     /// the whole run, and in sessions recorded before the column existed.
-    #[serde(default)]
     pub wait_ns: Option<u64>,
     /// How many of the run's tasks worked (wanted a CPU for at least a tenth of their life):
     /// two or more make it a parallel run.
-    #[serde(default)]
     pub wait_tasks: Option<u32>,
     /// The largest share of its life one of those tasks that wanted a CPU waited for one: how
     /// far the waiting could have stretched the run (`exec::taskstats::TaskWait::share`).
-    #[serde(default)]
     pub wait_share: Option<f64>,
 }
 
@@ -259,15 +232,6 @@ impl RunRow {
         self.counters
             .as_deref()
             .and_then(|c| c.multiplexed.as_deref())
-    }
-
-    /// Records where the run's output was packed; its stdout digest is the one of its row.
-    pub fn packed(&mut self, packed: &super::packed::Packed) {
-        self.stdout_offset = Some(packed.stdout.offset);
-        self.stdout_bytes = Some(packed.stdout.bytes);
-        self.stderr_offset = Some(packed.stderr.offset);
-        self.stderr_bytes = Some(packed.stderr.bytes);
-        self.stderr_sha256 = Some(packed.stderr.sha256.clone());
     }
 
     /// The runs that executed beside this one, by id.
@@ -534,88 +498,136 @@ impl std::fmt::Display for Field<'_> {
     }
 }
 
+/// Reads one field of a run row.
+type ReadField = for<'r> fn(&'r RunRow) -> Field<'r>;
+
+/// Every measured field of a run row by column name, in the order runs.csv writes them.
+static RUN_FIELDS: [(&str, ReadField); 57] = [
+    ("run_id", |r| Field::Text(&r.run_id)),
+    ("position", |r| Field::Count(Some(r.position))),
+    ("variant", |r| Field::Text(&r.variant)),
+    ("repetition", |r| {
+        Field::Unsigned(Some(u64::from(r.repetition)))
+    }),
+    ("warmup", |r| Field::Flag(r.warmup)),
+    ("start_utc", |r| Field::Text(&r.start_utc)),
+    ("wall_ns", |r| Field::Unsigned(Some(r.wall_ns))),
+    ("boottime_ns", |r| Field::Unsigned(Some(r.boottime_ns))),
+    ("user_ns", |r| Field::Unsigned(Some(r.user_ns))),
+    ("sys_ns", |r| Field::Unsigned(Some(r.sys_ns))),
+    ("max_rss_kib", |r| Field::Unsigned(Some(r.max_rss_kib))),
+    ("voluntary_cs", |r| Field::Unsigned(Some(r.voluntary_cs))),
+    ("involuntary_cs", |r| {
+        Field::Unsigned(Some(r.involuntary_cs))
+    }),
+    ("exit_code", |r| Field::Signed(exit_code(r))),
+    ("signal", |r| Field::Signed(signal(r))),
+    ("spawn_error", |r| Field::Text(spawn_error(r))),
+    ("timed_out", |r| Field::Flag(r.timed_out)),
+    ("cpus", |r| text(&r.cpus)),
+    ("stdout_sha256", |r| Field::Text(&r.stdout_sha256)),
+    ("left_running", |r| text(&r.left_running)),
+    ("host_busy_ns", |r| Field::Unsigned(r.host_busy_ns)),
+    ("host_steal_ns", |r| Field::Unsigned(r.host_steal_ns)),
+    ("host_capacity_ns", |r| Field::Unsigned(r.host_capacity_ns)),
+    ("psi_cpu_some_us", |r| Field::Unsigned(r.psi_cpu_some_us)),
+    ("psi_cpu_own_us", |r| Field::Unsigned(r.psi_cpu_own_us)),
+    ("busy_limit", |r| Field::Share(r.busy_limit)),
+    ("throttle_events", |r| Field::Unsigned(r.throttle_events)),
+    ("samples", |r| Field::Count(r.samples)),
+    ("node", |r| text(&r.node)),
+    ("start_boottime_ns", |r| {
+        Field::Unsigned(r.start_boottime_ns)
+    }),
+    ("overlapped", |r| text(&r.overlapped)),
+    (LAYOUT_COLUMN, |r| {
+        Field::Unsigned(r.env_padding.map(u64::from))
+    }),
+    (HEAP_COLUMN, |r| {
+        Field::Unsigned(r.heap_shift.map(u64::from))
+    }),
+    ("minor_faults", |r| Field::Unsigned(r.minor_faults)),
+    ("major_faults", |r| Field::Unsigned(r.major_faults)),
+    ("block_in", |r| Field::Unsigned(r.block_in)),
+    ("block_out", |r| Field::Unsigned(r.block_out)),
+    ("counter_task_clock", |r| {
+        Field::Unsigned(r.counter("task-clock"))
+    }),
+    ("counter_context_switches", |r| {
+        Field::Unsigned(r.counter("context-switches"))
+    }),
+    ("counter_cpu_migrations", |r| {
+        Field::Unsigned(r.counter("cpu-migrations"))
+    }),
+    ("counter_page_faults", |r| {
+        Field::Unsigned(r.counter("page-faults"))
+    }),
+    ("counter_instructions", |r| {
+        Field::Unsigned(r.counter("instructions"))
+    }),
+    ("counter_cycles", |r| Field::Unsigned(r.counter("cycles"))),
+    ("counter_cache_references", |r| {
+        Field::Unsigned(r.counter("cache-references"))
+    }),
+    ("counter_cache_misses", |r| {
+        Field::Unsigned(r.counter("cache-misses"))
+    }),
+    ("counter_branch_misses", |r| {
+        Field::Unsigned(r.counter("branch-misses"))
+    }),
+    ("counter_branches", |r| {
+        Field::Unsigned(r.counter("branches"))
+    }),
+    ("counter_callgrind_instructions", |r| {
+        Field::Unsigned(r.counter("callgrind-instructions"))
+    }),
+    ("counters_multiplexed", |r| {
+        Field::Text(r.counters_multiplexed().unwrap_or_default())
+    }),
+    ("stdout_offset", |r| Field::Unsigned(r.stdout_offset)),
+    ("stdout_bytes", |r| Field::Unsigned(r.stdout_bytes)),
+    ("stderr_offset", |r| Field::Unsigned(r.stderr_offset)),
+    ("stderr_bytes", |r| Field::Unsigned(r.stderr_bytes)),
+    ("stderr_sha256", |r| text(&r.stderr_sha256)),
+    ("wait_ns", |r| Field::Unsigned(r.wait_ns)),
+    ("wait_tasks", |r| {
+        Field::Unsigned(r.wait_tasks.map(u64::from))
+    }),
+    ("wait_share", |r| Field::Share(r.wait_share)),
+];
+
 /// Every measured field of a run row by column name.
 fn run_fields(row: &RunRow) -> [(&'static str, Field<'_>); 57] {
-    let (code, signal, spawn) = match row.ended() {
-        Ended::Code(c) => (Some(c), None, ""),
-        Ended::Signal(s) => (None, Some(s), ""),
-        Ended::SpawnFailed(e) => (None, None, e),
-    };
-    fn text(v: &Option<String>) -> Field<'_> {
-        Field::Text(v.as_deref().unwrap_or_default())
+    RUN_FIELDS.map(|(name, read)| (name, read(row)))
+}
+
+/// A text column that may be empty.
+fn text(v: &Option<String>) -> Field<'_> {
+    Field::Text(v.as_deref().unwrap_or_default())
+}
+
+/// The exit code of a run that exited.
+fn exit_code(row: &RunRow) -> Option<i32> {
+    match row.ended() {
+        Ended::Code(c) => Some(c),
+        _ => None,
     }
-    let counter = |name| Field::Unsigned(row.counter(name));
-    [
-        ("run_id", Field::Text(&row.run_id)),
-        ("position", Field::Count(Some(row.position))),
-        ("variant", Field::Text(&row.variant)),
-        (
-            "repetition",
-            Field::Unsigned(Some(u64::from(row.repetition))),
-        ),
-        ("warmup", Field::Flag(row.warmup)),
-        ("start_utc", Field::Text(&row.start_utc)),
-        ("wall_ns", Field::Unsigned(Some(row.wall_ns))),
-        ("boottime_ns", Field::Unsigned(Some(row.boottime_ns))),
-        ("user_ns", Field::Unsigned(Some(row.user_ns))),
-        ("sys_ns", Field::Unsigned(Some(row.sys_ns))),
-        ("max_rss_kib", Field::Unsigned(Some(row.max_rss_kib))),
-        ("voluntary_cs", Field::Unsigned(Some(row.voluntary_cs))),
-        ("involuntary_cs", Field::Unsigned(Some(row.involuntary_cs))),
-        ("exit_code", Field::Signed(code)),
-        ("signal", Field::Signed(signal)),
-        ("spawn_error", Field::Text(spawn)),
-        ("timed_out", Field::Flag(row.timed_out)),
-        ("cpus", text(&row.cpus)),
-        ("stdout_sha256", Field::Text(&row.stdout_sha256)),
-        ("left_running", text(&row.left_running)),
-        ("host_busy_ns", Field::Unsigned(row.host_busy_ns)),
-        ("host_steal_ns", Field::Unsigned(row.host_steal_ns)),
-        ("host_capacity_ns", Field::Unsigned(row.host_capacity_ns)),
-        ("psi_cpu_some_us", Field::Unsigned(row.psi_cpu_some_us)),
-        ("psi_cpu_own_us", Field::Unsigned(row.psi_cpu_own_us)),
-        ("busy_limit", Field::Share(row.busy_limit)),
-        ("throttle_events", Field::Unsigned(row.throttle_events)),
-        ("samples", Field::Count(row.samples)),
-        ("node", text(&row.node)),
-        ("start_boottime_ns", Field::Unsigned(row.start_boottime_ns)),
-        ("overlapped", text(&row.overlapped)),
-        (
-            LAYOUT_COLUMN,
-            Field::Unsigned(row.env_padding.map(u64::from)),
-        ),
-        (HEAP_COLUMN, Field::Unsigned(row.heap_shift.map(u64::from))),
-        ("minor_faults", Field::Unsigned(row.minor_faults)),
-        ("major_faults", Field::Unsigned(row.major_faults)),
-        ("block_in", Field::Unsigned(row.block_in)),
-        ("block_out", Field::Unsigned(row.block_out)),
-        ("counter_task_clock", counter("task-clock")),
-        ("counter_context_switches", counter("context-switches")),
-        ("counter_cpu_migrations", counter("cpu-migrations")),
-        ("counter_page_faults", counter("page-faults")),
-        ("counter_instructions", counter("instructions")),
-        ("counter_cycles", counter("cycles")),
-        ("counter_cache_references", counter("cache-references")),
-        ("counter_cache_misses", counter("cache-misses")),
-        ("counter_branch_misses", counter("branch-misses")),
-        ("counter_branches", counter("branches")),
-        (
-            "counter_callgrind_instructions",
-            counter("callgrind-instructions"),
-        ),
-        (
-            "counters_multiplexed",
-            Field::Text(row.counters_multiplexed().unwrap_or_default()),
-        ),
-        ("stdout_offset", Field::Unsigned(row.stdout_offset)),
-        ("stdout_bytes", Field::Unsigned(row.stdout_bytes)),
-        ("stderr_offset", Field::Unsigned(row.stderr_offset)),
-        ("stderr_bytes", Field::Unsigned(row.stderr_bytes)),
-        ("stderr_sha256", text(&row.stderr_sha256)),
-        ("wait_ns", Field::Unsigned(row.wait_ns)),
-        ("wait_tasks", Field::Unsigned(row.wait_tasks.map(u64::from))),
-        ("wait_share", Field::Share(row.wait_share)),
-    ]
+}
+
+/// The signal that ended a run that was killed.
+fn signal(row: &RunRow) -> Option<i32> {
+    match row.ended() {
+        Ended::Signal(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Why a run that could not start did not.
+fn spawn_error(row: &RunRow) -> &str {
+    match row.ended() {
+        Ended::SpawnFailed(e) => e,
+        _ => "",
+    }
 }
 
 #[cfg(test)]
@@ -717,7 +729,10 @@ mod tests {
                 );
             }
         }
-        // The session's count of values and its node take the place of the row's own.
+    }
+
+    #[test]
+    fn the_sessions_count_of_values_and_its_node_take_the_place_of_the_rows_own() {
         let header = run_header(&[], false);
         let mut layout = RunLayout::new(header.clone());
         let mut line = Vec::new();
@@ -725,7 +740,7 @@ mod tests {
             samples: Some(5),
             node: Some("n2"),
         };
-        layout.write_line(&no_status, &BTreeMap::new(), overrides, &mut line);
+        layout.write_line(&RunRow::default(), &BTreeMap::new(), overrides, &mut line);
         let expected = RunRow {
             samples: Some(5),
             node: Some("n2".into()),

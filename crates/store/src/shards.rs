@@ -398,6 +398,41 @@ mod tests {
         );
     }
 
+    /// What setting aside shard 1's torn run r0006 (bytes 10 to 15 of `pack`) says it moved.
+    fn assert_torn_run_set_aside(tails: &[Tail], pack: &Path) {
+        let described: Vec<String> = tails.iter().map(Tail::describe).collect();
+        let row_bytes = tails[0].total_bytes - tails[0].keep_bytes;
+        assert_eq!(
+        described,
+        vec![
+            format!(
+                "runs.csv: {row_bytes} bytes after byte {} set aside (run r0006 and the rows after it: its stdout is cut short in {} (bytes 10 to 15))",
+                tails[0].keep_bytes,
+                pack.display()
+            ),
+            format!(
+                "samples.csv: {} bytes after byte {} set aside (values of a run that never finished)",
+                tails[1].total_bytes - tails[1].keep_bytes,
+                tails[1].keep_bytes
+            ),
+            "logs/stdout.pack: 4 bytes after byte 10 set aside (output of a run stopped before its row was written)".into(),
+        ]
+    );
+    }
+
+    /// Run r0006 measured again in shard 1's folder, on node n3.
+    fn measure_sixth_again(dir: &Path) {
+        let mut w = SessionWriter::reopen(shard_dir(dir, 1)).unwrap();
+        w.on_node("n3");
+        let sixth = planned(6);
+        let mut again = row(&sixth);
+        again.packed(
+            &w.pack("r0006", &mut &b"r0006"[..], &mut std::io::empty())
+                .unwrap(),
+        );
+        w.append(&sixth, &again, &samples(&sixth)).unwrap();
+    }
+
     #[test]
     fn a_run_whose_output_is_torn_is_never_merged_and_is_set_aside_with_its_values() {
         let root = tempfile::tempdir().unwrap();
@@ -435,39 +470,14 @@ mod tests {
 
         // Once no task writes the shard, the torn run's row, values and output are set aside.
         let tails = set_aside_torn(&shard_dir(&dir, 1)).unwrap();
-        let described: Vec<String> = tails.iter().map(Tail::describe).collect();
-        let row_bytes = tails[0].total_bytes - tails[0].keep_bytes;
-        assert_eq!(
-            described,
-            vec![
-                format!(
-                    "runs.csv: {row_bytes} bytes after byte {} set aside (run r0006 and the rows after it: its stdout is cut short in {} (bytes 10 to 15))",
-                    tails[0].keep_bytes,
-                    pack.display()
-                ),
-                format!(
-                    "samples.csv: {} bytes after byte {} set aside (values of a run that never finished)",
-                    tails[1].total_bytes - tails[1].keep_bytes,
-                    tails[1].keep_bytes
-                ),
-                "logs/stdout.pack: 4 bytes after byte 10 set aside (output of a run stopped before its row was written)".into(),
-            ]
-        );
+        assert_torn_run_set_aside(&tails, &pack);
         assert_eq!(shard_rows(&dir, 1), 2);
         assert_eq!(
             fs::read(shard_dir(&dir, 1).join("set-aside/stdout.pack.1")).unwrap(),
             b"r000"
         );
         // Measured again in the same folder, it completes the shard and merges alone.
-        let mut w = SessionWriter::reopen(shard_dir(&dir, 1)).unwrap();
-        w.on_node("n3");
-        let sixth = planned(6);
-        let mut again = row(&sixth);
-        again.packed(
-            &w.pack("r0006", &mut &b"r0006"[..], &mut std::io::empty())
-                .unwrap(),
-        );
-        w.append(&sixth, &again, &samples(&sixth)).unwrap();
+        measure_sixth_again(&dir);
         assert!(shard_complete(&dir, 1, &ids(&[4, 5, 6])));
         let merged = merge_shards(&mut session, &held).unwrap();
         assert_eq!((merged.appended, merged.torn.len()), (1, 0));

@@ -10,6 +10,7 @@
 //! output, so a pack written over is checked run by run against the digests of what lab
 //! appended, and its rows' digests guard it whenever it is read.
 
+use super::identity::Identity;
 use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
 use super::rows::{self, RunRow, SampleRow};
@@ -18,34 +19,7 @@ use anyhow::{Context, Result};
 use lab_config::plan::{Plan, PlannedRun};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-/// What identifies a file's content as the one lab wrote.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Identity {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
-    pub(super) len: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-impl Identity {
-    fn of(path: &Path) -> Option<Identity> {
-        fs::metadata(path).ok().map(|m| Identity::from_metadata(&m))
-    }
-
-    pub(super) fn from_metadata(m: &fs::Metadata) -> Identity {
-        Identity {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.len(),
-            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
-        }
-    }
-}
 
 /// An append-only CSV file and every byte lab has written to it.
 struct Appended {

@@ -1,7 +1,7 @@
 //! `lab bench`'s command line, declared with no logic: hyperfine 1.20's and 2.0's flags with
 //! their meanings (docs/src/guide/bench.md lists each, with any difference), lab's own after them.
 
-use super::export::{SortOrder, TimeUnit};
+use super::shown::{SortOrder, TimeUnit};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

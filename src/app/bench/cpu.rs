@@ -41,7 +41,7 @@ pub fn companion(a: &Assessed, check: &CheckResult) -> Option<String> {
     let (ratio, iv) = lab_judge::checks::ratio_of(ca, cb, r, &stream).ok()?;
     Some(format!(
         "on CPU time (user + system, which waiting does not lengthen; it hides waiting on memory and I/O): {} ({} CI)",
-        super::output::directed(ratio, iv.lo, iv.hi),
+        super::figures::directed(ratio, iv.lo, iv.hi),
         lab_config::format::level(iv.level)
     ))
 }

@@ -9,10 +9,12 @@ mod args;
 mod compose;
 mod cpu;
 mod export;
+mod figures;
 mod output;
 mod place;
 mod sessions;
 mod short;
+mod shown;
 mod spec;
 mod toml;
 

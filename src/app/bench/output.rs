@@ -5,38 +5,17 @@
 //! each value against the fastest) — then lab's validity checks that apply, and where the
 //! session and its chapter are. The exports are written from the same [`Report`].
 
-use super::export::{SortOrder, TimeUnit};
+use super::figures::{Timed, directed, mean, range, sd};
+use super::shown::{SortOrder, TimeUnit};
 use crate::assess::Assessed;
 use crate::error::Exit;
 use crate::layout::Layout;
 use lab_config::format::{percent, significant, terminal};
 use lab_config::{CheckClass, template::substitute};
 use lab_judge::checks::{CheckResult, Verdict};
-use lab_stats::Summary;
 use lab_store::RunRow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-
-/// One command at one parameter set, with every valid run's measurements.
-pub struct Timed {
-    pub label: String,
-    /// The command as it ran, parameters replaced.
-    pub command: String,
-    pub params: BTreeMap<String, String>,
-    /// Wall seconds of each valid timed run, in execution order.
-    pub times: Vec<f64>,
-    pub user: Vec<f64>,
-    pub system: Vec<f64>,
-    pub memory_bytes: Vec<u64>,
-    pub exit_codes: Vec<Option<i32>>,
-    pub median: Option<f64>,
-    pub interval: Option<(f64, f64, f64)>,
-    /// Timed runs that failed or could not be timed, with the first reason.
-    pub invalid: usize,
-    pub first_problem: Option<String>,
-    /// Some timed run exited with a non-zero code (what `-i` accepts).
-    pub failed: bool,
-}
 
 /// A command against the reference at one parameter set, as its `agree` check decided it.
 pub struct Against {
@@ -79,6 +58,24 @@ pub struct Report {
     pub reproduce: String,
 }
 
+/// The hypotheses that compare the commands, each as the report states it.
+fn against(a: &Assessed) -> Vec<Against> {
+    a.findings
+        .checks
+        .iter()
+        .filter(|c| c.kind == "agree" && c.class == CheckClass::Hypothesis)
+        .map(|c| Against {
+            name: c.name.clone(),
+            verdict: c.verdict,
+            ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
+            reading: c.reading.clone(),
+            busy: c.busy.clone(),
+            on_cpu: super::cpu::companion(a, c),
+            outlook: a.looks.last().and_then(|s| s.outlook_of(&c.name)),
+        })
+        .collect()
+}
+
 impl Report {
     /// The report of the assessed session `a`, shown as `view` says.
     pub fn of(a: &Assessed, layout: &Layout, view: &View) -> Report {
@@ -96,21 +93,7 @@ impl Report {
             .map(|c| timed(a, c, &rows))
             .collect();
         let start_up = super::short::start_up_note(a, &timed);
-        let against = a
-            .findings
-            .checks
-            .iter()
-            .filter(|c| c.kind == "agree" && c.class == CheckClass::Hypothesis)
-            .map(|c| Against {
-                name: c.name.clone(),
-                verdict: c.verdict,
-                ratio: c.ratio.as_ref().map(|r| (r.ratio, r.lo, r.hi, r.level)),
-                reading: c.reading.clone(),
-                busy: c.busy.clone(),
-                on_cpu: super::cpu::companion(a, c),
-                outlook: a.looks.last().and_then(|s| s.outlook_of(&c.name)),
-            })
-            .collect();
+        let against = against(a);
         let threshold = a.experiment.checks.iter().find_map(|c| match &c.kind {
             lab_config::CheckKind::Agree { margin, .. } => Some(percent(*margin)),
             _ => None,
@@ -302,23 +285,6 @@ impl Against {
     }
 }
 
-/// "1.95× [1.90, 2.01] faster": a ratio a/b below 1 turned round, so that the factor reads
-/// above 1 with its direction. Four significant digits, so that an interval near the edge of
-/// a ±2% band shows which side of it each end lies (1.019, not 1.02).
-pub fn directed(r: f64, lo: f64, hi: f64) -> String {
-    let fine = |x: f64| significant(x, 4);
-    if r < 1.0 {
-        format!(
-            "{}× [{}, {}] faster",
-            fine(1.0 / r),
-            fine(1.0 / hi),
-            fine(1.0 / lo)
-        )
-    } else {
-        format!("{}× [{}, {}] slower", fine(r), fine(lo), fine(hi))
-    }
-}
-
 /// One command's block, numbered as hyperfine numbers them, its times in `unit` (else each
 /// in the unit that suits it).
 fn block(number: usize, t: &Timed, unit: Option<TimeUnit>) -> String {
@@ -433,31 +399,6 @@ fn seconds(x: f64) -> String {
     format!("{} {unit}", significant(scaled, 3))
 }
 
-/// hyperfine's summary figures of `xs`, from lab's one [`Summary`] (0 where there are none).
-fn summary_of(xs: &[f64], figure: fn(&Summary) -> f64) -> f64 {
-    Summary::of(xs).map_or(0.0, |s| figure(&s))
-}
-
-/// The arithmetic mean; 0 for no values.
-pub fn mean(xs: &[f64]) -> f64 {
-    summary_of(xs, |s| s.mean)
-}
-
-/// The sample standard deviation (divisor n − 1), as hyperfine reports it; 0 below two values.
-pub fn sd(xs: &[f64]) -> f64 {
-    summary_of(xs, |s| if s.n < 2 { 0.0 } else { s.sd })
-}
-
-/// The smallest and largest value; (0, 0) for none.
-pub fn range(xs: &[f64]) -> (f64, f64) {
-    (summary_of(xs, |s| s.min), summary_of(xs, |s| s.max))
-}
-
-/// The median of `xs` (the mean of the middle two for an even count); 0 for none.
-pub fn median(xs: &[f64]) -> f64 {
-    summary_of(xs, |s| s.median)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,16 +409,5 @@ mod tests {
         assert_eq!(seconds(0.0512), "51.2 ms");
         assert_eq!(seconds(0.000845), "845 µs");
         assert_eq!(seconds(0.0), "0 s");
-    }
-
-    #[test]
-    fn spread_and_centre_are_hyperfines() {
-        let xs = [0.1, 0.2, 0.4, 0.3];
-        assert!((mean(&xs) - 0.25).abs() < 1e-15);
-        // numpy.std([0.1, 0.2, 0.4, 0.3], ddof=1) = 0.12909944487358058
-        assert!((sd(&xs) - 0.129_099_444_873_580_58).abs() < 1e-15);
-        assert!((median(&xs) - 0.25).abs() < 1e-15);
-        assert_eq!(range(&xs), (0.1, 0.4));
-        assert_eq!(sd(&[1.0]), 0.0);
     }
 }

@@ -3,7 +3,7 @@
 //! a command it runs without a shell), and, for one command timed across parameter values,
 //! each value against the fastest with the interval of the ratio.
 
-use super::output::Timed;
+use super::figures::Timed;
 use crate::assess::Assessed;
 use lab_config::format::{level, millis, significant};
 use lab_config::template::substitute;
@@ -44,7 +44,7 @@ fn subtracted_note(cost: &lab_store::StartUpCost, timed: &[Timed]) -> String {
     let sigma = 1.4826 * cost.mad_ns as f64;
     let mut note = format!(
         "Times leave out starting {} ({} here, σ {}, the median of {} starts at the session's start), as hyperfine leaves out its shell's start-up; each interval is widened by that median's error (standard error {})",
-        lab_render::shell_words(&cost.argv),
+        lab_config::shell_syntax::shell_words(&cost.argv),
         millis(Nanos(cost.median_ns)),
         millis(Nanos(sigma as u64)),
         cost.samples,

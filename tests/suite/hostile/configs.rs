@@ -5,37 +5,65 @@ use super::{minimal, project_with, stderr};
 use crate::common::exit_of;
 use lab::Exit;
 
-/// (what, lab.toml, the error text expected on stderr).
-fn cases() -> Vec<(&'static str, String, &'static str)> {
-    let with_variant = |line: &str| {
-        minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace(
-            "[[variant]]\nname = \"v\"\n",
-            &format!("[[variant]]\nname = \"v\"\n{line}\n"),
-        )
-    };
-    let with_check = |check: &str| {
-        minimal(
-            "sleep 0.2; echo '{\"v\": 1}'",
-            &format!("\n[[check]]\nname = \"c\"\n{check}\n"),
-        )
-    };
-    let with_params =
-        |params: &str| minimal("sleep 0.2; echo '{\"v\": 1}'", "").replace("n = [1]", params);
-    let with_metric = |name: &str| {
-        minimal("sleep 0.2; echo '{\"v\": 1}'", "")
-            .replace("[metric.v]", &format!("[metric.{name:?}]"))
-    };
-    // A second variant whose environment is a table of its own.
-    let with_second_env = |entry: &str| {
-        minimal(
-            "sleep 0.2; echo '{\"v\": 1}'",
-            &format!("\n[[variant]]\nname = \"w\"\nrun = [\"true\"]\n\n[variant.env]\n{entry}\n"),
-        )
-    };
-    let thousand: String = (0..1000)
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+/// One refused lab.toml: what is wrong with it, the file, and the error text expected on
+/// stderr.
+type Case = (&'static str, String, &'static str);
+
+/// A run that prints metric `v` as a JSON line.
+const PRINTS: &str = "sleep 0.2; echo '{\"v\": 1}'";
+
+/// The minimal experiment with `line` added to its variant.
+fn with_variant(line: &str) -> String {
+    minimal(PRINTS, "").replace(
+        "[[variant]]\nname = \"v\"\n",
+        &format!("[[variant]]\nname = \"v\"\n{line}\n"),
+    )
+}
+
+/// The minimal experiment with one check.
+fn with_check(check: &str) -> String {
+    minimal(PRINTS, &format!("\n[[check]]\nname = \"c\"\n{check}\n"))
+}
+
+/// The minimal experiment with `params` for its parameter list.
+fn with_params(params: &str) -> String {
+    minimal(PRINTS, "").replace("n = [1]", params)
+}
+
+/// The minimal experiment with its metric named `name`.
+fn with_metric(name: &str) -> String {
+    minimal(PRINTS, "").replace("[metric.v]", &format!("[metric.{name:?}]"))
+}
+
+/// The minimal experiment with a second variant whose environment is a table of its own.
+fn with_second_env(entry: &str) -> String {
+    minimal(
+        PRINTS,
+        &format!("\n[[variant]]\nname = \"w\"\nrun = [\"true\"]\n\n[variant.env]\n{entry}\n"),
+    )
+}
+
+/// Every case, in the order they are tried.
+fn cases() -> Vec<Case> {
+    let mut cases = [
+        cpu_cases(),
+        plan_cases(),
+        check_cases(),
+        metric_name_cases(),
+        name_cases(),
+        env_cases(),
+    ]
+    .concat();
+    cases.push((
+        "a string where a number is needed",
+        minimal("true", "").replace("repetitions = 3", "repetitions = \"3\""),
+        "lab.toml:5:15",
+    ));
+    cases
+}
+
+/// CPUs the machine cannot give.
+fn cpu_cases() -> Vec<Case> {
     vec![
         (
             "a CPU beyond the kernel's set",
@@ -52,6 +80,16 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             with_variant("cpus = \"999\""),
             "CPU 999 cannot be used on this machine",
         ),
+    ]
+}
+
+/// Parameters and plans no session could hold.
+fn plan_cases() -> Vec<Case> {
+    let thousand: String = (0..1000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
         (
             "NaN parameters",
             with_params("n = [nan, nan]"),
@@ -89,6 +127,12 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             minimal("true", "").replace("seed = 1", "seed = 1\nmax_runs = 2"),
             "`experiment.max_runs`: the plan has 3 runs, more than the limit of 2",
         ),
+    ]
+}
+
+/// Checks with settings that mean nothing.
+fn check_cases() -> Vec<Case> {
+    vec![
         (
             "a duration tolerance of 200%",
             with_check("kind = \"duration\"\nexpect = \"1\"\ntolerance = \"200%\""),
@@ -116,6 +160,12 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             with_check("kind = \"order\"\nmetric = \"v\"\nalpha = 2.0"),
             "alpha must lie strictly between 0 and 1",
         ),
+    ]
+}
+
+/// Metric names that cannot name a file or a column.
+fn metric_name_cases() -> Vec<Case> {
+    vec![
         (
             "a metric named to escape the project",
             with_metric("../../../../outside/ESCAPED"),
@@ -141,6 +191,12 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             with_metric(&"m".repeat(65)),
             "is longer than 64 characters",
         ),
+    ]
+}
+
+/// Variant and parameter names that cannot name a file or a column.
+fn name_cases() -> Vec<Case> {
+    vec![
         (
             "a variant named ../x",
             minimal("true", "").replace("name = \"v\"", "name = \"../x\""),
@@ -171,6 +227,12 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             with_params("\"a/b\" = [1]").replace("\"{n}\"", "\"{a/b}\""),
             "parameter name \"a/b\"",
         ),
+    ]
+}
+
+/// Environment variables no process can be given.
+fn env_cases() -> Vec<Case> {
+    vec![
         (
             "an environment variable name holding '='",
             with_variant("env = { \"A=B\" = \"1\" }"),
@@ -200,11 +262,6 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             "an environment variable value holding NUL in a table of its own",
             with_second_env("JAVA_OPTS = \"-Xmx1g\\u0000-Xmx9g\""),
             "lab.toml:24:13: `variant[2].env.JAVA_OPTS`: the value holds a NUL character",
-        ),
-        (
-            "a string where a number is needed",
-            minimal("true", "").replace("repetitions = 3", "repetitions = \"3\""),
-            "lab.toml:5:15",
         ),
     ]
 }

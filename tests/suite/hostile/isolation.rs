@@ -352,6 +352,29 @@ fn a_daemon_a_successful_build_leaves_is_killed_and_named() {
     }
 }
 
+/// The session saved in `saved` holds every planned run exactly once, complete, resumed once.
+fn assert_every_run_once(saved: &std::path::Path) {
+    let session = std::fs::read_dir(saved)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("runs.csv").exists())
+        .unwrap();
+    let runs = common::csv_rows(&session.join("runs.csv"));
+    let mut ids: Vec<&str> = runs.iter().map(|r| r["run_id"].as_str()).collect();
+    ids.sort_unstable();
+    let expected: Vec<String> = (1..=12).map(|i| format!("r{i:04}")).collect();
+    assert_eq!(ids, expected, "every planned run exactly once");
+    assert!(runs.iter().all(|r| r["exit_code"] == "0"), "{runs:?}");
+    let samples = common::csv_rows(&session.join("samples.csv"));
+    assert_eq!(samples.len(), 12);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["complete"], true);
+    assert_eq!(manifest["resumed"], 1);
+}
+
 #[test]
 fn a_full_disk_stops_the_session_as_labs_failure_and_resume_completes_it() {
     if !is_root() {
@@ -396,23 +419,5 @@ fn a_full_disk_stops_the_session_as_labs_failure_and_resume_completes_it() {
     assert!(first.contains("lab run exp --resume"), "{first}");
     assert!(!first.contains("exit code 1"), "no run is blamed: {first}");
     assert_eq!(read("rc2").trim(), "0", "{}", read("err2"));
-    let session = std::fs::read_dir(project.path("saved"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("runs.csv").exists())
-        .unwrap();
-    let runs = common::csv_rows(&session.join("runs.csv"));
-    let mut ids: Vec<&str> = runs.iter().map(|r| r["run_id"].as_str()).collect();
-    ids.sort_unstable();
-    let expected: Vec<String> = (1..=12).map(|i| format!("r{i:04}")).collect();
-    assert_eq!(ids, expected, "every planned run exactly once");
-    assert!(runs.iter().all(|r| r["exit_code"] == "0"), "{runs:?}");
-    let samples = common::csv_rows(&session.join("samples.csv"));
-    assert_eq!(samples.len(), 12);
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap())
-            .unwrap();
-    assert_eq!(manifest["complete"], true);
-    assert_eq!(manifest["resumed"], 1);
+    assert_every_run_once(&project.path("saved"));
 }

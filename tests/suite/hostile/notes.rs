@@ -120,12 +120,9 @@ fn error_line(out: &std::process::Output) -> String {
     stderr(out).lines().next().unwrap_or_default().to_string()
 }
 
-#[test]
-fn values_in_every_url_place_reach_the_page_as_inert_text() {
-    let mut printed: Vec<&str> = URL_PAYLOADS.iter().map(|(p, _)| *p).collect();
-    printed.extend(SPLIT_SCHEME);
-    printed.extend([WEB_ADDRESS, RELATIVE_ADDRESS]);
-    let project = session_printing(&printed);
+/// Notes that place every printed value in every URL place, and the chapter lines expected
+/// of them.
+fn url_notes() -> (String, Vec<String>) {
     let mut notes = String::from("NOTES-START\n\n");
     let mut expected = Vec::new();
     for (i, (_, inert)) in URL_PAYLOADS.iter().enumerate() {
@@ -154,18 +151,12 @@ fn values_in_every_url_place_reach_the_page_as_inert_text() {
         "Relative: [results](docs/results.html#top)".into(),
         "Literal: <a href=\"https://lab.example/\">literal</a> <b>bold</b> <img src=\"score.svg\" alt=\"chart\">".into(),
     ]);
-    report_with(&project, notes.as_bytes(), Exit::Ok);
-    let chapter = project.read(CHAPTER);
-    for line in &expected {
-        assert!(
-            chapter.lines().any(|l| l == line),
-            "missing {line:?} in\n{chapter}"
-        );
-    }
+    (notes, expected)
+}
 
-    project.lab_exits(&["book", "--quiet"], Exit::Ok);
-    let page = project.read("book/book/exp/index.html");
-    let notes_html = between(&page, "NOTES-START", "NOTES-END");
+/// Every URL of the rendered notes is inert or a web address, and the author's own HTML is
+/// kept.
+fn assert_inert(notes_html: &str) {
     let urls = url_attributes(notes_html);
     // Every place once, a Markdown image twice (the book draws it again to enlarge it), and the
     // six addresses after the payloads.
@@ -196,6 +187,28 @@ fn values_in_every_url_place_reach_the_page_as_inert_text() {
         "the payload is shown as text"
     );
     assert!(!notes_html.contains("<script"), "{notes_html}");
+}
+
+#[test]
+fn values_in_every_url_place_reach_the_page_as_inert_text() {
+    let mut printed: Vec<&str> = URL_PAYLOADS.iter().map(|(p, _)| *p).collect();
+    printed.extend(SPLIT_SCHEME);
+    printed.extend([WEB_ADDRESS, RELATIVE_ADDRESS]);
+    let project = session_printing(&printed);
+    let (notes, expected) = url_notes();
+    report_with(&project, notes.as_bytes(), Exit::Ok);
+    let chapter = project.read(CHAPTER);
+    for line in &expected {
+        assert!(
+            chapter.lines().any(|l| l == line),
+            "missing {line:?} in\n{chapter}"
+        );
+    }
+
+    project.lab_exits(&["book", "--quiet"], Exit::Ok);
+    let page = project.read("book/book/exp/index.html");
+    let notes_html = between(&page, "NOTES-START", "NOTES-END");
+    assert_inert(notes_html);
 }
 
 #[test]

@@ -21,10 +21,12 @@ fn as_in_chapter(problem: &str) -> String {
 
 /// (what, what the run prints after `start`, more lab.toml, the run's one problem).
 fn unusable_cases() -> Vec<(&'static str, &'static str, &'static str, String)> {
+    [unusable_json_values(), unreadable_values()].concat()
+}
+
+/// JSON values that are no number lab can use.
+fn unusable_json_values() -> Vec<(&'static str, &'static str, &'static str, String)> {
     let key_v = |what: &str| format!("metric `v`: stdout line 2: key \"v\" is {what}");
-    let regex = "\n[metric.r]\nregex = 'r=(\\S+)'\n";
-    let long_line =
-        "printf '{\"v\": 3, \"pad\": \"'; head -c 2000000 /dev/zero | tr '\\0' x; printf '\"}\\n'";
     vec![
         (
             "NaN",
@@ -68,6 +70,15 @@ fn unusable_cases() -> Vec<(&'static str, &'static str, &'static str, String)> {
             "",
             key_v("an object, not a number lab can use"),
         ),
+    ]
+}
+
+/// Values that are text, on a line too long to read, or read by a regex.
+fn unreadable_values() -> Vec<(&'static str, &'static str, &'static str, String)> {
+    let regex = "\n[metric.r]\nregex = 'r=(\\S+)'\n";
+    let long_line =
+        "printf '{\"v\": 3, \"pad\": \"'; head -c 2000000 /dev/zero | tr '\\0' x; printf '\"}\\n'";
+    vec![
         (
             "a string",
             "echo '{\"v\": \"fast\"}'",

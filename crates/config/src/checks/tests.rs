@@ -207,6 +207,12 @@ fn bad_mechanism_keys_name_file_line_column_and_key() {
             "`with` names the check's own metric: a metric always moves with itself".into()
         )
     );
+}
+
+#[test]
+fn bad_mechanism_settings_name_file_line_column_and_key() {
+    let line = MECHANISM.lines().count() + 1;
+    let key = |k: &str| format!("check[1].{k}");
     assert_eq!(
         mechanism_error("with = \"waits\"\ndirection = \"down\"\n"),
         (

@@ -382,10 +382,11 @@ fn while_the_controller_is_silent_the_watch_waits_and_resubmits_nothing() {
     assert!(silences[1].starts_with("Slurm's controller answers again after "));
 }
 
-#[test]
-fn resume_adopts_the_tasks_still_pending_or_running_of_the_latest_job_per_shard() {
+/// Three jobs of one session as Slurm sees them: 99 forgotten, 100 with shard 0 done, shard
+/// 1 lost and shard 2 running, and 101 holding shard 1 again, pending.
+fn three_jobs() -> Fake {
     let lost = TaskState::Ended("NODE_FAIL (exit 0:0)".into());
-    let mut fake = Fake {
+    Fake {
         submitted: Vec::new(),
         looks: RefCell::new(
             [
@@ -412,7 +413,12 @@ fn resume_adopts_the_tasks_still_pending_or_running_of_the_latest_job_per_shard(
             .into(),
         ),
         cancelled: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn resume_adopts_the_tasks_still_pending_or_running_of_the_latest_job_per_shard() {
+    let mut fake = three_jobs();
     let jobs: Vec<String> = ["99", "100", "101"].map(String::from).to_vec();
     let live = live_tasks(&mut fake, &jobs).unwrap();
     assert_eq!(

@@ -230,12 +230,7 @@ fn one_cell(
     runs: &[&RunView],
     r: Resampling,
 ) -> CellStats {
-    let (used, values): (Vec<&RunView>, Vec<Vec<f64>>) = runs
-        .iter()
-        .filter(|v| !v.warmup && v.counts_for(metric))
-        .map(|v| (*v, v.numbers(&metric.name, metric.warmup_iterations)))
-        .filter(|(_, values)| !values.is_empty())
-        .unzip();
+    let (used, values) = counted_runs(runs, metric);
     let (values, steady) = shape::steady_segments(values, metric.better == Better::Lower);
     let pooled: Vec<f64> = values.iter().flatten().copied().collect();
     let means = shape::run_means(&values);
@@ -256,10 +251,7 @@ fn one_cell(
         },
         || {
             rayon::join(
-                || {
-                    stats::bca_mean_ci(&means, r.resamples, r.level, &mut stream("mean"))
-                        .filter(|_| enough)
-                },
+                || mean_ci(&means, &stream, r, enough),
                 || {
                     rayon::join(
                         || percentiles_of(&pooled, &stream, r),
@@ -275,19 +267,8 @@ fn one_cell(
         metric: metric.name.clone(),
         n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),
-        invalid_runs: runs
-            .iter()
-            .filter(|v| !v.warmup && !v.counts_for(metric))
-            .count(),
-        busy_runs: runs
-            .iter()
-            .filter(|v| !v.warmup && !v.counts_for(metric) && v.timing_discarded())
-            .filter(|v| {
-                v.failed_checks
-                    .iter()
-                    .any(|c| c == crate::validity::automatic::QUIET)
-            })
-            .count(),
+        invalid_runs: invalid(runs, metric).count(),
+        busy_runs: invalid(runs, metric).filter(|v| busy(v)).count(),
         median_ci,
         exact_median_ci: stats::exact_median_ci(&sorted, r.level),
         mean_ci,
@@ -302,16 +283,57 @@ fn one_cell(
         slowed: slowed_shares(&used, metric),
         exact: exact_waits(&used, metric),
         disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
-        reshaped: if metric.is_timing() {
-            used.iter().filter(|v| v.reshaped).count()
-        } else {
-            0
-        },
+        reshaped: reshaped_runs(&used, metric),
         waiting: metric.waiting(),
         runs: values,
         machines,
         start_up_se: 0.0,
     }
+}
+
+/// The runs that count for `metric` (valid, not warm-ups, with a value), and their values.
+fn counted_runs<'v>(runs: &[&'v RunView], metric: &Metric) -> (Vec<&'v RunView>, Vec<Vec<f64>>) {
+    runs.iter()
+        .filter(|v| !v.warmup && v.counts_for(metric))
+        .map(|v| (*v, v.numbers(&metric.name, metric.warmup_iterations)))
+        .filter(|(_, values)| !values.is_empty())
+        .unzip()
+}
+
+/// The runs of the cell that are not warm-ups and give no valid value of `metric`.
+fn invalid<'v>(
+    runs: &'v [&RunView],
+    metric: &'v Metric,
+) -> impl Iterator<Item = &'v &'v RunView> + 'v {
+    runs.iter().filter(|v| !v.warmup && !v.counts_for(metric))
+}
+
+/// Whether an invalid run's timing was discarded because the machine was busy.
+fn busy(run: &RunView) -> bool {
+    run.timing_discarded()
+        && run
+            .failed_checks
+            .iter()
+            .any(|c| c == crate::validity::automatic::QUIET)
+}
+
+/// Parallel runs the machine disturbed beyond `max_busy`, for a timing metric.
+fn reshaped_runs(used: &[&RunView], metric: &Metric) -> usize {
+    if metric.is_timing() {
+        used.iter().filter(|v| v.reshaped).count()
+    } else {
+        0
+    }
+}
+
+/// The bias-corrected interval of the mean of the runs' means, when there are enough runs.
+fn mean_ci(
+    means: &[f64],
+    stream: &(impl Fn(&str) -> Stream + Sync),
+    r: Resampling,
+    enough: bool,
+) -> Option<Interval> {
+    stats::bca_mean_ci(means, r.resamples, r.level, &mut stream("mean")).filter(|_| enough)
 }
 
 /// Each run's [`RunView::slowed`] share, when some run was slowed and waiting moves `metric`.

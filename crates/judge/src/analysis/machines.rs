@@ -5,9 +5,7 @@
 //! ratio that reads the cell resamples it so; a cell on one machine keeps the two-stage
 //! interval, computed exactly as before.
 
-use super::cells::CellStats;
-use lab_stats::Stream;
-use lab_stats::{self as stats, Interval, RatioEstimate, Statistic};
+use lab_stats::Interval;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -16,7 +14,7 @@ use std::collections::BTreeSet;
 pub struct MachineLevel {
     /// The machines' names, sorted (empty for runs that name none).
     pub names: Vec<String>,
-    /// Per run of the cell, parallel to [`CellStats::runs`]: its machine's index in `names`.
+    /// Per run of the cell, parallel to the cell's `runs`: its machine's index in `names`.
     #[serde(skip)]
     pub of_run: Vec<usize>,
     /// The two-stage interval of the median from the runs and iterations alone, as if a
@@ -55,36 +53,6 @@ impl MachineLevel {
         }
         machines
     }
-}
-
-/// The ratio of the medians of `a` and `b` with its interval on the log scale: each cell
-/// resampled in three stages when either spans machines (a cell on one machine as a single
-/// machine), the two-stage [`stats::ratio_ci`] when neither does.
-pub fn median_ratio(
-    a: &CellStats,
-    b: &CellStats,
-    resamples: usize,
-    level: f64,
-    rng: &mut Stream,
-) -> Option<RatioEstimate> {
-    if a.machines.is_none() && b.machines.is_none() {
-        return stats::ratio_ci(&a.runs, &b.runs, Statistic::Median, resamples, level, rng);
-    }
-    stats::nested_ratio_ci(
-        &nested(a),
-        &nested(b),
-        Statistic::Median,
-        resamples,
-        level,
-        rng,
-    )
-}
-
-/// A cell's runs as machines × runs × iterations: one machine when it ran on one.
-fn nested(cell: &CellStats) -> Vec<Vec<Vec<f64>>> {
-    cell.machines
-        .as_ref()
-        .map_or_else(|| vec![cell.runs.clone()], |m| m.nest(&cell.runs))
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@
 mod cells;
 mod machines;
 mod nodes;
+mod ratio;
 mod shape;
 pub mod slowed;
 
 pub use crate::validity::{RunView, Usage};
 pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
-pub use machines::{MachineLevel, median_ratio};
+pub use machines::MachineLevel;
 pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};
+pub use ratio::median_ratio;
 pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 
 use lab_config::plan::CellKey;

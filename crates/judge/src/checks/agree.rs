@@ -6,7 +6,6 @@ use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
-use super::words;
 use lab_config::CheckKind;
 use lab_config::format::ratio_bounds;
 use lab_config::format::{percent, ratio};
@@ -69,7 +68,7 @@ impl<'a> Check<'a> for Agree<'_> {
         };
         let evidence = format!(
             "{}; agreement needs a/b within {} (±{margin})",
-            words::pair(p, self.unit, p.level),
+            p.side_by_side(self.unit, p.level),
             ratio_bounds(low, high)
         );
         Description {

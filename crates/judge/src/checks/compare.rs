@@ -6,7 +6,6 @@ use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
 use super::verdict::Verdict;
-use super::words;
 use lab_config::format::ratio;
 use lab_config::format::ratio_bounds;
 use lab_config::{CheckKind, Comparison};
@@ -64,7 +63,7 @@ impl<'a> Check<'a> for Compare<'_> {
             ),
         };
         Description {
-            evidence: format!("{}; needs a/b {needs}", words::pair(p, self.unit, p.level)),
+            evidence: format!("{}; needs a/b {needs}", p.side_by_side(self.unit, p.level)),
             reading,
             ratio: Some(p.chart(self.factor, format!("a/b {needs}"))),
         }

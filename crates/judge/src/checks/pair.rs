@@ -5,6 +5,7 @@ use super::shape::{Context, Decision, Outcome, Side};
 use super::verdict::Verdict;
 use crate::analysis::{CellStats, find_cell};
 use lab_config::CellSelector;
+use lab_config::format::{level, ratio_interval, value};
 
 /// The two cells a `compare` or `agree` check names, and the metric it reads.
 pub struct Named<'a> {
@@ -35,6 +36,20 @@ impl<'a> Pair<'a> {
             decision: cx.ratio(ca, cb, &cx.stream(kind, None), rule)?,
             level: cx.resampling.level,
         })
+    }
+
+    /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
+    pub fn side_by_side(&self, unit: &str, ci_level: f64) -> String {
+        let (p, d, iv) = (self, &self.decision, &self.decision.interval);
+        format!(
+            "a = {} = {}, b = {} = {}; a/b = {} ({} CI)",
+            p.a.label,
+            value(p.a.median().unwrap_or(f64::NAN), unit),
+            p.b.label,
+            value(p.b.median().unwrap_or(f64::NAN), unit),
+            ratio_interval(d.estimate, iv.lo, iv.hi),
+            level(ci_level)
+        )
     }
 
     /// The chart's ratio evidence against `threshold`.

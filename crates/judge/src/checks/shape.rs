@@ -7,6 +7,7 @@ use super::resolution::Step;
 use super::rule::Rule;
 use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
+use lab_config::format::{percent, ratio_interval};
 use lab_config::{CheckSpec, Experiment};
 use lab_stats::Interval;
 
@@ -258,9 +259,9 @@ pub fn finish<'a, C: Check<'a>>(
                 ..base
             };
             let decisions = outcome.decisions();
-            let result = super::words::at_threshold(result, &decisions);
-            let result = super::words::disturbance(result, &decisions);
-            super::words::resolution(result, &decisions)
+            let result = at_threshold(result, &decisions);
+            let result = disturbance(result, &decisions);
+            resolution(result, &decisions)
         }
     }
 }
@@ -303,6 +304,146 @@ impl Decision {
             threshold,
             needs,
             level,
+        }
+    }
+}
+
+/// `result` read as at the threshold, when it is: "at the threshold: 0.098 [0.092, 0.104],
+/// within ±10.0% of 0.100 — the data cannot tell which side, and more runs would not change
+/// what it means".
+fn at_threshold(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+    if result.verdict != super::Verdict::AtThreshold {
+        return result;
+    }
+    let near = decisions
+        .iter()
+        .find(|d| d.verdict == super::Verdict::AtThreshold);
+    if let Some(d) = near {
+        result.reading = format!(
+            "at the threshold: {}, within ±{} of {} — the data cannot tell which side, and more runs would not change what it means",
+            ratio_interval(d.estimate, d.interval.lo, d.interval.hi),
+            percent(d.margin.unwrap_or(0.0)),
+            threshold(d.rule)
+        );
+    }
+    result
+}
+
+/// Runs that waited less than this share of their wall time are not worth a sentence.
+const NOTABLE_WAIT: f64 = 0.01;
+
+/// `result` with what the machine's disturbance did to the `decisions` it rests on: a verdict
+/// withheld reads "machine busy" with what the runs waited and the range the undisturbed
+/// ratio could take; a verdict that stands says in its evidence what it rests on.
+fn disturbance(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+    let weighed = decisions
+        .iter()
+        .filter_map(|d| Some((*d, d.disturbance?)))
+        .max_by(|(_, a), (_, b)| {
+            (a.withheld, a.most)
+                .partial_cmp(&(b.withheld, b.most))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    let Some((decision, found)) = weighed else {
+        return result;
+    };
+    if found.withheld && result.verdict == super::Verdict::Inconclusive {
+        let (cause, reading) = busy_reading(decision, &found);
+        result.reading = reading;
+        result.busy = Some(cause);
+    } else if found.most >= NOTABLE_WAIT {
+        let evidence = waiting_evidence(result.verdict, &found);
+        result.evidence.push_str(&evidence);
+    }
+    result
+}
+
+/// Why the machine withheld `decision`'s verdict, and the reading that says so.
+fn busy_reading(decision: &Decision, found: &Disturbance) -> (String, String) {
+    let (iv, env) = (&decision.interval, &found.envelope);
+    if found.reshaped > 0 {
+        let cause = format!(
+            "{} parallel run{} waited for a CPU others had for up to {} of their wall time",
+            found.reshaped,
+            if found.reshaped == 1 { "" } else { "s" },
+            percent(found.most)
+        );
+        let reading = format!(
+            "machine busy: {cause}, and threads that wait interleave otherwise, so {} could be anything undisturbed; quiet the machine or add runs",
+            ratio_interval(decision.estimate, iv.lo, iv.hi),
+        );
+        (cause, reading)
+    } else {
+        let cause = format!(
+            "runs waited for a CPU others had for up to {} of their wall time",
+            percent(found.most)
+        );
+        let reading = format!(
+            "machine busy: {cause}, as much as separates {} from {}: undisturbed it could lie anywhere in {}; quiet the machine or add runs",
+            ratio_interval(decision.estimate, iv.lo, iv.hi),
+            threshold(decision.rule),
+            lab_config::format::ratio_bounds(env.lo, env.hi)
+        );
+        (cause, reading)
+    }
+}
+
+/// What the evidence of a verdict that stands adds about runs that waited.
+fn waiting_evidence(verdict: super::Verdict, found: &Disturbance) -> String {
+    if found.taken_out {
+        return format!(
+            "; {} of {} runs waited for a CPU others had (up to {} of their wall time), and each run's own waiting is taken out of its wall time: one task worked in each, and a single task's waiting adds to its wall time exactly",
+            found.slowed_runs,
+            found.runs,
+            percent(found.most)
+        );
+    }
+    let consequence = if matches!(verdict, super::Verdict::Pass | super::Verdict::Fail) {
+        "which cannot explain the verdict: undisturbed the ratio lies within"
+    } else {
+        "so undisturbed the ratio could lie anywhere in"
+    };
+    format!(
+        "; {} of {} runs waited for a CPU others had (up to {} of their wall time), {consequence} {}",
+        found.slowed_runs,
+        found.runs,
+        percent(found.most),
+        lab_config::format::ratio_bounds(found.envelope.lo, found.envelope.hi)
+    )
+}
+
+/// `result` with why a cell's steps withheld its verdict, where they did: the reading names
+/// the step, and the evidence the interval widened by it. Where no step is known but an
+/// interval has zero width, the reading says it decides nothing.
+fn resolution(mut result: super::CheckResult, decisions: &[&Decision]) -> super::CheckResult {
+    if result.verdict != super::Verdict::Inconclusive {
+        return result;
+    }
+    if let Some(found) = decisions.iter().find_map(|d| d.resolution.as_ref()) {
+        result.reading = found.reading.clone();
+        result.evidence.push_str(&format!(
+            "; widened by one step at each end, the interval is {}",
+            lab_config::format::ratio_bounds(found.widened.lo, found.widened.hi)
+        ));
+    } else if let Some(d) = decisions
+        .iter()
+        .find(|d| d.verdict == super::Verdict::Inconclusive && !super::rule::has_width(&d.interval))
+    {
+        result.reading = format!(
+            "the interval {} has zero width: its runs printed too few distinct values, and an interval of zero width decides nothing; time with a finer clock or add runs",
+            ratio_interval(d.estimate, d.interval.lo, d.interval.hi)
+        );
+    }
+    result
+}
+
+/// The threshold a rule sets a ratio against: "1.05", "the band [0.95, 1.05]".
+fn threshold(rule: super::rule::Rule) -> String {
+    use super::rule::Rule;
+    match rule {
+        Rule::Compare(_, t) => lab_config::format::ratio(t),
+        Rule::Within(lo, hi) | Rule::Outside(lo, hi) => {
+            format!("the band {}", lab_config::format::ratio_bounds(lo, hi))
         }
     }
 }

@@ -167,30 +167,7 @@ fn paired_change(
     threshold: f64,
     level: f64,
 ) -> CellChange {
-    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, id) in base.run_ids.iter().enumerate() {
-        if let Some(name) = names.get(id.as_str()) {
-            at.entry(name.as_str()).or_insert(i);
-        }
-    }
-    let mut used = vec![false; base.run_ids.len()];
-    let mut pairs: Vec<Pair> = Vec::new();
-    let share = |cell: &CellStats, i: usize| cell.slowed.get(i).copied().unwrap_or(0.0);
-    let exact = |cell: &CellStats, i: usize| cell.exact.get(i).copied().unwrap_or(false);
-    for (i, (id, values)) in head.run_ids.iter().zip(&head.runs).enumerate() {
-        let Some(&j) = names.get(id.as_str()).and_then(|n| at.get(n.as_str())) else {
-            continue;
-        };
-        if !std::mem::replace(&mut used[j], true) {
-            pairs.push(Pair {
-                head: stats::median(values),
-                base: stats::median(&base.runs[j]),
-                head_share: share(head, i),
-                base_share: share(base, j),
-                exact: exact(head, i) && exact(base, j),
-            });
-        }
-    }
+    let pairs = pairs(base, head, names);
     let out = CellChange {
         pairs: Some(pairs.len()),
         ..unjudged(base, head)
@@ -224,6 +201,36 @@ fn paired_change(
         .map(|p| p.head_share.max(p.base_share))
         .fold(0.0, f64::max);
     judged(out, &est, better, threshold).weighed(envelope, better, threshold, most)
+}
+
+/// The pairs of runs of `head` and `base` that `names` pairs, in `head`'s run order; a base
+/// run is paired once, the first of its name.
+fn pairs(base: &CellStats, head: &CellStats, names: &BTreeMap<&str, String>) -> Vec<Pair> {
+    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, id) in base.run_ids.iter().enumerate() {
+        if let Some(name) = names.get(id.as_str()) {
+            at.entry(name.as_str()).or_insert(i);
+        }
+    }
+    let mut used = vec![false; base.run_ids.len()];
+    let mut pairs: Vec<Pair> = Vec::new();
+    let share = |cell: &CellStats, i: usize| cell.slowed.get(i).copied().unwrap_or(0.0);
+    let exact = |cell: &CellStats, i: usize| cell.exact.get(i).copied().unwrap_or(false);
+    for (i, (id, values)) in head.run_ids.iter().zip(&head.runs).enumerate() {
+        let Some(&j) = names.get(id.as_str()).and_then(|n| at.get(n.as_str())) else {
+            continue;
+        };
+        if !std::mem::replace(&mut used[j], true) {
+            pairs.push(Pair {
+                head: stats::median(values),
+                base: stats::median(&base.runs[j]),
+                head_share: share(head, i),
+                base_share: share(base, j),
+                exact: exact(head, i) && exact(base, j),
+            });
+        }
+    }
+    pairs
 }
 
 /// One pair of runs: the head revision's value and its base partner's, with the share of its

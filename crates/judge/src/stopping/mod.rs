@@ -94,18 +94,7 @@ pub fn standing(
         likely_more_s,
         outlooks,
         nearest_first,
-    } = match &sampling.goal {
-        Goal::RevisionsDecided { threshold } => undecided(exp, analysis, *threshold, levels[index]),
-        // From analysis 3 on, only the cells of the hypotheses still open grow.
-        Goal::Decided if analysis.manifest.keeps_disturbed() => {
-            open_hypotheses(exp, sampling, analysis, findings)
-        }
-        _ => Open {
-            unmet: unmet(sampling, analysis, findings),
-            cells: goal_cells(exp, sampling, &analysis.cell_keys),
-            ..Open::default()
-        },
-    };
+    } = open(exp, sampling, analysis, findings, levels[index]);
     let time_stop = analysis.manifest.time_stop.filter(|stop| stop.look == look);
     let failing = failing_cells(exp, analysis, &cells);
     let next = if unmet.is_empty() {
@@ -137,6 +126,28 @@ pub fn standing(
         outlooks,
         nearest_first,
     })
+}
+
+/// What the goal still needs after a look read at `look_level`, and the cells that can grow.
+fn open(
+    exp: &Experiment,
+    sampling: &Sampling,
+    analysis: &Analysis,
+    findings: &Findings,
+    look_level: f64,
+) -> Open {
+    match &sampling.goal {
+        Goal::RevisionsDecided { threshold } => undecided(exp, analysis, *threshold, look_level),
+        // From analysis 3 on, only the cells of the hypotheses still open grow.
+        Goal::Decided if analysis.manifest.keeps_disturbed() => {
+            open_hypotheses(exp, sampling, analysis, findings)
+        }
+        _ => Open {
+            unmet: unmet(sampling, analysis, findings),
+            cells: goal_cells(exp, sampling, &analysis.cell_keys),
+            ..Open::default()
+        },
+    }
 }
 
 /// The cells among `cells` none of whose runs gave a valid value of the primary metric, for a

@@ -7,7 +7,6 @@ use lab_config::units::Nanos;
 use lab_config::{Metric, ParamValue};
 use lab_store::{Calibration, Exit};
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// A suspend shorter than this is clock noise between the two back-to-back clock reads.
 pub const SUSPEND_THRESHOLD_NS: u64 = 10_000_000;
@@ -52,7 +51,7 @@ pub enum Problem {
     Unread {
         metric: String,
         line: usize,
-        skipped: super::printed::Skipped,
+        skipped: Skipped,
     },
     /// Wall time under the session's timing floor (see [`timing_floor_ns`]).
     TooShort {
@@ -81,8 +80,8 @@ pub enum Problem {
         /// The CPUs they had in common, or `None` when one of them was pinned nowhere.
         cpus: Option<Vec<usize>>,
     },
-    /// A time metric's printed value larger than the run's own wall and CPU time (see
-    /// [`super::impossible`]).
+    /// A time metric's printed value larger than the run's own wall and CPU time (the
+    /// impossible-times rule).
     ImpossibleTime {
         metric: String,
         value: f64,
@@ -90,6 +89,14 @@ pub enum Problem {
         wall_s: f64,
         cpu_s: f64,
     },
+}
+
+/// A line lab could not read values from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipped {
+    /// Longer than the longest line read for values, in bytes.
+    TooLong(usize),
+    NotUtf8,
 }
 
 /// The automatic checks, by name, in report order.
@@ -156,201 +163,6 @@ impl Problem {
             Problem::ImpossibleTime { .. } => IMPOSSIBLE,
         }
     }
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::ExitCode(c) => write!(f, "exit code {c}"),
-            Problem::Signal(s) => write!(
-                f,
-                "killed by signal {s}{}",
-                signal_name(*s)
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
-            ),
-            Problem::SpawnFailed(e) => f.write_str(e),
-            Problem::TimedOut => f.write_str("timed out; its process group was killed"),
-            Problem::Suspended { ns } => write!(
-                f,
-                "the machine was suspended for {} during the run",
-                lab_config::format::seconds_fixed(Nanos(*ns).seconds())
-            ),
-            Problem::MissingMetric(m) => write!(f, "printed no value for metric `{m}`"),
-            Problem::Underived { metric, why } => {
-                write!(f, "has no value of metric `{metric}`: {why}")
-            }
-            Problem::NotANumber {
-                metric,
-                value,
-                why,
-                line,
-            } => {
-                let at = line.map_or(String::new(), |l| format!("stdout line {l}: "));
-                write!(f, "metric `{metric}`: {at}{value:?} {why}")
-            }
-            Problem::Unusable {
-                metric,
-                key,
-                line,
-                found,
-                text,
-            } => write!(
-                f,
-                "metric `{metric}`: stdout line {line}: key {key:?} is {}, {}",
-                found.what(),
-                found.why(*text)
-            ),
-            Problem::Unread {
-                metric,
-                line,
-                skipped,
-            } => write!(
-                f,
-                "metric `{metric}`: no value lab could read; stdout line {line} {skipped}"
-            ),
-            Problem::LeftRunning(names) => write_left_running(f, names),
-            Problem::TooShort { wall_ns, floor_ns } => {
-                write!(
-                    f,
-                    "took {} where {} is the shortest run this session can time",
-                    millis(*wall_ns),
-                    millis(*floor_ns)
-                )
-            }
-            Problem::ConfigMismatch {
-                key,
-                echoed,
-                requested,
-            } => write!(
-                f,
-                "echoed {key} = {echoed} when {key} = {requested} was requested"
-            ),
-            Problem::MachineBusy { contention, limit } => write_busy(f, contention, *limit),
-            Problem::SharedCpus { with, runs, cpus } => {
-                write_shared_cpus(f, with, *runs, cpus.as_deref())
-            }
-            Problem::ImpossibleTime {
-                metric,
-                value,
-                unit,
-                wall_s,
-                cpu_s,
-            } => f.write_str(&super::impossible::describe(
-                *value, metric, unit, *wall_s, *cpu_s,
-            )),
-        }
-    }
-}
-
-fn write_left_running(f: &mut fmt::Formatter<'_>, names: &str) -> fmt::Result {
-    let count = names.split_whitespace().count();
-    let plural = if count == 1 { "" } else { "es" };
-    write!(
-        f,
-        "left {count} process{plural} running: {names} (killed when the run ended)"
-    )
-}
-
-fn write_busy(
-    f: &mut fmt::Formatter<'_>,
-    contention: &lab_store::Contention,
-    limit: f64,
-) -> fmt::Result {
-    use lab_config::format::percent;
-    use lab_store::WaitSource;
-    if contention.source == WaitSource::Ticks {
-        return write_busy_by_ticks(f, contention, limit);
-    }
-    let mut parts = Vec::new();
-    if contention.waited > limit || contention.steal.is_none_or(|s| s <= limit) {
-        parts.push(match contention.source {
-            WaitSource::Tasks | WaitSource::Run => format!(
-                "it waited for a CPU others had for {} of its wall time",
-                percent(contention.waited)
-            ),
-            WaitSource::Machine => format!(
-                "tasks waited for a CPU others had for {} of its wall time (machine-wide pressure)",
-                percent(contention.waited)
-            ),
-            WaitSource::Demand | WaitSource::Ticks => format!(
-                "others kept its CPUs saturated for {} of its wall time (the kernel records no CPU pressure)",
-                percent(contention.waited)
-            ),
-        });
-    }
-    if let Some(steal) = contention.steal.filter(|s| *s > limit) {
-        parts.push(format!(
-            "the hypervisor stole {} of its CPUs",
-            percent(steal)
-        ));
-    }
-    write!(
-        f,
-        "machine busy: {} (limit {})",
-        parts.join(" and "),
-        percent(limit)
-    )
-}
-
-/// The rule of sessions recorded before lab judged waiting: others' share of the CPU time.
-fn write_busy_by_ticks(
-    f: &mut fmt::Formatter<'_>,
-    contention: &lab_store::Contention,
-    limit: f64,
-) -> fmt::Result {
-    use lab_config::format::percent;
-    let steal = match contention.steal {
-        Some(s) if s > 0.0 => format!(" and the hypervisor {}", percent(s)),
-        _ => String::new(),
-    };
-    write!(
-        f,
-        "machine busy: other processes took {}{steal} of the CPU time on its CPUs (limit {})",
-        percent(contention.waited),
-        percent(limit)
-    )
-}
-
-fn write_shared_cpus(
-    f: &mut fmt::Formatter<'_>,
-    with: &str,
-    runs: usize,
-    cpus: Option<&[usize]>,
-) -> fmt::Result {
-    let more = match runs {
-        0 | 1 => String::new(),
-        n => format!(" and {} other run{}", n - 1, if n == 2 { "" } else { "s" }),
-    };
-    match cpus {
-        Some(cpus) => write!(
-            f,
-            "executed beside run {with}{more} on shared CPU{} {}",
-            if cpus.len() == 1 { "" } else { "s" },
-            cpus.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        None => write!(
-            f,
-            "executed beside run {with}{more} with any CPU to share (one of them was pinned to none)"
-        ),
-    }
-}
-
-fn signal_name(signal: i32) -> Option<&'static str> {
-    Some(match signal {
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGINT => "SIGINT",
-        _ => return None,
-    })
 }
 
 fn millis(ns: u64) -> String {

@@ -9,6 +9,7 @@ mod duration;
 pub mod impossible;
 pub mod nodes;
 mod printed;
+mod reasons;
 mod runs;
 mod values;
 

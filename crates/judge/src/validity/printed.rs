@@ -4,31 +4,9 @@
 //! that printed a value lab cannot take is reported with what it printed and where, never as
 //! a run that printed no value.
 
-use super::automatic::Problem;
+use super::automatic::{Problem, Skipped};
 use lab_config::{Extractor, Metric};
 use lab_store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
-use std::fmt;
-
-/// A line lab could not read values from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skipped {
-    /// Longer than the longest line read for values, in bytes.
-    TooLong(usize),
-    NotUtf8,
-}
-
-impl fmt::Display for Skipped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Skipped::TooLong(bytes) => write!(
-                f,
-                "is {bytes} bytes long, over the {} MiB lab reads a line of values up to (print each value on a short line of its own)",
-                MAX_LINE >> 20
-            ),
-            Skipped::NotUtf8 => f.write_str("is not UTF-8 text, so lab could not read it"),
-        }
-    }
-}
 
 /// What one pass over a run's stdout found.
 #[derive(Debug, Default)]

@@ -398,6 +398,29 @@ fn view(
     samples: &[&SampleRow],
     names: &Names,
 ) -> RunView {
+    let judged = judge_run(exp, session, row, cpus, &cell, samples);
+    run_view(exp, session, row, cell, judged, names)
+}
+
+/// What judging a run found: how it ended, its values (numbers as printed read once, plain
+/// after), what lab measured of it, whether it echoed its configuration, and its problems.
+struct Judged<'r> {
+    exit: Exit,
+    values: BTreeMap<String, Vec<String>>,
+    measured: Vec<(&'r str, Measured)>,
+    echoed: bool,
+    found: Vec<Problem>,
+}
+
+/// Applies every automatic rule to one run, in the order its problems are listed.
+fn judge_run<'r>(
+    exp: &Experiment,
+    session: &StoredSession,
+    row: &'r RunRow,
+    cpus: &BTreeMap<String, Option<Vec<usize>>>,
+    cell: &CellKey,
+    samples: &[&SampleRow],
+) -> Judged<'r> {
     let exit = row.exit();
     let values = printed_values(samples);
     let measured = if matches!(exit, Exit::SpawnFailed(_)) {
@@ -405,24 +428,7 @@ fn view(
     } else {
         builtin_values(row, session.manifest.keeps_disturbed(), start_up(session))
     };
-    let pairs: Vec<(&str, &str)> = values
-        .iter()
-        .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
-        .collect();
-    let facts = RunFacts {
-        exit: &exit,
-        timed_out: row.timed_out,
-        suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns),
-        left_running: row.left_running.as_deref(),
-        values: &pairs,
-    };
-    let mut found = problems(&facts, &exp.metrics);
-    // `ignore_failure`: an exit code (any, or those listed) is the program's answer, not a
-    // failed run.
-    found.retain(|p| !ignored_exit(exp, p));
-    let stdout = session.stdout(row);
-    let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
-    printed::explain(&mut found, &printed, &exp.metrics);
+    let (mut found, printed) = printed_problems(exp, session, row, &exit, &values);
     if !session.manifest.keeps_disturbed() {
         found.extend(super::automatic::machine_busy(row, exp.legacy_max_busy));
     }
@@ -435,6 +441,61 @@ fn view(
     found.extend(under_the_floor(exp, session, row));
     let (echoed, mismatches) = echoed_config(&printed.config, &cell.params);
     found.extend(mismatches);
+    Judged {
+        exit,
+        values,
+        measured,
+        echoed,
+        found,
+    }
+}
+
+/// How the run ended and what it printed, judged: the problems its exit, its output and its
+/// values show, explained by where its output was printed.
+fn printed_problems(
+    exp: &Experiment,
+    session: &StoredSession,
+    row: &RunRow,
+    exit: &Exit,
+    values: &BTreeMap<String, Vec<String>>,
+) -> (Vec<Problem>, printed::Printed) {
+    let pairs: Vec<(&str, &str)> = values
+        .iter()
+        .flat_map(|(m, vs)| vs.iter().map(move |v| (m.as_str(), v.as_str())))
+        .collect();
+    let facts = RunFacts {
+        exit,
+        timed_out: row.timed_out,
+        suspended_ns: row.boottime_ns.saturating_sub(row.wall_ns),
+        left_running: row.left_running.as_deref(),
+        values: &pairs,
+    };
+    let mut found = problems(&facts, &exp.metrics);
+    // `ignore_failure`: an exit code (any, or those listed) is the program's answer, not a
+    // failed run.
+    found.retain(|p| !ignored_exit(exp, p));
+    let stdout = session.stdout(row);
+    let printed = printed::read(&stdout, &exp.metrics, &printed::to_locate(&found));
+    printed::explain(&mut found, &printed, &exp.metrics);
+    (found, printed)
+}
+
+/// The judged run as later stages see it.
+fn run_view(
+    exp: &Experiment,
+    session: &StoredSession,
+    row: &RunRow,
+    cell: CellKey,
+    judged: Judged,
+    names: &Names,
+) -> RunView {
+    let Judged {
+        exit,
+        values,
+        measured,
+        echoed,
+        found,
+    } = judged;
     let busy_share = row.contention().ok().map(|c| c.share());
     let weighed = Weighed::of(row, busy_share, exp, session);
     RunView {

@@ -5,7 +5,7 @@
 //! and `phvb8a.afm`, Helvetica and Helvetica-Bold, © Adobe Systems 1985–1990, as shipped
 //! in matplotlib's `mpl-data/fonts/afm/`). Liberation Sans and Arial are metric-compatible
 //! with Helvetica, and the charts name them first in their font stack
-//! ([`super::style::FONT_FAMILY`]), so what is measured here is what browsers draw.
+//! (the chart style's `FONT_FAMILY`), so what is measured here is what browsers draw.
 //! ASCII `'` and `` ` `` are the `quotesingle` and `grave` glyphs (the AFM's standard
 //! encoding puts curly quotes at those codes). Kerning is ignored, which can only
 //! overestimate.

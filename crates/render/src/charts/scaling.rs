@@ -274,6 +274,8 @@ fn dodge_px(cells: &[Vec<Cell>], map: &impl Fn(f64, f64) -> (i32, i32)) -> f64 {
     DODGE_PX.min(gap / (cells.len() as f64 + 1.0))
 }
 
+/// Series `i`: its medians joined by a line, its missing cells crossed, its intervals, its
+/// markers and its raw values, each point moved `off` pixels sideways.
 fn draw_series(
     root: &Area<'_>,
     overlay: &mut Overlay,
@@ -295,10 +297,33 @@ fn draw_series(
             .collect();
         root.draw(&PathElement::new(joined, color.stroke_width(2)))?;
     }
-    let line: Vec<(i32, i32)> = cells
-        .iter()
-        .filter_map(|c| c.center.map(|m| at(c.x, m)))
-        .collect();
+    cross_missing(overlay, cells, i, color, &at);
+    for c in cells {
+        if let Some((lo, hi)) = c.ci {
+            draw_interval(root, at(c.x, hi), at(c.x, lo), color)?;
+        }
+    }
+    for p in cells.iter().filter_map(|c| c.center.map(|m| at(c.x, m))) {
+        style::draw_marker(root, Marker::for_series(i), p, 4, color)?;
+    }
+    overlay.begin_series(color, RAW_DIAMETER, RAW_OPACITY);
+    for c in cells {
+        for (k, v) in c.raw.iter().enumerate() {
+            let (px, py) = at(c.x, *v);
+            overlay.point((px + points::jitter(k, JITTER_PX), py));
+        }
+    }
+    Ok(())
+}
+
+/// A cross at each cell of series `i` with no value, labelled as missing.
+fn cross_missing(
+    overlay: &mut Overlay,
+    cells: &[Cell],
+    i: usize,
+    color: RGBColor,
+    at: &impl Fn(f64, f64) -> (i32, i32),
+) {
     for (x, y) in cells
         .iter()
         .filter(|c| c.is_missing())
@@ -313,31 +338,25 @@ fn draw_series(
                 .halo(),
         );
     }
-    for c in cells {
-        if let Some((lo, hi)) = c.ci {
-            let (top, bottom) = (at(c.x, hi), at(c.x, lo));
-            let s = color.stroke_width(1);
-            root.draw(&PathElement::new(vec![top, bottom], s))?;
-            root.draw(&PathElement::new(
-                vec![(top.0 - 3, top.1), (top.0 + 3, top.1)],
-                s,
-            ))?;
-            root.draw(&PathElement::new(
-                vec![(bottom.0 - 3, bottom.1), (bottom.0 + 3, bottom.1)],
-                s,
-            ))?;
-        }
-    }
-    for p in &line {
-        style::draw_marker(root, Marker::for_series(i), *p, 4, color)?;
-    }
-    overlay.begin_series(color, RAW_DIAMETER, RAW_OPACITY);
-    for c in cells {
-        for (k, v) in c.raw.iter().enumerate() {
-            let (px, py) = at(c.x, *v);
-            overlay.point((px + points::jitter(k, JITTER_PX), py));
-        }
-    }
+}
+
+/// An interval from `top` to `bottom`, with a short tick at each end.
+fn draw_interval(
+    root: &Area<'_>,
+    top: (i32, i32),
+    bottom: (i32, i32),
+    color: RGBColor,
+) -> Result<(), ChartError> {
+    let s = color.stroke_width(1);
+    root.draw(&PathElement::new(vec![top, bottom], s))?;
+    root.draw(&PathElement::new(
+        vec![(top.0 - 3, top.1), (top.0 + 3, top.1)],
+        s,
+    ))?;
+    root.draw(&PathElement::new(
+        vec![(bottom.0 - 3, bottom.1), (bottom.0 + 3, bottom.1)],
+        s,
+    ))?;
     Ok(())
 }
 

@@ -5,7 +5,8 @@
 //! and the entry points are the parent's.
 
 use super::{Figures, Markup, RelativeTo, SortOrder, TimeUnit};
-use crate::app::bench::output::{Report, Timed, mean};
+use crate::app::bench::figures::{Timed, mean};
+use crate::app::bench::output::Report;
 use lab_config::template::placeholders;
 use lab_config::units::Seconds;
 

@@ -2,7 +2,8 @@
 //! fixed times — pinned down whole, then each option of the tables on its own.
 
 use super::*;
-use crate::app::bench::output::{Report, Timed};
+use crate::app::bench::figures::Timed;
+use crate::app::bench::output::Report;
 use lab_config::units::Seconds;
 use std::collections::BTreeMap;
 
