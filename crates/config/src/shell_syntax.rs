@@ -459,15 +459,17 @@ fn is_brace_expansion(inner: &str) -> bool {
 }
 
 /// An argv shown as a POSIX shell would need it typed, quoting elements that need it. Not
-/// `shlex::try_join`: it also quotes `=`, `,` and `%`, which no shell needs quoted, so
-/// `--size=64` would read `'--size=64'` in every chapter. Braces are quoted (bash expands
-/// `a{1,2}` into two words).
+/// `shlex::try_join`: it also quotes `=`, `,`, `%` and every brace, which no shell needs
+/// quoted, so `--size=64` would read `'--size=64'` and a variant's `--threads={threads}`
+/// `'--threads={threads}'` in every chapter. A brace expansion (`a{1,2}`, `{1..3}`, which
+/// bash makes several words of) is quoted.
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
             if !a.is_empty()
+                && !(a.contains('{') && (a.contains(',') || a.contains("..")))
                 && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,@%+".contains(c))
+                    .all(|c| c.is_ascii_alphanumeric() || "-_=./:,{}@%+".contains(c))
             {
                 a.clone()
             } else {

@@ -272,11 +272,20 @@ fn a_word_its_program_takes_stays_quoted_in_the_shell_line() {
 
 #[test]
 fn shown_words_quote_what_a_shell_would_expand_and_nothing_else() {
-    let argv: Vec<String> = ["./bench", "--size=64", "a{1,2}", "it's", "", "x y"]
-        .map(String::from)
-        .to_vec();
+    let argv: Vec<String> = [
+        "./bench",
+        "--size=64",
+        "--threads={threads}",
+        "a{1,2}",
+        "{1..3}",
+        "it's",
+        "",
+        "x y",
+    ]
+    .map(String::from)
+    .to_vec();
     assert_eq!(
         shell_words(&argv),
-        r#"./bench --size=64 'a{1,2}' 'it'\''s' '' 'x y'"#
+        r#"./bench --size=64 --threads={threads} 'a{1,2}' '{1..3}' 'it'\''s' '' 'x y'"#
     );
 }
