@@ -1,5 +1,6 @@
 //! The container of a bundle: a POSIX ustar archive (IEEE Std 1003.1-2001, "pax interchange
-//! format", its ustar header), written deterministically and read as hostile input.
+//! format", its ustar header), written deterministically and read as hostile input. The `tar`
+//! crate writes and parses the headers; what it leaves open is kept here, each with why.
 //!
 //! Written: regular files only, in the order given, mode 0644, owner 0, time 0, no user or
 //! group names, each padded to 512 bytes, two zero blocks and zero padding to a multiple of
@@ -10,13 +11,12 @@
 //! caller can refuse a size before a byte is written anywhere.
 
 use std::io::{self, Read, Write};
+use tar::EntryType;
 
 /// The size of a header and the unit of every member's data.
-pub const BLOCK: usize = 512;
+const BLOCK: u64 = 512;
 /// Archives are padded to a multiple of this many bytes, as `tar` pads them.
-const RECORD: u64 = 20 * BLOCK as u64;
-/// The longest name the header's name field holds (lab writes no prefix field).
-pub const MAX_NAME: usize = 100;
+const RECORD: u64 = 20 * BLOCK;
 
 /// Why an archive cannot be read: each names what is wrong at which member.
 #[derive(Debug, thiserror::Error)]
@@ -45,17 +45,20 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn of(flag: u8) -> Kind {
-        match flag {
-            b'0' | 0 => Kind::File,
-            b'1' => Kind::HardLink,
-            b'2' => Kind::Symlink,
-            b'3' => Kind::CharDevice,
-            b'4' => Kind::BlockDevice,
-            b'5' => Kind::Folder,
-            b'6' => Kind::Fifo,
-            b'x' | b'g' | b'L' | b'K' => Kind::Extension,
-            other => Kind::Other(other),
+    fn of(entry: EntryType) -> Kind {
+        match entry {
+            EntryType::Regular => Kind::File,
+            EntryType::Link => Kind::HardLink,
+            EntryType::Symlink => Kind::Symlink,
+            EntryType::Char => Kind::CharDevice,
+            EntryType::Block => Kind::BlockDevice,
+            EntryType::Directory => Kind::Folder,
+            EntryType::Fifo => Kind::Fifo,
+            EntryType::XHeader
+            | EntryType::XGlobalHeader
+            | EntryType::GNULongName
+            | EntryType::GNULongLink => Kind::Extension,
+            other => Kind::Other(other.as_byte()),
         }
     }
 
@@ -87,89 +90,70 @@ pub struct Header {
     pub link: String,
 }
 
-/// Writes `files` as a deterministic archive: same names and bytes, same archive.
-pub fn write_archive<W: Write>(out: &mut W, files: &[(&str, &[u8])]) -> io::Result<u64> {
-    let mut written = 0u64;
-    for (name, bytes) in files {
-        written += write_member(out, name, bytes.len() as u64, &mut &bytes[..])?;
+/// Writes regular files one after another as a deterministic archive: same names and bytes,
+/// same archive.
+pub struct Writer<W: Write> {
+    builder: tar::Builder<W>,
+    /// Bytes written so far, headers and padding included.
+    written: u64,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(out: W) -> Self {
+        Writer {
+            builder: tar::Builder::new(out),
+            written: 0,
+        }
     }
-    finish_archive(out, written)
-}
 
-/// Writes one regular file of `size` bytes read from `data`; the bytes it took in the archive.
-/// An error when `data` holds fewer or more bytes than `size`.
-pub fn write_member<W: Write, R: Read>(
-    out: &mut W,
-    name: &str,
-    size: u64,
-    data: &mut R,
-) -> io::Result<u64> {
-    out.write_all(&file_header(name, size)?)?;
-    let copied = io::copy(&mut data.take(size), out)?;
-    let mut extra = [0u8; 1];
-    if copied != size || data.read(&mut extra)? != 0 {
-        return Err(io::Error::other(format!(
-            "{name} changed while it was written: {copied} bytes where {size} were expected"
-        )));
+    /// Appends the regular file `name` of `size` bytes read from `data`. An error when `data`
+    /// holds fewer or more bytes than `size`: `tar::Builder::append` copies whatever the
+    /// reader gives, whatever the header says, so the count is checked here.
+    pub fn append<R: Read>(&mut self, name: &str, size: u64, data: &mut R) -> io::Result<()> {
+        let mut header = tar::Header::new_ustar();
+        header.set_path(name)?;
+        header.set_entry_type(EntryType::Regular);
+        header.set_size(size);
+        header.set_mode(0o644);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_mtime(0);
+        header.set_cksum();
+        let mut limited = data.by_ref().take(size);
+        self.builder.append(&header, &mut limited)?;
+        let left = limited.limit();
+        if left == 0 && data.read(&mut [0u8; 1])? == 0 {
+            self.written += BLOCK + size.div_ceil(BLOCK) * BLOCK;
+            return Ok(());
+        }
+        let got = match left {
+            0 => format!("more than {size} bytes"),
+            _ => format!("{} bytes", size - left),
+        };
+        Err(io::Error::other(format!(
+            "{name} changed while it was written: {got} where {size} were expected"
+        )))
     }
-    let pad = padding(size);
-    out.write_all(&vec![0u8; pad as usize])?;
-    Ok(BLOCK as u64 + size + pad)
-}
 
-/// Ends an archive of `written` bytes: two zero blocks, then zeros to a whole record. The
-/// archive's total size.
-pub fn finish_archive<W: Write>(out: &mut W, written: u64) -> io::Result<u64> {
-    let end = 2 * BLOCK as u64;
-    let total = (written + end).div_ceil(RECORD) * RECORD;
-    out.write_all(&vec![0u8; (total - written) as usize])?;
-    Ok(total)
-}
-
-/// The zero bytes after `size` bytes of data up to the next block.
-pub fn padding(size: u64) -> u64 {
-    (BLOCK as u64 - size % BLOCK as u64) % BLOCK as u64
-}
-
-/// The ustar header of a regular file `name` of `size` bytes, owned by no one, at time 0.
-pub fn file_header(name: &str, size: u64) -> io::Result<[u8; BLOCK]> {
-    if name.len() > MAX_NAME || name.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{name:?} does not fit a ustar name"),
-        ));
+    /// Ends the archive: the two zero blocks `tar::Builder` writes, then zeros to a whole
+    /// record, which the builder does not write. The output and the archive's total size.
+    pub fn finish(self) -> io::Result<(W, u64)> {
+        let end = self.written + 2 * BLOCK;
+        let total = end.div_ceil(RECORD) * RECORD;
+        let mut out = self.builder.into_inner()?;
+        out.write_all(&vec![0u8; (total - end) as usize])?;
+        Ok((out, total))
     }
-    let mut h = [0u8; BLOCK];
-    h[..name.len()].copy_from_slice(name.as_bytes());
-    octal(&mut h[100..108], 0o644);
-    octal(&mut h[108..116], 0);
-    octal(&mut h[116..124], 0);
-    octal(&mut h[124..136], size);
-    octal(&mut h[136..148], 0);
-    h[156] = b'0';
-    h[257..263].copy_from_slice(b"ustar\0");
-    h[263..265].copy_from_slice(b"00");
-    seal_checksum(&mut h);
-    Ok(h)
-}
-
-/// Writes the header's checksum: the sum of its bytes with the checksum field as spaces.
-pub fn seal_checksum(h: &mut [u8; BLOCK]) {
-    h[148..156].copy_from_slice(b"        ");
-    let sum: u64 = h.iter().map(|&b| u64::from(b)).sum();
-    let text = format!("{sum:06o}\0 ");
-    h[148..156].copy_from_slice(text.as_bytes());
-}
-
-/// `value` in octal, zero-padded, NUL-terminated, filling `field`.
-fn octal(field: &mut [u8], value: u64) {
-    let digits = field.len() - 1;
-    let text = format!("{value:0digits$o}");
-    field[..digits].copy_from_slice(&text.as_bytes()[text.len() - digits..]);
-    field[digits] = 0;
 }
 
 /// Reads archive headers one at a time; the caller reads (or skips) each member's data.
+///
+/// Blocks are read here rather than by `tar::Archive::entries`, which in tar 0.4.46 ends the
+/// archive at the first zero block or at the end of the input, whichever comes first
+/// (src/archive.rs, `next_entry_raw`): a file cut at a member's end would read as a whole
+/// archive, and bytes after the end would go unread. Its entries also borrow the
+/// `tar::Archive`, so they could not live in one `Reader` beside the input it owns. Each block
+/// is parsed by `tar::Header`.
 pub struct Reader<R: Read> {
     inner: R,
     /// Members read so far, for messages.
@@ -184,12 +168,12 @@ impl<R: Read> Reader<R> {
     /// The next member's header, or `None` at the end-of-archive blocks (after which only
     /// zero bytes may follow).
     pub fn next_header(&mut self) -> Result<Option<Header>, ArchiveError> {
-        let mut block = [0u8; BLOCK];
+        let mut block = tar::Header::new_old();
         let what = format!("the header of member {}", self.count + 1);
-        if !read_full(&mut self.inner, &mut block)? {
+        if !read_full(&mut self.inner, block.as_mut_bytes())? {
             return Err(ArchiveError::Truncated(what));
         }
-        if block.iter().all(|&b| b == 0) {
+        if block.as_bytes().iter().all(|&b| b == 0) {
             self.rest_is_zeros()?;
             return Ok(None);
         }
@@ -209,7 +193,7 @@ impl<R: Read> Reader<R> {
         if copied < size {
             return Err(ArchiveError::Truncated(format!("member {member}")));
         }
-        let mut pad = vec![0u8; padding(size) as usize];
+        let mut pad = vec![0u8; (size.div_ceil(BLOCK) * BLOCK - size) as usize];
         if !read_full(&mut self.inner, &mut pad)? {
             return Err(ArchiveError::Truncated(format!("the padding of {member}")));
         }
@@ -218,7 +202,7 @@ impl<R: Read> Reader<R> {
 
     /// After the first zero block: a second one, then nothing but zero padding.
     fn rest_is_zeros(&mut self) -> Result<(), ArchiveError> {
-        let mut block = [0u8; BLOCK];
+        let mut block = [0u8; BLOCK as usize];
         if !read_full(&mut self.inner, &mut block)? {
             return Err(ArchiveError::Truncated("the end-of-archive blocks".into()));
         }
@@ -248,62 +232,74 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<bool> {
 }
 
 /// A header block checked: its checksum, its magic, a size in octal.
-fn parse_header(h: &[u8; BLOCK], number: usize) -> Result<Header, ArchiveError> {
+fn parse_header(h: &tar::Header, number: usize) -> Result<Header, ArchiveError> {
     let bad = |why: String| ArchiveError::Malformed(format!("member {number}: {why}"));
-    let stored = field_text(&h[148..156]);
-    let mut blank = *h;
-    blank[148..156].copy_from_slice(b"        ");
-    let sum: u64 = blank.iter().map(|&b| u64::from(b)).sum();
-    if u64::from_str_radix(stored.trim(), 8).ok() != Some(sum) {
+    // The sum of the header's bytes with the checksum field read as spaces. `tar::Header`
+    // reads the stored checksum but compares it only inside `tar::Archive::entries`.
+    let bytes = h.as_bytes();
+    let sum: u32 = bytes[..148]
+        .iter()
+        .chain(&bytes[156..])
+        .map(|&b| u32::from(b))
+        .sum();
+    if h.cksum().ok() != Some(sum + 8 * u32::from(b' ')) {
         return Err(bad(
             "its header's checksum does not hold: the bundle is damaged or not a tar archive"
                 .into(),
         ));
     }
-    if &h[257..263] != b"ustar\0" {
+    if h.as_ustar().is_none() {
         return Err(bad(
             "its header is not a POSIX ustar header: lab reads only the archives `lab bundle` writes".into(),
         ));
     }
-    if h[124] & 0x80 != 0 {
+    // tar 0.4.46 reads a base-256 size from the field's last 8 bytes only (src/header.rs,
+    // `numeric_extended_from`), so a size past 2^64 would read as a smaller one than `tar`
+    // itself sees; lab never writes one (it is for members over 8 GiB).
+    if h.as_old().size[0] & 0x80 != 0 {
         return Err(bad(
             "it claims a size in base-256, larger than 8 GiB: refused".into(),
         ));
     }
-    let size_text = field_text(&h[124..136]);
-    let size = u64::from_str_radix(size_text.trim(), 8)
-        .map_err(|_| bad(format!("its size {size_text:?} is not an octal number")))?;
-    let name = field_text(&h[0..100]);
-    let prefix = field_text(&h[345..500]);
-    let path = if prefix.is_empty() {
-        name
-    } else {
-        format!("{prefix}/{name}")
-    };
+    let size = h
+        .entry_size()
+        .map_err(|e| bad(format!("its size is not an octal number ({e})")))?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     Ok(Header {
-        path,
-        kind: Kind::of(h[156]),
+        path: text(&h.path_bytes()),
+        kind: Kind::of(h.entry_type()),
         size,
-        link: field_text(&h[157..257]),
+        link: h.link_name_bytes().map(|b| text(&b)).unwrap_or_default(),
     })
-}
-
-/// A header field up to its first NUL, lossily decoded.
-fn field_text(field: &[u8]) -> String {
-    let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
-    String::from_utf8_lossy(&field[..end]).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `files` as an archive, as `lab bundle` writes one.
+    fn write_archive(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = Writer::new(Vec::new());
+        for (name, bytes) in files {
+            w.append(name, bytes.len() as u64, &mut &bytes[..]).unwrap();
+        }
+        let (out, total) = w.finish().unwrap();
+        assert_eq!(total, out.len() as u64);
+        out
+    }
+
+    /// `archive` with its first header changed by `change`, its checksum resealed.
+    fn changed(mut archive: Vec<u8>, change: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        change(&mut archive[..512]);
+        let mut header = tar::Header::from_byte_slice(&archive[..512]).clone();
+        header.set_cksum();
+        archive[..512].copy_from_slice(header.as_bytes());
+        archive
+    }
+
     #[test]
     fn an_archive_is_padded_to_whole_records_and_reads_back() {
-        let mut out = Vec::new();
-        let total =
-            write_archive(&mut out, &[("a.txt", &b"hello"[..]), ("b/c", &b""[..])]).unwrap();
-        assert_eq!(total, 10_240);
+        let out = write_archive(&[("a.txt", &b"hello"[..]), ("b/c", &b""[..])]);
         assert_eq!(out.len(), 10_240);
         let mut r = Reader::new(out.as_slice());
         let a = r.next_header().unwrap().unwrap();
@@ -315,24 +311,108 @@ mod tests {
         assert_eq!((b.path.as_str(), b.size), ("b/c", 0));
         r.copy_data(0, &mut data, "b/c").unwrap();
         assert_eq!(r.next_header().unwrap(), None);
+        let big = vec![7u8; 10_000];
+        assert_eq!(write_archive(&[("big", &big)]).len(), 20_480);
     }
 
     #[test]
-    fn the_header_matches_what_tar_writes_for_the_same_fields() {
-        let h = file_header("runs.csv", 1234).unwrap();
-        assert_eq!(&h[124..136], b"00000002322\0");
+    fn the_header_holds_only_the_name_the_size_and_fixed_fields() {
+        let out = write_archive(&[("runs.csv", &[b'x'; 1234][..])]);
+        let h = &out[..512];
+        assert_eq!(&h[..9], b"runs.csv\0");
         assert_eq!(&h[100..108], b"0000644\0");
+        assert_eq!(
+            (&h[108..116], &h[116..124]),
+            (&b"0000000\0"[..], &b"0000000\0"[..])
+        );
+        assert_eq!(&h[124..136], b"00000002322\0");
+        assert_eq!(&h[136..148], b"00000000000\0");
+        assert_eq!(h[156], b'0');
         assert_eq!(&h[257..265], b"ustar\x0000");
-        // 6 octal digits, NUL, space: the layout GNU tar and POSIX use.
-        assert_eq!((h[154], h[155]), (0, b' '));
+        // No link, no user or group name, no device numbers, no prefix.
+        assert!(h[157..257].iter().chain(&h[265..512]).all(|&b| b == 0));
+        let sum: u32 = h[..148]
+            .iter()
+            .chain(&h[156..])
+            .map(|&b| u32::from(b))
+            .sum();
+        assert_eq!(&h[148..156], format!("{:07o}\0", sum + 256).as_bytes());
+        assert_eq!(write_archive(&[("runs.csv", &[b'x'; 1234][..])]), out);
+    }
+
+    #[test]
+    fn an_archive_with_the_checksum_laid_out_as_gnu_tar_lays_it_reads_back() {
+        // Bundles written before the `tar` crate wrote the checksum as six digits, NUL, space.
+        let mut out = write_archive(&[("a", &b"x"[..])]);
+        let sum: u32 = out[..148]
+            .iter()
+            .chain(&out[156..512])
+            .map(|&b| u32::from(b))
+            .sum();
+        out[148..156].copy_from_slice(format!("{:06o}\0 ", sum + 256).as_bytes());
+        let h = Reader::new(out.as_slice()).next_header().unwrap().unwrap();
+        assert_eq!((h.path.as_str(), h.size), ("a", 1));
     }
 
     #[test]
     fn a_damaged_header_is_refused_by_its_checksum() {
-        let mut out = Vec::new();
-        write_archive(&mut out, &[("a", &b"x"[..])]).unwrap();
+        let mut out = write_archive(&[("a", &b"x"[..])]);
         out[0] = b'b';
         let err = Reader::new(out.as_slice()).next_header().unwrap_err();
         assert!(err.to_string().contains("checksum does not hold"), "{err}");
+    }
+
+    #[test]
+    fn every_kind_but_a_regular_file_is_named() {
+        let out = write_archive(&[("a", &b""[..])]);
+        for (flag, kind) in [
+            (b'1', Kind::HardLink),
+            (b'2', Kind::Symlink),
+            (b'5', Kind::Folder),
+            (b'6', Kind::Fifo),
+            (b'x', Kind::Extension),
+            (b'L', Kind::Extension),
+            (b'7', Kind::Other(b'7')),
+        ] {
+            let archive = changed(out.clone(), |h| h[156] = flag);
+            let h = Reader::new(archive.as_slice())
+                .next_header()
+                .unwrap()
+                .unwrap();
+            assert_eq!(h.kind, kind, "{}", flag as char);
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_not_the_size_it_was_said_to_be_is_not_written() {
+        let mut w = Writer::new(Vec::new());
+        let err = w.append("a", 3, &mut &b"ab"[..]).unwrap_err();
+        assert!(err.to_string().contains("2 bytes where 3"), "{err}");
+        let err = w.append("b", 3, &mut &b"abcd"[..]).unwrap_err();
+        assert!(
+            err.to_string().contains("changed while it was written"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_cut_file_a_base_256_size_and_bytes_after_the_end_are_refused() {
+        let out = write_archive(&[("a", &b"x"[..])]);
+        let err = |bytes: &[u8]| {
+            let mut r = Reader::new(bytes);
+            let first = r.next_header().and_then(|h| {
+                r.copy_data(h.map_or(0, |h| h.size), &mut io::sink(), "a")?;
+                r.next_header()
+            });
+            first.unwrap_err().to_string()
+        };
+        assert!(err(&out[..300]).contains("the header of member 1"));
+        assert!(err(&out[..1024]).contains("the header of member 2"));
+        let mut after = out.clone();
+        after.push(1);
+        assert!(err(&after).contains("bytes follow the end"));
+        let huge = changed(out, |h| h[124] = 0x80);
+        let err = Reader::new(huge.as_slice()).next_header().unwrap_err();
+        assert!(err.to_string().contains("base-256"), "{err}");
     }
 }

@@ -140,22 +140,17 @@ fn write_archive_file(tmp: &Path, dir: &Path, index: &Index, index_text: &[u8]) 
         .create_new(true)
         .open(tmp)
         .with_context(|| format!("cannot create {}", tmp.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = archive::Writer::new(BufWriter::new(file));
     let fail = |e: std::io::Error| store::space::write_failed(tmp, e);
-    let mut written = archive::write_member(
-        &mut out,
-        INDEX,
-        index_text.len() as u64,
-        &mut &index_text[..],
-    )
-    .map_err(fail)?;
+    out.append(INDEX, index_text.len() as u64, &mut &index_text[..])
+        .map_err(fail)?;
     for m in &index.members {
         let path = dir.join(&m.path);
         let mut data = Hashing::new(
             lab_store::regular::open_regular(&path)
                 .with_context(|| format!("cannot read {}", path.display()))?,
         );
-        written += archive::write_member(&mut out, &m.path, m.bytes, &mut data).map_err(fail)?;
+        out.append(&m.path, m.bytes, &mut data).map_err(fail)?;
         if data.hex() != m.sha256 {
             bail!(
                 "{} changed while it was bundled\n  hint: bundle the session again once nothing writes it",
@@ -163,7 +158,7 @@ fn write_archive_file(tmp: &Path, dir: &Path, index: &Index, index_text: &[u8]) 
             );
         }
     }
-    let total = archive::finish_archive(&mut out, written).map_err(fail)?;
+    let (out, total) = out.finish().map_err(fail)?;
     let file = out.into_inner().map_err(|e| fail(e.into_error()))?;
     file.sync_all().map_err(fail)?;
     Ok(total)
