@@ -9,6 +9,7 @@ use crate::app::{
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use clap::{CommandFactory, Parser, Subcommand};
+use std::io::Write;
 
 pub use crate::app::Lang;
 
@@ -172,23 +173,90 @@ impl CompletionsArgs {
     }
 }
 
-/// `lab man`: the manual page, written from this declaration.
+/// `lab man`: the manual page, written from this declaration, with every command's options.
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {}
 
 impl ManArgs {
     /// Prints the manual page.
     pub fn execute(self) -> Result<Exit> {
-        let page = clap_mangen::Man::new(Cli::command());
-        page.render(&mut std::io::stdout())
+        let page = manual()
+            .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the manual: {e}")))?;
+        std::io::stdout()
+            .write_all(&page)
             .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the manual: {e}")))?;
         Ok(Exit::Ok)
     }
 }
 
+/// The manual page: lab's own sections, then a section per command (`LAB RUN`, …) holding
+/// its synopsis, description and options, and its own commands' after it.
+fn manual() -> std::io::Result<Vec<u8>> {
+    let mut command = Cli::command();
+    command.build();
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command.clone()).render(&mut page)?;
+    for sub in command.get_subcommands() {
+        command_sections(sub, &mut page)?;
+    }
+    Ok(page)
+}
+
+/// One command's section of the manual: clap_mangen writes a page per command, whose
+/// sections become subsections here so that one page carries every option.
+fn command_sections(command: &clap::Command, page: &mut Vec<u8>) -> std::io::Result<()> {
+    let name = command.get_bin_name().unwrap_or(command.get_name());
+    writeln!(page, ".SH \"{}\"", name.to_uppercase())?;
+    let man = clap_mangen::Man::new(command.clone());
+    let mut sections = Vec::new();
+    man.render_synopsis_section(&mut sections)?;
+    man.render_description_section(&mut sections)?;
+    if command.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut sections)?;
+    }
+    for line in String::from_utf8_lossy(&sections).lines() {
+        match line.strip_prefix(".SH ") {
+            Some(title) => writeln!(page, ".SS {title}")?,
+            None => writeln!(page, "{line}")?,
+        }
+    }
+    for sub in command.get_subcommands() {
+        command_sections(sub, page)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_manual_carries_every_option_of_every_command() {
+        let page = String::from_utf8(manual().unwrap()).unwrap();
+        let mut command = Cli::command();
+        command.build();
+        let mut todo: Vec<&clap::Command> = command.get_subcommands().collect();
+        let mut options = 0;
+        while let Some(sub) = todo.pop() {
+            let title = format!(".SH \"{}\"", sub.get_bin_name().unwrap().to_uppercase());
+            assert!(page.contains(&title), "no section {title}");
+            for long in sub
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .filter_map(|a| a.get_long())
+            {
+                let typed = format!("\\-\\-{}", long.replace('-', "\\-"));
+                assert!(page.contains(&typed), "{title} lacks --{long}");
+                options += 1;
+            }
+            todo.extend(sub.get_subcommands());
+        }
+        assert!(options > 100, "only {options} options seen");
+        assert!(
+            page.contains("\\-\\-revs"),
+            "lab run --revs is in the manual"
+        );
+    }
 
     #[test]
     fn cli_is_well_formed() {
