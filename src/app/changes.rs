@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// The experiment a change belongs to, as its path names it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Owner {
+pub(super) enum Owner {
     /// Under `experiments/FOLDER/`: its lab.toml, notes.md, templates.
     Folder(String),
     /// Under `data/NAME/`: its sessions, noise measurements and baselines.
@@ -20,7 +20,7 @@ pub enum Owner {
 
 /// What one changed path asks for.
 #[derive(Debug, PartialEq)]
-pub enum Change {
+pub(super) enum Change {
     Nothing,
     Chapter(Owner),
     Everything,
@@ -28,7 +28,7 @@ pub enum Change {
 
 /// The changes gathered since the last rebuild.
 #[derive(Debug, Default, PartialEq)]
-pub enum Pending {
+pub(super) enum Pending {
     #[default]
     Nothing,
     Chapters(BTreeSet<Owner>),
@@ -36,7 +36,7 @@ pub enum Pending {
 }
 
 impl Pending {
-    pub fn add(&mut self, change: Change) {
+    pub(super) fn add(&mut self, change: Change) {
         match (&mut *self, change) {
             (_, Change::Nothing) | (Pending::Everything, _) => {}
             (_, Change::Everything) => *self = Pending::Everything,
@@ -49,7 +49,7 @@ impl Pending {
         }
     }
 
-    pub fn merge(&mut self, other: Pending) {
+    pub(super) fn merge(&mut self, other: Pending) {
         match other {
             Pending::Nothing => {}
             Pending::Everything => self.add(Change::Everything),
@@ -63,7 +63,7 @@ impl Pending {
 }
 
 /// What a change at `path` (under experiments/ or data/, as the watcher names it) asks for.
-pub fn change_at(layout: &Layout, path: &Path) -> Change {
+pub(super) fn change_at(layout: &Layout, path: &Path) -> Change {
     let (rest, owner): (&Path, fn(String) -> Owner) =
         if let Ok(rest) = path.strip_prefix(layout.experiments()) {
             (rest, Owner::Folder)
@@ -82,7 +82,7 @@ pub fn change_at(layout: &Layout, path: &Path) -> Change {
 }
 
 /// A change somewhere inside `folder`, an entry of experiments/ or data/: that experiment's.
-pub fn change_inside(layout: &Layout, folder: &Path) -> Change {
+pub(super) fn change_inside(layout: &Layout, folder: &Path) -> Change {
     let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
     match (folder.parent(), name) {
         (Some(tree), Some(name)) if tree == layout.experiments() => {
@@ -107,7 +107,7 @@ fn change_under(rest: &Path, owner: fn(String) -> Owner) -> Change {
 
 /// What a rebuild re-renders.
 #[derive(Debug, PartialEq)]
-pub enum Render {
+pub(super) enum Render {
     /// No chapter that changed has a session to show.
     Nothing,
     /// These experiment folders' chapters.
@@ -118,7 +118,7 @@ pub enum Render {
 /// The experiment folders whose chapters `pending` asks for, left out those with no session
 /// to show (a full rebuild skips them too); an owner that is no experiment now (a folder just
 /// made or removed) asks for everything.
-pub fn to_render(layout: &Layout, pending: &Pending) -> Render {
+pub(super) fn to_render(layout: &Layout, pending: &Pending) -> Render {
     let owners = match pending {
         Pending::Nothing => return Render::Nothing,
         Pending::Everything => return Render::Everything,

@@ -60,7 +60,7 @@ pub fn compare(
 }
 
 /// A stored session as one side of a comparison.
-pub fn side(a: &Assessed) -> Side<'_> {
+pub(super) fn side(a: &Assessed) -> Side<'_> {
     Side {
         name: &a.session.name,
         experiment: &a.experiment,
@@ -131,7 +131,7 @@ impl CompareArgs {
 }
 
 /// The comparison as aligned text for the terminal.
-pub fn text(c: &Comparison) -> String {
+pub(super) fn text(c: &Comparison) -> String {
     let unit = if c.unit.is_empty() {
         String::new()
     } else {

@@ -55,20 +55,20 @@ pub struct HistoryOptions<'a> {
 }
 
 /// The sessions a history reads, each analysed as it ran, and those it leaves out with why.
-pub struct Sessions {
+pub(super) struct Sessions {
     pub kept: Vec<(StoredSession, Experiment, Analysis)>,
     pub left_out: Vec<String>,
 }
 
 /// Every session of the experiment in `dir` that measured something of its own: derived,
 /// damaged and incomplete sessions, and unreadable ones, are left out with the reason.
-pub fn sessions(layout: &Layout, dir: &Path) -> Sessions {
+pub(super) fn sessions(layout: &Layout, dir: &Path) -> Sessions {
     sessions_beside(layout, dir, None)
 }
 
 /// [`sessions`], taking the session `shown` as already assessed instead of analysing it again
 /// (at 100,000 runs the analysis is most of a report's time).
-pub fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) -> Sessions {
+pub(super) fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assessed>) -> Sessions {
     let name = lab_config::experiment_name(dir);
     let mut out = Sessions {
         kept: Vec::new(),
@@ -125,7 +125,7 @@ fn left_out_because(s: &StoredSession) -> Option<String> {
 impl Sessions {
     /// Leaves out the sessions measured under another profile than `profile` (a quick
     /// profile measures something else), saying so.
-    pub fn of_profile(mut self, profile: Option<&str>) -> Sessions {
+    pub(super) fn of_profile(mut self, profile: Option<&str>) -> Sessions {
         let (kept, other): (Vec<_>, Vec<_>) = self
             .kept
             .into_iter()
@@ -143,13 +143,13 @@ impl Sessions {
     }
 
     /// The newest kept session's profile.
-    pub fn newest_profile(&self) -> Option<Option<String>> {
+    pub(super) fn newest_profile(&self) -> Option<Option<String>> {
         self.kept.last().map(|(s, _, _)| s.manifest.profile.clone())
     }
 }
 
 /// The history of the kept sessions, in the newest one's metric (or `metric`).
-pub fn history_of(
+pub(super) fn history_of(
     experiment: &str,
     sessions: &Sessions,
     metric: Option<&str>,

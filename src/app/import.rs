@@ -513,7 +513,7 @@ pub(super) struct ImportedMetric {
 impl ImportedMetric {
     /// This metric's values in `run`: the main metric's warm-up and measured values, or a
     /// secondary metric's.
-    pub fn values(&self, run: &formats::Run) -> Vec<f64> {
+    pub(super) fn values(&self, run: &formats::Run) -> Vec<f64> {
         match &self.source {
             None => run
                 .warmup_values

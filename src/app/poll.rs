@@ -16,7 +16,7 @@ const MTIME_SLACK: Duration = Duration::from_secs(1);
 const POLL: Duration = Duration::from_secs(1);
 
 /// The warning that the kernel will not report changes: why, what it costs, and the fix.
-pub fn fallback_notice(layout: &Layout, failure: &notify::Error) -> String {
+pub(super) fn fallback_notice(layout: &Layout, failure: &notify::Error) -> String {
     let (reason, fix) = match &failure.kind {
         notify::ErrorKind::MaxFilesWatch => (
             "the limit of inotify watches is reached".to_string(),
@@ -97,7 +97,7 @@ fn folders_in(dir: &Path) -> u64 {
 /// The fallback: a rebuild of every chapter whenever the newest modification time under
 /// experiments/ and data/ moves, looked at once a second, which stats every file (over a
 /// 100,000-run session's logs, about a fifth of a CPU).
-pub fn poll(layout: &Layout, quiet: bool, mut seen: Option<SystemTime>) -> ! {
+pub(super) fn poll(layout: &Layout, quiet: bool, mut seen: Option<SystemTime>) -> ! {
     loop {
         std::thread::sleep(POLL);
         let now = newest_input(layout);
@@ -110,7 +110,7 @@ pub fn poll(layout: &Layout, quiet: bool, mut seen: Option<SystemTime>) -> ! {
 }
 
 /// The latest modification time under experiments/ and data/.
-pub fn newest_input(layout: &Layout) -> Option<SystemTime> {
+pub(super) fn newest_input(layout: &Layout) -> Option<SystemTime> {
     [layout.experiments(), layout.data()]
         .iter()
         .filter_map(|d| newest_in(d))
@@ -134,7 +134,7 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
 /// What changed at `since` or later by modification times (give or take the kernel's
 /// coarser clock): each experiment folder under experiments/ and data/ holding a newer file is
 /// that experiment's change; a tree whose own entries changed is everyone's.
-pub fn changed_since(layout: &Layout, since: SystemTime) -> Vec<Change> {
+pub(super) fn changed_since(layout: &Layout, since: SystemTime) -> Vec<Change> {
     let since = since - MTIME_SLACK;
     let mut changes = Vec::new();
     for tree in [layout.experiments(), layout.data()] {

@@ -29,7 +29,7 @@ enum Outcome {
 }
 
 /// Imports every bundle in turn; each is verified whole before anything of it is written.
-pub fn import_bundles(
+pub(super) fn import_bundles(
     layout: &Layout,
     files: &[PathBuf],
     into: Option<&Path>,

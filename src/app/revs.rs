@@ -38,7 +38,7 @@ pub fn parse_revs(text: &str) -> Result<Vec<String>> {
 }
 
 /// What `--revs` and the options beside it ask for.
-pub struct Asked<'a> {
+pub(super) struct Asked<'a> {
     /// BASE, HEAD.
     pub names: &'a [String],
     /// Changes within ± this share count as noise.
@@ -52,7 +52,11 @@ pub struct Asked<'a> {
 /// The experiment across the revisions `asked` names, with each resolved to a commit and
 /// checked out in its worktree; fails before anything runs if a revision is unknown or lacks
 /// the experiment, or if `--until-decided` allows fewer runs than lab.toml starts with.
-pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experiment, Revisions)> {
+pub(super) fn across(
+    layout: &Layout,
+    exp: Experiment,
+    asked: &Asked,
+) -> Result<(Experiment, Revisions)> {
     let revs = asked.names;
     check_budget(&exp, asked.until_decided)?;
     if exp.workdir.is_some() {
@@ -112,7 +116,7 @@ pub fn across(layout: &Layout, exp: Experiment, asked: &Asked) -> Result<(Experi
 /// The two CPU sets of a duet: each side as many CPUs as the variant asking for the most
 /// (`cpus`; one where none asks), the first of the CPUs lab may use for one side and the next
 /// for the other. Refused when `allowed` has too few for two disjoint sides.
-pub fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<lab_config::DuetSides> {
+pub(super) fn duet_sides(exp: &Experiment, allowed: &[usize]) -> Result<lab_config::DuetSides> {
     let widest = exp
         .variants
         .iter()
@@ -185,7 +189,11 @@ fn check_budget(exp: &Experiment, until_decided: Option<u32>) -> Result<()> {
 
 /// The experiment a session across revisions ran: its own lab.toml with the `rev` parameter
 /// and the worktrees of the recorded commits (checked out again if they were removed).
-pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Result<Experiment> {
+pub(super) fn reopened(
+    layout: &Layout,
+    exp: Experiment,
+    revisions: &Revisions,
+) -> Result<Experiment> {
     check_duet_cpus(revisions)?;
     let repo = Repository::holding(&exp.dir)?;
     let mut dirs = BTreeMap::new();
@@ -200,7 +208,7 @@ pub fn reopened(layout: &Layout, exp: Experiment, revisions: &Revisions) -> Resu
 }
 
 /// Builds the experiment in every revision's worktree; the last revision's report is kept.
-pub fn build_each(exp: &Experiment, quiet: bool) -> Result<Option<BuildReport>> {
+pub(super) fn build_each(exp: &Experiment, quiet: bool) -> Result<Option<BuildReport>> {
     let mut report = None;
     for (rev, dir) in &exp.revision_dirs {
         if !quiet && exp.build.is_some() {

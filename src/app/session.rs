@@ -34,7 +34,7 @@ pub fn assess_chosen(
 }
 
 /// [`assess_chosen`], keeping the session's rows or giving them up as `rows` says.
-pub fn assess_chosen_with(
+pub(crate) fn assess_chosen_with(
     layout: &Layout,
     dir: &Path,
     which: Option<&SessionRef>,
@@ -48,7 +48,7 @@ pub fn assess_chosen_with(
 }
 
 /// The error for an experiment that has no session yet.
-pub fn no_session(dir: &Path) -> LabError {
+pub(crate) fn no_session(dir: &Path) -> LabError {
     LabError::Usage(format!(
         "{} has no session yet\n  hint: run `lab run {}` first",
         config::experiment_name(dir),
@@ -57,7 +57,11 @@ pub fn no_session(dir: &Path) -> LabError {
 }
 
 /// The chosen (or latest) session of one experiment, assessed, its notices printed.
-pub fn assessed(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result<Assessed> {
+pub(crate) fn assessed(
+    layout: &Layout,
+    arg: &Path,
+    which: Option<&SessionRef>,
+) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
     let found = assess_chosen(layout, &dir, which)?.ok_or_else(|| no_session(&dir))?;
     for notice in &found.notices {

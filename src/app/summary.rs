@@ -110,7 +110,7 @@ pub fn summarise(a: &Assessed, chapter: &Path) -> Summary {
 }
 
 /// A validity check or a hypothesis failed, or no run produced a valid measurement.
-pub fn failed(a: &Assessed) -> bool {
+pub(super) fn failed(a: &Assessed) -> bool {
     a.analysis.counts.valid == 0 || a.findings.checks.iter().any(|c| c.verdict == Verdict::Fail)
 }
 

@@ -12,7 +12,7 @@ pub fn threshold(text: &str) -> std::result::Result<f64, String> {
 }
 
 /// The value parser of `--budget`: a duration of a second or more, as "10m" or "90s".
-pub fn budget(text: &str) -> std::result::Result<std::time::Duration, String> {
+pub(crate) fn budget(text: &str) -> std::result::Result<std::time::Duration, String> {
     lab_config::parse_duration(text)
         .filter(|d| d.as_secs_f64() >= 1.0)
         .ok_or_else(|| {

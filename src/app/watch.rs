@@ -26,7 +26,7 @@ const LONGEST_WAIT: Duration = Duration::from_secs(5);
 const LOCK_RECHECK: Duration = Duration::from_secs(1);
 
 /// Rebuilds the book whenever its inputs change, until the process ends.
-pub fn watch(layout: &Layout, quiet: bool) -> ! {
+pub(super) fn watch(layout: &Layout, quiet: bool) -> ! {
     match Notifications::start(layout) {
         Ok(notifications) => {
             let failure = notifications.follow(layout, quiet);

@@ -190,7 +190,7 @@ fn a_counter_the_machine_lacks_is_unavailable_with_its_reason_never_zero() {
 /// What valgrind itself counts for `argv` run outside lab. A program's count depends on its
 /// environment (the C library reads it at start-up; a shell parses it), which lab's runs get
 /// with a few variables more: lab's record is held to this within 1%.
-pub fn callgrind_count(argv: &[&str]) -> u64 {
+pub(crate) fn callgrind_count(argv: &[&str]) -> u64 {
     let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
     let wrapped = lab::config::counter::wrap(&argv);
     let out = std::process::Command::new(&wrapped[0])
@@ -211,7 +211,7 @@ pub fn callgrind_count(argv: &[&str]) -> u64 {
 
 /// The instructions each variant of the `callgrind` fixture executes, counted by valgrind
 /// outside lab.
-pub fn callgrind_expected() -> BTreeMap<&'static str, u64> {
+pub(crate) fn callgrind_expected() -> BTreeMap<&'static str, u64> {
     BTreeMap::from([
         ("small", callgrind_count(&["seq", "1", "1000"])),
         ("large", callgrind_count(&["seq", "1", "100000"])),
@@ -226,7 +226,7 @@ pub fn callgrind_expected() -> BTreeMap<&'static str, u64> {
 /// see [`callgrind_count`]), every run of a variant exactly the same count, and both
 /// comparisons pass. Runs the machine disturbed were run again, so a busy session has more
 /// than its 9 planned runs.
-pub fn assert_callgrind_session(project: &Project, quiet: bool) {
+pub(crate) fn assert_callgrind_session(project: &Project, quiet: bool) {
     let expected = callgrind_expected();
     let rows = csv_rows(&project.session("callgrind").join("runs.csv"));
     if quiet {

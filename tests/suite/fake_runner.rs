@@ -11,7 +11,7 @@ use lab::layout::Layout;
 /// What `sh bench.sh FACTOR n` prints and measures: `{"score": FACTOR × n}` in 200 ms +
 /// 10 ms × n, except that the third run of `triple 2` scores 7 instead of 6; on a quiet
 /// machine of two CPUs, busy only with the run itself.
-pub fn scored(run: &FakeRun) -> Reply {
+pub(crate) fn scored(run: &FakeRun) -> Reply {
     let (score, wall_ms) = match run.request.argv {
         [_, _, factor, n] => {
             let n: u64 = n.parse().unwrap();

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const REBUILT_WITHIN: Duration = Duration::from_secs(15);
 
 /// A loopback port no one listens on now.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -25,7 +25,7 @@ pub fn free_port() -> u16 {
 }
 
 /// The response to GET `path` once it contains `needle` (within 60 s).
-pub fn wait_for(port: u16, path: &str, needle: &str) -> String {
+pub(crate) fn wait_for(port: u16, path: &str, needle: &str) -> String {
     wait_within(port, path, needle, Duration::from_secs(60))
 }
 

@@ -5,7 +5,7 @@ use crate::counter::Counter;
 use toml::Spanned;
 
 /// The counters lab.toml asks for, in its order.
-pub fn validate_counters(
+pub(crate) fn validate_counters(
     raw: &[Spanned<String>],
     loc: &Locator,
 ) -> Result<Vec<Counter>, ConfigError> {

@@ -11,7 +11,11 @@ use toml::Spanned;
 type Result<T> = std::result::Result<T, ConfigError>;
 
 /// The extractor of a metric declaring `of` and `per`, or `None` when it declares neither.
-pub fn extractor(m: &Spanned<RawMetric>, key: &str, loc: &Locator) -> Result<Option<Extractor>> {
+pub(crate) fn extractor(
+    m: &Spanned<RawMetric>,
+    key: &str,
+    loc: &Locator,
+) -> Result<Option<Extractor>> {
     let raw = m.get_ref();
     match (&raw.of, &raw.per) {
         (None, None) => Ok(None),
@@ -37,7 +41,7 @@ pub fn extractor(m: &Spanned<RawMetric>, key: &str, loc: &Locator) -> Result<Opt
 }
 
 /// Checks every derived metric against the others and fills in what it inherits from them.
-pub fn resolve(
+pub(crate) fn resolve(
     metrics: &mut [Metric],
     raw: &BTreeMap<String, Spanned<RawMetric>>,
     loc: &Locator,

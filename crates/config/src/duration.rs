@@ -11,11 +11,11 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 
 /// The longest duration lab accepts, in seconds (about 31.7 years): beyond it a deadline on
 /// the monotonic clock could not be represented.
-pub const LONGEST_SECONDS: f64 = 1e9;
+pub(crate) const LONGEST_SECONDS: f64 = 1e9;
 
 /// The seconds a duration's text says (`"60s"`, `"500ms"`, `"2m"`, `"1.5 h"`), however
 /// long; `None` unless it is a positive, finite number with a known unit.
-pub fn duration_seconds(text: &str) -> Option<f64> {
+pub(crate) fn duration_seconds(text: &str) -> Option<f64> {
     let text = text.trim();
     let split = text.find(|c: char| c.is_ascii_alphabetic())?;
     let (number, unit) = text.split_at(split);

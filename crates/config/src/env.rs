@@ -9,7 +9,7 @@ use toml::Spanned;
 
 /// The variables of `raw`, the table at `key` (`variant[1].env`), when every name and value
 /// can be passed to a program.
-pub fn validate_env(
+pub(crate) fn validate_env(
     raw: &BTreeMap<Spanned<String>, Spanned<String>>,
     key: &str,
     loc: &Locator,

@@ -106,7 +106,7 @@ impl<'a> Locator<'a> {
 }
 
 /// 1-based line and column (in characters) of a byte offset.
-pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(source.len());
     let before = &source[..floor_char_boundary(source, offset)];
     let line = before.matches('\n').count() + 1;
@@ -123,7 +123,7 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// A serde path as lab names keys: tables and keys joined by dots, array entries counted from
 /// 1 (`variant[2].run`), the fields serde adds for spans left out.
-pub fn key_path(path: &serde_path_to_error::Path) -> String {
+pub(crate) fn key_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
     for segment in path.iter() {

@@ -9,13 +9,13 @@ use toml::Spanned;
 
 /// A `lab.toml` that did not deserialize: the TOML error and, when serde got as far as a key,
 /// the path of keys and array positions it was reading.
-pub struct RawError {
+pub(crate) struct RawError {
     pub error: toml::de::Error,
     pub path: Option<serde_path_to_error::Path>,
 }
 
 /// Parses `source` into its serde mirror, tracking the key path serde is at.
-pub fn from_toml(source: &str) -> Result<RawFile, RawError> {
+pub(crate) fn from_toml(source: &str) -> Result<RawFile, RawError> {
     let document =
         toml::Deserializer::parse(source).map_err(|error| RawError { error, path: None })?;
     serde_path_to_error::deserialize(document).map_err(|e| RawError {
@@ -27,7 +27,7 @@ pub fn from_toml(source: &str) -> Result<RawFile, RawError> {
 /// A whole `lab.toml` as written, before validation.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawFile {
+pub(crate) struct RawFile {
     pub experiment: RawExperiment,
     pub build: Option<RawBuild>,
     #[serde(default)]
@@ -48,7 +48,7 @@ pub struct RawFile {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawExperiment {
+pub(crate) struct RawExperiment {
     pub title: String,
     pub hypothesis: String,
     /// Runs per cell: a number, or `{ min = 5, max = 40 }` to add runs until `stop` is met.
@@ -151,7 +151,7 @@ pub struct RawExperiment {
 /// `start_up`: `"included"`, or the command whose start-up is taken out of every run.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
-pub enum RawStartUp {
+pub(crate) enum RawStartUp {
     Word(String),
     Subtracted(Vec<String>),
 }
@@ -159,14 +159,14 @@ pub enum RawStartUp {
 /// `ignore_failure`: every non-zero exit code, or only the codes listed.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
-pub enum RawIgnoreFailure {
+pub(crate) enum RawIgnoreFailure {
     All(bool),
     Codes(Vec<i32>),
 }
 
 impl RawIgnoreFailure {
     /// The codes listed; none for `true` or `false`.
-    pub fn codes(&self) -> Vec<i32> {
+    pub(crate) fn codes(&self) -> Vec<i32> {
         match self {
             RawIgnoreFailure::Codes(codes) => codes.clone(),
             RawIgnoreFailure::All(_) => Vec::new(),
@@ -182,14 +182,14 @@ impl Default for RawIgnoreFailure {
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum RawLayout {
+pub(crate) enum RawLayout {
     Fixed,
     Randomized,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum RawIsolation {
+pub(crate) enum RawIsolation {
     Auto,
     Strict,
     None,
@@ -197,14 +197,14 @@ pub enum RawIsolation {
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum RawOrder {
+pub(crate) enum RawOrder {
     Shuffled,
     Sequential,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawBuild {
+pub(crate) struct RawBuild {
     #[schemars(with = "Vec<String>")]
     pub run: Spanned<Vec<String>>,
     #[serde(default)]
@@ -216,7 +216,7 @@ pub struct RawBuild {
 /// A parameter value: an integer, a float or a string.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum RawParamValue {
+pub(crate) enum RawParamValue {
     Int(i64),
     Float(f64),
     Text(String),
@@ -224,7 +224,7 @@ pub enum RawParamValue {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawVariant {
+pub(crate) struct RawVariant {
     #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// The command, one argument per element, `{param}` placeholders inside them. Required
@@ -268,7 +268,7 @@ pub struct RawVariant {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawMetric {
+pub(crate) struct RawMetric {
     pub json: Option<String>,
     #[schemars(with = "Option<String>")]
     pub regex: Option<Spanned<String>>,
@@ -297,14 +297,14 @@ pub struct RawMetric {
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum RawBetter {
+pub(crate) enum RawBetter {
     Higher,
     Lower,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawProfile {
+pub(crate) struct RawProfile {
     #[schemars(with = "Option<RawRepetitions>")]
     pub repetitions: Option<Spanned<RawRepetitions>>,
     pub warmup_runs: Option<u32>,
@@ -323,7 +323,7 @@ pub struct RawProfile {
 /// One `[[check]]`; which keys are allowed depends on `kind` and is validated later.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawCheck {
+pub(crate) struct RawCheck {
     #[schemars(with = "String")]
     pub name: Spanned<String>,
     #[schemars(with = "String")]
@@ -393,7 +393,7 @@ pub struct RawCheck {
     untagged,
     expecting = "cells as a table, e.g. { variant = \"fair\" }, or a list of tables"
 )]
-pub enum RawCells {
+pub(crate) enum RawCells {
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     One(BTreeMap<String, toml::Value>),
     #[schemars(with = "Vec<BTreeMap<String, serde_json::Value>>")]
@@ -403,7 +403,7 @@ pub enum RawCells {
 /// `max_cv`: one limit (`"25%"`, 0.25) or limits by variant (`{ fair = "120%", default = "25%" }`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum RawMaxCv {
+pub(crate) enum RawMaxCv {
     One(RawNumberOrText),
     ByVariant(BTreeMap<String, RawNumberOrText>),
 }
@@ -411,7 +411,7 @@ pub enum RawMaxCv {
 /// `expect` is an expression (`"a < 0.5 * b"`), a template (`"{seconds}"`) or a number.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum RawExpect {
+pub(crate) enum RawExpect {
     Number(f64),
     Text(String),
 }
@@ -420,14 +420,14 @@ pub enum RawExpect {
 /// seconds or `"30s"`, `"250ms"`, `"2m"`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum RawNumberOrText {
+pub(crate) enum RawNumberOrText {
     Number(f64),
     Text(String),
 }
 
 impl RawNumberOrText {
     /// The value as the text parsers read it; a number is a plain decimal.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             RawNumberOrText::Number(n) => n.to_string(),
             RawNumberOrText::Text(t) => t.clone(),
@@ -438,7 +438,7 @@ impl RawNumberOrText {
 /// `repetitions`: a fixed number of runs per cell, or a range sampled until the data decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
-pub enum RawRepetitions {
+pub(crate) enum RawRepetitions {
     Fixed(u32),
     Range {
         /// Runs per cell before the first look.
@@ -495,7 +495,7 @@ impl<'de> serde::de::Visitor<'de> for RepetitionsVisitor {
 /// `stop`: the goal of a sampled session.
 #[derive(Debug, Clone, JsonSchema)]
 #[serde(untagged)]
-pub enum RawStop {
+pub(crate) enum RawStop {
     /// `"decided"`.
     Goal(String),
     /// `{ half_width = "2%" }`, optionally with `metric = "NAME"`.

@@ -25,10 +25,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// A run that waited for a CPU others had for more than a tenth of its wall time is counted
 /// disturbed (drawn apart, and the next run waits for the machine to calm): background
 /// daemons stay far below it, a process competing for one of two cores far above.
-pub const DEFAULT_MAX_BUSY: f64 = 0.10;
+pub(crate) const DEFAULT_MAX_BUSY: f64 = 0.10;
 /// The default of `max_busy` when it was others' share of a run's CPUs, before lab judged
 /// waiting: sessions recorded then keep the rule they were recorded under.
-pub const LEGACY_MAX_BUSY: f64 = 0.25;
+pub(crate) const LEGACY_MAX_BUSY: f64 = 0.25;
 /// How long a run waits for a busy machine to calm by default: long enough for a burst of
 /// other work to pass, short enough that a machine that stays busy costs one such wait.
 const DEFAULT_CALM_WAIT: Duration = Duration::from_secs(2);
@@ -41,14 +41,14 @@ const MIN_SAMPLED_FOR_PRECISION: u32 = 8;
 const MAX_REQUEUE: u32 = 10;
 
 /// Identity of the experiment that is not in the file itself.
-pub struct Origin {
+pub(crate) struct Origin {
     pub name: String,
     pub dir: std::path::PathBuf,
     pub source_hash: String,
 }
 
 /// Validates a parsed file, applying `profile` first.
-pub fn validate(
+pub(crate) fn validate(
     mut raw: RawFile,
     origin: Origin,
     profile: Option<&str>,

@@ -8,15 +8,15 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Where the output of the latest build is kept, in the experiment folder.
-pub const LOG_FILE: &str = ".lab-build.log";
+pub(crate) const LOG_FILE: &str = ".lab-build.log";
 /// The most lines of a failing build's output an error shows.
-pub const TAIL_LINES: usize = 40;
+pub(crate) const TAIL_LINES: usize = 40;
 /// The most bytes of a failing build's output an error shows.
-pub const TAIL_BYTES: u64 = 8 * 1024;
+pub(crate) const TAIL_BYTES: u64 = 8 * 1024;
 
 /// A new, empty build log in `dir` (whatever was at its name is removed first, so that the
 /// build never writes through a link left there).
-pub fn create(dir: &Path) -> std::io::Result<(PathBuf, File)> {
+pub(crate) fn create(dir: &Path) -> std::io::Result<(PathBuf, File)> {
     let path = dir.join(LOG_FILE);
     lab_store::remove_planted(&path)?;
     let file = File::options().write(true).create_new(true).open(&path)?;
@@ -67,7 +67,7 @@ impl std::fmt::Display for Tail {
 }
 
 /// The tail of the output kept at `path`; an unreadable file reads as empty.
-pub fn tail(path: &Path) -> Tail {
+pub(crate) fn tail(path: &Path) -> Tail {
     let lines = count_lines(path);
     let (end, cut) = last_bytes(path);
     let text = String::from_utf8_lossy(&end);

@@ -31,7 +31,7 @@ pub fn probe() -> Result<String, String> {
 
 /// The instructions of every process of the run, summed from its standard error log; `None`
 /// when valgrind reported none (the run was killed, or valgrind could not start it).
-pub fn collected(stderr_log: &lab_store::LogRef) -> Option<u64> {
+pub(crate) fn collected(stderr_log: &lab_store::LogRef) -> Option<u64> {
     let mut totals = Vec::new();
     lab_store::read_lines(stderr_log, |line| {
         if let lab_store::Line::Text(text) = line

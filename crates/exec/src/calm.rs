@@ -15,10 +15,10 @@ const GLANCE: Duration = Duration::from_millis(100);
 const REARM_AFTER: u32 = 20;
 /// The variable that overrides every experiment's `calm_wait` ("0s" never waits): for CI
 /// suites that run many sessions at once on purpose.
-pub const CALM_WAIT_VAR: &str = "LAB_CALM_WAIT";
+pub(crate) const CALM_WAIT_VAR: &str = "LAB_CALM_WAIT";
 
 /// The waiting of one session.
-pub struct Calm {
+pub(crate) struct Calm {
     patience: Duration,
     limit: f64,
     /// Whether the last run was disturbed, so that the next waits.
@@ -30,7 +30,7 @@ pub struct Calm {
 
 /// How a wait before a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Waited {
+pub(crate) enum Waited {
     /// No wait was needed, or the machine calmed, or the patience ran out.
     Go,
     /// Lab was asked to stop while it waited.
@@ -40,7 +40,7 @@ pub enum Waited {
 impl Calm {
     /// Waiting up to `patience` before a run, for CPU pressure under `limit` (a `max_busy` of
     /// 100% never waits). [`CALM_WAIT_VAR`] overrides `patience` when it holds a duration.
-    pub fn new(patience: Duration, limit: f64) -> Calm {
+    pub(crate) fn new(patience: Duration, limit: f64) -> Calm {
         let patience = std::env::var(CALM_WAIT_VAR)
             .ok()
             .and_then(|v| lab_config::parse_wait(&v))
@@ -59,7 +59,7 @@ impl Calm {
     }
 
     /// Notes how much of its wall time the run that just ended waited for a CPU others had.
-    pub fn after_run(&mut self, waited_share: Option<f64>) {
+    pub(crate) fn after_run(&mut self, waited_share: Option<f64>) {
         let disturbed = waited_share.is_some_and(|s| s > self.limit);
         self.pending = disturbed;
         self.quiet_in_a_row = if disturbed {
@@ -73,7 +73,7 @@ impl Calm {
     }
 
     /// Before a run: waits for the machine to calm when the last run was disturbed.
-    pub fn before_run(&mut self, progress: &Progress) -> Waited {
+    pub(crate) fn before_run(&mut self, progress: &Progress) -> Waited {
         if !self.pending || self.gave_up || self.patience.is_zero() {
             return Waited::Go;
         }

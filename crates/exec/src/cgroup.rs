@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 /// A cgroup one run at a time is moved into: the child writes `0` (itself) into
 /// `cgroup.procs` before `execve`, so every process and thread of the run is counted.
 #[derive(Debug)]
-pub struct RunGroup {
+pub(crate) struct RunGroup {
     dir: PathBuf,
     procs: File,
     pressure: File,
@@ -28,11 +28,11 @@ static MADE: Mutex<usize> = Mutex::new(0);
 /// cgroup migration inside the timed interval, which on some kernels takes milliseconds and
 /// varies, so that a no-op run looks longer than the calibration allows. Off by default: runs
 /// are judged by the machine-wide pressure, bounded by others' CPU time.
-pub const ENABLE_VAR: &str = "LAB_RUN_CGROUPS";
+pub(crate) const ENABLE_VAR: &str = "LAB_RUN_CGROUPS";
 
 impl RunGroup {
     /// A group for the next run when `LAB_RUN_CGROUPS=1` asks for one and lab can make it.
-    pub fn take_if_enabled() -> Option<RunGroup> {
+    pub(crate) fn take_if_enabled() -> Option<RunGroup> {
         if std::env::var_os(ENABLE_VAR).is_some_and(|v| v == "1") {
             Self::take()
         } else {
@@ -41,7 +41,7 @@ impl RunGroup {
     }
 
     /// A free group, made when none is free; `None` where lab cannot make one.
-    pub fn take() -> Option<RunGroup> {
+    pub(crate) fn take() -> Option<RunGroup> {
         if let Some(group) = FREE.lock().ok()?.pop() {
             return Some(group);
         }
@@ -69,12 +69,12 @@ impl RunGroup {
     }
 
     /// The descriptor the child writes itself into.
-    pub fn procs_fd(&self) -> RawFd {
+    pub(crate) fn procs_fd(&self) -> RawFd {
         self.procs.as_raw_fd()
     }
 
     /// Microseconds some task of the group has waited for a CPU since the group was made.
-    pub fn waited_us(&mut self) -> Option<u64> {
+    pub(crate) fn waited_us(&mut self) -> Option<u64> {
         use std::io::{Read, Seek};
         let mut text = String::new();
         self.pressure.rewind().ok()?;
@@ -83,7 +83,7 @@ impl RunGroup {
     }
 
     /// Returns the group for the next run.
-    pub fn give_back(self) {
+    pub(crate) fn give_back(self) {
         if let Ok(mut free) = FREE.lock() {
             free.push(self);
         }
@@ -95,7 +95,7 @@ const PREFIX: &str = "lab-run-";
 
 /// Removes this process's free groups: at the end of a session. A group that still holds a
 /// process (none should: lab kills what a run leaves behind) stays until the next start.
-pub fn remove_all() {
+pub(crate) fn remove_all() {
     let Ok(mut free) = FREE.lock() else {
         return;
     };
@@ -105,7 +105,7 @@ pub fn remove_all() {
 }
 
 /// Removes the empty groups that lab processes no longer running left behind.
-pub fn remove_stale() {
+pub(crate) fn remove_stale() {
     let Some(parent) = parent() else {
         return;
     };

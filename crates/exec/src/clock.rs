@@ -14,24 +14,24 @@ fn read(clock: libc::clockid_t) -> u64 {
 }
 
 /// CLOCK_MONOTONIC in nanoseconds: does not jump with NTP steps, stops during suspend.
-pub fn monotonic_ns() -> u64 {
+pub(crate) fn monotonic_ns() -> u64 {
     read(libc::CLOCK_MONOTONIC)
 }
 
 /// CLOCK_BOOTTIME in nanoseconds: like MONOTONIC, but keeps counting while the machine sleeps.
-pub fn boottime_ns() -> u64 {
+pub(crate) fn boottime_ns() -> u64 {
     read(libc::CLOCK_BOOTTIME)
 }
 
 /// Both clocks read back to back.
 #[derive(Debug, Clone, Copy)]
-pub struct Instant2 {
+pub(crate) struct Instant2 {
     pub monotonic: u64,
     pub boottime: u64,
 }
 
 impl Instant2 {
-    pub fn now() -> Self {
+    pub(crate) fn now() -> Self {
         Instant2 {
             monotonic: monotonic_ns(),
             boottime: boottime_ns(),
@@ -40,7 +40,7 @@ impl Instant2 {
 }
 
 /// The reported resolution of CLOCK_MONOTONIC.
-pub fn reported_resolution_ns() -> u64 {
+pub(crate) fn reported_resolution_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -51,7 +51,7 @@ pub fn reported_resolution_ns() -> u64 {
 }
 
 /// The smallest observed positive step between consecutive reads (the timer's granularity).
-pub fn observed_granularity_ns(trials: usize) -> u64 {
+pub(crate) fn observed_granularity_ns(trials: usize) -> u64 {
     let mut smallest = u64::MAX;
     for _ in 0..trials {
         let start = monotonic_ns();
@@ -65,7 +65,7 @@ pub fn observed_granularity_ns(trials: usize) -> u64 {
 }
 
 /// The mean cost of one clock read, over `reads` back-to-back reads.
-pub fn read_cost_ns(reads: u32) -> f64 {
+pub(crate) fn read_cost_ns(reads: u32) -> f64 {
     let start = monotonic_ns();
     let mut sink = 0u64;
     for _ in 0..reads {

@@ -6,7 +6,7 @@
 //! costs the timed interval anything. A counter the kernel had to multiplex is scaled by
 //! time enabled / time running, as `perf stat` does, and the run records that it was.
 
-pub use lab_config::counter::{Counter, Source};
+use lab_config::counter::{Counter, Source};
 use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -129,7 +129,7 @@ pub fn paranoid() -> String {
 
 /// A run's counters, prepared before `clone`: the child opens them and sends them to lab
 /// using only this memory.
-pub struct Prepared {
+pub(crate) struct Prepared {
     counters: Vec<Counter>,
     attrs: Vec<Attr>,
     /// Written by the child: the errno of each counter it could not open, 0 for opened.
@@ -157,7 +157,7 @@ pub struct Reading {
 impl Prepared {
     /// Buffers and a socket pair for the perf counters among `counters` (none when there are
     /// none).
-    pub fn new(counters: &[Counter]) -> io::Result<Option<Prepared>> {
+    pub(crate) fn new(counters: &[Counter]) -> io::Result<Option<Prepared>> {
         let flags = DISABLED | INHERIT | ENABLE_ON_EXEC;
         let (counters, attrs): (Vec<Counter>, Vec<Attr>) = counters
             .iter()
@@ -203,7 +203,7 @@ impl Prepared {
     /// # Safety
     /// Only in the child of `clone(CLONE_VM | CLONE_VFORK)`: system calls on this memory, no
     /// allocation.
-    pub unsafe fn open_in_child(&mut self) {
+    pub(crate) unsafe fn open_in_child(&mut self) {
         let mut opened = 0;
         for (i, attr) in self.attrs.iter().enumerate() {
             // SAFETY: one system call on an attribute prepared before clone.
@@ -261,7 +261,7 @@ impl Prepared {
 
     /// After the run was reaped: takes the counters the child sent and reads each. A counter
     /// the child could not open is `Err` with why.
-    pub fn read(self) -> BTreeMap<Counter, Result<Reading, String>> {
+    pub(crate) fn read(self) -> BTreeMap<Counter, Result<Reading, String>> {
         let received = self.receive();
         let mut fds = received.into_iter();
         let mut readings = BTreeMap::new();

@@ -22,7 +22,7 @@ pub struct Watch {
 
 /// A process, told apart from a later one with the same pid by when it started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: u32,
     started: u64,
 }
@@ -63,7 +63,7 @@ impl Watch {
 }
 
 /// CPU ticks (user + system) of every process, with its command name.
-pub fn process_ticks() -> BTreeMap<Process, (String, u64)> {
+pub(crate) fn process_ticks() -> BTreeMap<Process, (String, u64)> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return BTreeMap::new();
     };

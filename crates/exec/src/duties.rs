@@ -5,7 +5,7 @@
 
 /// One duty of the run loop; each lasts from its mark to the next mark, of any duty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Duty {
+pub(crate) enum Duty {
     Planning,
     Preparing,
     SamplingBefore,
@@ -37,7 +37,7 @@ mod timed {
         static BOOK: RefCell<Book> = RefCell::new(Book::default());
     }
 
-    pub fn begin(duty: Duty) {
+    pub(super) fn begin(duty: Duty) {
         let now = Instant::now();
         BOOK.with_borrow_mut(|book| {
             if let Some((previous, since)) = book.current.replace((duty, now)) {
@@ -70,12 +70,12 @@ mod timed {
         }
     }
 
-    pub fn start() {
+    pub(super) fn start() {
         BOOK.with_borrow_mut(|book| *book = Book::default());
     }
 
     /// The table of the duties timed since [`start`], per run of `runs`; empty when none ran.
-    pub fn table(runs: usize) -> String {
+    pub(super) fn table(runs: usize) -> String {
         use std::fmt::Write;
         BOOK.with_borrow_mut(|book| {
             let now = Instant::now();
@@ -106,7 +106,7 @@ mod timed {
 /// Marks the start of `duty` on this thread (and the end of the one before); nothing unless
 /// lab is built with the `duty-timing` feature.
 #[inline(always)]
-pub fn begin(duty: Duty) {
+pub(crate) fn begin(duty: Duty) {
     if cfg!(feature = "duty-timing") {
         timed::begin(duty);
     }
@@ -114,7 +114,7 @@ pub fn begin(duty: Duty) {
 
 /// Forgets what was timed before (calibration's runs): the run loop starts.
 #[inline(always)]
-pub fn start() {
+pub(crate) fn start() {
     if cfg!(feature = "duty-timing") {
         timed::start();
     }
@@ -123,7 +123,7 @@ pub fn start() {
 /// Prints each duty's time per run of the `runs` just run, as a Markdown table on standard
 /// error, and starts counting afresh.
 #[inline(always)]
-pub fn report(runs: usize) {
+pub(crate) fn report(runs: usize) {
     if cfg!(feature = "duty-timing") {
         eprint!("{}", timed::table(runs));
     }

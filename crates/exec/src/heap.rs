@@ -23,14 +23,14 @@ const SHIM: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/heap_
 const SHIM: Option<&[u8]> = None;
 
 /// The variable that names the libraries the dynamic loader preloads.
-pub const PRELOAD_VAR: &str = "LD_PRELOAD";
+pub(crate) const PRELOAD_VAR: &str = "LD_PRELOAD";
 
 /// `PT_INTERP`: the program header naming a program's dynamic loader.
 const PT_INTERP: u32 = 3;
 
 /// The shift `run` gets and the shim that applies it: `None` when its plan draws none, or
 /// when it cannot be applied ([`obstacle`] says why).
-pub fn shift(exp: &Experiment, run: &PlannedRun) -> Option<(u32, &'static Path)> {
+pub(crate) fn shift(exp: &Experiment, run: &PlannedRun) -> Option<(u32, &'static Path)> {
     let bytes = run.heap_shift?;
     let shim = shim().ok()?;
     obstacle(exp, run).is_none().then_some((bytes, shim))
@@ -50,7 +50,7 @@ pub fn unshifted(exp: &Experiment, runs: &[PlannedRun]) -> Vec<String> {
 
 /// `LD_PRELOAD` with the shim added after the libraries `existing` names (the variant's, or
 /// lab's own environment's): those keep their place and their order.
-pub fn preload(existing: Option<&str>, shim: &Path) -> String {
+pub(crate) fn preload(existing: Option<&str>, shim: &Path) -> String {
     match existing.map(str::trim).filter(|e| !e.is_empty()) {
         Some(libraries) => format!("{libraries}:{}", shim.display()),
         None => shim.display().to_string(),

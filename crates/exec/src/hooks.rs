@@ -16,7 +16,7 @@ const TAIL_LINES: usize = 20;
 
 /// Which hook of a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
+pub(crate) enum Hook {
     Prepare,
     Conclude,
     Setup,
@@ -36,7 +36,7 @@ impl Hook {
 
 /// Runs the `setup` command of every cell among `runs` that declares one, once each, in the
 /// order of the cells' first runs.
-pub fn set_up(
+pub(crate) fn set_up(
     exp: &Experiment,
     runs: &[PlannedRun],
     runner: &mut dyn Runner,
@@ -83,7 +83,7 @@ fn declared(variant: &lab_config::Variant, hook: Hook) -> &Option<Vec<String>> {
 }
 
 /// Runs `run`'s variant's `hook` command, when it declares one; an error when it fails.
-pub fn around(
+pub(crate) fn around(
     exp: &Experiment,
     run: &PlannedRun,
     hook: Hook,

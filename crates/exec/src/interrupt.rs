@@ -20,7 +20,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 }
 
 /// Installs the handler, without SA_RESTART so a blocking wait returns.
-pub fn install() {
+pub(crate) fn install() {
     // SAFETY: the handler stores the signal in an atomic and sends SIGKILL with kill(2) to the
     // process groups registered in a fixed array of atomics (exec::running): atomic loads and
     // stores and kill(2) are async-signal-safe, and nothing in it allocates or takes a lock.
@@ -45,7 +45,7 @@ pub fn restore_default() {
 }
 
 /// True once a signal asked lab to stop.
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
 }
 

@@ -54,7 +54,7 @@ enum Guard {
 /// How a child enters its session's protection: a descriptor to `setns` into, or a Landlock
 /// ruleset to restrict itself to.
 #[derive(Debug, Clone, Copy)]
-pub enum Entry {
+pub(crate) enum Entry {
     Namespace(RawFd),
     Landlock(RawFd),
 }
@@ -62,7 +62,7 @@ pub enum Entry {
 /// How a child starting in the absolute folder `cwd` enters its protection: that of the
 /// project holding `cwd`, else the only one this process holds (calibration starts its empty
 /// process elsewhere). `None` when no session is protected.
-pub fn entry_for(cwd: &Path) -> Option<Entry> {
+pub(crate) fn entry_for(cwd: &Path) -> Option<Entry> {
     let held = NAMESPACES.lock().ok()?;
     held.iter()
         .filter(|(project, _)| cwd.starts_with(project))
@@ -80,7 +80,7 @@ pub fn current_record() -> Option<IsolationRecord> {
 }
 
 /// Whether `pid` is the session's guard.
-pub fn is_guard(pid: libc::pid_t) -> bool {
+pub(crate) fn is_guard(pid: libc::pid_t) -> bool {
     GROUP
         .get()
         .and_then(|g| g.as_ref().ok())
@@ -501,7 +501,7 @@ fn remove_with_nested(dir: &Path) {
 ///
 /// # Safety
 /// Only in a freshly started child, with `entry` from [`entry_for`] while its session holds it.
-pub unsafe fn enter_in_child(entry: Entry) -> bool {
+pub(crate) unsafe fn enter_in_child(entry: Entry) -> bool {
     // SAFETY: setns and prctl act on the calling process only.
     unsafe {
         match entry {

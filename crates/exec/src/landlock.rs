@@ -44,13 +44,13 @@ struct PathBeneath {
 
 /// A ruleset allowing writes everywhere but beneath the protected paths, with the ABI it
 /// was made for.
-pub struct Ruleset {
+pub(crate) struct Ruleset {
     fd: OwnedFd,
     pub abi: i32,
 }
 
 impl Ruleset {
-    pub fn raw_fd(&self) -> RawFd {
+    pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
 }
@@ -86,7 +86,7 @@ fn handled(abi: i32) -> u64 {
 
 /// A ruleset under which nothing beneath `protected` can be written, made, removed or
 /// renamed, and everything else that exists now can.
-pub fn protecting(protected: &[PathBuf]) -> Result<Ruleset, String> {
+pub(crate) fn protecting(protected: &[PathBuf]) -> Result<Ruleset, String> {
     let abi = abi()?;
     let rights = handled(abi);
     let attr = RulesetAttr {
@@ -153,7 +153,7 @@ fn allow(ruleset: &OwnedFd, path: &Path, rights: u64) {
 /// protected path (and of their parents up to `/`) that is neither protected nor itself such
 /// a folder. Symbolic links are left out: a write through one lands where it points, which is
 /// allowed or not on its own.
-pub fn writable_around(protected: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn writable_around(protected: &[PathBuf]) -> Vec<PathBuf> {
     let protected: BTreeSet<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let holders: BTreeSet<&Path> = protected
         .iter()
@@ -181,7 +181,7 @@ pub fn writable_around(protected: &[PathBuf]) -> Vec<PathBuf> {
 ///
 /// # Safety
 /// Only in a freshly started child, with `ruleset` a Landlock ruleset descriptor.
-pub unsafe fn restrict_in_child(ruleset: RawFd) -> bool {
+pub(crate) unsafe fn restrict_in_child(ruleset: RawFd) -> bool {
     // SAFETY: prctl and landlock_restrict_self act on the calling process only.
     unsafe {
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0

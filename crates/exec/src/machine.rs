@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 /// Kernel counters at one instant, summed over a set of CPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Ticks the CPUs spent running anything (user, nice, system, irq, softirq).
     busy_ticks: u64,
     /// Ticks a hypervisor ran something else on these virtual CPUs.
@@ -26,7 +26,7 @@ pub struct Counters {
 
 impl Counters {
     /// Processes and threads created since boot when these counters were read.
-    pub fn forks(&self) -> Option<u64> {
+    pub(crate) fn forks(&self) -> Option<u64> {
         self.forks
     }
 }
@@ -47,7 +47,7 @@ pub struct MachineLoad {
 }
 
 /// The counters of `cpus` now, or `None` where `/proc/stat` cannot be read.
-pub fn sample(cpus: &[usize]) -> Option<Counters> {
+pub(crate) fn sample(cpus: &[usize]) -> Option<Counters> {
     let mut counters = with_proc("/proc/stat", |stat| {
         let mut counters = cpu_ticks(stat, cpus)?;
         counters.forks = forks_in(stat);
@@ -106,7 +106,7 @@ fn with_proc<T>(path: &'static str, parse: impl FnOnce(&str) -> T) -> Option<T> 
 }
 
 /// What happened between two samples, with `/proc/stat` ticks of `tick_ns` each.
-pub fn between(before: &Counters, after: &Counters, tick_ns: u64) -> MachineLoad {
+pub(crate) fn between(before: &Counters, after: &Counters, tick_ns: u64) -> MachineLoad {
     let ticks = |a: u64, b: u64| b.saturating_sub(a).saturating_mul(tick_ns);
     let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
     MachineLoad {
@@ -120,7 +120,7 @@ pub fn between(before: &Counters, after: &Counters, tick_ns: u64) -> MachineLoad
 }
 
 /// Nanoseconds per `/proc/stat` tick (USER_HZ, 100 on Linux).
-pub fn tick_ns() -> u64 {
+pub(crate) fn tick_ns() -> u64 {
     // SAFETY: sysconf only reads a configuration value.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {
@@ -166,7 +166,7 @@ fn cpu_ticks(stat: &str, cpus: &[usize]) -> Option<Counters> {
 }
 
 /// Processes and threads created since boot, now; `None` where `/proc/stat` cannot be read.
-pub fn forks() -> Option<u64> {
+pub(crate) fn forks() -> Option<u64> {
     with_proc("/proc/stat", forks_in)?
 }
 
@@ -180,7 +180,7 @@ fn forks_in(stat: &str) -> Option<u64> {
 }
 
 /// `total=` of the `some` line of `/proc/pressure/cpu`.
-pub fn psi_some_total(text: &str) -> Option<u64> {
+pub(crate) fn psi_some_total(text: &str) -> Option<u64> {
     text.lines()
         .find(|l| l.starts_with("some "))?
         .split_whitespace()

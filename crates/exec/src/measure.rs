@@ -1,6 +1,7 @@
 //! What one process run yields: timings, resource use and how it ended.
 
-use super::counters::{Counter, Reading};
+use super::counters::Reading;
+use lab_config::counter::Counter;
 use lab_store::Exit;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -11,7 +11,7 @@ use std::time::Duration;
 const ROUNDS: usize = 50;
 
 /// Makes lab the subreaper of its descendants. Harmless to call more than once.
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     // SAFETY: prctl with integer arguments only; it changes a flag of this process.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
 }
@@ -21,7 +21,7 @@ pub fn become_subreaper() {
 /// the leader was reaped) beyond the `lab_created` ones lab made for the run, the run cannot
 /// have left anything, and /proc is not read. A process the run left behind was created
 /// before its leader ended, so it is counted in `forks_after`.
-pub fn reap_leftovers_alone(
+pub(crate) fn reap_leftovers_alone(
     group: libc::pid_t,
     forks_before: Option<u64>,
     forks_after: Option<u64>,
@@ -39,7 +39,7 @@ pub fn reap_leftovers_alone(
 /// Kills and reaps every process left in process group `group` or re-parented to lab, and
 /// returns their command names, sorted. `forks_before` is the machine's count of created
 /// processes read before the run was spawned: it bounds which PIDs its descendants can hold.
-pub fn reap_leftovers(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
+pub(crate) fn reap_leftovers(group: libc::pid_t, forks_before: Option<u64>) -> Vec<String> {
     let me = std::process::id() as libc::pid_t;
     let mut names: Vec<(libc::pid_t, String)> = Vec::new();
     for round in 0..ROUNDS {

@@ -3,7 +3,8 @@
 //! the kernel has no pidfd), then `wait4` for its resource usage.
 
 use super::clock::Instant2;
-use super::counters::{Counter, Reading};
+use super::counters::Reading;
+use lab_config::counter::Counter;
 use super::duties::Duty;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};

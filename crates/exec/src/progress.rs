@@ -53,7 +53,7 @@ enum Form {
 /// come and what the runs planned so far take at the pace of those done, never past the
 /// budget. Indicatif's own ETA counts only the runs planned so far, not the looks to come.
 #[derive(Debug, Default)]
-pub struct Eta {
+pub(crate) struct Eta {
     started: Option<Instant>,
     /// Runs done and still planned.
     done: usize,
@@ -99,7 +99,7 @@ impl Eta {
     }
 
     /// "3 open · ends in about 4 min 10 s, at most 8 min 30 s", or nothing before a pace is known.
-    pub fn words(&self, now: Instant) -> Option<String> {
+    pub(crate) fn words(&self, now: Instant) -> Option<String> {
         let likely = self.likely_left(now)?;
         let mut out = String::new();
         if let Some(open) = self.open {

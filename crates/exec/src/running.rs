@@ -18,14 +18,14 @@ static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 static SPAWNING: Mutex<()> = Mutex::new(());
 
 /// Holds off other runs' spawns and clean-ups until dropped.
-pub fn exclusive() -> MutexGuard<'static, ()> {
+pub(crate) fn exclusive() -> MutexGuard<'static, ()> {
     SPAWNING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Records that process group `pgid` belongs to a run now executing.
-pub fn register(pgid: libc::pid_t) {
+pub(crate) fn register(pgid: libc::pid_t) {
     for slot in &GROUPS {
         if slot
             .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
@@ -37,7 +37,7 @@ pub fn register(pgid: libc::pid_t) {
 }
 
 /// Forgets `pgid` once its run is over.
-pub fn unregister(pgid: libc::pid_t) {
+pub(crate) fn unregister(pgid: libc::pid_t) {
     for slot in &GROUPS {
         if slot
             .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
@@ -49,12 +49,12 @@ pub fn unregister(pgid: libc::pid_t) {
 }
 
 /// Whether `pgid` is the group of a run executing now.
-pub fn is_registered(pgid: libc::pid_t) -> bool {
+pub(crate) fn is_registered(pgid: libc::pid_t) -> bool {
     pgid != 0 && GROUPS.iter().any(|s| s.load(Ordering::SeqCst) == pgid)
 }
 
 /// Kills every registered group. Async-signal-safe: atomic loads and `kill` only.
-pub fn kill_all() {
+pub(crate) fn kill_all() {
     for slot in &GROUPS {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 0 {

@@ -14,7 +14,7 @@ const FIRST_LINE: u64 = 256;
 /// found" although it exists: its `#!` line names an interpreter that does not exist (said
 /// of "it", the program). `None` when the program itself is missing or its first line does
 /// not explain it.
-pub fn missing_interpreter(
+pub(crate) fn missing_interpreter(
     program: &str,
     cwd: &Path,
     env: &BTreeMap<String, String>,

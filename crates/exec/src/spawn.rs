@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 const CHILD_STACK: usize = 64 * 1024;
 
 /// What a run's process is started with.
-pub struct Spawn<'a> {
+pub(crate) struct Spawn<'a> {
     pub argv: &'a [String],
     /// Variables set on top of lab's own environment.
     pub env: &'a BTreeMap<String, String>,
@@ -41,7 +41,7 @@ pub struct Spawn<'a> {
 
 /// Where a run's standard output or error goes: a file opened for this run, or one lab
 /// keeps open from run to run.
-pub enum Output<'a> {
+pub(crate) enum Output<'a> {
     Own(File),
     Held(&'a File),
 }
@@ -57,7 +57,7 @@ impl AsRawFd for Output<'_> {
 
 /// A started process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Started {
+pub(crate) struct Started {
     pub pid: libc::pid_t,
     /// Whether it joined the cgroup it was given (false when none was given).
     pub in_cgroup: bool,
@@ -98,11 +98,11 @@ struct Prepared<'a> {
 /// A run's process laid out and ready to start: its arguments, environment, folder and
 /// descriptors are prepared, so that [`Ready::start`] is `clone` and the child's few system
 /// calls until `execve`, and preparing can happen before the clock starts.
-pub struct Ready<'a>(Prepared<'a>);
+pub(crate) struct Ready<'a>(Prepared<'a>);
 
 /// Lays out everything the run's process is started with; an error is what starting it would
 /// fail with (a program not found, not executable, an argument holding a NUL byte).
-pub fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
+pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
     let environment = environment(request.env)?;
     let program = resolve(&request.argv[0], &environment.path, request.cwd)?;
     let argv = request
@@ -139,7 +139,7 @@ pub fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
 
 impl Ready<'_> {
     /// Starts the prepared process in its own process group and returns its PID.
-    pub fn start(self) -> io::Result<Started> {
+    pub(crate) fn start(self) -> io::Result<Started> {
         let mut prepared = self.0;
         // The child writes its stack before reading it: no need to zero it.
         let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK);

@@ -38,11 +38,11 @@ pub struct TaskWait {
 
 /// The least share of its life a task must have wanted a CPU (run or waited to run) for its
 /// waiting to speak for the run: idle helper threads neither run nor wait.
-pub const WORKING: f64 = 0.1;
+pub(crate) const WORKING: f64 = 0.1;
 
 /// Where a session's per-run waiting came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
+pub(crate) enum Method {
     /// Every task of every run, from the kernel's exit records.
     Taskstats,
     /// The leader's own counters, read before it was reaped.
@@ -51,7 +51,7 @@ pub enum Method {
 
 impl Method {
     /// The words the manifest records.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Method::Taskstats => {
                 "each run's own tasks, every process and thread (taskstats exit records)"
@@ -64,7 +64,7 @@ impl Method {
 }
 
 /// The method runs are measured by in this process, and why the better one is missing.
-pub fn method() -> (Method, Option<String>) {
+pub(crate) fn method() -> (Method, Option<String>) {
     match &*collector() {
         Ok(_) => (Method::Taskstats, None),
         Err(why) => (Method::Leader, Some(why.clone())),
@@ -73,7 +73,7 @@ pub fn method() -> (Method, Option<String>) {
 
 /// The method in the manifest's words: "each run's own tasks, …", or the fallback and why
 /// ("…; not every task: listening to exit records needs CAP_NET_ADMIN").
-pub fn method_words() -> String {
+pub(crate) fn method_words() -> String {
     match method() {
         (method, None) => method.describe().to_string(),
         (method, Some(why)) => format!(
@@ -85,13 +85,13 @@ pub fn method_words() -> String {
 
 /// A run's window on the exit records: those that arrive after it opened.
 #[derive(Debug, Clone, Copy)]
-pub struct Window {
+pub(crate) struct Window {
     since: u64,
 }
 
 /// Opens a window for a run about to start: the records already waiting are older than it.
 /// `None` where the records cannot be had.
-pub fn open_window() -> Option<Window> {
+pub(crate) fn open_window() -> Option<Window> {
     let mut guard = collector();
     let listener = guard.as_mut().ok()?;
     listener.drain();
@@ -104,7 +104,7 @@ pub fn open_window() -> Option<Window> {
 /// What the tasks of the run led by `leader` waited, from the records that arrived in
 /// `window`; `None` when records were lost (none arrived, the leader's included). `alone` counts orphans handed to lab as the run's
 /// (no other run was executing).
-pub fn close_window(window: Window, leader: libc::pid_t, alone: bool) -> Option<TaskWait> {
+pub(crate) fn close_window(window: Window, leader: libc::pid_t, alone: bool) -> Option<TaskWait> {
     let mut guard = collector();
     let listener = guard.as_mut().ok()?;
     listener.drain();
@@ -121,7 +121,7 @@ pub fn close_window(window: Window, leader: libc::pid_t, alone: bool) -> Option<
 /// A run's leader's own scheduling counters, read from `/proc/PID/schedstat` while it is a
 /// zombie (after it exited, before it is reaped).
 #[derive(Debug, Clone, Copy)]
-pub struct Leader {
+pub(crate) struct Leader {
     ran_ns: u64,
     waited_ns: u64,
 }
@@ -131,7 +131,7 @@ pub struct Leader {
 const LEADER_SHARE: f64 = 0.9;
 
 impl Leader {
-    pub fn read(pid: libc::pid_t) -> Option<Leader> {
+    pub(crate) fn read(pid: libc::pid_t) -> Option<Leader> {
         let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
         let (ran_ns, waited_ns) = schedstat(&text)?;
         Some(Leader { ran_ns, waited_ns })
@@ -140,7 +140,7 @@ impl Leader {
     /// The leader's waiting as the run's, when the leader ran at least [`LEADER_SHARE`] of
     /// the run's CPU time (`cpu_ns`, its children's included): a run whose work happened in
     /// other processes or threads is not called undisturbed on the leader's word.
-    pub fn wait_if_whole(self, cpu_ns: u64) -> Option<TaskWait> {
+    pub(crate) fn wait_if_whole(self, cpu_ns: u64) -> Option<TaskWait> {
         (self.ran_ns as f64 >= LEADER_SHARE * cpu_ns as f64).then_some(TaskWait {
             ns: self.waited_ns,
             tasks: 1,
@@ -354,7 +354,7 @@ mod netlink {
     const RECEIVE_BUFFER: libc::c_int = 4 << 20;
 
     /// A generic netlink socket with a large receive buffer, bound to this process.
-    pub fn socket() -> std::io::Result<OwnedFd> {
+    pub(super) fn socket() -> std::io::Result<OwnedFd> {
         // SAFETY: plain socket creation; the descriptor is owned below.
         let fd = unsafe {
             libc::socket(
@@ -460,7 +460,7 @@ mod netlink {
     }
 
     /// The id of the generic netlink family `name` (NUL-terminated).
-    pub fn family(socket: &OwnedFd, name: &[u8]) -> std::io::Result<u16> {
+    pub(super) fn family(socket: &OwnedFd, name: &[u8]) -> std::io::Result<u16> {
         let message = request(
             GENL_ID_CTRL,
             0,
@@ -480,7 +480,11 @@ mod netlink {
     }
 
     /// Registers the socket for the exit records of `cpus` (a list such as `0-3`).
-    pub fn register_cpumask(socket: &OwnedFd, family: u16, cpus: &str) -> std::io::Result<()> {
+    pub(super) fn register_cpumask(
+        socket: &OwnedFd,
+        family: u16,
+        cpus: &str,
+    ) -> std::io::Result<()> {
         let mut mask = cpus.as_bytes().to_vec();
         mask.push(0);
         let message = request(
@@ -507,7 +511,7 @@ mod netlink {
     }
 
     /// The per-task exit records in what one `recv` returned (every message in it).
-    pub fn exits(mut received: &[u8]) -> impl Iterator<Item = Exited> + '_ {
+    pub(super) fn exits(mut received: &[u8]) -> impl Iterator<Item = Exited> + '_ {
         let mut records = Vec::new();
         while let Some(len) = received
             .get(..4)

@@ -12,7 +12,7 @@ use lab_judge::checks::{CheckResult, Tally, Verdict};
 const CELLS_SHOWN: usize = 6;
 
 /// The answer block: one HTML block without blank lines, so Markdown leaves it whole.
-pub fn answer(checks: &[CheckResult]) -> String {
+pub(crate) fn answer(checks: &[CheckResult]) -> String {
     let mut html = String::from("<div class=\"lab-answer\">\n");
     html.push_str(&hypothesis_lines(checks));
     html.push_str(&busy_line(checks));

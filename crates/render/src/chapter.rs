@@ -14,7 +14,7 @@ use lab_store::Manifest;
 use serde::Serialize;
 
 #[derive(Serialize)]
-pub struct ChapterContext {
+pub(crate) struct ChapterContext {
     pub title: String,
     /// Which session the chapter shows: its name, profile, state, date and host.
     pub shown: String,
@@ -56,7 +56,7 @@ pub struct ChapterContext {
 }
 
 #[derive(Serialize)]
-pub struct CheckRow {
+pub(crate) struct CheckRow {
     /// The verdict badge (HTML lab composes).
     pub mark: String,
     pub name: String,
@@ -70,14 +70,14 @@ pub struct CheckRow {
 }
 
 #[derive(Serialize)]
-pub struct InvalidRun {
+pub(crate) struct InvalidRun {
     pub id: String,
     pub cell: String,
     pub reasons: String,
 }
 
 #[derive(Serialize)]
-pub struct VariantRow {
+pub(crate) struct VariantRow {
     pub name: String,
     pub label: Option<String>,
     pub command: String,
@@ -85,12 +85,12 @@ pub struct VariantRow {
 }
 
 #[derive(Serialize)]
-pub struct KeyValue {
+pub(crate) struct KeyValue {
     pub key: String,
     pub value: String,
 }
 
-pub fn context(
+pub(crate) fn context(
     exp: &Experiment,
     item: &super::Rendered,
     mut charts: Vec<Figure>,

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// The section's template context.
 #[derive(Serialize)]
-pub struct ComparedView {
+pub(crate) struct ComparedView {
     pub heading: String,
     pub sentence: String,
     /// Differences that can make the ratios meaningless.
@@ -26,7 +26,7 @@ pub struct ComparedView {
 }
 
 #[derive(Serialize)]
-pub struct ComparedRow {
+pub(crate) struct ComparedRow {
     pub cell: String,
     pub before: String,
     pub after: String,
@@ -37,7 +37,7 @@ pub struct ComparedRow {
 }
 
 /// The section and its figure (to be written beside the chapter).
-pub fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
+pub(crate) fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
     let figure = figure(c)?;
     let (loud, quiet): (Vec<_>, Vec<_>) = c.differences.iter().partition(|d| d.invalidates);
     let view = ComparedView {

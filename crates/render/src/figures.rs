@@ -27,7 +27,7 @@ pub struct Figure {
 
 /// A chart as the chapter shows it: its heading and the figure HTML lab composes.
 #[derive(serde::Serialize)]
-pub struct ChartView {
+pub(crate) struct ChartView {
     pub heading: String,
     pub figure: String,
 }
@@ -68,7 +68,7 @@ impl Figure {
 }
 
 /// Every chart the chapter shows, in page order.
-pub fn figures(
+pub(crate) fn figures(
     exp: &Experiment,
     analysis: &Analysis,
     checks: &[CheckResult],
@@ -393,7 +393,7 @@ const NARROW_SCREEN_PX: u32 = 760;
 
 /// The HTML that shows a chart: the wide drawing, or the narrow one on a small screen, with
 /// its caption. One block with no blank line, so Markdown leaves it whole.
-pub fn figure_html(figure: &Figure) -> String {
+pub(crate) fn figure_html(figure: &Figure) -> String {
     use super::escape::html_line;
     format!(
         "<figure class=\"lab-figure\"><picture><source media=\"(max-width: {NARROW_SCREEN_PX}px)\" srcset=\"{}\"><img src=\"{}\" alt=\"{}\"></picture><figcaption>{}</figcaption></figure>",

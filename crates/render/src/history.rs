@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// The page's template context.
 #[derive(Serialize)]
-pub struct HistoryView {
+pub(crate) struct HistoryView {
     pub title: String,
     pub sentence: String,
     pub sessions: Vec<SessionRow>,
@@ -21,7 +21,7 @@ pub struct HistoryView {
 }
 
 #[derive(Serialize)]
-pub struct SessionRow {
+pub(crate) struct SessionRow {
     pub number: usize,
     pub name: String,
     pub started: String,
@@ -31,14 +31,14 @@ pub struct SessionRow {
 }
 
 #[derive(Serialize)]
-pub struct CellRow {
+pub(crate) struct CellRow {
     pub cell: String,
     pub levels: String,
     pub steps: String,
 }
 
 /// The page's context and its figures (to be written beside it).
-pub fn view(title: &str, h: &History) -> Result<(HistoryView, Vec<Figure>)> {
+pub(crate) fn view(title: &str, h: &History) -> Result<(HistoryView, Vec<Figure>)> {
     let figures = charts(h)?;
     let view = HistoryView {
         title: title.to_string(),

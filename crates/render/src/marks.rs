@@ -4,7 +4,7 @@
 use lab_judge::checks::Verdict;
 
 /// The CSS class suffix of a verdict: `lab-pass`, `lab-fail`, `lab-inconclusive`, `lab-not-run`.
-pub fn class(verdict: Verdict) -> &'static str {
+pub(crate) fn class(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "pass",
         Verdict::Fail => "fail",
@@ -15,7 +15,7 @@ pub fn class(verdict: Verdict) -> &'static str {
 }
 
 /// The badge for a verdict, with an "untrusted" tag when a validity check failed.
-pub fn mark(verdict: Verdict, untrusted: bool) -> String {
+pub(crate) fn mark(verdict: Verdict, untrusted: bool) -> String {
     let mut html = format!(
         r#"<span class="lab-verdict lab-{}">{}</span>"#,
         class(verdict),

@@ -20,14 +20,14 @@ use tera::{Context, Tera, TeraResult, Value};
 
 /// Loop iterations one rendering may take, all loops together: an inner loop counts its
 /// iterations in every pass of the outer one.
-pub const MAX_LOOP_ITERATIONS: u64 = 100_000;
+pub(super) const MAX_LOOP_ITERATIONS: u64 = 100_000;
 
 /// Text one rendering may write: 4 MiB, a hundred times a long chapter's notes.
-pub const MAX_OUTPUT_BYTES: usize = 4 << 20;
+pub(super) const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
 /// How long the template itself may take to render: the time in lab's own functions (the
 /// statistics `cell` and `ratio` compute, which can take minutes for many runs) is not counted.
-pub const MAX_RENDER_TIME: Duration = Duration::from_secs(5);
+pub(super) const MAX_RENDER_TIME: Duration = Duration::from_secs(5);
 
 /// How much longer than [`MAX_RENDER_TIME`] rendering is waited for, when nothing it does
 /// comes by a loop step (a list comprehension, say) to stop it on time.

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// The page's template context.
 #[derive(Serialize)]
-pub struct ReplicationsView {
+pub(crate) struct ReplicationsView {
     pub title: String,
     pub sentence: String,
     pub machines: Vec<MachineRow>,
@@ -20,7 +20,7 @@ pub struct ReplicationsView {
 }
 
 #[derive(Serialize)]
-pub struct MachineRow {
+pub(crate) struct MachineRow {
     pub label: String,
     pub session: String,
     pub cpu: String,
@@ -33,7 +33,7 @@ pub struct MachineRow {
 }
 
 #[derive(Serialize)]
-pub struct HypothesisView {
+pub(crate) struct HypothesisView {
     pub name: String,
     pub line: String,
     pub outcomes: Vec<OutcomeRow>,
@@ -41,7 +41,7 @@ pub struct HypothesisView {
 }
 
 #[derive(Serialize)]
-pub struct OutcomeRow {
+pub(crate) struct OutcomeRow {
     pub machine: String,
     /// The verdict badge (HTML lab composes, drawn by lab.css), or "not checked".
     pub mark: String,
@@ -50,7 +50,7 @@ pub struct OutcomeRow {
 }
 
 /// The page's context and its figures (to be written beside it).
-pub fn view(title: &str, r: &Replications) -> Result<(ReplicationsView, Vec<Figure>)> {
+pub(crate) fn view(title: &str, r: &Replications) -> Result<(ReplicationsView, Vec<Figure>)> {
     let mut figures = Vec::new();
     let mut hypotheses = Vec::new();
     for (i, h) in r.hypotheses.iter().enumerate() {

@@ -8,7 +8,7 @@ use serde::Serialize;
 /// One metric's results: the columns that carry information, the rows that differ, and a
 /// line for each thing left out.
 #[derive(Serialize)]
-pub struct Table {
+pub(crate) struct Table {
     pub metric: String,
     pub unit: String,
     pub columns: Vec<Column>,
@@ -20,14 +20,14 @@ pub struct Table {
 }
 
 #[derive(Serialize, Clone)]
-pub struct Column {
+pub(crate) struct Column {
     pub title: String,
     /// Numbers align right.
     pub numeric: bool,
 }
 
 #[derive(Serialize)]
-pub struct PercentileRow {
+pub(crate) struct PercentileRow {
     pub metric: String,
     pub cell: String,
     pub n: usize,
@@ -39,7 +39,7 @@ pub struct PercentileRow {
 }
 
 /// One table per analysed metric, in declaration order.
-pub fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
+pub(crate) fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
     exp.analysed_metrics()
         .into_iter()
         .map(|m| {
@@ -284,7 +284,7 @@ fn number_value(cells: &[&CellStats]) -> f64 {
 }
 
 /// Two or more cells whose medians all print the same at the table's precision.
-pub fn reads_alike(cells: &[&CellStats], unit: &str) -> bool {
+pub(crate) fn reads_alike(cells: &[&CellStats], unit: &str) -> bool {
     let medians: Option<Vec<String>> = cells
         .iter()
         .map(|c| c.summary.as_ref().map(|s| number(s.median, unit)))
@@ -409,7 +409,7 @@ fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
     Some(format!("{} modes: {}", dip.modes.len(), modes.join(", ")))
 }
 
-pub fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
+pub(crate) fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
     let show = |e: &lab_stats::PercentileEstimate, unit: &str| match e.estimate() {
         Some(with_ci) => estimate(&with_ci, unit),
         None => value(e.value, unit),

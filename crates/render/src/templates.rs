@@ -27,7 +27,7 @@ const DEFAULTS: [(&str, &str); 8] = [
 ];
 
 /// A Tera instance holding the defaults, or an experiment's overrides where it has them.
-pub fn engine(override_dir: Option<&Path>) -> Result<Tera> {
+pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
     let mut tera = Tera::new();
     // Everything that reaches a page is HTML-escaped: run output may contain `<script>`.
     tera.autoescape_on([".md"]);
@@ -68,7 +68,7 @@ const RAW_FIELDS: [&str; 11] = [
 /// Renders one template with a serialisable context. This is the book's escaping boundary:
 /// every string of the context but [`RAW_FIELDS`] is made inert for Markdown here, and Tera's
 /// autoescape makes it inert for HTML.
-pub fn render<T: serde::Serialize>(tera: &Tera, name: &str, value: &T) -> Result<String> {
+pub(crate) fn render<T: serde::Serialize>(tera: &Tera, name: &str, value: &T) -> Result<String> {
     let value = serde_json::to_value(value)?;
     let context = Context::from_serialize(&escape_strings(&value))
         .map_err(|e| anyhow::anyhow!("template {name}: {e}"))?;

@@ -13,7 +13,7 @@ const INSERTION_MAX: usize = 24;
 /// Sorts `keys` ascending by `cmp` and returns the number of pairs i < j that it had
 /// inverted, i.e. with `cmp(keys[i], keys[j]) == Greater` for `strict`, or not `Less`
 /// (greater or equal) otherwise. `scratch` is resized to `keys.len()`.
-pub fn sort_counting<T: Copy>(
+pub(crate) fn sort_counting<T: Copy>(
     keys: &mut [T],
     scratch: &mut Vec<T>,
     strict: bool,
@@ -27,7 +27,7 @@ pub fn sort_counting<T: Copy>(
 }
 
 /// As [`sort_counting`], calling `pair(earlier, later)` for every inverted pair.
-pub fn sort_visiting<T: Copy>(
+pub(crate) fn sort_visiting<T: Copy>(
     keys: &mut [T],
     scratch: &mut Vec<T>,
     strict: bool,

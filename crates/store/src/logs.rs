@@ -116,7 +116,7 @@ fn emit(bytes: &[u8], long: Option<usize>, line: &mut impl FnMut(Line)) {
 
 /// `path` opened for reading with `flags` besides `O_NONBLOCK`, so that opening a FIFO no
 /// one writes to returns at once instead of waiting for a writer.
-pub fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> {
+pub(crate) fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     File::options()
         .read(true)

@@ -240,7 +240,7 @@ pub struct Slice {
 
 /// An open pack: every append goes to its end, and lab knows how long it left it and the
 /// digest of what it wrote since it opened it, to tell whether anything else wrote to it.
-pub struct Pack {
+pub(crate) struct Pack {
     path: PathBuf,
     file: File,
     /// The length lab left the file at.
@@ -266,7 +266,7 @@ fn pack_name(path: &Path) -> String {
 
 impl Pack {
     /// Opens (creating it empty where missing) the pack `name` of the session at `dir`.
-    pub fn open(dir: &Path, name: &str) -> Result<Pack> {
+    pub(crate) fn open(dir: &Path, name: &str) -> Result<Pack> {
         let path = dir.join(LOGS).join(name);
         let file = OpenOptions::new()
             .read(true)
@@ -289,7 +289,7 @@ impl Pack {
 
     /// Appends everything `from` reads, run `id`'s output, hashing it on the way; where it
     /// lies.
-    pub fn append_from(&mut self, id: &str, from: &mut dyn Read) -> Result<Slice> {
+    pub(crate) fn append_from(&mut self, id: &str, from: &mut dyn Read) -> Result<Slice> {
         let offset = self.len;
         let mut hasher = Sha256::new();
         let mut probe = [0u8; 512];
@@ -332,7 +332,7 @@ impl Pack {
     /// Whether the pack is still the file lab appended to, as long as lab left it. Bytes
     /// appended by another are cut off and kept beside it as `NAME.found`; a pack replaced,
     /// deleted or cut short has lost earlier runs' output, which is described.
-    pub fn verify(&mut self) -> Result<Option<String>> {
+    pub(crate) fn verify(&mut self) -> Result<Option<String>> {
         let Ok(meta) = fs::symlink_metadata(&self.path) else {
             return Ok(Some(format!(
                 "{} was deleted (earlier runs' output is lost)",
@@ -414,7 +414,7 @@ pub(super) fn bytes_from(path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
 /// The bytes of each pack of the session at `dir` past the end of the last run its
 /// committed rows name: output appended for a run lab was stopped before it could commit,
 /// which [`super::repair`] sets aside.
-pub fn uncommitted_tails(dir: &Path, runs: &[RunRow]) -> Vec<Tail> {
+pub(crate) fn uncommitted_tails(dir: &Path, runs: &[RunRow]) -> Vec<Tail> {
     let end = |slice: fn(&super::RunRow) -> Option<(u64, u64)>| {
         runs.iter()
             .filter_map(slice)

@@ -65,7 +65,7 @@ const RUN_COLUMNS_AFTER_PARAMS: [&str; 52] = [
 /// the heap was shifted have the first alone.
 const LAYOUT_COLUMN: &str = "env_padding";
 const HEAP_COLUMN: &str = "heap_shift";
-pub const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
+pub(crate) const SAMPLE_HEADER: [&str; 4] = ["run_id", "metric", "iteration", "value"];
 
 /// How a run's process ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -320,7 +320,7 @@ pub struct SampleRow {
 
 /// The header of runs.csv: with the `env_padding` and `heap_shift` columns when `padded` (the
 /// layout is randomised).
-pub fn run_header(params: &[String], padded: bool) -> Vec<String> {
+pub(crate) fn run_header(params: &[String], padded: bool) -> Vec<String> {
     RUN_COLUMNS_BEFORE_PARAMS
         .iter()
         .map(|s| s.to_string())
@@ -339,7 +339,7 @@ pub fn run_header(params: &[String], padded: bool) -> Vec<String> {
 /// which may predate some columns): parameter columns take the run's parameter values. The
 /// reference [`RunLayout::write_line`] is tested against.
 #[cfg(test)]
-pub fn run_record(
+pub(crate) fn run_record(
     row: &RunRow,
     values: &BTreeMap<String, ParamValue>,
     header: &[String],
@@ -361,7 +361,7 @@ pub fn run_record(
 /// How a session's runs.csv lays out a row: for each field of [`run_fields`], the column
 /// its header gives it, found once per session instead of by name for every row.
 #[derive(Debug, Clone)]
-pub struct RunLayout {
+pub(crate) struct RunLayout {
     header: Vec<String>,
     /// The column of each measured field, in [`run_fields`] order (`None`: a column the
     /// header predates).
@@ -371,7 +371,7 @@ pub struct RunLayout {
 }
 
 impl RunLayout {
-    pub fn new(header: Vec<String>) -> RunLayout {
+    pub(crate) fn new(header: Vec<String>) -> RunLayout {
         let field_columns = run_fields(&RunRow::default())
             .iter()
             .map(|(name, _)| header.iter().position(|h| h == name))
@@ -388,7 +388,7 @@ impl RunLayout {
     /// row's own), quoted as the csv crate quotes (a field holding a comma, a quote or a line
     /// break is quoted, its quotes doubled), ending in a line feed: the same bytes as
     /// [`run_record`] written by `csv::Writer`.
-    pub fn write_line(
+    pub(crate) fn write_line(
         &mut self,
         row: &RunRow,
         values: &BTreeMap<String, ParamValue>,
@@ -429,7 +429,7 @@ impl RunLayout {
 
 /// What a written row takes from its session rather than from itself.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Overrides<'a> {
+pub(crate) struct Overrides<'a> {
     /// The number of values the run printed.
     pub samples: Option<usize>,
     /// The node writing the session, for a row that names none.

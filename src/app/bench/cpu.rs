@@ -13,7 +13,7 @@ const CPU_BOUND: f64 = 0.8;
 /// "on CPU time (…): 1.091× [1.079, 1.103] slower (95% CI)", for a comparison `check` whose
 /// wall-time verdict was withheld because the machine was busy, when both cells' runs kept a
 /// CPU busy.
-pub fn companion(a: &Assessed, check: &CheckResult) -> Option<String> {
+pub(super) fn companion(a: &Assessed, check: &CheckResult) -> Option<String> {
     check.busy.as_ref()?;
     let evidence = check.ratio.as_ref()?;
     let cpu = a.experiment.metric("cpu_s")?;

@@ -14,14 +14,14 @@ mod tests;
 
 use super::figures::{Timed, mean, median, range, sd};
 use super::output::Report;
-pub use super::shown::{SortOrder, TimeUnit};
+pub(super) use super::shown::{SortOrder, TimeUnit};
 use markup::Syntax;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// What the "Relative" column divides each mean by.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum RelativeTo {
+pub(super) enum RelativeTo {
     /// The fastest mean over every command and parameter set: hyperfine's choice when no
     /// `--reference` is given.
     #[default]
@@ -43,7 +43,7 @@ impl RelativeTo {
 
 /// How a markup table is shaped; the default is hyperfine's without options.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Markup {
+pub(super) struct Markup {
     /// The unit of every time; None picks the one that suits the first command's mean.
     pub unit: Option<TimeUnit>,
     /// The order of the rows.
@@ -53,7 +53,7 @@ pub struct Markup {
 }
 
 /// hyperfine's `--export-json` layout, the commands in the report's order.
-pub fn json(report: &Report) -> String {
+pub(super) fn json(report: &Report) -> String {
     let results = report.timed.iter().map(JsonResult::of).collect();
     let mut text =
         serde_json::to_string_pretty(&JsonExport { results }).unwrap_or_else(|_| "{}".into());
@@ -64,7 +64,7 @@ pub fn json(report: &Report) -> String {
 /// hyperfine's `--export-csv` columns: command, mean, stddev, median, user, system, min, max,
 /// then one `parameter_NAME` column per parameter (those of the first command, as hyperfine
 /// names them).
-pub fn csv(report: &Report) -> String {
+pub(super) fn csv(report: &Report) -> String {
     let names: Vec<&String> = report
         .timed
         .first()
@@ -85,17 +85,17 @@ pub fn csv(report: &Report) -> String {
 }
 
 /// hyperfine's `--export-markdown` table.
-pub fn markdown(report: &Report, options: &Markup) -> String {
+pub(super) fn markdown(report: &Report, options: &Markup) -> String {
     markup::table(report, options, Syntax::Markdown)
 }
 
 /// hyperfine's `--export-asciidoc` table.
-pub fn asciidoc(report: &Report, options: &Markup) -> String {
+pub(super) fn asciidoc(report: &Report, options: &Markup) -> String {
     markup::table(report, options, Syntax::Asciidoc)
 }
 
 /// hyperfine's `--export-orgmode` table.
-pub fn orgmode(report: &Report, options: &Markup) -> String {
+pub(super) fn orgmode(report: &Report, options: &Markup) -> String {
     markup::table(report, options, Syntax::Orgmode)
 }
 

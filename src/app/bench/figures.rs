@@ -6,7 +6,7 @@ use lab_stats::Summary;
 use std::collections::BTreeMap;
 
 /// One command at one parameter set, with every valid run's measurements.
-pub struct Timed {
+pub(super) struct Timed {
     pub label: String,
     /// The command as it ran, parameters replaced.
     pub command: String,
@@ -29,7 +29,7 @@ pub struct Timed {
 /// "1.95× [1.90, 2.01] faster": a ratio a/b below 1 turned round, so that the factor reads
 /// above 1 with its direction. Four significant digits, so that an interval near the edge of
 /// a ±2% band shows which side of it each end lies (1.019, not 1.02).
-pub fn directed(r: f64, lo: f64, hi: f64) -> String {
+pub(super) fn directed(r: f64, lo: f64, hi: f64) -> String {
     let fine = |x: f64| significant(x, 4);
     if r < 1.0 {
         format!(
@@ -49,22 +49,22 @@ fn summary_of(xs: &[f64], figure: fn(&Summary) -> f64) -> f64 {
 }
 
 /// The arithmetic mean; 0 for no values.
-pub fn mean(xs: &[f64]) -> f64 {
+pub(super) fn mean(xs: &[f64]) -> f64 {
     summary_of(xs, |s| s.mean)
 }
 
 /// The sample standard deviation (divisor n − 1), as hyperfine reports it; 0 below two values.
-pub fn sd(xs: &[f64]) -> f64 {
+pub(super) fn sd(xs: &[f64]) -> f64 {
     summary_of(xs, |s| if s.n < 2 { 0.0 } else { s.sd })
 }
 
 /// The smallest and largest value; (0, 0) for none.
-pub fn range(xs: &[f64]) -> (f64, f64) {
+pub(super) fn range(xs: &[f64]) -> (f64, f64) {
     (summary_of(xs, |s| s.min), summary_of(xs, |s| s.max))
 }
 
 /// The median of `xs` (the mean of the middle two for an even count); 0 for none.
-pub fn median(xs: &[f64]) -> f64 {
+pub(super) fn median(xs: &[f64]) -> f64 {
     summary_of(xs, |s| s.median)
 }
 

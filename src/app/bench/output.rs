@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// A command against the reference at one parameter set, as its `agree` check decided it.
-pub struct Against {
+pub(super) struct Against {
     pub name: String,
     pub verdict: Verdict,
     pub ratio: Option<(f64, f64, f64, f64)>,
@@ -34,14 +34,14 @@ pub struct Against {
 }
 
 /// How the report is shown: hyperfine's `--time-unit` and `--sort`, and what reruns it.
-pub struct View {
+pub(super) struct View {
     pub unit: Option<TimeUnit>,
     pub sort: SortOrder,
     pub again: String,
 }
 
 /// Everything `lab bench` reports about its session.
-pub struct Report {
+pub(super) struct Report {
     pub timed: Vec<Timed>,
     pub against: Vec<Against>,
     /// One command across parameter values: each value against the fastest.
@@ -78,7 +78,7 @@ fn against(a: &Assessed) -> Vec<Against> {
 
 impl Report {
     /// The report of the assessed session `a`, shown as `view` says.
-    pub fn of(a: &Assessed, layout: &Layout, view: &View) -> Report {
+    pub(super) fn of(a: &Assessed, layout: &Layout, view: &View) -> Report {
         let rows: BTreeMap<&str, &RunRow> = a
             .session
             .runs
@@ -127,7 +127,7 @@ impl Report {
     }
 
     /// The reference's label: the first command's.
-    pub fn reference_label(&self) -> String {
+    pub(super) fn reference_label(&self) -> String {
         self.timed
             .first()
             .map(|t| t.label.clone())
@@ -135,7 +135,7 @@ impl Report {
     }
 
     /// Each command's label once, in the commands' order.
-    pub fn labels(&self) -> Vec<String> {
+    pub(super) fn labels(&self) -> Vec<String> {
         let mut labels: Vec<String> = Vec::new();
         for t in &self.timed {
             if !labels.contains(&t.label) {
@@ -147,14 +147,14 @@ impl Report {
 
     /// The exit status: 1 when a validity check failed or nothing was timed, else 0 (a
     /// command slower than another is an answer, not a failure).
-    pub fn exit(&self) -> Exit {
+    pub(super) fn exit(&self) -> Exit {
         let invalid = self.validity.iter().any(|c| c.verdict == Verdict::Fail);
         let nothing = self.timed.iter().all(|t| t.times.is_empty());
         Exit::failed_if(invalid || nothing)
     }
 
     /// The whole terminal report.
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         let mut out = String::new();
         for (i, t) in self.timed.iter().enumerate() {
             out.push_str(&block(i + 1, t, self.unit));

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const BENCH_DIR: &str = ".lab/bench";
 
 /// Where this `lab bench` keeps what it writes.
-pub struct Place {
+pub(super) struct Place {
     /// The store's root: `data/` and `book/` lie under it.
     pub layout: Layout,
     /// The store's root, absolute.
@@ -27,7 +27,7 @@ pub struct Place {
 impl Place {
     /// The project the current folder lies in, or the user's data directory; with `save`, the
     /// project or the current folder.
-    pub fn find(save: bool) -> Result<Place> {
+    pub(super) fn find(save: bool) -> Result<Place> {
         let cwd = std::env::current_dir()
             .map_err(|e| LabError::Other(anyhow::anyhow!("cannot read the current folder: {e}")))?;
         if let Some(root) = project_root(&cwd) {
@@ -49,7 +49,7 @@ impl Place {
     }
 
     /// The folder of an unsaved experiment whose lab.toml digests to `digest`.
-    pub fn bench_dir(&self, digest: &str) -> PathBuf {
+    pub(super) fn bench_dir(&self, digest: &str) -> PathBuf {
         self.layout
             .root
             .join(BENCH_DIR)
@@ -59,7 +59,7 @@ impl Place {
     /// `workdir` for an experiment `depth` folders below the store's root: the way back to
     /// the current folder, relative inside a project (so that it moves with it), absolute in
     /// the data directory.
-    pub fn workdir(&self, depth: usize) -> String {
+    pub(super) fn workdir(&self, depth: usize) -> String {
         if self.outside_project {
             return self.cwd.display().to_string();
         }

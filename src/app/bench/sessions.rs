@@ -42,7 +42,7 @@ fn all(place: &Place) -> Vec<Found> {
 
 /// `lab bench --list`: a line per session, oldest first: its name, its experiment, the
 /// commands and the folder they ran in.
-pub fn list(place: &Place) -> Result<Exit> {
+pub(super) fn list(place: &Place) -> Result<Exit> {
     let found = all(place);
     if found.is_empty() {
         println!(
@@ -83,7 +83,7 @@ fn described(dir: &Path) -> (String, String) {
 
 /// The experiment folder and session name `which` names: `latest`, a session's name or a
 /// unique prefix of it.
-pub fn find(place: &Place, which: &str) -> Result<(PathBuf, String)> {
+pub(super) fn find(place: &Place, which: &str) -> Result<(PathBuf, String)> {
     let found = all(place);
     let chosen: Vec<&Found> = match which {
         "latest" => found.last().into_iter().collect(),
@@ -108,7 +108,7 @@ pub fn find(place: &Place, which: &str) -> Result<(PathBuf, String)> {
 
 /// For each (label, file): writes the standard output of that command's last timed run into
 /// the file, as hyperfine's `--output FILE` leaves it.
-pub fn copy_outputs(a: &Assessed, files: &[(String, PathBuf)]) -> Result<()> {
+pub(super) fn copy_outputs(a: &Assessed, files: &[(String, PathBuf)]) -> Result<()> {
     for (label, file) in files {
         let Some(row) = last_run_of(a, label) else {
             continue;

@@ -11,7 +11,7 @@ use lab_config::units::Nanos;
 
 /// "true, false: each under 1.77 ms, …": the commands whose median is under the session's
 /// timing floor, and how their times read. `None` when every command is longer.
-pub fn start_up_note(a: &Assessed, timed: &[Timed]) -> Option<String> {
+pub(super) fn start_up_note(a: &Assessed, timed: &[Timed]) -> Option<String> {
     let c = a.session.manifest.calibration.as_ref()?;
     if let Some(cost) = &c.start_up {
         return Some(subtracted_note(cost, timed));
@@ -66,7 +66,7 @@ fn subtracted_note(cost: &lab_store::StartUpCost, timed: &[Timed]) -> String {
 
 /// For one command timed at several parameter values: "sleep 0.1 is 2.96× [2.95, 2.97]
 /// faster than sleep 0.3 (95% CI)", each value against the fastest, fastest first.
-pub fn across_values(a: &Assessed) -> Vec<String> {
+pub(super) fn across_values(a: &Assessed) -> Vec<String> {
     if a.experiment.variants.len() != 1 {
         return Vec::new();
     }

@@ -11,7 +11,7 @@ const MOST_VALUES: usize = 1_000;
 
 /// One command to time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchCommand {
+pub(super) struct BenchCommand {
     /// What the person typed (or `-n`'s name): the label everywhere.
     pub label: String,
     /// The command as typed.
@@ -22,14 +22,14 @@ pub struct BenchCommand {
 
 /// A parameter and its values, typed as TOML will hold them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchParam {
+pub(super) struct BenchParam {
     pub name: String,
     pub values: Vec<toml::Value>,
 }
 
 /// How many runs each command gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Runs {
+pub(super) enum Runs {
     Fixed(u32),
     /// At least `min`, then more until every comparison is decided, at most `max`.
     Sampled {
@@ -40,7 +40,7 @@ pub enum Runs {
 
 /// How commands are turned into argument lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shell {
+pub(super) enum Shell {
     /// Split like a shell splits words (quotes, backslashes), nothing expanded or run by one.
     None,
     /// Run through this shell's command line (`sh`, `bash --norc`) with `-c`.
@@ -49,7 +49,7 @@ pub enum Shell {
 
 impl Shell {
     /// The argument list of `text`, or why it has none. `what` names it in messages.
-    pub fn argv(&self, text: &str, what: &str) -> Result<Vec<String>> {
+    pub(super) fn argv(&self, text: &str, what: &str) -> Result<Vec<String>> {
         if text.trim().is_empty() {
             return Err(LabError::Usage(format!(
                 "{what} is empty\n  hint: give the command to time, e.g. lab bench 'sleep 0.1'"
@@ -72,7 +72,7 @@ impl Shell {
 
 /// A `-L NAME a,b,c` list: the values typed as integers when all are, then as numbers, else
 /// as text.
-pub fn list_param(name: &str, values: &str) -> Result<BenchParam> {
+pub(super) fn list_param(name: &str, values: &str) -> Result<BenchParam> {
     check_param_name(name, "-L")?;
     let items: Vec<&str> = values.split(',').collect();
     if items.iter().any(|v| v.is_empty()) || items.len() > MOST_VALUES {
@@ -109,7 +109,12 @@ fn typed(items: &[&str]) -> Vec<toml::Value> {
 
 /// A `-P NAME LOW HIGH [-D STEP]` scan: integers from LOW to HIGH by 1 (or STEP), or numbers
 /// when any of them has a fraction, HIGH included when the steps reach it.
-pub fn scan_param(name: &str, low: &str, high: &str, step: Option<&str>) -> Result<BenchParam> {
+pub(super) fn scan_param(
+    name: &str,
+    low: &str,
+    high: &str,
+    step: Option<&str>,
+) -> Result<BenchParam> {
     check_param_name(name, "-P")?;
     let bad = |why: &str| {
         LabError::Usage(format!(
@@ -178,7 +183,7 @@ fn check_param_name(name: &str, flag: &str) -> Result<()> {
 
 /// `text` with every brace doubled except around a declared parameter's name, so that lab
 /// replaces `{NAME}` and passes any other brace (`awk '{print}'`) as typed.
-pub fn escape_braces(text: &str, params: &[BenchParam]) -> String {
+pub(super) fn escape_braces(text: &str, params: &[BenchParam]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(['{', '}']) {
@@ -209,7 +214,7 @@ pub fn escape_braces(text: &str, params: &[BenchParam]) -> String {
 
 /// An error when `argv`'s program cannot be found: a path that is not there, or a name on
 /// no folder of `PATH`. A program whose name holds a placeholder is found when it runs.
-pub fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
+pub(super) fn check_program(argv: &[String], what: &str, cwd: &Path) -> Result<()> {
     let Some(program) = argv.first() else {
         return Ok(());
     };
@@ -246,7 +251,7 @@ const SHELLS: [&str; 9] = [
 
 /// Whether `program` names a shell: its file name ends in `sh` (sh, bash, dash, zsh, ksh,
 /// mksh, tcsh…) or is another shell's.
-pub fn is_a_shell(program: &str) -> bool {
+pub(super) fn is_a_shell(program: &str) -> bool {
     let name = Path::new(program)
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
@@ -256,7 +261,7 @@ pub fn is_a_shell(program: &str) -> bool {
 /// An error when `text`, which runs without a shell, holds syntax only a shell acts on (a
 /// pipe, `&&`, a redirection, a variable, a glob): split into words, the program would get
 /// it as arguments and lab would time something else than what was typed.
-pub fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
+pub(super) fn refuse_shell_syntax(text: &str, what: &str) -> Result<()> {
     let Some(found) = lab_config::shell_syntax::in_text(text) else {
         return Ok(());
     };
@@ -288,7 +293,7 @@ const COUNTER_METRICS: [&str; 5] = [
 
 /// hyperfine 2.0's `--metrics`: a preset or metrics with optional units. Those lab records in
 /// every run are accepted; counters are refused with lab's way to read them.
-pub fn check_metrics(text: &str) -> Result<()> {
+pub(super) fn check_metrics(text: &str) -> Result<()> {
     if ["default", "time", "all"].contains(&text) {
         return Ok(());
     }
@@ -317,7 +322,11 @@ pub fn check_metrics(text: &str) -> Result<()> {
 
 /// One hook per command from a flag given never, once (for every command) or once per
 /// command, as hyperfine takes `--prepare` and `--conclude`.
-pub fn per_command(given: &[String], commands: usize, flag: &str) -> Result<Vec<Option<String>>> {
+pub(super) fn per_command(
+    given: &[String],
+    commands: usize,
+    flag: &str,
+) -> Result<Vec<Option<String>>> {
     match given.len() {
         0 => Ok(vec![None; commands]),
         1 => Ok(vec![Some(given[0].clone()); commands]),

@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Everything the lab.toml is written from.
-pub struct BenchPlan<'a> {
+pub(super) struct BenchPlan<'a> {
     pub commands: &'a [BenchCommand],
     /// Per command: its variant name.
     pub names: &'a [String],
@@ -39,7 +39,7 @@ pub struct BenchPlan<'a> {
 
 /// One command's hooks as argument lists.
 #[derive(Debug, Clone, Default)]
-pub struct Hooks {
+pub(super) struct Hooks {
     pub prepare: Option<Vec<String>>,
     pub conclude: Option<Vec<String>>,
     pub setup: Option<Vec<String>>,
@@ -48,7 +48,7 @@ pub struct Hooks {
 
 /// Which non-zero exit codes count as measurements (`-i`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IgnoreFailure {
+pub(super) enum IgnoreFailure {
     None,
     All,
     Codes(Vec<i32>),
@@ -150,7 +150,7 @@ struct CheckTable {
 }
 
 /// The lab.toml text of `plan`.
-pub fn lab_toml(plan: &BenchPlan) -> String {
+pub(super) fn lab_toml(plan: &BenchPlan) -> String {
     let file = File {
         experiment: experiment(plan),
         params: InOrder(
@@ -259,7 +259,11 @@ fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
 }
 
 /// "sort -n data against sort data (n=1)".
-pub fn check_name(command: &BenchCommand, reference: &BenchCommand, set: &toml::Table) -> String {
+pub(super) fn check_name(
+    command: &BenchCommand,
+    reference: &BenchCommand,
+    set: &toml::Table,
+) -> String {
     let values: Vec<String> = set
         .iter()
         .map(|(k, v)| format!("{k}={}", plain(v)))

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One run as the fake sees it.
-pub struct FakeRun<'a> {
+pub(crate) struct FakeRun<'a> {
     pub request: &'a RunRequest<'a>,
     /// The run id (`r0001`, …), or `calibration` for the calibration's spawns of `true`.
     pub id: String,
@@ -18,20 +18,20 @@ pub struct FakeRun<'a> {
 
 impl FakeRun<'_> {
     /// Whether this is a measured run rather than one of the calibration's spawns.
-    pub fn measured(&self) -> bool {
+    pub(crate) fn measured(&self) -> bool {
         self.id != "calibration"
     }
 }
 
 /// What a fake run prints on stdout and reports as its measurement.
-pub struct Reply {
+pub(crate) struct Reply {
     pub stdout: String,
     pub measurement: Measurement,
 }
 
 impl Reply {
     /// A run that printed `stdout` and took `ns` on one CPU (see [`super::clean_measurement`]).
-    pub fn new(stdout: impl Into<String>, ns: u64) -> Reply {
+    pub(crate) fn new(stdout: impl Into<String>, ns: u64) -> Reply {
         Reply {
             stdout: stdout.into(),
             measurement: super::clean_measurement(ns),
@@ -39,12 +39,12 @@ impl Reply {
     }
 
     /// A run that printed `{"ms": MS}` and took that long.
-    pub fn ms(ms: f64) -> Reply {
+    pub(crate) fn ms(ms: f64) -> Reply {
         Reply::new(format!("{{\"ms\": {ms:.3}}}\n"), (ms * 1e6) as u64)
     }
 
     /// This reply with its measurement changed by `change`.
-    pub fn with(mut self, change: impl FnOnce(&mut Measurement)) -> Reply {
+    pub(crate) fn with(mut self, change: impl FnOnce(&mut Measurement)) -> Reply {
         change(&mut self.measurement);
         self
     }
@@ -52,7 +52,7 @@ impl Reply {
 
 /// What the fake's runs did, shared by every copy of the runner.
 #[derive(Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// Every call, the calibration's included.
     pub calls: usize,
     /// Measured run ids in the order they started.
@@ -71,7 +71,7 @@ type Answer = dyn FnMut(&FakeRun) -> Reply + Send;
 
 /// A runner that starts no process: `answer` says what each run printed and measured.
 #[derive(Clone)]
-pub struct FakeRunner {
+pub(crate) struct FakeRunner {
     answer: Arc<Mutex<Box<Answer>>>,
     seen: Arc<Mutex<Seen>>,
     hold: Duration,
@@ -80,7 +80,7 @@ pub struct FakeRunner {
 
 impl FakeRunner {
     /// A fake that runs one run at a time and answers each with `answer`.
-    pub fn new(answer: impl FnMut(&FakeRun) -> Reply + Send + 'static) -> FakeRunner {
+    pub(crate) fn new(answer: impl FnMut(&FakeRun) -> Reply + Send + 'static) -> FakeRunner {
         FakeRunner {
             answer: Arc::new(Mutex::new(Box::new(answer))),
             seen: Arc::default(),
@@ -91,19 +91,19 @@ impl FakeRunner {
 
     /// This fake, able to run runs side by side (`lab run --jobs`), each measured run lasting
     /// `hold` of real time so that the next can start beside it.
-    pub fn side_by_side(mut self, hold: Duration) -> FakeRunner {
+    pub(crate) fn side_by_side(mut self, hold: Duration) -> FakeRunner {
         self.side_by_side = true;
         self.hold = hold;
         self
     }
 
     /// What the runs did so far.
-    pub fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+    pub(crate) fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
         self.seen.lock().unwrap()
     }
 
     /// Every call so far, the calibration's included.
-    pub fn calls(&self) -> usize {
+    pub(crate) fn calls(&self) -> usize {
         self.seen().calls
     }
 

@@ -11,17 +11,17 @@ use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 
 mod fake;
-pub use fake::{FakeRun, FakeRunner, Reply};
+pub(crate) use fake::{FakeRun, FakeRunner, Reply};
 use std::process::{Command, Output};
 
 /// A temporary project root holding `experiments/NAME/` copies of fixtures.
-pub struct Project {
+pub(crate) struct Project {
     pub dir: tempfile::TempDir,
 }
 
 impl Project {
     /// A project with the fixture folders `tests/fixtures/<name>` copied to `experiments/<name>`.
-    pub fn with_fixtures(names: &[&str]) -> Self {
+    pub(crate) fn with_fixtures(names: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         for name in names {
             let from = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,16 +32,16 @@ impl Project {
         Project { dir }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         self.dir.path().join(relative)
     }
 
     /// Runs `lab ARGS` in the project root.
-    pub fn lab(&self, args: &[&str]) -> Output {
+    pub(crate) fn lab(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_lab"))
             .args(args)
             .current_dir(self.root())
@@ -54,7 +54,7 @@ impl Project {
     /// Turns the quiet-machine guard of fixture `experiment` back on (fixtures switch it off
     /// with `max_busy = "100%"`, because tests share the machine), with `extra` lines added to
     /// its `[experiment]` table.
-    pub fn guard_on(&self, experiment: &str, extra: &str) {
+    pub(crate) fn guard_on(&self, experiment: &str, extra: &str) {
         let toml = self.path(&format!("experiments/{experiment}/lab.toml"));
         let text = std::fs::read_to_string(&toml).expect("fixture lab.toml");
         let guarded: String = text
@@ -67,20 +67,20 @@ impl Project {
     }
 
     /// Runs `lab ARGS` and insists it ends as `expected`.
-    pub fn lab_exits(&self, args: &[&str], expected: Exit) -> Output {
+    pub(crate) fn lab_exits(&self, args: &[&str], expected: Exit) -> Output {
         let out = self.lab(args);
         assert_ended(&out, args, expected);
         out
     }
 
     /// The latest session folder of an experiment.
-    pub fn session(&self, experiment: &str) -> PathBuf {
+    pub(crate) fn session(&self, experiment: &str) -> PathBuf {
         self.sessions(experiment).pop().expect("a session")
     }
 
     /// Every session folder of an experiment, oldest first (hidden entries such as the lock
     /// file are not sessions).
-    pub fn sessions(&self, experiment: &str) -> Vec<PathBuf> {
+    pub(crate) fn sessions(&self, experiment: &str) -> Vec<PathBuf> {
         let mut sessions: Vec<PathBuf> = std::fs::read_dir(self.path("data").join(experiment))
             .into_iter()
             .flatten()
@@ -92,7 +92,7 @@ impl Project {
         sessions
     }
 
-    pub fn read(&self, relative: &str) -> String {
+    pub(crate) fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.path(relative))
             .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
     }
@@ -100,7 +100,7 @@ impl Project {
 
 /// What run `run_id` of the session at `session` wrote to `stream`, read as lab reads it: from
 /// its slice of the session's packs (or its own file in an older session).
-pub fn run_log(session: &Path, run_id: &str, stream: lab::store::Stream) -> Vec<u8> {
+pub(crate) fn run_log(session: &Path, run_id: &str, stream: lab::store::Stream) -> Vec<u8> {
     let stored = lab::store::load_session(session).expect("a readable session");
     let row = stored
         .runs
@@ -111,7 +111,7 @@ pub fn run_log(session: &Path, run_id: &str, stream: lab::store::Stream) -> Vec<
 }
 
 /// Rewrites a CSV file without `columns`, as lab wrote it before they existed.
-pub fn strip_columns(path: &Path, columns: &[&str]) {
+pub(crate) fn strip_columns(path: &Path, columns: &[&str]) {
     let mut reader = csv::Reader::from_path(path).unwrap();
     let headers = reader.headers().unwrap().clone();
     let keep: Vec<usize> = (0..headers.len())
@@ -128,17 +128,17 @@ pub fn strip_columns(path: &Path, columns: &[&str]) {
 }
 
 /// [`run_log`] of stdout, as text.
-pub fn run_stdout(session: &Path, run_id: &str) -> String {
+pub(crate) fn run_stdout(session: &Path, run_id: &str) -> String {
     String::from_utf8(run_log(session, run_id, lab::store::Stream::Stdout)).expect("UTF-8")
 }
 
 /// [`run_log`] of stderr, as text.
-pub fn run_stderr(session: &Path, run_id: &str) -> String {
+pub(crate) fn run_stderr(session: &Path, run_id: &str) -> String {
     String::from_utf8(run_log(session, run_id, lab::store::Stream::Stderr)).expect("UTF-8")
 }
 
 /// Insists that `lab ARGS`, whose output is `out`, ended as `expected`; shows its output if not.
-pub fn assert_ended(out: &Output, args: &[&str], expected: Exit) {
+pub(crate) fn assert_ended(out: &Output, args: &[&str], expected: Exit) {
     assert_eq!(
         exit_of(out),
         expected,
@@ -150,7 +150,7 @@ pub fn assert_ended(out: &Output, args: &[&str], expected: Exit) {
 
 /// How a finished `lab` process ended: its exit status as an [`Exit`], or the signal that
 /// killed it.
-pub fn exit_of(out: &Output) -> Exit {
+pub(crate) fn exit_of(out: &Output) -> Exit {
     use std::os::unix::process::ExitStatusExt;
     match (out.status.code(), out.status.signal()) {
         (Some(code), _) => Exit::from_code(code),
@@ -160,7 +160,7 @@ pub fn exit_of(out: &Output) -> Exit {
 }
 
 /// Copies a folder tree (files and folders only).
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read fixture").flatten() {
         let target = to.join(entry.file_name());
@@ -173,7 +173,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Reads a CSV file into header-keyed rows.
-pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+pub(crate) fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_path(path).expect("csv");
     let headers = reader.headers().expect("headers").clone();
     reader
@@ -189,7 +189,7 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
 }
 
 /// `lab check NAME --json` parsed.
-pub fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
+pub(crate) fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
     let out = project.lab(&["check", experiment, "--json"]);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -200,7 +200,7 @@ pub fn verdicts(project: &Project, experiment: &str) -> Vec<serde_json::Value> {
 }
 
 /// Every file under `dir` with its bytes, by relative path.
-pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+pub(crate) fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let mut files = std::collections::BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -220,7 +220,7 @@ pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>
 }
 
 /// GET `path` from a server on the loopback `port`; `None` until it answers.
-pub fn http_get(port: u16, path: &str) -> Option<String> {
+pub(crate) fn http_get(port: u16, path: &str) -> Option<String> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
@@ -234,7 +234,7 @@ pub fn http_get(port: u16, path: &str) -> Option<String> {
 
 /// What a fake runner reports for a run that took `ns` on one CPU and exited 0: 1 MiB of
 /// memory, no context switches, no machine counters (change the fields a test needs).
-pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
+pub(crate) fn clean_measurement(ns: u64) -> lab::exec::Measurement {
     lab::exec::Measurement {
         wall_ns: ns,
         boottime_ns: ns,
@@ -257,7 +257,7 @@ pub fn clean_measurement(ns: u64) -> lab::exec::Measurement {
 }
 
 /// `lab run EXPERIMENT --quiet` as the library takes it: default profile, a new session.
-pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
+pub(crate) fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
     lab::app::RunOptions {
         quiet: true,
         ..lab::app::RunOptions::new(format!("lab run {experiment}"))
@@ -266,7 +266,7 @@ pub fn quiet_run(experiment: &str) -> lab::app::RunOptions<'static> {
 
 /// `bench.sh VARIANT GAP` as a seeded stream: about `base` ms (GAP percent more for slow),
 /// each run off by 8% (a sum of twelve uniforms, as the script draws it).
-pub fn timed(base: f64, seed: u64) -> FakeRunner {
+pub(crate) fn timed(base: f64, seed: u64) -> FakeRunner {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     FakeRunner::new(move |run| match run.request.argv {
         [_, _, _, gap] => {
@@ -279,12 +279,12 @@ pub fn timed(base: f64, seed: u64) -> FakeRunner {
 }
 
 /// A sum of twelve uniforms less six: about normal, mean 0 and deviation 1.
-pub fn twelve_uniforms(rng: &mut ChaCha8Rng) -> f64 {
+pub(crate) fn twelve_uniforms(rng: &mut ChaCha8Rng) -> f64 {
     (0..12).map(|_| rng.r#gen::<f64>()).sum::<f64>() - 6.0
 }
 
 /// One session whose runs take about `base` ms, from the seeded stream `seed`.
-pub fn timed_session(layout: &Layout, base: f64, seed: u64) {
+pub(crate) fn timed_session(layout: &Layout, base: f64, seed: u64) {
     let mut runner = timed(base, seed);
     app::run(
         layout,
@@ -298,7 +298,7 @@ pub fn timed_session(layout: &Layout, base: f64, seed: u64) {
 }
 
 /// A project holding the `sampled` fixture with a fixed 12 runs per cell.
-pub fn sampled_project() -> Project {
+pub(crate) fn sampled_project() -> Project {
     let project = Project::with_fixtures(&["sampled"]);
     let toml = project.path("experiments/sampled/lab.toml");
     let text = std::fs::read_to_string(&toml).unwrap().replacen(
@@ -311,7 +311,7 @@ pub fn sampled_project() -> Project {
 }
 
 /// Runs git in the project with a fixed author, insisting it succeeds; its trimmed stdout.
-pub fn git(project: &Project, args: &[&str]) -> String {
+pub(crate) fn git(project: &Project, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
         .args(args)

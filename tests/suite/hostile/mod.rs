@@ -19,7 +19,7 @@ use common::Project;
 use std::path::Path;
 
 /// A project with one experiment `name` made of `lab_toml` (and `files`), nothing else.
-pub fn project_with(name: &str, lab_toml: &str, files: &[(&str, &str)]) -> Project {
+pub(crate) fn project_with(name: &str, lab_toml: &str, files: &[(&str, &str)]) -> Project {
     let project = Project::with_fixtures(&[]);
     let dir = project.path("experiments").join(name);
     std::fs::create_dir_all(&dir).unwrap();
@@ -32,7 +32,7 @@ pub fn project_with(name: &str, lab_toml: &str, files: &[(&str, &str)]) -> Proje
 
 /// A small valid experiment: one variant running `script` with `sh -c` at n = 1, three
 /// repetitions, one JSON metric `v`; `extra` is appended (more metrics, checks, params).
-pub fn minimal(script: &str, extra: &str) -> String {
+pub(crate) fn minimal(script: &str, extra: &str) -> String {
     let script = script.replace('{', "{{").replace('}', "}}");
     format!(
         r#"[experiment]
@@ -59,12 +59,12 @@ json = "v"
 /// `lab_toml` with its runs and builds left able to reach the record (`isolation = "none"`):
 /// with the default isolation an attack on data/ fails inside the run, so the defences lab
 /// keeps behind it (digests, identity checks, planted-file removal) are tested without it.
-pub fn unprotected(lab_toml: &str) -> String {
+pub(crate) fn unprotected(lab_toml: &str) -> String {
     lab_toml.replacen("[experiment]\n", "[experiment]\nisolation = \"none\"\n", 1)
 }
 
 /// Every file under `root` whose bytes contain `needle`, by path.
-pub fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
+pub(crate) fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
     common::tree(root)
         .into_iter()
         .filter(|(_, bytes)| bytes.windows(needle.len()).any(|w| w == needle))
@@ -74,12 +74,12 @@ pub fn files_containing(root: &Path, needle: &[u8]) -> Vec<String> {
 
 /// Every problem of every run of experiment `exp`'s latest session, in run order, as
 /// `lab report --json` gives them.
-pub fn problems(project: &Project) -> Vec<String> {
+pub(crate) fn problems(project: &Project) -> Vec<String> {
     run_problems(project).into_iter().flatten().collect()
 }
 
 /// The problems of each run of experiment `exp`'s latest session, in run order.
-pub fn run_problems(project: &Project) -> Vec<Vec<String>> {
+pub(crate) fn run_problems(project: &Project) -> Vec<Vec<String>> {
     let out = project.lab_exits(&["report", "exp", "--json"], lab::Exit::Ok);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     report["analysis"]["runs"]
@@ -97,16 +97,16 @@ pub fn run_problems(project: &Project) -> Vec<Vec<String>> {
         .collect()
 }
 
-pub fn stderr(out: &std::process::Output) -> String {
+pub(crate) fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-pub fn stdout(out: &std::process::Output) -> String {
+pub(crate) fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Whether process `pid` is alive (and not a zombie).
-pub fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|s| s.rsplit(')').next().map(|r| r.trim().to_string()))
@@ -114,7 +114,7 @@ pub fn alive(pid: i32) -> bool {
 }
 
 /// PIDs written, one per line, to `file` in the experiment's folder.
-pub fn pids(project: &Project, file: &str) -> Vec<i32> {
+pub(crate) fn pids(project: &Project, file: &str) -> Vec<i32> {
     std::fs::read_to_string(project.path("experiments/exp").join(file))
         .unwrap_or_default()
         .split_whitespace()
@@ -123,7 +123,7 @@ pub fn pids(project: &Project, file: &str) -> Vec<i32> {
 }
 
 /// Starts `lab run exp --quiet` and waits until `count` PIDs are in `file`.
-pub fn start_until(project: &Project, file: &str, count: usize) -> std::process::Child {
+pub(crate) fn start_until(project: &Project, file: &str, count: usize) -> std::process::Child {
     use std::time::{Duration, Instant};
     let lab = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
         .args(["run", "exp", "--quiet"])
@@ -141,7 +141,7 @@ pub fn start_until(project: &Project, file: &str, count: usize) -> std::process:
 }
 
 /// Waits up to `seconds` for `pid` to be gone.
-pub fn gone_within(pid: i32, seconds: u64) -> bool {
+pub(crate) fn gone_within(pid: i32, seconds: u64) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
     while std::time::Instant::now() < deadline {
         if !alive(pid) {

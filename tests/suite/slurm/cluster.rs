@@ -16,11 +16,11 @@ static SERIAL: Mutex<()> = Mutex::new(());
 const DEFAULT_SLURM_DIR: &str = "/tmp/lab-slurm";
 
 /// The nodes scripts/slurm-cluster starts.
-pub const NODES: usize = 3;
+pub(super) const NODES: usize = 3;
 
 /// The cluster a test uses, held for that test alone; stopped at the end if the test started
 /// it.
-pub struct Cluster {
+pub(super) struct Cluster {
     pub conf: Option<PathBuf>,
     started_here: bool,
     _serial: MutexGuard<'static, ()>,
@@ -69,7 +69,7 @@ fn nodes_up(conf: &Option<PathBuf>) -> Vec<String> {
 }
 
 /// The cluster to run on, or `None` (with the reason printed) where the test may skip.
-pub fn cluster() -> Option<Cluster> {
+pub(super) fn cluster() -> Option<Cluster> {
     let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let conf = slurm_conf();
     if !nodes_up(&conf).is_empty() {
@@ -106,12 +106,12 @@ pub fn cluster() -> Option<Cluster> {
 
 impl Cluster {
     /// The nodes taking work now, by name.
-    pub fn nodes(&self) -> Vec<String> {
+    pub(super) fn nodes(&self) -> Vec<String> {
         nodes_up(&self.conf)
     }
 
     /// scripts/slurm-cluster ARGS for this cluster; it must succeed.
-    pub fn script(&self, args: &[&str]) -> Output {
+    pub(super) fn script(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new(script_path());
         cmd.args(args);
         if let Some(dir) = self.conf.as_deref().and_then(Path::parent) {
@@ -127,7 +127,7 @@ impl Cluster {
     }
 
     /// A Slurm command's standard output; it must succeed.
-    pub fn slurm(&self, program: &str, args: &[&str]) -> String {
+    pub(super) fn slurm(&self, program: &str, args: &[&str]) -> String {
         let mut cmd = Command::new(program);
         cmd.args(args);
         if let Some(c) = &self.conf {
@@ -143,7 +143,7 @@ impl Cluster {
     }
 
     /// Each task of `job` squeue still lists, by array index, with its node and state.
-    pub fn queue(&self, job: &str) -> BTreeMap<String, (String, String)> {
+    pub(super) fn queue(&self, job: &str) -> BTreeMap<String, (String, String)> {
         self.slurm("squeue", &["-h", "-j", job, "-o", "%K %N %T"])
             .lines()
             .filter_map(|l| {
@@ -158,12 +158,12 @@ impl Cluster {
 
     /// The cluster as scripts/slurm-cluster leaves it: every daemon running and every node
     /// taking work. Faults are undone this way whether their test passed or not.
-    pub fn restore(&self) -> Restore<'_> {
+    pub(super) fn restore(&self) -> Restore<'_> {
         Restore(self)
     }
 
     /// Whether the script runs this cluster (it can then kill its nodes and controller).
-    pub fn ours(&self) -> bool {
+    pub(super) fn ours(&self) -> bool {
         self.conf
             .as_deref()
             .and_then(Path::parent)
@@ -172,12 +172,12 @@ impl Cluster {
     }
 
     /// `lab ARGS` in the project, talking to this cluster, whatever its exit code.
-    pub fn lab(&self, project: &Project, args: &[&str]) -> Output {
+    pub(super) fn lab(&self, project: &Project, args: &[&str]) -> Output {
         self.command(project, args).output().expect("lab runs")
     }
 
     /// `lab ARGS` started in the project, its stderr going to `lab.err` in the project.
-    pub fn spawn_lab(&self, project: &Project, args: &[&str]) -> Child {
+    pub(super) fn spawn_lab(&self, project: &Project, args: &[&str]) -> Child {
         let err = std::fs::File::create(project.path("lab.err")).expect("lab.err");
         self.command(project, args)
             .stdout(Stdio::null())
@@ -199,7 +199,7 @@ impl Cluster {
 }
 
 /// Puts the cluster back in its normal state when dropped.
-pub struct Restore<'a>(&'a Cluster);
+pub(super) struct Restore<'a>(&'a Cluster);
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
@@ -214,7 +214,7 @@ impl Drop for Restore<'_> {
 }
 
 /// Polls `ready` every 50 ms until it holds; fails the test after `limit`.
-pub fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+pub(super) fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
         assert!(start.elapsed() < limit, "waited {limit:?} for {what}");
@@ -223,12 +223,12 @@ pub fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) 
 }
 
 /// The only session of `experiment` in the project, once it exists.
-pub fn the_session(project: &Project, experiment: &str) -> Option<PathBuf> {
+pub(super) fn the_session(project: &Project, experiment: &str) -> Option<PathBuf> {
     project.sessions(experiment).pop()
 }
 
 /// The job ids the session's manifest records.
-pub fn recorded_jobs(session: &Path) -> Vec<String> {
+pub(super) fn recorded_jobs(session: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(session.join("manifest.json")) else {
         return Vec::new();
     };
@@ -244,19 +244,19 @@ pub fn recorded_jobs(session: &Path) -> Vec<String> {
 }
 
 /// Shard `index`'s folder in the session.
-pub fn shard(session: &Path, index: usize) -> PathBuf {
+pub(super) fn shard(session: &Path, index: usize) -> PathBuf {
     session.join("shards").join(format!("{index:03}"))
 }
 
 /// The complete rows shard `index` holds so far (a row being written is not counted).
-pub fn shard_rows(session: &Path, index: usize) -> usize {
+pub(super) fn shard_rows(session: &Path, index: usize) -> usize {
     std::fs::read(shard(session, index).join("runs.csv"))
         .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
         .saturating_sub(1)
 }
 
 /// The ids of the session's planned runs.
-pub fn planned(session: &Path) -> Vec<String> {
+pub(super) fn planned(session: &Path) -> Vec<String> {
     let plan: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(session.join("plan.json")).unwrap()).unwrap();
     plan["runs"]
@@ -268,7 +268,7 @@ pub fn planned(session: &Path) -> Vec<String> {
 }
 
 /// The session's rows, after checking that they hold every planned run exactly once.
-pub fn each_planned_run_once(session: &Path) -> Vec<BTreeMap<String, String>> {
+pub(super) fn each_planned_run_once(session: &Path) -> Vec<BTreeMap<String, String>> {
     let rows = csv_rows(&session.join("runs.csv"));
     let mut stored: Vec<String> = rows.iter().map(|r| r["run_id"].clone()).collect();
     let mut wanted = planned(session);
@@ -279,7 +279,7 @@ pub fn each_planned_run_once(session: &Path) -> Vec<BTreeMap<String, String>> {
 }
 
 /// How many of `rows` ran on each node.
-pub fn rows_per_node(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, usize> {
+pub(super) fn rows_per_node(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, usize> {
     let mut per = BTreeMap::new();
     for r in rows {
         *per.entry(r["node"].clone()).or_insert(0) += 1;
@@ -288,12 +288,12 @@ pub fn rows_per_node(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, usiz
 }
 
 /// The session's manifest.
-pub fn manifest(session: &Path) -> serde_json::Value {
+pub(super) fn manifest(session: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(session.join("manifest.json")).unwrap()).unwrap()
 }
 
 /// Sets the fixture `experiment`'s repetitions, for a job long enough to hit mid-way.
-pub fn repetitions(project: &Project, experiment: &str, n: u32) {
+pub(super) fn repetitions(project: &Project, experiment: &str, n: u32) {
     let toml = project.path(&format!("experiments/{experiment}/lab.toml"));
     let text = std::fs::read_to_string(&toml).unwrap();
     let changed: String = text
@@ -311,6 +311,6 @@ pub fn repetitions(project: &Project, experiment: &str, n: u32) {
 }
 
 /// What lab started with [`Cluster::spawn_lab`] wrote on stderr.
-pub fn spawned_stderr(project: &Project) -> String {
+pub(super) fn spawned_stderr(project: &Project) -> String {
     std::fs::read_to_string(project.path("lab.err")).unwrap_or_default()
 }

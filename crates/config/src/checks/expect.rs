@@ -103,10 +103,10 @@ impl Ctx<'_> {
 
 /// The margin of a `compare` or `scaling` threshold when the check declares none: an interval
 /// wholly within ±5% of the threshold reads "at the threshold" (from analysis 3 on).
-pub const THRESHOLD_MARGIN: f64 = 0.05;
+pub(super) const THRESHOLD_MARGIN: f64 = 0.05;
 
 /// Parses `a OP b`, `a OP F * b` or `a OP b * F`.
-pub fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {
+pub(super) fn parse_comparison(text: &str) -> Option<(Comparison, f64)> {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let rest = compact.strip_prefix('a')?;
     let (op, rest) = [

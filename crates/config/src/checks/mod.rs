@@ -15,7 +15,7 @@ mod expect;
 type Result<T> = std::result::Result<T, ConfigError>;
 
 /// Iterations a `steady` check allows a run to settle in when `within` is not given.
-pub const DEFAULT_STEADY_WITHIN: usize = 50;
+pub(crate) const DEFAULT_STEADY_WITHIN: usize = 50;
 
 /// The keys each kind accepts besides `name`, `kind` and `class`.
 const KINDS: &[(&str, &[&str])] = &[
@@ -45,9 +45,9 @@ const KINDS: &[(&str, &[&str])] = &[
 ];
 
 /// The rank correlation a `mechanism` check requires when `min_rho` is not given.
-pub const DEFAULT_MIN_RHO: f64 = 0.5;
+pub(crate) const DEFAULT_MIN_RHO: f64 = 0.5;
 
-pub fn validate_checks(
+pub(crate) fn validate_checks(
     raw: &[Spanned<RawCheck>],
     exp: &Experiment,
     loc: &Locator,

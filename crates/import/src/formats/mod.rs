@@ -619,14 +619,14 @@ pub(crate) mod test_support {
     //! Helpers shared by the parsers' tests.
 
     /// The path of a committed fixture under tests/fixtures/import/.
-    pub fn fixture(relative: &str) -> std::path::PathBuf {
+    pub(crate) fn fixture(relative: &str) -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures/import")
             .join(relative)
     }
 
     /// Equal to within floating-point rounding of a unit conversion.
-    pub fn assert_close(actual: f64, expected: f64) {
+    pub(crate) fn assert_close(actual: f64, expected: f64) {
         let tolerance = expected.abs() * 1e-12;
         assert!(
             (actual - expected).abs() <= tolerance,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Fewest iterations in a run before its steady state is looked for.
 pub const MIN_ITERATIONS_FOR_STEADY_STATE: usize = 10;
 /// Significance level of the per-cell dip test shown in the report.
-pub const MODE_ALPHA: f64 = 0.05;
+pub(super) const MODE_ALPHA: f64 = 0.05;
 
 /// Drift of run values against execution position.
 #[derive(Debug, Clone, Serialize)]
@@ -72,7 +72,7 @@ impl RunSteadiness {
 /// Run values reduced to each run's steady segment, with the classification that chose it.
 /// Outlier iterations stay in the values: they are measurements, only kept out of the
 /// segmentation.
-pub fn steady_segments(
+pub(super) fn steady_segments(
     runs: Vec<Vec<f64>>,
     lower_is_better: bool,
 ) -> (Vec<Vec<f64>>, Option<SteadyStates>) {
@@ -130,7 +130,7 @@ impl SteadyStates {
 }
 
 /// A state's name as the page writes it.
-pub fn state_name(state: SteadyState) -> &'static str {
+pub(super) fn state_name(state: SteadyState) -> &'static str {
     match state {
         SteadyState::Flat => "flat",
         SteadyState::Warmup => "warm-up",
@@ -202,12 +202,12 @@ fn count(k: usize, what: (&str, &str)) -> String {
 }
 
 /// The dip test over one value per run (each run's mean).
-pub fn modes(run_means: &[f64]) -> Option<DipTest> {
+pub(super) fn modes(run_means: &[f64]) -> Option<DipTest> {
     stats::dip_test(run_means, MODE_ALPHA)
 }
 
 /// Mann–Kendall and Theil–Sen of run values against their execution positions.
-pub fn drift(run_means: &[f64], positions: &[usize]) -> Option<Drift> {
+pub(super) fn drift(run_means: &[f64], positions: &[usize]) -> Option<Drift> {
     let test = stats::mann_kendall(run_means)?;
     let xs: Vec<f64> = positions.iter().map(|p| *p as f64).collect();
     let slope_per_position = stats::theil_sen_slope(&xs, run_means)?;
@@ -218,7 +218,7 @@ pub fn drift(run_means: &[f64], positions: &[usize]) -> Option<Drift> {
 }
 
 /// How much of the variance lies between runs, when runs print several values.
-pub fn design(runs: &[Vec<f64>]) -> Option<DesignEffect> {
+pub(super) fn design(runs: &[Vec<f64>]) -> Option<DesignEffect> {
     if runs.iter().all(|r| r.len() < 2) {
         return None;
     }
@@ -226,7 +226,7 @@ pub fn design(runs: &[Vec<f64>]) -> Option<DesignEffect> {
 }
 
 /// Each run's mean: the unit that modes and drift are judged on.
-pub fn run_means(runs: &[Vec<f64>]) -> Vec<f64> {
+pub(super) fn run_means(runs: &[Vec<f64>]) -> Vec<f64> {
     runs.iter()
         .map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64)
         .collect()

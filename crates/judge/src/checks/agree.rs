@@ -12,7 +12,7 @@ use lab_config::format::{percent, ratio};
 
 /// A declared `agree` check: pass when the whole interval lies inside the band, fail when it
 /// lies wholly outside it.
-pub struct Agree<'a> {
+pub(super) struct Agree<'a> {
     pub cells: Named<'a>,
     pub margin: f64,
     pub unit: &'a str,

@@ -93,7 +93,7 @@ fn judged_automatic(
 }
 
 /// Marks the automatic check `name` among `results` not run, for `why`.
-pub fn not_run_where(results: &mut [CheckResult], name: &str, why: &str) {
+pub(super) fn not_run_where(results: &mut [CheckResult], name: &str, why: &str) {
     for result in results.iter_mut().filter(|r| r.name == name) {
         *result = automatic_not_run(name, why);
     }

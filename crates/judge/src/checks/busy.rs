@@ -38,7 +38,7 @@ fn judged_twice(kind: &CheckKind) -> bool {
 /// Judges again, on the runs the machine did not disturb beyond `max_busy`, every decided
 /// check of a [`judged_twice`] kind, and withholds the verdicts that differ: the disturbed
 /// runs could explain them.
-pub fn judge_again_undisturbed(
+pub(super) fn judge_again_undisturbed(
     exp: &Experiment,
     analysis: &Analysis,
     declared: &mut [(usize, CheckResult)],
@@ -119,7 +119,7 @@ const NOTABLE: f64 = 0.01;
 
 /// The check's result on `runs`, with `declared` the declared checks' results (those withheld
 /// carry why), `max_busy` the experiment's guard and `manifest` the session's record.
-pub fn busy_result(
+pub(super) fn busy_result(
     runs: &[RunView],
     declared: &[CheckResult],
     max_busy: f64,

@@ -18,13 +18,13 @@ use lab_config::{CellSelector, CheckKind, Comparison};
 use lab_stats::Interval;
 
 /// What the metric must stay below.
-pub enum Limit<'a> {
+pub(super) enum Limit<'a> {
     Number(f64),
     Calibration(&'a CellSelector),
 }
 
 /// A declared `ceiling` check.
-pub struct Ceiling<'a> {
+pub(super) struct Ceiling<'a> {
     pub metric: &'a str,
     pub limit: Limit<'a>,
     pub fraction: f64,
@@ -32,7 +32,7 @@ pub struct Ceiling<'a> {
 }
 
 /// One cell set against its ceiling, as a ratio value / ceiling with its interval.
-pub struct Against<'a> {
+pub(super) struct Against<'a> {
     cell: &'a CellStats,
     ceiling: f64,
     ceiling_label: String,
@@ -40,7 +40,7 @@ pub struct Against<'a> {
 }
 
 /// Every cell judged, those that could not be, the verdict and the cell that decided it.
-pub struct Clearance<'a> {
+pub(super) struct Clearance<'a> {
     judged: Vec<Against<'a>>,
     skipped: Vec<String>,
     verdict: Verdict,

@@ -28,13 +28,13 @@ struct Mismatch {
 }
 
 /// A declared `checksum` check.
-pub struct Checksum<'a> {
+pub(super) struct Checksum<'a> {
     pub metric: &'a str,
     pub reference: Option<&'a str>,
 }
 
 /// The runs that differ from the expected answer, out of those compared.
-pub struct Answers {
+pub(super) struct Answers {
     mismatches: Vec<Mismatch>,
     /// Runs compared.
     answers: usize,

@@ -23,19 +23,19 @@ use lab_config::{CheckClass, Experiment};
 pub const COLD: &str = "no run read from disk while its cell's others did not";
 
 /// Bytes a run may read from block devices and still count as served from the cache: 1 MiB.
-pub const READ_BYTES: u64 = 1 << 20;
+pub(super) const READ_BYTES: u64 = 1 << 20;
 
 /// Major faults a run may take and still count as served from the cache.
-pub const MAJOR_FAULTS: u64 = 10;
+pub(super) const MAJOR_FAULTS: u64 = 10;
 
 /// Whether a run read from disk beyond the allowance.
-pub fn read_from_disk(run: &RunView) -> bool {
+pub(super) fn read_from_disk(run: &RunView) -> bool {
     run.usage.read_bytes.is_some_and(|b| b > READ_BYTES)
         || run.usage.major_faults.is_some_and(|f| f > MAJOR_FAULTS)
 }
 
 /// One cell whose timed runs split into runs that read from disk and runs that did not.
-pub struct Split<'a> {
+pub(super) struct Split<'a> {
     pub label: String,
     pub cold: Vec<&'a RunView>,
     pub warm: Vec<&'a RunView>,
@@ -45,7 +45,7 @@ pub struct Split<'a> {
 
 /// The check's result; `None` when no run recorded what it read (sessions recorded before lab
 /// kept the counters, imported ones): its report does not list the check.
-pub fn cold_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
+pub(super) fn cold_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
     if !analysis.runs.iter().any(|r| r.usage.read_bytes.is_some()) {
         return None;
     }
@@ -63,7 +63,7 @@ pub fn cold_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult>
 
 /// The cell's timed runs split into readers that took longer than every non-reader and the
 /// non-readers; `None` when no reader was slower.
-pub fn split<'a>(label: String, runs: &[&'a RunView]) -> Option<Split<'a>> {
+pub(super) fn split<'a>(label: String, runs: &[&'a RunView]) -> Option<Split<'a>> {
     let (cold, warm): (Vec<&RunView>, Vec<&RunView>) =
         runs.iter().copied().partition(|r| read_from_disk(r));
     let slowest_warm = warm.iter().map(|r| r.wall_s).fold(f64::NAN, f64::max);
@@ -85,7 +85,7 @@ pub fn split<'a>(label: String, runs: &[&'a RunView]) -> Option<Split<'a>> {
 }
 
 /// Fails when some cell split; passes otherwise.
-pub fn decided(splits: &[Split], timed: usize) -> CheckResult {
+pub(super) fn decided(splits: &[Split], timed: usize) -> CheckResult {
     let verdict = if splits.is_empty() {
         Verdict::Pass
     } else {

@@ -11,7 +11,7 @@ use lab_config::format::ratio_bounds;
 use lab_config::{CheckKind, Comparison};
 
 /// A declared `compare` check.
-pub struct Compare<'a> {
+pub(super) struct Compare<'a> {
     pub cells: Named<'a>,
     pub op: Comparison,
     pub factor: f64,

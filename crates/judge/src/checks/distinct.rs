@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 /// A declared `distinct` check: fail (indistinguishable) when a pair's interval lies inside
 /// [1−m, 1+m], pass (distinguishable) when every one lies wholly outside.
-pub struct Distinct<'a> {
+pub(super) struct Distinct<'a> {
     pub metric: &'a str,
     pub along: &'a str,
     pub variant: Option<&'a str>,
@@ -48,7 +48,7 @@ struct Step<'a> {
 }
 
 /// Every adjacent pair and the verdict over those judged.
-pub struct Steps<'a> {
+pub(super) struct Steps<'a> {
     steps: Vec<Step<'a>>,
     judged: usize,
     verdict: Verdict,

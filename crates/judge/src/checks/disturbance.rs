@@ -47,7 +47,7 @@ pub struct Disturbance {
 
 /// What was taken out of two cells whose every run that waited is known undisturbed; the
 /// envelope is the interval of the undisturbed values, `interval`.
-pub fn taken_out(a: &CellStats, b: &CellStats, interval: Interval) -> Option<Disturbance> {
+pub(super) fn taken_out(a: &CellStats, b: &CellStats, interval: Interval) -> Option<Disturbance> {
     let shares = a.slowed.iter().chain(&b.slowed);
     Some(Disturbance {
         envelope: interval,
@@ -62,7 +62,7 @@ pub fn taken_out(a: &CellStats, b: &CellStats, interval: Interval) -> Option<Dis
 
 /// The envelope of the ratio `a / b` over the range the machine leaves each run's value in,
 /// `None` when neither cell has a run the machine slowed.
-pub fn envelope(
+pub(super) fn envelope(
     a: &CellStats,
     b: &CellStats,
     measured: Interval,

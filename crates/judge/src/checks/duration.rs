@@ -7,10 +7,10 @@ use crate::validity::DurationJudgement;
 use lab_config::format::seconds;
 
 /// A declared `duration` check, with what the validity stage found.
-pub struct Duration<'a>(pub &'a DurationJudgement);
+pub(super) struct Duration<'a>(pub &'a DurationJudgement);
 
 /// The validity stage's judgement, decided.
-pub struct Lasted<'a>(&'a DurationJudgement);
+pub(super) struct Lasted<'a>(&'a DurationJudgement);
 
 impl Outcome for Lasted<'_> {
     fn verdict(&self) -> Verdict {

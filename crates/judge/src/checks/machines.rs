@@ -39,7 +39,7 @@ struct CellFinding<'a> {
 
 /// The check's result for a session whose cells ran on several machines; `None` when no cell
 /// of the primary metric did (its report does not list the check).
-pub fn machines_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
+pub(super) fn machines_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
     let primary = exp.primary_metric()?.name.as_str();
     let spanning: Vec<&NodeMedians> = analysis
         .nodes

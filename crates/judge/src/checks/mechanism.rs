@@ -16,14 +16,14 @@ use std::collections::BTreeMap;
 
 /// Fewest runs with both values a correlation is judged on: below, even ρ = ±1 would rest
 /// on a handful of points.
-pub const MIN_POINTS: usize = 6;
+pub(super) const MIN_POINTS: usize = 6;
 
 /// Fewest cells with runs: a relation across cells needs two at least.
-pub const MIN_CELLS: usize = 2;
+pub(super) const MIN_CELLS: usize = 2;
 
 /// A declared `mechanism` check: pass when the whole interval of the signed ρ is at least
 /// `min_rho`, fail when it lies wholly below.
-pub struct Mechanism<'a> {
+pub(super) struct Mechanism<'a> {
     pub metric: &'a str,
     pub with: &'a str,
     pub direction: Direction,
@@ -34,7 +34,7 @@ pub struct Mechanism<'a> {
 type Point = (f64, f64);
 
 /// The correlation found: ρ as measured, its interval, and the decision on the signed ρ.
-pub struct Related {
+pub(super) struct Related {
     rho: f64,
     interval: Interval,
     decision: Decision,

@@ -8,14 +8,14 @@ use lab_config::CellSelector;
 use lab_config::format::{level, ratio_interval, value};
 
 /// The two cells a `compare` or `agree` check names, and the metric it reads.
-pub struct Named<'a> {
+pub(super) struct Named<'a> {
     pub metric: &'a str,
     pub a: &'a CellSelector,
     pub b: &'a CellSelector,
 }
 
 /// Two named cells and the ratio a/b of their medians, judged.
-pub struct Pair<'a> {
+pub(super) struct Pair<'a> {
     pub a: &'a CellStats,
     pub b: &'a CellStats,
     pub decision: Decision,
@@ -25,7 +25,12 @@ pub struct Pair<'a> {
 
 impl<'a> Pair<'a> {
     /// The two cells `a` and `b` select, their ratio judged by `rule`.
-    pub fn judge(cx: &Context<'a>, kind: &str, named: &Named, rule: Rule) -> Result<Self, String> {
+    pub(super) fn judge(
+        cx: &Context<'a>,
+        kind: &str,
+        named: &Named,
+        rule: Rule,
+    ) -> Result<Self, String> {
         let find = |s: &CellSelector| find_cell(cx.cells, s, named.metric);
         let (Some(ca), Some(cb)) = (find(named.a), find(named.b)) else {
             return Err("a named cell has no runs in this session".into());
@@ -39,7 +44,7 @@ impl<'a> Pair<'a> {
     }
 
     /// "a = CELL = VALUE, b = CELL = VALUE; a/b = R [LO, HI] (95% CI)".
-    pub fn side_by_side(&self, unit: &str, ci_level: f64) -> String {
+    pub(super) fn side_by_side(&self, unit: &str, ci_level: f64) -> String {
         let (p, d, iv) = (self, &self.decision, &self.decision.interval);
         format!(
             "a = {} = {}, b = {} = {}; a/b = {} ({} CI)",
@@ -53,7 +58,7 @@ impl<'a> Pair<'a> {
     }
 
     /// The chart's ratio evidence against `threshold`.
-    pub fn chart(&self, threshold: f64, needs: String) -> crate::checks::RatioEvidence {
+    pub(super) fn chart(&self, threshold: f64, needs: String) -> crate::checks::RatioEvidence {
         let level = self.decision.interval.level;
         let (a, b) = (Side::cell(self.a), Side::cell(self.b));
         self.decision.chart(a, b, threshold, needs, level)

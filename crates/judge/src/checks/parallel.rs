@@ -27,13 +27,13 @@ use lab_stats::Interval;
 pub const PARALLEL: &str = "no speed-up beyond the CPUs the runs used";
 
 /// How far a gain may exceed the CPU gain before it is implausible: cache effects.
-pub const ALLOWANCE: f64 = 1.25;
+pub(super) const ALLOWANCE: f64 = 1.25;
 
 /// The share of its wall time the one-thread cell must have run on a CPU or waited for one.
-pub const BUSY: f64 = 0.9;
+pub(super) const BUSY: f64 = 0.9;
 
 /// Parameter names taken for a count of threads or processes.
-pub const THREAD_NAMES: [&str; 8] = [
+pub(super) const THREAD_NAMES: [&str; 8] = [
     "threads",
     "nthreads",
     "workers",
@@ -46,14 +46,14 @@ pub const THREAD_NAMES: [&str; 8] = [
 
 /// A metric walked along a parameter, in one variant or all.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Axis {
+pub(super) struct Axis {
     pub metric: String,
     pub along: String,
     pub variant: Option<String>,
 }
 
 /// Two cells of one series judged.
-pub struct Pair<'a> {
+pub(super) struct Pair<'a> {
     pub low: &'a CellStats,
     pub high: &'a CellStats,
     pub values: (f64, f64),
@@ -65,7 +65,7 @@ pub struct Pair<'a> {
 }
 
 /// Whether a gain with this interval is more than the CPU gain explains.
-pub fn decide(interval: &Interval, cpu_gain: f64) -> Verdict {
+pub(super) fn decide(interval: &Interval, cpu_gain: f64) -> Verdict {
     if interval.lo > cpu_gain * ALLOWANCE {
         Verdict::Fail
     } else {
@@ -75,7 +75,7 @@ pub fn decide(interval: &Interval, cpu_gain: f64) -> Verdict {
 
 /// The axes to judge: every `scaling` check's, then the primary metric along each
 /// thread-like parameter of two values or more.
-pub fn axes(exp: &Experiment) -> Vec<Axis> {
+pub(super) fn axes(exp: &Experiment) -> Vec<Axis> {
     let mut axes: Vec<Axis> = exp
         .checks
         .iter()
@@ -109,7 +109,7 @@ pub fn axes(exp: &Experiment) -> Vec<Axis> {
 }
 
 /// The median CPUs a cell's valid runs kept busy, where recorded.
-pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
+pub(super) fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
     let mut cpus: Vec<f64> = analysis
         .runs
         .iter()
@@ -126,7 +126,7 @@ pub fn cpus_used(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
 /// The median share of its wall time a cell's valid runs either ran on a CPU or waited for
 /// one others had: 1 for one thread that always wanted a CPU, on a busy machine as on a quiet
 /// one.
-pub fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
+pub(super) fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
     let mut demand: Vec<f64> = analysis
         .runs
         .iter()
@@ -141,7 +141,7 @@ pub fn cpu_demand(cell: &CellStats, analysis: &Analysis) -> Option<f64> {
 }
 
 /// Every judged pair of `axis`'s series: one thread against each higher value.
-pub fn pairs<'a>(exp: &Experiment, analysis: &'a Analysis, axis: &Axis) -> Vec<Pair<'a>> {
+pub(super) fn pairs<'a>(exp: &Experiment, analysis: &'a Analysis, axis: &Axis) -> Vec<Pair<'a>> {
     let Some(metric) = exp.metric(&axis.metric) else {
         return Vec::new();
     };
@@ -204,7 +204,10 @@ fn pair<'a>(
 }
 
 /// The check's result and the axes whose series failed; `None` when no pair could be judged.
-pub fn parallel_result(exp: &Experiment, analysis: &Analysis) -> Option<(CheckResult, Vec<Axis>)> {
+pub(super) fn parallel_result(
+    exp: &Experiment,
+    analysis: &Analysis,
+) -> Option<(CheckResult, Vec<Axis>)> {
     let mut judged: Vec<(Axis, Pair)> = Vec::new();
     for axis in axes(exp) {
         for p in pairs(exp, analysis, &axis) {

@@ -26,16 +26,16 @@ pub const PERIODIC: &str = "no cell's iterations slow down periodically";
 
 /// The family-wise error rate across the cells tested: a failure marks hypotheses untrusted,
 /// so the check asks for strong evidence.
-pub const ALPHA: f64 = 0.001;
+pub(super) const ALPHA: f64 = 0.001;
 
 /// How much slower a periodic cell's slow iterations must be than its others to fail.
-pub const MIN_SLOWDOWN: f64 = 1.1;
+pub(super) const MIN_SLOWDOWN: f64 = 1.1;
 
 /// Cells named in a reading before "and N more".
 const NAMED_CELLS: usize = 3;
 
 /// One cell's series of a timed metric, with what the check needs to know of the metric.
-pub struct Series<'a> {
+pub(super) struct Series<'a> {
     pub cell: &'a CellStats,
     /// Slow iterations are high values (times), or low ones (rates).
     pub lower_is_better: bool,
@@ -44,7 +44,7 @@ pub struct Series<'a> {
 }
 
 /// One cell's judged runs (indices into its runs) and their tests, combined.
-pub struct Tested<'a> {
+pub(super) struct Tested<'a> {
     pub series: &'a Series<'a>,
     pub runs: Vec<(usize, PeriodTest)>,
     pub p_value: f64,
@@ -54,7 +54,7 @@ pub struct Tested<'a> {
 
 /// What a periodic cell's clearest run shows, folded at its period.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Slowdown {
+pub(super) struct Slowdown {
     /// In iterations.
     pub period: f64,
     /// In seconds, where the values are times per iteration.
@@ -66,7 +66,7 @@ pub struct Slowdown {
 }
 
 /// Every tested cell, the periodic ones, the runs left out, and the longest series.
-pub struct Judgement<'a> {
+pub(super) struct Judgement<'a> {
     pub tested: Vec<Tested<'a>>,
     /// Periodic after Holm, each with what its clearest run shows (`None` where its fold found
     /// no slow phase).
@@ -78,7 +78,7 @@ pub struct Judgement<'a> {
 }
 
 /// The check's result; `None` when no run prints a series of a timed metric.
-pub fn periodic_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
+pub(super) fn periodic_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
     let series: Vec<Series> = analysis
         .cells
         .iter()
@@ -107,7 +107,7 @@ fn series_of<'a>(exp: &Experiment, cell: &'a CellStats) -> Option<Series<'a>> {
 }
 
 /// Tests every series, adjusts across cells, and describes the periodic ones.
-pub fn judge<'a>(series: &'a [Series<'a>]) -> Judgement<'a> {
+pub(super) fn judge<'a>(series: &'a [Series<'a>]) -> Judgement<'a> {
     use rayon::prelude::*;
     let mut tested: Vec<Tested> = series.par_iter().filter_map(test_cell).collect();
     let adjusted = holm(&tested.iter().map(|t| t.p_value).collect::<Vec<_>>());
@@ -228,7 +228,7 @@ impl Judgement<'_> {
 
 /// The result of a judgement: fails when a periodic cell's slow iterations are
 /// [`MIN_SLOWDOWN`] slower, and names the runs of such cells.
-pub fn decided(j: &Judgement) -> CheckResult {
+pub(super) fn decided(j: &Judgement) -> CheckResult {
     let verdict = j.verdict();
     let reading = match verdict {
         Verdict::Fail => failing_reading(&j.failing()),
@@ -253,7 +253,7 @@ pub fn decided(j: &Judgement) -> CheckResult {
 }
 
 /// "every 5.4 iterations (about 11.8 ms): 18.0% of them are 1.60× slower".
-pub fn describe(s: &Slowdown) -> String {
+pub(super) fn describe(s: &Slowdown) -> String {
     let about = s
         .period_s
         .map(|t| format!(" (about {})", value(t * 1e3, "ms")))

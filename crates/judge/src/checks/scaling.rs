@@ -12,7 +12,7 @@ use lab_config::format::{ratio_bounds, ratio_interval};
 use lab_config::{CheckKind, Comparison};
 
 /// A declared `scaling` check: each series must reach the factor (last / first ≥ factor).
-pub struct Scaling<'a> {
+pub(super) struct Scaling<'a> {
     pub metric: &'a str,
     pub along: &'a str,
     pub variant: Option<&'a str>,
@@ -21,14 +21,14 @@ pub struct Scaling<'a> {
 }
 
 /// One series judged: its end cells and the ratio last / first.
-pub struct Series<'a> {
+pub(super) struct Series<'a> {
     first: &'a CellStats,
     last: &'a CellStats,
     decision: Decision,
 }
 
 /// Every series judged, those that could not be, and the verdict over them.
-pub struct Grown<'a> {
+pub(super) struct Grown<'a> {
     judged: Vec<Series<'a>>,
     skipped: Vec<String>,
     verdict: Verdict,

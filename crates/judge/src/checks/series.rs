@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 /// The cells of `metric` (of `variant` only, when given) grouped by everything but `along`,
 /// each series ordered as `along`'s values are declared. Series come in plan order.
-pub fn along<'a>(
+pub(super) fn along<'a>(
     exp: &Experiment,
     cells: &'a [CellStats],
     metric: &str,

@@ -26,7 +26,7 @@ use lab_stats::{self as stats, DipTest};
 const DIP_MIN_RUNS: usize = 4;
 
 /// What a `stable` check allows.
-pub struct Limits<'a> {
+pub(super) struct Limits<'a> {
     pub max_cv: f64,
     pub by_variant: &'a std::collections::BTreeMap<String, f64>,
     pub mode_gap: f64,
@@ -59,7 +59,7 @@ struct Judged<'a> {
 /// Coefficient of variation with the n−1 standard deviation; `None` under two values or a
 /// non-positive mean. The CV does not depend on scale, so values are divided by the largest
 /// magnitude first: sums of values near `f64::MAX` cannot overflow to infinity.
-pub fn cv(xs: &[f64]) -> Option<f64> {
+pub(super) fn cv(xs: &[f64]) -> Option<f64> {
     let scale = xs.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
     if scale.is_finite() && scale > 0.0 {
         let scaled: Vec<f64> = xs.iter().map(|x| x / scale).collect();
@@ -79,14 +79,14 @@ fn cv_unscaled(xs: &[f64]) -> Option<f64> {
 }
 
 /// A declared `stable` check.
-pub struct Stable<'a> {
+pub(super) struct Stable<'a> {
     pub metric: &'a str,
     pub limits: Limits<'a>,
     pub unit: &'a str,
 }
 
 /// Every cell judged, the verdict, and the cell the evidence names.
-pub struct Spread<'a> {
+pub(super) struct Spread<'a> {
     judged: Vec<Judged<'a>>,
     verdict: Verdict,
     /// The failing (else bimodal, else most spread) cell.
@@ -288,7 +288,7 @@ fn beyond_steps(d: &DipTest, step: Step) -> bool {
 }
 
 /// How far apart two modes are: the higher median over the lower, less one.
-pub fn modes_gap(d: &DipTest) -> f64 {
+pub(super) fn modes_gap(d: &DipTest) -> f64 {
     let medians: Vec<f64> = d.modes.iter().map(|m| m.median).collect();
     let (lo, hi) = medians
         .iter()

@@ -23,7 +23,7 @@ const NAMED_GROUPS: usize = 4;
 /// What one run shows about `within`. Iterations count from the run's first printed value,
 /// the metric's declared `warmup_iterations` included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     /// Its steady segment starts at this iteration, within the limit.
     Settled(usize),
     /// Its steady segment starts at this iteration, beyond the limit.
@@ -53,7 +53,7 @@ impl Outcome {
 
 /// One run's outcome, with the names the reading gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
+pub(super) struct RunOutcome {
     pub run: String,
     pub cell: String,
     pub outcome: Outcome,
@@ -63,13 +63,13 @@ pub struct RunOutcome {
 /// apart from a late change: past the declared `skip`, the steady start must fall before the
 /// final quarter (Barrett et al. 2017 §4.3), and the classification needs
 /// [`MIN_ITERATIONS_FOR_STEADY_STATE`].
-pub fn needed_iterations(skip: usize, within: usize) -> usize {
+pub(super) fn needed_iterations(skip: usize, within: usize) -> usize {
     let classified = within.saturating_sub(skip) * 4 / 3 + 1;
     skip + classified.max(MIN_ITERATIONS_FOR_STEADY_STATE)
 }
 
 /// The outcome of one classified run whose metric skipped `skip` declared warm-up iterations.
-pub fn judge_run(record: &RunSteadiness, skip: usize, within: usize) -> Outcome {
+pub(super) fn judge_run(record: &RunSteadiness, skip: usize, within: usize) -> Outcome {
     let printed = skip + record.iterations;
     if record.iterations < MIN_ITERATIONS_FOR_STEADY_STATE {
         return Outcome::TooShort(printed);
@@ -85,13 +85,13 @@ pub fn judge_run(record: &RunSteadiness, skip: usize, within: usize) -> Outcome 
 }
 
 /// A declared `steady` check.
-pub struct Steady<'a> {
+pub(super) struct Steady<'a> {
     pub metric: &'a str,
     pub within: usize,
 }
 
 /// Every run's outcome and the verdict over them.
-pub struct Settling {
+pub(super) struct Settling {
     outcomes: Vec<RunOutcome>,
     /// The declared warm-up iterations of the metric.
     skip: usize,
@@ -184,7 +184,11 @@ impl<'a> Check<'a> for Steady<'_> {
 impl Steady<'_> {
     /// The verdict over every judged run: any failure fails; with none, runs too short to tell
     /// make it inconclusive, or not run when no run could be told.
-    pub fn settle(&self, outcomes: Vec<RunOutcome>, skip: usize) -> Result<Settling, String> {
+    pub(super) fn settle(
+        &self,
+        outcomes: Vec<RunOutcome>,
+        skip: usize,
+    ) -> Result<Settling, String> {
         if outcomes.is_empty() {
             return Err(format!(
                 "no valid run reported `{}`; the check needs runs printing at least {} \

@@ -10,7 +10,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The numbers of runs per side the minimum detectable effect is given at, as multiples of
 /// the planned number.
-pub const MDE_MULTIPLES: [usize; 3] = [1, 2, 4];
+pub(super) const MDE_MULTIPLES: [usize; 3] = [1, 2, 4];
 
 /// An A/A session read as the noise floor of an experiment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -76,7 +76,7 @@ fn run_values(cell: &CellStats) -> Vec<f64> {
 }
 
 /// Pooled within-side spread of two cells' run values: σ of their logs, and the CV.
-pub fn spread(a: &CellStats, b: &CellStats) -> (Option<f64>, Option<f64>) {
+pub(super) fn spread(a: &CellStats, b: &CellStats) -> (Option<f64>, Option<f64>) {
     let (va, vb) = (run_values(a), run_values(b));
     let logs = |v: &[f64]| variance(&v.iter().map(|x| x.ln()).collect::<Vec<_>>());
     let cv2 = |v: &[f64]| {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// Adds each derived metric's value to `values` (what the run printed), in dependency order,
 /// reading lab's own measurements from `measured`; returns why a run has none where it must
 /// have one.
-pub fn derive(
+pub(super) fn derive(
     exp: &Experiment,
     values: &mut BTreeMap<String, Vec<String>>,
     measured: &[(&str, Measured)],

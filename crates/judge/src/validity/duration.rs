@@ -23,7 +23,7 @@ pub struct DurationJudgement {
 }
 
 /// Judges every measured run and marks invalid those that missed the requested duration.
-pub fn judge(
+pub(super) fn judge(
     spec_index: usize,
     spec: &CheckSpec,
     expect: &str,

@@ -10,7 +10,7 @@ use lab_store::{Found, JsonLine, Line, LogRef, MAX_LINE, Unusable, read_lines};
 
 /// What one pass over a run's stdout found.
 #[derive(Debug, Default)]
-pub struct Printed {
+pub(super) struct Printed {
     /// The lines that may echo the run's configuration, bounded.
     pub config: String,
     /// The first value lab cannot use of each JSON metric that printed one: the metric's
@@ -32,7 +32,7 @@ struct Wanted<'a> {
 
 /// Reads the stdout at `path` once, looking for the values of `metrics` lab cannot use and
 /// for the first line each of `locate` appears on.
-pub fn read(log: &LogRef, metrics: &[Metric], locate: &[String]) -> Printed {
+pub(super) fn read(log: &LogRef, metrics: &[Metric], locate: &[String]) -> Printed {
     let wanted: Vec<Wanted> = metrics.iter().filter_map(wanted).collect();
     let mut printed = Printed {
         located: vec![None; locate.len()],
@@ -92,7 +92,7 @@ impl Printed {
 }
 
 /// The values to locate: those `found` says are not numbers, in order.
-pub fn to_locate(found: &[Problem]) -> Vec<String> {
+pub(super) fn to_locate(found: &[Problem]) -> Vec<String> {
     found
         .iter()
         .filter_map(|p| match p {
@@ -106,7 +106,7 @@ pub fn to_locate(found: &[Problem]) -> Vec<String> {
 /// that printed an unusable value (or whose value may have been on a line lab skipped) is
 /// reported as that; an unusable value of a metric that printed others is reported too; a
 /// value that is not a number gets its line.
-pub fn explain(found: &mut Vec<Problem>, printed: &Printed, metrics: &[Metric]) {
+pub(super) fn explain(found: &mut Vec<Problem>, printed: &Printed, metrics: &[Metric]) {
     let mut lines = printed.located.iter();
     let mut missing = Vec::new();
     for problem in found.iter_mut() {

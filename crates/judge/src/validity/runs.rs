@@ -531,7 +531,7 @@ fn run_view(
 
 /// Whether the run was recorded with the busy-machine guard on: a `max_busy` of 100% turns it
 /// off, and what the machine did to the run is then recorded but not weighed.
-pub fn guarded(row: &RunRow, exp: &Experiment) -> bool {
+pub(super) fn guarded(row: &RunRow, exp: &Experiment) -> bool {
     row.busy_limit.unwrap_or(exp.max_busy) < 1.0
 }
 

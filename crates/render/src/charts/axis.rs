@@ -13,7 +13,7 @@ use super::style::TICK;
 const TICK_GAP: f64 = 8.0;
 
 /// A value axis: ticks, the padded range they sit in, and the step between ticks.
-pub struct ValueAxis {
+pub(super) struct ValueAxis {
     pub ticks: Vec<f64>,
     pub range: (f64, f64),
     pub step: f64,
@@ -21,12 +21,12 @@ pub struct ValueAxis {
 
 impl ValueAxis {
     /// About six nice ticks enclosing `[lo, hi]`.
-    pub fn new(lo: f64, hi: f64) -> ValueAxis {
+    pub(super) fn new(lo: f64, hi: f64) -> ValueAxis {
         ValueAxis::with_target(lo, hi, 6)
     }
 
     /// About `target` nice ticks enclosing `[lo, hi]`.
-    pub fn with_target(lo: f64, hi: f64, target: usize) -> ValueAxis {
+    pub(super) fn with_target(lo: f64, hi: f64, target: usize) -> ValueAxis {
         let (ticks, step) = nice_ticks(lo, hi, target);
         let (first, last) = (ticks[0], ticks[ticks.len() - 1]);
         ValueAxis {
@@ -36,18 +36,18 @@ impl ValueAxis {
         }
     }
 
-    pub fn coord(&self) -> Ticked<RangedCoordf64> {
+    pub(super) fn coord(&self) -> Ticked<RangedCoordf64> {
         Ticked::new(self.range.0..self.range.1, self.ticks.clone())
     }
 
     /// The label of tick `v`: exactly its value, with the axis's one SI prefix.
-    pub fn label(&self, v: f64) -> String {
+    pub(super) fn label(&self, v: f64) -> String {
         let largest = self.ticks.iter().fold(0.0f64, |m, t| m.max(t.abs()));
         lab_config::format::axis_label(v, largest, self.step)
     }
 
     /// Room for the tick labels plus the rotated axis title.
-    pub fn label_area(&self) -> i32 {
+    pub(super) fn label_area(&self) -> i32 {
         let widest = self
             .ticks
             .iter()
@@ -59,7 +59,7 @@ impl ValueAxis {
 
 /// Ticks along an axis and how their labels are written; every label is exactly its
 /// tick's value.
-pub struct Ticks {
+pub(super) struct Ticks {
     pub values: Vec<f64>,
     labels: Labels,
 }
@@ -73,7 +73,7 @@ enum Labels {
 
 impl Ticks {
     /// Ticks `step` apart, labelled alike (`0`, `0.5`, `1.0`).
-    pub fn even(values: Vec<f64>, step: f64) -> Ticks {
+    pub(super) fn even(values: Vec<f64>, step: f64) -> Ticks {
         let largest = values.iter().fold(0.0f64, |m, t| m.max(t.abs()));
         Ticks {
             values,
@@ -82,14 +82,14 @@ impl Ticks {
     }
 
     /// Ticks at arbitrary values, each labelled with exactly its value (`0.5`, `1.5`, `16`).
-    pub fn exact(values: Vec<f64>) -> Ticks {
+    pub(super) fn exact(values: Vec<f64>) -> Ticks {
         Ticks {
             values,
             labels: Labels::Exact,
         }
     }
 
-    pub fn label(&self, v: f64) -> String {
+    pub(super) fn label(&self, v: f64) -> String {
         match self.labels {
             Labels::Even { largest, step } => lab_config::format::axis_label(v, largest, step),
             Labels::Exact => exact_label(v),
@@ -98,7 +98,7 @@ impl Ticks {
 
     /// Keeps, left to right, the ticks whose labels clear the last kept label by a gap,
     /// so labels never overlap however narrow the axis; `px` maps a value to its pixel.
-    pub fn spaced(self, px: impl Fn(f64) -> f64) -> Ticks {
+    pub(super) fn spaced(self, px: impl Fn(f64) -> f64) -> Ticks {
         let mut kept = Vec::new();
         let mut last_end = f64::NEG_INFINITY;
         for v in &self.values {
@@ -117,13 +117,13 @@ impl Ticks {
 }
 
 /// `v` written exactly, with the SI prefix its own size calls for: `0.5`, `1.5`, `16`, `100k`.
-pub fn exact_label(v: f64) -> String {
+pub(super) fn exact_label(v: f64) -> String {
     lab_config::format::axis_label(v, v.abs(), v.abs())
 }
 
 /// Maps values in `[lo, hi]` to pixels `0..width` on a linear or logarithmic axis, to
 /// judge label spacing before the chart is built.
-pub fn pixel_scale(lo: f64, hi: f64, width: f64, log: bool) -> impl Fn(f64) -> f64 {
+pub(super) fn pixel_scale(lo: f64, hi: f64, width: f64, log: bool) -> impl Fn(f64) -> f64 {
     let f = move |v: f64| if log { v.ln() } else { v };
     let (a, b) = (f(lo), f(hi));
     move |v| {
@@ -136,7 +136,7 @@ pub fn pixel_scale(lo: f64, hi: f64, width: f64, log: bool) -> impl Fn(f64) -> f
 }
 
 /// Smallest and largest finite value, or `None` when there is none.
-pub fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+pub(super) fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = values
         .into_iter()
         .filter(|v| v.is_finite())
@@ -147,7 +147,7 @@ pub fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
 }
 
 /// Powers of two spanning `[min, max]`, thinned to about eight.
-pub fn log2_ticks(min: f64, max: f64) -> Vec<f64> {
+pub(super) fn log2_ticks(min: f64, max: f64) -> Vec<f64> {
     let (a, b) = (min.log2().floor() as i32, max.log2().ceil() as i32);
     let every = ((b - a) / 8).max(1) as usize;
     (a..=b).step_by(every).map(|e| 2f64.powi(e)).collect()
@@ -156,7 +156,7 @@ pub fn log2_ticks(min: f64, max: f64) -> Vec<f64> {
 /// "Nice" linear ticks (1, 2, 5 × 10^k) covering `[lo, hi]`, about `target` of them.
 /// Steps of 2.5 are left out: their ticks (125) need one more digit than the step suggests.
 /// Returns the ticks and the step; the first and last tick enclose the range.
-pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> (Vec<f64>, f64) {
+pub(super) fn nice_ticks(lo: f64, hi: f64, target: usize) -> (Vec<f64>, f64) {
     let (lo, hi) = if hi > lo {
         (lo, hi)
     } else {
@@ -184,7 +184,7 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> (Vec<f64>, f64) {
 
 /// Widens `[lo, hi]` by 2.5% each side so marks on the extreme ticks (a median
 /// of 0.2 on a 0-based axis) are not drawn over the axis line.
-pub fn pad_range(lo: f64, hi: f64) -> (f64, f64) {
+pub(super) fn pad_range(lo: f64, hi: f64) -> (f64, f64) {
     let pad = (hi - lo) * 0.025;
     (lo - pad, hi + pad)
 }
@@ -197,7 +197,7 @@ fn clean(v: f64) -> f64 {
 
 /// Ticks for a logarithmic axis over `[lo, hi]` (both > 0): the coarsest of
 /// 1–10, 1–2–5, 1–1.5–2–3–5–7 or a fine 1.1…9 ladder per decade giving ≥ 4 ticks.
-pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     const LADDERS: [&[f64]; 4] = [
         &[1.0],
         &[1.0, 2.0, 5.0],
@@ -243,13 +243,13 @@ fn ladder_ticks(ladder: &[f64], lo: f64, hi: f64) -> Vec<f64> {
 
 /// An f64 axis with ticks exactly where we put them. plotters' `WithKeyPoints`
 /// loses the default label formatting of linear f64 axes, hence this wrapper.
-pub struct Ticked<R> {
+pub(super) struct Ticked<R> {
     inner: R,
     ticks: Vec<f64>,
 }
 
 impl<R: Ranged<ValueType = f64>> Ticked<R> {
-    pub fn new(inner: impl Into<R>, ticks: Vec<f64>) -> Self {
+    pub(super) fn new(inner: impl Into<R>, ticks: Vec<f64>) -> Self {
         Ticked {
             inner: inner.into(),
             ticks,

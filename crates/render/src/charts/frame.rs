@@ -14,19 +14,19 @@ const TITLE_PAD: i32 = 9;
 /// Left and right margin the title keeps from the canvas edges.
 const TITLE_MARGIN: i32 = 12;
 /// Height of the plot (axes included) in the narrow rendition.
-pub const NARROW_PLOT: i32 = 300;
+pub(super) const NARROW_PLOT: i32 = 300;
 /// Room between the plot and a legend under it.
 const LEGEND_GAP: i32 = 4;
 
 /// A chart title, wrapped to two lines across the canvas.
-pub struct Title {
+pub(super) struct Title {
     full: String,
     fitted: Fitted,
     width: i32,
 }
 
 impl Title {
-    pub fn new(title: &str, size: Size) -> Title {
+    pub(super) fn new(title: &str, size: Size) -> Title {
         let width = size.width() as i32;
         let room = f64::from(width - 2 * TITLE_MARGIN);
         Title {
@@ -37,11 +37,11 @@ impl Title {
     }
 
     /// Pixels the title takes at the top of the canvas.
-    pub fn height(&self) -> i32 {
+    pub(super) fn height(&self) -> i32 {
         2 * TITLE_PAD + self.fitted.line_count() as i32 * TITLE.line_height()
     }
 
-    pub fn draw(&self, overlay: &mut Overlay) {
+    pub(super) fn draw(&self, overlay: &mut Overlay) {
         let first_line = TITLE_PAD + TITLE.line_height() / 2;
         overlay.text(
             Text::fitted(
@@ -57,7 +57,7 @@ impl Title {
 }
 
 /// Where the title, plot and legend of a chart with a legend go on the canvas.
-pub struct Framed {
+pub(super) struct Framed {
     pub width: u32,
     pub height: u32,
     title: Title,
@@ -69,7 +69,7 @@ pub struct Framed {
 
 impl Framed {
     /// Lays out a chart whose legend lists `names`.
-    pub fn new(size: Size, title: &str, names: &[&str]) -> Framed {
+    pub(super) fn new(size: Size, title: &str, names: &[&str]) -> Framed {
         let title = Title::new(title, size);
         let top = title.height();
         let width = size.width() as i32;
@@ -102,19 +102,19 @@ impl Framed {
     }
 
     /// The part of `root` the plot (with its axes) is drawn in.
-    pub fn plot_area<'a>(&self, root: &Area<'a>) -> Area<'a> {
+    pub(super) fn plot_area<'a>(&self, root: &Area<'a>) -> Area<'a> {
         let (x, y, w, h) = self.plot;
         root.clone()
             .shrink((x, y), (w.max(1) as u32, h.max(1) as u32))
     }
 
     /// Width of the plot's area, axes included.
-    pub fn plot_width(&self) -> i32 {
+    pub(super) fn plot_width(&self) -> i32 {
         self.plot.2
     }
 
     /// Draws the title and the legend.
-    pub fn draw(
+    pub(super) fn draw(
         &self,
         root: &Area<'_>,
         overlay: &mut Overlay,
@@ -126,13 +126,13 @@ impl Framed {
 }
 
 /// The plotting rectangle of a chart in canvas pixels (inside the axes).
-pub struct PlotBox {
+pub(super) struct PlotBox {
     pub x: Range<i32>,
     pub y: Range<i32>,
 }
 
 impl PlotBox {
-    pub fn of(range: (Range<i32>, Range<i32>)) -> PlotBox {
+    pub(super) fn of(range: (Range<i32>, Range<i32>)) -> PlotBox {
         PlotBox {
             x: range.0,
             y: range.1,
@@ -140,7 +140,7 @@ impl PlotBox {
     }
 
     /// Writes the x axis title under the tick labels, shortened to the plot's width.
-    pub fn x_title(&self, overlay: &mut Overlay, title: &str) {
+    pub(super) fn x_title(&self, overlay: &mut Overlay, title: &str) {
         let room = f64::from(self.x.end - self.x.start);
         let fitted = text::fit(title, LABEL, room, 1);
         let at = ((self.x.start + self.x.end) / 2, self.y.end + 33);
@@ -149,7 +149,7 @@ impl PlotBox {
 
     /// Writes the y axis title, turned to read upwards, at the left edge of the
     /// `label_area` pixels left of the plot; shortened to the plot's height.
-    pub fn y_title(&self, overlay: &mut Overlay, title: &str, label_area: i32) {
+    pub(super) fn y_title(&self, overlay: &mut Overlay, title: &str, label_area: i32) {
         let room = f64::from(self.y.end - self.y.start);
         let fitted = text::fit(title, LABEL, room, 1);
         let at = (
@@ -166,7 +166,7 @@ impl PlotBox {
 
 /// Renders a titled placeholder when nothing in the input can be plotted, so a
 /// report page shows why the chart is empty instead of failing.
-pub fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartError> {
+pub(super) fn empty_chart(title: &str, why: &str, size: Size) -> Result<String, ChartError> {
     let heading = Title::new(title, size);
     let height = heading.height() + 100;
     points::render(size.width(), height as u32, |_| {

@@ -10,7 +10,7 @@ use super::style::{self, LEGEND, Marker};
 use super::text::{self, Align, Anchor, Fitted, Text};
 
 /// One legend entry: a series name with its colour and marker.
-pub struct LegendEntry<'a> {
+pub(super) struct LegendEntry<'a> {
     pub name: &'a str,
     pub color: RGBColor,
     pub marker: Marker,
@@ -29,12 +29,12 @@ const SPACING: i32 = 18;
 /// Height of a one-line entry.
 const ROW: i32 = 22;
 /// Longest name a legend column shows on one line before wrapping it, in pixels.
-pub const COLUMN_TEXT: f64 = 170.0;
+pub(super) const COLUMN_TEXT: f64 = 170.0;
 /// Lines a name may take.
 const MAX_LINES: usize = 2;
 
 /// Entries placed relative to the legend's top-left corner, and the room they take.
-pub struct Legend {
+pub(super) struct Legend {
     items: Vec<Placed>,
     pub width: i32,
     pub height: i32,
@@ -48,7 +48,7 @@ struct Placed {
 
 impl Legend {
     /// One entry per row, names wrapped at `max_text` pixels: the legend beside a plot.
-    pub fn column(names: &[&str], max_text: f64) -> Legend {
+    pub(super) fn column(names: &[&str], max_text: f64) -> Legend {
         let fitted: Vec<Fitted> = names
             .iter()
             .map(|n| text::fit(n, LEGEND, max_text, MAX_LINES))
@@ -70,7 +70,7 @@ impl Legend {
 
     /// Entries side by side, starting a new row when the next would pass `width`: the
     /// legend under a plot. A name that needs two lines takes a row of its own.
-    pub fn rows(names: &[&str], width: i32) -> Legend {
+    pub(super) fn rows(names: &[&str], width: i32) -> Legend {
         let room = width - 2 * PAD;
         let max_text = f64::from(room - SAMPLE - GAP);
         let mut items = Vec::new();
@@ -113,7 +113,7 @@ impl Legend {
 
     /// Draws the entries with the legend's top-left corner at `origin` (canvas pixels):
     /// samples through plotters, names into `overlay`.
-    pub fn draw(
+    pub(super) fn draw(
         &self,
         root: &Area<'_>,
         overlay: &mut Overlay,

@@ -59,7 +59,7 @@ const BOLD_EXTRA: [(char, u16); 10] = [
 ];
 
 /// Width in pixels of `text` set at `px` pixels, bold or not.
-pub fn width(text: &str, px: f64, bold: bool) -> f64 {
+pub(super) fn width(text: &str, px: f64, bold: bool) -> f64 {
     let units: u32 = text.chars().map(|c| u32::from(units(c, bold))).sum();
     f64::from(units) * px / 1000.0
 }

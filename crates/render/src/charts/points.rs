@@ -17,12 +17,12 @@ use super::style;
 use super::text::Text;
 
 /// The drawing surface every chart draws on.
-pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Shape of the marks in a point path: round-capped zero-length segments (dots)
 /// or butt-capped segments one diameter long (squares).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cap {
+pub(super) enum Cap {
     Round,
     Square,
 }
@@ -48,7 +48,7 @@ struct Segment {
 /// Elements appended after plotters has written its SVG, in this order:
 /// point paths, then segments, then text.
 #[derive(Default)]
-pub struct Overlay {
+pub(super) struct Overlay {
     paths: Vec<PointPath>,
     segments: Vec<Segment>,
     texts: Vec<Text>,
@@ -56,7 +56,7 @@ pub struct Overlay {
 
 impl Overlay {
     /// Starts a new point series; subsequent [`Overlay::point`] calls go into it.
-    pub fn begin_series(&mut self, color: RGBColor, diameter: u32, opacity: f64) {
+    pub(super) fn begin_series(&mut self, color: RGBColor, diameter: u32, opacity: f64) {
         self.paths.push(PointPath {
             color,
             cap: Cap::Round,
@@ -68,14 +68,14 @@ impl Overlay {
     }
 
     /// Sets the cap (dot or square) of the current series; a second cue besides colour.
-    pub fn set_cap(&mut self, cap: Cap) {
+    pub(super) fn set_cap(&mut self, cap: Cap) {
         if let Some(path) = self.paths.last_mut() {
             path.cap = cap;
         }
     }
 
     /// Adds a point at backend pixel `p` to the current series (dropping exact duplicates).
-    pub fn point(&mut self, p: (i32, i32)) {
+    pub(super) fn point(&mut self, p: (i32, i32)) {
         if let Some(path) = self.paths.last_mut()
             && path.seen.insert(p)
         {
@@ -84,7 +84,13 @@ impl Overlay {
     }
 
     /// Adds a line segment drawn on top of the points.
-    pub fn segment(&mut self, from: (i32, i32), to: (i32, i32), color: RGBColor, width: u32) {
+    pub(super) fn segment(
+        &mut self,
+        from: (i32, i32),
+        to: (i32, i32),
+        color: RGBColor,
+        width: u32,
+    ) {
         self.segments.push(Segment {
             from,
             to,
@@ -94,13 +100,13 @@ impl Overlay {
     }
 
     /// Adds a block of text, drawn above everything else; it is escaped on output.
-    pub fn text(&mut self, text: Text) {
+    pub(super) fn text(&mut self, text: Text) {
         self.texts.push(text);
     }
 
     /// Number of point marks that will be drawn (after pixel deduplication).
     #[cfg(test)]
-    pub fn mark_count(&self) -> usize {
+    pub(super) fn mark_count(&self) -> usize {
         self.paths.iter().map(|p| p.order.len()).sum()
     }
 
@@ -208,13 +214,13 @@ impl PointPath {
 }
 
 /// Point marks a chart draws one per pixel; beyond, points merge on a coarser grid.
-pub const MAX_MARKS: usize = 12_000;
+pub(super) const MAX_MARKS: usize = 12_000;
 /// The coarsest grid points merge on.
 const MAX_GRID_PX: i32 = 12;
 
 /// Deterministic jitter: the golden-ratio sequence spreads runs evenly across
 /// `width` pixels whatever their count, with no RNG (output stays byte-identical).
-pub fn jitter(index: usize, width: i32) -> i32 {
+pub(super) fn jitter(index: usize, width: i32) -> i32 {
     if width <= 0 {
         return 0;
     }
@@ -224,7 +230,7 @@ pub fn jitter(index: usize, width: i32) -> i32 {
 
 /// Renders a `width`×`height` SVG: `draw` paints through plotters and returns
 /// the overlay, which is appended once plotters has closed its document.
-pub fn render<F>(width: u32, height: u32, draw: F) -> Result<String, ChartError>
+pub(super) fn render<F>(width: u32, height: u32, draw: F) -> Result<String, ChartError>
 where
     F: FnOnce(&Area<'_>) -> Result<Overlay, ChartError>,
 {
@@ -250,7 +256,7 @@ fn insert_before_close(mut svg: String, extra: &str) -> Result<String, ChartErro
 
 /// Point marks in an SVG: one `M` per mark inside the point paths (for tests).
 #[cfg(test)]
-pub fn count_marks(svg: &str) -> usize {
+pub(super) fn count_marks(svg: &str) -> usize {
     svg.lines()
         .filter(|l| l.contains("stroke-linecap="))
         .map(|l| l.matches('M').count())
@@ -261,7 +267,7 @@ pub fn count_marks(svg: &str) -> usize {
 /// `viewBox` matching the canvas, and no text smaller than the tick font (for tests). (A wide
 /// strip chart of many cells grows wider than [`style::WIDTH`] to keep its columns apart.)
 #[cfg(test)]
-pub fn assert_rendition(svg: &str, size: style::Size) {
+pub(super) fn assert_rendition(svg: &str, size: style::Size) {
     let head = &svg[..svg.find('>').expect("an <svg> tag")];
     let attr = |name: &str| -> String {
         let start = head.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;

@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use plotters::style::RGBColor;
 
 use super::style;
-pub use super::style::Face;
+pub(super) use super::style::Face;
 
 /// Text broken into lines that fit a width.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fitted {
+pub(super) struct Fitted {
     pub lines: Vec<String>,
     /// Whether words were left out: the full text then belongs in a tooltip.
     pub shortened: bool,
@@ -18,19 +18,19 @@ pub struct Fitted {
 
 impl Fitted {
     /// One line exactly as given (for text that needs no fitting).
-    pub fn single(text: &str) -> Fitted {
+    pub(super) fn single(text: &str) -> Fitted {
         Fitted {
             lines: vec![text.to_string()],
             shortened: false,
         }
     }
 
-    pub fn line_count(&self) -> usize {
+    pub(super) fn line_count(&self) -> usize {
         self.lines.len()
     }
 
     /// Width of the widest line.
-    pub fn width(&self, face: Face) -> f64 {
+    pub(super) fn width(&self, face: Face) -> f64 {
         self.lines.iter().map(|l| face.width(l)).fold(0.0, f64::max)
     }
 }
@@ -40,7 +40,7 @@ const ELLIPSIS: char = '…';
 /// Breaks `text` into at most `max_lines` lines no wider than `max_width`, at spaces. A
 /// word wider than a whole line is split where it must; text that still does not fit ends
 /// the last line with "…" after the last whole word that fits.
-pub fn fit(text: &str, face: Face, max_width: f64, max_lines: usize) -> Fitted {
+pub(super) fn fit(text: &str, face: Face, max_width: f64, max_lines: usize) -> Fitted {
     let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     words.reverse(); // a stack: the next word is at the end
     let mut lines = Vec::new();
@@ -144,7 +144,7 @@ fn prefix_fitting(text: &str, face: Face, max_width: f64) -> String {
 
 /// Which end of a line its position names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Anchor {
+pub(super) enum Anchor {
     Start,
     Middle,
     End,
@@ -162,7 +162,7 @@ impl Anchor {
 
 /// How the lines of a block sit around its position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(super) enum Align {
     /// The block is centred on the position.
     Center,
     /// The first line is centred on the position; the others follow below it.
@@ -172,7 +172,7 @@ pub enum Align {
 /// A block of text drawn on top of the chart: one `<text>` per line, wrapped in a `<g>`
 /// with a `<title>` (a hover tooltip holding the full text) when the text was shortened.
 #[derive(Clone, Debug)]
-pub struct Text {
+pub(super) struct Text {
     at: (i32, i32),
     face: Face,
     lines: Vec<String>,
@@ -186,7 +186,7 @@ pub struct Text {
 
 impl Text {
     /// `fitted` at `at`; `full` is the text it was fitted from, kept as a tooltip when shortened.
-    pub fn fitted(at: (i32, i32), face: Face, fitted: &Fitted, full: &str) -> Text {
+    pub(super) fn fitted(at: (i32, i32), face: Face, fitted: &Fitted, full: &str) -> Text {
         Text {
             at,
             face,
@@ -201,37 +201,37 @@ impl Text {
     }
 
     /// One line of text that needs no fitting.
-    pub fn line(at: (i32, i32), face: Face, text: &str) -> Text {
+    pub(super) fn line(at: (i32, i32), face: Face, text: &str) -> Text {
         Text::fitted(at, face, &Fitted::single(text), text)
     }
 
-    pub fn anchor(self, anchor: Anchor) -> Text {
+    pub(super) fn anchor(self, anchor: Anchor) -> Text {
         Text { anchor, ..self }
     }
 
-    pub fn align(self, align: Align) -> Text {
+    pub(super) fn align(self, align: Align) -> Text {
         Text { align, ..self }
     }
 
     /// Rotates the block by `degrees` (clockwise, as SVG counts) about its position.
-    pub fn rotate(self, degrees: i32) -> Text {
+    pub(super) fn rotate(self, degrees: i32) -> Text {
         Text {
             rotate: degrees,
             ..self
         }
     }
 
-    pub fn color(self, color: RGBColor) -> Text {
+    pub(super) fn color(self, color: RGBColor) -> Text {
         Text { color, ..self }
     }
 
     /// Outlines the glyphs in white so text over grid lines or points stays legible.
-    pub fn halo(self) -> Text {
+    pub(super) fn halo(self) -> Text {
         Text { halo: true, ..self }
     }
 
     /// Appends the SVG of the block to `out`.
-    pub fn write_svg(&self, out: &mut String) {
+    pub(super) fn write_svg(&self, out: &mut String) {
         if let Some(full) = &self.tooltip {
             let _ = writeln!(out, "<g><title>{}</title>", xml_escape(full));
         }
@@ -282,7 +282,7 @@ impl Text {
 
 /// Escapes text for SVG content and attribute values, and replaces the characters XML
 /// does not allow at all (most control characters) with U+FFFD, so the document stays valid.
-pub fn xml_escape(s: &str) -> String {
+pub(super) fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

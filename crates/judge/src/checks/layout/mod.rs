@@ -40,7 +40,7 @@ pub const KEY: &str = "layout";
 
 /// The check's result for a session whose runs recorded a padding; `None` for a session that
 /// left the layout as it was (its report does not list the check).
-pub fn layout_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
+pub(super) fn layout_result(exp: &Experiment, analysis: &Analysis) -> Option<CheckResult> {
     let session = Session {
         cells: &analysis.cells,
         runs: &analysis.runs,

@@ -41,11 +41,11 @@ use lab_stats as stats;
 use residuals::{Holm, Tests, residuals, run_tests};
 
 /// Fewest residuals for the trend test, and for the whole check.
-pub const MIN_ORDER_RUNS: usize = 8;
+pub(super) const MIN_ORDER_RUNS: usize = 8;
 /// Fewest residuals in a predecessor group for the carry-over test (which needs two groups).
-pub const MIN_GROUP_RUNS: usize = 2;
+pub(super) const MIN_GROUP_RUNS: usize = 2;
 /// Fewest runs a cell needs to take part in the within-cell test.
-pub const MIN_CELL_RUNS: usize = stats::serial::MIN_SERIAL_GROUP;
+pub(super) const MIN_CELL_RUNS: usize = stats::serial::MIN_SERIAL_GROUP;
 
 /// A residual: the run and its relative deviation from its cell's mean.
 #[derive(Clone, Copy)]
@@ -117,14 +117,14 @@ impl Part {
 
 /// A declared `order` check: fails when a Holm-adjusted test falls below `alpha` (the trend
 /// only when its drift also exceeds `max_drift` per 100 runs).
-pub struct Order<'a> {
+pub(super) struct Order<'a> {
     pub metric: &'a str,
     pub alpha: f64,
     pub max_drift: f64,
 }
 
 /// What the tests found, and the runs and cells a failure rests on.
-pub struct Found {
+pub(super) struct Found {
     tests: Tests,
     holm: Holm,
     verdict: Verdict,
