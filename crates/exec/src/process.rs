@@ -4,11 +4,11 @@
 
 use super::clock::Instant2;
 use super::counters::Reading;
-use lab_config::counter::Counter;
 use super::duties::Duty;
 use super::machine::{Counters, MachineLoad};
 use super::measure::{Measurement, Paging, RunRequest, Runner};
 use super::spawn::{Output, Ready, Spawn, Started};
+use lab_config::counter::Counter;
 use lab_config::units::{NANOS_PER_MILLI, Nanos};
 use lab_store::Exit;
 use std::collections::BTreeMap;
