@@ -127,7 +127,7 @@ fn looks(
     let mut looks = Vec::new();
     for look in 1..last.look {
         let mut earlier = up_to_look(session, look);
-        let (analysis, findings) = judged(experiment, &mut earlier, Rows::Keep);
+        let (analysis, findings) = judged(experiment, &mut earlier, Rows::GiveUp);
         let findings = if keeps {
             decided.keep(findings)
         } else {

@@ -249,10 +249,7 @@ fn plural(ways: &[String]) -> String {
 /// their values, pipes escaped.
 fn description(node: &Value) -> String {
     let text = node["description"].as_str().unwrap_or("");
-    let constants = [(
-        "[`crate::config::MAX_RUNS`]",
-        lab::config::MAX_RUNS.to_string(),
-    )];
+    let constants = [("[`crate::MAX_RUNS`]", lab::config::MAX_RUNS.to_string())];
     let text = constants
         .iter()
         .fold(text.to_string(), |t, (link, value)| t.replace(link, value));

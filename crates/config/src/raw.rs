@@ -66,7 +66,7 @@ pub(crate) struct RawExperiment {
     #[schemars(with = "Option<RawNumberOrText>")]
     pub timeout: Option<Spanned<RawNumberOrText>>,
     pub warmup_runs: Option<u32>,
-    /// The largest plan lab accepts (default 200,000).
+    /// The largest plan lab accepts (default [`crate::MAX_RUNS`]).
     #[schemars(with = "Option<u64>")]
     pub max_runs: Option<Spanned<u64>>,
     /// A run that waited for a CPU others had (or had its CPUs stolen by a hypervisor) for
