@@ -17,6 +17,7 @@ mod params;
 pub mod plan;
 mod raw;
 pub mod shell_syntax;
+pub mod size;
 pub mod skip;
 pub mod template;
 pub mod units;

@@ -565,6 +565,8 @@ pub struct Experiment {
     /// After a disturbed run, how long the next may wait for the machine to calm (`calm_wait`;
     /// zero never waits).
     pub calm_wait: std::time::Duration,
+    /// How many bytes of each run's stdout and of its stderr the record keeps (`max_output`).
+    pub max_output: u64,
     /// With `repetitions = { min, max }`: runs are added in looks until the goal is met, from
     /// `repetitions` (the min) up to `max` per cell. `None`: `repetitions` runs, fixed.
     pub sampling: Option<Sampling>,

@@ -84,6 +84,11 @@ pub(crate) struct RawExperiment {
     /// default; "0s" never waits). A wait that did not help is not repeated.
     #[schemars(with = "Option<RawNumberOrText>")]
     pub calm_wait: Option<Spanned<RawNumberOrText>>,
+    /// How much of each run's stdout and of its stderr the record keeps ("64MiB" by default;
+    /// a number is bytes): a run that prints more is cut there, and a last line of its log
+    /// says how much it wrote.
+    #[schemars(with = "Option<RawNumberOrText>")]
+    pub max_output: Option<Spanned<RawNumberOrText>>,
     /// How long a sampled session's runs may take ("10m", "90s"): no look starts that its
     /// runs' expected time would carry past it. No limit but `repetitions.max` when absent.
     #[schemars(with = "Option<RawNumberOrText>")]

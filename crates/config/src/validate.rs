@@ -137,6 +137,7 @@ fn experiment(
         max_busy: declared_max_busy.unwrap_or(DEFAULT_MAX_BUSY),
         legacy_max_busy: declared_max_busy.unwrap_or(LEGACY_MAX_BUSY),
         calm_wait: calm_wait_of(e, loc)?,
+        max_output: super::size::max_output_of(e.max_output.as_ref(), loc)?,
         sampling: None,
         versions: validate_versions(&e.versions, loc)?,
         build: validate_build(raw.build.as_ref(), loc)?,

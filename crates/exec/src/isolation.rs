@@ -1,10 +1,13 @@
-//! Containment of runs and builds. A session's runs and builds see the project through a
-//! mount namespace of their own, made once when the session starts, where the record (`data/`),
-//! the book (`book/`), lab's own executable and the cgroup file system are read-only: a run
-//! that tries to rewrite a row or plant a chapter fails inside the run (EROFS), and it cannot
-//! leave its cgroup. Each child enters that namespace with `setns(2)` before `execve` (no copy
-//! of the mount table per run) and loses `CAP_SYS_ADMIN` from its bounding set, so it cannot
-//! remount, unmount or leave the namespace. BenchExec's container mode (Beyer, Löwe and
+//! Containment of runs and builds. A session's runs and builds see the project through mount
+//! namespaces of their own, made once when the session starts, where the record (`data/`),
+//! the book (`book/`, made first if missing, so that no run can make it a link), lab's own
+//! executable and the cgroup file system are read-only: a run that tries to rewrite a row or
+//! plant a chapter fails inside the run (EROFS), and it cannot leave its cgroup. Runs see
+//! what the chapters trust in each experiment folder (its lab.toml, notes.md and templates/)
+//! and lab's own folder (`.lab/`, with the worktrees of `--revs`) read-only as well; builds,
+//! which write their outputs into `.lab/worktrees/`, do not. Each child enters its namespace with `setns(2)` before `execve` (no copy of the
+//! mount table per run) and gives up every privilege (see `privileges`), so it cannot remount,
+//! unmount or leave the namespace, nor reach lab's view of the files through `/proc`. BenchExec's container mode (Beyer, Löwe and
 //! Wendler, "Reliable benchmarking: requirements and solutions", STTT 2019) is the model.
 //!
 //! Where lab may not make a mount namespace (an unprivileged user), a Landlock ruleset made
@@ -40,6 +43,9 @@ static GROUP: OnceLock<Result<SessionGroup, String>> = OnceLock::new();
 
 struct Held {
     guard: Guard,
+    /// The namespace of runs, where the experiments are read-only too; `None` where the
+    /// guard is Landlock's.
+    runs: Option<File>,
     sessions: usize,
 }
 
@@ -59,19 +65,41 @@ pub(crate) enum Entry {
     Landlock(RawFd),
 }
 
-/// How a child starting in the absolute folder `cwd` enters its protection: that of the
-/// project holding `cwd`, else the only one this process holds (calibration starts its empty
-/// process elsewhere). `None` when no session is protected.
+/// A child's protection and the group it gives up its privileges for (see `privileges`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Protection {
+    pub entry: Entry,
+    pub group: libc::gid_t,
+}
+
+/// How a build (or any command but a run) starting in the absolute folder `cwd` enters its
+/// protection: that of the project holding `cwd`, else the only one this process holds.
+/// `None` when no session is protected.
 pub(crate) fn entry_for(cwd: &Path) -> Option<Entry> {
+    held_for(cwd, |h| match &h.guard {
+        Guard::Namespace(file) => Entry::Namespace(file.as_raw_fd()),
+        Guard::Landlock(ruleset) => Entry::Landlock(ruleset.raw_fd()),
+    })
+}
+
+/// [`entry_for`] a run: its namespace sees the experiments read-only as well (calibration
+/// starts its empty process outside the project, hence the only one held).
+pub(crate) fn run_entry_for(cwd: &Path) -> Option<Entry> {
+    held_for(cwd, |h| match (&h.runs, &h.guard) {
+        (Some(runs), _) => Entry::Namespace(runs.as_raw_fd()),
+        (None, Guard::Namespace(file)) => Entry::Namespace(file.as_raw_fd()),
+        (None, Guard::Landlock(ruleset)) => Entry::Landlock(ruleset.raw_fd()),
+    })
+}
+
+/// `entry` of the protection held for the project holding `cwd`, else of the only one held.
+fn held_for(cwd: &Path, entry: impl Fn(&Held) -> Entry) -> Option<Entry> {
     let held = NAMESPACES.lock().ok()?;
     held.iter()
         .filter(|(project, _)| cwd.starts_with(project))
         .max_by_key(|(project, _)| project.as_os_str().len())
         .or_else(|| (held.len() == 1).then(|| held.iter().next()).flatten())
-        .map(|(_, h)| match &h.guard {
-            Guard::Namespace(file) => Entry::Namespace(file.as_raw_fd()),
-            Guard::Landlock(ruleset) => Entry::Landlock(ruleset.raw_fd()),
-        })
+        .map(|(_, h)| entry(h))
 }
 
 /// What protects the runs lab starts now, for the manifest; `None` outside a session.
@@ -103,6 +131,7 @@ impl Containment {
             return Ok(Containment::holding(record, None));
         }
         let project = std::path::absolute(project).map_err(|e| e.to_string())?;
+        super::privileges::guard_own_proc_files();
         let protected = protected_paths(&project);
         let mut why = Vec::new();
         let held = hold_guard(&project, &protected, &mut why);
@@ -166,8 +195,12 @@ fn hold_guard(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> O
         h.sessions += 1;
         return Some(h.guard.describe());
     }
+    let mut runs = None;
     let guard = match read_only_namespace(protected) {
-        Ok(namespace) => Guard::Namespace(namespace),
+        Ok(namespace) => {
+            runs = runs_namespace(project, protected, why);
+            Guard::Namespace(namespace)
+        }
         Err(e) => {
             why.push(format!("no mount namespace: {e}"));
             match landlock::protecting(protected) {
@@ -180,8 +213,42 @@ fn hold_guard(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> O
         }
     };
     let described = guard.describe();
-    held.insert(project.to_path_buf(), Held { guard, sessions: 1 });
+    held.insert(
+        project.to_path_buf(),
+        Held {
+            guard,
+            runs,
+            sessions: 1,
+        },
+    );
     Some(described)
+}
+
+/// The namespace of runs: `protected`, what the chapters trust in each experiment folder and
+/// lab's own folder read-only.
+fn runs_namespace(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> Option<File> {
+    let mut paths = protected.to_vec();
+    paths.extend(trusted_by_chapters(project));
+    paths.push(project.join(".lab"));
+    paths.retain(|p| p.exists());
+    read_only_namespace(&paths)
+        .map_err(|e| why.push(format!("runs may write the experiments' notes: {e}")))
+        .ok()
+}
+
+/// What each experiment folder holds that lab reads as the author's: its lab.toml, its notes
+/// and its templates. The rest stays writable: a run may keep a file of its own there.
+fn trusted_by_chapters(project: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(project.join("experiments")) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .flat_map(|e| ["lab.toml", "notes.md", "templates"].map(|name| e.path().join(name)))
+        .collect();
+    paths.sort();
+    paths
 }
 
 impl Guard {
@@ -197,9 +264,11 @@ impl Guard {
 /// What a run must not write: the record, the book, lab's own executable, the cgroup file
 /// system (so that nothing leaves the session's group). Only those that exist.
 fn protected_paths(project: &Path) -> Vec<PathBuf> {
-    let data = project.join("data");
-    let _ = std::fs::create_dir_all(&data);
-    let mut paths = vec![data, project.join("book")];
+    let (data, book) = (project.join("data"), project.join("book"));
+    for folder in [&data, &book] {
+        let _ = std::fs::create_dir_all(folder);
+    }
+    let mut paths = vec![data, book];
     if let Ok(exe) = std::env::current_exe() {
         paths.push(exe);
     }
@@ -496,26 +565,25 @@ fn remove_with_nested(dir: &Path) {
     let _ = std::fs::remove_dir(dir);
 }
 
-/// Enters the session's protection: its namespace, giving up the capability to undo it, or
-/// its Landlock ruleset. In a child between `fork` and `execve`, system calls only.
+/// Enters the session's protection: its namespace or its Landlock ruleset, giving up every
+/// privilege that could undo it (see `privileges`). In a child between `fork` and `execve`, system calls only.
 ///
 /// # Safety
 /// Only in a freshly started child, with `entry` from [`entry_for`] while its session holds it.
-pub(crate) unsafe fn enter_in_child(entry: Entry) -> bool {
+pub(crate) unsafe fn enter_in_child(protection: Protection) -> bool {
+    let group = protection.group;
     // SAFETY: setns and prctl act on the calling process only.
     unsafe {
-        match entry {
+        match protection.entry {
             Entry::Namespace(fd) => {
-                libc::setns(fd, libc::CLONE_NEWNS) == 0
-                    && libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) == 0
+                libc::setns(fd, libc::CLONE_NEWNS) == 0 && super::privileges::drop_in_child(group)
             }
-            Entry::Landlock(fd) => landlock::restrict_in_child(fd),
+            Entry::Landlock(fd) => {
+                super::privileges::drop_in_child(group) && landlock::restrict_in_child(fd)
+            }
         }
     }
 }
-
-/// capability(7): CAP_SYS_ADMIN.
-const CAP_SYS_ADMIN: libc::c_ulong = 21;
 
 /// Puts a build (or any command lab starts outside a run) in the session's namespace, in
 /// `dir` (entering the namespace moves a process to its root).
@@ -526,13 +594,17 @@ pub fn contain(command: &mut Command, dir: &Path) {
     let Some(entry) = entry_for(&dir) else {
         return;
     };
+    let protection = Protection {
+        entry,
+        group: super::privileges::BUILD_GROUP,
+    };
     let Ok(dir) = c_path(&dir) else {
         return;
     };
     // SAFETY: the closure makes only async-signal-safe system calls on memory made before.
     unsafe {
         command.pre_exec(move || {
-            if enter_in_child(entry) && libc::chdir(dir.as_ptr()) == 0 {
+            if enter_in_child(protection) && libc::chdir(dir.as_ptr()) == 0 {
                 Ok(())
             } else {
                 Err(std::io::Error::last_os_error())

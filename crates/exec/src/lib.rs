@@ -21,6 +21,7 @@ mod measure;
 mod metrics;
 mod orphans;
 mod parallel;
+mod privileges;
 mod process;
 mod progress;
 mod running;
@@ -100,8 +101,8 @@ pub fn execute(
     ending
 }
 
-/// The loop of [`execute`]: each run writes to the session's spool files, which are kept
-/// under the run's name once it has ended.
+/// The loop of [`execute`]: each run writes into two files of its own, packed under its name
+/// once it has ended (at most `max_output` bytes of each).
 fn run_in_turn(
     exp: &Experiment,
     runs: &[PlannedRun],
@@ -112,7 +113,6 @@ fn run_in_turn(
     let reader = MetricReader::new(&exp.metrics);
     let mut calm = calm::Calm::new(exp.calm_wait, exp.max_busy);
     let (spool_out, spool_err) = session.spool_paths();
-    let spools = session.held_spools()?;
     hooks::set_up(exp, runs, runner)?;
     for run in runs {
         duties::begin(Duty::Planning);
@@ -121,8 +121,9 @@ fn run_in_turn(
         }
         hooks::around(exp, run, hooks::Hook::Prepare, runner)?;
         progress.starting(run);
+        let outputs = session.run_outputs()?;
         let measurement = runner.run(&RunRequest {
-            held_output: Some([&spools[0], &spools[1]]),
+            held_output: Some([&outputs[0], &outputs[1]]),
             ..request(exp, run, &spool_out, &spool_err)
         });
         if interrupt::requested() {
@@ -134,11 +135,10 @@ fn run_in_turn(
         duties::begin(Duty::Verifying);
         let changes = session.verify()?;
         if progress.echoes_output() {
-            let read = |path: &std::path::Path| std::fs::read(path).unwrap_or_default();
-            progress.output(&read(&spool_out), &read(&spool_err));
+            progress.output(&echoed(&outputs[0]), &echoed(&outputs[1]));
         }
         duties::begin(Duty::Packing);
-        let packed = session.pack_spooled(&run.id)?;
+        let packed = session.pack_outputs(&run.id, &outputs, exp.max_output)?;
         duties::begin(Duty::ReadingValues);
         let (row, samples) = stored_row(exp, &reader, run, &measurement, session, &packed);
         duties::begin(Duty::Appending);
@@ -156,6 +156,15 @@ fn run_in_turn(
         calm.after_run(row.contention().ok().map(|c| c.share()));
     }
     Ok(Ending::Complete)
+}
+
+/// What a run wrote into `output`, from its start, for `--show-output`.
+fn echoed(output: &std::fs::File) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut text = output;
+    let _ = std::io::Seek::rewind(&mut text);
+    let _ = std::io::Read::read_to_end(&mut text, &mut bytes);
+    bytes
 }
 
 /// Stops the session when the file system holding it filled up during `run`: the run may

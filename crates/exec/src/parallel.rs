@@ -268,7 +268,7 @@ impl<'e> Schedule<'e> {
         let run = &flight.run;
         super::refuse_on_full_disk(self.exp, run, session)?;
         let changes = session.verify()?;
-        let packed = session.pack_own_spools(run)?;
+        let packed = session.pack_own_spools(run, self.exp.max_output)?;
         let (mut row, samples) =
             super::stored_row(self.exp, reader, run, measurement, session, &packed);
         row.overlapped = (!flight.overlapped.is_empty()).then(|| {

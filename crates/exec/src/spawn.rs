@@ -86,7 +86,7 @@ struct Prepared<'a> {
     counters: Option<&'a mut super::counters::Prepared>,
     /// The session's protection of the record (its mount namespace or Landlock ruleset),
     /// entered before `execve`.
-    protection: Option<super::isolation::Entry>,
+    protection: Option<super::isolation::Protection>,
     /// The signals whose disposition the child sets back to the default.
     reset_signals: &'static [libc::c_int],
     /// Written by the child when it could not join its cgroup (the run goes on without it).
@@ -130,7 +130,12 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
         cpus: request.cpus,
         cgroup_procs: request.cgroup_procs,
         counters: request.counters,
-        protection: super::isolation::entry_for(&cwd),
+        protection: super::isolation::run_entry_for(&cwd).map(|entry| {
+            super::isolation::Protection {
+                entry,
+                group: super::privileges::next_run_group(),
+            }
+        }),
         reset_signals: signals_to_reset(),
         cgroup_refused: false,
         failed: 0,

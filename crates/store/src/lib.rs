@@ -9,6 +9,7 @@ mod identity;
 mod lock;
 mod logs;
 mod manifest;
+mod outputs;
 mod packed;
 mod printed;
 mod read;
@@ -27,6 +28,7 @@ pub use logs::{
     Line, MAX_LINE, Scan, emptied, empty_file, empty_spool, read_lines, remove_planted, scan_lines,
 };
 pub use manifest::*;
+pub(crate) use outputs::{anonymous_file, capped};
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};

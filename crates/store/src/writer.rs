@@ -52,10 +52,6 @@ pub struct SessionWriter {
     layout: rows::RunLayout,
     /// The line of the row being appended, kept from row to row.
     line: Vec<u8>,
-    /// The serial loop's spool files, opened at its first run and held until
-    /// [`Self::remove_spools`]: each run writes into them and [`Self::pack_spooled`] reads them
-    /// back through these descriptors, never by path.
-    spools: Option<[File; 2]>,
     /// The cluster node writing this folder, recorded on every row appended without one.
     node: Option<String>,
     /// How many runs plan.json holds, once read.
@@ -132,7 +128,6 @@ impl SessionWriter {
             dir,
             layout: rows::RunLayout::new(header),
             line: Vec::new(),
-            spools: None,
             node: None,
             planned: None,
         })
@@ -148,60 +143,47 @@ impl SessionWriter {
         )
     }
 
-    /// Where the next run of a serial loop writes its stdout and stderr: two spool files that
-    /// stay in place from run to run, so that a run costs no new file (creating a file
-    /// allocates an inode, the dearest step of a trivial run). Call [`Self::pack_spooled`]
-    /// once the run has ended.
+    /// The names of a serial loop's run outputs in messages: the files have none
+    /// ([`Self::run_outputs`]).
     pub fn spool_paths(&self) -> (PathBuf, PathBuf) {
         let logs = self.dir.join(LOGS);
         (logs.join(SPOOL_OUT), logs.join(SPOOL_ERR))
     }
 
-    /// The spool files of the serial loop, open and empty, for its runs to write into: a
-    /// second descriptor of each (sharing its offset), which the loop holds while the
-    /// session keeps its own.
-    pub fn held_spools(&mut self) -> Result<[File; 2]> {
-        let [out, err] = self.spools()?;
-        Ok([out.try_clone()?, err.try_clone()?])
-    }
-
-    /// The serial loop's spool files, opened at the first call and kept: never through a
-    /// link, whatever was planted at their paths removed first.
-    fn spools(&mut self) -> Result<&[File; 2]> {
-        let spools = match self.spools.take() {
-            Some(spools) => spools,
-            None => {
-                let (out, err) = self.spool_paths();
-                let open = |path: &Path| {
-                    super::empty_spool(path)
-                        .with_context(|| format!("cannot create {}", path.display()))
-                };
-                [open(&out)?, open(&err)?]
-            }
+    /// Two files of the run's own for its stdout and stderr: made without a name in logs/
+    /// (`O_TMPFILE`), so that nothing else can open them, and given to no other run. A
+    /// process the run leaves behind can write into them after the run ended, but no later
+    /// run's output is read from them.
+    pub fn run_outputs(&self) -> Result<[File; 2]> {
+        let logs = self.dir.join(LOGS);
+        let make = || {
+            super::anonymous_file(&logs)
+                .with_context(|| format!("cannot make a file in {}", logs.display()))
         };
-        Ok(self.spools.insert(spools))
+        Ok([make()?, make()?])
     }
 
-    /// Appends what the run just ended wrote to the spool files to the packs, read through
-    /// the descriptors the session holds, and empties the spools for the next run; where the
-    /// output lies, for the run's row.
-    pub fn pack_spooled(&mut self, id: &str) -> Result<Packed> {
-        let [out, err] = self.spools()?;
-        let (mut out, mut err) = (written(out)?, written(err)?);
-        let packed = self.pack(id, &mut reader(&mut out), &mut reader(&mut err))?;
-        for mut file in [out, err].into_iter().flatten() {
-            use std::io::Seek;
-            let _ = file.set_len(0);
-            let _ = file.rewind();
-        }
-        Ok(packed)
+    /// Appends what a run wrote into its own outputs ([`Self::run_outputs`]) to the packs, at
+    /// most `max_output` bytes of each (see [`super::capped`]).
+    pub fn pack_outputs(
+        &mut self,
+        id: &str,
+        outputs: &[File; 2],
+        max_output: u64,
+    ) -> Result<Packed> {
+        let [out, err] = outputs;
+        let (mut out, mut err) = (
+            super::capped(out, max_output)?,
+            super::capped(err, max_output)?,
+        );
+        self.pack(id, &mut out, &mut err)
     }
 
     /// Appends the output of a run that executed beside others ([`Self::own_spools`]) to the
     /// packs and removes its files.
-    pub fn pack_own_spools(&mut self, run: &PlannedRun) -> Result<Packed> {
+    pub fn pack_own_spools(&mut self, run: &PlannedRun, max_output: u64) -> Result<Packed> {
         let (out, err) = self.own_spools(run);
-        let packed = self.pack_files(&run.id, &out, &err)?;
+        let packed = self.pack_files(&run.id, &out, &err, max_output)?;
         for file in [out, err] {
             super::remove_planted(&file)
                 .with_context(|| format!("cannot remove {}", file.display()))?;
@@ -211,9 +193,13 @@ impl SessionWriter {
 
     /// Appends the files a run wrote to the packs. Only a regular file is read, never through
     /// a link: a run cannot have another file packed as its output. A missing file is empty.
-    fn pack_files(&mut self, id: &str, out: &Path, err: &Path) -> Result<Packed> {
-        let (mut out, mut err) = (spooled(out), spooled(err));
-        self.pack(id, &mut reader(&mut out), &mut reader(&mut err))
+    fn pack_files(&mut self, id: &str, out: &Path, err: &Path, max_output: u64) -> Result<Packed> {
+        let (out, err) = (spooled(out), spooled(err));
+        let (mut out_read, mut err_read) = (
+            capped_or_empty(&out, max_output)?,
+            capped_or_empty(&err, max_output)?,
+        );
+        self.pack(id, &mut out_read, &mut err_read)
     }
 
     /// Appends run `id`'s stdout and stderr, read from `out` and `err`, to the packs.
@@ -232,7 +218,6 @@ impl SessionWriter {
 
     /// Removes the spool files once no run will write to them.
     pub fn remove_spools(&mut self) {
-        self.spools = None;
         let (out, err) = self.spool_paths();
         for spool in [out, err] {
             let _ = fs::remove_file(spool);
@@ -378,24 +363,12 @@ fn spooled(path: &Path) -> Option<File> {
     file.metadata().ok()?.is_file().then_some(file)
 }
 
-/// A held spool rewound to its start when the run wrote to it (a second descriptor of it,
-/// sharing its offset); `None` when it is empty.
-fn written(spool: &File) -> Result<Option<File>> {
-    use std::io::Seek;
-    if spool.metadata()?.len() == 0 {
-        return Ok(None);
-    }
-    let mut file = spool.try_clone()?;
-    file.rewind()?;
-    Ok(Some(file))
-}
-
-/// What a spool holds, or nothing.
-fn reader(file: &mut Option<File>) -> Box<dyn std::io::Read + '_> {
-    match file {
-        Some(f) => Box::new(f),
+/// What `file` holds, at most `max` bytes of it (see `capped`), or nothing.
+fn capped_or_empty(file: &Option<File>, max: u64) -> Result<Box<dyn std::io::Read + '_>> {
+    Ok(match file {
+        Some(f) => super::capped(f, max)?,
         None => Box::new(std::io::empty()),
-    }
+    })
 }
 
 /// The column names of an existing runs.csv.

@@ -13,6 +13,7 @@ mod output;
 mod processes;
 mod publish;
 mod record;
+mod sandbox;
 mod values;
 
 use common::Project;

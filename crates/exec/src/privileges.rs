@@ -1,0 +1,124 @@
+//! What a run may do beyond its files: nothing. A child of lab that lab started as root gives
+//! up every capability before `execve` (an empty bounding set and the `NOROOT` securebits, so
+//! executing as user 0 grants none back, capabilities(7) "Capabilities and execution of
+//! programs by root"), sets `no_new_privs` (a setuid program left in /tmp by a build runs with
+//! the run's rights, prctl(2)), and takes a group of its own (`nogroup`).
+//!
+//! The group is what keeps the run out of other processes' views, another run's included: `/proc/PID/root`, `cwd`,
+//! `fd`, `environ` and `mem` of a process are open to a caller without `CAP_SYS_PTRACE` only
+//! when its user *and group* IDs are the target's (ptrace(2), "Ptrace access mode checking").
+//! A run keeps user 0, so it still reads what root reads (tools under /root included), but it
+//! can no longer step through lab's `/proc/PID/root` into lab's own view of the files, where
+//! the record is writable, nor through any other process of root's.
+//!
+//! Where lab is not root there is nothing to give up but `no_new_privs`, which Landlock needs
+//! anyway.
+
+/// capabilities(7): the highest capability number a kernel may know; dropping one it does
+/// not know fails with EINVAL, harmlessly.
+const LAST_CAPABILITY: libc::c_ulong = 63;
+
+/// securebits (linux/securebits.h): `SECBIT_NOROOT`, `SECBIT_NO_SETUID_FIXUP` and
+/// `SECBIT_NO_CAP_AMBIENT_RAISE` set, `SECBIT_KEEP_CAPS` clear, each locked so that neither
+/// the run nor its children can change them.
+const SECUREBITS: libc::c_ulong =
+    (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 7);
+
+/// The group a build executes in: `nogroup` on Debian, `nobody` on Fedora (65534 both).
+pub(crate) const BUILD_GROUP: libc::gid_t = 65534;
+
+/// The first of the groups runs execute in, one per run started (a million in turn), above
+/// the IDs systems give to users and groups: no file or process but the run's has its group.
+const FIRST_RUN_GROUP: libc::gid_t = 0x7000_0000;
+
+/// How many runs have been given a group.
+static RUNS_GROUPED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A group for the next run to start, no other run's.
+pub(crate) fn next_run_group() -> libc::gid_t {
+    let n = RUNS_GROUPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    FIRST_RUN_GROUP + n % 1_000_000
+}
+
+/// Gives up every privilege, in a child between `fork` and `execve`: system calls only.
+/// `false` when a step failed (the child must not run then).
+///
+/// # Safety
+/// Only in a freshly started child: the calls change this process's credentials.
+pub(crate) unsafe fn drop_in_child(group: libc::gid_t) -> bool {
+    // SAFETY: each call acts on the calling process only, with integer arguments or a pointer
+    // to a local array.
+    unsafe {
+        if libc::geteuid() == 0 {
+            let groups = [group];
+            let credentials = libc::setgroups(1, groups.as_ptr()) == 0
+                && libc::setresgid(group, group, group) == 0
+                && libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) == 0;
+            if !credentials {
+                return false;
+            }
+            for capability in 0..=LAST_CAPABILITY {
+                libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
+            }
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+        }
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    }
+}
+
+/// Makes lab itself undumpable: its `/proc/PID` files (`root`, `cwd`, `fd`, `mem`, `environ`)
+/// are then open only to a process with `CAP_SYS_PTRACE`, which no run has. Children get
+/// their own dumpable flag back at `execve`.
+pub(crate) fn guard_own_proc_files() {
+    // SAFETY: prctl with integer arguments; it changes a flag of this process.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    fn status_field(status: &str, field: &str) -> String {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+
+    #[test]
+    fn a_child_has_no_capability_and_cannot_gain_one() {
+        let mut command = Command::new("cat");
+        command.arg("/proc/self/status");
+        // SAFETY: drop_in_child makes only system calls.
+        unsafe {
+            command.pre_exec(|| {
+                if super::drop_in_child(super::BUILD_GROUP) {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        let out = command.output().unwrap();
+        let status = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(status_field(&status, "NoNewPrivs:"), "1");
+        assert_eq!(status_field(&status, "CapEff:"), "0000000000000000");
+        assert_eq!(status_field(&status, "CapPrm:"), "0000000000000000");
+        assert_eq!(status_field(&status, "CapAmb:"), "0000000000000000");
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            assert_eq!(status_field(&status, "CapBnd:"), "0000000000000000");
+            let gid = status_field(&status, "Gid:");
+            assert!(gid.split_whitespace().all(|g| g == "65534"), "{gid}");
+        }
+    }
+}
