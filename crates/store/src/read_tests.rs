@@ -100,43 +100,37 @@ fn session(root: &Path, runs: usize) -> std::path::PathBuf {
 }
 
 #[test]
-fn held_spools_pack_what_each_run_wrote_whatever_is_put_at_their_paths() {
+fn each_run_packs_only_what_it_wrote_into_its_own_outputs() {
     use std::io::Write;
     let root = tempfile::tempdir().unwrap();
     let dir = session(root.path(), 0);
     let mut w = SessionWriter::reopen(dir.clone()).unwrap();
-    let [mut out, mut err] = w.held_spools().unwrap();
+    let first_outputs = w.run_outputs().unwrap();
+    let [mut out, mut err] = [&first_outputs[0], &first_outputs[1]];
     out.write_all(b"{\"ops\": 1}\n").unwrap();
     err.write_all(b"e").unwrap();
-    // The run removes its spool and plants a link to a file outside the record.
-    let victim = root.path().join("victim.txt");
-    fs::write(&victim, "untouched").unwrap();
-    let (spool_out, _) = w.spool_paths();
-    fs::remove_file(&spool_out).unwrap();
-    std::os::unix::fs::symlink(&victim, &spool_out).unwrap();
-    let first = w.pack_spooled("r0001").unwrap();
+    let first = w.pack_outputs("r0001", &first_outputs, 1 << 20).unwrap();
     assert_eq!((first.stdout.offset, first.stdout.bytes), (0, 11));
     assert_eq!((first.stderr.offset, first.stderr.bytes), (0, 1));
-    // Bytes written after the run was packed (a process that outlived it) are dropped
-    // before the next run starts, which writes from the start of the spool again.
-    out.write_all(b"late").unwrap();
-    let emptied = crate::emptied(&out).unwrap();
-    assert_eq!(emptied.metadata().unwrap().len(), 0);
-    out.write_all(b"{\"ops\": 2}\n").unwrap();
-    let second = w.pack_spooled("r0002").unwrap();
+    // A process that outlived the first run keeps writing into its output: the next run's
+    // output is another file, and what is written late is never packed.
+    let second_outputs = w.run_outputs().unwrap();
+    out.write_all(b"{\"v\": 999}\n").unwrap();
+    (&second_outputs[0]).write_all(b"{\"ops\": 2}\n").unwrap();
+    let second = w.pack_outputs("r0002", &second_outputs, 1 << 20).unwrap();
     assert_eq!((second.stdout.offset, second.stdout.bytes), (11, 11));
     assert_eq!(second.stderr.bytes, 0);
     assert_eq!(
         fs::read(dir.join("logs").join(crate::STDOUT_PACK)).unwrap(),
         b"{\"ops\": 1}\n{\"ops\": 2}\n"
     );
-    assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
-    w.remove_spools();
-    assert!(
-        fs::symlink_metadata(&spool_out).is_err(),
-        "the link is removed"
-    );
-    assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched");
+    let named: Vec<_> = fs::read_dir(dir.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".pack"))
+        .collect();
+    assert_eq!(named, Vec::<String>::new(), "the outputs have no name");
 }
 
 #[test]
