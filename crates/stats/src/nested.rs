@@ -32,8 +32,7 @@
 use super::rng::Stream;
 
 use super::bootstrap::{
-    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, percentile_interval,
-    valid,
+    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, percentile_interval, valid,
 };
 use super::uniform::{below, fill_below};
 use super::window_classes::ClassedRuns;

@@ -114,7 +114,11 @@ impl ClassedRuns {
         self.picked.clear();
         for _ in 0..n_machines {
             // One machine is always the one picked: no draw needed.
-            let m = if n_machines == 1 { 0 } else { below(rng, n_machines) };
+            let m = if n_machines == 1 {
+                0
+            } else {
+                below(rng, n_machines)
+            };
             self.picked.push(m);
         }
         let mut key = self.picked.clone();
@@ -129,7 +133,15 @@ impl ClassedRuns {
         for &m in &self.picked {
             let classes = plan.machines[m as usize].as_ref()?;
             let n_runs = self.machines[m as usize].len() as u64;
-            draw_machine(classes, n_runs, (plan.a, plan.b), &self.ranks, &mut self.counts, &mut tally, rng);
+            draw_machine(
+                classes,
+                n_runs,
+                (plan.a, plan.b),
+                &self.ranks,
+                &mut self.counts,
+                &mut tally,
+                rng,
+            );
         }
         let found = order_stats(&self.counts[..(plan.b - plan.a) as usize], &tally, p);
         self.counts[..(plan.b - plan.a) as usize].fill(0);
@@ -140,7 +152,10 @@ impl ClassedRuns {
     /// The window and classes for the machines `picked` (a sorted multiset), or `None` where
     /// the window would hold more than a quarter of the values.
     fn plan(&self, picked: &[u32], p: f64) -> Option<Plan> {
-        let values: u64 = picked.iter().map(|&m| self.sorted[m as usize].len() as u64).sum();
+        let values: u64 = picked
+            .iter()
+            .map(|&m| self.sorted[m as usize].len() as u64)
+            .sum();
         let target = p * values.saturating_sub(1) as f64;
         let total = self.ranks.len() as u32;
         let below_at = |a: u32| -> u64 {
@@ -160,7 +175,10 @@ impl ClassedRuns {
         }
         let variance: f64 = picked.iter().map(|&m| self.spread(m, lo, p)).sum();
         let half = (HALF_WIDTH_SDS * variance.sqrt()).ceil() as u32 + 2;
-        let (a, b) = (lo.saturating_sub(half), lo.saturating_add(half + 2).min(total));
+        let (a, b) = (
+            lo.saturating_sub(half),
+            lo.saturating_add(half + 2).min(total),
+        );
         if u64::from(b - a) * 4 > u64::from(total) {
             return None;
         }

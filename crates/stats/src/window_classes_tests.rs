@@ -94,7 +94,9 @@ fn same_distribution(cell: &[Vec<Vec<f64>>], resamples: usize) {
     }
     assert_eq!(misses, 0, "the window never misses");
     let mut rng = stream(4, "full");
-    let full: Vec<f64> = (0..resamples).map(|_| full_median(cell, &mut rng)).collect();
+    let full: Vec<f64> = (0..resamples)
+        .map(|_| full_median(cell, &mut rng))
+        .collect();
     let critical = 1.95 * (2.0 / resamples as f64).sqrt();
     let distance = ks_distance(windowed, full);
     assert!(distance < critical, "KS distance {distance} ≥ {critical}");
