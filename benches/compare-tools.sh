@@ -12,7 +12,10 @@
 #      hyperfine's, read the same way, beside it;
 #   4. `lab report` on a synthetic session of 10 cells × 10,000 runs (scripts/synthetic_session.py)
 #      against benches/scipy_cells.py (pandas + scipy.stats.bootstrap, the same per-cell
-#      intervals: median by percentile, mean by BCa, 10,000 resamples): time and peak memory.
+#      intervals: median by percentile, mean by BCa, 10,000 resamples): time and peak memory;
+#   5. the same on a realistic session of as many runs (`synthetic_session.py --realistic`:
+#      a session as `lab run` records it on a shared machine, with disturbed and failed runs,
+#      three iterations a run, counters, three nodes), against the same script.
 # Each is repeated --rounds times, the tools' order rotated from round to round in 1–3,
 # lab and SciPy alternating in 4; the medians count.
 # docs/src/topics/performance.md explains each measurement and holds one run's output.
@@ -27,7 +30,7 @@
 #   --scratch DIR     where to work (default: a fresh mktemp folder, removed at exit; a folder
 #                     given here is kept, and must not exist yet or be empty)
 #   --report-runs N   runs per cell of the synthetic session in measurement 4 (default 10000)
-#   --parts LIST      which measurements to make, e.g. 1,2 (default 1,2,3,4)
+#   --parts LIST      which measurements to make, e.g. 1,2 (default 1,2,3,4,5)
 #   --hyperfine PATH  the hyperfine binary to compare with (default: hyperfine on PATH), e.g. a
 #                     2.0 installed with `cargo install hyperfine --version 2.0.0
 #                     --ignore-rust-version --root /opt/hf2` as /opt/hf2/bin/hyperfine
@@ -48,7 +51,7 @@ ROUNDS=3
 SCRATCH=""
 REPORT_RUNS=10000
 REPORT_CELLS=10
-PARTS="1,2,3,4"
+PARTS="1,2,3,4,5"
 HYPERFINE=hyperfine
 AGREE_BLOCK=5    # runs per tool and block in measurement 2, four blocks a round
 CPU_RUNS=5       # runs per tool and round in measurement 3
@@ -114,7 +117,7 @@ check_tools() {
     if [[ -z $LAB ]] && ! command -v cargo >/dev/null; then
         missing+=("cargo, to build lab (or pass --lab PATH): see https://rustup.rs")
     fi
-    if wants 4 && [[ ! -f $ROOT/scripts/synthetic_session.py ]]; then
+    if { wants 4 || wants 5; } && [[ ! -f $ROOT/scripts/synthetic_session.py ]]; then
         missing+=("scripts/synthetic_session.py (part of this repository): run from a full checkout")
     fi
     if ((${#missing[@]})); then
@@ -489,28 +492,32 @@ timed() {
     echo "$(tail -1 "$prefix.time") $rc"
 }
 
+# measure_report PART KIND GENERATOR_ARGS...: measurement 4 (KIND "synthetic", the clean
+# session) or 5 (KIND "realistic", --realistic): lab report against SciPy on one session.
 measure_report() {
-    local project=$SCRATCH/p4 runs=$((REPORT_CELLS * REPORT_RUNS)) session
-    say "4. writing a synthetic session of $REPORT_CELLS cells × $REPORT_RUNS runs"
+    local part=$1 kind=$2
+    shift 2
+    local project=$SCRATCH/p$part runs=$((REPORT_CELLS * REPORT_RUNS)) session
+    say "$part. writing a $kind session of $REPORT_CELLS cells × $REPORT_RUNS runs"
     python3 "$ROOT/scripts/synthetic_session.py" --cells "$REPORT_CELLS" --runs "$REPORT_RUNS" \
-        --iterations 1 --seed 1 --out "$project/project" >&2
+        --seed 1 --out "$project/project" "$@" >&2
     session=$(session_dir "$project/project" synthetic)
     local lab_s lab_kib lab_rc sp_s sp_kib sp_rc measured round
     local lab_times=() lab_kibs=() sp_times=() sp_kibs=()
     # Alternating, so that a slow stretch of the machine falls on both; the medians count.
     for ((round = 1; round <= ROUNDS; round++)); do
-        say "4. round $round of $ROUNDS: lab report on $runs runs"
+        say "$part. round $round of $ROUNDS: lab report on $runs runs"
         measured=$(timed "$project/lab" "$project/project" "$LAB" report synthetic)
         read -r lab_s lab_kib lab_rc <<<"$measured"
         ((lab_rc > 1)) && break
         lab_times+=("$lab_s") lab_kibs+=("$lab_kib")
-        say "4. round $round of $ROUNDS: benches/scipy_cells.py on the same session"
+        say "$part. round $round of $ROUNDS: benches/scipy_cells.py on the same session"
         measured=$(timed "$project/scipy" "$project/project" python3 "$ROOT/benches/scipy_cells.py" "$session")
         read -r sp_s sp_kib sp_rc <<<"$measured"
         ((sp_rc == 0)) || die "benches/scipy_cells.py exited $sp_rc: $(tail -3 "$project/scipy.err")"
         sp_times+=("$sp_s") sp_kibs+=("$sp_kib")
     done
-    local what="\`lab report\` of $REPORT_CELLS cells × $REPORT_RUNS runs against pandas + scipy.stats.bootstrap (median percentile, mean BCa, 10,000 resamples)"
+    local what="\`lab report\` of a $kind session of $REPORT_CELLS cells × $REPORT_RUNS runs against pandas + scipy.stats.bootstrap (median percentile, mean BCa, 10,000 resamples)"
     if ((lab_rc > 1)); then
         row "$what: time" "exited $lab_rc after ${lab_s} s: $(head -1 "$project/lab.err" | tr '|' '/')" "n/a" "n/a" "≤ 0.05" 0
         row "$what: peak memory" "exited $lab_rc" "n/a" "n/a" "≤ 0.60" 0
@@ -598,7 +605,8 @@ main() {
     if wants 1; then measure_session_cost; fi
     if wants 2; then measure_agreement; fi
     if wants 3; then measure_own_cpu; fi
-    if wants 4; then measure_report; fi
+    if wants 4; then measure_report 4 synthetic --iterations 1; fi
+    if wants 5; then measure_report 5 realistic --realistic --iterations 3; fi
     ELAPSED=$(calc "$(since "$start")" %.0f)
     print_report
     return "$FAILED"

@@ -33,8 +33,15 @@ Options:
     --name NAME       experiment name, default "synthetic"
     --no-logs         skip logs/ (lab then reads no stdout: a faster but less faithful session)
     --old-layout      logs/RUN.out and logs/RUN.err per run, as sessions before the packs
-    --analysis N      the analysis its manifest records: 2 (default, as `lab run` records
-                      now) or 1 (no `analysis` key, as sessions recorded before analysis 2)
+    --analysis N      the analysis its manifest records: 2 (default) or 1 (no `analysis`
+                      key, as sessions recorded before analysis 2); with --realistic, 3 (as
+                      `lab run` records now: disturbed runs keep their timings) or 2 (each
+                      disturbed run is run again, the re-run naming it in plan.json)
+    --realistic       a session as `lab run` records it on a shared machine, written by
+                      scripts/realistic_session.py: two variants, --cells / 2 parameter
+                      values, warm-up runs, disturbed runs, failed runs, timer-tick ties,
+                      counters, three declared metrics (one printed every iteration), stderr,
+                      several nodes (--runs stays runs per cell, warm-ups and re-runs aside)
 """
 
 import argparse
@@ -70,10 +77,12 @@ def parse_args(argv):
     p.add_argument("--name", default="synthetic")
     p.add_argument("--no-logs", action="store_true")
     p.add_argument("--old-layout", action="store_true")
-    p.add_argument("--analysis", type=int, default=2,
-                   help="the analysis recorded in the manifest: 2, as lab records now, or 1, "
-                        "as sessions recorded before analysis 2 read (no `analysis` key)")
+    p.add_argument("--realistic", action="store_true")
+    p.add_argument("--analysis", type=int, default=None,
+                   help="the analysis recorded in the manifest (see --help's text above)")
     args = p.parse_args(argv)
+    if args.analysis is None:
+        args.analysis = 3 if args.realistic else 2
     for key in ("cells", "runs", "iterations"):
         if getattr(args, key) < 1:
             p.error(f"--{key} must be at least 1")
@@ -243,6 +252,10 @@ def main(argv):
     args = parse_args(argv)
     experiment = args.out / "experiments" / args.name
     session = args.out / "data" / args.name / SESSION
+    if args.realistic:
+        import realistic_session
+
+        return realistic_session.main(args, experiment, session)
     if session.exists():
         sys.exit(f"{session} exists already: choose another --out or remove it")
     experiment.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,9 @@ pub(crate) struct Resampler {
     /// The runs' sorted ranks for windowed two-stage draws ([`super::window_runs`]), when
     /// runs hold many values each.
     ranked: Option<super::window_runs::RankedRuns>,
+    /// The runs as classes outside a window ([`super::window_classes`]), when runs hold a
+    /// few values each, too few for `ranked`.
+    classed: Option<super::window_classes::ClassedRuns>,
 }
 
 /// From this many single values on, a resample's quantile is drawn through a window around
@@ -107,6 +110,11 @@ impl Resampler {
         } else {
             None
         };
+        let classed = if !single_stage && ranked.is_none() && total >= WINDOW_MIN_VALUES {
+            super::window_classes::ClassedRuns::new(&ranks, std::slice::from_ref(&spans))
+        } else {
+            None
+        };
         Some(Resampler {
             sorted,
             ranks,
@@ -117,6 +125,7 @@ impl Resampler {
             window_counts,
             window_draws: Vec::new(),
             ranked,
+            classed,
         })
     }
 
@@ -202,6 +211,12 @@ impl Resampler {
         }
         if let Some(ranked) = &mut self.ranked
             && let Some((x, y, f)) = ranked.draw(p, &mut self.counts, rng)
+        {
+            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
+            return a + f * (b - a);
+        }
+        if let Some(classed) = &mut self.classed
+            && let Some((x, y, f)) = classed.draw(p, rng)
         {
             let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
             return a + f * (b - a);

@@ -41,6 +41,7 @@ mod theil_sen;
 pub mod trend;
 mod uniform;
 mod window;
+mod window_classes;
 mod window_runs;
 
 #[cfg(test)]

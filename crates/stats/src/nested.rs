@@ -32,9 +32,10 @@
 use super::rng::Stream;
 
 use super::bootstrap::{
-    Interval, RatioEstimate, Statistic, log_ratio_ci, percentile_interval, valid,
+    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, percentile_interval, valid,
 };
 use super::uniform::{below, fill_below};
+use super::window_classes::ClassedRuns;
 
 /// A cell's values as machines → runs → iterations, ranked once, drawn many times.
 ///
@@ -54,6 +55,10 @@ pub(crate) struct NestedResampler {
     counts: Vec<u32>,
     /// One run's drawn iterations (reused).
     drawn: Vec<u32>,
+    /// The runs as classes outside a window around the quantile ([`super::window_classes`]),
+    /// from [`WINDOW_MIN_VALUES`] values on: below, every value is drawn, so smaller sessions
+    /// keep their exact resamples.
+    classed: Option<ClassedRuns>,
 }
 
 impl NestedResampler {
@@ -66,6 +71,7 @@ impl NestedResampler {
         }
         let (runs, spans) = spans(machines);
         let ranks = ranks_of(&values);
+        let classed = classed(&ranks, &runs, &spans);
         let mut sorted = vec![0.0; total];
         for (&rank, &x) in ranks.iter().zip(&values) {
             sorted[rank as usize] = x;
@@ -78,6 +84,7 @@ impl NestedResampler {
             machines: spans,
             counts: vec![0; total],
             drawn: Vec::new(),
+            classed,
         })
     }
 
@@ -93,6 +100,13 @@ impl NestedResampler {
     /// replacement; in each, as many runs as it has, drawn with replacement from its own; in
     /// each drawn run, as many iterations as it has, drawn with replacement from its own.
     pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut Stream) -> f64 {
+        if statistic == Statistic::Median
+            && let Some(classed) = &mut self.classed
+            && let Some((x, y, f)) = classed.draw(0.5, rng)
+        {
+            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
+            return a + f * (b - a);
+        }
         let drawn = self.count_resample(rng);
         let result = match statistic {
             Statistic::Mean => self.counted_mean(drawn),
@@ -175,6 +189,19 @@ fn spans(machines: &[Vec<Vec<f64>>]) -> (Vec<Span>, Vec<Span>) {
         }
     }
     (runs, spans)
+}
+
+/// The windowed resampler of the runs `runs` of the machines `machines` (spans into them),
+/// from [`WINDOW_MIN_VALUES`] values on.
+fn classed(ranks: &[u32], runs: &[Span], machines: &[Span]) -> Option<ClassedRuns> {
+    if ranks.len() < WINDOW_MIN_VALUES {
+        return None;
+    }
+    let machines: Vec<Vec<Span>> = machines
+        .iter()
+        .map(|&(first, count)| runs[first as usize..(first + count) as usize].to_vec())
+        .collect();
+    ClassedRuns::new(ranks, &machines)
 }
 
 /// Each value's rank in the pooled sorted values (ties broken by position).

@@ -1,0 +1,293 @@
+//! Quantiles of two- and three-stage bootstrap resamples of many short runs (a few values
+//! each), in time that grows with the values near the quantile rather than with all of them.
+//!
+//! A resample picks machines with replacement, then in each picked machine as many runs as it
+//! has with replacement, then in each picked run as many values as it has with replacement
+//! (Davison & Hinkley 1997, "Bootstrap Methods and their Application", §3.8; one machine is
+//! the two-stage resample). Split the pooled ranks into [0, a), the window [a, b) and [b, N).
+//! A run with no value in the window is, for the quantile, only its length L and the number s
+//! of its values below a: each copy of it adds L draws, each below a with probability s / L.
+//! So the runs of a machine fall into classes by (L, s), plus the runs with a value in the
+//! window. Given the picked machines, the copies per class of a picked machine are a
+//! multinomial over the classes' sizes (drawn as successive binomials, Devroye 1986,
+//! "Non-Uniform Random Variate Generation", §XI.1.4); m copies of class (L, s) add
+//! Binomial(m·L, s / L) draws below a; only the copies of runs in the window are drawn value
+//! by value. With X draws below a in all, the type-7 order statistics k and k + 1 of the
+//! resample are order statistics k − X and k − X + 1 of the window's draws: the same bootstrap
+//! distribution as drawing every value.
+//!
+//! The window depends only on which machines were picked (as a multiset): it is placed where
+//! the expected draws below cross the quantile's rank and spans ten standard deviations of
+//! the draws below less p times the draws in all on each side, so it misses with probability
+//! below 10⁻²⁰; a miss draws the whole resample. Each multiset's window and classes are
+//! built once, when first picked.
+
+use super::rng::Stream;
+use super::uniform::below;
+use super::window::binomial;
+use std::collections::BTreeMap;
+
+/// Standard deviations of the draws below the quantile, less their expected share, that the
+/// window spans on each side.
+const HALF_WIDTH_SDS: f64 = 10.0;
+
+/// Most machines for which windows are kept: each multiset of picked machines has its own
+/// (10 for 3 machines, 462 for 6).
+const MAX_MACHINES: usize = 6;
+
+/// A run's span into the ranks: (offset, len).
+type Span = (u32, u32);
+
+/// The runs of a cell, machine by machine, for windowed resamples of their quantiles.
+pub(super) struct ClassedRuns {
+    /// Per value, grouped by run, each run's ascending: its rank in the pooled sorted data.
+    ranks: Vec<u32>,
+    /// Per machine: its runs' spans into `ranks`.
+    machines: Vec<Vec<Span>>,
+    /// Per machine: its values' pooled ranks, ascending.
+    sorted: Vec<Vec<u32>>,
+    /// The windows built so far, by multiset of picked machines and quantile.
+    plans: BTreeMap<(Vec<u32>, u64), Option<Plan>>,
+    /// Draws per rank inside the window of the resample being drawn; left zeroed.
+    counts: Vec<u32>,
+    /// The picked machines of the resample being drawn (reused).
+    picked: Vec<u32>,
+}
+
+/// One window and the classes of the machines it was built for.
+struct Plan {
+    a: u32,
+    b: u32,
+    /// Per machine (by index, `None` where not picked in this multiset).
+    machines: Vec<Option<Classes>>,
+}
+
+/// A machine's runs for one window.
+struct Classes {
+    /// Runs with no value in the window: (len, values below it, how many such runs).
+    outside: Vec<(u32, u32, u32)>,
+    /// Runs with a value in the window.
+    inside: Vec<Span>,
+}
+
+/// What one resample drew: values in all, values below the window.
+#[derive(Default)]
+struct Tally {
+    total: u64,
+    below: u64,
+}
+
+impl ClassedRuns {
+    /// `ranks` holds each value's pooled rank grouped by run, `machines` each machine's runs
+    /// as spans into it; `None` with more than [`MAX_MACHINES`] machines or no value.
+    pub(super) fn new(ranks: &[u32], machines: &[Vec<Span>]) -> Option<ClassedRuns> {
+        if machines.is_empty() || machines.len() > MAX_MACHINES || ranks.is_empty() {
+            return None;
+        }
+        let mut ranks = ranks.to_vec();
+        let mut sorted = Vec::with_capacity(machines.len());
+        for runs in machines {
+            let mut mine = Vec::new();
+            for &(off, len) in runs {
+                let run = &mut ranks[off as usize..(off + len) as usize];
+                run.sort_unstable();
+                mine.extend_from_slice(run);
+            }
+            mine.sort_unstable();
+            sorted.push(mine);
+        }
+        Some(ClassedRuns {
+            counts: vec![0; ranks.len()],
+            ranks,
+            machines: machines.to_vec(),
+            sorted,
+            plans: BTreeMap::new(),
+            picked: Vec::with_capacity(machines.len()),
+        })
+    }
+
+    /// Pooled ranks of the type-7 order statistics at `p` (k and k + 1, 0-based, the latter
+    /// clamped) and the fraction between them, of one resample; `None` when the window missed
+    /// or would cost more than drawing every value.
+    pub(super) fn draw(&mut self, p: f64, rng: &mut Stream) -> Option<(u32, u32, f64)> {
+        let n_machines = self.machines.len() as u32;
+        self.picked.clear();
+        for _ in 0..n_machines {
+            // One machine is always the one picked: no draw needed.
+            let m = if n_machines == 1 {
+                0
+            } else {
+                below(rng, n_machines)
+            };
+            self.picked.push(m);
+        }
+        let mut key = self.picked.clone();
+        key.sort_unstable();
+        let key = (key, p.to_bits());
+        if !self.plans.contains_key(&key) {
+            let plan = self.plan(&key.0, p);
+            self.plans.insert(key.clone(), plan);
+        }
+        let plan = self.plans.get(&key)?.as_ref()?;
+        let mut tally = Tally::default();
+        for &m in &self.picked {
+            let classes = plan.machines[m as usize].as_ref()?;
+            let n_runs = self.machines[m as usize].len() as u64;
+            draw_machine(
+                classes,
+                n_runs,
+                (plan.a, plan.b),
+                &self.ranks,
+                &mut self.counts,
+                &mut tally,
+                rng,
+            );
+        }
+        let found = order_stats(&self.counts[..(plan.b - plan.a) as usize], &tally, p);
+        self.counts[..(plan.b - plan.a) as usize].fill(0);
+        let (i, j, f) = found?;
+        Some((plan.a + i, plan.a + j, f))
+    }
+
+    /// The window and classes for the machines `picked` (a sorted multiset), or `None` where
+    /// the window would hold more than a quarter of the values.
+    fn plan(&self, picked: &[u32], p: f64) -> Option<Plan> {
+        let values: u64 = picked
+            .iter()
+            .map(|&m| self.sorted[m as usize].len() as u64)
+            .sum();
+        let target = p * values.saturating_sub(1) as f64;
+        let total = self.ranks.len() as u32;
+        let below_at = |a: u32| -> u64 {
+            picked
+                .iter()
+                .map(|&m| self.sorted[m as usize].partition_point(|&r| r < a) as u64)
+                .sum()
+        };
+        let (mut lo, mut hi) = (0u32, total);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if (below_at(mid) as f64) < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let variance: f64 = picked.iter().map(|&m| self.spread(m, lo, p)).sum();
+        let half = (HALF_WIDTH_SDS * variance.sqrt()).ceil() as u32 + 2;
+        let (a, b) = (
+            lo.saturating_sub(half),
+            lo.saturating_add(half + 2).min(total),
+        );
+        if u64::from(b - a) * 4 > u64::from(total) {
+            return None;
+        }
+        let mut machines: Vec<Option<Classes>> = (0..self.machines.len()).map(|_| None).collect();
+        for &m in picked {
+            machines[m as usize] = Some(self.classes(m, a, b));
+        }
+        Some(Plan { a, b, machines })
+    }
+
+    /// The variance, over one copy of machine `m` (all its runs picked with replacement), of
+    /// its draws below rank `a` less `p` times its draws in all.
+    fn spread(&self, m: u32, a: u32, p: f64) -> f64 {
+        let runs = &self.machines[m as usize];
+        let n = runs.len() as f64;
+        let (mut sum, mut sum_sq, mut within) = (0.0, 0.0, 0.0);
+        for &(off, len) in runs {
+            let run = &self.ranks[off as usize..(off + len) as usize];
+            let s = run.partition_point(|&r| r < a) as f64;
+            let l = f64::from(len);
+            let d = s - p * l;
+            sum += d;
+            sum_sq += d * d;
+            within += s * (1.0 - s / l);
+        }
+        let mean = sum / n;
+        n * ((sum_sq / n - mean * mean).max(0.0) + within / n)
+    }
+
+    /// Machine `m`'s runs for the window [a, b): classes of those outside it, and those in it.
+    fn classes(&self, m: u32, a: u32, b: u32) -> Classes {
+        let mut outside: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut inside = Vec::new();
+        for &(off, len) in &self.machines[m as usize] {
+            let run = &self.ranks[off as usize..(off + len) as usize];
+            let s = run.partition_point(|&r| r < a);
+            let t = run.partition_point(|&r| r < b);
+            if t > s {
+                inside.push((off, len));
+            } else {
+                *outside.entry((len, s as u32)).or_default() += 1;
+            }
+        }
+        let outside = outside.into_iter().map(|((l, s), c)| (l, s, c)).collect();
+        Classes { outside, inside }
+    }
+}
+
+/// Draws one copy of a machine of `n_runs` runs: its copies per class, the draws below the
+/// window of those outside it, and every draw of those inside (counted into `counts`).
+fn draw_machine(
+    classes: &Classes,
+    n_runs: u64,
+    (a, b): (u32, u32),
+    ranks: &[u32],
+    counts: &mut [u32],
+    tally: &mut Tally,
+    rng: &mut Stream,
+) {
+    let (mut copies, mut runs_left) = (n_runs, n_runs);
+    for &(len, s, count) in &classes.outside {
+        let picked = binomial(copies, f64::from(count) / runs_left as f64, rng);
+        copies -= picked;
+        runs_left -= u64::from(count);
+        let draws = picked * u64::from(len);
+        tally.total += draws;
+        tally.below += match s {
+            0 => 0,
+            s if s == len => draws,
+            s => binomial(draws, f64::from(s) / f64::from(len), rng),
+        };
+    }
+    let inside = classes.inside.len() as u32;
+    for _ in 0..copies {
+        let (off, len) = classes.inside[below(rng, inside) as usize];
+        for _ in 0..len {
+            let k = if len == 1 { 0 } else { below(rng, len) };
+            let r = ranks[(off + k) as usize];
+            tally.total += 1;
+            if r < a {
+                tally.below += 1;
+            } else if r < b {
+                counts[(r - a) as usize] += 1;
+            }
+        }
+    }
+}
+
+/// Window indices of the type-7 order statistics at `p` of a resample that drew `tally`,
+/// from the draws `counts` inside the window, and the fraction between them; `None` where
+/// one of them lies outside the window.
+fn order_stats(counts: &[u32], tally: &Tally, p: f64) -> Option<(u32, u32, f64)> {
+    let h = tally.total.checked_sub(1)? as f64 * p;
+    let k = h.floor() as u64;
+    let next = (k + 1).min(tally.total - 1);
+    let (first, second) = (k.checked_sub(tally.below)?, next.checked_sub(tally.below)?);
+    let (mut cum, mut x) = (0u64, None);
+    for (i, &c) in counts.iter().enumerate() {
+        cum += u64::from(c);
+        if x.is_none() && cum > first {
+            x = Some(i as u32);
+        }
+        if cum > second {
+            return Some((x?, i as u32, h - k as f64));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "window_classes_tests.rs"]
+mod tests;
