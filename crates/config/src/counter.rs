@@ -219,10 +219,14 @@ impl Counter {
 /// The program lab runs the benchmark under, found on `PATH`.
 pub const VALGRIND: &str = "valgrind";
 
+/// Where a plan's command tells callgrind to write its profiles: the runner puts a folder of
+/// the run's own in its place, and reads the counts from there.
+pub const OUT_FILE_PLACEHOLDER: &str = "--callgrind-out-file=/dev/null";
+
 /// The options before the run's own command.
 const OPTIONS: [&str; 3] = [
     "--tool=callgrind",
-    "--callgrind-out-file=/dev/null",
+    OUT_FILE_PLACEHOLDER,
     "--trace-children=yes",
 ];
 

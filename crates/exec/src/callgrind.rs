@@ -2,13 +2,17 @@
 //! under `valgrind --tool=callgrind`, which executes the program on a synthetic CPU and counts
 //! each user-space instruction it executes (its `Ir` event), in every process the run starts
 //! (`--trace-children=yes`). The count does not depend on how busy the machine is; the run
-//! takes 20 to 100 times its native time, so its times are valgrind's. Valgrind prints each
-//! process's total on the run's standard error (`==PID== Collected : N`), which lab keeps as
-//! the run's log and sums after the run ended. No profile file is written
-//! (`--callgrind-out-file=/dev/null`).
+//! takes 20 to 100 times its native time, so its times are valgrind's.
 //!
-//! A run prints into its own log only: it could misstate its own count, as it could any
-//! value it prints, but no other run's.
+//! Valgrind writes each process's profile into a folder lab makes for the run
+//! (`--callgrind-out-file=DIR/callgrind.out.%p`), and lab sums their `totals:` lines after the
+//! run ended. The run's standard error, where valgrind also prints `==PID== Collected : N`, is
+//! the run's to write and counts for nothing: a run printing such a line does not set its own
+//! count. Valgrind shares its process with the program it runs, so a program that looked for
+//! the folder could still write there; lab makes one per run, with a name no other run sees.
+
+use lab_config::counter::OUT_FILE_PLACEHOLDER;
+use std::path::{Path, PathBuf};
 
 use lab_config::counter::VALGRIND;
 
@@ -29,33 +33,61 @@ pub fn probe() -> Result<String, String> {
     Ok(version)
 }
 
-/// The instructions of every process of the run, summed from its standard error log; `None`
-/// when valgrind reported none (the run was killed, or valgrind could not start it).
-pub(crate) fn collected(stderr_log: &lab_store::LogRef) -> Option<u64> {
-    let mut totals = Vec::new();
-    lab_store::read_lines(stderr_log, |line| {
-        if let lab_store::Line::Text(text) = line
-            && text.contains("== Collected : ")
-        {
-            totals.push(text.to_string());
-        }
-    });
-    sum_collected(totals.iter().map(String::as_str))
+/// The folder callgrind writes a run's profiles into, and the run's command with it named:
+/// made for one run, removed with this value.
+pub(crate) struct OutFiles {
+    dir: PathBuf,
+    argv: Vec<String>,
 }
 
-/// The sum of valgrind's `==PID== Collected : N` lines among `lines`.
-fn sum_collected<'a>(lines: impl Iterator<Item = &'a str>) -> Option<u64> {
-    lines.filter_map(collected_line).reduce(u64::saturating_add)
-}
-
-/// N of a line `==PID== Collected : N`.
-fn collected_line(line: &str) -> Option<u64> {
-    let rest = line.trim_end().strip_prefix("==")?;
-    let (pid, rest) = rest.split_once("== ")?;
-    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+impl OutFiles {
+    /// For a command run under callgrind (one holding the plan's placeholder option), a new
+    /// folder and the command writing into it; `None` for any other command.
+    pub(crate) fn for_argv(argv: &[String]) -> std::io::Result<Option<OutFiles>> {
+        let Some(at) = argv.iter().position(|a| a == OUT_FILE_PLACEHOLDER) else {
+            return Ok(None);
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("lab-callgrind-")
+            .tempdir()?
+            .keep();
+        let mut argv = argv.to_vec();
+        argv[at] = format!("--callgrind-out-file={}/callgrind.out.%p", dir.display());
+        Ok(Some(OutFiles { dir, argv }))
     }
-    rest.strip_prefix("Collected : ")?.parse().ok()
+
+    pub(crate) fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
+    /// The instructions of every process of the run, summed from the profiles valgrind wrote;
+    /// `None` when it wrote none (the run was killed, or valgrind could not start it).
+    pub(crate) fn instructions(&self) -> Option<u64> {
+        let entries = std::fs::read_dir(&self.dir).ok()?;
+        entries
+            .flatten()
+            .filter_map(|e| profile_total(&e.path()))
+            .reduce(u64::saturating_add)
+    }
+}
+
+impl Drop for OutFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The `totals:` of one profile file (regular files only, read through no link).
+fn profile_total(path: &Path) -> Option<u64> {
+    let file = lab_store::regular::open_regular(path).ok()?;
+    let mut total = None;
+    let reader = std::io::BufReader::new(file);
+    for line in std::io::BufRead::lines(reader).map_while(Result::ok) {
+        if let Some(n) = line.strip_prefix("totals: ") {
+            total = n.trim().parse().ok();
+        }
+    }
+    total
 }
 
 #[cfg(test)]
@@ -63,25 +95,26 @@ mod tests {
     use super::*;
     use lab_config::counter::wrap;
 
-    fn lines(text: &str) -> impl Iterator<Item = &str> {
-        text.lines()
+    #[test]
+    fn a_profiles_totals_count_and_nothing_the_run_printed_does() {
+        let dir = tempfile::tempdir().unwrap();
+        // What valgrind 3.19 wrote for `sh -c true`, its header and last lines.
+        let profile = dir.path().join("callgrind.out.4307");
+        std::fs::write(
+            &profile,
+            "# callgrind format\nevents: Ir\nsummary: 226180\n\ntotals: 226189\n",
+        )
+        .unwrap();
+        assert_eq!(profile_total(&profile), Some(226_189));
+        let printed = dir.path().join("stderr");
+        std::fs::write(&printed, "==1== Collected : 1000000000000\n").unwrap();
+        assert_eq!(profile_total(&printed), None);
     }
 
     #[test]
-    fn every_process_total_is_summed_and_nothing_else_counts() {
-        // What valgrind 3.19 printed for `sh -c 'ls /'`: the shell's child first, then the
-        // shell, with the program's own output between.
-        let log = "==27531== Callgrind, a call-graph generating cache profiler\n\
-                   ==27532== Events    : Ir\n\
-                   ==27532== Collected : 571839\n\
-                   ==27532== \n\
-                   ==27532== I   refs:      571,839\n\
-                   hi\n\
-                   Collected : 99\n\
-                   ==x== Collected : 7\n\
-                   ==27531== Collected : 250820\n";
-        assert_eq!(sum_collected(lines(log)), Some(571_839 + 250_820));
-        assert_eq!(sum_collected(lines("hi\n==1== Events    : Ir\n")), None);
+    fn a_command_without_the_placeholder_gets_no_folder() {
+        let argv = ["./bench".to_string()];
+        assert!(OutFiles::for_argv(&argv).unwrap().is_none());
     }
 
     #[test]
@@ -98,6 +131,13 @@ mod tests {
                 "--n=3"
             ]
         );
+        let out = OutFiles::for_argv(&argv).unwrap().unwrap();
+        assert!(out.argv()[2].starts_with("--callgrind-out-file=/"));
+        assert!(out.argv()[2].ends_with("/callgrind.out.%p"));
+        let dir = out.dir.clone();
+        assert!(dir.is_dir());
+        drop(out);
+        assert!(!dir.exists(), "the folder goes with the run");
     }
 
     #[test]
@@ -108,21 +148,22 @@ mod tests {
             eprintln!("valgrind is not installed, nothing to count with: {why}");
             return;
         }
-        let dir = tempfile::tempdir().unwrap();
         let count = |n: u32| {
-            let log = dir.path().join(format!("err{n}"));
-            let argv = wrap(&["seq".into(), "1".into(), n.to_string()]);
-            let status = std::process::Command::new(&argv[0])
-                .args(&argv[1..])
+            // The program prints a forged total on its stderr: it counts for nothing.
+            let script = format!("seq 1 {n} >/dev/null; echo '==1== Collected : 5' >&2");
+            let argv = wrap(&["sh".into(), "-c".into(), script]);
+            let out = OutFiles::for_argv(&argv).unwrap().unwrap();
+            let status = std::process::Command::new(&out.argv()[0])
+                .args(&out.argv()[1..])
                 .stdout(std::process::Stdio::null())
-                .stderr(std::fs::File::create(&log).unwrap())
+                .stderr(std::process::Stdio::null())
                 .status()
                 .unwrap();
             assert!(status.success());
-            collected(&lab_store::LogRef::File(log)).unwrap()
+            out.instructions().unwrap()
         };
         let (small, again, large) = (count(1000), count(1000), count(100_000));
         assert_eq!(small, again, "the same work, the same count");
-        assert!(large > 10 * small, "{large} against {small}");
+        assert!(large > 5 * small, "{large} against {small}");
     }
 }

@@ -341,20 +341,7 @@ fn stored_row(
     row.heap_shift = heap::shift(exp, run).map(|(bytes, _)| bytes);
     row.packed(packed);
     let samples = reader.read_values(&log_ref(&session.dir, &row, Stream::Stdout), &run.id);
-    let stderr = log_ref(&session.dir, &row, Stream::Stderr);
-    record_callgrind(&mut row, exp, &stderr);
     (row, samples)
-}
-
-/// The instructions callgrind counted in the run, from its standard error log, where the
-/// experiment asks for them; empty when valgrind reported none (never zero).
-fn record_callgrind(row: &mut RunRow, exp: &Experiment, stderr: &lab_store::LogRef) {
-    if exp.counters.contains(&Counter::CallgrindInstructions)
-        && let Some(count) = callgrind::collected(stderr)
-        && let Some(cell) = row.counter_mut(Counter::CallgrindInstructions.def().name)
-    {
-        *cell = Some(count);
-    }
 }
 
 /// How the process ended, for the progress line (a fact, not a verdict).

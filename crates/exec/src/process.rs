@@ -70,7 +70,15 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
             return Measurement::spawn_failed(why, start_unix_ms);
         }
     };
-    let start_with = match prepare(request, group.as_ref(), perf.as_mut()) {
+    let callgrind = match super::callgrind::OutFiles::for_argv(request.argv) {
+        Ok(callgrind) => callgrind,
+        Err(e) => {
+            let why = format!("cannot make a folder for callgrind's profiles: {e}");
+            return Measurement::spawn_failed(why, start_unix_ms);
+        }
+    };
+    let argv = callgrind.as_ref().map_or(request.argv, |c| c.argv());
+    let start_with = match prepare(request, argv, group.as_ref(), perf.as_mut()) {
         Ok(s) => s,
         Err(e) => return Measurement::spawn_failed(e, start_unix_ms),
     };
@@ -101,7 +109,18 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let mut ended = wait_until(run.started.pid, request.timeout);
     let end = Instant2::now();
     let reaped = reap(&mut run, &mut ended, perf, &alone);
-    measurement(run, ended, end, reaped)
+    let mut measured = measurement(run, ended, end, reaped);
+    if let Some(callgrind) = callgrind {
+        let count = callgrind.instructions().map(|value| Reading {
+            value,
+            multiplexed: false,
+        });
+        let count = count.ok_or_else(|| "callgrind wrote no profile".to_string());
+        measured
+            .counters
+            .insert(Counter::CallgrindInstructions, count);
+    }
+    measured
 }
 
 /// The machine as a run found it: the CPUs it runs on, their counters, how many processes
@@ -348,6 +367,7 @@ fn keep_sample(cpus: &[usize], counters: Counters) {
 /// What to start for `request`: its log files opened, its CPU set built.
 fn prepare<'a>(
     request: &'a RunRequest,
+    argv: &'a [String],
     group: Option<&super::cgroup::RunGroup>,
     counters: Option<&'a mut super::counters::Prepared>,
 ) -> Result<Spawn<'a>, String> {
@@ -372,7 +392,7 @@ fn prepare<'a>(
         })
         .transpose()?;
     Ok(Spawn {
-        argv: request.argv,
+        argv,
         env: &request.env,
         cwd: request.cwd,
         cpus: request.cpus.map(cpu_set),
