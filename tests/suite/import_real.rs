@@ -91,10 +91,10 @@ fn failed_google_benchmark_rows_are_failed_runs_and_the_others_import() {
     );
     assert!(
         stderr(&out).contains(&format!(
-            "note: {file}: 6 of 18 benchmark rows failed or were skipped: BM_Avx512 (failed or \
-             skipped: unsupported), BM_Avx512 (failed or skipped: unsupported), BM_Avx512 \
-             (failed or skipped: unsupported), and 3 more; imported as failed runs with no \
-             value, which the exit check reports; the other benchmarks are analysed"
+            "note: {file}: 6 of 18 runs failed or were skipped and hold no value: BM_Avx512 ×3 \
+             (Google Benchmark: failed or skipped: unsupported), BM_OpenDevice ×3 (Google \
+             Benchmark: failed or skipped: cannot open /dev/nonexistent); imported as failed \
+             runs, which the exit check reports, and the other runs are analysed"
         )),
         "{}",
         stderr(&out)
@@ -260,7 +260,7 @@ fn two_machines_that_record_none_are_named_as_such_and_kept_apart_when_told() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(runs_by_variant(&project, "render")["render-scene-txt"], 20);
+    assert_eq!(runs_by_variant(&project, "render")["render-scene.txt"], 20);
     // Told which machine each file is, they are two sessions of 10 runs.
     for (file, label) in [(&desktop, "desktop"), (&board, "board")] {
         let out = project.lab_exits(
@@ -278,7 +278,7 @@ fn two_machines_that_record_none_are_named_as_such_and_kept_apart_when_told() {
         assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
     }
     assert_eq!(project.sessions("apart").len(), 2);
-    assert_eq!(runs_by_variant(&project, "apart")["render-scene-txt"], 10);
+    assert_eq!(runs_by_variant(&project, "apart")["render-scene.txt"], 10);
     // One machine's two files of the same command raise nothing.
     let again = fixture("hyperfine/hyperfine-again.json");
     let first = fixture("hyperfine/hyperfine.json");
@@ -304,7 +304,7 @@ fn a_profiler_metric_without_values_is_left_out_and_said_once() {
     let chapter = project.read("book/src/asm/index.md");
     assert!(!chapter.contains("no valid run"), "{chapter}");
     // 2 forks × 5 iterations, as in the file.
-    let runs = values(&project, "asm", "avgt_time");
+    let runs = values(&project, "asm", "time");
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(runs.values().all(|v| v.len() == 5));
 }

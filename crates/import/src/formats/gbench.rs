@@ -45,24 +45,16 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
     let mut benchmarks = Vec::new();
     let mut aggregates = Vec::new();
-    let mut failed = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
         match row(&source, index, entry)? {
             Row::Iteration(benchmark) => benchmarks.push(benchmark),
-            Row::Failed(benchmark, why) => {
-                failed.push((benchmark.name.clone(), why));
-                benchmarks.push(benchmark);
-            }
             Row::Aggregate(kind) => aggregates.push(kind),
         }
     }
     if benchmarks.is_empty() && !aggregates.is_empty() {
         return Err(only_aggregates(&source, &aggregates));
     }
-    let notes = log_note
-        .into_iter()
-        .chain(failed_note(origin, benchmarks.len(), &failed))
-        .collect();
+    let notes = log_note.into_iter().collect();
     Ok(Imported {
         format: Format::Gbench,
         tool_version: context.get("library_version").and_then(scalar_text),
@@ -92,11 +84,9 @@ const AGGREGATE_SUFFIXES: &[&str] = &["mean", "median", "stddev", "cv", "BigO", 
 
 /// One entry of `benchmarks`.
 enum Row<'v> {
-    /// A repetition, as a one-run benchmark.
+    /// A repetition, as a one-run benchmark (one that failed or was skipped: a failed run
+    /// holding no value, see [`failure`]).
     Iteration(Benchmark),
-    /// A repetition that failed or was skipped, as a one-run benchmark whose run failed and
-    /// holds no value; the tool's message.
-    Failed(Benchmark, String),
     /// A summary of the repetitions; the aggregate's kind ("mean", "stddev", …).
     Aggregate(&'v str),
 }
@@ -121,7 +111,7 @@ fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
     if let Some(why) = failure(entry) {
         let mut run = Run::measured(Vec::new());
         run.exit = Some(Exit::SpawnFailed(format!("Google Benchmark: {why}")));
-        return Ok(Row::Failed(one_run(name, run, Vec::new()), why));
+        return Ok(Row::Iteration(one_run(name, run, Vec::new())));
     }
     let factor = seconds_per_unit(source, name, entry)?;
     let real_time = time_seconds(source, name, entry, "real_time", factor)?;
@@ -254,32 +244,6 @@ fn failure(entry: &Value) -> Option<String> {
         .find_map(|key| entry.get(*key).and_then(Value::as_str))
         .unwrap_or("no message");
     Some(format!("failed or skipped: {message}"))
-}
-
-/// The note on the repetitions that failed or were skipped: how many of all, and the first
-/// few with the tool's message.
-fn failed_note(origin: &str, rows: usize, failed: &[(String, String)]) -> Option<String> {
-    const NAMED: usize = 3;
-    if failed.is_empty() {
-        return None;
-    }
-    let named: Vec<String> = failed
-        .iter()
-        .take(NAMED)
-        .map(|(name, why)| format!("{name} ({why})"))
-        .collect();
-    let more = failed.len().saturating_sub(NAMED);
-    Some(format!(
-        "{origin}: {} of {rows} benchmark rows failed or were skipped: {}{}; imported as failed \
-         runs with no value, which the exit check reports; the other benchmarks are analysed",
-        failed.len(),
-        named.join(", "),
-        if more > 0 {
-            format!(", and {more} more")
-        } else {
-            String::new()
-        }
-    ))
 }
 
 /// Seconds in one of the repetition's `time_unit`.

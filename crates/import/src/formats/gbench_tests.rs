@@ -269,14 +269,7 @@ fn a_failed_or_skipped_repetition_is_a_failed_run_without_a_value() {
     );
     assert!(imported.benchmarks[0].runs[0].values.is_empty());
     assert_eq!(imported.benchmarks[2].runs[0].values, [5e-9]);
-    assert_eq!(
-        imported.notes,
-        [
-            "g.json: 2 of 3 benchmark rows failed or were skipped: BM_X (failed or skipped: boom), \
-          BM_Y (failed or skipped: no GPU); imported as failed runs with no value, which the exit \
-          check reports; the other benchmarks are analysed"
-        ]
-    );
+    assert!(imported.notes.is_empty());
 }
 
 #[test]
@@ -298,4 +291,25 @@ fn json_after_other_text_is_read_and_said_to_be() {
         error.contains("invalid JSON (expected value at line 1 column 1)"),
         "{error}"
     );
+}
+
+#[test]
+fn the_failed_runs_a_selection_keeps_are_noted_once_per_benchmark() {
+    let file = fixture("gbench/gbench-failing.json");
+    let origin = file.display().to_string();
+    let all =
+        super::super::read_each(Format::Gbench, &[file.clone()], &Default::default()).unwrap();
+    assert_eq!(
+        all[0].1.notes,
+        [format!(
+            "{origin}: 6 of 18 runs failed or were skipped and hold no value: BM_Avx512 ×3 \
+             (Google Benchmark: failed or skipped: unsupported), BM_OpenDevice ×3 (Google \
+             Benchmark: failed or skipped: cannot open /dev/nonexistent); imported as failed \
+             runs, which the exit check reports, and the other runs are analysed"
+        )]
+    );
+    let select = super::super::Selection::parse(&["BM_Sum".to_string()]).unwrap();
+    let sums = super::super::read_each(Format::Gbench, &[file], &select).unwrap();
+    assert!(sums[0].1.notes.is_empty());
+    assert_eq!(sums[0].1.benchmarks.len(), 2);
 }

@@ -253,9 +253,48 @@ pub fn read_each(
             if format != Format::Jmh {
                 imported.benchmarks.retain(|b| select.keeps_read(b));
             }
+            imported.notes.extend(failed_note(
+                &file.display().to_string(),
+                &imported.benchmarks,
+            ));
             Ok((file.clone(), imported))
         })
         .collect()
+}
+
+/// The note on the runs that failed without a value (a benchmark the tool reports failed or
+/// skipped), if any: how many of all runs, and each such benchmark with its message and count.
+fn failed_note(origin: &str, benchmarks: &[Benchmark]) -> Option<String> {
+    let runs = benchmarks
+        .iter()
+        .flat_map(|b| b.runs.iter().map(move |r| (b, r)));
+    let mut failed: Vec<(&str, &str, usize)> = Vec::new();
+    for (b, run) in runs.clone() {
+        let Some(lab_store::Exit::SpawnFailed(why)) = &run.exit else {
+            continue;
+        };
+        if !run.values.is_empty() {
+            continue;
+        }
+        match failed.iter_mut().find(|(n, w, _)| *n == b.name && w == why) {
+            Some((_, _, count)) => *count += 1,
+            None => failed.push((&b.name, why, 1)),
+        }
+    }
+    if failed.is_empty() {
+        return None;
+    }
+    let total: usize = failed.iter().map(|(_, _, n)| n).sum();
+    let named: Vec<String> = failed
+        .iter()
+        .map(|(name, why, n)| format!("{name} ×{n} ({why})"))
+        .collect();
+    Some(format!(
+        "{origin}: {total} of {} runs failed or were skipped and hold no value: {}; imported as \
+         failed runs, which the exit check reports, and the other runs are analysed",
+        runs.count(),
+        named.join(", ")
+    ))
 }
 
 /// The files' results merged as [`read`] merges them.
