@@ -308,3 +308,127 @@ fn a_profiler_metric_without_values_is_left_out_and_said_once() {
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(runs.values().all(|v| v.len() == 5));
 }
+
+#[test]
+fn criterion_benchmarks_saved_under_one_id_stay_apart() {
+    let project = Project::with_fixtures(&[]);
+    let tree = fixture("criterion/duplicate-ids");
+    let out = project.lab_exits(&["import", "criterion", &tree, "--into", "dup"], Exit::Ok);
+    assert_eq!(
+        stderr(&out)
+            .matches("note: criterion saved several benchmarks under one id (bench_with_input with no parameter): each keeps the \" #N\" criterion added to its title and folder, so they stay distinct variants (give them a parameter, BenchmarkId::new(NAME, INPUT), to name them)")
+            .count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    let toml = project.read("experiments/dup/lab.toml");
+    for label in [
+        "checksum/fold",
+        "checksum/fold #2",
+        "checksum/fold #3",
+        "checksum/fold #4",
+    ] {
+        assert!(
+            toml.contains(&format!("label = \"{label}\"")),
+            "{label}\n{toml}"
+        );
+    }
+    // Four cells of one run each, each run its own folder's samples.
+    let cells = runs_by_variant(&project, "dup");
+    assert_eq!(cells.len(), 4, "{cells:?}");
+    assert!(cells.values().all(|n| *n == 1));
+    let times = values(&project, "dup", "time");
+    let mut expected = Vec::new();
+    for folder in ["fold", "fold_2", "fold_3", "fold_4"] {
+        let text = std::fs::read_to_string(format!("{tree}/checksum/{folder}/new/sample.json"));
+        let sample: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
+        let first = sample["times"][0].as_f64().unwrap() / sample["iters"][0].as_f64().unwrap();
+        expected.push(first * 1e-9);
+    }
+    let firsts: Vec<f64> = times.values().map(|v| v[0]).collect();
+    assert_eq!(firsts.len(), 4);
+    for (got, want) in firsts.iter().zip(&expected) {
+        assert!(close(*got, *want), "{firsts:?} {expected:?}");
+    }
+    // The input sizes no longer mix: each cell's bytes per second is its own.
+    let rates = values(&project, "dup", "bytes_per_second");
+    assert_eq!(rates.len(), 4);
+}
+
+#[test]
+fn pytest_benchmark_and_go_files_import_end_to_end() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("pytest-benchmark/pytest-benchmark-data.json");
+    project.lab_exits(
+        &["import", "pytest-benchmark", &file, "--into", "py"],
+        Exit::Ok,
+    );
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let rounds: Vec<f64> = document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["stats"]["data"].as_array().unwrap().clone())
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    // Parametrized tests and the plain one are two experiments, as their parameters differ.
+    let mut got = time_values(&project, "py-by-n");
+    got.extend(time_values(&project, "py-plain"));
+    assert_eq!(got, rounds);
+    let toml = project.read("experiments/py-by-n/lab.toml");
+    assert!(
+        toml.contains("label = \"test_sorts.py::test_insertion\""),
+        "{toml}"
+    );
+    let summary = fixture("pytest-benchmark/pytest-benchmark-summary.json");
+    let out = project.lab_exits(
+        &["import", "pytest-benchmark", &summary, "--into", "sum"],
+        Exit::Usage,
+    );
+    assert!(
+        stderr(&out).contains("hold only summary statistics"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!project.path("experiments/sum").exists());
+    let go = fixture("go/go-bench.txt");
+    project.lab_exits(&["import", "go", &go, "--into", "gob"], Exit::Ok);
+    let cells = runs_by_variant(&project, "gob");
+    assert_eq!(cells.len(), 4);
+    assert!(cells.values().all(|n| *n == 5));
+    let first = time_values(&project, "gob")[0];
+    assert!(close(first, 4834e-9), "{first}");
+    let toml = project.read("experiments/gob/lab.toml");
+    for table in [
+        "[metric.bytes_per_op]",
+        "[metric.allocs_per_op]",
+        "[metric.mb_per_s]",
+    ] {
+        assert!(toml.contains(table), "{table}\n{toml}");
+    }
+}
+
+/// Real `go test -bench` files from public repositories: each result line one run.
+#[test]
+fn real_go_files_import_every_result_line() {
+    let project = Project::with_fixtures(&[]);
+    let cases = [
+        ("go/real/units-size.txt", "units", 1),
+        ("go/real/go-pkg-benchmarks-loggers.txt", "loggers", 17),
+        ("go/real/simdcbor.txt", "cbor", 72),
+        ("go/real/backent-engine.txt", "engine", 50),
+    ];
+    for (file, into, runs) in cases {
+        let path = fixture(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines = text
+            .lines()
+            .filter(|l| l.starts_with("Benchmark") && l.contains("ns/op"));
+        assert_eq!(lines.count(), runs, "{file}");
+        project.lab_exits(&["import", "go", &path, "--into", into], Exit::Ok);
+        let total: usize = runs_by_variant(&project, into).values().sum();
+        assert_eq!(total, runs, "{file}");
+    }
+}
