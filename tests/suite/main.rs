@@ -23,6 +23,7 @@ mod fuzz;
 mod history;
 mod hostile;
 mod import;
+mod import_props;
 mod import_real;
 mod interrupt;
 mod jobs;
