@@ -54,17 +54,33 @@ impl Kind {
 
     /// Writes the file (or folder) for these runs under `dir`; its path.
     fn write(self, dir: &std::path::Path, runs: &[Vec<f64>]) -> std::path::PathBuf {
-        let list = |v: &[f64]| {
-            let items: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
-            format!("[{}]", items.join(", "))
-        };
         let all: Vec<f64> = runs.iter().flatten().copied().collect();
-        let (name, text) = match self {
+        if let Kind::Criterion = self {
+            let folder = dir.join("c/x/new");
+            std::fs::create_dir_all(&folder).unwrap();
+            let iters = list(&vec![1.0; all.len()]);
+            let sample = format!(
+                r#"{{"sampling_mode": "Flat", "iters": {iters}, "times": {}}}"#,
+                list(&all)
+            );
+            std::fs::write(folder.join("sample.json"), sample).unwrap();
+            std::fs::write(folder.join("benchmark.json"), r#"{"group_id": "x"}"#).unwrap();
+            return dir.join("c");
+        }
+        let (name, text) = self.text(runs, &all);
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// The file name and text of a one-file format holding these runs.
+    fn text(self, runs: &[Vec<f64>], all: &[f64]) -> (&'static str, String) {
+        match self {
             Kind::Hyperfine => (
                 "h.json",
                 format!(
                     r#"{{"results": [{{"command": "x", "times": {}}}]}}"#,
-                    list(&all)
+                    list(all)
                 ),
             ),
             Kind::Gbench => {
@@ -82,11 +98,14 @@ impl Kind {
             }
             Kind::Jmh => {
                 let forks: Vec<String> = runs.iter().map(|r| list(r)).collect();
+                let primary = format!(
+                    r#"{{"scoreUnit": "us/op", "rawData": [{}]}}"#,
+                    forks.join(", ")
+                );
                 (
                     "j.json",
                     format!(
-                        r#"[{{"benchmark": "a.B.c", "mode": "avgt", "primaryMetric": {{"scoreUnit": "us/op", "rawData": [{}]}}}}]"#,
-                        forks.join(", ")
+                        r#"[{{"benchmark": "a.B.c", "mode": "avgt", "primaryMetric": {primary}}}]"#
                     ),
                 )
             }
@@ -94,7 +113,7 @@ impl Kind {
                 "p.json",
                 format!(
                     r#"{{"machine_info": {{}}, "benchmarks": [{{"fullname": "t.py::test_x", "stats": {{"data": {}}}}}]}}"#,
-                    list(&all)
+                    list(all)
                 ),
             ),
             Kind::Go => {
@@ -107,22 +126,8 @@ impl Kind {
                     format!("goos: linux\n{}\nPASS\n", lines.join("\n")),
                 )
             }
-            Kind::Criterion => {
-                let folder = dir.join("c/x/new");
-                std::fs::create_dir_all(&folder).unwrap();
-                let iters = list(&vec![1.0; all.len()]);
-                let sample = format!(
-                    r#"{{"sampling_mode": "Flat", "iters": {iters}, "times": {}}}"#,
-                    list(&all)
-                );
-                std::fs::write(folder.join("sample.json"), sample).unwrap();
-                std::fs::write(folder.join("benchmark.json"), r#"{"group_id": "x"}"#).unwrap();
-                return dir.join("c");
-            }
-        };
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
+            Kind::Criterion => unreachable!("criterion results are a folder"),
+        }
     }
 
     /// How the runs group in lab: one run per file for the formats whose file is one
@@ -135,6 +140,12 @@ impl Kind {
             Kind::Hyperfine | Kind::Gbench | Kind::Go => all.into_iter().map(|x| vec![x]).collect(),
         }
     }
+}
+
+/// Values as a JSON list, each written so that it reads back as the same number.
+fn list(values: &[f64]) -> String {
+    let items: Vec<String> = values.iter().map(|x| format!("{x:?}")).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// Each run's stored values of the main metric, in run order.

@@ -122,6 +122,12 @@ fn failed_google_benchmark_rows_are_failed_runs_and_the_others_import() {
         got.iter().zip(&expected).all(|(a, b)| close(*a, *b)),
         "{got:?}"
     );
+}
+
+#[test]
+fn a_file_with_failed_benchmarks_neither_refuses_an_import_of_several_nor_a_filter() {
+    let project = Project::with_fixtures(&[]);
+    let file = fixture("gbench/gbench-failing.json");
     // Imported alongside a clean file, the failing one no longer refuses the import.
     let clean = fixture("gbench/gbench.json");
     let out = project.lab_exits(

@@ -297,8 +297,12 @@ fn json_after_other_text_is_read_and_said_to_be() {
 fn the_failed_runs_a_selection_keeps_are_noted_once_per_benchmark() {
     let file = fixture("gbench/gbench-failing.json");
     let origin = file.display().to_string();
-    let all =
-        super::super::read_each(Format::Gbench, &[file.clone()], &Default::default()).unwrap();
+    let all = super::super::read_each(
+        Format::Gbench,
+        std::slice::from_ref(&file),
+        &Default::default(),
+    )
+    .unwrap();
     assert_eq!(
         all[0].1.notes,
         [format!(

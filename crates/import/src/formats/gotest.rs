@@ -77,7 +77,7 @@ fn result_line(source: &Source, number: usize, line: &str) -> Result<Option<Benc
         return Ok(None);
     }
     let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 4 || fields.len() % 2 != 0 || fields[1].parse::<u64>().is_err() {
+    if fields.len() < 4 || !fields.len().is_multiple_of(2) || fields[1].parse::<u64>().is_err() {
         return Ok(None);
     }
     let (name, procs) = name_and_procs(fields[0]);

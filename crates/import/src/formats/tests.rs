@@ -240,7 +240,10 @@ mod mutated {
             (Format::Gbench, "gbench/gbench-failing.json"),
             (Format::Gbench, "gbench/gbench-ci.log"),
             (Format::Jmh, "jmh/jmh-perfasm.json"),
-            (Format::PytestBenchmark, "pytest-benchmark/pytest-benchmark-data.json"),
+            (
+                Format::PytestBenchmark,
+                "pytest-benchmark/pytest-benchmark-data.json",
+            ),
             (Format::GoTest, "go/go-bench.txt"),
             (Format::GoTest, "go/real/simdcbor.txt"),
         ]
