@@ -48,6 +48,9 @@ pub fn import(layout: &Layout, opts: &ImportOptions) -> Result<Exit> {
         .map(|m| (PathBuf::from(&m.label), m.imported.clone()))
         .collect();
     let all = formats::merged(opts.format, &pooled).map_err(|e| usage(opts, e))?;
+    for note in &all.notes {
+        eprintln!("note: {note}");
+    }
     if machines.len() > 1 && !opts.quiet {
         let labels: Vec<&str> = machines.iter().map(|m| m.label.as_str()).collect();
         eprintln!(
@@ -171,6 +174,13 @@ fn read_machines(opts: &ImportOptions) -> Result<Vec<Machine>> {
         };
         groups.entry(key).or_default().push((file, imported));
     }
+    if opts.machine.is_none()
+        && let Some(anonymous) = groups.get(&BTreeMap::new())
+    {
+        for doubt in lab_import::machines::doubts(anonymous) {
+            eprintln!("warning: {doubt}");
+        }
+    }
     let labels = machine_labels(&groups.keys().collect::<Vec<_>>(), opts.machine);
     groups
         .into_values()
@@ -256,6 +266,7 @@ fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
         tool_version,
         context,
         benchmarks,
+        notes: _,
     } = imported;
     for b in benchmarks {
         let key = kind_key(&b);
@@ -268,6 +279,7 @@ fn split(imported: Imported) -> Vec<(Option<String>, Imported)> {
                     tool_version: tool_version.clone(),
                     context: context.clone(),
                     benchmarks: vec![b],
+                    notes: Vec::new(),
                 },
             )),
         }
@@ -481,6 +493,8 @@ fn format_word(format: Format) -> &'static str {
         Format::Gbench => "gbench",
         Format::Pyperf => "pyperf",
         Format::Criterion => "criterion",
+        Format::PytestBenchmark => "pytest-benchmark",
+        Format::GoTest => "go",
     }
 }
 
@@ -493,6 +507,10 @@ fn expected_files(format: Format) -> &'static str {
         Format::Criterion => {
             "criterion's target/criterion folder, its benchmark folders, or their new/sample.json"
         }
+        Format::PytestBenchmark => {
+            "the JSON files of `pytest --benchmark-json FILE --benchmark-save-data` (or --benchmark-save)"
+        }
+        Format::GoTest => "the text output of `go test -bench . [-count N] [-benchmem]`",
     }
 }
 

@@ -17,6 +17,11 @@ pub enum Source {
     Gbench,
     Pyperf,
     Criterion,
+    /// pytest-benchmark's JSON (`--benchmark-json FILE`).
+    #[value(name = "pytest-benchmark")]
+    PytestBenchmark,
+    /// `go test -bench` text output, as benchstat reads it.
+    Go,
 }
 
 impl Source {
@@ -29,6 +34,8 @@ impl Source {
             Source::Gbench => Some(Format::Gbench),
             Source::Pyperf => Some(Format::Pyperf),
             Source::Criterion => Some(Format::Criterion),
+            Source::PytestBenchmark => Some(Format::PytestBenchmark),
+            Source::Go => Some(Format::GoTest),
         }
     }
 }

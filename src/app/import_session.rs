@@ -209,14 +209,14 @@ fn recorded_host(context: &BTreeMap<String, String>) -> Host {
     let find = |keys: &[&str]| keys.iter().find_map(|k| context.get(*k).cloned());
     Host {
         name: find(&["host_name", "hostname"]).unwrap_or_else(|| "not recorded".into()),
-        cpu_model: find(&["cpu_model_name", "cpu_model"]),
+        cpu_model: find(&["cpu_model_name", "cpu_model", "cpu"]),
         logical_cpus: find(&["num_cpus", "cpu_count"])
             .and_then(|n| n.parse().ok())
             .unwrap_or(0),
         allowed_cpus: find(&["cpu_affinity"]),
         governor: None,
         turbo: None,
-        kernel: find(&["platform"]),
+        kernel: find(&["platform", "release"]),
         memory_total: None,
         clocksource: None,
     }

@@ -22,6 +22,7 @@ fn generated_floats_read_back_as_floats() {
         format: Format::Hyperfine,
         tool_version: None,
         context: BTreeMap::new(),
+        notes: Vec::new(),
         benchmarks: vec![benchmark("big", "1e20"), benchmark("two", "2.0")],
     };
     let opts = ImportOptions {
@@ -76,6 +77,7 @@ fn of(benchmarks: Vec<Benchmark>) -> Imported {
         format: Format::Jmh,
         tool_version: None,
         context: BTreeMap::new(),
+        notes: Vec::new(),
         benchmarks,
     }
 }
@@ -162,6 +164,7 @@ fn a_secondary_metric_some_runs_lack_is_optional_and_follows_the_main_one() {
         format: Format::Jmh,
         tool_version: None,
         context: BTreeMap::new(),
+        notes: Vec::new(),
         benchmarks: vec![with, without],
     };
     let metrics = metrics_of(&part);

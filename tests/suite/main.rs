@@ -23,6 +23,8 @@ mod fuzz;
 mod history;
 mod hostile;
 mod import;
+mod import_props;
+mod import_real;
 mod interrupt;
 mod jobs;
 mod layout;

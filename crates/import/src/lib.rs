@@ -2,4 +2,5 @@
 
 pub mod formats;
 pub mod lab_toml;
+pub mod machines;
 pub mod names;

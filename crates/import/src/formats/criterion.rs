@@ -34,13 +34,16 @@ const EXPECTED: &str = "the new/sample.json and new/benchmark.json criterion wri
 /// Reads one criterion benchmark: `path` is its folder (holding `new/`), its `new/` folder, or
 /// the `sample.json` or `benchmark.json` in it.
 pub fn read(path: &Path) -> Result<Imported> {
+    read_in(path, None)
+}
+
+/// [`read`] for a benchmark folder found below `tree`, the folder given (see
+/// [`benchmark_folders`]), which a benchmark without benchmark.json is named below.
+pub fn read_in(path: &Path, tree: Option<&Path>) -> Result<Imported> {
     let sample_path = sample_path(path)?;
     let benchmark_path = sample_path.with_file_name("benchmark.json");
     if !benchmark_path.is_file() {
-        bail!(
-            "{}: no benchmark.json next to it, so the benchmark has no name (expected {EXPECTED})",
-            sample_path.display()
-        );
+        return read_unnamed(&sample_path, tree);
     }
     parse(
         &sample_path.display().to_string(),
@@ -48,6 +51,50 @@ pub fn read(path: &Path) -> Result<Imported> {
         &benchmark_path.display().to_string(),
         &read_text(&benchmark_path)?,
     )
+}
+
+/// A benchmark whose folder holds no benchmark.json (criterion 0.2 releases of 2018 wrote
+/// none): its name is its folder's path below `target/criterion` (criterion made the folders
+/// from the benchmark's id), or below the tree it was found in, or the folder's own name.
+fn read_unnamed(sample_path: &Path, tree: Option<&Path>) -> Result<Imported> {
+    let origin = sample_path.display().to_string();
+    let name = folder_name(sample_path, tree).ok_or_else(|| {
+        anyhow!("{origin}: no benchmark.json next to it and no folder to name the benchmark by (expected {EXPECTED})")
+    })?;
+    let id = serde_json::json!({ "group_id": name });
+    let mut imported = parse(&origin, &read_text(sample_path)?, &origin, &id.to_string())?;
+    imported.notes.push(
+        "criterion benchmark folders without benchmark.json (criterion 0.2, 2018) are named by \
+         their folder path below target/criterion"
+            .to_string(),
+    );
+    Ok(imported)
+}
+
+/// The benchmark folder of a sample.json (above `new/` or `base/`) as a path below the
+/// nearest folder named `criterion` (within `tree` when it was found in one), else below
+/// `tree`, else its own name.
+fn folder_name(sample_path: &Path, tree: Option<&Path>) -> Option<String> {
+    let data = sample_path.parent()?;
+    let folder = match data.file_name()?.to_str()? {
+        "new" | "base" => data.parent()?,
+        _ => data,
+    };
+    let parts = |path: &Path| -> Vec<String> {
+        path.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let all = parts(folder);
+    let floor = tree
+        .filter(|t| folder.starts_with(t) && folder != *t)
+        .map_or(0, |t| parts(t).len());
+    let start = match all.iter().rposition(|p| p == "criterion") {
+        Some(i) if i + 1 >= floor.max(1) && i + 1 < all.len() => i + 1,
+        _ if floor > 0 => floor,
+        _ => all.len().checked_sub(1)?,
+    };
+    Some(all[start..].join("/"))
 }
 
 /// How deep below a given folder benchmark folders are looked for: `target/criterion` nests
@@ -149,6 +196,10 @@ pub fn parse(
     };
     let id = id_source.json(benchmark_text)?;
     let (name, params) = name_and_params(&id_source, &id)?;
+    let notes = duplicate_number(&id)
+        .map(|_| DUPLICATE_NOTE.to_string())
+        .into_iter()
+        .collect();
     let rates = throughput(&id_source, &name, &id)?;
     let sample_source = Source {
         origin: sample_origin,
@@ -170,6 +221,7 @@ pub fn parse(
         format: Format::Criterion,
         tool_version: None,
         context: BTreeMap::new(),
+        notes,
         benchmarks: vec![Benchmark {
             name,
             params,
@@ -183,22 +235,42 @@ pub fn parse(
     })
 }
 
-/// `group_id[/function_id]`, and `value_str` as the param "value".
+/// `group_id[/function_id]`, and `value_str` as the param "value". A benchmark whose id another
+/// of the run already had (criterion 0.3 and later keep such ids, `bench_with_input` without a
+/// parameter, and only make their folders and titles unique) keeps the `" #N"` criterion added
+/// to its `title`, so that distinct benchmarks never share a name.
 fn name_and_params(source: &Source, id: &Value) -> Result<(String, BTreeMap<String, String>)> {
     let group = id
         .get("group_id")
         .and_then(Value::as_str)
         .ok_or_else(|| source.not_format("no \"group_id\" string"))?;
-    let name = match id.get("function_id").and_then(Value::as_str) {
+    let mut name = match id.get("function_id").and_then(Value::as_str) {
         Some(function) => format!("{group}/{function}"),
         None => group.to_string(),
     };
+    if let Some(number) = duplicate_number(id) {
+        name = format!("{name} #{number}");
+    }
     let params = match id.get("value_str").and_then(Value::as_str) {
         Some(value) => BTreeMap::from([("value".to_string(), value.to_string())]),
         None => BTreeMap::new(),
     };
     Ok((name, params))
 }
+
+/// The `N` of a title criterion made unique as `"FULL_ID #N"` (its `ensure_title_unique`).
+fn duplicate_number(id: &Value) -> Option<u64> {
+    let full = id.get("full_id").and_then(Value::as_str)?;
+    let title = id.get("title").and_then(Value::as_str)?;
+    let number = title.strip_prefix(full)?.strip_prefix(" #")?;
+    number.parse().ok().filter(|n| *n >= 2)
+}
+
+/// The note for benchmarks told apart by their titles.
+pub(crate) const DUPLICATE_NOTE: &str = "criterion saved several benchmarks under one id \
+    (bench_with_input with no parameter): each keeps the \" #N\" criterion added to its title and \
+    folder, so they stay distinct variants (give them a parameter, BenchmarkId::new(NAME, INPUT), \
+    to name them)";
 
 /// The rates benchmark.json's `throughput` declares, as (metric, unit, amount per iteration):
 /// `{"Bytes": N}` and `{"BytesDecimal": N}` are bytes a second, `{"Elements": N}` elements a

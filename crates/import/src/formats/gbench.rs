@@ -20,6 +20,7 @@ use super::{
     seconds_per,
 };
 use anyhow::Result;
+use lab_store::Exit;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -33,7 +34,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         what: WHAT,
         expected: EXPECTED,
     };
-    let document = source.json(text)?;
+    let (document, log_note) = source.json_in_log(text, |v| v.get("benchmarks").is_some())?;
     let context = document
         .get("context")
         .and_then(Value::as_object)
@@ -53,11 +54,13 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     if benchmarks.is_empty() && !aggregates.is_empty() {
         return Err(only_aggregates(&source, &aggregates));
     }
+    let notes = log_note.into_iter().collect();
     Ok(Imported {
         format: Format::Gbench,
         tool_version: context.get("library_version").and_then(scalar_text),
         context: context_facts(context),
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
+        notes,
     })
 }
 
@@ -81,7 +84,8 @@ const AGGREGATE_SUFFIXES: &[&str] = &["mean", "median", "stddev", "cv", "BigO", 
 
 /// One entry of `benchmarks`.
 enum Row<'v> {
-    /// A repetition, as a one-run benchmark.
+    /// A repetition, as a one-run benchmark (one that failed or was skipped: a failed run
+    /// holding no value, see [`failure`]).
     Iteration(Benchmark),
     /// A summary of the repetitions; the aggregate's kind ("mean", "stddev", …).
     Aggregate(&'v str),
@@ -104,7 +108,11 @@ fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
     if let Some(kind) = aggregate {
         return Ok(Row::Aggregate(kind));
     }
-    refuse_failed(source, name, entry)?;
+    if let Some(why) = failure(entry) {
+        let mut run = Run::measured(Vec::new());
+        run.exit = Some(Exit::SpawnFailed(format!("Google Benchmark: {why}")));
+        return Ok(Row::Iteration(one_run(name, run, Vec::new())));
+    }
     let factor = seconds_per_unit(source, name, entry)?;
     let real_time = time_seconds(source, name, entry, "real_time", factor)?;
     let mut run = Run::measured(vec![real_time]);
@@ -125,7 +133,12 @@ fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
             !rate,
         ));
     }
-    Ok(Row::Iteration(Benchmark {
+    Ok(Row::Iteration(one_run(name, run, secondary)))
+}
+
+/// A benchmark of one repetition.
+fn one_run(name: &str, run: Run, secondary: Vec<Secondary>) -> Benchmark {
+    Benchmark {
         name: name.to_string(),
         params: BTreeMap::new(),
         metric: "time".into(),
@@ -134,7 +147,7 @@ fn row<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<Row<'v>> {
         runs: vec![run],
         summary_only: false,
         secondary,
-    }))
+    }
 }
 
 /// The fields of a repetition that Google Benchmark itself writes; every other number is a
@@ -214,21 +227,23 @@ fn entry_name<'v>(source: &Source, index: usize, entry: &'v Value) -> Result<&'v
         .ok_or_else(|| source.not_format(format!("benchmark entry {} has no \"name\"", index + 1)))
 }
 
-/// A repetition that failed or was skipped has no real measurement.
-fn refuse_failed(source: &Source, name: &str, entry: &Value) -> Result<()> {
-    let failed = entry.get("error_occurred").and_then(Value::as_bool) == Some(true)
-        || entry.get("skipped").and_then(Value::as_bool) == Some(true);
-    if failed {
-        let message = entry
-            .get("error_message")
-            .and_then(Value::as_str)
-            .unwrap_or("no message");
-        return Err(source.bad(format!(
-            "benchmark \"{name}\" failed or was skipped ({message}) (expected only successful repetitions; \
-             fix or filter out the failing benchmark)"
-        )));
+/// Why a repetition has no real measurement, if it has none: it failed or was skipped
+/// (`error_occurred` with `error_message`, as `state.SkipWithError` writes it in every
+/// release; `skipped` with `skip_message` from `state.SkipWithMessage`, 1.8 and later).
+fn failure(entry: &Value) -> Option<String> {
+    let flagged = |key: &str| match entry.get(key) {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => !s.is_empty() && s != "false",
+        _ => false,
+    };
+    if !flagged("error_occurred") && !flagged("skipped") {
+        return None;
     }
-    Ok(())
+    let message = ["error_message", "skip_message"]
+        .iter()
+        .find_map(|key| entry.get(*key).and_then(Value::as_str))
+        .unwrap_or("no message");
+    Some(format!("failed or skipped: {message}"))
 }
 
 /// Seconds in one of the repetition's `time_unit`.

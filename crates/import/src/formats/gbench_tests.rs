@@ -3,6 +3,7 @@
 use super::super::test_support::{assert_close, fixture};
 use super::super::{Format, read};
 use super::*;
+use lab_store::Exit;
 
 #[test]
 fn cpu_time_and_counters_are_metrics_of_each_repetition() {
@@ -241,12 +242,78 @@ fn a_negative_time_is_refused_with_the_benchmark() {
 }
 
 #[test]
-fn a_failed_repetition_is_refused() {
-    let text = r#"{"context": {}, "benchmarks": [{"name": "BM_X", "run_type": "iteration",
-            "error_occurred": true, "error_message": "boom", "real_time": 0, "time_unit": "ns"}]}"#;
-    let error = parse("g.json", text).unwrap_err().to_string();
+fn a_failed_or_skipped_repetition_is_a_failed_run_without_a_value() {
+    let text = r#"{"context": {}, "benchmarks": [
+        {"name": "BM_X", "run_type": "iteration", "error_occurred": true,
+         "error_message": "boom", "real_time": 0, "time_unit": "ns"},
+        {"name": "BM_Y", "run_type": "iteration", "skipped": true,
+         "skip_message": "no GPU", "real_time": 0, "time_unit": "ns"},
+        {"name": "BM_Z", "run_type": "iteration", "real_time": 5, "time_unit": "ns"}]}"#;
+    let imported = parse("g.json", text).unwrap();
+    let exits: Vec<Option<Exit>> = imported
+        .benchmarks
+        .iter()
+        .map(|b| b.runs[0].exit.clone())
+        .collect();
+    assert_eq!(
+        exits,
+        [
+            Some(Exit::SpawnFailed(
+                "Google Benchmark: failed or skipped: boom".into()
+            )),
+            Some(Exit::SpawnFailed(
+                "Google Benchmark: failed or skipped: no GPU".into()
+            )),
+            None
+        ]
+    );
+    assert!(imported.benchmarks[0].runs[0].values.is_empty());
+    assert_eq!(imported.benchmarks[2].runs[0].values, [5e-9]);
+    assert!(imported.notes.is_empty());
+}
+
+#[test]
+fn json_after_other_text_is_read_and_said_to_be() {
+    let text = "+ make bench\ncc -O2 bench.c\n{\"context\": {}, \"benchmarks\": [\n  {\"name\": \"BM_Z\", \"real_time\": 5, \"time_unit\": \"ns\"}]}\n+ exit 0\n";
+    let imported = parse("ci.log", text).unwrap();
+    assert_eq!(imported.benchmarks[0].runs[0].values, [5e-9]);
+    assert_eq!(
+        imported.notes,
+        [
+            "ci.log: the JSON document begins on line 3; the 2 lines of other text before it are left out"
+        ]
+    );
+    // No document that parses: the error of the whole text, with its line and column.
+    let error = parse("ci.log", "+ make\n{\"context\": \n")
+        .unwrap_err()
+        .to_string();
     assert!(
-        error.contains("\"BM_X\" failed or was skipped (boom)"),
+        error.contains("invalid JSON (expected value at line 1 column 1)"),
         "{error}"
     );
+}
+
+#[test]
+fn the_failed_runs_a_selection_keeps_are_noted_once_per_benchmark() {
+    let file = fixture("gbench/gbench-failing.json");
+    let origin = file.display().to_string();
+    let all = super::super::read_each(
+        Format::Gbench,
+        std::slice::from_ref(&file),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        all[0].1.notes,
+        [format!(
+            "{origin}: 6 of 18 runs failed or were skipped and hold no value: BM_Avx512 ×3 \
+             (Google Benchmark: failed or skipped: unsupported), BM_OpenDevice ×3 (Google \
+             Benchmark: failed or skipped: cannot open /dev/nonexistent); imported as failed \
+             runs, which the exit check reports, and the other runs are analysed"
+        )]
+    );
+    let select = super::super::Selection::parse(&["BM_Sum".to_string()]).unwrap();
+    let sums = super::super::read_each(Format::Gbench, &[file], &select).unwrap();
+    assert!(sums[0].1.notes.is_empty());
+    assert_eq!(sums[0].1.benchmarks.len(), 2);
 }

@@ -38,7 +38,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         what: WHAT,
         expected: EXPECTED,
     };
-    let document = source.json(text)?;
+    let (document, log_note) = source.json_in_log(text, |v| v.get("results").is_some())?;
     let schema = document.get("schema_version");
     let version_two = match schema {
         None => false,
@@ -84,6 +84,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         tool_version: field(&["hyperfine_version"]),
         context,
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
+        notes: log_note.into_iter().collect(),
     })
 }
 

@@ -53,18 +53,22 @@ pub fn parse_selected(origin: &str, text: &str, select: &Selection) -> Result<Im
         what: WHAT,
         expected: EXPECTED,
     };
-    let document = source.json(text)?;
+    let (document, log_note) = source.json_in_log(text, |v| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|r| r.get("benchmark").is_some()))
+    })?;
     let results = document
         .as_array()
         .ok_or_else(|| source.not_format("the top level is not an array of results"))?;
     let mut versions = Facts::default();
     let mut facts = Facts::default();
     let mut benchmarks = Vec::new();
+    let mut left_out = Vec::new();
     for (index, result) in results.iter().enumerate() {
         if !selected(select, result) {
             continue;
         }
-        benchmarks.push(benchmark(&source, index, result)?);
+        benchmarks.push(benchmark(&source, index, result, &mut left_out)?);
         if let Some(version) = result.get("jmhVersion").and_then(scalar_text) {
             versions.add("jmhVersion", version);
         }
@@ -75,7 +79,36 @@ pub fn parse_selected(origin: &str, text: &str, select: &Selection) -> Result<Im
         tool_version: versions.into_context().remove("jmhVersion"),
         context: facts.into_context(),
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
+        notes: log_note
+            .into_iter()
+            .chain(left_out_note(origin, &left_out))
+            .collect(),
     })
+}
+
+/// The one note naming every secondary metric left out for holding no value, with how many
+/// benchmarks it was left out of.
+fn left_out_note(origin: &str, left_out: &[String]) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for metric in left_out {
+        match counts.iter_mut().find(|(m, _)| m == metric) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((metric, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = counts
+        .iter()
+        .map(|(m, n)| format!("\"{m}\" ({n} benchmark{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    Some(format!(
+        "{origin}: secondary metric{} {} left out: no numeric value recorded (a profiler's text \
+         result, or NaN and no raw data)",
+        if counts.len() == 1 { "" } else { "s" },
+        named.join(", ")
+    ))
 }
 
 fn add_context_facts(facts: &mut Facts, result: &Value) {
@@ -108,7 +141,12 @@ fn selected(select: &Selection, result: &Value) -> bool {
     select.keeps(text("benchmark"), text("mode"), unit)
 }
 
-fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark> {
+fn benchmark(
+    source: &Source,
+    index: usize,
+    result: &Value,
+    left_out: &mut Vec<String>,
+) -> Result<Benchmark> {
     let name = result
         .get("benchmark")
         .and_then(Value::as_str)
@@ -137,7 +175,7 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
         (_, Some(raw)) => (fork_runs(source, name, raw, measure.factor)?, false),
         _ => (summary_run(source, name, primary, measure.factor)?, true),
     };
-    let (secondary, runs) = with_secondary_metrics(source, name, result, runs)?;
+    let (secondary, runs) = with_secondary_metrics(source, name, result, runs, left_out)?;
     Ok(Benchmark {
         name: name.to_string(),
         params: params(source, name, result)?,
@@ -152,13 +190,15 @@ fn benchmark(source: &Source, index: usize, result: &Value) -> Result<Benchmark>
 
 /// The forks' runs with the values of every numeric secondary metric that has `rawData`
 /// (fork by fork, as far as both go), and those metrics. A profiler's entry whose values are
-/// not numbers (`NaN` for a textual result such as `·stack`) or that holds no `rawData` is
-/// left out.
+/// not numbers (`NaN` for a textual result such as `·stack`), that holds no `rawData`, or
+/// whose `rawData` holds no value (`-prof perfasm`'s `·asm`: a NaN score and empty lists) is
+/// left out, its name added to `left_out`.
 fn with_secondary_metrics(
     source: &Source,
     name: &str,
     result: &Value,
     mut runs: Vec<Run>,
+    left_out: &mut Vec<String>,
 ) -> Result<(Vec<Secondary>, Vec<Run>)> {
     let Some(metrics) = result.get("secondaryMetrics").and_then(Value::as_object) else {
         return Ok((Vec::new(), runs));
@@ -166,14 +206,17 @@ fn with_secondary_metrics(
     let mut kept = Vec::new();
     for (metric, entry) in metrics {
         let unit = entry.get("scoreUnit").and_then(Value::as_str).unwrap_or("");
-        let Some(forks) = entry.get("rawData").and_then(Value::as_array) else {
-            continue;
-        };
         let (unit, factor) = match super::seconds_per(unit) {
             Some(factor) => ("s", factor),
             None => (unit, 1.0),
         };
-        let Some(values) = secondary_values(forks, factor) else {
+        let values = entry
+            .get("rawData")
+            .and_then(Value::as_array)
+            .and_then(|forks| secondary_values(forks, factor))
+            .filter(|forks| forks.iter().any(|values| !values.is_empty()));
+        let Some(values) = values else {
+            left_out.push(metric.clone());
             continue;
         };
         let what = format!("secondary metric \"{metric}\"");

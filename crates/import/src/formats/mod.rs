@@ -7,9 +7,11 @@
 
 pub mod criterion;
 pub mod gbench;
+pub mod gotest;
 pub mod hyperfine;
 pub mod jmh;
 pub mod pyperf;
+pub mod pytest_benchmark;
 
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
@@ -25,6 +27,12 @@ pub enum Format {
     Gbench,
     Pyperf,
     Criterion,
+    /// pytest-benchmark's JSON.
+    #[value(name = "pytest-benchmark")]
+    PytestBenchmark,
+    /// `go test -bench` text.
+    #[value(name = "go")]
+    GoTest,
 }
 
 impl Format {
@@ -36,6 +44,8 @@ impl Format {
             Format::Gbench => "Google Benchmark",
             Format::Pyperf => "pyperf",
             Format::Criterion => "criterion",
+            Format::PytestBenchmark => "pytest-benchmark",
+            Format::GoTest => "go test",
         }
     }
 }
@@ -54,6 +64,10 @@ pub struct Imported {
     /// distinct values joined by `" | "`, in file order.
     pub context: BTreeMap<String, String>,
     pub benchmarks: Vec<Benchmark>,
+    /// What the reader did that a person should know of, one sentence each naming the file
+    /// (benchmarks imported as failed runs, text skipped before the JSON document, metrics left
+    /// out): said once, never an error.
+    pub notes: Vec<String>,
 }
 
 /// One benchmark: one lab variant (and its parameter values).
@@ -213,31 +227,74 @@ pub fn read_each(
             format.tool()
         );
     }
-    let files = match format {
+    let files: Vec<(PathBuf, Option<&Path>)> = match format {
         Format::Criterion => {
             let mut folders = Vec::new();
             for file in files {
-                folders.extend(criterion::benchmark_folders(file)?);
+                let tree = Some(file.as_path()).filter(|f| f.is_dir());
+                for folder in criterion::benchmark_folders(file)? {
+                    folders.push((folder, tree));
+                }
             }
             folders
         }
-        _ => files.to_vec(),
+        _ => files.iter().map(|f| (f.clone(), None)).collect(),
     };
     files
         .iter()
-        .map(|file| {
+        .map(|(file, tree)| {
             let mut imported = match format {
                 Format::Jmh => {
                     jmh::parse_selected(&file.display().to_string(), &read_text(file)?, select)?
                 }
+                Format::Criterion => criterion::read_in(file, *tree)?,
                 _ => read_one(format, file)?,
             };
             if format != Format::Jmh {
                 imported.benchmarks.retain(|b| select.keeps_read(b));
             }
+            imported.notes.extend(failed_note(
+                &file.display().to_string(),
+                &imported.benchmarks,
+            ));
             Ok((file.clone(), imported))
         })
         .collect()
+}
+
+/// The note on the runs that failed without a value (a benchmark the tool reports failed or
+/// skipped), if any: how many of all runs, and each such benchmark with its message and count.
+fn failed_note(origin: &str, benchmarks: &[Benchmark]) -> Option<String> {
+    let runs = benchmarks
+        .iter()
+        .flat_map(|b| b.runs.iter().map(move |r| (b, r)));
+    let mut failed: Vec<(&str, &str, usize)> = Vec::new();
+    for (b, run) in runs.clone() {
+        let Some(lab_store::Exit::SpawnFailed(why)) = &run.exit else {
+            continue;
+        };
+        if !run.values.is_empty() {
+            continue;
+        }
+        match failed.iter_mut().find(|(n, w, _)| *n == b.name && w == why) {
+            Some((_, _, count)) => *count += 1,
+            None => failed.push((&b.name, why, 1)),
+        }
+    }
+    if failed.is_empty() {
+        return None;
+    }
+    let total: usize = failed.iter().map(|(_, _, n)| n).sum();
+    let named: Vec<String> = failed
+        .iter()
+        .map(|(name, why, n)| format!("{name} ×{n} ({why})"))
+        .collect();
+    Some(format!(
+        "{origin}: {total} of {} runs failed or were skipped and hold no value: {}; imported as \
+         failed runs, which the exit check reports, and the other runs are analysed",
+        runs.count(),
+        named.join(", ")
+    ))
 }
 
 /// The files' results merged as [`read`] merges them.
@@ -270,6 +327,11 @@ const MACHINE_FACTS: &[&str] = &[
     "jdkVersion",
     "vmName",
     "vmVersion",
+    "machine",
+    "system",
+    "goos",
+    "goarch",
+    "cpu",
 ];
 
 /// What a file's context says about the machine and build it ran on (see [`MACHINE_FACTS`]).
@@ -298,6 +360,8 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
         Format::Jmh => jmh::parse(origin, text),
         Format::Gbench => gbench::parse(origin, text),
         Format::Pyperf => pyperf::parse(origin, text),
+        Format::PytestBenchmark => pytest_benchmark::parse(origin, text),
+        Format::GoTest => gotest::parse(origin, text),
         Format::Criterion => bail!(
             "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
              (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"
@@ -369,6 +433,7 @@ fn empty(format: Format) -> Imported {
         tool_version: None,
         context: BTreeMap::new(),
         benchmarks: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -379,6 +444,11 @@ fn merge_into(merged: &mut Imported, more: Imported, origin: &str) -> Result<()>
     facts.add_all(&more.context);
     merged.context = facts.into_context();
     merged.tool_version = merge_versions(merged.tool_version.take(), more.tool_version);
+    for note in more.notes {
+        if !merged.notes.contains(&note) {
+            merged.notes.push(note);
+        }
+    }
     merged.benchmarks = group_benchmarks(
         origin,
         std::mem::take(&mut merged.benchmarks),
@@ -519,6 +589,34 @@ impl Source<'_> {
         serde_json::from_str(text).map_err(|e| self.not_format(format!("invalid JSON ({e})")))
     }
 
+    /// The text as JSON, or the JSON document a log holds after other text (build output
+    /// before a program's JSON, as CI jobs save them): the first document beginning at the
+    /// start of a line that parses whole and that `wanted` accepts. The note says which line
+    /// it began on. Where there is none, the error is that of the whole text (file:line:col).
+    pub(crate) fn json_in_log(
+        &self,
+        text: &str,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Result<(Value, Option<String>)> {
+        let whole = match serde_json::from_str(text) {
+            Ok(value) => return Ok((value, None)),
+            Err(e) => e,
+        };
+        match embedded_document(text, wanted) {
+            Some((line, value)) => Ok((
+                value,
+                Some(format!(
+                    "{}: the JSON document begins on line {line}; the {} line{} of other text before it {} left out",
+                    self.origin,
+                    line - 1,
+                    if line == 2 { "" } else { "s" },
+                    if line == 2 { "is" } else { "are" },
+                )),
+            )),
+            None => Err(self.not_format(format!("invalid JSON ({whole})"))),
+        }
+    }
+
     /// A measured value of `benchmark` as a finite, non-negative number; `what` says which one
     /// (e.g. "run 2 value 3").
     pub(crate) fn value(&self, benchmark: &str, what: &str, value: &Value) -> Result<f64> {
@@ -545,6 +643,36 @@ impl Source<'_> {
             "benchmark \"{benchmark}\": {what} is {problem} (expected a finite, non-negative measurement)"
         )))
     }
+}
+
+/// The most line starts [`embedded_document`] tries, so that a long log of stray braces
+/// cannot make reading it slow.
+const MAX_DOCUMENT_STARTS: usize = 200;
+
+/// The first JSON document (object or array) that begins at the start of a line after the
+/// first, parses whole (text after it is ignored) and that `wanted` accepts, with the line
+/// it begins on (1-based).
+fn embedded_document(text: &str, wanted: impl Fn(&Value) -> bool) -> Option<(usize, Value)> {
+    let mut offset = 0;
+    let mut starts = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let here = offset;
+        offset += line.len();
+        if index == 0 || !(line.starts_with('{') || line.starts_with('[')) {
+            continue;
+        }
+        starts += 1;
+        if starts > MAX_DOCUMENT_STARTS {
+            return None;
+        }
+        let mut stream = serde_json::Deserializer::from_str(&text[here..]).into_iter::<Value>();
+        if let Some(Ok(value)) = stream.next()
+            && wanted(&value)
+        {
+            return Some((index + 1, value));
+        }
+    }
+    None
 }
 
 /// A JSON number, or one of the strings "NaN", "Infinity", "-Infinity" that some tools (JMH)

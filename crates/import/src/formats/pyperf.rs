@@ -82,7 +82,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         what: WHAT,
         expected: EXPECTED,
     };
-    let document = source.json(text)?;
+    let (document, log_note) = source.json_in_log(text, |v| v.get("benchmarks").is_some())?;
     let layout = layout(&source, &document)?;
     let entries = document
         .get("benchmarks")
@@ -114,6 +114,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         tool_version,
         context,
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
+        notes: log_note.into_iter().collect(),
     })
 }
 

@@ -237,6 +237,15 @@ mod mutated {
             (Format::Hyperfine, "hyperfine/hyperfine-2.0-metrics.json"),
             (Format::Hyperfine, "hyperfine/hyperfine-1.20.json"),
             (Format::Gbench, "gbench/gbench-counters.json"),
+            (Format::Gbench, "gbench/gbench-failing.json"),
+            (Format::Gbench, "gbench/gbench-ci.log"),
+            (Format::Jmh, "jmh/jmh-perfasm.json"),
+            (
+                Format::PytestBenchmark,
+                "pytest-benchmark/pytest-benchmark-data.json",
+            ),
+            (Format::GoTest, "go/go-bench.txt"),
+            (Format::GoTest, "go/real/simdcbor.txt"),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -256,7 +265,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..9,
+            which in 0usize..15,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -270,7 +279,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..9,
+            which in 0usize..15,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {

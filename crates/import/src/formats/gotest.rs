@@ -1,0 +1,163 @@
+//! Go's `go test -bench` text output, the format benchstat reads (the Go benchmark data
+//! format, golang.org/design/14313-benchmark-format, and golang.org/x/perf/benchfmt).
+//!
+//! A result line is `BenchmarkNAME[-PROCS] ITERATIONS VALUE UNIT [VALUE UNIT]…`; each line is
+//! one [`Run`] (with `-count N`, N lines of one benchmark are N runs) holding one value: its
+//! `ns/op` (or `sec/op`), in seconds, the mean over the ITERATIONS the line ran, which is all
+//! Go records. Every other pair is a secondary metric of the run: `B/op` and `allocs/op` (and
+//! any unit ending `/op` that is not a time) are counts, `MB/s` and any `…/s` a rate (higher is
+//! better), other units counts as written (`b.ReportMetric`). The `-PROCS` suffix becomes the
+//! param `procs` (Go writes it only when GOMAXPROCS is not 1, so none is `procs` 1), so that
+//! `-cpu 1,4` gives distinct benchmarks;
+//! the rest of the name, sub-benchmarks and `key=value` parts included, is the name as written.
+//! Configuration lines (`goos: linux`, `goarch`, `pkg`, `cpu`, and any `key: value`) are the
+//! context. Other lines (`PASS`,
+//! `ok …`, test output, build output) are not results and are skipped; a file with no result
+//! line is refused.
+
+use super::{Benchmark, Facts, Format, Imported, Run, Secondary, Source, group_benchmarks};
+use anyhow::Result;
+use std::collections::BTreeMap;
+
+const WHAT: &str = "go test -bench output";
+const EXPECTED: &str = "the text `go test -bench . [-count N] [-benchmem]` prints, saved as it \
+    is for benchstat (go test -bench . > FILE)";
+
+/// Parses one file of `go test -bench` output; `origin` names the file in errors.
+pub fn parse(origin: &str, text: &str) -> Result<Imported> {
+    let source = Source {
+        origin,
+        what: WHAT,
+        expected: EXPECTED,
+    };
+    let mut facts = Facts::default();
+    let mut benchmarks = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if let Some(benchmark) = result_line(&source, index + 1, line)? {
+            benchmarks.push(benchmark);
+        } else if let Some((key, value)) = config_line(line) {
+            facts.add(key, value.to_string());
+        }
+    }
+    if benchmarks.is_empty() {
+        return Err(source.not_format(
+            "no result line (expected lines such as `BenchmarkSort-8  1000  1234 ns/op`)",
+        ));
+    }
+    Ok(Imported {
+        format: Format::GoTest,
+        tool_version: None,
+        context: facts.into_context(),
+        benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
+        notes: Vec::new(),
+    })
+}
+
+/// A configuration line, `key: value`, whose key is lower case with no spaces (the format's
+/// rule), as (key, value).
+fn config_line(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.split_once(':')?;
+    let keyish = !key.is_empty()
+        && key.chars().next()?.is_ascii_lowercase()
+        && !key
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_ascii_uppercase());
+    (keyish && (value.is_empty() || value.starts_with(' ')))
+        .then(|| (key, value.trim()))
+        .filter(|(_, v)| !v.is_empty())
+}
+
+/// A result line as a one-run benchmark; None for a line that is not one.
+fn result_line(source: &Source, number: usize, line: &str) -> Result<Option<Benchmark>> {
+    let Some(rest) = line.strip_prefix("Benchmark") else {
+        return Ok(None);
+    };
+    if rest.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Ok(None);
+    }
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() < 4 || !fields.len().is_multiple_of(2) || fields[1].parse::<u64>().is_err() {
+        return Ok(None);
+    }
+    let (name, procs) = name_and_procs(fields[0]);
+    let at = |what: &str| format!("line {number}: {what}");
+    let mut time = None;
+    let mut run = Run::measured(Vec::new());
+    let mut secondary = Vec::new();
+    for pair in fields[2..].chunks(2) {
+        let value: f64 = pair[0].parse().map_err(|_| {
+            source.bad(format!(
+                "line {number}: benchmark \"{name}\": {:?} is not a number (expected VALUE UNIT pairs after the iteration count)",
+                pair[0]
+            ))
+        })?;
+        let unit = pair[1];
+        let value = source.checked(name, &at(unit), value)?;
+        match seconds_per_op(unit) {
+            Some(factor) if time.is_none() => time = Some(value * factor),
+            _ => {
+                let (metric, unit, higher, count) = metric_of(unit);
+                if !run.secondary.contains_key(&metric) {
+                    run = run.with(&metric, vec![value]);
+                    secondary.push(Secondary::new(&metric, &unit, higher, count));
+                }
+            }
+        }
+    }
+    let Some(time) = time else {
+        return Err(source.bad(format!(
+            "line {number}: benchmark \"{name}\" has no ns/op (expected a time per operation on every result line)"
+        )));
+    };
+    run.values = vec![time];
+    let params = BTreeMap::from([("procs".to_string(), procs.unwrap_or(1).to_string())]);
+    Ok(Some(Benchmark {
+        name: name.to_string(),
+        params,
+        metric: "time".into(),
+        unit: "s".into(),
+        higher_is_better: false,
+        runs: vec![run],
+        summary_only: false,
+        secondary,
+    }))
+}
+
+/// The name without its `-PROCS` suffix, and the suffix.
+fn name_and_procs(field: &str) -> (&str, Option<u32>) {
+    match field.rsplit_once('-') {
+        Some((name, procs)) if !name.is_empty() => match procs.parse::<u32>() {
+            Ok(p) => (name, Some(p)),
+            Err(_) => (field, None),
+        },
+        _ => (field, None),
+    }
+}
+
+/// Seconds per one of a time-per-operation unit.
+fn seconds_per_op(unit: &str) -> Option<f64> {
+    let time = unit.strip_suffix("/op")?;
+    match time {
+        "sec" => Some(1.0),
+        other => super::seconds_per(other),
+    }
+}
+
+/// A secondary metric of `unit`: (name, unit, higher is better, counted): `MB/s` is
+/// `mb_per_s` in `MB/s`, `B/op` `bytes_per_op`, `allocs/op` `allocs_per_op`, any other unit
+/// its own name.
+fn metric_of(unit: &str) -> (String, String, bool, bool) {
+    let rate = unit.ends_with("/s");
+    let name = match unit {
+        "MB/s" => "mb_per_s".to_string(),
+        "B/op" => "bytes_per_op".to_string(),
+        "allocs/op" => "allocs_per_op".to_string(),
+        other => other.to_string(),
+    };
+    (name, unit.to_string(), rate, !rate)
+}
+
+#[cfg(test)]
+#[path = "gotest_tests.rs"]
+mod tests;
