@@ -63,19 +63,9 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     super::duties::begin(Duty::Preparing);
     let start_unix_ms = unix_ms();
     let mut group = super::cgroup::RunGroup::take_if_enabled();
-    let mut perf = match super::counters::Prepared::new(request.counters) {
-        Ok(perf) => perf,
-        Err(e) => {
-            let why = format!("cannot prepare the run's counters: {e}");
-            return Measurement::spawn_failed(why, start_unix_ms);
-        }
-    };
-    let callgrind = match super::callgrind::OutFiles::for_argv(request.argv) {
-        Ok(callgrind) => callgrind,
-        Err(e) => {
-            let why = format!("cannot make a folder for callgrind's profiles: {e}");
-            return Measurement::spawn_failed(why, start_unix_ms);
-        }
+    let (mut perf, callgrind) = match counting(request) {
+        Ok(counting) => counting,
+        Err(why) => return Measurement::spawn_failed(why, start_unix_ms),
     };
     let argv = callgrind.as_ref().map_or(request.argv, |c| c.argv());
     let start_with = match prepare(request, argv, group.as_ref(), perf.as_mut()) {
@@ -109,7 +99,33 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
     let mut ended = wait_until(run.started.pid, request.timeout);
     let end = Instant2::now();
     let reaped = reap(&mut run, &mut ended, perf, &alone);
-    let mut measured = measurement(run, ended, end, reaped);
+    with_callgrind_count(measurement(run, ended, end, reaped), callgrind)
+}
+
+/// What counts the run's instructions: its perf counters, prepared, and the folder callgrind
+/// writes its profiles into, where the run goes under callgrind.
+fn counting(
+    request: &RunRequest,
+) -> Result<
+    (
+        Option<super::counters::Prepared>,
+        Option<super::callgrind::OutFiles>,
+    ),
+    String,
+> {
+    let perf = super::counters::Prepared::new(request.counters)
+        .map_err(|e| format!("cannot prepare the run's counters: {e}"))?;
+    let callgrind = super::callgrind::OutFiles::for_argv(request.argv)
+        .map_err(|e| format!("cannot make a folder for callgrind's profiles: {e}"))?;
+    Ok((perf, callgrind))
+}
+
+/// `measured` with the instructions callgrind counted in the profiles it wrote, where the run
+/// went under callgrind.
+fn with_callgrind_count(
+    mut measured: Measurement,
+    callgrind: Option<super::callgrind::OutFiles>,
+) -> Measurement {
     if let Some(callgrind) = callgrind {
         let count = callgrind.instructions().map(|value| Reading {
             value,
