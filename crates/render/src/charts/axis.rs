@@ -261,8 +261,19 @@ impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
     type ValueType = f64;
     type FormatOption = DefaultFormatting;
 
+    /// A value far outside a narrow range (a cell of one run, drawn on an axis a hair wide)
+    /// would map past `i32` and overflow in plotters: it is held within ten widths of the
+    /// range, already far off any chart.
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.inner.map(value, limit)
+        let r = self.inner.range();
+        let (lo, hi) = (r.start.min(r.end), r.start.max(r.end));
+        let margin = 10.0 * (hi - lo);
+        let held = if margin > 0.0 {
+            value.clamp(lo - margin, hi + margin)
+        } else {
+            *value
+        };
+        self.inner.map(&held, limit)
     }
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
