@@ -13,6 +13,7 @@ mod output;
 mod processes;
 mod publish;
 mod record;
+mod sealed;
 mod values;
 
 use common::Project;
