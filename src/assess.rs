@@ -48,7 +48,6 @@ pub fn assess(dir: &Path, mut session: StoredSession, rows: Rows) -> Result<Asse
     notices.extend(validity::nodes::warning(&session.manifest));
     notices.extend(one_process_notice(&session));
     notices.extend(session.damage());
-    notices.extend(unrecorded_notice(&session));
     let (looks, findings) = looks(&experiment, &session, &analysis, findings);
     Ok(Assessed {
         experiment,
@@ -217,16 +216,6 @@ fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
         standing: session.standing,
         plan,
     }
-}
-
-/// A notice for a session lab has no record of writing (see `lab_store::seal`).
-fn unrecorded_notice(session: &StoredSession) -> Option<String> {
-    (session.standing == lab_store::Standing::Unrecorded).then(|| {
-        format!(
-            "session {} is unrecorded: lab has no record of writing it here and git does not hold it, so lab never takes it for the latest session",
-            session.name
-        )
-    })
 }
 
 /// The experiment as the session ran it: its sealed lab.toml under its profile. A session

@@ -97,6 +97,17 @@ impl SessionList {
         self.pickable.last().cloned()
     }
 
+    /// A notice for the session `dir` when lab would never pick it by itself: lab has no
+    /// record of writing it and git does not hold it, while other sessions are recorded.
+    pub fn unrecorded(&self, dir: &Path) -> Option<String> {
+        (!self.pickable.iter().any(|d| d == dir)).then(|| {
+            format!(
+                "session {} is unrecorded: lab has no record of writing it here and git does not hold it, so lab never takes it for the latest session",
+                folder_name(dir)
+            )
+        })
+    }
+
     /// The folder `which` names, or the latest session when `which` is `None`.
     /// `Ok(None)`: no session was named and the experiment has none.
     pub fn find(&self, which: Option<&SessionRef>) -> Result<Option<PathBuf>> {
