@@ -80,8 +80,9 @@ pub(super) fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assess
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         if !list.pickable.contains(&session_dir) {
-            out.left_out
-                .push(format!("{label}: unrecorded (lab has no record of writing it)"));
+            out.left_out.push(format!(
+                "{label}: unrecorded (lab has no record of writing it)"
+            ));
             continue;
         }
         if let Some(a) = shown.filter(|a| a.session.dir == session_dir)

@@ -30,7 +30,11 @@ pub fn state_dir() -> Option<PathBuf> {
 
 #[cfg(not(test))]
 fn state_dir_from_env() -> Option<PathBuf> {
-    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let set = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     set(STATE_VAR)
         .or_else(|| set("XDG_STATE_HOME").map(|d| d.join("lab")))
         .or_else(|| set("HOME").map(|h| h.join(".local/state/lab")))
@@ -150,7 +154,10 @@ pub fn verify(dir: &Path, manifest: &crate::Manifest) -> Verified {
     let file = dir.join(crate::MANIFEST);
     let (standing, damage) = match read_record(&file) {
         Some(record) => (
-            record.sha256.as_ref().map_or(Standing::Open, |_| Standing::Sealed),
+            record
+                .sha256
+                .as_ref()
+                .map_or(Standing::Open, |_| Standing::Sealed),
             manifest_damage(&file, &record, manifest),
         ),
         None if committed(dir) => (Standing::Committed, changed_since_commit(dir)),

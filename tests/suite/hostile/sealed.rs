@@ -38,7 +38,10 @@ fn readers(session: &str, other: &str) -> Vec<(&'static str, Vec<String>)> {
         ("compare", own(&["compare", "exp", other, session])),
         ("bundle", own(&["bundle", "exp", "--session", session])),
         ("logs", own(&["logs", "exp", "r0001", "--session", session])),
-        ("reanalyze", own(&["reanalyze", "exp", "--session", session])),
+        (
+            "reanalyze",
+            own(&["reanalyze", "exp", "--session", session]),
+        ),
     ]
 }
 
@@ -52,7 +55,11 @@ fn every_reader_says(project: &Project, session: &str, other: &str, why: &str) {
         assert!(said.contains(&wanted), "lab {reader} said:\n{said}");
         // A report renders the chapter, the damage in it; the others refuse or fail.
         if reader != "report" {
-            assert_ne!(common::exit_of(&out), Exit::Ok, "lab {reader} passed:\n{said}");
+            assert_ne!(
+                common::exit_of(&out),
+                Exit::Ok,
+                "lab {reader} passed:\n{said}"
+            );
         }
     }
     // The book (`lab book`) renders the chapter of the latest session with the damage.
@@ -113,7 +120,11 @@ fn a_session_rewritten_and_sealed_again_is_damaged_by_its_manifest() {
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     manifest["digests"]["runs.csv"] = sha256(&std::fs::read(&runs).unwrap()).into();
-    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
     every_reader_says(
         &project,
         &b,
@@ -134,7 +145,11 @@ fn a_baseline_repointed_after_lab_saved_it_is_refused_by_every_reader() {
         let out = project.lab(&args);
         let said = format!("{}{}", stdout(&out), stderr(&out));
         assert!(said.contains(wanted), "lab {reader} said:\n{said}");
-        assert_ne!(common::exit_of(&out), Exit::Ok, "lab {reader} passed:\n{said}");
+        assert_ne!(
+            common::exit_of(&out),
+            Exit::Ok,
+            "lab {reader} passed:\n{said}"
+        );
     }
 }
 
