@@ -33,7 +33,10 @@ fn a_session_lab_did_not_record_is_unrecorded_and_never_damaged_by_that() {
     let verified = verify(&dir, &manifest);
     assert_eq!(verified.standing, Standing::Unrecorded);
     assert_eq!(verified.damage, None);
-    assert_eq!(recorded(dir.parent().unwrap(), &[dir.clone()]), [false]);
+    assert_eq!(
+        recorded(dir.parent().unwrap(), std::slice::from_ref(&dir)),
+        [false]
+    );
 }
 
 #[test]

@@ -252,7 +252,8 @@ fn pickable(data_dir: &Path, all: &[PathBuf]) -> Vec<PathBuf> {
     }
     all.iter()
         .zip(recorded)
-        .filter_map(|(dir, known)| known.then(|| dir.clone()))
+        .filter(|(_, known)| *known)
+        .map(|(dir, _)| dir.clone())
         .collect()
 }
 
