@@ -9,6 +9,7 @@ mod configs;
 mod isolation;
 mod names;
 mod notes;
+mod opened;
 mod output;
 mod processes;
 mod publish;
