@@ -47,6 +47,7 @@ pub fn assess(dir: &Path, mut session: StoredSession, rows: Rows) -> Result<Asse
     let (analysis, findings) = judged(&experiment, &mut session, rows);
     notices.extend(validity::nodes::warning(&session.manifest));
     notices.extend(one_process_notice(&session));
+    notices.extend(session.damage());
     let (looks, findings) = looks(&experiment, &session, &analysis, findings);
     Ok(Assessed {
         experiment,
@@ -212,6 +213,7 @@ fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
             .collect(),
         sealed: session.sealed.clone(),
         tails: Vec::new(),
+        standing: session.standing,
         plan,
     }
 }

@@ -27,6 +27,18 @@ pub struct CompareOptions<'a> {
     pub threshold: f64,
 }
 
+/// The session in `dir`, which must not be damaged: a damaged session's values are not
+/// compared with anything.
+fn sound(dir: &Path) -> Result<store::StoredSession> {
+    let session = store::load_session(dir)?;
+    match session.damage() {
+        Some(damage) => Err(LabError::Other(anyhow::anyhow!(
+            "{damage}\n  hint: a damaged session is compared with nothing; compare another session"
+        ))),
+        None => Ok(session),
+    }
+}
+
 /// `lab compare`: the comparison as text (or JSON) and how lab ends.
 pub fn compare(
     layout: &Layout,
@@ -36,16 +48,8 @@ pub fn compare(
 ) -> Result<(String, Exit)> {
     let dir = layout.experiment_dir(arg)?;
     let sessions = session_list(layout, &dir);
-    let a = assess(
-        &dir,
-        store::load_session(&sessions.resolve(&opts.a)?)?,
-        Rows::Keep,
-    )?;
-    let b = assess(
-        &dir,
-        store::load_session(&sessions.resolve(&opts.b)?)?,
-        Rows::Keep,
-    )?;
+    let a = assess(&dir, sound(&sessions.resolve(&opts.a)?)?, Rows::Keep)?;
+    let b = assess(&dir, sound(&sessions.resolve(&opts.b)?)?, Rows::Keep)?;
     let metric = chosen_metric(&b.experiment, opts.metric).map_err(LabError::Usage)?;
     let comparison = Comparison {
         noise: super::latest_noise(layout, &b.experiment.name).and_then(|f| f.quote()),

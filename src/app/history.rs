@@ -74,10 +74,17 @@ pub(super) fn sessions_beside(layout: &Layout, dir: &Path, shown: Option<&Assess
         kept: Vec::new(),
         left_out: Vec::new(),
     };
-    for session_dir in store::sessions(&layout.data_dir(&name)) {
+    let list = store::SessionList::new(&name, dir, &layout.data_dir(&name));
+    for session_dir in list.all {
         let label = session_dir
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        if !list.pickable.contains(&session_dir) {
+            out.left_out.push(format!(
+                "{label}: unrecorded (lab has no record of writing it)"
+            ));
+            continue;
+        }
         if let Some(a) = shown.filter(|a| a.session.dir == session_dir)
             && left_out_because(&a.session).is_none()
         {

@@ -58,6 +58,11 @@ pub fn run_output(
     let session_dir =
         find_session(layout, &dir, which)?.ok_or_else(|| super::session::no_session(&dir))?;
     let session = store::load_session(&session_dir)?;
+    if let Some(damage) = session.damage() {
+        return Err(LabError::Other(anyhow::anyhow!(
+            "{damage}\n  hint: the stored values stand as they were recorded; re-run the experiment to see the output again"
+        )));
+    }
     let row = find_run(&session, run, arg)?;
     let log = match stream {
         Stream::Stdout => session.stdout(row),

@@ -46,10 +46,9 @@ pub fn reanalyze(
         ))
     })?;
     let parent = store::load_session(&parent_dir)?;
-    if let Some(why) = &parent.manifest.damaged {
+    if let Some(damage) = parent.damage() {
         return Err(LabError::Other(anyhow::anyhow!(
-            "session {} is damaged: {why}\n  hint: a damaged session is not analysed again; re-run the experiment to measure again",
-            parent.name
+            "{damage}\n  hint: a damaged session is not analysed again; re-run the experiment to measure again"
         )));
     }
     let sealed = Sealed::read(&dir)?;

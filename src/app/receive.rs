@@ -265,7 +265,9 @@ impl Staging {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(fail)?;
         }
-        std::fs::rename(&self.dir, target).map_err(fail)
+        std::fs::rename(&self.dir, target).map_err(fail)?;
+        // Received whole and checked, it is sealed here as lab placed it.
+        store::seal::record_closed(target).map_err(LabError::Other)
     }
 }
 

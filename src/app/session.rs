@@ -40,11 +40,14 @@ pub(crate) fn assess_chosen_with(
     which: Option<&SessionRef>,
     rows: Rows,
 ) -> Result<Option<Assessed>> {
-    let Some(session_dir) = find_session(layout, dir, which)? else {
+    let list = session_list(layout, dir);
+    let Some(session_dir) = list.find(which)? else {
         return Ok(None);
     };
     let session = store::load_session(&session_dir)?;
-    assess(dir, session, rows).map(Some)
+    let mut assessed = assess(dir, session, rows)?;
+    assessed.notices.extend(list.unrecorded(&session_dir));
+    Ok(Some(assessed))
 }
 
 /// The error for an experiment that has no session yet.

@@ -56,10 +56,9 @@ pub fn write_bundle(experiment: &str, session: &StoredSession, out: &Path) -> Re
 
 /// A damaged session, or one whose rows end in a torn tail, is not sent anywhere.
 fn refuse_unsound(session: &StoredSession) -> Result<()> {
-    if let Some(why) = &session.manifest.damaged {
+    if let Some(damage) = session.damage() {
         bail!(
-            "session {} is damaged ({why}): a bundle carries only a sound session\n  hint: bundle another session with --session ID",
-            session.name
+            "{damage}\n  a bundle carries only a sound session\n  hint: bundle another session with --session ID"
         );
     }
     if let Some(tail) = session.tails.first() {

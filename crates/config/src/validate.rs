@@ -174,7 +174,12 @@ fn with_checks_and_sampling(
 ) -> Result<Experiment> {
     let e = &raw.experiment;
     check_folder_name(&experiment.name, loc)?;
-    check_plan_size(&experiment, sampled_to, e.max_runs.as_ref(), loc)?;
+    let sources = SizeSources {
+        max: e.max_runs.as_ref(),
+        params: &raw.params,
+        repetitions: e.repetitions.as_ref().map(Spanned::span),
+    };
+    check_plan_size(&experiment, sampled_to, &sources, loc)?;
     experiment.checks = validate_checks(&raw.checks, &experiment, loc)?;
     let budget = budget_of(overrides.budget.as_ref().or(e.budget.as_ref()), loc)?;
     experiment.sampling =
@@ -956,9 +961,10 @@ fn looks_like_several_arguments(element: &str, is_program: bool) -> bool {
 fn check_plan_size(
     exp: &Experiment,
     sampled_to: Option<u32>,
-    max: Option<&Spanned<u64>>,
+    sources: &SizeSources,
     loc: &Locator,
 ) -> Result<()> {
+    let max = sources.max;
     let repetitions = sampled_to.unwrap_or(exp.repetitions);
     let limit = max.map_or(MAX_RUNS, |m| *m.get_ref());
     let cells = exp.variants.iter().try_fold(0u64, |sum, v| {
@@ -972,16 +978,47 @@ fn check_plan_size(
         cells.and_then(|c| c.checked_mul(u64::from(repetitions) + u64::from(exp.warmup_runs)));
     match runs {
         Some(n) if n <= limit => Ok(()),
-        found => Err(loc.hinted(
-            max.map_or(0..0, |m| m.span()),
-            "experiment.max_runs",
-            format!(
-                "the plan has {} runs{}, more than the limit of {limit}",
-                found.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
-                if sampled_to.is_some() { " at most" } else { "" }
-            ),
-            "lower repetitions or the parameter lists, or raise `max_runs` in [experiment] if you mean it",
-        )),
+        found => {
+            let (span, key) = sources.shown_at();
+            Err(loc.hinted(
+                span,
+                &key,
+                format!(
+                    "the plan has {} runs{}, more than the limit of {limit}",
+                    found.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+                    if sampled_to.is_some() { " at most" } else { "" }
+                ),
+                "lower repetitions or the parameter lists in [params], or raise `max_runs` in [experiment] if you mean it",
+            ))
+        }
+    }
+}
+
+/// What sets the size of a plan, with where lab.toml says it.
+struct SizeSources<'a> {
+    max: Option<&'a Spanned<u64>>,
+    params: &'a BTreeMap<String, Spanned<Vec<RawParamValue>>>,
+    repetitions: Option<std::ops::Range<usize>>,
+}
+
+impl SizeSources<'_> {
+    /// Where a plan over its run limit is shown: the `max_runs` it exceeds, else the longest
+    /// list of `[params]` (the first such), else the repetitions when no list holds two values.
+    fn shown_at(&self) -> (std::ops::Range<usize>, String) {
+        if let Some(max) = self.max {
+            return (max.span(), "experiment.max_runs".into());
+        }
+        let longest = self
+            .params
+            .iter()
+            .rev()
+            .max_by_key(|(_, values)| values.get_ref().len())
+            .filter(|(_, values)| values.get_ref().len() > 1);
+        match (longest, &self.repetitions) {
+            (Some((name, values)), _) => (values.span(), format!("params.{name}")),
+            (None, Some(span)) => (span.clone(), "experiment.repetitions".into()),
+            (None, None) => (0..0, "params".into()),
+        }
     }
 }
 

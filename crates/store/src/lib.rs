@@ -16,6 +16,7 @@ mod read;
 mod record;
 pub mod regular;
 mod rows;
+pub mod seal;
 mod session_ref;
 mod shards;
 pub mod space;
@@ -33,6 +34,7 @@ pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
 pub use printed::{Found, JsonLine, Unusable, shown};
 pub use read::{Rows, Tail, read_rows};
 pub use rows::{COUNTER_NAMES, Counters, Exit, RunRow, SampleRow};
+pub use seal::{Standing, Verified};
 pub use session_ref::{
     ACCEPTED, BASELINES, SessionError, SessionList, SessionRef, folder_name, save_baseline,
 };
@@ -177,9 +179,18 @@ pub struct StoredSession {
     pub sealed: Option<Sealed>,
     /// Bytes after the committed rows that were set aside on reading.
     pub tails: Vec<Tail>,
+    /// How lab knows the session: sealed by it, committed to git, or unrecorded.
+    pub standing: Standing,
 }
 
 impl StoredSession {
+    /// "session NAME is damaged: WHY" when [`seal::verify`] (or the run that wrote it) found
+    /// it damaged: the one wording every reader gives.
+    pub fn damage(&self) -> Option<String> {
+        let why = self.manifest.damaged.as_ref()?;
+        Some(format!("session {} is damaged: {why}", self.name))
+    }
+
     /// Where the run of `row` kept its stdout.
     pub fn stdout(&self, row: &RunRow) -> LogRef {
         log_ref(&self.dir, row, Stream::Stdout)
@@ -252,7 +263,8 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
     give_back_free_pages();
     plan_holds_every_run(dir, &plan, &rows.runs)?;
     let mut manifest = manifest;
-    if let Some(changed) = unsealed_file(dir, &manifest.digests) {
+    let verified = seal::verify(dir, &manifest);
+    if let Some(changed) = verified.damage {
         manifest.damaged = Some(match manifest.damaged.take() {
             Some(earlier) => format!("{earlier}; {changed}"),
             None => changed,
@@ -269,34 +281,23 @@ pub fn load_session(dir: &Path) -> Result<StoredSession> {
         samples: rows.samples,
         sealed: Sealed::load(dir),
         tails: rows.tails,
+        standing: verified.standing,
     })
+}
+
+/// SHA-256 of the session file at `path` (see [`open_regular`]), read as a stream.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut open_regular(path)?, &mut hasher)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(format!("{:x}", hasher.finalize()))
 }
 
 /// SHA-256 of `bytes`, in hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     format!("{:x}", sha2::Sha256::digest(bytes))
-}
-
-/// The first session file whose bytes are not those the session was sealed with, described;
-/// `None` when every digest holds (or none was sealed: sessions from before lab sealed them,
-/// and sessions still running).
-fn unsealed_file(
-    dir: &Path,
-    digests: &std::collections::BTreeMap<String, String>,
-) -> Option<String> {
-    digests.iter().find_map(|(name, sealed)| {
-        let now = read_regular(&dir.join(name)).map(|b| sha256_hex(&b));
-        match now {
-            Ok(now) if now == *sealed => None,
-            Ok(now) => Some(format!(
-                "{name} is not the file the session was sealed with (its SHA-256 was {}, it is {} now)",
-                &sealed[..sealed.len().min(12)],
-                &now[..12]
-            )),
-            Err(_) => Some(format!("{name}, sealed with the session, cannot be read")),
-        }
-    })
 }
 
 /// The session file at `path`, opened for reading, which must be a regular file: a FIFO would
@@ -406,15 +407,17 @@ pub fn write_derived(
             }
         }
     }
-    drop(writer);
     for pack in [STDOUT_PACK, STDERR_PACK] {
         let from = parent.dir.join(LOGS).join(pack);
         if from.is_file() {
             link_or_copy(&from, &staging.join(LOGS).join(pack))?;
         }
     }
+    writer.finish(manifest)?;
+    drop(writer);
     fs::rename(&staging, dir)
-        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))?;
+    seal::record_closed(dir)
 }
 
 /// Puts the file `from` at `to` (replacing what is there): a hard link where the file system

@@ -70,8 +70,11 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub counters: std::collections::BTreeMap<String, String>,
     /// SHA-256 of each of the session's own files (runs.csv, samples.csv, plan.json, the
-    /// sealed files) as lab wrote them, by path within the session, sealed when the session
-    /// closed; every read checks them.
+    /// sealed files, the packed logs) as lab wrote them, by path within the session, sealed
+    /// when the session closed; every read checks them. The manifest's own SHA-256 is kept
+    /// outside the project, in lab's state folder ([`crate::seal`]): a manifest sealed again
+    /// by anyone but lab is damaged, and a session lab has no record of (nor git) is
+    /// unrecorded, never the latest.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub digests: std::collections::BTreeMap<String, String>,
     /// The analysis the session is read with, which fixes the generator of its resamples

@@ -42,6 +42,94 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// `openat2`'s `struct open_how` (Linux 5.6, `<linux/openat2.h>`).
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// Resolution stays beneath the folder given (`RESOLVE_BENEATH`) and follows no symbolic
+/// link at all (`RESOLVE_NO_SYMLINKS`), from `<linux/openat2.h>`.
+const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+const RESOLVE_BENEATH: u64 = 0x08;
+
+/// The file `name` in the folder `dir`, opened for reading when it is a regular file reached
+/// without leaving `dir` and without a symbolic link on the way: `openat2` with
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` where the kernel has it (Linux 5.6), else
+/// [`open_regular`] of its path with `name` refused when it climbs out (`..`, absolute).
+pub fn open_beneath(dir: &Path, name: &Path) -> io::Result<File> {
+    use std::path::Component;
+    if name
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(io::Error::other(format!(
+            "{} leads out of {}",
+            name.display(),
+            dir.display()
+        )));
+    }
+    let file = match openat2_beneath(dir, name) {
+        Some(opened) => opened?,
+        None => return open_regular(&dir.join(name)),
+    };
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is {}, not a regular file",
+            dir.join(name).display(),
+            kind_of(&kind)
+        )));
+    }
+    Ok(file)
+}
+
+/// `openat2` of `name` beneath `dir`; `None` where the kernel lacks the call.
+fn openat2_beneath(dir: &Path, name: &Path) -> Option<io::Result<File>> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::{AsRawFd, FromRawFd};
+    let folder = match File::options()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_PATH)
+        .open(dir)
+    {
+        Ok(folder) => folder,
+        Err(e) => return Some(Err(e)),
+    };
+    let name = match std::ffi::CString::new(name.as_os_str().as_bytes()) {
+        Ok(name) => name,
+        Err(e) => return Some(Err(io::Error::other(e))),
+    };
+    let how = OpenHow {
+        flags: (libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOFOLLOW) as u64,
+        mode: 0,
+        resolve: RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+    };
+    // SAFETY: the folder's descriptor and the name outlive the call; `how` is the kernel's
+    // struct of the size passed.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    };
+    if fd < 0 {
+        let err = io::Error::last_os_error();
+        // No such call (before Linux 5.6), or one a seccomp filter forbids: the fallback.
+        return match err.raw_os_error() {
+            Some(libc::ENOSYS | libc::EPERM) => None,
+            _ => Some(Err(err)),
+        };
+    }
+    // SAFETY: the kernel just gave this descriptor, owned by nothing else.
+    Some(Ok(unsafe { File::from_raw_fd(fd as i32) }))
+}
+
 /// [`open_regular`], refusing a file other than the one `identity` names.
 pub fn open_same(path: &Path, identity: Identity) -> io::Result<File> {
     let file = open_regular(path)?;
@@ -102,6 +190,39 @@ mod tests {
         );
         assert!(refused("fifo").ends_with("fifo is a FIFO, not a regular file"));
         assert!(refused("").ends_with("is a folder, not a regular file"));
+    }
+
+    #[test]
+    fn beneath_its_folder_only_a_regular_file_reached_without_a_link_opens() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret"), "outside").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("new")).unwrap();
+        fs::write(dir.path().join("new/sample.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("away")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("fifo"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let open = |name: &str| open_beneath(dir.path(), Path::new(name));
+        assert!(open("new/sample.json").is_ok());
+        for refused in [
+            "link",
+            "away/secret",
+            "../secret",
+            "/etc/passwd",
+            "fifo",
+            "new",
+        ] {
+            assert!(open(refused).is_err(), "{refused} was opened");
+        }
+        let fifo = open("fifo").unwrap_err().to_string();
+        assert!(
+            fifo.ends_with("fifo is a FIFO, not a regular file"),
+            "{fifo}"
+        );
     }
 
     #[test]

@@ -74,22 +74,38 @@ pub struct SessionList {
     pub data_dir: PathBuf,
     /// Every session folder, oldest first.
     pub all: Vec<PathBuf>,
+    /// Those lab may pick by itself, oldest first: the recorded ones (see [`super::seal`]),
+    /// or every one when none is recorded.
+    pub pickable: Vec<PathBuf>,
 }
 
 impl SessionList {
     /// The sessions of the experiment `experiment` in folder `dir`, stored in `data_dir`.
     pub fn new(experiment: &str, dir: &Path, data_dir: &Path) -> SessionList {
+        let all = super::sessions(data_dir);
         SessionList {
             experiment: experiment.to_string(),
             dir: dir.to_path_buf(),
             data_dir: data_dir.to_path_buf(),
-            all: super::sessions(data_dir),
+            pickable: pickable(data_dir, &all),
+            all,
         }
     }
 
-    /// The newest session, if the experiment has one.
+    /// The newest session lab may pick by itself, if the experiment has one.
     pub fn latest(&self) -> Option<PathBuf> {
-        self.all.last().cloned()
+        self.pickable.last().cloned()
+    }
+
+    /// A notice for the session `dir` when lab would never pick it by itself: lab has no
+    /// record of writing it and git does not hold it, while other sessions are recorded.
+    pub fn unrecorded(&self, dir: &Path) -> Option<String> {
+        (!self.pickable.iter().any(|d| d == dir)).then(|| {
+            format!(
+                "session {} is unrecorded: lab has no record of writing it here and git does not hold it, so lab never takes it for the latest session",
+                folder_name(dir)
+            )
+        })
     }
 
     /// The folder `which` names, or the latest session when `which` is `None`.
@@ -107,15 +123,28 @@ impl SessionList {
             SessionRef::Latest => self.counted_back(1, "latest"),
             SessionRef::Previous => self.counted_back(2, "previous"),
             SessionRef::Named(text) => self.named(text),
-            SessionRef::Baseline(name) => self.named(&self.baseline(name)?),
+            SessionRef::Baseline(name) => self.saved(name),
         }
+    }
+
+    /// The session saved as baseline `name`, which lab must have written (or git hold).
+    fn saved(&self, name: &str) -> Result<PathBuf> {
+        let dir = self.named(&self.baseline(name)?)?;
+        if self.pickable.contains(&dir) {
+            return Ok(dir);
+        }
+        Err(SessionError::Unreadable(anyhow::anyhow!(
+            "baseline {name} of {} names session {}, which lab has no record of writing\n  hint: save the baseline again with `lab baseline`",
+            self.experiment,
+            folder_name(&dir)
+        )))
     }
 
     /// The `k`th session from the newest (1: the newest).
     fn counted_back(&self, k: usize, word: &str) -> Result<PathBuf> {
-        let n = self.all.len();
+        let n = self.pickable.len();
         n.checked_sub(k)
-            .map(|i| self.all[i].clone())
+            .map(|i| self.pickable[i].clone())
             .ok_or_else(|| {
                 SessionError::Usage(format!(
                     "{} has {n} session{}: there is no {word} one\n  hint: run `lab run {}` first",
@@ -213,30 +242,52 @@ impl SessionList {
     }
 }
 
-/// Records session `session` as baseline `name` in the data folder `data_dir`.
+/// The sessions of `all` (folders of `data_dir`) lab may pick by itself: the recorded ones,
+/// or every one when none is (sessions copied from elsewhere, or written before lab kept
+/// records).
+fn pickable(data_dir: &Path, all: &[PathBuf]) -> Vec<PathBuf> {
+    let recorded = super::seal::recorded(data_dir, all);
+    if !recorded.contains(&true) {
+        return all.to_vec();
+    }
+    all.iter()
+        .zip(recorded)
+        .filter(|(_, known)| *known)
+        .map(|(dir, _)| dir.clone())
+        .collect()
+}
+
+/// Records session `session` as baseline `name` in the data folder `data_dir`, and seals
+/// the list as lab wrote it.
 pub fn save_baseline(data_dir: &Path, name: &str, session: &str) -> Result<()> {
     let mut baselines = read_baselines(data_dir)?;
     baselines.insert(name.to_string(), session.to_string());
-    super::write_json(&data_dir.join(BASELINES), &baselines)?;
+    let path = data_dir.join(BASELINES);
+    super::write_json(&path, &baselines)?;
+    super::seal::seal_file(&path)?;
     Ok(())
 }
 
-/// The baselines saved in `data_dir`: name → session folder name.
+/// The baselines saved in `data_dir`: name → session folder name. A list that is not the
+/// one lab last wrote is refused as damaged.
 fn read_baselines(data_dir: &Path) -> Result<BTreeMap<String, String>> {
     let path = data_dir.join(BASELINES);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| {
-            SessionError::Unreadable(anyhow::anyhow!(
-                "{} is not a list of baselines ({e}); fix or delete it",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(e) => Err(SessionError::Unreadable(anyhow::anyhow!(
-            "cannot read {}: {e}",
-            path.display()
-        ))),
+    if let Some(why) = super::seal::sealed_file_damage(&path) {
+        return Err(SessionError::Unreadable(anyhow::anyhow!(
+            "the baselines of {} are damaged: {why}\n  hint: save the baseline again with `lab baseline`",
+            data_dir.display()
+        )));
     }
+    if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Ok(BTreeMap::new());
+    }
+    let bytes = super::read_regular(&path)?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        SessionError::Unreadable(anyhow::anyhow!(
+            "{} is not a list of baselines ({e}); fix or delete it",
+            path.display()
+        ))
+    })
 }
 
 /// A session folder's name.

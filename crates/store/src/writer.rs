@@ -85,6 +85,7 @@ impl SessionWriter {
         )?;
         fs::rename(&staging, &dir)
             .with_context(|| format!("cannot create session folder {}", dir.display()))?;
+        super::seal::record_open(&dir)?;
         Self::open(dir)
     }
 
@@ -99,6 +100,7 @@ impl SessionWriter {
             manifest.digests.clear();
             write_json(&path, &manifest)?;
         }
+        super::seal::record_open(&dir)?;
         Self::open(dir)
     }
 
@@ -323,13 +325,15 @@ impl SessionWriter {
     pub fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         let path = self.dir.join(MANIFEST);
         let mut sealed = manifest.clone();
-        sealed.digests = self.digests();
-        self.rewrite(&path, &sealed)
+        sealed.digests = self.digests()?;
+        self.rewrite(&path, &sealed)?;
+        super::seal::record_closed(&self.dir)
     }
 
     /// SHA-256 of the bytes lab wrote to each session file but the manifest, by path within
-    /// the session.
-    fn digests(&self) -> std::collections::BTreeMap<String, String> {
+    /// the session, and of each packed log as it closes (the runs' digests guarded every
+    /// slice appended to it).
+    fn digests(&self) -> Result<std::collections::BTreeMap<String, String>> {
         let appended = [&self.runs, &self.samples]
             .into_iter()
             .map(|a| (&a.path, &a.written));
@@ -338,10 +342,17 @@ impl SessionWriter {
             .iter()
             .filter(|w| w.path.file_name() != Some(MANIFEST.as_ref()))
             .map(|w| (&w.path, &w.bytes));
-        appended
+        let mut digests: std::collections::BTreeMap<String, String> = appended
             .chain(whole)
             .map(|(path, bytes)| (within(&self.dir, path), super::sha256_hex(bytes)))
-            .collect()
+            .collect();
+        for pack in [STDOUT_PACK, STDERR_PACK] {
+            let path = self.dir.join(LOGS).join(pack);
+            if fs::symlink_metadata(&path).is_ok() {
+                digests.insert(within(&self.dir, &path), super::sha256_file(&path)?);
+            }
+        }
+        Ok(digests)
     }
 }
 

@@ -47,6 +47,7 @@ impl Project {
             .current_dir(self.root())
             .env("NO_COLOR", "1")
             .env("XDG_DATA_HOME", self.path(".xdg-data"))
+            .env("LAB_STATE_DIR", self.path(".lab-state"))
             .output()
             .expect("lab runs")
     }

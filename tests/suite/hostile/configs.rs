@@ -113,14 +113,14 @@ fn plan_cases() -> Vec<Case> {
         (
             "four billion repetitions",
             minimal("true", "").replace("repetitions = 3", "repetitions = 4000000000"),
-            "the plan has 4000000000 runs, more than the limit of 200000",
+            "`experiment.repetitions`: the plan has 4000000000 runs, more than the limit of 200000",
         ),
         (
             "three 1,000-value parameters",
             with_params(&format!(
                 "n = [{thousand}]\na = [{thousand}]\nb = [{thousand}]"
             )),
-            "the plan has 3000000000 runs",
+            "`params.a`: the plan has 3000000000 runs",
         ),
         (
             "a plan over its declared max_runs",

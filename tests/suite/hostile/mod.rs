@@ -9,11 +9,13 @@ mod configs;
 mod isolation;
 mod names;
 mod notes;
+mod opened;
 mod output;
 mod processes;
 mod publish;
 mod record;
 mod sandbox;
+mod sealed;
 mod values;
 
 use common::Project;

@@ -383,7 +383,7 @@ const MAX_DECOMPRESSED_BYTES: u64 = 512 * 1024 * 1024;
 /// A result file's text; gzip-compressed files (pyperf's `.json.gz`, or any file gzipped to keep)
 /// are decompressed, recognised by their magic bytes rather than by name. Binary files are refused.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
+    let bytes = read_regular(path).map_err(|e| anyhow!("{}: cannot read: {e}", path.display()))?;
     let bytes = if is_gzip(&bytes) {
         gunzip(path, &bytes, MAX_DECOMPRESSED_BYTES)?
     } else {
@@ -395,6 +395,21 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
             path.display()
         )
     })
+}
+
+/// The bytes of the regular file `path`, opened beneath its folder with no link followed
+/// (see [`lab_store::regular::open_beneath`]): a FIFO is refused, never waited on, and a link
+/// (criterion's sample.json pointing elsewhere) is never followed.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => (dir, Path::new(name)),
+        (_, Some(name)) => (Path::new("."), Path::new(name)),
+        _ => (Path::new("."), path),
+    };
+    let mut bytes = Vec::new();
+    lab_store::regular::open_beneath(dir, name)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The gzip magic number (RFC 1952, section 2.3.1).
