@@ -261,14 +261,20 @@ impl Guard {
     }
 }
 
-/// What a run must not write: the record, the book, lab's own executable, the cgroup file
-/// system (so that nothing leaves the session's group). Only those that exist.
+/// What a run must not write: the record, the book, lab's state folder (the seals of closed
+/// sessions), lab's own executable, the cgroup file system (so that nothing leaves the
+/// session's group). Only those that exist.
 fn protected_paths(project: &Path) -> Vec<PathBuf> {
     let (data, book) = (project.join("data"), project.join("book"));
     for folder in [&data, &book] {
         let _ = std::fs::create_dir_all(folder);
     }
     let mut paths = vec![data, book];
+    // lab's own state folder, where the seals of closed sessions are kept.
+    if let Some(state) = lab_store::seal::state_dir() {
+        let _ = std::fs::create_dir_all(&state);
+        paths.push(state);
+    }
     if let Ok(exe) = std::env::current_exe() {
         paths.push(exe);
     }

@@ -12,7 +12,7 @@ fn is_root() -> bool {
 }
 
 /// Each way into lab's files or privileges a run tries, and what it prints when it got in.
-const PROBES: [&str; 8] = [
+const PROBES: [&str; 9] = [
     "ls /proc/$PPID/root/ >/dev/null 2>&1 && echo 'reached lab root'",
     "cat /proc/$PPID/environ >/dev/null 2>&1 && echo 'reached lab environ'",
     "ls /proc/1/root/ >/dev/null 2>&1 && echo 'reached init root'",
@@ -21,6 +21,7 @@ const PROBES: [&str; 8] = [
     "{ echo planted > notes.md; } 2>/dev/null && echo 'wrote notes.md'",
     "{ echo planted > lab.toml; } 2>/dev/null && echo 'wrote lab.toml'",
     "ln -s /tmp ../../book/planted 2>/dev/null && echo 'linked into book/'",
+    "touch \"$LAB_STATE_DIR/planted\" 2>/dev/null && echo 'wrote lab state'",
 ];
 
 #[test]
