@@ -39,7 +39,7 @@ pub fn serve(layout: &Layout, port: u16, quiet: bool) -> Result<()> {
 }
 
 fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    match resolve(site, url).and_then(|p| read_regular(&p).map(|bytes| (p, bytes))) {
+    match resolve(site, url).and_then(|p| read_beneath(site, &p).map(|bytes| (p, bytes))) {
         Some((path, bytes)) => {
             let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path))
                 .expect("static header is valid");
@@ -49,11 +49,14 @@ fn respond(site: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8
     }
 }
 
-/// The bytes of the regular file at `path`, opened without following a link.
-fn read_regular(path: &Path) -> Option<Vec<u8>> {
+/// The bytes of the regular file at `path` in `site`, opened in one step beneath the site with
+/// no link on the way (`openat2`): a folder swapped for a link after [`resolve`] looked at it
+/// leads nowhere.
+fn read_beneath(site: &Path, path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
+    let relative = path.strip_prefix(site).ok()?;
     let mut bytes = Vec::new();
-    lab_store::regular::open_regular(path)
+    lab_store::regular::open_beneath(site, relative)
         .ok()?
         .read_to_end(&mut bytes)
         .ok()?;
@@ -203,6 +206,20 @@ mod tests {
         ] {
             assert_eq!(resolve(root, url), None, "{url}");
         }
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_after_it_was_resolved_serves_nothing() {
+        let (site, _outside) = site_with_links();
+        let root = site.path();
+        let resolved = resolve(root, "/exp/page.html").unwrap();
+        assert!(read_beneath(root, &resolved).is_some());
+        // Between resolving and opening, the folder becomes a link to one holding the same name.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("page.html"), "secret").unwrap();
+        std::fs::rename(root.join("exp"), root.join("exp-was")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.join("exp")).unwrap();
+        assert_eq!(read_beneath(root, &resolved), None);
     }
 
     #[test]

@@ -80,7 +80,10 @@ pub struct BookEntry {
 pub fn render_chapter(book_dir: &Path, item: &Rendered) -> Result<(BookEntry, Vec<String>)> {
     let src = book_dir.join("src");
     let name = &item.experiment.name;
-    let staging = src.join(format!(".{name}.staging"));
+    // One staging folder per process: a `lab report` beside a `lab run` renders the same
+    // chapter into a folder of its own, and the last swapped in wins whole.
+    let staging = src.join(format!(".{name}.staging-{}", std::process::id()));
+    remove_abandoned(&src, &format!(".{name}.staging-"));
     // Whatever is there is cleared, a link included: a dangling one would lead the chapter
     // out of the book.
     lab_store::remove_planted(&staging)
@@ -183,10 +186,11 @@ fn write_record(dir: &Path, item: &Rendered) -> Result<()> {
 /// Replaces `target` by `staging`: the old chapter is moved away first and removed last.
 fn swap_in(staging: &Path, target: &Path) -> Result<()> {
     let old = target.with_file_name(format!(
-        ".{}.old",
+        ".{}.old-{}",
         target
             .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        std::process::id()
     ));
     if old.exists() {
         fs::remove_dir_all(&old)?;
@@ -201,6 +205,26 @@ fn swap_in(staging: &Path, target: &Path) -> Result<()> {
         fs::remove_dir_all(&old)?;
     }
     Ok(())
+}
+
+/// Removes the folders in `src` named `prefix` and a process id whose process is gone: the
+/// staging of a rendering that was killed part way.
+fn remove_abandoned(src: &Path, prefix: &str) {
+    let Ok(entries) = fs::read_dir(src) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid
+            .is_some_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists())
+        {
+            let _ = lab_store::remove_planted(&entry.path());
+        }
+    }
 }
 
 fn book_entry(item: &Rendered) -> BookEntry {

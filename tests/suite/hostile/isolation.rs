@@ -192,7 +192,10 @@ fn without_privileges_landlock_keeps_a_run_out_of_the_record_the_book_and_lab() 
     assert!(why.starts_with("no mount namespace: unshare"), "{why}");
     let read_only = record["read_only"].as_array().unwrap();
     // HOME is the project here, so lab's state folder lies in it.
-    assert_eq!(read_only[..4], ["data/", "book/", ".local/state/lab/", "lab"]);
+    assert_eq!(
+        read_only[..4],
+        ["data/", "book/", ".local/state/lab/", "lab"]
+    );
     every_attack_failed_in_every_run(&project);
     assert!(project.path("experiments/made").is_dir());
     assert!(!project.path("data/by-build").exists());
