@@ -138,6 +138,10 @@ fn compile(
     data: &Arc<NotesData>,
     budget: &Arc<Budget>,
 ) -> Result<Tera> {
+    if let Some(at) = first_component(pieces) {
+        let at = source::position(source, at);
+        return Err(error_at(path, Some(at), COMPONENTS_REFUSED));
+    }
     let mut tera = Tera::new();
     register(&mut tera, data, budget);
     // The author's literal text passes through as written; every value an expression inserts
@@ -153,6 +157,17 @@ fn compile(
     tera.add_raw_template(BUDGETED, budgeted)
         .map_err(|e| locate(&e, path, source))?;
     Ok(tera)
+}
+
+/// Why notes may not define a component, and what they may use instead.
+const COMPONENTS_REFUSED: &str = "notes do not define components ({% component %}): write the text where it goes, or repeat it with {% for %}; notes support {{ cell(...) }}, {{ ratio(...) }}, {{ check(...) }}, {{ chart(...) }}, {% if %}, {% for %}, {% set %} and filters";
+
+/// Where the first `{% component %}` of the notes starts, if any.
+fn first_component(pieces: &[source::Piece]) -> Option<usize> {
+    pieces.iter().find_map(|piece| match piece {
+        source::Piece::Statement { range, keyword } if keyword == "component" => Some(range.start),
+        _ => None,
+    })
 }
 
 /// Statistics of the built-in metrics the notes name but the analysis did not compute.

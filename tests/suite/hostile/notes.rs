@@ -466,3 +466,21 @@ fn decode_references(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+#[test]
+fn a_component_defined_in_the_notes_is_refused_at_its_line() {
+    let project = session_printing(&["tool 1.0"]);
+    let before = project.read(CHAPTER);
+    let notes = "Intro.\n\n{% component card(title) %}<b>{{ title }}</b>{% endcomponent %}\n\n{{<card title=\"x\"/>}}\n";
+    let out = report_with(&project, notes.as_bytes(), Exit::Usage);
+    let line = error_line(&out);
+    assert!(
+        line.starts_with(
+            "error: exp: experiments/exp/notes.md:3:1: notes do not define components"
+        ),
+        "{line}"
+    );
+    assert!(line.contains("{{ cell(...) }}"), "{line}");
+    assert!(!stderr(&out).contains("budgeted"), "{}", stderr(&out));
+    assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+}
