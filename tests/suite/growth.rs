@@ -69,19 +69,22 @@ fn instructions(project: &Project, args: &[&str]) -> (u64, Option<i32>) {
 fn report_check_and_book_grow_linearly_with_the_runs() {
     let small = realistic(SMALL_RUNS);
     let large = realistic(10 * SMALL_RUNS);
-    let commands: [&[&str]; 3] = [
-        &["report", "synthetic"],
-        &["check", "synthetic"],
-        &["book"],
-    ];
+    let commands: [&[&str]; 3] = [&["report", "synthetic"], &["check", "synthetic"], &["book"]];
     for args in commands {
         let (a, a_exit) = instructions(&small, args);
         let (b, b_exit) = instructions(&large, args);
         let growth = b as f64 / a as f64;
-        eprintln!("lab {}: {a} -> {b} instructions ({growth:.1}x)", args.join(" "));
+        eprintln!(
+            "lab {}: {a} -> {b} instructions ({growth:.1}x)",
+            args.join(" ")
+        );
         // `lab check` exits 1 where a check fails, as the small session's may.
         for exit in [a_exit, b_exit] {
-            assert!(matches!(exit, Some(0 | 1)), "lab {}: {exit:?}", args.join(" "));
+            assert!(
+                matches!(exit, Some(0 | 1)),
+                "lab {}: {exit:?}",
+                args.join(" ")
+            );
         }
         assert!(
             growth <= MAX_GROWTH,

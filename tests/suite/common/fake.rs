@@ -152,7 +152,9 @@ impl Runner for FakeRunner {
         let reply = (self.answer.lock().unwrap())(&run);
         match request.held_output {
             // The serial loop's runs write into files of their own, which have no name.
-            Some([stdout, _]) => std::io::Write::write_all(&mut &*stdout, reply.stdout.as_bytes()).unwrap(),
+            Some([stdout, _]) => {
+                std::io::Write::write_all(&mut &*stdout, reply.stdout.as_bytes()).unwrap()
+            }
             None => {
                 std::fs::write(request.stdout, reply.stdout).unwrap();
                 std::fs::write(request.stderr, "").unwrap();
