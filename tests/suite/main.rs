@@ -20,6 +20,7 @@ mod experiments;
 mod fake_runner;
 mod first_hour;
 mod fuzz;
+mod growth;
 mod history;
 mod hostile;
 mod import;

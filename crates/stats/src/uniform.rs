@@ -88,7 +88,7 @@ fn count_drawn(
 
 /// Uniform integer in [0, n) for n ≥ 1, unbiased: Lemire's multiply-shift with rejection
 /// ("Fast random integer generation in an interval", ACM TOMACS 29(1), 2019, Algorithm 5).
-#[inline]
+#[inline(always)]
 pub(crate) fn below<R: RngCore + ?Sized>(rng: &mut R, n: u32) -> u32 {
     let mut m = u64::from(rng.next_u32()) * u64::from(n);
     if (m as u32) < n {

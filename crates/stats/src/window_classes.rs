@@ -25,6 +25,7 @@
 use super::rng::Stream;
 use super::uniform::below;
 use super::window::binomial;
+use rand::RngCore;
 use std::collections::BTreeMap;
 
 /// Standard deviations of the draws below the quantile, less their expected share, that the
@@ -52,6 +53,8 @@ pub(super) struct ClassedRuns {
     counts: Vec<u32>,
     /// The picked machines of the resample being drawn (reused).
     picked: Vec<u32>,
+    /// The same, sorted: the key of their window (reused).
+    key: Vec<u32>,
 }
 
 /// One window and the classes of the machines it was built for.
@@ -103,6 +106,7 @@ impl ClassedRuns {
             sorted,
             plans: BTreeMap::new(),
             picked: Vec::with_capacity(machines.len()),
+            key: Vec::with_capacity(machines.len()),
         })
     }
 
@@ -121,14 +125,17 @@ impl ClassedRuns {
             };
             self.picked.push(m);
         }
-        let mut key = self.picked.clone();
-        key.sort_unstable();
-        let key = (key, p.to_bits());
+        let mut key = (std::mem::take(&mut self.key), p.to_bits());
+        key.0.clear();
+        key.0.extend_from_slice(&self.picked);
+        key.0.sort_unstable();
         if !self.plans.contains_key(&key) {
             let plan = self.plan(&key.0, p);
             self.plans.insert(key.clone(), plan);
         }
-        let plan = self.plans.get(&key)?.as_ref()?;
+        let found = self.plans.get(&key);
+        self.key = key.0;
+        let plan = found?.as_ref()?;
         let mut tally = Tally::default();
         for &m in &self.picked {
             let classes = plan.machines[m as usize].as_ref()?;
@@ -251,9 +258,29 @@ fn draw_machine(
             s => binomial(draws, f64::from(s) / f64::from(len), rng),
         };
     }
-    let inside = classes.inside.len() as u32;
+    // The same draws from the same words on either stream; xoshiro256++'s words are taken
+    // inline, without a branch on the generator per draw.
+    match rng {
+        Stream::Xoshiro(x) => draw_inside(&classes.inside, copies, (a, b), ranks, counts, tally, x),
+        _ => draw_inside(&classes.inside, copies, (a, b), ranks, counts, tally, rng),
+    }
+}
+
+/// Draws `copies` runs of `inside` and every value of each, counting those in the window
+/// [a, b) into `counts` and those below it into `tally`.
+#[inline(always)]
+fn draw_inside<R: RngCore>(
+    inside: &[Span],
+    copies: u64,
+    (a, b): (u32, u32),
+    ranks: &[u32],
+    counts: &mut [u32],
+    tally: &mut Tally,
+    rng: &mut R,
+) {
+    let n_inside = inside.len() as u32;
     for _ in 0..copies {
-        let (off, len) = classes.inside[below(rng, inside) as usize];
+        let (off, len) = inside[below(rng, n_inside) as usize];
         for _ in 0..len {
             let k = if len == 1 { 0 } else { below(rng, len) };
             let r = ranks[(off + k) as usize];
