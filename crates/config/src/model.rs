@@ -69,6 +69,10 @@ pub struct Variant {
     pub argv: Vec<String>,
     pub env: BTreeMap<String, String>,
     pub cpus: Option<Vec<usize>>,
+    /// `lab.toml:LINE:COL` of `cpus`, when declared: a CPU the machine lacks is found when a
+    /// session starts, and named there.
+    #[serde(skip)]
+    pub cpus_declared_at: Option<String>,
     /// Parameters restricted to a subset of their values for this variant.
     pub only: BTreeMap<String, Vec<ParamValue>>,
     /// Commands run around its runs, untimed: before each, after each, once per cell first.

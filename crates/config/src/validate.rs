@@ -572,6 +572,7 @@ fn validate_variants(
                 .as_ref()
                 .map(|c| parse_cpus(c, &key, loc))
                 .transpose()?,
+            cpus_declared_at: v.cpus.as_ref().map(|c| place(c.span(), loc)),
             only: validate_restrictions(&v.params, params, &key, loc)?,
             hooks: validate_hooks(v, &key, params, loc)?,
             shell_check: v.shell_check.unwrap_or(true),

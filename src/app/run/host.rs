@@ -50,9 +50,9 @@ pub(super) fn check_cpus(exp: &Experiment) -> Result<()> {
             .map(ToString::to_string)
             .collect();
         if !missing.is_empty() {
+            let at = (v.cpus_declared_at.clone()).unwrap_or_else(|| exp.file.display().to_string());
             return Err(LabError::Usage(format!(
-                "{}: `variant[{}].cpus` of {}: CPU {} cannot be used on this machine (lab may use CPUs {})\n  hint: choose CPUs from that list, or leave `cpus` out",
-                exp.file.display(),
+                "{at}: `variant[{}].cpus` of {}: CPU {} cannot be used on this machine (lab may use CPUs {})\n  hint: choose CPUs from that list, or leave `cpus` out",
                 i + 1,
                 v.name,
                 missing.join(", "),

@@ -78,7 +78,7 @@ fn cpu_cases() -> Vec<Case> {
         (
             "a CPU this machine does not have",
             with_variant("cpus = \"999\""),
-            "CPU 999 cannot be used on this machine",
+            "lab.toml:14:8: `variant[1].cpus` of v: CPU 999 cannot be used on this machine",
         ),
     ]
 }
