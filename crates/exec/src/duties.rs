@@ -51,7 +51,7 @@ mod timed {
         match duty {
             Duty::Planning => "taking it from the plan (the plan written, hooks, its request)",
             Duty::Preparing => {
-                "preparing its process (spools emptied, argv, environment, folder), before the clock starts"
+                "preparing its process (its output files, argv, environment, folder), before the clock starts"
             }
             Duty::SamplingBefore => {
                 "sampling the machine before it (the previous run's closing sample when recent)"

@@ -5,10 +5,11 @@
 //! plant a chapter fails inside the run (EROFS), and it cannot leave its cgroup. Runs see
 //! what the chapters trust in each experiment folder (its lab.toml, notes.md and templates/)
 //! and lab's own folder (`.lab/`, with the worktrees of `--revs`) read-only as well; builds,
-//! which write their outputs into `.lab/worktrees/`, do not. Each child enters its namespace with `setns(2)` before `execve` (no copy of the
-//! mount table per run) and gives up every privilege (see `privileges`), so it cannot remount,
-//! unmount or leave the namespace, nor reach lab's view of the files through `/proc`. BenchExec's container mode (Beyer, Löwe and
-//! Wendler, "Reliable benchmarking: requirements and solutions", STTT 2019) is the model.
+//! which write their outputs into `.lab/worktrees/`, do not. Each child enters its namespace
+//! with `setns(2)` before `execve` (no copy of the mount table per run) and gives up every
+//! privilege (see `privileges`), so it cannot remount, unmount or leave the namespace, nor
+//! reach lab's view of the files through `/proc`. BenchExec's container mode (Beyer, Löwe
+//! and Wendler, "Reliable benchmarking: requirements and solutions", STTT 2019) is the model.
 //!
 //! Where lab may not make a mount namespace (an unprivileged user), a Landlock ruleset made
 //! once per session does the same for files: each child restricts itself to it before
@@ -572,7 +573,8 @@ fn remove_with_nested(dir: &Path) {
 }
 
 /// Enters the session's protection: its namespace or its Landlock ruleset, giving up every
-/// privilege that could undo it (see `privileges`). In a child between `fork` and `execve`, system calls only.
+/// privilege that could undo it (see `privileges`). In a child between `fork` and `execve`,
+/// system calls only.
 ///
 /// # Safety
 /// Only in a freshly started child, with `entry` from [`entry_for`] while its session holds it.

@@ -98,7 +98,7 @@ pub struct RunRequest<'a> {
     pub stdout: &'a Path,
     pub stderr: &'a Path,
     /// The files at `stdout` and `stderr`, where lab holds them open from run to run (the
-    /// serial loop's spools): the run writes into these, emptied, and the paths only name
+    /// serial loop's run outputs, made for this run): the run writes into these, and the paths only name
     /// them.
     pub held_output: Option<[&'a std::fs::File; 2]>,
     /// perf counters to open on the run (`[experiment] counters`).

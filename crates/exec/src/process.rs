@@ -388,9 +388,7 @@ fn prepare<'a>(
     counters: Option<&'a mut super::counters::Prepared>,
 ) -> Result<Spawn<'a>, String> {
     let output = |path: &'a std::path::Path, held: Option<&'a File>| match held {
-        Some(file) => lab_store::emptied(file)
-            .map(Output::Held)
-            .map_err(|e| format!("cannot empty {}: {e}", path.display())),
+        Some(file) => Ok(Output::Held(file)),
         None => lab_store::empty_file(path)
             .map(Output::Own)
             .map_err(|e| format!("cannot create {}: {e}", path.display())),

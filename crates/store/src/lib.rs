@@ -25,9 +25,7 @@ mod writer;
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
-pub use logs::{
-    Line, MAX_LINE, Scan, emptied, empty_file, empty_spool, read_lines, remove_planted, scan_lines,
-};
+pub use logs::{Line, MAX_LINE, Scan, empty_file, read_lines, remove_planted, scan_lines};
 pub use manifest::*;
 pub(crate) use outputs::{anonymous_file, capped};
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};

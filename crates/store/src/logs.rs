@@ -129,47 +129,23 @@ pub(crate) fn open_unblocked(path: &Path, flags: libc::c_int) -> std::io::Result
 /// symbolic link, and never into a FIFO or device: whatever other than a regular file sits
 /// at `path` (an earlier run may have planted it) is removed and a new file made.
 pub fn empty_file(path: &Path) -> std::io::Result<std::fs::File> {
-    empty_at(path, false)
-}
-
-/// [`empty_file`] opened for reading too: a spool lab holds from run to run and reads back
-/// through the same descriptor.
-pub fn empty_spool(path: &Path) -> std::io::Result<std::fs::File> {
-    empty_at(path, true)
-}
-
-/// [`empty_file`], opened for reading too when `read`.
-fn empty_at(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
-    open_empty(path, read).or_else(|_| {
+    open_empty(path).or_else(|_| {
         remove_planted(path)?;
-        open_empty(path, read)
+        open_empty(path)
     })
 }
 
 /// [`empty_file`] when `path` is missing or a regular file; an error for a link (`ELOOP`), a
 /// FIFO (`ENXIO` without a reader) or anything else that is not a regular file.
-fn open_empty(path: &Path, read: bool) -> std::io::Result<std::fs::File> {
+fn open_empty(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::File::options()
-        .read(read)
         .write(true)
         .create(true)
         .truncate(false)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
     truncate_regular(&file, &path.display())?;
-    Ok(file)
-}
-
-/// `file`, a spool held open from run to run, emptied for the next run: truncated and
-/// rewound where it holds something (output written after its run was packed, by a process
-/// that outlived it), and refused where it is no longer a regular file.
-pub fn emptied(file: &std::fs::File) -> std::io::Result<&std::fs::File> {
-    use std::io::Seek;
-    if truncate_regular(file, &"the spool")? {
-        let mut file = file;
-        file.rewind()?;
-    }
     Ok(file)
 }
 

@@ -31,6 +31,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
+    regular_only(file, path)
+}
+
+/// `file`, opened at `path`, when it is a regular file; an error naming what it is instead.
+fn regular_only(file: File, path: &Path) -> io::Result<File> {
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
         return Err(io::Error::other(format!(
@@ -71,19 +76,10 @@ pub fn open_beneath(dir: &Path, name: &Path) -> io::Result<File> {
             dir.display()
         )));
     }
-    let file = match openat2_beneath(dir, name) {
-        Some(opened) => opened?,
-        None => return open_regular(&dir.join(name)),
-    };
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        return Err(io::Error::other(format!(
-            "{} is {}, not a regular file",
-            dir.join(name).display(),
-            kind_of(&kind)
-        )));
+    match openat2_beneath(dir, name) {
+        Some(opened) => regular_only(opened?, &dir.join(name)),
+        None => open_regular(&dir.join(name)),
     }
-    Ok(file)
 }
 
 /// `openat2` of `name` beneath `dir`; `None` where the kernel lacks the call.
