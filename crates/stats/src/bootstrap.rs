@@ -210,16 +210,14 @@ impl Resampler {
             return q;
         }
         if let Some(ranked) = &mut self.ranked
-            && let Some((x, y, f)) = ranked.draw(p, &mut self.counts, rng)
+            && let Some(between) = ranked.draw(p, &mut self.counts, rng)
         {
-            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
-            return a + f * (b - a);
+            return interpolated(&self.sorted, between);
         }
         if let Some(classed) = &mut self.classed
-            && let Some((x, y, f)) = classed.draw(p, rng)
+            && let Some(between) = classed.draw(p, rng)
         {
-            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
-            return a + f * (b - a);
+            return interpolated(&self.sorted, between);
         }
         self.draw_every_value(p, rng)
     }
@@ -468,6 +466,13 @@ pub fn bca_mean_ci(xs: &[f64], resamples: usize, level: f64, rng: &mut Stream) -
     let lo = quantile_in_place(&mut stats, p_lo);
     let hi = quantile_in_place(&mut stats, p_hi);
     Some(Interval { lo, hi, level })
+}
+
+/// The value a fraction `f` of the way from the `x`th to the `y`th of `sorted`: a quantile
+/// the windowed draws place between two ranks.
+pub(crate) fn interpolated(sorted: &[f64], (x, y, f): (u32, u32, f64)) -> f64 {
+    let (a, b) = (sorted[x as usize], sorted[y as usize]);
+    a + f * (b - a)
 }
 
 #[cfg(test)]

@@ -102,10 +102,9 @@ impl NestedResampler {
     pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut Stream) -> f64 {
         if statistic == Statistic::Median
             && let Some(classed) = &mut self.classed
-            && let Some((x, y, f)) = classed.draw(0.5, rng)
+            && let Some(between) = classed.draw(0.5, rng)
         {
-            let (a, b) = (self.sorted[x as usize], self.sorted[y as usize]);
-            return a + f * (b - a);
+            return super::bootstrap::interpolated(&self.sorted, between);
         }
         let drawn = self.count_resample(rng);
         let result = match statistic {
