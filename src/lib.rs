@@ -5,14 +5,16 @@
 //! process per run) → `lab-store` (sealed, append-only session files) → `lab-judge` (validity,
 //! analysis, checks, stopping, comparison) → `lab-render` (charts and the mdBook chapter), with
 //! `lab-stats` under them all and `lab-import` and `lab-bundle` beside the store. This crate
-//! holds the pipeline's read side for one session ([`assess`]) and the command line (`app`),
-//! which parses arguments, calls the pipeline and prints.
+//! holds the pipeline's write side ([`run`]: one `lab run` from lab.toml to stored sessions),
+//! its read side for one session ([`assess`]) and the command line (`app`), which parses
+//! arguments, calls the pipeline and prints.
 
 pub mod app;
 pub mod assess;
 pub mod cli;
 pub mod error;
 pub mod layout;
+pub mod run;
 
 pub use assess::{Assessed, assess};
 pub use error::Exit;

@@ -59,7 +59,7 @@ pub fn noise(
 ) -> Result<NoiseFloor> {
     let dir = layout.experiment_dir(arg)?;
     let exp = config::load(&dir, None)?;
-    super::run::check_runnable(&exp)?;
+    crate::run::check_runnable(&exp)?;
     if exp.param(REV_PARAM).is_some() {
         return Err(LabError::Usage(format!(
             "{}: the parameter `{REV_PARAM}` is the one `lab noise` adds for its two sides\n  hint: rename the parameter in [params]",

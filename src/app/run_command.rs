@@ -1,11 +1,13 @@
 //! `lab run`'s command line: its arguments, read into [`RunOptions`] and handed to
-//! [`super::run`], the pipeline from config to the rendered chapter.
+//! [`crate::run::run`], the write side of the pipeline; each session's chapter is written by
+//! `lab report`'s code and its summary printed here.
 
-use super::{Engine, RunOptions, SlurmOptions};
+use super::report::{ChapterOutcome, ReportOptions, report};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
-use lab_exec::ProcessRunner;
-use std::path::PathBuf;
+use crate::run::{Chapters, Engine, Found, RunOptions, SlurmOptions};
+use lab_exec::{ProcessRunner, Runner};
+use std::path::{Path, PathBuf};
 
 /// Where `lab run` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -150,7 +152,91 @@ impl RunArgs {
             budget: self.budget,
             shown: lab_exec::Shown::standard(quiet),
         };
-        super::run(layout, &self.experiment, &opts, &mut ProcessRunner)
+        run(layout, &self.experiment, &opts, &mut ProcessRunner)
+    }
+}
+
+/// `lab run` of `experiment` as the command line does it: measured by the pipeline, each
+/// session's chapter written and its summary printed as `opts` asks.
+pub fn run(
+    layout: &Layout,
+    experiment: &Path,
+    opts: &RunOptions,
+    runner: &mut dyn Runner,
+) -> Result<Exit> {
+    let mut printed = Printed {
+        layout,
+        experiment,
+        opts,
+    };
+    crate::run::run(layout, experiment, opts, runner, &mut printed)
+}
+
+/// Each session's chapter, written as `lab report` writes it, then its summary printed.
+struct Printed<'a> {
+    layout: &'a Layout,
+    /// The experiment as the command line named it.
+    experiment: &'a Path,
+    opts: &'a RunOptions<'a>,
+}
+
+impl Chapters for Printed<'_> {
+    fn write(&mut self, dir: &Path, session: &str) -> Result<Found> {
+        let shown = !self.opts.quiet && self.opts.summary;
+        let outcomes = report(
+            self.layout,
+            &ReportOptions {
+                only: std::slice::from_ref(&dir.to_path_buf()),
+                session: Some(session),
+                quiet: !shown,
+            },
+        )?;
+        for o in outcomes.iter().filter(|_| shown) {
+            let index = self
+                .layout
+                .book()
+                .join("src")
+                .join(&o.name)
+                .join("index.md");
+            eprintln!("wrote {}", index.display());
+        }
+        for o in outcomes.iter().filter(|_| self.opts.summary) {
+            self.print(o, session)?;
+        }
+        Ok(Found {
+            failed: outcomes.iter().any(|o| o.summary.failed),
+            regressed: outcomes
+                .iter()
+                .any(|o| o.summary.revisions.as_ref().is_some_and(|c| c.regressed)),
+        })
+    }
+}
+
+impl Printed<'_> {
+    /// Prints a chapter's summary (and a session across revisions' comparison), and says
+    /// plainly when no run of `session` was valid.
+    fn print(&self, o: &ChapterOutcome, session: &str) -> Result<()> {
+        if self.opts.json {
+            let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
+            println!("{json}");
+        } else {
+            print!("{}", super::summary::text(&o.summary));
+            if let Some(c) = &o.summary.revisions {
+                print!("{}", lab_config::format::terminal(&super::compare::text(c)));
+            }
+        }
+        let arg = self.experiment.display();
+        if o.valid_runs == 0 && o.busy_runs > 0 {
+            eprintln!(
+                "error: the machine was too busy for session {session} to time anything: the timings of {} runs were discarded (their outputs were judged); close what keeps the CPUs busy, or run fewer threads than CPUs (see `lab check {arg}`)",
+                o.busy_runs
+            );
+        } else if o.valid_runs == 0 {
+            eprintln!(
+                "error: no run of session {session} produced a valid measurement (see `lab check {arg}`)"
+            );
+        }
+        Ok(())
     }
 }
 

@@ -2,15 +2,15 @@
 //! measured block by block (look by look for a sampled session), reported, and confirmed by
 //! a second session when it found a regression between revisions.
 
+use super::look_time::{LookTime, say_look};
 use super::options::RunOptions;
+use super::revs;
+use super::slurm::{self, Engine};
 use super::start::{self, Opened, Target, session_name};
-use super::{estimate, host};
-use crate::app::report::{ChapterOutcome, ReportOptions, report};
-use crate::app::revs;
-use crate::app::slurm::{self, Engine};
+use super::{Chapters, Found, estimate, host};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
-use lab_config::plan::{self, CellKey, PlannedRun};
+use lab_config::plan::{self, PlannedRun};
 use lab_config::{self as config, Experiment};
 use lab_exec::{self as exec, Ending, Progress, Runner};
 use lab_judge::stopping::{self, Next};
@@ -33,133 +33,10 @@ pub(super) struct RunSession<'a> {
     target: Target,
 }
 
-/// Says what look `standing` left open and what the next look, of `added` runs, adds; the
-/// session will likely end `likely_s` from now.
-fn say_look(
-    progress: &Progress,
-    standing: &stopping::Standing,
-    added: usize,
-    next: &str,
-    likely_s: f64,
-) {
-    progress.planned_more(
-        added,
-        &format!(
-            "look {} ({} runs per cell, intervals at {}) leaves {} open: {}; {next}",
-            standing.look,
-            standing.runs_per_cell,
-            lab_config::format::level(standing.level),
-            standing.unmet.len(),
-            standing.open_list(),
-        ),
-    );
-    progress.expect(
-        standing.unmet.len(),
-        std::time::Duration::from_secs_f64(likely_s),
-    );
-}
-
-/// What a look's time decisions read, once per look: the experiment and its plan so far, the
-/// standing after the look (whose next step is more runs), the time budget and the seconds
-/// its runs have taken, and each cell's mean run time so far.
-struct LookTime<'a> {
-    exp: &'a Experiment,
-    planned: &'a [PlannedRun],
-    standing: &'a stopping::Standing,
-    budget_s: Option<f64>,
-    used_s: f64,
-    measured: std::collections::BTreeMap<CellKey, f64>,
-}
-
-impl LookTime<'_> {
-    /// The next look's runs for `cells`.
-    fn coming(&self, cells: &[CellKey]) -> Vec<PlannedRun> {
-        match self.standing.next {
-            Next::More {
-                look,
-                runs_per_cell,
-            } => plan::look_runs(self.exp, self.planned, look, runs_per_cell, cells),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The seconds the runs `coming` will likely take.
-    fn seconds(&self, coming: &[PlannedRun]) -> f64 {
-        estimate::expected_seconds(self.exp, coming, &self.measured)
-    }
-
-    /// Where the runs `coming` would carry the session's runs past its time budget: why no
-    /// look follows this one.
-    fn over_budget(&self, coming: &[PlannedRun]) -> Option<store::TimeStop> {
-        let budget = self.budget_s?;
-        let next_look = self.seconds(coming);
-        (self.used_s + next_look > budget).then_some(store::TimeStop {
-            look: self.standing.look,
-            budget_s: budget,
-            used_s: self.used_s,
-            next_look_s: next_look,
-        })
-    }
-
-    /// The cells the next look grows within the time budget: every open hypothesis's, else
-    /// those of the most open hypotheses, likely decided soonest first, whose look fits (the
-    /// runs go where they decide the most per second), with how many; else why no look
-    /// follows.
-    fn cells_within_budget(
-        &self,
-    ) -> std::result::Result<(Vec<CellKey>, Option<usize>), store::TimeStop> {
-        let standing = self.standing;
-        let Some(stop) = self.over_budget(&self.coming(&standing.cells)) else {
-            return Ok((standing.cells.clone(), None));
-        };
-        let fits = (1..standing.nearest_first.len()).rev().find_map(|k| {
-            let mut cells: Vec<CellKey> = Vec::new();
-            for key in standing.nearest_first[..k].iter().flat_map(|h| &h.cells) {
-                if !cells.contains(key) {
-                    cells.push(key.clone());
-                }
-            }
-            let coming = self.coming(&cells);
-            (!coming.is_empty() && self.over_budget(&coming).is_none()).then_some((cells, Some(k)))
-        });
-        fits.ok_or(stop)
-    }
-
-    /// When the session's runs will likely end, in seconds from now, and in words with the
-    /// latest: "ends in about 4 min 10 s, at most 8 min 30 s (the budget)". Likely: the next
-    /// look's runs `coming`, or what the open hypotheses likely still need if that is more;
-    /// at most: the budget.
-    fn outlook(&self, coming: &[PlannedRun]) -> (f64, String) {
-        let next_look = self.seconds(coming);
-        let likely = self
-            .standing
-            .likely_more_s
-            .map_or(next_look, |s| s.max(next_look));
-        let left = self
-            .budget_s
-            .map_or(f64::INFINITY, |b| (b - self.used_s).max(0.0));
-        let latest = match self.budget_s {
-            Some(b) => format!(
-                "at most {} (the budget)",
-                lab_config::format::minutes(b - self.used_s)
-            ),
-            None => "no time budget".to_string(),
-        };
-        let likely = likely.min(left);
-        (
-            likely,
-            format!(
-                "ends in about {}, {latest}",
-                lab_config::format::minutes(likely)
-            ),
-        )
-    }
-}
-
 /// A session measured to its end, its chapter written.
 struct Finished {
     name: String,
-    outcomes: Vec<ChapterOutcome>,
+    found: Found,
 }
 
 /// How measuring a session ended.
@@ -232,25 +109,33 @@ impl<'a> RunSession<'a> {
 
     /// Measures the session under the experiment's locks and prints its summary; a
     /// regression between revisions, with `--confirm`, is measured again.
-    pub(super) fn measure_and_confirm(&self, runner: &mut dyn Runner) -> Result<Exit> {
+    pub(super) fn measure_and_confirm(
+        &self,
+        runner: &mut dyn Runner,
+        chapters: &mut dyn Chapters,
+    ) -> Result<Exit> {
         host::check_engine(self.opts)?;
         let _locks = host::Locks::take(self.layout, &self.target.exp, self.opts)?;
         let _contained = host::contain(self.layout, &self.target.exp, self.opts)?;
-        let first = match self.measure(&self.target, runner)? {
+        let first = match self.measure(&self.target, runner, chapters)? {
             Measured::Done(finished) => finished,
             Measured::Interrupted(exit) => return Ok(exit),
         };
-        let failed = first.print(self.arg, self.opts)?;
-        let regressed = first.regressed();
+        let Found { failed, regressed } = first.found;
         if regressed && self.opts.confirm {
-            return self.confirm(&first, runner);
+            return self.confirm(&first, runner, chapters);
         }
         Ok(Exit::failed_if(failed || regressed))
     }
 
     /// A second interleaved session, of another shuffle, that confirms the regression `first`
     /// found or does not.
-    fn confirm(&self, first: &Finished, runner: &mut dyn Runner) -> Result<Exit> {
+    fn confirm(
+        &self,
+        first: &Finished,
+        runner: &mut dyn Runner,
+        chapters: &mut dyn Chapters,
+    ) -> Result<Exit> {
         let exp = Experiment {
             seed: self.target.exp.seed ^ CONFIRMATION_SEED,
             ..self.target.exp.clone()
@@ -269,12 +154,14 @@ impl<'a> RunSession<'a> {
                 again.exp.seed
             );
         }
-        let second = match self.measure(&again, runner)? {
+        let second = match self.measure(&again, runner, chapters)? {
             Measured::Done(finished) => finished,
             Measured::Interrupted(exit) => return Ok(exit),
         };
-        let failed = second.print(self.arg, self.opts)?;
-        let confirmed = second.regressed();
+        let Found {
+            failed,
+            regressed: confirmed,
+        } = second.found;
         if confirmed {
             println!("regression confirmed: session {} found it too", second.name);
         } else {
@@ -287,7 +174,12 @@ impl<'a> RunSession<'a> {
     }
 
     /// Runs (or resumes) one session of `target` to its end and writes its chapter.
-    fn measure(&self, target: &Target, runner: &mut dyn Runner) -> Result<Measured> {
+    fn measure(
+        &self,
+        target: &Target,
+        runner: &mut dyn Runner,
+        chapters: &mut dyn Chapters,
+    ) -> Result<Measured> {
         let mut open = if self.opts.resume {
             start::resume(self.layout, self.opts, target.exp.clone())?
         } else {
@@ -324,7 +216,7 @@ impl<'a> RunSession<'a> {
         open.manifest.disturbers = watch.busiest();
         ending.record(&mut open.manifest);
         open.writer.finish(&open.manifest)?;
-        self.conclude(&open, ending)
+        self.conclude(&open, ending, chapters)
     }
 
     /// Runs the runs to go, then, while a sampled session's goal is unmet, each next look's.
@@ -461,7 +353,12 @@ impl<'a> RunSession<'a> {
 
     /// After the runs: an interrupted session says how to resume it, a damaged one is an
     /// error, a complete one has its chapter written.
-    fn conclude(&self, open: &Opened, ending: Ending) -> Result<Measured> {
+    fn conclude(
+        &self,
+        open: &Opened,
+        ending: Ending,
+        chapters: &mut dyn Chapters,
+    ) -> Result<Measured> {
         let session_dir = &open.writer.dir;
         match ending {
             Ending::Interrupted => {
@@ -488,26 +385,8 @@ impl<'a> RunSession<'a> {
             Ending::Complete => {}
         }
         let name = session_name(session_dir);
-        let outcomes = report(
-            self.layout,
-            &ReportOptions {
-                only: std::slice::from_ref(&self.dir),
-                session: Some(&name),
-                quiet: self.opts.quiet || !self.opts.summary,
-            },
-        )?;
-        if !self.opts.quiet && self.opts.summary {
-            eprintln!(
-                "wrote {}",
-                self.layout
-                    .book()
-                    .join("src")
-                    .join(&open.exp.name)
-                    .join("index.md")
-                    .display()
-            );
-        }
-        Ok(Measured::Done(Finished { name, outcomes }))
+        let found = chapters.write(&self.dir, &name)?;
+        Ok(Measured::Done(Finished { name, found }))
     }
 }
 
@@ -518,48 +397,5 @@ fn authored(e: anyhow::Error) -> LabError {
         LabError::Authoring(e)
     } else {
         LabError::Other(e)
-    }
-}
-
-impl Finished {
-    /// A chapter's comparison between revisions found a regression.
-    fn regressed(&self) -> bool {
-        self.outcomes
-            .iter()
-            .any(|o| o.summary.revisions.as_ref().is_some_and(|c| c.regressed))
-    }
-
-    /// Prints each chapter's summary (and a session across revisions' comparison); true when
-    /// a check failed or no run was valid.
-    fn print(&self, arg: &Path, opts: &RunOptions) -> Result<bool> {
-        for o in self.outcomes.iter().filter(|_| opts.summary) {
-            if opts.json {
-                let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
-                println!("{json}");
-            } else {
-                print!("{}", crate::app::summary::text(&o.summary));
-                if let Some(c) = &o.summary.revisions {
-                    print!(
-                        "{}",
-                        lab_config::format::terminal(&crate::app::compare::text(c))
-                    );
-                }
-            }
-            if o.valid_runs == 0 && o.busy_runs > 0 {
-                eprintln!(
-                    "error: the machine was too busy for session {} to time anything: the timings of {} runs were discarded (their outputs were judged); close what keeps the CPUs busy, or run fewer threads than CPUs (see `lab check {}`)",
-                    self.name,
-                    o.busy_runs,
-                    arg.display()
-                );
-            } else if o.valid_runs == 0 {
-                eprintln!(
-                    "error: no run of session {} produced a valid measurement (see `lab check {}`)",
-                    self.name,
-                    arg.display()
-                );
-            }
-        }
-        Ok(self.outcomes.iter().any(|o| o.summary.failed))
     }
 }

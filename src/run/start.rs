@@ -3,8 +3,8 @@
 
 use super::host;
 use super::options::RunOptions;
-use crate::app::revs;
-use crate::app::slurm::Engine;
+use super::revs;
+use super::slurm::Engine;
 use crate::error::{LabError, Result};
 use crate::layout::Layout;
 use lab_config::plan::Plan;

@@ -2,7 +2,7 @@
 //! here, with the CPUs, `--jobs` and engine asked for, and that no other lab writes it.
 
 use super::options::RunOptions;
-use crate::app::slurm::{self, Engine};
+use super::slurm::{self, Engine};
 use crate::error::{LabError, Result};
 use crate::layout::Layout;
 use lab_config::{CheckClass, Experiment, Goal};
@@ -10,7 +10,7 @@ use lab_exec as exec;
 use lab_store::{self as store, Lock};
 
 /// An experiment of results another harness measured is imported, never run.
-pub(crate) fn check_runnable(exp: &Experiment) -> Result<()> {
+pub fn check_runnable(exp: &Experiment) -> Result<()> {
     match &exp.imported {
         Some(tool) => Err(LabError::Usage(format!(
             "{} holds results measured by {tool}: lab does not run it\n  hint: `lab import` adds a session of {tool} results; `lab report {}` renders the chapter",
@@ -56,7 +56,7 @@ pub(super) fn check_cpus(exp: &Experiment) -> Result<()> {
                 i + 1,
                 v.name,
                 missing.join(", "),
-                crate::app::revs::cpu_list(&allowed)
+                super::revs::cpu_list(&allowed)
             )));
         }
     }

@@ -1,6 +1,6 @@
 //! What `lab run` was asked to do, as the command line gave it.
 
-use crate::app::slurm::Engine;
+use super::slurm::Engine;
 
 /// What `lab run` was asked to do.
 pub struct RunOptions<'a> {
