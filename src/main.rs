@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     lab::store::share_arenas();
+    lab::exec::shield_from_runs();
     let cli = Cli::parse();
     let exit = match cli.command.execute(&Layout::new("."), cli.quiet) {
         Ok(exit) => exit,

@@ -45,6 +45,7 @@ pub use machine::MachineLoad;
 pub use measure::{Measurement, Paging, RunRequest, Runner};
 pub use metrics::MetricReader;
 pub use parallel::{disjoint, execute_duet, execute_side_by_side};
+pub use privileges::shield_from_runs;
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::{Progress, Shown};
 pub use shebang::locate as locate_program;
@@ -92,6 +93,7 @@ pub fn execute(
 ) -> Result<Ending> {
     interrupt::install();
     orphans::become_subreaper();
+    let _shield = privileges::SignalShield::raise();
     cgroup::remove_stale();
     duties::start();
     let ending = run_in_turn(exp, runs, session, runner, progress);

@@ -100,6 +100,7 @@ impl<'e> Schedule<'e> {
     ) -> Result<Ending> {
         interrupt::install();
         orphans::become_subreaper();
+        let _shield = super::privileges::SignalShield::raise();
         std::thread::scope(|scope| {
             let ending = self.drive(scope, session, runner, progress);
             if ending.is_err() {

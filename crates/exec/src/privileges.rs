@@ -11,8 +11,16 @@
 //! can no longer step through lab's `/proc/PID/root` into lab's own view of the files, where
 //! the record is writable, nor through any other process of root's.
 //!
+//! Signals need the same user, not the same group: kill(2) lets a process without
+//! `CAP_KILL` signal another when its real or effective user ID is the target's real or saved
+//! one. While runs execute, lab's real and saved user IDs are [`SHIELD_USER`], its effective
+//! one stays 0 (so it keeps every capability, capabilities(7) "Effect of user ID changes on
+//! capabilities"), and each run starts with user 0 as all three: a run can no longer stop lab
+//! (`kill -STOP $PPID`) or end its session (`kill -TERM $PPID`). Runs still share user 0 among
+//! themselves: with `--jobs`, one run can signal another.
+//!
 //! Where lab is not root there is nothing to give up but `no_new_privs`, which Landlock needs
-//! anyway.
+//! anyway, and runs share lab's user.
 
 /// capabilities(7): the highest capability number a kernel may know; dropping one it does
 /// not know fails with EINVAL, harmlessly.
@@ -30,6 +38,73 @@ pub(crate) const BUILD_GROUP: libc::gid_t = 65534;
 /// The first of the groups runs execute in, one per run started (a million in turn), above
 /// the IDs systems give to users and groups: no file or process but the run's has its group.
 const FIRST_RUN_GROUP: libc::gid_t = 0x7000_0000;
+
+/// The user ID lab's real and saved IDs take while runs execute: no process has it (user IDs
+/// above 2³⁰ are not handed out), so no run has the ID kill(2) asks of a signal to lab.
+const SHIELD_USER: libc::uid_t = 0x6FFF_FFFF;
+
+/// Whether this process is lab itself, one session to a process, which may change its real
+/// user ID while runs execute ([`shield_from_runs`]); a program that drives sessions as a
+/// library (a test harness whose other threads start processes meanwhile) keeps its own.
+static SHIELD_WANTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks that runs may not signal this process while they execute ([`SignalShield`]): for the
+/// `lab` binary, whose threads start nothing but runs while runs execute.
+pub fn shield_from_runs() {
+    SHIELD_WANTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether lab's real and saved user IDs are [`SHIELD_USER`] now.
+static SHIELDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// While it lives, runs cannot signal lab: lab's real and saved user IDs are [`SHIELD_USER`]
+/// (see the module's notes). Raised only where [`shield_from_runs`] asked for it and lab runs
+/// as user 0 in all three IDs; a second one raised while the first lives does nothing.
+pub(crate) struct SignalShield {
+    raised: bool,
+}
+
+impl SignalShield {
+    pub(crate) fn raise() -> SignalShield {
+        let (mut real, mut effective, mut saved) = (1, 1, 1);
+        // SAFETY: getresuid writes three integers we own; setresuid changes this process's
+        // credentials, in every thread (glibc applies it process-wide).
+        let raised = SHIELD_WANTED.load(std::sync::atomic::Ordering::SeqCst)
+            && unsafe {
+                libc::getresuid(&mut real, &mut effective, &mut saved) == 0
+                    && (real, effective, saved) == (0, 0, 0)
+                    && libc::setresuid(SHIELD_USER, libc::uid_t::MAX, SHIELD_USER) == 0
+            };
+        SHIELDED.store(raised, std::sync::atomic::Ordering::SeqCst);
+        SignalShield { raised }
+    }
+}
+
+impl Drop for SignalShield {
+    fn drop(&mut self) {
+        if self.raised {
+            // SAFETY: as in `raise`; the effective ID 0 may set the others back.
+            unsafe { libc::setresuid(0, libc::uid_t::MAX, 0) };
+            SHIELDED.store(false, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// Gives a child started under a [`SignalShield`] user 0 as its real and saved IDs again, as
+/// lab had before the shield: its programs run as root's always did (a real ID other than
+/// the effective one would put them in secure-execution mode, ld.so(8)).
+///
+/// The system call itself, not glibc's wrapper: in a child of `clone(CLONE_VM)` the wrapper
+/// would take lab's threads for the child's and change their IDs as well (it applies an ID
+/// change to every thread of the process, nptl(7)).
+///
+/// # Safety
+/// Only in a freshly started child, before it gives up its capabilities.
+pub(crate) unsafe fn unshield_in_child() -> bool {
+    // SAFETY: one system call with integer arguments, on this process.
+    !SHIELDED.load(std::sync::atomic::Ordering::Relaxed)
+        || unsafe { libc::syscall(libc::SYS_setresuid, 0, 0, 0) == 0 }
+}
 
 /// How many runs have been given a group.
 static RUNS_GROUPED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -51,8 +126,10 @@ pub(crate) unsafe fn drop_in_child(group: libc::gid_t) -> bool {
     unsafe {
         if libc::geteuid() == 0 {
             let groups = [group];
-            let credentials = libc::setgroups(1, groups.as_ptr()) == 0
-                && libc::setresgid(group, group, group) == 0
+            // System calls, not glibc's wrappers, as in `unshield_in_child`.
+            let credentials = unshield_in_child()
+                && libc::syscall(libc::SYS_setgroups, 1, groups.as_ptr()) == 0
+                && libc::syscall(libc::SYS_setresgid, group, group, group) == 0
                 && libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) == 0;
             if !credentials {
                 return false;

@@ -444,7 +444,8 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
         {
             std::ptr::write_volatile(&mut p.cgroup_refused, true);
         }
-        let steps_ok = libc::setpgid(0, 0) == 0
+        let steps_ok = super::privileges::unshield_in_child()
+            && libc::setpgid(0, 0) == 0
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
             && p.protection
                 .is_none_or(|entry| super::isolation::enter_in_child(entry))

@@ -1,6 +1,6 @@
 //! A run owns nothing but its own process and output: it cannot step into lab's view of the
-//! files through `/proc`, gain a privilege, write the experiments, or make its output cost
-//! the record more than `max_output`.
+//! files through `/proc`, signal lab, gain a privilege, write the experiments, or make its
+//! output cost the record more than `max_output`.
 
 use super::{minimal, project_with, stderr};
 use crate::common::{self, exit_of};
@@ -12,8 +12,9 @@ fn is_root() -> bool {
 }
 
 /// Each way into lab's files or privileges a run tries, and what it prints when it got in.
-const PROBES: [&str; 9] = [
+const PROBES: [&str; 10] = [
     "ls /proc/$PPID/root/ >/dev/null 2>&1 && echo 'reached lab root'",
+    "kill -0 $PPID 2>/dev/null && echo 'may signal lab'",
     "cat /proc/$PPID/environ >/dev/null 2>&1 && echo 'reached lab environ'",
     "ls /proc/1/root/ >/dev/null 2>&1 && echo 'reached init root'",
     "grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || echo 'has capabilities'",
@@ -41,6 +42,22 @@ fn a_run_reaches_neither_lab_nor_a_privilege_nor_the_experiment() {
     let notes = std::fs::read_to_string(project.path("experiments/exp/notes.md")).unwrap();
     assert_eq!(notes, "Notes.\n");
     assert!(!project.path("book/planted").exists());
+}
+
+#[test]
+fn a_run_that_stops_or_terminates_lab_ends_nothing() {
+    if !is_root() {
+        return;
+    }
+    // Each run tries to end its session as Ctrl-C would, then to freeze lab.
+    let script =
+        "kill -TERM $PPID 2>/dev/null; kill -STOP $PPID 2>/dev/null; sleep 0.05; echo '{\"v\": 1}'";
+    let project = project_with("exp", &minimal(script, ""), &[]);
+    let out = project.lab(&["run", "exp", "--quiet"]);
+    assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
+    let session = project.session("exp");
+    let runs = std::fs::read_to_string(session.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 4, "{runs}");
 }
 
 #[test]
