@@ -8,6 +8,7 @@ mod heap;
 mod identity;
 mod lock;
 mod logs;
+mod looks;
 mod manifest;
 mod outputs;
 mod packed;
@@ -26,6 +27,7 @@ pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, empty_file, read_lines, remove_planted, scan_lines};
+pub use looks::{LOOKS, read_looks};
 pub use manifest::*;
 pub(crate) use outputs::{anonymous_file, capped};
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
