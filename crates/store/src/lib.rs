@@ -1,7 +1,8 @@
 //! Stage 4: sessions on disk, sealed and append-only. `data/NAME/SESSION/` holds
 //! `sealed/lab.toml` and `sealed/notes.md` (the files the session ran with), manifest.json,
-//! plan.json, runs.csv, samples.csv and logs/. Each run's samples and then its run row are
-//! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
+//! plan.json, runs.csv, samples.csv, logs/ and, for a sampled session, looks.json. Each run's
+//! samples and then its run row are appended and flushed as it finishes; nothing is rewritten
+//! but the manifest's closing fields (and a sampled session's plan and looks, look by look).
 
 mod contention;
 mod heap;
