@@ -3,6 +3,8 @@
 //! session an argument names and print; this module judges it, always under the lab.toml the
 //! session ran with, never today's.
 
+mod recorded;
+
 use crate::error::Result;
 use lab_config::{self as config, Experiment, Goal, Sampling};
 use lab_judge::analysis::{self, Analysis};
@@ -10,7 +12,8 @@ use lab_judge::checks::{self, Findings};
 use lab_judge::stopping::{self, Standing};
 use lab_judge::validity;
 pub use lab_judge::validity::Rows;
-use lab_store::{Revisions, SEALED, StoredSession};
+use lab_store::{Revisions, SEALED, SessionWriter, StoredSession};
+use recorded::Look;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -80,12 +83,22 @@ fn one_process_notice(session: &StoredSession) -> Option<String> {
     ))
 }
 
-/// Where a sampled session stands after its latest look, judged without replaying the
-/// earlier looks: what the run loop needs between two looks, and nothing more.
-pub fn latest_standing(dir: &Path, session: &mut StoredSession) -> Result<Option<Standing>> {
+/// Where a sampled session stands after its latest look, what the run loop needs between
+/// two looks: the earlier looks are read back from the session's looks.json (judged again
+/// where it lacks them), the latest is judged, and every look so far is recorded there.
+pub fn latest_standing(
+    dir: &Path,
+    session: &mut StoredSession,
+    writer: &mut SessionWriter,
+) -> Result<Option<Standing>> {
     let (experiment, _) = sealed_experiment(dir, session)?;
     let (analysis, findings) = judged(&experiment, session, Rows::Keep);
-    Ok(looks(&experiment, session, &analysis, findings).0.pop())
+    let (looks, _) = taken_looks(&experiment, session, &analysis, findings);
+    if looks.is_empty() {
+        return Ok(None);
+    }
+    writer.record_looks(&recorded::Recorded::of(&experiment, &looks))?;
+    Ok(looks.into_iter().last().map(|l| l.standing))
 }
 
 /// A session analysed under the lab.toml it ran with, without its checks: what a history
@@ -109,50 +122,91 @@ fn judged(
     (analysis, findings)
 }
 
-/// Every look of a sampled session: the earlier ones judged again on the runs planned up to
-/// them (the same pipeline, so the same decisions the session took), then the last; and the
-/// last look's findings. From analysis 3 on, a hypothesis decided at a look keeps the verdict
-/// it was decided with at every later look: the error spent over the looks covers the first
-/// decision, not one read again at a later look with other runs.
+/// Every look of a sampled session, and the last look's findings: see [`taken_looks`].
 fn looks(
     experiment: &Experiment,
     session: &StoredSession,
     analysis: &Analysis,
     findings: Findings,
 ) -> (Vec<Standing>, Findings) {
+    let (looks, findings) = taken_looks(experiment, session, analysis, findings);
+    (looks.into_iter().map(|l| l.standing).collect(), findings)
+}
+
+/// Every look of a sampled session: the earlier ones as the run loop recorded them, or where
+/// it did not, judged again on the runs planned up to them (the same pipeline, so the same
+/// decisions the session took); then the last; and the last look's findings. From analysis 3
+/// on, a hypothesis decided at a look keeps the verdict it was decided with at every later
+/// look: the error spent over the looks covers the first decision, not one read again at a
+/// later look with other runs.
+fn taken_looks(
+    experiment: &Experiment,
+    session: &StoredSession,
+    analysis: &Analysis,
+    findings: Findings,
+) -> (Vec<Look>, Findings) {
     let Some(last) = stopping::standing(experiment, &session.plan, analysis, &findings) else {
         return (Vec::new(), findings);
     };
     let keeps = session.manifest.keeps_disturbed();
+    let count = last.look - 1;
+    let mut looks = recorded::earlier(experiment, session, count)
+        .unwrap_or_else(|| judged_again(experiment, session, count, keeps));
     let mut decided = Decided::default();
-    let mut looks = Vec::new();
-    for look in 1..last.look {
-        let mut earlier = up_to_look(session, look);
-        let (analysis, findings) = judged(experiment, &mut earlier, Rows::GiveUp);
-        let findings = if keeps {
-            decided.keep(findings)
-        } else {
-            findings
-        };
-        looks.extend(stopping::standing(
-            experiment,
-            &earlier.plan,
-            &analysis,
-            &findings,
-        ));
+    for look in &looks {
+        decided.remember(&look.decided);
     }
+    let newly = if keeps {
+        decided.newly(&findings)
+    } else {
+        Vec::new()
+    };
     if !keeps || decided.at.is_empty() {
-        looks.push(last);
+        looks.push(Look {
+            standing: last,
+            decided: newly,
+        });
         return (looks, findings);
     }
     let findings = decided.keep(findings);
-    looks.extend(stopping::standing(
-        experiment,
-        &session.plan,
-        analysis,
-        &findings,
-    ));
+    looks.extend(
+        stopping::standing(experiment, &session.plan, analysis, &findings).map(|standing| Look {
+            standing,
+            decided: newly,
+        }),
+    );
     (looks, findings)
+}
+
+/// The first `count` looks of a sampled session, each judged again on the runs planned up to
+/// it, each hypothesis decided at one of them kept at the later ones where `keeps`.
+fn judged_again(
+    experiment: &Experiment,
+    session: &StoredSession,
+    count: u32,
+    keeps: bool,
+) -> Vec<Look> {
+    let mut decided = Decided::default();
+    let mut looks = Vec::new();
+    for look in 1..=count {
+        let mut earlier = up_to_look(session, look);
+        let (analysis, findings) = judged(experiment, &mut earlier, Rows::GiveUp);
+        let (findings, newly) = if keeps {
+            let newly = decided.newly(&findings);
+            (decided.keep(findings), newly)
+        } else {
+            (findings, Vec::new())
+        };
+        looks.extend(
+            stopping::standing(experiment, &earlier.plan, &analysis, &findings).map(|standing| {
+                Look {
+                    standing,
+                    decided: newly,
+                }
+            }),
+        );
+    }
+    looks
 }
 
 /// The hypotheses decided so far, each as it was decided.
@@ -162,19 +216,38 @@ struct Decided {
 }
 
 impl Decided {
+    /// The hypotheses of `findings` decided, and not at an earlier look.
+    fn newly(&self, findings: &Findings) -> Vec<checks::CheckResult> {
+        findings
+            .checks
+            .iter()
+            .filter(|c| {
+                c.class == config::CheckClass::Hypothesis
+                    && c.verdict.decided()
+                    && !self.at.contains_key(&c.name)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Remembers `checks`, decided at a look, as they were decided.
+    fn remember(&mut self, checks: &[checks::CheckResult]) {
+        for check in checks {
+            self.at
+                .entry(check.name.clone())
+                .or_insert_with(|| check.clone());
+        }
+    }
+
     /// `findings` of a look, each hypothesis decided at an earlier look as it was then; those
     /// decided now are remembered.
     fn keep(&mut self, mut findings: Findings) -> Findings {
+        self.remember(&self.newly(&findings));
         for check in &mut findings.checks {
-            if check.class != config::CheckClass::Hypothesis {
-                continue;
-            }
-            match self.at.get(&check.name) {
-                Some(then) => *check = then.clone(),
-                None if check.verdict.decided() => {
-                    self.at.insert(check.name.clone(), check.clone());
-                }
-                None => {}
+            if check.class == config::CheckClass::Hypothesis
+                && let Some(then) = self.at.get(&check.name)
+            {
+                *check = then.clone();
             }
         }
         checks::mark_untrusted(&mut findings.checks);

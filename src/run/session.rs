@@ -293,7 +293,9 @@ impl<'a> RunSession<'a> {
             return Ok(None);
         }
         let mut stored = store::load_session(&open.writer.dir)?;
-        let Some(standing) = crate::assess::latest_standing(&self.dir, &mut stored)? else {
+        let Some(standing) =
+            crate::assess::latest_standing(&self.dir, &mut stored, &mut open.writer)?
+        else {
             return Ok(None);
         };
         let Next::More {

@@ -332,3 +332,92 @@ fn malformed_ranges_and_goals_are_refused_at_their_place() {
         "a refused lab.toml writes nothing"
     );
 }
+
+/// The chapter's files of the sampled experiment, by name; analysis.json without the
+/// manifest's digests (which name looks.json where the session has it).
+fn chapter_files(project: &common::Project) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(project.path("book/src/sampled"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let mut bytes = std::fs::read(e.path()).unwrap();
+            if name == "analysis.json" {
+                let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                without_digests(&mut json["manifest"]);
+                bytes = json.to_string().into_bytes();
+            }
+            (name, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn without_digests(manifest: &mut serde_json::Value) {
+    manifest.as_object_mut().unwrap().remove("digests");
+}
+
+/// `lab report --json` of the latest session, but for the manifest's digests (which name
+/// looks.json where the session has it).
+fn report_json(layout: &Layout, dir: &Path) -> serde_json::Value {
+    let text = app::report_json(layout, dir, None).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    without_digests(&mut json["analysis"]["manifest"]);
+    json
+}
+
+/// The session at `session` as a lab that kept no looks left it: no looks.json, none in the
+/// manifest's digests, the manifest sealed again.
+fn forget_looks(session: &Path) {
+    std::fs::remove_file(session.join(lab::store::LOOKS)).unwrap();
+    let path = session.join(lab::store::MANIFEST);
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let digests = manifest["digests"].as_object_mut().unwrap();
+    assert!(digests.remove(lab::store::LOOKS).is_some(), "{digests:?}");
+    let mut text = serde_json::to_string_pretty(&manifest).unwrap();
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    lab::store::seal::record_closed(session).unwrap();
+}
+
+#[test]
+fn the_looks_recorded_as_they_were_taken_report_as_the_looks_judged_again() {
+    let project = common::Project::with_fixtures(&["sampled"]);
+    let layout = Layout::new(project.root());
+    let mut noisy = noisy();
+    app::run(&layout, Path::new("sampled"), &options(None), &mut noisy).unwrap();
+    let dir = layout.experiment_dir(Path::new("sampled")).unwrap();
+    let session = project.session("sampled");
+    assert!(session.join(lab::store::LOOKS).is_file());
+    let recorded = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    assert!(recorded.looks.len() > 2, "{:?}", recorded.looks);
+    assert!(recorded.notices.is_empty(), "{:?}", recorded.notices);
+    let json = report_json(&layout, &dir);
+    let chapter = chapter_files(&project);
+
+    forget_looks(&session);
+    let again = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
+    assert!(again.notices.is_empty(), "{:?}", again.notices);
+    assert_eq!(again.looks, recorded.looks);
+    assert!(
+        report_json(&layout, &dir) == json,
+        "the JSON reports differ"
+    );
+    let only = [dir.clone()];
+    let opts = app::ReportOptions {
+        only: &only,
+        session: None,
+        quiet: true,
+    };
+    std::fs::remove_dir_all(project.path("book/src/sampled")).unwrap();
+    app::report(&layout, &opts).unwrap();
+    let now = chapter_files(&project);
+    let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&now), names(&chapter));
+    for ((name, bytes), (_, before)) in now.iter().zip(&chapter) {
+        assert!(bytes == before, "{name} differs");
+    }
+}

@@ -2,7 +2,7 @@
 //! ratios, seconds and axis labels. Tables, notes, charts and the terminal all print through it.
 
 use crate::units::{Nanos, Seconds};
-use lab_stats::Estimate;
+use lab_basis::Estimate;
 use unicode_width::UnicodeWidthStr;
 
 /// Values in `[PLAIN_LOW, PLAIN_HIGH)` print without a prefix; others get an SI prefix.

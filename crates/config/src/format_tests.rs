@@ -117,7 +117,7 @@ fn axis_labels_are_the_tick_values() {
 #[test]
 fn estimates_durations_and_widths() {
     use crate::units::Nanos;
-    use lab_stats::{Estimate, Interval};
+    use lab_basis::{Estimate, Interval};
     let e = Estimate::new(
         276_434_891.0,
         Interval {

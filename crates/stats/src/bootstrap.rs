@@ -7,13 +7,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::summary::quantile_in_place;
 use super::uniform::{below, fill_below};
 
-/// A two-sided confidence interval with its nominal level (e.g. 0.95).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Interval {
-    pub lo: f64,
-    pub hi: f64,
-    pub level: f64,
-}
+pub use lab_basis::Interval;
 
 /// Statistic computed on the pooled values of one (re)sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

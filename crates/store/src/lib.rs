@@ -1,13 +1,15 @@
 //! Stage 4: sessions on disk, sealed and append-only. `data/NAME/SESSION/` holds
 //! `sealed/lab.toml` and `sealed/notes.md` (the files the session ran with), manifest.json,
-//! plan.json, runs.csv, samples.csv and logs/. Each run's samples and then its run row are
-//! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
+//! plan.json, runs.csv, samples.csv, logs/ and, for a sampled session, looks.json. Each run's
+//! samples and then its run row are appended and flushed as it finishes; nothing is rewritten
+//! but the manifest's closing fields (and a sampled session's plan and looks, look by look).
 
 mod contention;
 mod heap;
 mod identity;
 mod lock;
 mod logs;
+mod looks;
 mod manifest;
 mod outputs;
 mod packed;
@@ -26,6 +28,7 @@ pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, empty_file, read_lines, remove_planted, scan_lines};
+pub use looks::{LOOKS, read_looks};
 pub use manifest::*;
 pub(crate) use outputs::{anonymous_file, capped};
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};

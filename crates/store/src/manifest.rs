@@ -78,7 +78,7 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub digests: std::collections::BTreeMap<String, String>,
     /// The analysis the session is read with, which fixes the generator of its resamples
-    /// ([`lab_stats::Generator::of_analysis`]): [`ANALYSIS`] for a session recorded now;
+    /// ([`lab_basis::Generator::of_analysis`]): [`ANALYSIS`] for a session recorded now;
     /// absent, and so 1, in a session recorded before there was a second. A session keeps
     /// its analysis; `lab reanalyze` derives one with today's.
     #[serde(default = "first_analysis", skip_serializing_if = "is_first_analysis")]
@@ -251,8 +251,8 @@ impl Manifest {
     }
 
     /// The generator of this session's analysis, or why this lab cannot read it.
-    pub fn generator(&self) -> Result<lab_stats::Generator, String> {
-        lab_stats::Generator::of_analysis(self.analysis).ok_or_else(|| {
+    pub fn generator(&self) -> Result<lab_basis::Generator, String> {
+        lab_basis::Generator::of_analysis(self.analysis).ok_or_else(|| {
             format!(
                 "key `analysis`: the session was recorded for analysis {}, which this lab ({}) does not know (it reads analyses 1 to {ANALYSIS})\n  hint: report it with the lab that recorded it ({}) or a newer one",
                 self.analysis,
@@ -439,7 +439,7 @@ pub struct StartUpCost {
 impl StartUpCost {
     /// The standard error of the median, in seconds.
     pub fn standard_error_s(&self) -> f64 {
-        lab_stats::shift::median_standard_error(self.mad_ns as f64 / 1e9, self.samples)
+        lab_basis::median_standard_error(self.mad_ns as f64 / 1e9, self.samples)
     }
 }
 

@@ -301,12 +301,22 @@ impl SessionWriter {
         Ok(runs)
     }
 
-    /// Replaces a file lab wrote whole, and remembers the new bytes as the ones to keep.
-    fn rewrite<T: serde::Serialize>(&mut self, path: &Path, value: &T) -> Result<()> {
+    /// Replaces a file lab writes whole (or writes it a first time), and remembers the new
+    /// bytes as the ones to keep.
+    pub(super) fn rewrite<T: serde::Serialize>(&mut self, path: &Path, value: &T) -> Result<()> {
         write_json(path, value)?;
-        if let Some(w) = self.whole.iter_mut().find(|w| w.path == path) {
-            w.bytes = fs::read(path)?;
-            w.identity = Identity::of(path).unwrap_or(w.identity);
+        let bytes = fs::read(path)?;
+        match self.whole.iter_mut().find(|w| w.path == path) {
+            Some(w) => {
+                w.bytes = bytes;
+                w.identity = Identity::of(path).unwrap_or(w.identity);
+            }
+            None => self.whole.push(Whole {
+                identity: Identity::of(path)
+                    .with_context(|| format!("cannot read {} back", path.display()))?,
+                path: path.to_path_buf(),
+                bytes,
+            }),
         }
         Ok(())
     }
@@ -402,6 +412,7 @@ fn whole_files(dir: &Path) -> Vec<PathBuf> {
         dir.join(PLAN),
         sealed.join(lab_config::FILE_NAME),
         sealed.join("notes.md"),
+        dir.join(super::LOOKS),
     ]
 }
 

@@ -60,7 +60,7 @@ const POSITION_ORDER: [u32; 8] = [0, 1, 2, 3, 1, 0, 3, 2];
 /// same seed gives the same paddings.
 pub fn padding(seed: u64, id: &str, repetition: u32) -> u32 {
     use rand::RngCore;
-    let mut rng = lab_stats::stream(seed, &format!("layout {id}"));
+    let mut rng = lab_basis::stream(seed, &format!("layout {id}"));
     let upper = repetition.is_multiple_of(2);
     u32::from(upper) * PAD_SPLIT + rng.next_u32() % PAD_SPLIT
 }
@@ -70,7 +70,7 @@ pub fn padding(seed: u64, id: &str, repetition: u32) -> u32 {
 /// cache line within the page uniform, from the run's own seeded stream.
 pub fn heap_shift(seed: u64, id: &str, repetition: u32) -> u32 {
     use rand::RngCore;
-    let mut rng = lab_stats::stream(seed, &format!("heap {id}"));
+    let mut rng = lab_basis::stream(seed, &format!("heap {id}"));
     let position = POSITION_ORDER[(repetition.saturating_sub(1) % 8) as usize];
     let line = rng.next_u32() % (HEAP_RANGE / CACHE_LINE);
     line * CACHE_LINE + position * HEAP_STEP

@@ -16,7 +16,7 @@ use lab_config::plan::{CellKey, Plan};
 use lab_config::{CheckClass, Experiment, Goal, REV_PARAM, Sampling};
 use lab_stats::relative_half_width;
 use lab_stats::sequential::{look_levels, schedule};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub mod forecast;
 
@@ -61,7 +61,7 @@ pub struct OpenHypothesis {
 }
 
 /// What comes after a look.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "step")]
 pub enum Next {
     /// The goal holds at this look.
