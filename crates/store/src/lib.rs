@@ -3,6 +3,7 @@
 //! plan.json, runs.csv, samples.csv and logs/. Each run's samples and then its run row are
 //! appended and flushed as it finishes; nothing is rewritten but the manifest's closing fields.
 
+mod columns;
 mod contention;
 mod heap;
 mod identity;
@@ -13,7 +14,6 @@ mod outputs;
 mod packed;
 mod printed;
 mod read;
-mod record;
 pub mod regular;
 mod rows;
 pub mod seal;
@@ -22,6 +22,7 @@ mod shards;
 pub mod space;
 mod writer;
 
+pub use columns::{PARAMS_AFTER, RUN_COLUMNS, RunColumn, SAMPLE_COLUMNS, SampleColumn};
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
@@ -439,10 +440,5 @@ pub fn param_columns(dir: &Path) -> Result<Vec<String>> {
         .iter()
         .map(String::from)
         .collect();
-    let from = names
-        .iter()
-        .position(|n| n == "variant")
-        .map_or(0, |i| i + 1);
-    let to = names.iter().position(|n| n == "repetition").unwrap_or(from);
-    Ok(names[from..to.max(from)].to_vec())
+    Ok(columns::param_columns(&names).to_vec())
 }

@@ -10,10 +10,11 @@
 //! output, so a pack written over is checked run by run against the digests of what lab
 //! appended, and its rows' digests guard it whenever it is read.
 
+use super::columns::{self, Overrides, RunLayout};
 use super::identity::Identity;
 use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
-use super::rows::{self, RunRow, SampleRow};
+use super::rows::{RunRow, SampleRow};
 use super::{LOGS, MANIFEST, Manifest, PLAN, RUNS, SAMPLES, SET_ASIDE, Sealed, write_json};
 use anyhow::{Context, Result};
 use lab_config::plan::{Plan, PlannedRun};
@@ -49,7 +50,7 @@ pub struct SessionWriter {
     packs: [Pack; 2],
     whole: Vec<Whole>,
     /// The columns of this session's runs.csv, as its header names them.
-    layout: rows::RunLayout,
+    layout: RunLayout,
     /// The line of the row being appended, kept from row to row.
     line: Vec<u8>,
     /// The cluster node writing this folder, recorded on every row appended without one.
@@ -78,11 +79,11 @@ impl SessionWriter {
         write_json(&staging.join(MANIFEST), manifest)?;
         write_json(&staging.join(PLAN), plan)?;
         let padded = plan.runs.iter().any(|r| r.env_padding.is_some());
-        create_csv(&staging.join(RUNS), &rows::run_header(&param_names, padded))?;
         create_csv(
-            &staging.join(SAMPLES),
-            &rows::SAMPLE_HEADER.map(String::from),
+            &staging.join(RUNS),
+            &columns::run_header(&param_names, padded),
         )?;
+        create_csv(&staging.join(SAMPLES), &columns::sample_header())?;
         fs::rename(&staging, &dir)
             .with_context(|| format!("cannot create session folder {}", dir.display()))?;
         super::seal::record_open(&dir)?;
@@ -128,7 +129,7 @@ impl SessionWriter {
             ],
             whole,
             dir,
-            layout: rows::RunLayout::new(header),
+            layout: RunLayout::new(header),
             line: Vec::new(),
             node: None,
             planned: None,
@@ -242,7 +243,7 @@ impl SessionWriter {
             }
             self.samples.append(&block.into_inner()?)?;
         }
-        let overrides = rows::Overrides {
+        let overrides = Overrides {
             samples: Some(samples.len()),
             node: self.node.as_deref(),
         };
