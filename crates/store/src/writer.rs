@@ -76,7 +76,7 @@ impl SessionWriter {
         fs::create_dir_all(staging.join(LOGS))
             .with_context(|| format!("cannot create session folder {}", staging.display()))?;
         sealed.write(&staging)?;
-        write_json(&staging.join(MANIFEST), manifest)?;
+        write_json(&staging.join(MANIFEST), &manifest.on_disk())?;
         write_json(&staging.join(PLAN), plan)?;
         let padded = plan.runs.iter().any(|r| r.env_padding.is_some());
         create_csv(
@@ -95,11 +95,11 @@ impl SessionWriter {
     /// (and sealed anew when it closes).
     pub fn reopen(dir: PathBuf) -> Result<Self> {
         let path = dir.join(MANIFEST);
-        let mut manifest: Manifest = serde_json::from_slice(&super::read_regular(&path)?)
-            .with_context(|| format!("{} is not a lab manifest", path.display()))?;
+        let mut manifest = Manifest::from_json(&super::read_regular(&path)?)
+            .map_err(|why| anyhow::anyhow!("{} is not a lab manifest: {why}", path.display()))?;
         if !manifest.digests.is_empty() {
             manifest.digests.clear();
-            write_json(&path, &manifest)?;
+            write_json(&path, &manifest.on_disk())?;
         }
         super::seal::record_open(&dir)?;
         Self::open(dir)
@@ -318,7 +318,7 @@ impl SessionWriter {
         let path = self.dir.join(MANIFEST);
         let mut open = manifest.clone();
         open.digests.clear();
-        self.rewrite(&path, &open)
+        self.rewrite(&path, &open.on_disk())
     }
 
     /// Records the closing state of the session in its manifest, with the digest of every
@@ -327,7 +327,7 @@ impl SessionWriter {
         let path = self.dir.join(MANIFEST);
         let mut sealed = manifest.clone();
         sealed.digests = self.digests()?;
-        self.rewrite(&path, &sealed)?;
+        self.rewrite(&path, &sealed.on_disk())?;
         super::seal::record_closed(&self.dir)
     }
 
