@@ -193,7 +193,7 @@ fn already_here(data_dir: &Path, received: &Received) -> Option<PathBuf> {
         let Ok(bytes) = store::read_regular(&dir.join(store::MANIFEST)) else {
             return false;
         };
-        let Ok(m) = serde_json::from_slice::<Manifest>(&bytes) else {
+        let Ok(m) = Manifest::from_json(&bytes) else {
             return false;
         };
         let same_bundle = m
@@ -218,7 +218,8 @@ fn mark_received(staged: &Path, file: &Path, received: &Received) -> Result<Mani
         session: received.index.session.clone(),
         received_utc: store::utc_timestamp(store::now_unix_ms()),
     });
-    store::write_json(&staged.join(store::MANIFEST), &manifest).map_err(LabError::Other)?;
+    store::write_json(&staged.join(store::MANIFEST), &manifest.on_disk())
+        .map_err(LabError::Other)?;
     Ok(manifest)
 }
 

@@ -37,7 +37,7 @@ struct Block {
     text: fn() -> String,
 }
 
-const BLOCKS: [Block; 4] = [
+const BLOCKS: [Block; 6] = [
     Block {
         page: "reference/lab-toml.md",
         name: "lab-toml-keys",
@@ -52,6 +52,16 @@ const BLOCKS: [Block; 4] = [
         page: "reference/metrics.md",
         name: "perf-counters",
         text: perf_counters,
+    },
+    Block {
+        page: "reference/where-things-go.md",
+        name: "runs-columns",
+        text: runs_columns,
+    },
+    Block {
+        page: "reference/where-things-go.md",
+        name: "samples-columns",
+        text: samples_columns,
     },
     Block {
         page: "reference/exit-statuses.md",
@@ -358,6 +368,34 @@ fn perf_counters() -> String {
             def.unit,
             cell(def.what)
         );
+    }
+    out
+}
+
+/// The columns of runs.csv, from `lab::store::RUN_COLUMNS`, the parameters' columns where
+/// they stand.
+fn runs_columns() -> String {
+    let mut out = String::from("| column | what it holds |\n|---|---|\n");
+    for (at, column) in lab::store::RUN_COLUMNS.iter().enumerate() {
+        if at == lab::store::PARAMS_AFTER {
+            out.push_str(
+                "| one per parameter, by its name | the run's value of that parameter |\n",
+            );
+        }
+        let mut what = cell(column.what);
+        if column.layout_only {
+            what.push_str(" (only in sessions with `layout = \"randomized\"`)");
+        }
+        let _ = writeln!(out, "| `{}` | {what} |", column.name);
+    }
+    out
+}
+
+/// The columns of samples.csv, from `lab::store::SAMPLE_COLUMNS`.
+fn samples_columns() -> String {
+    let mut out = String::from("| column | what it holds |\n|---|---|\n");
+    for (name, what) in &lab::store::SAMPLE_COLUMNS {
+        let _ = writeln!(out, "| `{name}` | {} |", cell(what));
     }
     out
 }

@@ -4,7 +4,7 @@ use crate::checks::RatioEvidence;
 /// A committed manifest, moved to the host `host` with `cpus` logical CPUs.
 fn manifest(host: &str, cpus: usize) -> Manifest {
     let text = include_str!("../../../data/lockstack-dip/20261130T081716Z-vm/manifest.json");
-    let mut m: Manifest = serde_json::from_str(text).unwrap();
+    let mut m = Manifest::from_json(text.as_bytes()).unwrap();
     m.host.name = host.to_string();
     m.host.logical_cpus = cpus;
     m

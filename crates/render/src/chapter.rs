@@ -639,9 +639,8 @@ mod tests {
 
     #[test]
     fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {
-        let mut m: Manifest =
-            serde_json::from_str(include_str!("../../store/tests/data/manifest.json"))
-                .expect("manifest fixture");
+        let mut m = Manifest::from_json(include_bytes!("../../store/tests/data/manifest.json"))
+            .expect("manifest fixture");
         assert!(counter_rows(&m).is_empty(), "no counters asked for");
         m.counters = [
             ("task-clock", "available"),

@@ -4,6 +4,7 @@
 //! samples and then its run row are appended and flushed as it finishes; nothing is rewritten
 //! but the manifest's closing fields (and a sampled session's plan and looks, look by look).
 
+mod columns;
 mod contention;
 mod heap;
 mod identity;
@@ -11,11 +12,11 @@ mod lock;
 mod logs;
 mod looks;
 mod manifest;
+mod manifest_file;
 mod outputs;
 mod packed;
 mod printed;
 mod read;
-mod record;
 pub mod regular;
 mod rows;
 pub mod seal;
@@ -24,12 +25,14 @@ mod shards;
 pub mod space;
 mod writer;
 
+pub use columns::{PARAMS_AFTER, RUN_COLUMNS, RunColumn, SAMPLE_COLUMNS, SampleColumn};
 pub use contention::{Contention, MIN_CAPACITY_NS, Source as WaitSource, Unjudged};
 pub use heap::{give_back_free_pages, share_arenas};
 pub use lock::{Held, LOCK_FILE, Lock, is_locked, lock_experiment, lock_machine};
 pub use logs::{Line, MAX_LINE, Scan, empty_file, read_lines, remove_planted, scan_lines};
 pub use looks::{LOOKS, read_looks};
 pub use manifest::*;
+pub use manifest_file::FORMAT;
 pub(crate) use outputs::{anonymous_file, capped};
 pub use packed::{LogRef, Packed, STDERR_PACK, STDOUT_PACK, Slice, held_open};
 pub use printed::{Found, JsonLine, Unusable, shown};
@@ -244,10 +247,8 @@ pub fn sessions(data_dir: &Path) -> Vec<PathBuf> {
 /// Reads a session folder's manifest alone.
 pub fn load_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join(MANIFEST);
-    let text = String::from_utf8(read_regular(&path)?)
-        .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
-    let manifest: Manifest = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a lab manifest", path.display()))?;
+    let manifest = Manifest::from_json(&read_regular(&path)?)
+        .map_err(|why| anyhow::anyhow!("{} is not a lab manifest: {why}", path.display()))?;
     if let Err(why) = manifest.generator() {
         anyhow::bail!("{}: {why}", path.display());
     }
@@ -442,10 +443,14 @@ pub fn param_columns(dir: &Path) -> Result<Vec<String>> {
         .iter()
         .map(String::from)
         .collect();
-    let from = names
-        .iter()
-        .position(|n| n == "variant")
-        .map_or(0, |i| i + 1);
-    let to = names.iter().position(|n| n == "repetition").unwrap_or(from);
-    Ok(names[from..to.max(from)].to_vec())
+    Ok(columns::param_columns(&names).to_vec())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    /// The manifest of tests/data, a session recorded in lab's first weeks (format 1).
+    pub(crate) fn fixture_manifest() -> super::Manifest {
+        super::Manifest::from_json(include_bytes!("../tests/data/manifest.json"))
+            .expect("the manifest fixture reads")
+    }
 }

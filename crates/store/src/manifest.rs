@@ -1,12 +1,15 @@
 //! The session manifest: everything about the machine and the experiment needed to trust or
-//! reproduce a session.
+//! reproduce a session. Its file, of the current format, is read and written by
+//! [`super::manifest_file`].
 
 use lab_config::Experiment;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Written at session start, completed at its end.
+/// Written at session start, completed at its end. A key an older record lacks is given its
+/// value by `manifest_file::upgrade`; the keys marked `default` here are left out of every
+/// record where they hold nothing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub lab_version: String,
@@ -28,10 +31,8 @@ pub struct Manifest {
     /// True once every planned run has finished.
     pub complete: bool,
     /// How many times `lab run --resume` continued the session.
-    #[serde(default)]
     pub resumed: u32,
     /// The session this one was derived from by `lab reanalyze`: same runs, today's lab.toml.
-    #[serde(default)]
     pub derived_from: Option<String>,
     /// For a session across git revisions (`lab run --revs BASE,HEAD`): the revisions, base
     /// first, and how their comparison is judged.
@@ -52,7 +53,6 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<usize>,
     /// Why the session's own files cannot be trusted whole (a run changed them).
-    #[serde(default)]
     pub damaged: Option<String>,
     pub versions: Vec<ToolVersion>,
     pub build: Option<BuildReport>,
@@ -163,7 +163,6 @@ pub struct IsolationRecord {
     /// What runs and builds could read but not write.
     pub read_only: Vec<String>,
     /// Why a protection is missing; empty when every one held.
-    #[serde(default)]
     pub why: Vec<String>,
 }
 
@@ -418,7 +417,6 @@ pub struct Calibration {
     pub spawn_iqr_ns: u64,
     /// Median absolute deviation of the same: a spread that a few slow spawns cannot inflate.
     /// Sessions stored before it was recorded are judged on the IQR.
-    #[serde(default)]
     pub spawn_mad_ns: Option<u64>,
     pub spawn_samples: usize,
     /// The start-up of the command lab.toml's `start_up` names, taken out of every run.

@@ -5,10 +5,10 @@
 //! - a duplicated row, or a run whose sample count differs from its rows, is damage: an error
 //!   naming the file and line, because no reading of it can be trusted.
 
+use super::columns::RunReader;
 use super::rows::{RunRow, SampleRow};
 use super::{RUNS, SAMPLES};
 use anyhow::{Context, Result, bail};
-use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -166,14 +166,43 @@ fn complete_lines(file: &mut File, path: &Path) -> Result<Lines> {
     Ok(lines)
 }
 
+/// A row of a CSV file lab writes, read by a reader made once from the file's header.
+trait CsvRow: Sized {
+    type Reader;
+    fn reader(header: &csv::ByteRecord) -> Self::Reader;
+    fn read(reader: &Self::Reader, record: &csv::ByteRecord) -> Result<Self, String>;
+}
+
+/// A run row is read through its columns' table.
+impl CsvRow for RunRow {
+    type Reader = RunReader;
+    fn reader(header: &csv::ByteRecord) -> RunReader {
+        RunReader::new(header)
+    }
+    fn read(reader: &RunReader, record: &csv::ByteRecord) -> Result<RunRow, String> {
+        reader.read(record)
+    }
+}
+
+/// A sample row is read through its serde fields.
+impl CsvRow for SampleRow {
+    type Reader = csv::ByteRecord;
+    fn reader(header: &csv::ByteRecord) -> csv::ByteRecord {
+        header.clone()
+    }
+    fn read(header: &csv::ByteRecord, record: &csv::ByteRecord) -> Result<SampleRow, String> {
+        record.deserialize(Some(header)).map_err(|e| e.to_string())
+    }
+}
+
 /// Parses the CSV rows of the whole lines of `file` (after the header), keeping each row's
 /// line and starting byte.
-fn parse<T: DeserializeOwned>(file: File, lines: &Lines, path: &Path) -> Result<Vec<Located<T>>> {
+fn parse<T: CsvRow>(file: File, lines: &Lines, path: &Path) -> Result<Vec<Located<T>>> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(file.take(lines.keep_bytes));
-    let headers = match reader.byte_headers() {
-        Ok(h) => h.clone(),
+    let row_reader = match reader.byte_headers() {
+        Ok(h) => T::reader(h),
         Err(_) if lines.keep_bytes == 0 => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("{}: unreadable header", path.display())),
     };
@@ -190,12 +219,12 @@ fn parse<T: DeserializeOwned>(file: File, lines: &Lines, path: &Path) -> Result<
             .position()
             .cloned()
             .unwrap_or_else(csv::Position::new);
-        let row: T = record.deserialize(Some(&headers)).with_context(|| {
-            format!(
+        let row = T::read(&row_reader, &record).map_err(|why| {
+            anyhow::anyhow!(why).context(format!(
                 "{}:{}: the row is damaged; the session cannot be read as it is",
                 path.display(),
                 position.line()
-            )
+            ))
         })?;
         rows.push(Located {
             row,

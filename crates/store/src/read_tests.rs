@@ -1,7 +1,7 @@
 //! Unit tests of `read`.
 
 use super::*;
-use crate::{Manifest, Sealed, SessionWriter};
+use crate::{Sealed, SessionWriter};
 use lab_config::ParamValue;
 use lab_config::plan::{Plan, PlannedRun};
 use std::fs;
@@ -84,8 +84,7 @@ fn session(root: &Path, runs: usize) -> std::path::PathBuf {
         seed: 1,
         runs: (1..=4).map(planned).collect(),
     };
-    let manifest: Manifest = serde_json::from_str(include_str!("../tests/data/manifest.json"))
-        .expect("manifest fixture");
+    let manifest = crate::tests::fixture_manifest();
     let sealed = Sealed {
         lab_toml: "x".into(),
         notes: None,

@@ -16,8 +16,7 @@ fn session(name: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn manifest_with(dir: &Path, digests: &[(&str, &str)]) -> crate::Manifest {
-    let mut manifest: crate::Manifest =
-        serde_json::from_str(include_str!("../tests/data/manifest.json")).unwrap();
+    let mut manifest = crate::tests::fixture_manifest();
     manifest.digests = digests
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

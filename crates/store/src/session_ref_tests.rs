@@ -1,7 +1,7 @@
 //! Parsing and resolving every form of [`SessionRef`] against a folder of stored sessions.
 
 use super::*;
-use crate::{GitState, Manifest, Sealed, SessionWriter};
+use crate::{GitState, Sealed, SessionWriter};
 use lab_config::plan::Plan;
 
 /// Three sessions, the two last made at commits `abcd1234…` and `abcd9999…`.
@@ -14,8 +14,7 @@ fn list() -> (tempfile::TempDir, SessionList) {
         ("20260102T000000Z-b", "abcd1234"),
         ("20260102T120000Z-c", "abcd9999"),
     ] {
-        let mut m: Manifest =
-            serde_json::from_str(include_str!("../tests/data/manifest.json")).unwrap();
+        let mut m = crate::tests::fixture_manifest();
         m.git = Some(GitState {
             commit: commit.into(),
             dirty: false,

@@ -262,8 +262,7 @@ mod tests {
     use lab_config::plan::Plan;
 
     fn manifest(node: Option<&str>) -> Manifest {
-        let mut m: Manifest =
-            serde_json::from_str(include_str!("../tests/data/manifest.json")).expect("manifest");
+        let mut m = crate::tests::fixture_manifest();
         m.cluster = node.map(|name| Cluster {
             engine: "slurm".into(),
             jobs: vec!["5".into()],

@@ -10,10 +10,11 @@
 //! output, so a pack written over is checked run by run against the digests of what lab
 //! appended, and its rows' digests guard it whenever it is read.
 
+use super::columns::{self, Overrides, RunLayout};
 use super::identity::Identity;
 use super::packed::{Pack, Packed, STDERR_PACK, STDOUT_PACK};
 use super::read::{Tail, read_rows};
-use super::rows::{self, RunRow, SampleRow};
+use super::rows::{RunRow, SampleRow};
 use super::{LOGS, MANIFEST, Manifest, PLAN, RUNS, SAMPLES, SET_ASIDE, Sealed, write_json};
 use anyhow::{Context, Result};
 use lab_config::plan::{Plan, PlannedRun};
@@ -49,7 +50,7 @@ pub struct SessionWriter {
     packs: [Pack; 2],
     whole: Vec<Whole>,
     /// The columns of this session's runs.csv, as its header names them.
-    layout: rows::RunLayout,
+    layout: RunLayout,
     /// The line of the row being appended, kept from row to row.
     line: Vec<u8>,
     /// The cluster node writing this folder, recorded on every row appended without one.
@@ -75,14 +76,14 @@ impl SessionWriter {
         fs::create_dir_all(staging.join(LOGS))
             .with_context(|| format!("cannot create session folder {}", staging.display()))?;
         sealed.write(&staging)?;
-        write_json(&staging.join(MANIFEST), manifest)?;
+        write_json(&staging.join(MANIFEST), &manifest.on_disk())?;
         write_json(&staging.join(PLAN), plan)?;
         let padded = plan.runs.iter().any(|r| r.env_padding.is_some());
-        create_csv(&staging.join(RUNS), &rows::run_header(&param_names, padded))?;
         create_csv(
-            &staging.join(SAMPLES),
-            &rows::SAMPLE_HEADER.map(String::from),
+            &staging.join(RUNS),
+            &columns::run_header(&param_names, padded),
         )?;
+        create_csv(&staging.join(SAMPLES), &columns::sample_header())?;
         fs::rename(&staging, &dir)
             .with_context(|| format!("cannot create session folder {}", dir.display()))?;
         super::seal::record_open(&dir)?;
@@ -94,11 +95,11 @@ impl SessionWriter {
     /// (and sealed anew when it closes).
     pub fn reopen(dir: PathBuf) -> Result<Self> {
         let path = dir.join(MANIFEST);
-        let mut manifest: Manifest = serde_json::from_slice(&super::read_regular(&path)?)
-            .with_context(|| format!("{} is not a lab manifest", path.display()))?;
+        let mut manifest = Manifest::from_json(&super::read_regular(&path)?)
+            .map_err(|why| anyhow::anyhow!("{} is not a lab manifest: {why}", path.display()))?;
         if !manifest.digests.is_empty() {
             manifest.digests.clear();
-            write_json(&path, &manifest)?;
+            write_json(&path, &manifest.on_disk())?;
         }
         super::seal::record_open(&dir)?;
         Self::open(dir)
@@ -128,7 +129,7 @@ impl SessionWriter {
             ],
             whole,
             dir,
-            layout: rows::RunLayout::new(header),
+            layout: RunLayout::new(header),
             line: Vec::new(),
             node: None,
             planned: None,
@@ -242,7 +243,7 @@ impl SessionWriter {
             }
             self.samples.append(&block.into_inner()?)?;
         }
-        let overrides = rows::Overrides {
+        let overrides = Overrides {
             samples: Some(samples.len()),
             node: self.node.as_deref(),
         };
@@ -327,7 +328,7 @@ impl SessionWriter {
         let path = self.dir.join(MANIFEST);
         let mut open = manifest.clone();
         open.digests.clear();
-        self.rewrite(&path, &open)
+        self.rewrite(&path, &open.on_disk())
     }
 
     /// Records the closing state of the session in its manifest, with the digest of every
@@ -336,7 +337,7 @@ impl SessionWriter {
         let path = self.dir.join(MANIFEST);
         let mut sealed = manifest.clone();
         sealed.digests = self.digests()?;
-        self.rewrite(&path, &sealed)?;
+        self.rewrite(&path, &sealed.on_disk())?;
         super::seal::record_closed(&self.dir)
     }
 

@@ -147,7 +147,7 @@ fn the_family_level_shares_the_look_level_among_the_compared_cells() {
 /// The manifest of tests/data with the clock source set as given.
 fn manifest_with_clocksource(source: Option<&str>) -> Manifest {
     let text = include_str!("../../../store/tests/data/manifest.json");
-    let mut m: Manifest = serde_json::from_str(text).expect("manifest");
+    let mut m = Manifest::from_json(text.as_bytes()).expect("manifest");
     m.host.clocksource = source.map(str::to_string);
     m
 }

@@ -78,7 +78,7 @@ mod tests {
 
     fn manifest(hosts: Vec<(&str, Host)>) -> Manifest {
         let text = include_str!("../../../store/tests/data/manifest.json");
-        let mut m: Manifest = serde_json::from_str(text).expect("manifest");
+        let mut m = Manifest::from_json(text.as_bytes()).expect("manifest");
         m.cluster = Some(Cluster {
             engine: "slurm".into(),
             jobs: vec!["7".into()],
