@@ -130,8 +130,10 @@ fn render_one(
     }
     let context = Context::of(layout, dir, &assessed)?;
     let replications = super::replications::of(layout, dir, &assessed)?;
+    let notes = quoted_notes(&assessed).map_err(authoring)?;
     let mut item = rendered(&assessed, &context);
     item.replications = replications.as_ref();
+    item.notes = notes.as_ref();
     let (entry, warnings) = render::render_chapter(&layout.book(), &item).map_err(authoring)?;
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
@@ -153,6 +155,21 @@ fn render_one(
     };
     release(assessed);
     Ok(Some((entry, outcome)))
+}
+
+/// The experiment's notes.md with the cells and ratios it names worked out by lab-judge, so
+/// that rendering only formats them; `None` when it has no notes.
+fn quoted_notes(assessed: &Assessed) -> anyhow::Result<Option<render::notes::QuotedNotes>> {
+    let Some(file) = render::notes::NotesFile::read(&assessed.experiment)? else {
+        return Ok(None);
+    };
+    let quoted = lab_judge::notes::quote(
+        &assessed.experiment,
+        &assessed.analysis,
+        &assessed.findings.checks,
+        &file.wanted(),
+    );
+    Ok(Some(render::notes::QuotedNotes { file, quoted }))
 }
 
 /// Frees an assessed session beside the work that follows: a large one is millions of
@@ -250,6 +267,7 @@ fn rendered<'a>(a: &'a Assessed, context: &'a Context) -> Rendered<'a> {
         history: context.history.as_ref(),
         compared: context.compared.as_ref(),
         replications: None,
+        notes: None,
     }
 }
 

@@ -1,12 +1,13 @@
 //! Stages 5 to 7, the read side of a session: which runs count (validity), what they measured
 //! (analysis), what may be claimed of it (checks), whether more runs would settle what is open
-//! (stopping), and sessions against each other (comparison, history, replication). No file is
-//! written here and nothing is drawn.
+//! (stopping), the values an experiment's notes quote (notes), and sessions against each other
+//! (comparison, history, replication). No file is written here and nothing is drawn.
 
 pub mod analysis;
 pub mod checks;
 pub mod compare;
 pub mod history;
+pub mod notes;
 pub mod replication;
 pub mod stopping;
 pub mod validity;

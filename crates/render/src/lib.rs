@@ -54,6 +54,8 @@ pub struct Rendered<'a> {
     /// The experiment's hypotheses on each machine, when it was measured on several: its
     /// Replications page.
     pub replications: Option<&'a lab_judge::replication::Replications>,
+    /// The experiment's notes.md with the values its references name, when it has one.
+    pub notes: Option<&'a notes::QuotedNotes>,
 }
 
 /// An experiment's line in SUMMARY.md and on the introduction page.
@@ -134,7 +136,10 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     write_figures(dir, &figures)?;
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
-    let notes = notes::render_notes(exp, item.analysis, &item.findings.checks, &figures)?;
+    let notes = item
+        .notes
+        .map(|n| notes::render_notes(n, exp, item.analysis, &item.findings.checks, &figures))
+        .transpose()?;
     let (notes, warnings) = match notes {
         Some(n) => (Some(n.text), n.warnings),
         None => (None, Vec::new()),

@@ -13,6 +13,10 @@
 //! - the filter `num(digits=3)` formats a number, `percent(digits=2)` a share as a percentage
 //!   (both pass an `n/a (why)` marker through); `manifest` and `counts` are variables.
 //!
+//! Numbers come worked out: lab-judge resolves the cells and ratios the notes name before they
+//! are rendered ([`NotesFile::wanted`], `lab_judge::notes::quote`), and rendering only looks
+//! them up and formats them.
+//!
 //! A reference to a cell, metric, check or chart that lab.toml does not declare is an error
 //! naming `notes.md:LINE:COLUMN`, never an empty or zero number. A reference whose data this
 //! session lacks (a cell the profile did not run, too few runs for an interval) renders a
@@ -33,18 +37,21 @@ mod input;
 mod location;
 #[path = "notes_places.rs"]
 mod places;
+#[path = "notes_references.rs"]
+mod references;
 #[path = "notes_source.rs"]
 mod source;
 use super::escape::markdown;
 use super::figures::Figure;
 use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
+use lab_config::Experiment;
 use lab_config::format::{ratio_interval, value, value_interval};
-use lab_config::{Experiment, ParamValue};
 use lab_judge::analysis::{Analysis, CellStats};
-use lab_judge::checks::{CheckResult, ratio_of};
+use lab_judge::checks::CheckResult;
+use lab_judge::notes::{Quoted, Wanted};
 use location::{error_at, locate};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tera::{Kwargs, State, Tera, TeraResult, Value};
 
@@ -69,34 +76,46 @@ const TEMPLATE: &str = "notes.md";
 /// The notes as lab renders them, with a budget step in every loop.
 const BUDGETED: &str = "budgeted/notes.md";
 
-/// Renders `notes.md` when the experiment has one.
-pub fn render_notes(
-    exp: &Experiment,
-    analysis: &Analysis,
-    checks: &[CheckResult],
-    figures: &[Figure],
-) -> Result<Option<Notes>> {
-    let path = exp.dir.join(NOTES_FILE);
-    let Some(source) = input::read_notes(&path)? else {
-        return Ok(None);
-    };
-    render_source(&source, &path, exp, analysis, checks, figures).map(Some)
+/// An experiment's notes.md as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotesFile {
+    pub path: PathBuf,
+    pub source: String,
 }
 
-/// Renders notes text; errors name `path` and the line of the failing expression.
-pub fn render_source(
-    source: &str,
-    path: &Path,
+impl NotesFile {
+    /// The experiment's notes.md; `None` when it has none.
+    pub fn read(exp: &Experiment) -> Result<Option<NotesFile>> {
+        let path = exp.dir.join(NOTES_FILE);
+        Ok(input::read_notes(&path)?.map(|source| NotesFile { path, source }))
+    }
+
+    /// The cells, metrics and ratios the notes name, for lab-judge to work out.
+    pub fn wanted(&self) -> Wanted {
+        references::wanted(&self.source, &source::pieces(&self.source))
+    }
+}
+
+/// Notes with the values lab-judge worked out for them: what a chapter renders.
+#[derive(Debug, Clone)]
+pub struct QuotedNotes {
+    pub file: NotesFile,
+    pub quoted: Quoted,
+}
+
+/// Renders notes text; errors name the file and the line of the failing expression.
+pub fn render_notes(
+    notes: &QuotedNotes,
     exp: &Experiment,
     analysis: &Analysis,
     checks: &[CheckResult],
     figures: &[Figure],
 ) -> Result<Notes> {
-    let mut analysis = analysis.clone();
-    add_builtin_cells(exp, &mut analysis, source);
+    let (source, path) = (notes.file.source.as_str(), notes.file.path.as_path());
     let data = Arc::new(NotesData {
         exp: exp.clone(),
-        analysis,
+        cells: notes.quoted.cells(analysis).into_iter().cloned().collect(),
+        quoted: notes.quoted.clone(),
         checks: checks.to_vec(),
         warnings: Mutex::new(Vec::new()),
         charts: figures
@@ -110,7 +129,7 @@ pub fn render_source(
     let tera = compile(source, &pieces, &budgeted, path, &data, &budget)?;
     let rendering = budget::Rendering {
         tera,
-        context: input::context(&data)?,
+        context: input::context(analysis)?,
         budget,
         path: path.to_path_buf(),
         source: source.to_string(),
@@ -154,6 +173,10 @@ fn compile(
         let at = source::position(source, refusal.at);
         return Err(error_at(path, Some(at), &refusal.why));
     }
+    if let Some(at) = references::first_unquoted_ratio(source, pieces) {
+        let at = source::position(source, at);
+        return Err(error_at(path, Some(at), references::UNQUOTED_RATIO));
+    }
     tera.add_raw_template(BUDGETED, budgeted)
         .map_err(|e| locate(&e, path, source))?;
     Ok(tera)
@@ -170,30 +193,12 @@ fn first_component(pieces: &[source::Piece]) -> Option<usize> {
     })
 }
 
-/// Statistics of the built-in metrics the notes name but the analysis did not compute.
-fn add_builtin_cells(exp: &Experiment, analysis: &mut Analysis, source: &str) {
-    let missing: Vec<&lab_config::Metric> = exp
-        .metrics
-        .iter()
-        .filter(|m| m.is_builtin() && source.contains(&format!("\"{}\"", m.name)))
-        .filter(|m| !analysis.cells.iter().any(|c| c.metric == m.name))
-        .collect();
-    if missing.is_empty() {
-        return;
-    }
-    let extra = lab_judge::analysis::cell_stats_of(
-        exp,
-        &missing,
-        &analysis.cell_keys,
-        &analysis.runs,
-        analysis.resampling,
-    );
-    analysis.cells.extend(extra);
-}
-
 struct NotesData {
     exp: Experiment,
-    analysis: Analysis,
+    /// The session's cells with those of the built-in metrics the notes name.
+    cells: Vec<CellStats>,
+    /// The ratios the notes name, worked out.
+    quoted: Quoted,
     checks: Vec<CheckResult>,
     charts: Vec<(String, String)>,
     /// References whose data the session lacks, each rendered as an `n/a (why)` marker.
@@ -221,7 +226,7 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>, budget: &Arc<Budget>) {
     filters::register(tera);
 }
 
-/// One of the functions notes call, computed from the session's data.
+/// One of the functions notes call, looking up the session's data.
 type NotesFunction = fn(&NotesData, &Kwargs) -> TeraResult<Value>;
 
 fn fail(message: String) -> tera::Error {
@@ -231,29 +236,7 @@ fn fail(message: String) -> tera::Error {
 impl NotesData {
     fn metric_name(&self, kw: &Kwargs) -> TeraResult<String> {
         let name: Option<String> = kw.get("metric")?;
-        let name = match name {
-            Some(n) => n,
-            None => self
-                .exp
-                .primary_metric()
-                .map(|m| m.name.clone())
-                .ok_or_else(|| fail("the experiment has no numeric metric".into()))?,
-        };
-        match self.exp.metric(&name) {
-            Some(m) if !m.text => Ok(name),
-            Some(_) => Err(fail(format!(
-                "metric `{name}` is text; cells have statistics only for numeric metrics"
-            ))),
-            None => Err(fail(format!(
-                "no metric named `{name}`; metrics: {}",
-                self.exp
-                    .metrics
-                    .iter()
-                    .map(|m| m.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
+        lab_judge::notes::metric_name(&self.exp, name.as_deref()).map_err(fail)
     }
 
     /// Records a reference whose data is missing and returns its visible marker.
@@ -264,82 +247,11 @@ impl NotesData {
         Value::from(markdown(&format!("n/a ({why})")))
     }
 
-    /// Whether lab.toml declares the cell a selector names, in any profile.
-    fn declares(&self, selector: &str) -> bool {
-        let mut words = selector.split_whitespace();
-        let variant = words.next().unwrap_or("");
-        self.exp.variant(variant).is_some()
-            && words.all(|w| {
-                w.split_once('=').is_some_and(|(k, v)| {
-                    self.exp
-                        .declared_values
-                        .get(k)
-                        .is_some_and(|values| values.contains(&ParamValue::Text(v.to_string())))
-                })
-            })
-    }
-
     /// The cell a selector names; `Ok(None)` when lab.toml declares it but this session did
     /// not run it.
     fn find_run(&self, selector: &str, metric: &str) -> TeraResult<Option<&CellStats>> {
-        match self.find(selector, metric) {
-            Ok(cell) => Ok(Some(cell)),
-            Err(_) if self.declares(selector) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// In a session across revisions, a selector that names no `rev` reads the head revision
-    /// (the code as it is now); elsewhere the matches are left as they are.
-    fn at_head_revision<'c>(
-        &self,
-        matches: Vec<&'c CellStats>,
-        wanted: &[(&str, &str)],
-    ) -> Vec<&'c CellStats> {
-        let head = self
-            .exp
-            .param(lab_config::REV_PARAM)
-            .and_then(|p| p.values.last());
-        match head {
-            Some(head) if matches.len() > 1 && !wanted.iter().any(|(k, _)| *k == "rev") => matches
-                .into_iter()
-                .filter(|c| c.cell.params.get(lab_config::REV_PARAM) == Some(head))
-                .collect(),
-            _ => matches,
-        }
-    }
-
-    /// The one cell a selector string like "nonfair threads=2" names.
-    fn find(&self, selector: &str, metric: &str) -> TeraResult<&CellStats> {
-        let mut words = selector.split_whitespace();
-        let variant = words.next().unwrap_or("");
-        let wanted: Vec<(&str, &str)> = words.filter_map(|w| w.split_once('=')).collect();
-        let matches: Vec<&CellStats> = self
-            .analysis
-            .cells
-            .iter()
-            .filter(|c| c.metric == metric && c.cell.variant == variant)
-            .filter(|c| {
-                wanted
-                    .iter()
-                    .all(|(k, v)| c.cell.params.get(*k) == Some(&ParamValue::Text(v.to_string())))
-            })
-            .collect();
-        let matches = self.at_head_revision(matches, &wanted);
-        match matches.as_slice() {
-            [one] => Ok(one),
-            [] => Err(fail(format!(
-                "no cell matches \"{selector}\" (metric `{metric}`); cells look like \"{}\"",
-                self.analysis
-                    .cells
-                    .first()
-                    .map_or(String::new(), |c| c.label.clone())
-            ))),
-            many => Err(fail(format!(
-                "\"{selector}\" matches {} cells; name every parameter that varies",
-                many.len()
-            ))),
-        }
+        let cells: Vec<&CellStats> = self.cells.iter().collect();
+        lab_judge::notes::find_run(&self.exp, &cells, selector, metric).map_err(fail)
     }
 
     fn cell_value(&self, kw: &Kwargs) -> TeraResult<Value> {
@@ -398,14 +310,13 @@ impl NotesData {
         else {
             return Ok(self.missing(&reference, "a cell was not run in this session"));
         };
-        let (r, lo, hi) = match self.decided_ratio(ca, cb, &metric) {
-            Some(found) => found,
+        let (r, lo, hi) = match self.quoted.ratio(&metric, ca, cb) {
+            Some(Ok(v)) => (v.ratio, v.lo, v.hi),
+            Some(Err(why)) => return Ok(self.missing(&reference, why)),
             None => {
-                let label = format!("notes/{metric}/{}/{}", ca.cell, cb.cell);
-                match ratio_of(ca, cb, self.analysis.resampling, &label) {
-                    Ok((r, ci)) => (r, ci.lo, ci.hi),
-                    Err(why) => return Ok(self.missing(&reference, &why)),
-                }
+                return Err(fail(format!(
+                    "the {reference} was not worked out before rendering"
+                )));
             }
         };
         let text = markdown(&ratio_interval(r, lo, hi));
@@ -415,20 +326,6 @@ impl NotesData {
             text,
             &serde_json::json!({ "ratio": r, "lo": lo, "hi": hi }),
         )
-    }
-
-    /// The ratio a check decided on for the same two cells and metric, so that the prose and
-    /// the checks table show one interval, not two draws of it.
-    fn decided_ratio(&self, a: &CellStats, b: &CellStats, metric: &str) -> Option<(f64, f64, f64)> {
-        self.checks.iter().find_map(|c| {
-            let r = c.ratio.as_ref()?;
-            let same_metric = self
-                .exp
-                .checks
-                .iter()
-                .any(|s| s.name == c.name && s.kind.metric() == Some(metric));
-            (same_metric && r.a == a.label && r.b == b.label).then_some((r.ratio, r.lo, r.hi))
-        })
     }
 
     fn check_value(&self, kw: &Kwargs) -> TeraResult<Value> {

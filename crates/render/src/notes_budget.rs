@@ -25,8 +25,9 @@ pub(super) const MAX_LOOP_ITERATIONS: u64 = 100_000;
 /// Text one rendering may write: 4 MiB, a hundred times a long chapter's notes.
 pub(super) const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
-/// How long the template itself may take to render: the time in lab's own functions (the
-/// statistics `cell` and `ratio` compute, which can take minutes for many runs) is not counted.
+/// How long the template itself may take to render: the time in lab's own functions (`cell`
+/// and `ratio` looking their cells up among many) is not counted; the statistics are worked
+/// out before rendering starts.
 pub(super) const MAX_RENDER_TIME: Duration = Duration::from_secs(5);
 
 /// How much longer than [`MAX_RENDER_TIME`] rendering is waited for, when nothing it does

@@ -1,9 +1,10 @@
 //! What notes.md reads: its own text, which must be UTF-8, and the variables, in which what
 //! runs and commands printed is inert wherever a template puts it.
 
-use super::{NotesData, NotesError};
+use super::NotesError;
 use crate::escape::inert_value;
 use anyhow::Result;
+use lab_judge::analysis::Analysis;
 use std::collections::BTreeMap;
 use std::path::Path;
 use tera::{Context, Value};
@@ -28,11 +29,11 @@ pub(super) fn read_notes(path: &Path) -> Result<Option<String>> {
 }
 
 /// The variables: the session manifest, with what commands printed inert, and the run counts.
-pub(super) fn context(data: &NotesData) -> Result<Context> {
+pub(super) fn context(analysis: &Analysis) -> Result<Context> {
     let mut context = Context::new();
-    let manifest = serde_json::to_value(&data.analysis.manifest)?;
+    let manifest = serde_json::to_value(&analysis.manifest)?;
     context.insert_value("manifest", untrusted(&manifest));
-    context.insert("counts", &data.analysis.counts);
+    context.insert("counts", &analysis.counts);
     Ok(context)
 }
 

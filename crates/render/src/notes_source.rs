@@ -101,7 +101,8 @@ fn end_of_tag(source: &str, from: usize, close: &str) -> usize {
     bytes.len()
 }
 
-fn end_of_string(bytes: &[u8], mut i: usize, quote: u8) -> usize {
+/// The byte after the `quote` that closes a string whose inside starts at `i`.
+pub(super) fn end_of_string(bytes: &[u8], mut i: usize, quote: u8) -> usize {
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,

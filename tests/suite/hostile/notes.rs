@@ -484,3 +484,26 @@ fn a_component_defined_in_the_notes_is_refused_at_its_line() {
     assert!(!stderr(&out).contains("budgeted"), "{}", stderr(&out));
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
+
+#[test]
+fn a_ratio_of_computed_cells_is_refused_at_its_place_and_a_quoted_one_renders() {
+    let project = session_printing(&["tool 1.0"]);
+    let quoted = "Ratio: {{ ratio(a=\"a\", b=\"b\", stat=\"ratio\") | num }}.\n";
+    report_with(&project, quoted.as_bytes(), Exit::Ok);
+    assert!(
+        project.read(CHAPTER).contains("Ratio: 1."),
+        "{}",
+        project.read(CHAPTER)
+    );
+    let before = project.read(CHAPTER);
+    let computed = "Intro.\n\n{% set other = \"b\" %}x {{ ratio(a=\"a\", b=other) }}\n";
+    let out = report_with(&project, computed.as_bytes(), Exit::Usage);
+    let line = error_line(&out);
+    assert!(
+        line.starts_with(
+            "error: exp: experiments/exp/notes.md:3:27: ratio(...) names its cells and metric in quoted strings"
+        ),
+        "{line}"
+    );
+    assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+}
