@@ -490,11 +490,17 @@ fn layout_catches_a_record_that_straddles_a_cache_line_where_the_heap_lands() {
         "heap-clean: lab check exits 0"
     );
     let (flawed, code) = run("heap-flawed");
+    // Beside other tests' load the hypothesis's interval may reach past ±10% as well: it is
+    // then open, never failed; the layout check fails either way.
+    let hypothesis = match flawed[agree]["verdict"].as_str() {
+        Some("inconclusive") => "inconclusive",
+        _ => "pass",
+    };
     assert_verdicts(
         "heap-flawed",
         &flawed,
         &[agree, LAYOUT],
-        &[(LAYOUT, "fail")],
+        &[(LAYOUT, "fail"), (agree, hypothesis)],
     );
     assert_eq!(code, Exit::CheckFailed);
     // Each build is slow at the one heap position where its counter straddles two lines, a

@@ -1,6 +1,6 @@
 //! The tidy CSV rows of runs.csv and samples.csv: one row per run, one row per metric value.
 //! Store owns these types; exec fills them in, the validity stage reads them back. Their
-//! columns are declared in [`super::columns`].
+//! columns are declared in `columns.rs`.
 
 use serde::{Deserialize, Serialize};
 
@@ -246,7 +246,7 @@ impl Counters {
     }
 }
 
-/// One row of samples.csv (its columns: [`super::columns::SAMPLE_COLUMNS`]).
+/// One row of samples.csv (its columns: `SAMPLE_COLUMNS` in `columns.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRow {
     pub run_id: String,
