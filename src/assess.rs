@@ -12,8 +12,9 @@ use lab_judge::checks::{self, Findings};
 use lab_judge::stopping::{self, Standing};
 use lab_judge::validity;
 pub use lab_judge::validity::Rows;
-use lab_store::{Revisions, SEALED, SessionWriter, StoredSession};
+use lab_store::{Revisions, SEALED, StoredSession};
 use recorded::Look;
+pub use recorded::Recorded;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,20 +86,17 @@ fn one_process_notice(session: &StoredSession) -> Option<String> {
 
 /// Where a sampled session stands after its latest look, what the run loop needs between
 /// two looks: the earlier looks are read back from the session's looks.json (judged again
-/// where it lacks them), the latest is judged, and every look so far is recorded there.
+/// where it lacks them) and the latest is judged. With the standing come every look so far,
+/// for the run loop to record in looks.json.
 pub fn latest_standing(
     dir: &Path,
     session: &mut StoredSession,
-    writer: &mut SessionWriter,
-) -> Result<Option<Standing>> {
+) -> Result<Option<(Standing, Recorded)>> {
     let (experiment, _) = sealed_experiment(dir, session)?;
     let (analysis, findings) = judged(&experiment, session, Rows::Keep);
     let (looks, _) = taken_looks(&experiment, session, &analysis, findings);
-    if looks.is_empty() {
-        return Ok(None);
-    }
-    writer.record_looks(&recorded::Recorded::of(&experiment, &looks))?;
-    Ok(looks.into_iter().last().map(|l| l.standing))
+    let recorded = Recorded::of(&experiment, &looks);
+    Ok(looks.into_iter().last().map(|l| (l.standing, recorded)))
 }
 
 /// A session analysed under the lab.toml it ran with, without its checks: what a history

@@ -24,7 +24,7 @@ pub(super) struct Look {
 /// What looks.json holds: the SHA-256 of the lab.toml the looks were judged under, and the
 /// looks in order.
 #[derive(Serialize, Deserialize)]
-pub(super) struct Recorded {
+pub struct Recorded {
     experiment: String,
     looks: Vec<RecordedLook>,
 }

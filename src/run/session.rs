@@ -10,7 +10,7 @@ use super::start::{self, Opened, Target, session_name};
 use super::{Chapters, Found, estimate, host};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
-use lab_config::plan::{self, PlannedRun};
+use lab_config::plan::{self, CellKey, PlannedRun};
 use lab_config::{self as config, Experiment};
 use lab_exec::{self as exec, Ending, Progress, Runner};
 use lab_judge::stopping::{self, Next};
@@ -293,11 +293,11 @@ impl<'a> RunSession<'a> {
             return Ok(None);
         }
         let mut stored = store::load_session(&open.writer.dir)?;
-        let Some(standing) =
-            crate::assess::latest_standing(&self.dir, &mut stored, &mut open.writer)?
+        let Some((standing, looks)) = crate::assess::latest_standing(&self.dir, &mut stored)?
         else {
             return Ok(None);
         };
+        open.writer.record_looks(&looks)?;
         let Next::More {
             look,
             runs_per_cell,
@@ -314,24 +314,10 @@ impl<'a> RunSession<'a> {
             used_s: started.elapsed().as_secs_f64(),
             measured: estimate::mean_wall_by_cell(&stored),
         };
-        let (cells, grown) = match time.cells_within_budget() {
-            Ok(fit) => fit,
-            Err(stop) => {
-                open.manifest.time_stop = Some(stop);
-                let stopped = stopping::Standing {
-                    next: Next::TimeSpent(stop),
-                    ..standing
-                };
-                progress.note(&stopped.sentence(&open.exp));
-                return Ok(None);
-            }
+        let time_stop = &mut open.manifest.time_stop;
+        let Some(cells) = Self::cells_for_look(&time, look, time_stop, progress) else {
+            return Ok(None);
         };
-        if let Some(grown) = grown {
-            progress.note(&format!(
-                "look {look} grows only the {grown} of {} open hypotheses likely decided soonest: all of them would not fit in the time budget",
-                standing.nearest_first.len()
-            ));
-        }
         let (likely_s, outlook) = time.outlook(&time.coming(&cells));
         let exp = &open.exp;
         let runs = open.writer.extend_plan_with(|planned| {
@@ -344,6 +330,36 @@ impl<'a> RunSession<'a> {
         );
         say_look(progress, &standing, runs.len(), &added, likely_s);
         Ok(Some(runs))
+    }
+
+    /// The cells look `look` grows within the time budget, said when only some fit; `None`,
+    /// with the time stop recorded in `time_stop` and said, when none does.
+    fn cells_for_look(
+        time: &LookTime,
+        look: u32,
+        time_stop: &mut Option<store::TimeStop>,
+        progress: &Progress,
+    ) -> Option<Vec<CellKey>> {
+        let standing = time.standing;
+        let (cells, grown) = match time.cells_within_budget() {
+            Ok(fit) => fit,
+            Err(stop) => {
+                *time_stop = Some(stop);
+                let stopped = stopping::Standing {
+                    next: Next::TimeSpent(stop),
+                    ..standing.clone()
+                };
+                progress.note(&stopped.sentence(time.exp));
+                return None;
+            }
+        };
+        if let Some(grown) = grown {
+            progress.note(&format!(
+                "look {look} grows only the {grown} of {} open hypotheses likely decided soonest: all of them would not fit in the time budget",
+                standing.nearest_first.len()
+            ));
+        }
+        Some(cells)
     }
 
     /// How long a sampled session's runs may take: `--budget`, else lab.toml's.
