@@ -10,11 +10,12 @@ use super::report::{ReportOptions, report};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config::plan::{CellKey, Plan, PlannedRun};
+use lab_config::raw::{
+    self, RawBetter, RawExperiment, RawFile, RawMetric, RawParamValue, RawRepetitions, RawVariant,
+    spanless,
+};
 use lab_config::{self as config, Experiment, ParamValue};
 use lab_import::formats::{self, Benchmark, Format, Imported};
-use lab_import::lab_toml::{
-    ExperimentToml, GeneratedToml, InOrder, MetricToml, VariantToml, toml_value,
-};
 use lab_store::{
     self as store, Host, ImportRecord, ImportedFile, Manifest, RunRow, SampleRow, Sealed,
     SessionWriter,
@@ -22,6 +23,7 @@ use lab_store::{
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use toml::Spanned;
 
 /// What `lab import` was asked.
 pub struct ImportOptions<'a> {
@@ -739,37 +741,30 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
     let imported = new.imported;
     let tool = imported.format.tool();
     let params = param_values(imported);
-    let repetitions = new.repetitions;
-    let labels: Vec<&String> = unique(imported.benchmarks.iter().map(|b| &b.name));
-    let variant = labels
+    let repetitions = counted(new.repetitions, "runs")?;
+    let variants = unique(imported.benchmarks.iter().map(|b| &b.name))
         .into_iter()
-        .map(|label| {
-            let name = new.names.get(label).cloned().unwrap_or_default();
-            let label = label.clone();
-            let restricted = restrictions(imported, &label, &params);
-            let params = (!restricted.is_empty()).then_some(restricted);
-            VariantToml {
-                name,
-                label,
-                params,
-            }
+        .map(|label| RawVariant {
+            label: Some(label.clone()),
+            params: restrictions(imported, label, &params),
+            ..RawVariant::named(new.names.get(label).cloned().unwrap_or_default())
         })
         .collect();
-    let file = GeneratedToml {
-        experiment: ExperimentToml {
+    let file = RawFile {
+        experiment: RawExperiment {
             title: format!("{name}: results from {tool}"),
-            hypothesis: "State what these results should show, then add [[check]] tables to test it.",
-            repetitions,
-            imported: tool,
+            hypothesis:
+                "State what these results should show, then add [[check]] tables to test it.".into(),
+            repetitions: Some(spanless(RawRepetitions::Fixed(repetitions))),
+            imported: Some(tool.to_string()),
+            ..RawExperiment::default()
         },
-        params: params
-            .iter()
-            .map(|(k, vs)| (k.clone(), vs.iter().map(toml_value).collect()))
-            .collect(),
-        variant,
-        metric: metric_tables(new.metrics, warmup_iterations(imported)?),
+        params: raw::in_order(params.iter().map(|(k, vs)| (k.clone(), raw_values(vs)))),
+        variants,
+        metrics: metric_tables(new.metrics, warmup_iterations(imported)?),
+        ..RawFile::default()
     };
-    let body = toml::to_string(&file)
+    let body = raw::to_toml(&file)
         .map_err(|e| LabError::Other(anyhow::anyhow!("cannot write the lab.toml: {e}")))?;
     Ok(format!(
         "# Results measured by {tool}{}, read by `{}`:\n# lab did not run these benchmarks; `lab import` adds sessions, `lab report {name}` renders them.\n\n{body}",
@@ -781,29 +776,41 @@ fn generated_toml(name: &str, new: &NewExperiment, opts: &ImportOptions) -> Resu
     ))
 }
 
+/// A number of runs or iterations as lab.toml counts them.
+fn counted(n: usize, what: &str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        LabError::Usage(format!(
+            "{n} {what} per benchmark: more than lab.toml counts"
+        ))
+    })
+}
+
+fn raw_values(values: &[ParamValue]) -> Vec<RawParamValue> {
+    values.iter().map(RawParamValue::from).collect()
+}
+
 /// The `[metric.NAME]` tables, the main metric first: its warm-up iterations are the runs'
 /// warm-up values; secondary metrics have none.
-fn metric_tables(metrics: &[ImportedMetric], warmup: Option<usize>) -> InOrder<MetricToml> {
-    InOrder(
-        metrics
-            .iter()
-            .map(|m| {
-                let table = MetricToml {
-                    json: m.name.clone(),
-                    unit: m.unit.clone(),
-                    better: if m.higher_is_better {
-                        "higher"
-                    } else {
-                        "lower"
-                    },
-                    count: m.count,
-                    optional: m.optional,
-                    warmup_iterations: warmup.filter(|_| m.source.is_none()),
-                };
-                (m.name.clone(), table)
-            })
-            .collect(),
-    )
+fn metric_tables(
+    metrics: &[ImportedMetric],
+    warmup: Option<u32>,
+) -> BTreeMap<String, Spanned<RawMetric>> {
+    raw::in_order(metrics.iter().map(|m| {
+        let table = RawMetric {
+            json: Some(m.name.clone()),
+            unit: Some(m.unit.clone()),
+            better: Some(if m.higher_is_better {
+                RawBetter::Higher
+            } else {
+                RawBetter::Lower
+            }),
+            count: m.count,
+            optional: m.optional,
+            warmup_iterations: warmup.filter(|_| m.source.is_none()),
+            ..RawMetric::default()
+        };
+        (m.name.clone(), table)
+    }))
 }
 
 /// A recorded parameter value, typed as lab.toml would type it.
@@ -851,8 +858,8 @@ fn restrictions(
     imported: &Imported,
     name: &str,
     params: &BTreeMap<String, Vec<ParamValue>>,
-) -> toml::Table {
-    let mut parts = toml::Table::new();
+) -> BTreeMap<String, Spanned<Vec<RawParamValue>>> {
+    let mut parts = BTreeMap::new();
     for (key, all) in params {
         let mut own: Vec<ParamValue> = Vec::new();
         for b in imported.benchmarks.iter().filter(|b| b.name == name) {
@@ -863,8 +870,7 @@ fn restrictions(
             }
         }
         if own.len() < all.len() {
-            let own = own.iter().map(toml_value).collect();
-            parts.insert(key.clone(), toml::Value::Array(own));
+            parts.insert(key.clone(), spanless(raw_values(&own)));
         }
     }
     parts
@@ -872,7 +878,7 @@ fn restrictions(
 
 /// The warm-up iterations each measured run begins with: the same number in every run, or
 /// none.
-fn warmup_iterations(imported: &Imported) -> Result<Option<usize>> {
+fn warmup_iterations(imported: &Imported) -> Result<Option<u32>> {
     let counts: Vec<usize> = imported
         .benchmarks
         .iter()
@@ -880,7 +886,9 @@ fn warmup_iterations(imported: &Imported) -> Result<Option<usize>> {
         .map(|r| r.warmup_values.len())
         .collect();
     match counts.first() {
-        Some(&k) if counts.iter().all(|c| *c == k) => Ok((k > 0).then_some(k)),
+        Some(&k) if counts.iter().all(|c| *c == k) => {
+            (k > 0).then(|| counted(k, "warm-up iterations")).transpose()
+        }
         None => Ok(None),
         Some(_) => Err(LabError::Usage(
             "the runs begin with different numbers of warm-up values: lab drops the same number of warm-up iterations from every run\n  hint: import the files whose runs are alike together".into(),

@@ -302,3 +302,40 @@ public class Bench {
     }
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+    use lab_config::raw;
+    use std::path::Path;
+
+    /// The experiment as JSON, less the hash of the text it was read from.
+    fn read(text: &str, profile: Option<&str>) -> serde_json::Value {
+        let dir = Path::new("experiments/demo");
+        let file = dir.join(lab_config::FILE_NAME);
+        let exp =
+            lab_config::parse(text, &file, dir, profile).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mut value = serde_json::to_value(&exp).expect("an experiment serialises");
+        value["source_hash"] = serde_json::Value::Null;
+        value
+    }
+
+    /// Every language's template, though written by hand for its comments, is an experiment
+    /// that the declaration of lab.toml writes back as the same experiment.
+    #[test]
+    fn every_template_reads_as_what_the_declaration_writes() {
+        for lang in Lang::value_variants() {
+            let template = lab_toml("demo", *lang);
+            let file = raw::from_toml(&template).unwrap_or_else(|e| panic!("{lang:?}: {e:?}"));
+            let written = raw::to_toml(&file).unwrap_or_else(|e| panic!("{lang:?}: {e}"));
+            for profile in [None, Some("quick")] {
+                assert_eq!(
+                    read(&template, profile),
+                    read(&written, profile),
+                    "{lang:?}, profile {profile:?}, written as\n{written}"
+                );
+            }
+        }
+    }
+}

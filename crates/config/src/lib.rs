@@ -15,7 +15,7 @@ pub mod isolation;
 mod model;
 mod params;
 pub mod plan;
-mod raw;
+pub mod raw;
 pub mod shell_syntax;
 pub mod size;
 pub mod skip;

@@ -535,13 +535,6 @@ fn parse_timeout(value: &Spanned<RawNumberOrText>, loc: &Locator) -> Result<Dura
     }
 }
 
-/// Names in the order they appear in the file.
-fn declared_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<String> {
-    let mut names: Vec<(&String, usize)> = map.iter().map(|(k, v)| (k, v.span().start)).collect();
-    names.sort_by_key(|(_, start)| *start);
-    names.into_iter().map(|(k, _)| k.clone()).collect()
-}
-
 fn validate_variants(
     raw: &[RawVariant],
     params: &[Param],

@@ -4,9 +4,12 @@
 //! experiment: `--save NAME` keeps it as `experiments/NAME/lab.toml` to edit and rerun.
 
 use super::spec::{BenchCommand, BenchParam, Runs};
-use lab_import::lab_toml::InOrder;
-use serde::Serialize;
+use lab_config::raw::{
+    self, RawCheck, RawExperiment, RawFile, RawIgnoreFailure, RawNumberOrText, RawParamValue,
+    RawRepetitions, RawStartUp, RawVariant, spanless,
+};
 use std::collections::BTreeMap;
+use toml::Spanned;
 
 /// Everything the lab.toml is written from.
 pub(super) struct BenchPlan<'a> {
@@ -54,122 +57,42 @@ pub(super) enum IgnoreFailure {
     Codes(Vec<i32>),
 }
 
-/// `ignore_failure` as lab.toml writes it: `true` or a list of codes.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum IgnoreFailureValue {
-    All(bool),
-    Codes(Vec<i32>),
-}
-
-#[derive(Serialize)]
-struct File {
-    experiment: ExperimentTable,
-    #[serde(skip_serializing_if = "is_empty")]
-    params: InOrder<Vec<toml::Value>>,
-    variant: Vec<VariantTable>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    check: Vec<CheckTable>,
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-fn is_empty<T>(map: &InOrder<T>) -> bool {
-    map.0.is_empty()
-}
-
-#[derive(Serialize)]
-struct ExperimentTable {
-    title: String,
-    hypothesis: String,
-    repetitions: Repetitions,
-    warmup_runs: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seed: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timeout: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_busy: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    budget: Option<String>,
-    workdir: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ignore_failure: Option<IgnoreFailureValue>,
-    /// "included" (commands are timed whole), or the shell's empty command, whose start-up
-    /// is taken out of every run, as hyperfine takes it out.
-    start_up: StartUpValue,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum StartUpValue {
-    Included(&'static str),
-    Subtracted(Vec<String>),
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Repetitions {
-    Fixed(u32),
-    Sampled { min: u32, max: u32 },
-}
-
-#[derive(Serialize)]
-struct VariantTable {
-    name: String,
-    label: String,
-    run: Vec<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    env: BTreeMap<String, String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    prepare: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    conclude: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    setup: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cleanup: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<String>,
-    /// `false` with `--no-shell-check`: run the words as they are.
-    #[serde(skip_serializing_if = "is_true")]
-    shell_check: bool,
-}
-
-#[derive(Serialize)]
-struct CheckTable {
-    name: String,
-    kind: &'static str,
-    class: &'static str,
-    metric: &'static str,
-    a: toml::Table,
-    b: toml::Table,
-    margin: String,
-}
-
 /// The lab.toml text of `plan`.
 pub(super) fn lab_toml(plan: &BenchPlan) -> String {
-    let file = File {
-        experiment: experiment(plan),
-        params: InOrder(
-            plan.params
-                .iter()
-                .map(|p| (p.name.clone(), p.values.clone()))
-                .collect(),
-        ),
-        variant: variants(plan),
-        check: checks(plan),
-    };
-    let body = toml::to_string(&file).unwrap_or_else(|e| format!("# not written: {e}\n"));
     format!(
-        "# Written by `lab bench`. Edit it and rerun with `lab run` on this folder.\n# Typed: {}\n\n{body}",
-        lab_config::format::terminal(&crate::app::typed_command())
+        "# Written by `lab bench`. Edit it and rerun with `lab run` on this folder.\n# Typed: {}\n\n{}",
+        lab_config::format::terminal(&crate::app::typed_command()),
+        tables(plan)
     )
 }
 
-fn experiment(plan: &BenchPlan) -> ExperimentTable {
+/// The tables of `plan`'s lab.toml.
+fn tables(plan: &BenchPlan) -> String {
+    let file = RawFile {
+        experiment: experiment(plan),
+        params: raw::in_order(plan.params.iter().map(|p| {
+            let values = p.values.iter().map(param_value).collect();
+            (p.name.clone(), values)
+        })),
+        variants: variants(plan),
+        checks: checks(plan),
+        ..RawFile::default()
+    };
+    raw::to_toml(&file).unwrap_or_else(|e| format!("# not written: {e}\n"))
+}
+
+/// A `-L` or `-P` value as lab.toml types it (the command line gives integers, numbers or
+/// text).
+fn param_value(value: &toml::Value) -> RawParamValue {
+    match value {
+        toml::Value::Integer(i) => RawParamValue::Int(*i),
+        toml::Value::Float(x) => RawParamValue::Float(*x),
+        toml::Value::String(s) => RawParamValue::Text(s.clone()),
+        other => RawParamValue::Text(other.to_string()),
+    }
+}
+
+fn experiment(plan: &BenchPlan) -> RawExperiment {
     let labels: Vec<&str> = plan.commands.iter().map(|c| c.label.as_str()).collect();
     let hypothesis = match labels.as_slice() {
         [one] => format!("How long `{one}` takes, with its interval."),
@@ -179,59 +102,73 @@ fn experiment(plan: &BenchPlan) -> ExperimentTable {
         ),
         [] => String::new(),
     };
-    ExperimentTable {
+    let text = |t: &String| spanless(RawNumberOrText::Text(t.clone()));
+    let sampled = matches!(plan.runs, Runs::Sampled { .. });
+    RawExperiment {
         title: labels.join(" vs "),
         hypothesis,
-        repetitions: match plan.runs {
-            Runs::Fixed(n) => Repetitions::Fixed(n),
-            Runs::Sampled { min, max } => Repetitions::Sampled { min, max },
-        },
-        warmup_runs: plan.warmup,
+        repetitions: Some(spanless(match plan.runs {
+            Runs::Fixed(n) => RawRepetitions::Fixed(n),
+            Runs::Sampled { min, max } => RawRepetitions::Range { min, max },
+        })),
+        warmup_runs: Some(plan.warmup),
         seed: plan.seed,
-        timeout: plan.timeout.clone(),
-        max_busy: plan.max_busy.clone(),
-        budget: matches!(plan.runs, Runs::Sampled { .. }).then(|| format!("{}s", plan.budget)),
-        workdir: plan.workdir.clone(),
+        timeout: plan.timeout.as_ref().map(text),
+        max_busy: plan.max_busy.as_ref().map(text),
+        budget: sampled.then(|| text(&format!("{}s", plan.budget))),
+        workdir: Some(spanless(plan.workdir.clone())),
         ignore_failure: match &plan.ignore_failure {
-            IgnoreFailure::None => None,
-            IgnoreFailure::All => Some(IgnoreFailureValue::All(true)),
-            IgnoreFailure::Codes(codes) => Some(IgnoreFailureValue::Codes(codes.clone())),
+            IgnoreFailure::None => RawIgnoreFailure::default(),
+            IgnoreFailure::All => RawIgnoreFailure::All(true),
+            IgnoreFailure::Codes(codes) => RawIgnoreFailure::Codes(codes.clone()),
         },
-        start_up: match &plan.shell {
-            None => StartUpValue::Included("included"),
-            Some(shell) => {
-                let mut empty = shell.clone();
-                empty.extend(["-c".to_string(), String::new()]);
-                StartUpValue::Subtracted(empty)
-            }
-        },
+        start_up: Some(spanless(start_up(plan.shell.as_deref()))),
+        ..RawExperiment::default()
     }
 }
 
-fn variants(plan: &BenchPlan) -> Vec<VariantTable> {
+/// "included" (commands are timed whole), or the shell's empty command, whose start-up is
+/// taken out of every run, as hyperfine takes it out.
+fn start_up(shell: Option<&[String]>) -> RawStartUp {
+    match shell {
+        None => RawStartUp::Word("included".to_string()),
+        Some(shell) => {
+            let mut empty = shell.to_vec();
+            empty.extend(["-c".to_string(), String::new()]);
+            RawStartUp::Subtracted(empty)
+        }
+    }
+}
+
+fn variants(plan: &BenchPlan) -> Vec<RawVariant> {
+    let command = |argv: &Option<Vec<String>>| argv.clone().map(spanless);
     plan.commands
         .iter()
         .zip(plan.names)
         .zip(plan.hooks)
         .zip(plan.env)
-        .map(|(((command, name), hooks), env)| VariantTable {
-            name: name.clone(),
-            label: command.label.clone(),
-            run: command.argv.clone(),
-            env: env.clone(),
-            prepare: hooks.prepare.clone(),
-            conclude: hooks.conclude.clone(),
-            setup: hooks.setup.clone(),
-            cleanup: hooks.cleanup.clone(),
+        .map(|(((c, name), hooks), env)| RawVariant {
+            label: Some(c.label.clone()),
+            run: Some(spanless(c.argv.clone())),
+            env: env
+                .iter()
+                .map(|(k, v)| (spanless(k.clone()), spanless(v.clone())))
+                .collect(),
+            prepare: command(&hooks.prepare),
+            conclude: command(&hooks.conclude),
+            setup: command(&hooks.setup),
+            cleanup: command(&hooks.cleanup),
             input: plan.input.clone(),
-            shell_check: plan.shell_check,
+            // `false` with `--no-shell-check`: run the words as they are.
+            shell_check: (!plan.shell_check).then_some(false),
+            ..RawVariant::named(name.clone())
         })
         .collect()
 }
 
 /// One `agree` check per command after the reference and per parameter set: the command's
 /// wall time against the reference's at the same parameters.
-fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
+fn checks(plan: &BenchPlan) -> Vec<Spanned<RawCheck>> {
     let Some((reference, others)) = plan.names.split_first() else {
         return Vec::new();
     };
@@ -242,17 +179,18 @@ fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
             let cell = |variant: &str| {
                 let mut table = set.clone();
                 table.insert("variant".into(), toml::Value::String(variant.into()));
-                table
+                Some(spanless(table))
             };
-            checks.push(CheckTable {
-                name: check_name(&plan.commands[i + 1], &plan.commands[0], set),
-                kind: "agree",
-                class: "hypothesis",
-                metric: "wall_s",
+            let check_name = check_name(&plan.commands[i + 1], &plan.commands[0], set);
+            let margin = lab_config::format::percent(plan.threshold);
+            checks.push(spanless(RawCheck {
+                class: Some(spanless("hypothesis".to_string())),
+                metric: Some(spanless("wall_s".to_string())),
+                margin: Some(spanless(RawNumberOrText::Text(margin))),
                 a: cell(name),
                 b: cell(reference),
-                margin: lab_config::format::percent(plan.threshold),
-            });
+                ..RawCheck::new(check_name, "agree")
+            }));
         }
     }
     checks
@@ -262,7 +200,7 @@ fn checks(plan: &BenchPlan) -> Vec<CheckTable> {
 pub(super) fn check_name(
     command: &BenchCommand,
     reference: &BenchCommand,
-    set: &toml::Table,
+    set: &CellValues,
 ) -> String {
     let values: Vec<String> = set
         .iter()
@@ -283,9 +221,12 @@ fn plain(v: &toml::Value) -> String {
     }
 }
 
+/// A cell's parameter values, as a check's `a` or `b` names them.
+type CellValues = BTreeMap<String, toml::Value>;
+
 /// Every combination of the parameters' values, the first parameter varying slowest.
-fn parameter_sets(params: &[BenchParam]) -> Vec<toml::Table> {
-    params.iter().fold(vec![toml::Table::new()], |sets, p| {
+fn parameter_sets(params: &[BenchParam]) -> Vec<CellValues> {
+    params.iter().fold(vec![CellValues::new()], |sets, p| {
         sets.iter()
             .flat_map(|set| {
                 p.values.iter().map(move |v| {
@@ -297,3 +238,7 @@ fn parameter_sets(params: &[BenchParam]) -> Vec<toml::Table> {
             .collect()
     })
 }
+
+#[cfg(test)]
+#[path = "toml_tests.rs"]
+mod tests;
