@@ -5,7 +5,8 @@
 //! process per run) → `lab-store` (sealed, append-only session files) → `lab-judge` (validity,
 //! analysis, checks, stopping, comparison) → `lab-render` (charts and the mdBook chapter), with
 //! `lab-stats` under the judgement (`lab-basis`, the little of it the lower layers share, under
-//! them all) and `lab-import` and `lab-bundle` beside the store. This crate holds the
+//! them all), what the judgement found as plain data in `lab-findings` (all the book reads of
+//! it), and `lab-import` and `lab-bundle` beside the store. This crate holds the
 //! pipeline's write side ([`run`]: one `lab run` from lab.toml to stored sessions), its read
 //! side for one session ([`assess`]) and the command line (`app`), which parses
 //! arguments, calls the pipeline and prints.

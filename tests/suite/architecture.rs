@@ -11,12 +11,13 @@ const PAGE: &str = "docs/src/topics/architecture.md";
 /// Crates only the book and the command line may pull in.
 const BOOK_CRATES: [&str; 3] = ["tera", "plotters", "mdbook-driver"];
 /// The layers that must build without them.
-const BELOW_THE_BOOK: [&str; 6] = [
+const BELOW_THE_BOOK: [&str; 7] = [
     "lab-basis",
     "lab-stats",
     "lab-config",
     "lab-store",
     "lab-exec",
+    "lab-findings",
     "lab-judge",
 ];
 

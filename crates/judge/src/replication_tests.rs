@@ -1,5 +1,5 @@
 use super::*;
-use crate::checks::RatioEvidence;
+use crate::checks::{RatioEvidence, Verdict};
 
 /// A committed manifest, moved to the host `host` with `cpus` logical CPUs.
 fn manifest(host: &str, cpus: usize) -> Manifest {

@@ -6,7 +6,7 @@ use super::escape::{html_line, html_with_code_spans};
 use super::marks::{class, mark};
 use lab_config::CheckClass;
 use lab_config::format::{level, ratio, ratio_interval};
-use lab_judge::checks::{CheckResult, Tally, Verdict};
+use lab_findings::checks::{CheckResult, Tally, Verdict};
 
 /// Cells named before "and N more".
 const CELLS_SHOWN: usize = 6;
@@ -74,7 +74,7 @@ fn finding(c: &CheckResult) -> String {
 fn busy_line(checks: &[CheckResult]) -> String {
     checks
         .iter()
-        .find(|c| c.name == lab_judge::checks::BUSY && c.verdict == Verdict::Inconclusive)
+        .find(|c| c.name == lab_findings::checks::BUSY && c.verdict == Verdict::Inconclusive)
         .map_or_else(String::new, |c| {
             format!(
                 "<p class=\"lab-busy-note\">{}</p>\n",
@@ -110,13 +110,13 @@ fn untrusted_line(c: &CheckResult, checks: &[CheckResult]) -> String {
     };
     let hypotheses: Vec<String> = checks
         .iter()
-        .filter(|h| h.class == CheckClass::Hypothesis && lab_judge::checks::distrusts(c, h))
+        .filter(|h| h.class == CheckClass::Hypothesis && lab_findings::checks::distrusts(c, h))
         .map(|h| format!("“{}”", html_line(&h.name)))
         .collect();
     let any_hypothesis = checks.iter().any(|h| h.class == CheckClass::Hypothesis);
     let consequence = if !any_hypothesis {
         "and no hypothesis is declared".to_string()
-    } else if lab_judge::checks::session_wide(c) {
+    } else if lab_findings::checks::session_wide(c) {
         "so every hypothesis verdict may rest on broken measurements".to_string()
     } else if hypotheses.is_empty() {
         "which no hypothesis reads: the hypothesis verdicts stand".to_string()
@@ -127,12 +127,12 @@ fn untrusted_line(c: &CheckResult, checks: &[CheckResult]) -> String {
             prose_list(&hypotheses)
         )
     };
-    let badge = if hypotheses.is_empty() && !(any_hypothesis && lab_judge::checks::session_wide(c))
-    {
-        ""
-    } else {
-        "<span class=\"lab-untrusted\">untrusted</span> "
-    };
+    let badge =
+        if hypotheses.is_empty() && !(any_hypothesis && lab_findings::checks::session_wide(c)) {
+            ""
+        } else {
+            "<span class=\"lab-untrusted\">untrusted</span> "
+        };
     format!(
         "<p class=\"lab-untrusted-note\">{badge}The validity check “{}” {place}, {consequence}.</p>\n",
         html_line(&c.name)
@@ -193,7 +193,7 @@ fn tally_line(checks: &[CheckResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lab_judge::checks::RatioEvidence;
+    use lab_findings::checks::RatioEvidence;
 
     fn check(name: &str, class: CheckClass, verdict: Verdict) -> CheckResult {
         CheckResult::new(name, "compare", class, verdict)

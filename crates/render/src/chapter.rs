@@ -8,8 +8,8 @@ use lab_config::format::{memory, millis, significant};
 use lab_config::shell_syntax::shell_words;
 use lab_config::units::Nanos;
 use lab_config::{CheckClass, Experiment};
-use lab_judge::analysis::Analysis;
-use lab_judge::checks::{CheckResult, Verdict};
+use lab_findings::analysis::Analysis;
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_store::Manifest;
 use serde::Serialize;
 
@@ -142,15 +142,15 @@ pub(crate) fn context(
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
         generator: generator_words(analysis),
-        min_runs: lab_judge::analysis::MIN_RUNS,
+        min_runs: lab_findings::analysis::MIN_RUNS,
     }
 }
 
 /// How the resamples were drawn, when not by analysis 1's generator.
 fn generator_words(analysis: &Analysis) -> String {
     match analysis.resampling.generator {
-        lab_stats::Generator::ChaCha8 => String::new(),
-        lab_stats::Generator::Xoshiro256PlusPlus => format!(
+        lab_basis::Generator::ChaCha8 => String::new(),
+        lab_basis::Generator::Xoshiro256PlusPlus => format!(
             ", drawn from xoshiro256++ streams (analysis {})",
             analysis.manifest.analysis
         ),
@@ -273,7 +273,7 @@ fn invalid_runs(exp: &Experiment, analysis: &Analysis) -> Vec<InvalidRun> {
             id: r.id.clone(),
             cell: format!(
                 "{}{}",
-                lab_judge::analysis::cell_label(exp, &r.cell),
+                lab_findings::analysis::cell_label(exp, &r.cell),
                 if r.warmup { " (warm-up)" } else { "" }
             ),
             reasons: if r.timing_discarded() {

@@ -6,7 +6,7 @@ use super::figures::{ChartView, Figure, Text};
 use crate::charts::{ForestChart, ForestRow, Verdict, forest_svg};
 use anyhow::Result;
 use lab_config::format::{level, number, percent};
-use lab_judge::compare::{CellChange, Change, Comparison};
+use lab_findings::compare::{CellChange, Change, Comparison};
 use serde::Serialize;
 
 /// The section's template context.
@@ -72,7 +72,7 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
                 "n/a ({} and {} runs; {} a side are needed)",
                 x.a_runs,
                 x.b_runs,
-                lab_judge::compare::MIN_COMPARE_RUNS
+                lab_findings::compare::MIN_COMPARE_RUNS
             ),
         },
         resolution: x.resolution(),

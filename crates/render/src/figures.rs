@@ -7,8 +7,8 @@ use super::charts::{
 use anyhow::Result;
 use lab_config::format::level;
 use lab_config::{Experiment, Metric, Param, ParamValue};
-use lab_judge::analysis::{Analysis, CellStats};
-use lab_judge::checks::{CheckResult, Verdict};
+use lab_findings::analysis::{Analysis, CellStats};
+use lab_findings::checks::{CheckResult, Verdict};
 
 /// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
 /// one laid out for a phone's width (`NAME-narrow.svg`).

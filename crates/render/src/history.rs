@@ -6,7 +6,7 @@ use super::figures::{ChartView, Figure, Text};
 use crate::charts::{ScalingChart, Series, SeriesPoint, XMark, scaling_svg, style};
 use anyhow::Result;
 use lab_config::format::{number, percent, ratio};
-use lab_judge::history::{CellHistory, History, StepKind};
+use lab_findings::history::{CellHistory, History, StepKind};
 use serde::Serialize;
 
 /// The page's template context.
@@ -80,7 +80,7 @@ fn sentence(h: &History) -> String {
             format!(" in {}", h.unit)
         },
         h.better,
-        lab_judge::history::MIN_SESSIONS,
+        lab_findings::history::MIN_SESSIONS,
         percent(h.threshold),
         steps,
         if steps == 1 { "" } else { "s" }

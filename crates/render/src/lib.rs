@@ -26,8 +26,8 @@ pub use lab_config::shell_syntax::shell_words;
 
 use anyhow::{Context, Result};
 use lab_config::Experiment;
-use lab_judge::analysis::Analysis;
-use lab_judge::checks::{CheckResult, Findings, Tally};
+use lab_findings::analysis::Analysis;
+use lab_findings::checks::{CheckResult, Findings, Tally};
 use lab_store::{RUNS, SAMPLES};
 use published::{
     ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, REPLICATIONS_PAGE,
@@ -46,14 +46,14 @@ pub struct Rendered<'a> {
     /// Lines about the record itself (lab.toml edited since, tails set aside…).
     pub notices: &'a [String],
     /// A sampled session's looks, the last saying why sampling stopped.
-    pub looks: &'a [lab_judge::stopping::Standing],
+    pub looks: &'a [lab_findings::stopping::Standing],
     /// The experiment's sessions in time order, when it has more than one: its History page.
-    pub history: Option<&'a lab_judge::history::History>,
+    pub history: Option<&'a lab_findings::history::History>,
     /// The session before this one (or the revision it was measured against), compared.
-    pub compared: Option<&'a lab_judge::compare::Comparison>,
+    pub compared: Option<&'a lab_findings::compare::Comparison>,
     /// The experiment's hypotheses on each machine, when it was measured on several: its
     /// Replications page.
-    pub replications: Option<&'a lab_judge::replication::Replications>,
+    pub replications: Option<&'a lab_findings::replication::Replications>,
     /// The experiment's notes.md with the values its references name, when it has one.
     pub notes: Option<&'a notes::QuotedNotes>,
 }

@@ -1,7 +1,7 @@
 //! Verdict marks drawn by the page's CSS: a coloured badge holding the verdict's word, legible
 //! without an emoji font and in the same colours as the charts.
 
-use lab_judge::checks::Verdict;
+use lab_findings::checks::Verdict;
 
 /// The CSS class suffix of a verdict: `lab-pass`, `lab-fail`, `lab-inconclusive`, `lab-not-run`.
 pub(crate) fn class(verdict: Verdict) -> &'static str {

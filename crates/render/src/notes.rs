@@ -47,9 +47,9 @@ use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
 use lab_config::Experiment;
 use lab_config::format::{ratio_interval, value, value_interval};
-use lab_judge::analysis::{Analysis, CellStats};
-use lab_judge::checks::CheckResult;
-use lab_judge::notes::{Quoted, Wanted};
+use lab_findings::analysis::{Analysis, CellStats};
+use lab_findings::checks::CheckResult;
+use lab_findings::notes::{Quoted, Wanted};
 use location::{error_at, locate};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -236,7 +236,7 @@ fn fail(message: String) -> tera::Error {
 impl NotesData {
     fn metric_name(&self, kw: &Kwargs) -> TeraResult<String> {
         let name: Option<String> = kw.get("metric")?;
-        lab_judge::notes::metric_name(&self.exp, name.as_deref()).map_err(fail)
+        lab_findings::notes::metric_name(&self.exp, name.as_deref()).map_err(fail)
     }
 
     /// Records a reference whose data is missing and returns its visible marker.
@@ -251,7 +251,7 @@ impl NotesData {
     /// not run it.
     fn find_run(&self, selector: &str, metric: &str) -> TeraResult<Option<&CellStats>> {
         let cells: Vec<&CellStats> = self.cells.iter().collect();
-        lab_judge::notes::find_run(&self.exp, &cells, selector, metric).map_err(fail)
+        lab_findings::notes::find_run(&self.exp, &cells, selector, metric).map_err(fail)
     }
 
     fn cell_value(&self, kw: &Kwargs) -> TeraResult<Value> {
@@ -276,7 +276,7 @@ impl NotesData {
             let why = format!(
                 "{of} has {} valid runs; an interval needs {}",
                 cell.n,
-                lab_judge::analysis::MIN_RUNS
+                lab_findings::analysis::MIN_RUNS
             );
             return Ok(self.missing(&reference, &why));
         }
@@ -333,7 +333,7 @@ impl NotesData {
         let check = self
             .checks
             .iter()
-            .find(|c| lab_judge::checks::names_the_same_check(&c.name, &name))
+            .find(|c| lab_findings::checks::names_the_same_check(&c.name, &name))
             .ok_or_else(|| fail(format!("no check named \"{name}\"")))?;
         let wanted: Option<String> = kw.get("field")?;
         match wanted.as_deref() {

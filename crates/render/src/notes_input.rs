@@ -4,7 +4,7 @@
 use super::NotesError;
 use crate::escape::inert_value;
 use anyhow::Result;
-use lab_judge::analysis::Analysis;
+use lab_findings::analysis::Analysis;
 use std::collections::BTreeMap;
 use std::path::Path;
 use tera::{Context, Value};

@@ -5,7 +5,7 @@
 //! is written.
 
 use super::source::Piece;
-use lab_judge::notes::{RatioWanted, Wanted};
+use lab_findings::notes::{RatioWanted, Wanted};
 
 /// Why a ratio whose cells or metric are not quoted strings is refused.
 pub(super) const UNQUOTED_RATIO: &str = "ratio(...) names its cells and metric in quoted strings, as in ratio(a=\"fast n=1\", b=\"slow n=1\"): lab works out every ratio before the notes are rendered";

@@ -3,8 +3,8 @@
 //! CSV files beside it, so a session of 100,000 runs gives a file of kilobytes, not 50 MB.
 
 use anyhow::Result;
-use lab_judge::analysis::{Analysis, CellStats};
-use lab_judge::checks::CheckResult;
+use lab_findings::analysis::{Analysis, CellStats};
+use lab_findings::checks::CheckResult;
 use lab_store::{RUNS, SAMPLES};
 use serde::Serialize;
 
@@ -29,8 +29,8 @@ struct SummaryRecord<'a> {
     experiment: &'a str,
     session: &'a str,
     manifest: &'a lab_store::Manifest,
-    resampling: &'a lab_judge::analysis::Resampling,
-    counts: &'a lab_judge::analysis::Counts,
+    resampling: &'a lab_findings::analysis::Resampling,
+    counts: &'a lab_findings::analysis::Counts,
     cell_keys: &'a [lab_config::plan::CellKey],
     cells: Vec<serde_json::Value>,
     runs: RawRuns<'a>,
@@ -44,7 +44,7 @@ struct RawRuns<'a> {
     count: usize,
     runs_csv: String,
     samples_csv: String,
-    invalid: Vec<&'a lab_judge::analysis::RunView>,
+    invalid: Vec<&'a lab_findings::analysis::RunView>,
 }
 
 /// The text of analysis.json (pretty JSON, not yet made inert).

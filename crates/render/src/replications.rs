@@ -6,8 +6,8 @@ use super::charts::{ForestChart, ForestRow, Verdict as ChartVerdict, forest_svg}
 use super::figures::{ChartView, Figure, Text};
 use anyhow::Result;
 use lab_config::format::{ratio, ratio_interval};
-use lab_judge::checks::{CheckResult, Verdict};
-use lab_judge::replication::{Hypothesis, Machine, Replications};
+use lab_findings::checks::{CheckResult, Verdict};
+use lab_findings::replication::{Hypothesis, Machine, Replications};
 use serde::Serialize;
 
 /// The page's template context.

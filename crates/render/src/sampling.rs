@@ -3,7 +3,7 @@
 
 use lab_config::format::level;
 use lab_config::{Experiment, Goal};
-use lab_judge::stopping::{Next, Standing};
+use lab_findings::stopping::{Next, Standing};
 use serde::Serialize;
 
 /// The "Sampling" paragraph and its table.

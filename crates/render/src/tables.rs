@@ -2,7 +2,7 @@
 
 use lab_config::Experiment;
 use lab_config::format::{estimate, interval, number, p_value, percent, significant, value};
-use lab_judge::analysis::{Analysis, CellStats};
+use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a
@@ -410,7 +410,7 @@ fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
 }
 
 pub(crate) fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
-    let show = |e: &lab_stats::PercentileEstimate, unit: &str| match e.estimate() {
+    let show = |e: &lab_basis::PercentileEstimate, unit: &str| match e.estimate() {
         Some(with_ci) => estimate(&with_ci, unit),
         None => value(e.value, unit),
     };

@@ -2,7 +2,8 @@
 
 use super::outliers;
 use super::pelt_search::{Candidates, Cost};
-use serde::{Deserialize, Serialize};
+pub use lab_basis::SteadyState;
+use serde::Serialize;
 
 /// Minimum segment length: a variance needs two points (R `changepoint`, `minseglen`
 /// for `cpt.meanvar`).
@@ -111,20 +112,6 @@ fn refine(values: &[f64], coarse: &[usize], block: usize) -> Vec<usize> {
         starts.push(best);
     }
     starts
-}
-
-/// Run classification of Barrett, Bolz-Tereick, Killick, Mount & Tratt, "Virtual Machine
-/// Warmup Blows Hot and Cold", OOPSLA 2017, §4.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SteadyState {
-    /// One segment, or every segment equivalent to the last.
-    Flat,
-    /// The last segment is faster than or equivalent to every earlier one.
-    Warmup,
-    /// Some earlier segment is faster than the last one.
-    Slowdown,
-    /// The last changepoint falls in the final quarter of the series.
-    NoSteadyState,
 }
 
 /// One changepoint segment `[start, end)` of the run's iterations, with the mean and sample sd

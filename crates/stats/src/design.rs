@@ -1,18 +1,7 @@
 //! How much the runs of a cell cluster: the intraclass correlation of runs and the design
 //! effect it implies for an interval that pooled every iteration as if independent.
 
-use serde::Serialize;
-
-/// Intraclass correlation of runs and the resulting design effect.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DesignEffect {
-    /// ICC(1) from one-way ANOVA; may be negative (sampling noise).
-    pub icc: f64,
-    /// Kish design effect 1 + (m̄−1)·max(ICC, 0), never below 1.
-    pub effect: f64,
-    /// sqrt(effect): factor by which a naive pooled-iterations CI is too narrow.
-    pub naive_ci_understatement: f64,
-}
+pub use lab_basis::DesignEffect;
 
 /// ICC(1) of runs from one-way random-effects ANOVA with unequal group sizes (Shrout &
 /// Fleiss 1979, Psych. Bull. 86:420, ICC(1,1); n0 for unbalanced groups from Snedecor &

@@ -2,9 +2,9 @@
 
 use super::rng::Stream;
 use rand::Rng;
-use serde::Serialize;
 
 use super::summary::{quantile_in_place, quantile_sorted};
+pub use lab_basis::{DipTest, Mode};
 
 /// Dip of sorted data: the sup distance between the empirical CDF and the closest
 /// unimodal CDF (Hartigan & Hartigan, "The Dip Test of Unimodality", Ann. Stat. 13(1), 1985,
@@ -246,28 +246,6 @@ pub fn critical_value(n: usize, alpha: f64) -> Option<f64> {
     let (a, b) = ((CRITICAL_N[i - 1] as f64).ln(), (CRITICAL_N[i] as f64).ln());
     let t = (nf.ln() - a) / (b - a);
     Some((scaled(i - 1) + t * (scaled(i) - scaled(i - 1))) / nf.sqrt())
-}
-
-/// One group of values after a split at a detected second mode.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Mode {
-    pub median: f64,
-    /// Fraction of all values in this group.
-    pub share: f64,
-}
-
-/// Result of [`dip_test`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DipTest {
-    pub dip: f64,
-    pub critical: f64,
-    pub n: usize,
-    /// dip > critical: evidence of more than one mode at level α. `false` means only that
-    /// no second mode was detected.
-    pub second_mode_detected: bool,
-    /// Two groups (optimal two-means split) when a second mode is detected, otherwise one
-    /// group holding all values.
-    pub modes: Vec<Mode>,
 }
 
 /// Optimal split of sorted data into two contiguous groups minimising the within-group sum

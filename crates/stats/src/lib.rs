@@ -65,5 +65,5 @@ pub use rng::{Generator, Stream, stream, stream_of};
 pub use serial::{
     LjungBox, SerialCorrelation, lag1_autocorrelation, ljung_box_lag1, wald_wolfowitz_serial,
 };
-pub use summary::{Summary, median, quantile_sorted, relative_half_width};
+pub use summary::{Summary, median, quantile_sorted, relative_half_width, summarize};
 pub use trend::{MannKendall, mann_kendall, theil_sen_slope};

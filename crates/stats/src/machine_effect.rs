@@ -17,35 +17,13 @@
 //! handful of runs a node may hold.
 
 use super::rng::Stream;
-use serde::Serialize;
 use statrs::function::gamma::ln_gamma;
 use std::collections::BTreeMap;
 
 use super::design::design_effect;
 use super::kruskal::{kruskal_wallis, mid_ranks};
 use super::uniform::below;
-
-/// The machine effect of one cell, from its runs' medians grouped by machine.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MachineEffect {
-    /// Machines with at least one run.
-    pub machines: usize,
-    /// Runs over all machines.
-    pub runs: usize,
-    /// ICC(1) of the run medians by machine; negative when machines differ less than their
-    /// runs' spread would make them by chance.
-    pub icc: f64,
-    /// The share of the run medians' variance between machines: ICC(1), never below 0.
-    pub between_share: f64,
-    /// Kruskal–Wallis H of the run medians by machine (tie-corrected).
-    pub h: f64,
-    /// Permutation p-value of H.
-    pub p_value: f64,
-    pub permutations: usize,
-    /// The smallest p-value any split of these runs among the machines could give: when it
-    /// exceeds the test's level, no difference however large could be detected.
-    pub smallest_p: f64,
-}
+pub use lab_basis::MachineEffect;
 
 /// The machine effect of run medians `groups` (one group per machine), with `permutations`
 /// random splits drawn from `rng`.

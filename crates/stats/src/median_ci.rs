@@ -1,21 +1,9 @@
 //! Distribution-free confidence interval for the median from order statistics.
 
-use serde::Serialize;
 use statrs::distribution::{Binomial, DiscreteCDF};
 
 use super::bootstrap::Interval;
-
-/// An order-statistic median interval with its exact (achieved) coverage.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MedianCi {
-    /// `[x_(lo_rank), x_(hi_rank)]`; `interval.level` is the requested level.
-    pub interval: Interval,
-    /// P(lo_rank ≤ B < hi_rank), B ~ Binomial(n, 1/2): coverage for any continuous law.
-    pub coverage: f64,
-    /// 1-based ranks of the endpoints; hi_rank = n + 1 − lo_rank.
-    pub lo_rank: usize,
-    pub hi_rank: usize,
-}
+pub use lab_basis::MedianCi;
 
 /// Coverage of the symmetric interval `[x_(j), x_(n+1−j)]`: 1 − 2·P(B ≤ j−1).
 fn coverage(bin: &Binomial, j: usize) -> f64 {

@@ -1,31 +1,10 @@
 //! Latency percentiles (p50, p90, p99, p99.9, max) with bootstrap intervals where n allows.
 
 use super::rng::Stream;
-use serde::Serialize;
 
 use super::bootstrap::{Interval, Resampler};
 use super::summary::{quantile_in_place, quantile_sorted};
-
-/// One percentile: type-7 estimate and, when n is large enough, a bootstrap interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PercentileEstimate {
-    pub p: f64,
-    pub value: f64,
-    /// Percentile bootstrap CI; `None` when n < 1/(1−p) (e.g. p99 needs n ≥ 100,
-    /// p99.9 needs n ≥ 1000): the resample quantile would just be the sample maximum.
-    pub ci: Option<Interval>,
-}
-
-/// Latency percentiles of all recorded values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Percentiles {
-    pub n: usize,
-    pub p50: PercentileEstimate,
-    pub p90: PercentileEstimate,
-    pub p99: PercentileEstimate,
-    pub p999: PercentileEstimate,
-    pub max: f64,
-}
+pub use lab_basis::{PercentileEstimate, Percentiles};
 
 /// Smallest n for which a bootstrap interval of the p-quantile is reported: n·(1−p) ≥ 1,
 /// so that at least one observation is expected above the quantile.

@@ -1,6 +1,6 @@
-//! Descriptive summaries: type-7 quantiles, median and the `Summary` record.
+//! Descriptive summaries: type-7 quantiles, median and a sample's `Summary`.
 
-use serde::Serialize;
+pub use lab_basis::Summary;
 
 /// Quantile of already sorted data, Hyndman & Fan (1996, "Sample quantiles in statistical
 /// packages", Am. Stat. 50:361) definition 7 — the default of numpy and R:
@@ -58,57 +58,38 @@ pub fn relative_half_width(lo: f64, hi: f64, estimate: f64) -> f64 {
     (hi - lo) / 2.0 / estimate.abs()
 }
 
-/// Descriptive summary of one sample. Quantiles are Hyndman–Fan type 7.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub n: usize,
-    pub mean: f64,
-    /// Sample standard deviation (divisor n−1); NaN when n = 1.
-    pub sd: f64,
-    /// Coefficient of variation sd/|mean|; NaN when n = 1, infinite when mean = 0.
-    pub cv: f64,
-    pub min: f64,
-    pub max: f64,
-    pub median: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-}
-
-impl Summary {
-    /// Summary of `xs`; `None` if `xs` is empty or contains a non-finite value.
-    /// Mean and variance use Welford's (1962, Technometrics 4:419) one-pass update.
-    pub fn of(xs: &[f64]) -> Option<Summary> {
-        if xs.is_empty() || xs.iter().any(|x| !x.is_finite()) {
-            return None;
-        }
-        let (mut mean, mut m2) = (0.0, 0.0);
-        for (i, &x) in xs.iter().enumerate() {
-            let d = x - mean;
-            mean += d / (i + 1) as f64;
-            m2 += d * (x - mean);
-        }
-        let n = xs.len();
-        let sd = if n > 1 {
-            (m2 / (n - 1) as f64).sqrt()
-        } else {
-            f64::NAN
-        };
-        let mut sorted = xs.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        Some(Summary {
-            n,
-            mean,
-            sd,
-            cv: sd / mean.abs(),
-            min: sorted[0],
-            max: sorted[n - 1],
-            median: quantile_sorted(&sorted, 0.5),
-            p90: quantile_sorted(&sorted, 0.9),
-            p99: quantile_sorted(&sorted, 0.99),
-            p999: quantile_sorted(&sorted, 0.999),
-        })
+/// Summary of `xs`; `None` if `xs` is empty or contains a non-finite value.
+/// Mean and variance use Welford's (1962, Technometrics 4:419) one-pass update.
+pub fn summarize(xs: &[f64]) -> Option<Summary> {
+    if xs.is_empty() || xs.iter().any(|x| !x.is_finite()) {
+        return None;
     }
+    let (mut mean, mut m2) = (0.0, 0.0);
+    for (i, &x) in xs.iter().enumerate() {
+        let d = x - mean;
+        mean += d / (i + 1) as f64;
+        m2 += d * (x - mean);
+    }
+    let n = xs.len();
+    let sd = if n > 1 {
+        (m2 / (n - 1) as f64).sqrt()
+    } else {
+        f64::NAN
+    };
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some(Summary {
+        n,
+        mean,
+        sd,
+        cv: sd / mean.abs(),
+        min: sorted[0],
+        max: sorted[n - 1],
+        median: quantile_sorted(&sorted, 0.5),
+        p90: quantile_sorted(&sorted, 0.9),
+        p99: quantile_sorted(&sorted, 0.99),
+        p999: quantile_sorted(&sorted, 0.999),
+    })
 }
 
 #[cfg(test)]
@@ -134,7 +115,7 @@ mod tests {
     #[test]
     fn summary_matches_hand_values() {
         // mean 5, sample var = 32/7 for [2,4,4,4,5,5,7,9] (population var 4).
-        let s = Summary::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        let s = summarize(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
         assert_eq!(s.n, 8);
         assert!((s.mean - 5.0).abs() < 1e-12);
         assert!((s.sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
@@ -144,9 +125,9 @@ mod tests {
         assert!((s.p90 - 7.6).abs() < 1e-12);
         assert!((s.p99 - 8.86).abs() < 1e-12);
         assert!((s.p999 - 8.986).abs() < 1e-12);
-        assert!(Summary::of(&[]).is_none());
-        assert!(Summary::of(&[1.0, f64::NAN]).is_none());
-        let one = Summary::of(&[3.0]).unwrap();
+        assert!(summarize(&[]).is_none());
+        assert!(summarize(&[1.0, f64::NAN]).is_none());
+        let one = summarize(&[3.0]).unwrap();
         assert!(one.sd.is_nan() && one.median == 3.0);
     }
 }

@@ -1,22 +1,7 @@
 //! Mann–Kendall trend test and the Theil–Sen slope for values in execution order.
 
-use serde::Serialize;
+pub use lab_basis::MannKendall;
 use statrs::function::erf::erfc;
-
-/// Result of the Mann–Kendall test.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MannKendall {
-    /// S = Σ_{i<j} sign(y_j − y_i).
-    pub s: f64,
-    /// Var(S) under H0 with the tie correction.
-    pub var_s: f64,
-    /// Continuity-corrected normal score.
-    pub z: f64,
-    /// Two-sided p-value from the normal approximation.
-    pub p_value: f64,
-    /// Kendall's tau-a against time: S / (n(n−1)/2).
-    pub tau: f64,
-}
 
 /// Sizes of groups of tied values (groups of size 1 omitted).
 pub(crate) fn tie_groups(xs: &[f64]) -> Vec<usize> {

@@ -56,7 +56,7 @@ fn kept_a_cpu_busy(a: &Assessed, wall: &CellStats, cpu: &CellStats) -> bool {
         .filter(|r| r.cell == wall.cell && !r.warmup)
         .filter_map(|r| r.busy_share)
         .collect();
-    let share = lab_stats::Summary::of(&waited).map_or(0.0, |s| s.median);
+    let share = lab_stats::summarize(&waited).map_or(0.0, |s| s.median);
     match (wall.median(), cpu.median()) {
         (Some(w), Some(c)) if w > 0.0 => c / (w * (1.0 - share.min(0.95))) >= CPU_BOUND,
         _ => false,

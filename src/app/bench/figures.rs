@@ -45,7 +45,7 @@ pub(super) fn directed(r: f64, lo: f64, hi: f64) -> String {
 
 /// hyperfine's summary figures of `xs`, from lab's one [`Summary`] (0 where there are none).
 fn summary_of(xs: &[f64], figure: fn(&Summary) -> f64) -> f64 {
-    Summary::of(xs).map_or(0.0, |s| figure(&s))
+    lab_stats::summarize(xs).map_or(0.0, |s| figure(&s))
 }
 
 /// The arithmetic mean; 0 for no values.

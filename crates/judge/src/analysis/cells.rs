@@ -1,176 +1,55 @@
 //! Per-cell statistics of every numeric metric over the valid, non-warm-up runs.
 
-use super::machines::MachineLevel;
-use super::shape::{self, Drift, SteadyStates};
+use super::shape;
 use crate::validity::RunView;
 use lab_config::plan::CellKey;
 use lab_config::{Better, Experiment, Metric};
-use lab_stats::{
-    self as stats, DesignEffect, DipTest, Generator, Interval, MedianCi, Percentiles, Statistic,
-    Stream, Summary,
-};
+use lab_findings::analysis::{CellStats, MachineLevel, Resampling};
+use lab_stats::{self as stats, Interval, Percentiles, Statistic, Stream};
 use rayon::prelude::*;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Bootstrap settings, recorded in the analysis.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Resampling {
-    pub seed: u64,
-    pub resamples: usize,
-    pub level: f64,
-    /// The generator of the session's analysis; analysis.json names it from analysis 2 on.
-    #[serde(skip_serializing_if = "Generator::is_first")]
-    pub generator: Generator,
+/// `cell` after the start-up taken out of each value (standard error `se`) has widened its
+/// intervals of the median and mean ([`lab_stats::shift`]).
+pub(super) fn carrying_start_up(mut cell: CellStats, se: f64) -> CellStats {
+    let widen = |iv: Option<Interval>| iv.map(|iv| stats::shift::widen(iv, se));
+    cell.median_ci = widen(cell.median_ci);
+    cell.mean_ci = widen(cell.mean_ci);
+    cell.start_up_se = se;
+    cell
 }
 
-impl Resampling {
-    /// The stream of one purpose (`label`) of this analysis.
-    pub fn stream(&self, label: &str) -> Stream {
-        stats::stream_of(self.generator, self.seed, label)
-    }
-}
-
-/// The statistics of one metric in one cell.
-#[derive(Debug, Clone, Serialize)]
-pub struct CellStats {
-    pub cell: CellKey,
-    /// The cell's name on the page (variant and multi-valued parameters).
-    pub label: String,
-    pub metric: String,
-    /// Valid measured runs used.
-    pub n: usize,
-    pub warmup_runs: usize,
-    pub invalid_runs: usize,
-    /// Of the invalid runs, those whose timings were discarded because the machine was busy.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub busy_runs: usize,
-    /// Values per run (after warm-up iterations), in execution order.
-    #[serde(skip)]
-    pub runs: Vec<Vec<f64>>,
-    /// Per run, parallel to `runs`, the share of its wall time the machine may have slowed
-    /// it by (see [`RunView::slowed`]), and how that moves this metric; empty when no run of
-    /// the cell was slowed or the metric is one waiting does not move.
-    #[serde(skip)]
-    pub slowed: Vec<f64>,
-    #[serde(skip)]
-    pub waiting: lab_config::Waiting,
-    /// Parallel to `slowed`: whether the run's undisturbed value is known exactly, its wall
-    /// time less what its one working task waited (see [`super::slowed`]).
-    #[serde(skip)]
-    pub exact: Vec<bool>,
-    /// Which runs (indices into `runs`) the machine disturbed beyond `max_busy`: drawn apart.
-    #[serde(skip)]
-    pub disturbed: Vec<usize>,
-    /// How many of them were parallel runs ([`RunView::reshaped`]): their values are not
-    /// bounded by what they waited, and verdicts on the cell are withheld.
-    #[serde(skip)]
-    pub reshaped: usize,
-    pub run_ids: Vec<String>,
-    pub positions: Vec<usize>,
-    pub summary: Option<Summary>,
-    /// Percentile bootstrap CI of the median; two-stage when runs print several values,
-    /// three-stage (machines first) when the runs came from several machines. None below
-    /// [`super::MIN_RUNS`] valid runs.
-    pub median_ci: Option<Interval>,
-    /// Distribution-free order-statistic CI of the median (None when n is too small).
-    pub exact_median_ci: Option<MedianCi>,
-    /// BCa CI of the mean of run means.
-    pub mean_ci: Option<Interval>,
-    /// Between-run share of variance, when runs print several values.
-    pub design_effect: Option<DesignEffect>,
-    /// Hartigan's dip test over run means (n ≥ 4).
-    pub modes: Option<DipTest>,
-    /// Trend of run means against execution position (n ≥ 3).
-    pub drift: Option<Drift>,
-    /// Steady-state classification of runs that print many iterations.
-    pub steady: Option<SteadyStates>,
-    /// Tail percentiles with intervals, when there are at least 100 values.
-    pub percentiles: Option<Percentiles>,
-    /// The machines, where the valid runs came from two or more.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub machines: Option<MachineLevel>,
-    /// The standard error, in seconds, of the start-up taken out of every value (lab.toml's
-    /// `start_up` command); 0 where none was. Its intervals are widened by it.
-    #[serde(skip_serializing_if = "is_no_error")]
-    pub start_up_se: f64,
-}
-
-fn is_no_error(se: &f64) -> bool {
-    *se == 0.0
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl CellStats {
-    /// "fair threads=2 has 3 valid runs; 5 are needed", with the runs a busy machine took.
-    pub fn too_few_runs(&self, needed: usize) -> String {
-        let busy = match self.busy_runs {
-            0 => String::new(),
-            1 => " (the timing of 1 more was discarded: the machine was busy)".to_string(),
-            n => format!(" (the timings of {n} more were discarded: the machine was busy)"),
-        };
-        format!(
-            "{} has {} valid runs; {needed} are needed{busy}",
-            self.label, self.n
-        )
-    }
-
-    /// Every value, pooled over runs.
-    pub fn pooled(&self) -> Vec<f64> {
-        self.runs.iter().flatten().copied().collect()
-    }
-
-    pub fn median(&self) -> Option<f64> {
-        self.summary.as_ref().map(|s| s.median)
-    }
-
-    /// The cell after the start-up taken out of each value (standard error `se`) has
-    /// widened its intervals of the median and mean ([`lab_stats::shift`]).
-    pub fn carrying_start_up(mut self, se: f64) -> CellStats {
-        let widen = |iv: Option<lab_stats::Interval>| iv.map(|iv| lab_stats::shift::widen(iv, se));
-        self.median_ci = widen(self.median_ci);
-        self.mean_ci = widen(self.mean_ci);
-        self.start_up_se = se;
-        self
-    }
-}
-
+/// A cell of `metric` whose runs each printed one of `values`, with nothing else computed:
+/// for the tests of what reads cells (checks, comparisons).
 #[cfg(test)]
-impl CellStats {
-    /// A cell of `metric` whose runs each printed one of `values`, with nothing else computed:
-    /// for the tests of what reads cells (checks, comparisons).
-    pub fn of_values(label: &str, metric: &str, values: &[f64]) -> CellStats {
-        CellStats {
-            cell: CellKey::new(label, std::sync::Arc::new(BTreeMap::new())),
-            label: label.into(),
-            metric: metric.into(),
-            n: values.len(),
-            warmup_runs: 0,
-            invalid_runs: 0,
-            busy_runs: 0,
-            runs: values.iter().map(|v| vec![*v]).collect(),
-            slowed: Vec::new(),
-            waiting: lab_config::Waiting::Lengthens,
-            exact: Vec::new(),
-            disturbed: Vec::new(),
-            reshaped: 0,
-            run_ids: Vec::new(),
-            positions: Vec::new(),
-            summary: Summary::of(values),
-            median_ci: None,
-            exact_median_ci: None,
-            mean_ci: None,
-            design_effect: None,
-            modes: None,
-            drift: None,
-            steady: None,
-            percentiles: None,
-            machines: None,
-            start_up_se: 0.0,
-        }
+pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellStats {
+    CellStats {
+        cell: CellKey::new(label, std::sync::Arc::new(BTreeMap::new())),
+        label: label.into(),
+        metric: metric.into(),
+        n: values.len(),
+        warmup_runs: 0,
+        invalid_runs: 0,
+        busy_runs: 0,
+        runs: values.iter().map(|v| vec![*v]).collect(),
+        slowed: Vec::new(),
+        waiting: lab_config::Waiting::Lengthens,
+        exact: Vec::new(),
+        disturbed: Vec::new(),
+        reshaped: 0,
+        run_ids: Vec::new(),
+        positions: Vec::new(),
+        summary: stats::summarize(values),
+        median_ci: None,
+        exact_median_ci: None,
+        mean_ci: None,
+        design_effect: None,
+        modes: None,
+        drift: None,
+        steady: None,
+        percentiles: None,
+        machines: None,
+        start_up_se: 0.0,
     }
 }
 
@@ -277,7 +156,7 @@ fn one_cell(
         drift,
         steady,
         percentiles,
-        summary: Summary::of(&pooled),
+        summary: stats::summarize(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions,
         slowed: slowed_shares(&used, metric),

@@ -3,25 +3,27 @@
 //! nothing (the validity stage did) and decides nothing (the checks stage does).
 
 mod cells;
-mod machines;
 mod nodes;
 mod ratio;
 mod shape;
 pub mod slowed;
 
-pub use crate::validity::{RunView, Usage};
-pub use cells::{CellStats, Resampling, cell_stats, cell_stats_of, stream_label};
-pub use machines::MachineLevel;
-pub use nodes::{NodeMedian, NodeMedians, PERMUTATIONS, node_medians};
+#[cfg(test)]
+pub(crate) use cells::cell_of_values;
+pub use cells::{cell_stats, cell_stats_of, stream_label};
+pub use lab_findings::analysis::{
+    Analysis, CellStats, Counts, Drift, LEVEL, MIN_RUNS, MachineLevel, NodeMedian, NodeMedians,
+    Resampling, RunSteadiness, RunView, SteadyStates, Usage, cell_label,
+};
+pub use nodes::{PERMUTATIONS, node_medians};
 pub use ratio::median_ratio;
-pub use shape::{Drift, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
+pub use shape::MIN_ITERATIONS_FOR_STEADY_STATE;
 
 use lab_config::plan::CellKey;
 use lab_config::{CellSelector, Experiment, ParamValue};
 use lab_stats::Generator;
 use lab_stats::sequential::{look_levels, schedule};
-use lab_store::{Manifest, StoredSession};
-use serde::Serialize;
+use lab_store::StoredSession;
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 10_000;
@@ -30,63 +32,6 @@ pub const RESAMPLES: usize = 10_000;
 /// on sessions of two sizes under valgrind, where 10,000 resamples of every interval would take
 /// it many minutes. The book states the number used.
 pub const RESAMPLES_VAR: &str = "LAB_RESAMPLES";
-/// The stated confidence level of every interval; a sampled session reads each look at a
-/// higher level so that its intervals keep this one over all looks ([`session_level`]).
-pub const LEVEL: f64 = 0.95;
-/// Fewest valid runs per cell for an interval, and so for a check that compares cells: with
-/// two runs a bootstrap can only resample two values, and its "interval" is their range.
-pub const MIN_RUNS: usize = 3;
-
-/// Everything the report shows, computed from one session.
-#[derive(Debug, Clone, Serialize)]
-pub struct Analysis {
-    pub experiment: String,
-    pub session: String,
-    pub manifest: Manifest,
-    pub resampling: Resampling,
-    pub counts: Counts,
-    /// Cells in plan order (variants as declared, then parameters).
-    pub cell_keys: Vec<CellKey>,
-    pub cells: Vec<CellStats>,
-    pub runs: Vec<RunView>,
-    /// Where runs of a cell came from more than one cluster node: each node's median and the
-    /// machine effect.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nodes: Vec<NodeMedians>,
-}
-
-impl Analysis {
-    /// The timed (not warm-up) runs of `cell`, in execution order.
-    pub fn timed_runs<'a>(&'a self, cell: &'a CellKey) -> impl Iterator<Item = &'a RunView> + 'a {
-        self.runs
-            .iter()
-            .filter(move |r| &r.cell == cell && !r.warmup)
-    }
-
-    /// Why the first timed run of `cell` that was invalid was so.
-    pub fn first_problem<'a>(&'a self, cell: &'a CellKey) -> Option<&'a str> {
-        self.timed_runs(cell)
-            .find_map(|r| r.problems.first())
-            .map(String::as_str)
-    }
-}
-
-/// How many runs there were and how many were used.
-#[derive(Debug, Clone, Serialize)]
-pub struct Counts {
-    pub planned: usize,
-    pub finished: usize,
-    pub warmup: usize,
-    pub invalid: usize,
-    pub valid: usize,
-    /// Measured runs whose timings alone were discarded because the machine was busy.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub busy: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 /// Analyses one stored session of `exp` from its judged runs (the validity stage's
 /// [`crate::validity::Validity::runs`], taken over rather than copied: at 100,000 runs a copy
@@ -139,7 +84,7 @@ fn carry_start_up(cells: Vec<CellStats>, session: &StoredSession) -> Vec<CellSta
     cells
         .into_iter()
         .map(|c| match c.metric.as_str() {
-            "wall_s" => c.carrying_start_up(se),
+            "wall_s" => cells::carrying_start_up(c, se),
             _ => c,
         })
         .collect()
@@ -182,17 +127,6 @@ fn cell_keys(exp: &Experiment, session: &StoredSession) -> Vec<CellKey> {
         (rank, values)
     });
     keys
-}
-
-/// A cell's name on the page: the variant and the parameters that take several values.
-pub fn cell_label(exp: &Experiment, cell: &CellKey) -> String {
-    let mut label = cell.variant.clone();
-    for p in exp.params.iter().filter(|p| p.values.len() > 1) {
-        if let Some(v) = cell.params.get(&p.name) {
-            label.push_str(&format!(" {}={v}", p.name));
-        }
-    }
-    label
 }
 
 fn counts(session: &StoredSession, runs: &[RunView]) -> Counts {

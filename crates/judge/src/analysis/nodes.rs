@@ -6,35 +6,12 @@
 //! their runs' spread), which the checks judge. A session on one node (or on this machine) has
 //! none of this: its analysis is exactly the local one.
 
-use super::cells::{CellStats, Resampling, stream_label};
-use lab_stats::{self as stats, Interval, MachineEffect, Statistic, Summary};
-use serde::Serialize;
+use super::cells::stream_label;
+use lab_findings::analysis::{CellStats, NodeMedian, NodeMedians, Resampling};
+use lab_stats::{self as stats, Statistic};
 
 /// Random splits of a cell's runs among its nodes for the permutation test.
 pub const PERMUTATIONS: usize = 9_999;
-
-/// One cell's metric, node by node.
-#[derive(Debug, Clone, Serialize)]
-pub struct NodeMedians {
-    pub label: String,
-    pub metric: String,
-    /// By node name.
-    pub nodes: Vec<NodeMedian>,
-    /// Whether the nodes differ beyond their runs' spread; `None` when no node ran two runs
-    /// or every run's median is the same.
-    pub effect: Option<MachineEffect>,
-}
-
-/// A node's share of one cell.
-#[derive(Debug, Clone, Serialize)]
-pub struct NodeMedian {
-    pub node: String,
-    /// Valid runs of the cell on this node.
-    pub n: usize,
-    pub median: f64,
-    /// None below [`super::MIN_RUNS`] runs on the node.
-    pub ci: Option<Interval>,
-}
 
 /// Per-node medians and the machine effect of every cell whose valid runs came from two nodes
 /// or more.
@@ -74,7 +51,7 @@ fn run_medians(by_node: &[Vec<Vec<f64>>]) -> Vec<Vec<f64>> {
 
 fn one_node(node: String, runs: &[Vec<f64>], r: Resampling, label: &str) -> Option<NodeMedian> {
     let pooled: Vec<f64> = runs.iter().flatten().copied().collect();
-    let median = Summary::of(&pooled)?.median;
+    let median = stats::summarize(&pooled)?.median;
     let ci = stats::percentile_ci(
         runs,
         Statistic::Median,

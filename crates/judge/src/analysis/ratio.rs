@@ -2,7 +2,7 @@
 //! runs within them, iterations within runs) where either cell's runs came from several
 //! machines (see `machines`), in the two stages of runs and iterations where neither did.
 
-use super::cells::CellStats;
+use lab_findings::analysis::CellStats;
 use lab_stats::{self as stats, RatioEstimate, Statistic, Stream};
 
 /// The ratio of the medians of `a` and `b` with its interval on the log scale: each cell

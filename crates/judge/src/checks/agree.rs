@@ -5,10 +5,10 @@
 use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
-use super::verdict::Verdict;
 use lab_config::CheckKind;
 use lab_config::format::ratio_bounds;
 use lab_config::format::{percent, ratio};
+use lab_findings::checks::Verdict;
 
 /// A declared `agree` check: pass when the whole interval lies inside the band, fail when it
 /// lies wholly outside it.

@@ -2,10 +2,10 @@
 //! included) from the problems the validity stage recorded, or not run where the record lacks
 //! what it needs.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::RunView;
 use crate::validity::automatic;
 use lab_config::CheckClass;
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_store::Calibration;
 
 /// The runs a valid re-run repeats: busy runs whose measurement was taken again (sessions

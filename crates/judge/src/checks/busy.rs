@@ -4,22 +4,11 @@
 //! that, `disturbance`), is inconclusive when some verdict was withheld because the waiting
 //! could explain it, and names what kept the machine busy.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
 use lab_config::format::percent;
 use lab_config::{CheckClass, CheckKind, Experiment};
+use lab_findings::checks::{BUSY, CheckResult, Verdict};
 use lab_store::{Disturber, Manifest};
-
-/// The check's name.
-pub const BUSY: &str = "no verdict depends on how busy the machine was";
-
-/// Whether `a` and `b` name the same check: equal names, or the quiet-machine check of
-/// sessions that discarded disturbed timings and the check that took its place, so that notes
-/// written for one read the other.
-pub fn names_the_same_check(a: &str, b: &str) -> bool {
-    let quiet = crate::validity::automatic::QUIET;
-    a == b || (a == quiet && b == BUSY) || (a == BUSY && b == quiet)
-}
 
 /// The kinds of check that decide on something other than a ratio of two cells (a trend, a
 /// spread, a correlation), where no range of values can be bounded: they are judged again on

@@ -11,10 +11,10 @@
 use super::MIN_RUNS;
 use super::rule::Rule;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
-use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use lab_config::format::{percent, value};
 use lab_config::{CellSelector, CheckKind, Comparison};
+use lab_findings::checks::Verdict;
 use lab_stats::Interval;
 
 /// What the metric must stay below.

@@ -7,9 +7,9 @@
 //! answer that changes from run to run is wrong at least some of the time.
 
 use super::shape::{Check, Context, Declared, Description, Outcome};
-use super::verdict::Verdict;
 use crate::analysis::{RunView, cell_label};
 use lab_config::{CheckKind, Experiment};
+use lab_findings::checks::Verdict;
 use std::collections::BTreeMap;
 
 /// One run's answer: every value it printed for the metric.

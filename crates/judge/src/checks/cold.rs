@@ -14,10 +14,10 @@
 //! counters say it read, its time says the reading did not matter, so it does not split the
 //! cell. Warm-up runs are left out: warming the cache is what they are for.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, RunView};
 use lab_config::format::memory;
 use lab_config::{CheckClass, Experiment};
+use lab_findings::checks::{CheckResult, Verdict};
 
 /// The check's name, as the report lists it.
 pub const COLD: &str = "no run read from disk while its cell's others did not";

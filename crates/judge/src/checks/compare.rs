@@ -5,10 +5,10 @@
 use super::pair::{Named, Pair};
 use super::rule::Rule;
 use super::shape::{Check, Context, Declared, Description};
-use super::verdict::Verdict;
 use lab_config::format::ratio;
 use lab_config::format::ratio_bounds;
 use lab_config::{CheckKind, Comparison};
+use lab_findings::checks::Verdict;
 
 /// A declared `compare` check.
 pub(super) struct Compare<'a> {

@@ -7,11 +7,11 @@
 use super::rule::{Rule, worst};
 use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
-use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use lab_config::CheckKind;
 use lab_config::format::{percent, ratio};
 use lab_config::format::{ratio_bounds, ratio_interval};
+use lab_findings::checks::Verdict;
 use std::collections::BTreeSet;
 
 /// A declared `distinct` check: fail (indistinguishable) when a pair's interval lies inside

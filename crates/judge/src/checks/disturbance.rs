@@ -19,9 +19,9 @@
 //! and every verdict on their cells is withheld.
 
 use super::rule::Rule;
-use super::verdict::Verdict;
 use crate::analysis::slowed::{End, cell_at};
 use crate::analysis::{CellStats, Resampling, median_ratio};
+use lab_findings::checks::Verdict;
 use lab_stats::Interval;
 
 /// What the disturbance did to one ratio's verdict.

@@ -40,7 +40,7 @@ fn cell(label: &str, runs: &[(f64, f64)]) -> CellStats {
         } else {
             slowed
         },
-        ..CellStats::of_values(label, "wall_s", &values)
+        ..crate::analysis::cell_of_values(label, "wall_s", &values)
     }
 }
 

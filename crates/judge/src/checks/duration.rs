@@ -2,9 +2,9 @@
 //! built from its judgement: how many runs were judged and which fell outside the tolerance.
 
 use super::shape::{Check, Context, Description, Outcome};
-use super::verdict::Verdict;
 use crate::validity::DurationJudgement;
 use lab_config::format::seconds;
+use lab_findings::checks::Verdict;
 
 /// A declared `duration` check, with what the validity stage found.
 pub(super) struct Duration<'a>(pub &'a DurationJudgement);

@@ -16,10 +16,10 @@
 //! interval already resamples its machines (see [`lab_stats::nested`]), whatever this
 //! check finds; what it says is whether the machines are interchangeable.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats, NodeMedian, NodeMedians};
 use lab_config::format::{p_value, percent, ratio, significant};
 use lab_config::{CheckClass, Experiment};
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_stats::MachineEffect;
 
 /// The check's name, as the report lists it.

@@ -5,12 +5,12 @@
 
 use super::rule::Rule;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome};
-use super::verdict::Verdict;
 use super::words;
 use crate::analysis::{Resampling, RunView};
 use lab_config::format::correlation;
 use lab_config::plan::CellKey;
 use lab_config::{CheckKind, Comparison, Direction, Metric};
+use lab_findings::checks::Verdict;
 use lab_stats::{self as stats, Interval};
 use std::collections::BTreeMap;
 

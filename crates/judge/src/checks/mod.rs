@@ -32,12 +32,14 @@ mod series;
 pub mod shape;
 mod stable;
 mod steady;
-mod verdict;
 mod words;
 
 pub use automatic::automatic_results;
-pub use busy::{BUSY, names_the_same_check};
 pub use cold::COLD;
+pub use lab_findings::checks::{
+    BUSY, CheckResult, Findings, INTACT, RatioEvidence, Tally, Verdict, distrusts,
+    names_the_same_check, session_wide,
+};
 pub use layout::{KEY as LAYOUT_KEY, LAYOUT};
 pub use machines::MACHINES;
 pub use multiplicity::multiplicity;
@@ -47,24 +49,11 @@ pub use ratio::ratio_of;
 pub use reads::cells_read;
 pub use resolution::RESOLUTION;
 pub use shape::Context;
-pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
 
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
 use crate::validity::DurationJudgement;
 use lab_config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
-use serde::Serialize;
 use shape::{Check, judge};
-
-/// Every verdict on one analysed session, in report order, and the multiplicity note.
-#[derive(Debug, Clone, Serialize)]
-pub struct Findings {
-    pub checks: Vec<CheckResult>,
-    /// When several hypothesis checks were decided: how many could have passed by chance.
-    pub multiplicity: Option<String>,
-}
-
-/// The name of the check that fails when a run changed the session's own files.
-pub const INTACT: &str = "no run changed the session's files";
 
 /// Decides every automatic and declared check from the validity judgement (the runs, which the
 /// analysis holds, and the declared duration rules' findings) and the analysis.
@@ -396,22 +385,4 @@ pub fn mark_untrusted(all: &mut [CheckResult]) {
     for c in all.iter_mut().filter(|c| c.class == CheckClass::Hypothesis) {
         c.untrusted = failed.iter().any(|v| distrusts(v, c));
     }
-}
-
-/// Validity checks whose failure concerns the whole session, whatever runs it names: the
-/// machine slept, or a run changed the session's own files.
-const SESSION_WIDE: [&str; 2] = [crate::validity::automatic::SUSPEND, INTACT];
-
-/// Whether a failed validity check concerns the whole session rather than some cells: it
-/// names no cell, or is one of [`SESSION_WIDE`].
-pub fn session_wide(validity: &CheckResult) -> bool {
-    validity.cells.is_empty() || SESSION_WIDE.contains(&validity.name.as_str())
-}
-
-/// Whether the failed validity check `validity` makes `hypothesis` untrusted: it concerns the
-/// whole session, or a cell the hypothesis read (a hypothesis that names no cell read all).
-pub fn distrusts(validity: &CheckResult, hypothesis: &CheckResult) -> bool {
-    session_wide(validity)
-        || hypothesis.cells.is_empty()
-        || hypothesis.cells.iter().any(|c| validity.cells.contains(c))
 }

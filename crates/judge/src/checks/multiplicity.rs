@@ -3,9 +3,9 @@
 //! pass is at most k · 5% (Bonferroni) and 1 − 0.95^k for independent checks (Šidák 1967,
 //! JASA 62:626). The sentence goes into the report next to the verdicts.
 
-use super::verdict::{CheckResult, Verdict};
 use lab_config::CheckClass;
 use lab_config::format::percent;
+use lab_findings::checks::{CheckResult, Verdict};
 
 /// The nominal error rate of each hypothesis check (95% intervals, α = 0.05).
 const ALPHA: f64 = 0.05;

@@ -2,10 +2,10 @@
 
 use super::rule::Rule;
 use super::shape::{Context, Decision, Outcome, Side};
-use super::verdict::Verdict;
 use crate::analysis::{CellStats, find_cell};
 use lab_config::CellSelector;
 use lab_config::format::{level, ratio_interval, value};
+use lab_findings::checks::Verdict;
 
 /// The two cells a `compare` or `agree` check names, and the metric it reads.
 pub(super) struct Named<'a> {

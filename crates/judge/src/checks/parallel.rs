@@ -17,10 +17,10 @@
 //! time and waits the rest, and its gain still tracks the CPUs it got); other pairs are not
 //! judged, and with no pair judged the report does not list the check.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use lab_config::format::{ratio, ratio_interval};
 use lab_config::{Better, CheckClass, CheckKind, Experiment};
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_stats::Interval;
 
 /// The check's name, as the report lists it.

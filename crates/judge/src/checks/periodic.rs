@@ -14,10 +14,10 @@
 //! `max_busy` is not judged: a busy machine's scheduler slows iterations periodically too.
 //! Sessions with no cell whose runs print series of a timed metric do not list the check.
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use lab_config::format::{p_value, percent, ratio, significant, value};
 use lab_config::{Better, CheckClass, Experiment, Waiting};
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_stats::periodogram::{MAX_ITERATIONS, MIN_ITERATIONS};
 use lab_stats::{PeriodTest, fisher_combined, fisher_g_test, fold, holm, median};
 

@@ -42,10 +42,10 @@
 //! off by that much; a verdict the widened interval does not reach is inconclusive and says
 //! the step. A spread (`stable`) is bounded the same way ([`cv_bounds`]).
 
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats};
 use lab_config::format::{percent, value};
 use lab_config::{CheckClass, Experiment, Waiting};
+use lab_findings::checks::{CheckResult, Verdict};
 use lab_stats::Interval;
 
 /// The check's name, as the report lists it.

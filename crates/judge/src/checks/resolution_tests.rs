@@ -216,7 +216,7 @@ expect = "a > 1.05 * b""#;
 
 /// A cell of variant `v` at `work`, whose runs printed `values` of `ms`.
 fn cell(work: i64, values: &[f64]) -> CellStats {
-    let mut cell = CellStats::of_values(&format!("v work={work}"), "ms", values);
+    let mut cell = crate::analysis::cell_of_values(&format!("v work={work}"), "ms", values);
     let params = [("work".to_string(), lab_config::ParamValue::Int(work))];
     let params = std::sync::Arc::new(params.into_iter().collect());
     cell.cell = lab_config::plan::CellKey::new("v", params);
@@ -310,7 +310,7 @@ fn counts_are_not_judged() {
     let exp = experiment(COMPARE);
     assert!(clocked(&exp, "ms"));
     assert!(!clocked(&exp, "ops"), "a declared count has no clock");
-    let ops = CellStats::of_values("a", "ops", &[1000.0; 6]);
+    let ops = crate::analysis::cell_of_values("a", "ops", &[1000.0; 6]);
     assert_eq!(step_of(&exp, std::slice::from_ref(&ops), &ops), None);
 }
 

@@ -8,8 +8,8 @@
 //! it ([`super::resolution`]). A count or a score a program computes (instructions under
 //! callgrind, a compressed size) repeats because it is exact, and its point interval decides.
 
-use super::verdict::Verdict;
 use lab_config::Comparison;
+use lab_findings::checks::Verdict;
 use lab_stats::Interval;
 
 /// What a check asks of a statistic.

@@ -5,11 +5,11 @@
 use super::rule::{Rule, worst};
 use super::series;
 use super::shape::{Check, Context, Decision, Declared, Description, Outcome, Side};
-use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use lab_config::format::{ratio, value};
 use lab_config::format::{ratio_bounds, ratio_interval};
 use lab_config::{CheckKind, Comparison};
+use lab_findings::checks::Verdict;
 
 /// A declared `scaling` check: each series must reach the factor (last / first ≥ factor).
 pub(super) struct Scaling<'a> {

@@ -5,10 +5,10 @@
 use super::disturbance::Disturbance;
 use super::resolution::Step;
 use super::rule::Rule;
-use super::verdict::{CheckResult, RatioEvidence, Verdict};
 use crate::analysis::{CellStats, Resampling, RunView};
 use lab_config::format::{percent, ratio_interval};
 use lab_config::{CheckSpec, Experiment};
+use lab_findings::checks::{CheckResult, RatioEvidence, Verdict};
 use lab_stats::Interval;
 
 /// What a declared check reads: the check itself and the analysed session.

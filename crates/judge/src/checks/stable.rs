@@ -16,10 +16,10 @@
 use super::MIN_RUNS;
 use super::resolution::{Step, cv_bounds};
 use super::shape::{Check, Context, Declared, Description, Outcome};
-use super::verdict::Verdict;
 use crate::analysis::CellStats;
 use lab_config::CheckKind;
 use lab_config::format::{percent, value};
+use lab_findings::checks::Verdict;
 use lab_stats::{self as stats, DipTest};
 
 /// The dip test's minimum sample size.

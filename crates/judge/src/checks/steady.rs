@@ -10,9 +10,9 @@
 //! inconclusive, or not run when no run could be judged.
 
 use super::shape::{Check, Context, Declared, Description, Outcome as Decided};
-use super::verdict::Verdict;
 use crate::analysis::{CellStats, MIN_ITERATIONS_FOR_STEADY_STATE, RunSteadiness, SteadyStates};
 use lab_config::CheckKind;
+use lab_findings::checks::Verdict;
 use lab_stats::SteadyState;
 
 /// Runs named in one clause of a reading before "and N more".

@@ -2,29 +2,8 @@
 //! lab.toml, the profile and the tools can each make a comparison meaningless; the commit and
 //! lab's version are what a comparison is usually about.
 
+use lab_findings::compare::Difference;
 use lab_store::Manifest;
-use serde::{Deserialize, Serialize};
-
-/// One fact the two records state differently.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Difference {
-    pub what: String,
-    pub a: String,
-    pub b: String,
-    pub invalidates: bool,
-}
-
-impl Difference {
-    /// "kernel: 6.1.0 → 6.2.0", each side on one line.
-    pub fn line(&self) -> String {
-        format!(
-            "{}: {} → {}",
-            self.what,
-            lab_config::format::one_line(&self.a),
-            lab_config::format::one_line(&self.b)
-        )
-    }
-}
 
 /// A fact of a manifest: its name, how to read it, and whether a difference in it can make a
 /// comparison meaningless.

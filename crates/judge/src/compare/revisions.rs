@@ -4,7 +4,7 @@
 
 use super::{
     CellChange, Change, Comparison, MIN_COMPARE_RUNS, change, family_level, judged, short, summary,
-    unjudged,
+    unjudged, weighed,
 };
 use crate::analysis::slowed::{self, End};
 use crate::analysis::{Analysis, CellStats};
@@ -200,7 +200,8 @@ fn paired_change(
         .iter()
         .map(|p| p.head_share.max(p.base_share))
         .fold(0.0, f64::max);
-    judged(out, &est, better, threshold).weighed(envelope, better, threshold, most)
+    let change = judged(out, &est, better, threshold);
+    weighed(change, envelope, better, threshold, most)
 }
 
 /// The pairs of runs of `head` and `base` that `names` pairs, in `head`'s run order; a base

@@ -5,7 +5,7 @@ use super::*;
 
 /// A cell of one metric whose runs each printed one value.
 fn cell(label: &str, values: &[f64]) -> CellStats {
-    CellStats::of_values(label, "ms", values)
+    crate::analysis::cell_of_values(label, "ms", values)
 }
 
 /// Twelve runs of about `ms`, spread evenly over ±0.5%.

@@ -170,7 +170,7 @@ pub fn of_cells(read: &[CellKey], analysis: &Analysis) -> (u32, f64) {
                 .filter(|r| &r.cell == cell && !r.warmup)
                 .map(|r| r.wall_s)
                 .collect();
-            lab_stats::Summary::of(&walls).map_or(0.0, |s| s.median)
+            lab_stats::summarize(&walls).map_or(0.0, |s| s.median)
         })
         .sum();
     (now, round)

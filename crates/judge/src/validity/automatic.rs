@@ -8,6 +8,11 @@ use lab_config::{Metric, ParamValue};
 use lab_store::{Calibration, Exit};
 use std::collections::BTreeMap;
 
+pub use lab_findings::automatic::{
+    APART, CHECK_NAMES, CONFIG_ECHO, EXITED, IMPOSSIBLE, LEFT_RUNNING, QUIET, REPORTED, RESOLUTION,
+    SUSPEND, TOO_SHORT,
+};
+
 /// A suspend shorter than this is clock noise between the two back-to-back clock reads.
 pub const SUSPEND_THRESHOLD_NS: u64 = 10_000_000;
 
@@ -98,30 +103,6 @@ pub enum Skipped {
     TooLong(usize),
     NotUtf8,
 }
-
-/// The automatic checks, by name, in report order.
-pub const CHECK_NAMES: [&str; 10] = [
-    EXITED,
-    "no run timed out",
-    LEFT_RUNNING,
-    SUSPEND,
-    REPORTED,
-    IMPOSSIBLE,
-    TOO_SHORT,
-    CONFIG_ECHO,
-    QUIET,
-    APART,
-];
-pub const EXITED: &str = "every run exited normally";
-pub const REPORTED: &str = "every run reported every metric";
-pub const SUSPEND: &str = "no run spanned a system suspend";
-pub const TOO_SHORT: &str = "every run was long enough to time";
-pub const LEFT_RUNNING: &str = "no run left processes running";
-pub const CONFIG_ECHO: &str = "every run echoed the configuration it was asked for";
-pub const QUIET: &str = "the machine was quiet during every run";
-pub const APART: &str = "no runs executing side by side shared a CPU";
-pub const IMPOSSIBLE: &str = "no time value exceeds its run's wall time";
-pub const RESOLUTION: &str = "every metric moved finer than the differences it decides";
 
 /// A run's own time (wall time less the median spawn cost) must be at least this many times
 /// the spawn cost's interquartile range, so spawn noise moves it by under 5%.

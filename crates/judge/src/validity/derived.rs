@@ -4,8 +4,8 @@
 //! process whose counters lab read.
 
 use super::automatic::Problem;
-use super::values::Measured;
 use lab_config::{Experiment, Extractor, Metric};
+use lab_findings::runs::Measured;
 use std::collections::BTreeMap;
 
 /// Adds each derived metric's value to `values` (what the run printed), in dependency order,

@@ -11,11 +11,10 @@ pub mod nodes;
 mod printed;
 mod reasons;
 mod runs;
-mod values;
 
 pub use duration::DurationJudgement;
-pub use runs::{Rows, RunView, Usage, run_views};
-pub use values::RunValues;
+pub use lab_findings::runs::{RunValues, RunView, Usage};
+pub use runs::{Rows, run_views};
 
 use lab_config::{CheckKind, Experiment};
 use lab_store::StoredSession;

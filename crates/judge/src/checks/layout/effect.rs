@@ -3,8 +3,8 @@
 //! the resampling every ratio in lab uses), set against the band `1 ± layout_tolerance`.
 
 use super::super::rule::Rule;
-use super::super::verdict::Verdict;
 use crate::analysis::{CellStats, Resampling, stream_label};
+use lab_findings::checks::Verdict;
 use lab_stats::{self as stats, Interval, Statistic};
 
 /// What set the runs of a comparison apart from the rest of their cell.

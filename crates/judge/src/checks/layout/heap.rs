@@ -22,10 +22,10 @@
 
 use super::super::MIN_RUNS;
 use super::super::rule::Rule;
-use super::super::verdict::Verdict;
 use super::effect::{CellEffect, Sides, Split, compare};
 use crate::analysis::{CellStats, Resampling, stream_label};
 use lab_config::plan::layout::{CACHE_LINE, HEAP_POSITIONS, HEAP_STEP, PAD_SPLIT, heap_position};
+use lab_findings::checks::Verdict;
 use lab_stats::{self as stats, Stream};
 use std::collections::HashMap;
 

@@ -24,12 +24,12 @@ mod reading;
 
 use super::MIN_RUNS;
 use super::rule::{Rule, worst};
-use super::verdict::{CheckResult, Verdict};
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
 use effect::{CellEffect, Sides, Split, compare};
 use lab_config::format::grouped;
 use lab_config::plan::layout::PAD_SPLIT;
 use lab_config::{CheckClass, DEFAULT_LAYOUT_TOLERANCE, Experiment};
+use lab_findings::checks::{CheckResult, Verdict};
 use std::collections::HashMap;
 
 /// The check's name, as the report lists it.

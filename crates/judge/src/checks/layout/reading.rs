@@ -2,10 +2,10 @@
 
 use super::effect::{CellEffect, Split};
 use super::{LAYOUT, Verdict};
-use crate::checks::verdict::CheckResult;
 use lab_config::format::{grouped, percent, ratio_interval_fine, significant};
 use lab_config::plan::layout::{CACHE_LINE, PAD_SPLIT};
 use lab_config::{CheckClass, Metric};
+use lab_findings::checks::CheckResult;
 
 /// Units whose values are durations.
 const TIME_UNITS: [&str; 6] = ["s", "ms", "us", "µs", "ns", "min"];

@@ -33,10 +33,10 @@ mod tests;
 mod words;
 
 use super::shape::{Check, Context, Declared, Description, Outcome};
-use super::verdict::Verdict;
 use crate::analysis::RunView;
 use lab_config::plan::CellKey;
 use lab_config::{CheckKind, Experiment};
+use lab_findings::checks::Verdict;
 use lab_stats as stats;
 use residuals::{Holm, Tests, residuals, run_tests};
 

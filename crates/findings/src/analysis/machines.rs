@@ -1,11 +1,11 @@
 //! Runs nested in machines within one cell: which machine (cluster node) ran each run, and the
 //! intervals that resample the machines first. Where a cell's valid runs came from two machines
 //! or more, its interval of the median is the three-stage bootstrap of
-//! [`lab_stats::nested`] (machines, runs within them, iterations within runs), and every
+//! `lab_stats::nested` (machines, runs within them, iterations within runs), and every
 //! ratio that reads the cell resamples it so; a cell on one machine keeps the two-stage
 //! interval, computed exactly as before.
 
-use lab_stats::Interval;
+use lab_basis::Interval;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
