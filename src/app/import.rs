@@ -497,6 +497,7 @@ fn format_word(format: Format) -> &'static str {
         Format::Criterion => "criterion",
         Format::PytestBenchmark => "pytest-benchmark",
         Format::GoTest => "go",
+        Format::Asv => "asv",
     }
 }
 
@@ -513,6 +514,9 @@ fn expected_files(format: Format) -> &'static str {
             "the JSON files of `pytest --benchmark-json FILE --benchmark-save-data` (or --benchmark-save)"
         }
         Format::GoTest => "the text output of `go test -bench . [-count N] [-benchmem]`",
+        Format::Asv => {
+            "asv's result files (results/MACHINE/COMMIT-ENV.json) of `asv run --record-samples`, or its results folder"
+        }
     }
 }
 

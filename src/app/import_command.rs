@@ -22,6 +22,8 @@ pub enum Source {
     PytestBenchmark,
     /// `go test -bench` text output, as benchstat reads it.
     Go,
+    /// asv's (airspeed velocity) result files, or its results folder.
+    Asv,
 }
 
 impl Source {
@@ -36,6 +38,7 @@ impl Source {
             Source::Criterion => Some(Format::Criterion),
             Source::PytestBenchmark => Some(Format::PytestBenchmark),
             Source::Go => Some(Format::GoTest),
+            Source::Asv => Some(Format::Asv),
         }
     }
 }

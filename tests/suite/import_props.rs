@@ -18,15 +18,17 @@ enum Kind {
     PytestBenchmark,
     Go,
     Criterion,
+    Asv,
 }
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::Hyperfine,
     Kind::Gbench,
     Kind::Jmh,
     Kind::PytestBenchmark,
     Kind::Go,
     Kind::Criterion,
+    Kind::Asv,
 ];
 
 impl Kind {
@@ -38,6 +40,7 @@ impl Kind {
             Kind::PytestBenchmark => "pytest-benchmark",
             Kind::Go => "go",
             Kind::Criterion => "criterion",
+            Kind::Asv => "asv",
         }
     }
 
@@ -48,7 +51,7 @@ impl Kind {
             Kind::Jmh => written * 1e-6,
             // One iteration per sample: times[i] / 1 ns, in seconds.
             Kind::Criterion => written / 1.0 * 1e-9,
-            Kind::Hyperfine | Kind::PytestBenchmark => written,
+            Kind::Hyperfine | Kind::PytestBenchmark | Kind::Asv => written,
         }
     }
 
@@ -66,6 +69,13 @@ impl Kind {
             std::fs::write(folder.join("sample.json"), sample).unwrap();
             std::fs::write(folder.join("benchmark.json"), r#"{"group_id": "x"}"#).unwrap();
             return dir.join("c");
+        }
+        if let Kind::Asv = self {
+            // In a machine's folder, as asv writes it: benchmarks.json is sought above it.
+            std::fs::create_dir_all(dir.join("m")).unwrap();
+            let path = dir.join("m/a.json");
+            std::fs::write(&path, asv_text(runs)).unwrap();
+            return path;
         }
         let (name, text) = self.text(runs, &all);
         let path = dir.join(name);
@@ -126,7 +136,7 @@ impl Kind {
                     format!("goos: linux\n{}\nPASS\n", lines.join("\n")),
                 )
             }
-            Kind::Criterion => unreachable!("criterion results are a folder"),
+            Kind::Criterion | Kind::Asv => unreachable!("written by Kind::write"),
         }
     }
 
@@ -135,11 +145,27 @@ impl Kind {
     fn runs_of(self, runs: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let all: Vec<f64> = runs.iter().flatten().copied().collect();
         match self {
-            Kind::Jmh => runs.to_vec(),
+            Kind::Jmh | Kind::Asv => runs.to_vec(),
             Kind::PytestBenchmark | Kind::Criterion => vec![all],
             Kind::Hyperfine | Kind::Gbench | Kind::Go => all.into_iter().map(|x| vec![x]).collect(),
         }
     }
+}
+
+/// An asv result file (format version 2) of one time benchmark whose parameter takes one
+/// value per run: each run's values are that combination's samples.
+fn asv_text(runs: &[Vec<f64>]) -> String {
+    let params: Vec<String> = (0..runs.len()).map(|i| format!("\"{i}\"")).collect();
+    let firsts: Vec<f64> = runs.iter().map(|r| r[0]).collect();
+    let samples: Vec<String> = runs.iter().map(|r| list(r)).collect();
+    format!(
+        r#"{{"version": 2, "commit_hash": "0123456789", "params": {{"machine": "m"}},
+        "result_columns": ["result", "params", "samples"],
+        "results": {{"time_x": [{}, [[{}]], [{}]]}}}}"#,
+        list(&firsts),
+        params.join(", "),
+        samples.join(", ")
+    )
 }
 
 /// Values as a JSON list, each written so that it reads back as the same number.

@@ -24,6 +24,7 @@ mod growth;
 mod history;
 mod hostile;
 mod import;
+mod import_asv;
 mod import_props;
 mod import_real;
 mod interrupt;

@@ -5,6 +5,7 @@
 //! one [`Run`] per process, fork or repetition. Bad input is an error that names the file, what is
 //! wrong with it, and what was expected.
 
+pub mod asv;
 pub mod criterion;
 pub mod gbench;
 pub mod gotest;
@@ -33,6 +34,8 @@ pub enum Format {
     /// `go test -bench` text.
     #[value(name = "go")]
     GoTest,
+    /// asv's (airspeed velocity) result files.
+    Asv,
 }
 
 impl Format {
@@ -46,6 +49,7 @@ impl Format {
             Format::Criterion => "criterion",
             Format::PytestBenchmark => "pytest-benchmark",
             Format::GoTest => "go test",
+            Format::Asv => "asv",
         }
     }
 }
@@ -238,6 +242,13 @@ pub fn read_each(
             }
             folders
         }
+        Format::Asv => {
+            let mut results = Vec::new();
+            for file in files {
+                results.extend(asv::result_files(file)?.into_iter().map(|f| (f, None)));
+            }
+            results
+        }
         _ => files.iter().map(|f| (f.clone(), None)).collect(),
     };
     files
@@ -329,6 +340,10 @@ const MACHINE_FACTS: &[&str] = &[
     "vmVersion",
     "machine",
     "system",
+    "os",
+    "arch",
+    "ram",
+    "env_name",
     "goos",
     "goarch",
     "cpu",
@@ -362,6 +377,7 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
         Format::Pyperf => pyperf::parse(origin, text),
         Format::PytestBenchmark => pytest_benchmark::parse(origin, text),
         Format::GoTest => gotest::parse(origin, text),
+        Format::Asv => asv::parse(origin, text),
         Format::Criterion => bail!(
             "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
              (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"
@@ -372,6 +388,7 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
 fn read_one(format: Format, path: &Path) -> Result<Imported> {
     match format {
         Format::Criterion => criterion::read(path),
+        Format::Asv => asv::read(path),
         _ => parse(format, &path.display().to_string(), &read_text(path)?),
     }
 }
@@ -549,6 +566,11 @@ impl Facts {
         if !values.contains(&value) {
             values.push(value);
         }
+    }
+
+    /// Whether no value is recorded for `key` yet.
+    pub(crate) fn lacks(&self, key: &str) -> bool {
+        !self.0.contains_key(key)
     }
 
     /// Records a value that may itself be several values joined by `" | "`.

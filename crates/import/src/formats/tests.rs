@@ -246,6 +246,11 @@ mod mutated {
             ),
             (Format::GoTest, "go/go-bench.txt"),
             (Format::GoTest, "go/real/simdcbor.txt"),
+            (
+                Format::Asv,
+                "asv/results/vm/4c3316fa-existing-py_work_asv-venv_bin_python.json",
+            ),
+            (Format::Asv, "asv/nwb/asv_0.6.6_raw_results.json"),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -265,7 +270,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..15,
+            which in 0usize..17,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -279,7 +284,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..15,
+            which in 0usize..17,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {
