@@ -159,4 +159,4 @@ fn faults(run: &RunView) -> String {
 
 #[cfg(test)]
 #[path = "cold_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -1,10 +1,39 @@
 //! `duration`: the verdict of the validity stage's duration rule (seed 000, traps 2 and 3),
 //! built from its judgement: how many runs were judged and which fell outside the tolerance.
+//! Runs past it by no more than the machine held them back withhold the verdict ("machine
+//! busy") rather than fail it.
 
-use super::shape::{Check, Context, Description, Outcome};
-use crate::validity::DurationJudgement;
+use super::shape::{Check, Context, Description, Outcome, judge};
+use crate::validity::{DurationJudgement, HeldBack};
 use lab_config::format::seconds;
-use lab_findings::checks::Verdict;
+use lab_findings::checks::{CheckResult, Verdict};
+
+/// The declared check's result; a verdict withheld for a busy machine says so in `busy`.
+pub(super) fn result(judgement: &DurationJudgement, cx: &Context) -> CheckResult {
+    let mut result = judge(&Duration(judgement), cx);
+    if result.verdict == Verdict::Inconclusive {
+        result.busy = most_held_back(judgement).map(held_back_cause);
+    }
+    result
+}
+
+/// The held-back run that overshot the most.
+fn most_held_back(j: &DurationJudgement) -> Option<&HeldBack> {
+    j.held_back
+        .iter()
+        .max_by(|a, b| (a.measured - a.requested).total_cmp(&(b.measured - b.requested)))
+}
+
+/// "run 7 took 0.515 s for a 0.500 s request and waited 0.021 s for a CPU others had".
+fn held_back_cause(h: &HeldBack) -> String {
+    format!(
+        "run {} took {} for a {} request and waited {} for a CPU others had",
+        h.run,
+        seconds(h.measured),
+        seconds(h.requested),
+        seconds(h.waited)
+    )
+}
 
 /// A declared `duration` check, with what the validity stage found.
 pub(super) struct Duration<'a>(pub &'a DurationJudgement);
@@ -14,15 +43,19 @@ pub(super) struct Lasted<'a>(&'a DurationJudgement);
 
 impl Outcome for Lasted<'_> {
     fn verdict(&self) -> Verdict {
-        if self.0.outside.is_empty() {
-            Verdict::Pass
-        } else {
-            Verdict::Fail
+        match (self.0.outside.is_empty(), self.0.held_back.is_empty()) {
+            (false, _) => Verdict::Fail,
+            (true, false) => Verdict::Inconclusive,
+            (true, true) => Verdict::Pass,
         }
     }
 
     fn runs(&self) -> Vec<String> {
-        self.0.outside.iter().map(|o| o.0.clone()).collect()
+        if self.0.outside.is_empty() {
+            self.0.held_back.iter().map(|h| h.run.clone()).collect()
+        } else {
+            self.0.outside.iter().map(|o| o.0.clone()).collect()
+        }
     }
 }
 
@@ -44,7 +77,7 @@ impl<'a, 'j> Check<'a> for Duration<'j> {
             .metric
             .as_deref()
             .map_or_else(|| "wall time".to_string(), |m| format!("`{m}`"));
-        let evidence = format!(
+        let mut evidence = format!(
             "{} of {judged} runs outside ±{:.1}% by {source}",
             match outside.len() {
                 0 => "none".to_string(),
@@ -52,16 +85,23 @@ impl<'a, 'j> Check<'a> for Duration<'j> {
             },
             j.tolerance * 100.0
         );
-        let reading = match outside
-            .iter()
-            .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()))
-        {
-            None => format!("all {judged} runs lasted what they asked for"),
-            Some((id, measured, requested)) => format!(
+        if !j.held_back.is_empty() {
+            evidence.push_str(&format!(
+                "; {} more past it by no more than they waited for a CPU",
+                j.held_back.len()
+            ));
+        }
+        let reading = match (worst(outside), most_held_back(j)) {
+            (Some((id, measured, requested)), _) => format!(
                 "run {id} took {} for a {} request",
                 seconds(*measured),
                 seconds(*requested)
             ),
+            (None, Some(held)) => format!(
+                "machine busy: {}, which could explain it; quiet the machine or add runs",
+                held_back_cause(held)
+            ),
+            (None, None) => format!("all {judged} runs lasted what they asked for"),
         };
         Description {
             evidence,
@@ -70,3 +110,14 @@ impl<'a, 'j> Check<'a> for Duration<'j> {
         }
     }
 }
+
+/// The run outside the tolerance by the most.
+fn worst(outside: &[(String, f64, f64)]) -> Option<&(String, f64, f64)> {
+    outside
+        .iter()
+        .max_by(|a, b| (a.1 - a.2).abs().total_cmp(&(b.1 - b.2).abs()))
+}
+
+#[cfg(test)]
+#[path = "duration_tests.rs"]
+mod tests;

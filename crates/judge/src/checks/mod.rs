@@ -34,6 +34,10 @@ mod stable;
 mod steady;
 mod words;
 
+/// A valid timed run for the tests of other stages.
+#[cfg(test)]
+pub(crate) use cold::tests::run_at;
+
 pub use automatic::automatic_results;
 pub use cold::COLD;
 pub use lab_findings::checks::{
@@ -53,7 +57,7 @@ pub use shape::Context;
 use crate::analysis::{Analysis, CellStats, Resampling, RunView};
 use crate::validity::DurationJudgement;
 use lab_config::{CheckClass, CheckKind, CheckSpec, Experiment, skip};
-use shape::{Check, judge};
+use shape::Check;
 
 /// Decides every automatic and declared check from the validity judgement (the runs, which the
 /// analysis holds, and the declared duration rules' findings) and the analysis.
@@ -87,7 +91,7 @@ pub fn evaluate(
         .iter()
         .filter_map(|d| {
             let cx = inputs.context(exp.checks.get(d.spec_index)?);
-            Some((d.spec_index, judge(&duration::Duration(d), &cx)))
+            Some((d.spec_index, duration::result(d, &cx)))
         })
         .collect();
     declared.extend(cell_results(&inputs));

@@ -12,7 +12,7 @@ mod printed;
 mod reasons;
 mod runs;
 
-pub use duration::DurationJudgement;
+pub use duration::{DurationJudgement, HeldBack};
 pub use lab_findings::runs::{RunValues, RunView, Usage};
 pub use runs::{Rows, run_views};
 
