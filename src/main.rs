@@ -6,6 +6,11 @@ use lab::cli::Cli;
 use lab::layout::Layout;
 use std::process::ExitCode;
 
+/// The system's allocator, counting what each thread holds: rendering notes.md stops at its
+/// memory budget rather than failing an allocation, which would end lab.
+#[global_allocator]
+static ALLOCATOR: lab::render::notes::CountingAllocator = lab::render::notes::CountingAllocator;
+
 fn main() -> ExitCode {
     lab::store::share_arenas();
     lab::exec::shield_from_runs();

@@ -25,12 +25,14 @@
 //! A benchmark is a hostile program: what runs and commands printed (the manifest, a check's
 //! evidence and reading) enters the context inert wherever a template can put it, and `| safe`
 //! cannot make it markup; a place no escaping helps is refused. Rendering has a budget of
-//! loop iterations, output and time.
+//! loop iterations, output, memory and time.
 
 #[path = "notes_budget.rs"]
 mod budget;
 #[path = "notes_filters.rs"]
 mod filters;
+#[path = "notes_held.rs"]
+mod held;
 #[path = "notes_input.rs"]
 mod input;
 #[path = "notes_location.rs"]
@@ -54,6 +56,8 @@ use location::{error_at, locate};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tera::{Kwargs, State, Tera, TeraResult, Value};
+
+pub use held::CountingAllocator;
 
 /// Rendered notes, and a warning for each reference whose data the session lacks.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,10 +2,12 @@
 //! that loops or writes without end must stop with an error naming the loop, not hang
 //! `lab report` or fill the disk. Tera has no such limits of its own (only 100,000 elements in
 //! one `range`), so lab counts: a step at the start of every loop body, added to the template it
-//! renders; the bytes written; and the time rendering takes, less lab's own statistics. What no
+//! renders; the bytes written; the bytes the rendering thread holds (`held`); and the time
+//! rendering takes, less lab's own statistics. What no
 //! step comes by in time (a list comprehension) is given up on after a grace second and left
 //! on its thread, which ends at its next step or with lab.
 
+use super::held;
 use super::location::{error_at, locate};
 use super::source::{Piece, Position, position};
 use super::{BUDGETED, TEMPLATE};
@@ -13,7 +15,7 @@ use anyhow::Result;
 use lab_config::format::grouped;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use tera::{Context, Tera, TeraResult, Value};
@@ -24,6 +26,11 @@ pub(super) const MAX_LOOP_ITERATIONS: u64 = 100_000;
 
 /// Text one rendering may write: 4 MiB, a hundred times a long chapter's notes.
 pub(super) const MAX_OUTPUT_BYTES: usize = 4 << 20;
+
+/// Bytes the rendering thread may hold beyond what it held when it began: 256 MiB, far past
+/// what a chapter's values take, so that a value doubled in a loop stops a pass or two later,
+/// under a gigabyte, where the allocator would otherwise fail and end lab.
+pub(super) const MAX_HELD_BYTES: isize = 256 << 20;
 
 /// How long the template itself may take to render: the time in lab's own functions (`cell`
 /// and `ratio` looking their cells up among many) is not counted; the statistics are worked
@@ -77,6 +84,7 @@ impl Rendering {
     }
 
     fn render_budgeted(&self) -> Result<String> {
+        self.budget.hold_from_here();
         let mut out = Metered::new(&self.budget);
         let rendered = self.tera.render_to(BUDGETED, &self.context, &mut out);
         if let Some(overrun) = self.budget.overrun() {
@@ -106,6 +114,7 @@ impl Rendering {
 pub(super) enum Limit {
     Iterations,
     Output,
+    Memory,
     Time,
 }
 
@@ -121,6 +130,10 @@ impl Limit {
             Limit::Output => format!(
                 "rendering stopped at {} MiB of text, the most notes.md may write",
                 MAX_OUTPUT_BYTES >> 20
+            ),
+            Limit::Memory => format!(
+                "rendering stopped holding over {} MiB, the most notes.md may hold",
+                MAX_HELD_BYTES >> 20
             ),
             Limit::Time => format!(
                 "rendering stopped after {} s, the longest notes.md may take",
@@ -145,6 +158,8 @@ pub(super) struct Budget {
     /// Where each counted loop starts in the author's notes.md, by the index its step passes.
     loops: Vec<Position>,
     iterations: AtomicU64,
+    /// What the rendering thread held when it began ([`held`]).
+    held_at_start: AtomicIsize,
     output_full: AtomicBool,
     overrun: Mutex<Option<Overrun>>,
 }
@@ -156,9 +171,17 @@ impl Budget {
             in_lab: Mutex::new((Duration::ZERO, None)),
             loops,
             iterations: AtomicU64::new(0),
+            held_at_start: AtomicIsize::new(0),
             output_full: AtomicBool::new(false),
             overrun: Mutex::new(None),
         }
+    }
+
+    /// Counts the memory the calling thread holds from now on: called where rendering begins,
+    /// on the thread that renders.
+    pub(super) fn hold_from_here(&self) {
+        self.held_at_start
+            .store(held::held_by_this_thread(), Ordering::Relaxed);
     }
 
     /// Runs one of lab's own functions, its time not counted as the template's.
@@ -205,6 +228,11 @@ impl Budget {
             Some(Limit::Iterations)
         } else if self.output_full.load(Ordering::Relaxed) {
             Some(Limit::Output)
+        } else if held::held_by_this_thread()
+            .saturating_sub(self.held_at_start.load(Ordering::Relaxed))
+            > MAX_HELD_BYTES
+        {
+            Some(Limit::Memory)
         } else if self.template_time() > MAX_RENDER_TIME {
             Some(Limit::Time)
         } else {

@@ -507,3 +507,18 @@ fn a_ratio_of_computed_cells_is_refused_at_its_place_and_a_quoted_one_renders() 
     );
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
+
+#[test]
+fn a_value_doubled_in_a_loop_stops_at_the_memory_budget() {
+    let project = session_printing(&["tool 1.0"]);
+    let before = project.read(CHAPTER);
+    // Forty doublings would hold a terabyte: the budget stops the loop a few passes past
+    // 256 MiB, long before the allocator would fail and end lab.
+    let notes = "Doubling.\n\n{% set_global s = \"x\" %}{% for i in range(end=40) %}{% set_global s = s ~ s %}{% endfor %}{{ s | length }}\n";
+    let out = report_with(&project, notes.as_bytes(), Exit::Usage);
+    assert_eq!(
+        error_line(&out),
+        "error: exp: experiments/exp/notes.md:3:25: rendering stopped holding over 256 MiB, the most notes.md may hold"
+    );
+    assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+}
