@@ -67,8 +67,16 @@ pub fn parse_with(origin: &str, text: &str, described: &Described) -> Result<Imp
         .ok_or_else(|| source.not_format("no \"commit_hash\""))?;
     let mut benchmarks = Vec::new();
     let mut summaries = Vec::new();
+    let mut notes = Vec::new();
     for (name, entry) in &entries {
-        let read = benchmark(&source, name, entry, commit, described)?;
+        let kind = match Kind::of(name, described.benchmarks.get(name)) {
+            Ok(kind) => kind,
+            Err(why) => {
+                notes.push(format!("{origin}: {why}: left out"));
+                continue;
+            }
+        };
+        let read = benchmark(&source, name, entry, commit, described, kind)?;
         if read.summary_only {
             summaries.push(name.as_str());
         } else {
@@ -83,7 +91,7 @@ pub fn parse_with(origin: &str, text: &str, described: &Described) -> Result<Imp
         tool_version: None,
         context: context(&document, &described.machine),
         benchmarks,
-        notes: Vec::new(),
+        notes,
     })
 }
 
@@ -215,9 +223,9 @@ fn benchmark(
     entry: &Entry,
     commit: &str,
     described: &Described,
+    kind: Kind,
 ) -> Result<Read> {
     let declared = described.benchmarks.get(name);
-    let kind = Kind::of(source, name, declared)?;
     let combinations = combinations(&entry.params, &param_names(declared, entry.params.len()));
     let pick = |values: &Option<Vec<Value>>, what: &str, j: usize| -> Result<Value> {
         match values {
@@ -294,7 +302,8 @@ struct Kind {
 }
 
 impl Kind {
-    fn of(source: &Source, name: &str, declared: Option<&Value>) -> Result<Kind> {
+    /// The kind of benchmark `name` is, or why lab cannot tell.
+    fn of(name: &str, declared: Option<&Value>) -> std::result::Result<Kind, String> {
         let text = |key: &str| declared.and_then(|d| d.get(key)).and_then(Value::as_str);
         let last = name.rsplit('.').next().unwrap_or(name);
         let prefixed = [
@@ -317,7 +326,7 @@ impl Kind {
             Some("memory") => Ok(kind("size", "bytes", false)),
             Some("peakmemory") => Ok(kind("peak_memory", "bytes", false)),
             Some("track") => Ok(kind("value", text("unit").unwrap_or("unit"), false)),
-            other => Err(source.bad(format!(
+            other => Err(format!(
                 "benchmark \"{name}\": {} (expected time_, timeraw_, mem_, peakmem_ or track_ \
                  benchmarks; keep asv's benchmarks.json in the results folder, above the \
                  machine folders, to say a custom benchmark's type)",
@@ -325,7 +334,7 @@ impl Kind {
                     Some(kind) => format!("of type \"{kind}\""),
                     None => "of no type lab can tell from its name".to_string(),
                 }
-            ))),
+            )),
         }
     }
 

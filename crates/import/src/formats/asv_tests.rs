@@ -239,3 +239,23 @@ fn results_that_do_not_fit_the_parameters_are_refused() {
         .to_string();
     assert!(err.starts_with("x.json: result format version 3"), "{err}");
 }
+
+#[test]
+fn a_benchmark_of_no_type_lab_can_tell_is_left_out_with_a_note_and_the_rest_imported() {
+    // A custom benchmark (asv's `benchmark_name` attribute) named with no prefix, as one
+    // would find it without the benchmarks.json that gives its type.
+    let renamed = text(LABVM).replace("bench_sorts.time_join", "bench_sorts.custom_join");
+    let imported = parse(LABVM, &renamed).unwrap();
+    assert_eq!(
+        imported.notes,
+        vec![format!(
+            "{LABVM}: benchmark \"bench_sorts.custom_join\": of no type lab can tell from its \
+             name (expected time_, timeraw_, mem_, peakmem_ or track_ benchmarks; keep asv's \
+             benchmarks.json in the results folder, above the machine folders, to say a custom \
+             benchmark's type): left out"
+        )]
+    );
+    let all = parse(LABVM, &text(LABVM)).unwrap();
+    assert_eq!(imported.benchmarks.len() + 1, all.benchmarks.len());
+    assert!(!imported.benchmarks.iter().any(|b| b.name.contains("join")));
+}
