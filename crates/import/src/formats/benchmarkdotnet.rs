@@ -5,7 +5,8 @@
 //! A benchmark's `Measurements` list every iteration BenchmarkDotNet ran, each with its
 //! `IterationMode` (`Overhead`: an empty method, or `Workload`), `IterationStage` (`Jitting`,
 //! `Pilot`, `Warmup`, `Actual`, and `Result`, which BenchmarkDotNet derives), `LaunchIndex`
-//! (the process, from 1), `Operations` and `Nanoseconds` for all of them. Format:
+//! (the process, from 1), `Operations` and `Nanoseconds` for all of them; before 0.11 there was
+//! no stage, and `MainTarget` was the measured workload. Format:
 //! BenchmarkDotNet's `src/BenchmarkDotNet/Exporters/Json/JsonExporterBase.cs`,
 //! `Reports/Measurement.cs`, `Engines/IterationMode.cs` and `Engines/IterationStage.cs`.
 //!
@@ -189,8 +190,7 @@ fn shaped(source: &Source, name: &str, entry: &Value, runs: Vec<Run>) -> Result<
 fn launches(source: &Source, name: &str, measurements: &[Value]) -> Result<Vec<Run>> {
     let mut by_launch: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
     for (index, m) in measurements.iter().enumerate() {
-        let field = |key: &str| m.get(key).and_then(Value::as_str);
-        if field("IterationMode") != Some("Workload") || field("IterationStage") != Some("Actual") {
+        if !is_workload_actual(m) {
             continue;
         }
         let launch = m.get("LaunchIndex").and_then(Value::as_i64).unwrap_or(1);
@@ -198,6 +198,18 @@ fn launches(source: &Source, name: &str, measurements: &[Value]) -> Result<Vec<R
         by_launch.entry(launch).or_default().push(value);
     }
     Ok(by_launch.into_values().map(Run::measured).collect())
+}
+
+/// Whether a measurement is one of the workload's measured iterations: `Workload`/`Actual`,
+/// or `MainTarget` in the files of BenchmarkDotNet before 0.11, which had no `IterationStage`
+/// (their `Engines/IterationMode.cs`: `Pilot`, `IdleWarmup`, `IdleTarget`, `MainWarmup`,
+/// `MainTarget`, `Result`).
+fn is_workload_actual(m: &Value) -> bool {
+    let field = |key: &str| m.get(key).and_then(Value::as_str);
+    matches!(
+        (field("IterationMode"), field("IterationStage")),
+        (Some("Workload"), Some("Actual")) | (Some("MainTarget"), None)
+    )
 }
 
 /// A measurement's time per operation in seconds: `Nanoseconds / Operations * 1e-9`.

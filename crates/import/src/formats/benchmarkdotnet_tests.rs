@@ -282,3 +282,16 @@ fn each_launch_is_a_run() {
         ]
     );
 }
+
+#[test]
+fn before_0_11_the_measured_iterations_are_main_target() {
+    let old = r#"{"HostEnvironmentInfo": {"BenchmarkDotNetVersion": "0.10.14"}, "Benchmarks": [
+        {"Type": "T", "Method": "M", "Parameters": "", "Statistics": {"Mean": 2.5}, "Measurements": [
+        {"IterationMode": "IdleTarget", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 4, "Nanoseconds": 1},
+        {"IterationMode": "MainWarmup", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 4, "Nanoseconds": 40},
+        {"IterationMode": "MainTarget", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 4, "Nanoseconds": 10},
+        {"IterationMode": "Result", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 4, "Nanoseconds": 9}]}]}"#;
+    let imported = parse("old.json", old).unwrap();
+    assert_eq!(imported.tool_version.as_deref(), Some("0.10.14"));
+    assert_eq!(imported.benchmarks[0].runs[0].values, [10.0 / 4.0 * 1e-9]);
+}
