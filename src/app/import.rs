@@ -498,6 +498,7 @@ fn format_word(format: Format) -> &'static str {
         Format::PytestBenchmark => "pytest-benchmark",
         Format::GoTest => "go",
         Format::Asv => "asv",
+        Format::BenchmarkDotNet => "benchmarkdotnet",
     }
 }
 
@@ -516,6 +517,9 @@ fn expected_files(format: Format) -> &'static str {
         Format::GoTest => "the text output of `go test -bench . [-count N] [-benchmem]`",
         Format::Asv => {
             "asv's result files (results/MACHINE/COMMIT-ENV.json) of `asv run --record-samples`, or its results folder"
+        }
+        Format::BenchmarkDotNet => {
+            "BenchmarkDotNet's full JSON exports (BenchmarkDotNet.Artifacts/results/*-report-full.json of `--exporters json`)"
         }
     }
 }

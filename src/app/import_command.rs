@@ -24,6 +24,9 @@ pub enum Source {
     Go,
     /// asv's (airspeed velocity) result files, or its results folder.
     Asv,
+    /// BenchmarkDotNet's full JSON export (`*-report-full.json`).
+    #[value(name = "benchmarkdotnet")]
+    BenchmarkDotNet,
 }
 
 impl Source {
@@ -39,6 +42,7 @@ impl Source {
             Source::PytestBenchmark => Some(Format::PytestBenchmark),
             Source::Go => Some(Format::GoTest),
             Source::Asv => Some(Format::Asv),
+            Source::BenchmarkDotNet => Some(Format::BenchmarkDotNet),
         }
     }
 }

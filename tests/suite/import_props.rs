@@ -19,9 +19,10 @@ enum Kind {
     Go,
     Criterion,
     Asv,
+    BenchmarkDotNet,
 }
 
-const KINDS: [Kind; 7] = [
+const KINDS: [Kind; 8] = [
     Kind::Hyperfine,
     Kind::Gbench,
     Kind::Jmh,
@@ -29,6 +30,7 @@ const KINDS: [Kind; 7] = [
     Kind::Go,
     Kind::Criterion,
     Kind::Asv,
+    Kind::BenchmarkDotNet,
 ];
 
 impl Kind {
@@ -41,6 +43,7 @@ impl Kind {
             Kind::Go => "go",
             Kind::Criterion => "criterion",
             Kind::Asv => "asv",
+            Kind::BenchmarkDotNet => "benchmarkdotnet",
         }
     }
 
@@ -52,6 +55,8 @@ impl Kind {
             // One iteration per sample: times[i] / 1 ns, in seconds.
             Kind::Criterion => written / 1.0 * 1e-9,
             Kind::Hyperfine | Kind::PytestBenchmark | Kind::Asv => written,
+            // Nanoseconds of an iteration of BDN_OPERATIONS operations, per operation in seconds.
+            Kind::BenchmarkDotNet => written / BDN_OPERATIONS * 1e-9,
         }
     }
 
@@ -136,6 +141,7 @@ impl Kind {
                     format!("goos: linux\n{}\nPASS\n", lines.join("\n")),
                 )
             }
+            Kind::BenchmarkDotNet => ("b-report-full.json", bdn_text(runs)),
             Kind::Criterion | Kind::Asv => unreachable!("written by Kind::write"),
         }
     }
@@ -145,7 +151,7 @@ impl Kind {
     fn runs_of(self, runs: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let all: Vec<f64> = runs.iter().flatten().copied().collect();
         match self {
-            Kind::Jmh | Kind::Asv => runs.to_vec(),
+            Kind::Jmh | Kind::Asv | Kind::BenchmarkDotNet => runs.to_vec(),
             Kind::PytestBenchmark | Kind::Criterion => vec![all],
             Kind::Hyperfine | Kind::Gbench | Kind::Go => all.into_iter().map(|x| vec![x]).collect(),
         }
@@ -165,6 +171,35 @@ fn asv_text(runs: &[Vec<f64>]) -> String {
         list(&firsts),
         params.join(", "),
         samples.join(", ")
+    )
+}
+
+/// The operations of each iteration in [`bdn_text`]'s files.
+const BDN_OPERATIONS: f64 = 16.0;
+
+/// A BenchmarkDotNet full export of one benchmark launched once per run, each value one
+/// Workload/Actual iteration's nanoseconds, beside the overhead and result iterations
+/// BenchmarkDotNet writes too.
+fn bdn_text(runs: &[Vec<f64>]) -> String {
+    let mut measurements = Vec::new();
+    for (launch, values) in runs.iter().enumerate() {
+        for (i, x) in values.iter().enumerate() {
+            for (mode, stage) in [
+                ("Overhead", "Actual"),
+                ("Workload", "Actual"),
+                ("Workload", "Result"),
+            ] {
+                measurements.push(format!(
+                    r#"{{"IterationMode": "{mode}", "IterationStage": "{stage}", "LaunchIndex": {}, "IterationIndex": {}, "Operations": {BDN_OPERATIONS}, "Nanoseconds": {x:?}}}"#,
+                    launch + 1,
+                    i + 1
+                ));
+            }
+        }
+    }
+    format!(
+        r#"{{"Title": "B", "HostEnvironmentInfo": {{"BenchmarkDotNetVersion": "0.15.8"}}, "Benchmarks": [{{"Type": "B", "Method": "X", "Parameters": "", "Statistics": {{}}, "Measurements": [{}]}}]}}"#,
+        measurements.join(", ")
     )
 }
 

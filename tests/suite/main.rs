@@ -25,6 +25,7 @@ mod history;
 mod hostile;
 mod import;
 mod import_asv;
+mod import_bdn;
 mod import_props;
 mod import_real;
 mod interrupt;

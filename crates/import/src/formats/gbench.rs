@@ -39,10 +39,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         .get("context")
         .and_then(Value::as_object)
         .ok_or_else(|| source.not_format("no \"context\" object"))?;
-    let entries = document
-        .get("benchmarks")
-        .and_then(Value::as_array)
-        .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
+    let entries = source.array(&document, "benchmarks")?;
     let mut benchmarks = Vec::new();
     let mut aggregates = Vec::new();
     for (index, entry) in entries.iter().enumerate() {

@@ -50,10 +50,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
             )));
         }
     };
-    let results = document
-        .get("results")
-        .and_then(Value::as_array)
-        .ok_or_else(|| source.not_format("no \"results\" array"))?;
+    let results = source.array(&document, "results")?;
     let primary = document
         .get("primary_metric")
         .and_then(Value::as_str)
@@ -97,16 +94,7 @@ fn command<'a>(source: &Source, index: usize, result: &'a Value) -> Result<&'a s
 
 /// A wall-time benchmark of `name`: the main metric of both layouts.
 fn wall_time(name: &str, params: BTreeMap<String, String>, runs: Vec<Run>) -> Benchmark {
-    Benchmark {
-        name: name.to_string(),
-        params,
-        metric: "time".into(),
-        unit: "s".into(),
-        higher_is_better: false,
-        runs,
-        summary_only: false,
-        secondary: Vec::new(),
-    }
+    Benchmark::time(name.to_string(), params, runs)
 }
 
 fn benchmark_v1(source: &Source, index: usize, result: &Value) -> Result<Benchmark> {

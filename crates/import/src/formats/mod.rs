@@ -6,6 +6,7 @@
 //! wrong with it, and what was expected.
 
 pub mod asv;
+pub mod benchmarkdotnet;
 pub mod criterion;
 pub mod gbench;
 pub mod gotest;
@@ -36,6 +37,9 @@ pub enum Format {
     GoTest,
     /// asv's (airspeed velocity) result files.
     Asv,
+    /// BenchmarkDotNet's full JSON export (`*-report-full.json`).
+    #[value(name = "benchmarkdotnet")]
+    BenchmarkDotNet,
 }
 
 impl Format {
@@ -50,6 +54,7 @@ impl Format {
             Format::PytestBenchmark => "pytest-benchmark",
             Format::GoTest => "go test",
             Format::Asv => "asv",
+            Format::BenchmarkDotNet => "BenchmarkDotNet",
         }
     }
 }
@@ -98,6 +103,22 @@ pub struct Benchmark {
     /// hyperfine's CPU times and memory, Google Benchmark's `cpu_time` and counters, criterion's
     /// throughput), in the order first met; each run holds its values under the metric's name.
     pub secondary: Vec<Secondary>,
+}
+
+impl Benchmark {
+    /// A benchmark whose values are times in seconds, lower better, with no other metric.
+    pub fn time(name: String, params: BTreeMap<String, String>, runs: Vec<Run>) -> Benchmark {
+        Benchmark {
+            name,
+            params,
+            metric: "time".into(),
+            unit: "s".into(),
+            higher_is_better: false,
+            runs,
+            summary_only: false,
+            secondary: Vec::new(),
+        }
+    }
 }
 
 /// A metric a benchmark records beside its main one.
@@ -344,6 +365,7 @@ const MACHINE_FACTS: &[&str] = &[
     "arch",
     "ram",
     "env_name",
+    "runtime",
     "goos",
     "goarch",
     "cpu",
@@ -378,6 +400,7 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
         Format::PytestBenchmark => pytest_benchmark::parse(origin, text),
         Format::GoTest => gotest::parse(origin, text),
         Format::Asv => asv::parse(origin, text),
+        Format::BenchmarkDotNet => benchmarkdotnet::parse(origin, text),
         Format::Criterion => bail!(
             "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
              (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"
@@ -619,6 +642,14 @@ impl Source<'_> {
     /// The file is this format, but something in it is unusable.
     pub(crate) fn bad(&self, why: impl Display) -> anyhow::Error {
         anyhow!("{}: {why}", self.origin)
+    }
+
+    /// The `key` array of the document, which every file of the format has.
+    pub(crate) fn array<'v>(&self, document: &'v Value, key: &str) -> Result<&'v Vec<Value>> {
+        document
+            .get(key)
+            .and_then(Value::as_array)
+            .ok_or_else(|| self.not_format(format!("no \"{key}\" array")))
     }
 
     /// The text as JSON.

@@ -84,10 +84,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     };
     let (document, log_note) = source.json_in_log(text, |v| v.get("benchmarks").is_some())?;
     let layout = layout(&source, &document)?;
-    let entries = document
-        .get("benchmarks")
-        .and_then(Value::as_array)
-        .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
+    let entries = source.array(&document, "benchmarks")?;
     let common = metadata_of(&source, &document, "metadata", "the file")?;
     let mut described = Vec::new();
     if layout.top_metadata {

@@ -33,10 +33,7 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     let (document, log_note) = source.json_in_log(text, |v| {
         v.get("benchmarks").is_some() && v.get("machine_info").is_some()
     })?;
-    let entries = document
-        .get("benchmarks")
-        .and_then(Value::as_array)
-        .ok_or_else(|| source.not_format("no \"benchmarks\" array"))?;
+    let entries = source.array(&document, "benchmarks")?;
     if document.get("machine_info").is_none() {
         return Err(source.not_format("no \"machine_info\" object"));
     }
@@ -109,16 +106,11 @@ fn benchmark(source: &Source, index: usize, entry: &Value) -> Result<Option<Benc
     } else {
         strip_ids(&full).to_string()
     };
-    Ok(Some(Benchmark {
+    Ok(Some(Benchmark::time(
         name,
         params,
-        metric: "time".into(),
-        unit: "s".into(),
-        higher_is_better: false,
-        runs: vec![Run::measured(values)],
-        summary_only: false,
-        secondary: Vec::new(),
-    }))
+        vec![Run::measured(values)],
+    )))
 }
 
 /// `fullname` without the `[ids]` pytest's parametrize appends.

@@ -251,6 +251,14 @@ mod mutated {
                 "asv/results/vm/4c3316fa-existing-py_work_asv-venv_bin_python.json",
             ),
             (Format::Asv, "asv/nwb/asv_0.6.6_raw_results.json"),
+            (
+                Format::BenchmarkDotNet,
+                "benchmarkdotnet/bdn-0.14.1-failing-report-full-compressed.json",
+            ),
+            (
+                Format::BenchmarkDotNet,
+                "benchmarkdotnet/bdn-0.14.0-report-full.json",
+            ),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -270,7 +278,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..17,
+            which in 0usize..19,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -284,7 +292,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..17,
+            which in 0usize..19,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {
