@@ -264,19 +264,7 @@ fn draw_machine(
     tally: &mut Tally,
     rng: &mut Stream,
 ) {
-    let (mut copies, mut runs_left) = (n_runs, n_runs);
-    for &(len, s, count) in &classes.outside {
-        let picked = binomial(copies, f64::from(count) / runs_left as f64, rng);
-        copies -= picked;
-        runs_left -= u64::from(count);
-        let draws = picked * u64::from(len);
-        tally.total += draws;
-        tally.below += match s {
-            0 => 0,
-            s if s == len => draws,
-            s => binomial(draws, f64::from(s) / f64::from(len), rng),
-        };
-    }
+    let copies = draw_outside(classes, n_runs, tally, rng);
     // The same draws from the same words on either stream; xoshiro256++'s words are taken
     // inline, without a branch on the generator per draw.
     let (total, below_window) = match rng {
@@ -291,6 +279,25 @@ fn draw_machine(
     };
     tally.total += total;
     tally.below += below_window;
+}
+
+/// Draws the copies per class of one copy of a machine of `n_runs` runs and the draws below
+/// the window of those outside it, into `tally`; returns the copies of the runs in the window.
+fn draw_outside(classes: &Classes, n_runs: u64, tally: &mut Tally, rng: &mut Stream) -> u64 {
+    let (mut copies, mut runs_left) = (n_runs, n_runs);
+    for &(len, s, count) in &classes.outside {
+        let picked = binomial(copies, f64::from(count) / runs_left as f64, rng);
+        copies -= picked;
+        runs_left -= u64::from(count);
+        let draws = picked * u64::from(len);
+        tally.total += draws;
+        tally.below += match s {
+            0 => 0,
+            s if s == len => draws,
+            s => binomial(draws, f64::from(s) / f64::from(len), rng),
+        };
+    }
+    copies
 }
 
 /// Draws `copies` runs of the runs in the window and every value of each, counting each

@@ -157,19 +157,7 @@ fn draw_through_ranks(classed: &ClassedRuns, p: f64, rng: &mut Stream) -> Option
     for &m in &picked {
         let classes = plan.machines[m as usize].as_ref()?;
         let runs = &classed.machines[m as usize];
-        let (mut copies, mut runs_left) = (runs.len() as u64, runs.len() as u64);
-        for &(len, s, count) in &classes.outside {
-            let picked = binomial(copies, f64::from(count) / runs_left as f64, rng);
-            copies -= picked;
-            runs_left -= u64::from(count);
-            let draws = picked * u64::from(len);
-            tally.total += draws;
-            tally.below += match s {
-                0 => 0,
-                s if s == len => draws,
-                s => binomial(draws, f64::from(s) / f64::from(len), rng),
-            };
-        }
+        let copies = draw_outside(classes, runs.len() as u64, &mut tally, rng);
         let inside: Vec<Span> = runs
             .iter()
             .copied()

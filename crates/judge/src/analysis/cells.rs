@@ -23,15 +23,28 @@ pub(super) fn carrying_start_up(mut cell: CellStats, se: f64) -> CellStats {
 /// for the tests of what reads cells (checks, comparisons).
 #[cfg(test)]
 pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellStats {
+    let cell = CellKey::new(label, std::sync::Arc::new(BTreeMap::new()));
+    let runs = values.iter().map(|v| vec![*v]).collect();
+    without_intervals(&cell, label.into(), metric.into(), runs)
+}
+
+/// A cell of `runs` of `metric` with nothing read off them but their summary: no run
+/// named, no interval or test, no machine, waiting taken to lengthen it.
+fn without_intervals(
+    cell: &CellKey,
+    label: String,
+    metric: String,
+    runs: Vec<Vec<f64>>,
+) -> CellStats {
+    let pooled: Vec<f64> = runs.iter().flatten().copied().collect();
     CellStats {
-        cell: CellKey::new(label, std::sync::Arc::new(BTreeMap::new())),
-        label: label.into(),
-        metric: metric.into(),
-        n: values.len(),
+        cell: cell.clone(),
+        label,
+        metric,
+        n: runs.len(),
         warmup_runs: 0,
         invalid_runs: 0,
         busy_runs: 0,
-        runs: values.iter().map(|v| vec![*v]).collect(),
         slowed: Vec::new(),
         waiting: lab_config::Waiting::Lengthens,
         exact: Vec::new(),
@@ -39,7 +52,7 @@ pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellS
         reshaped: 0,
         run_ids: Vec::new(),
         positions: Vec::new(),
-        summary: stats::summarize(values),
+        summary: stats::summarize(&pooled),
         median_ci: None,
         exact_median_ci: None,
         mean_ci: None,
@@ -50,6 +63,7 @@ pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellS
         percentiles: None,
         machines: None,
         start_up_se: 0.0,
+        runs,
     }
 }
 
@@ -134,25 +148,12 @@ const MIN_VALUES_FOR_PERCENTILES: usize = 100;
 fn cell_values(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView]) -> CellStats {
     let (used, values) = counted_runs(runs, metric);
     let (values, steady) = shape::steady_segments(values, metric.better == Better::Lower);
-    let pooled: Vec<f64> = values.iter().flatten().copied().collect();
     let nodes: Vec<Option<&str>> = used.iter().map(|v| v.node.as_deref()).collect();
     CellStats {
-        cell: cell.clone(),
-        label,
-        metric: metric.name.clone(),
-        n: values.len(),
         warmup_runs: runs.iter().filter(|v| v.warmup).count(),
         invalid_runs: invalid(runs, metric).count(),
         busy_runs: invalid(runs, metric).filter(|v| busy(v)).count(),
-        median_ci: None,
-        exact_median_ci: None,
-        mean_ci: None,
-        design_effect: None,
-        modes: None,
-        drift: None,
         steady,
-        percentiles: None,
-        summary: stats::summarize(&pooled),
         run_ids: used.iter().map(|v| v.id.clone()).collect(),
         positions: used.iter().map(|v| v.position).collect(),
         slowed: slowed_shares(&used, metric),
@@ -160,9 +161,8 @@ fn cell_values(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView]
         disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
         reshaped: reshaped_runs(&used, metric),
         waiting: metric.waiting(),
-        runs: values,
         machines: MachineLevel::of(&nodes),
-        start_up_se: 0.0,
+        ..without_intervals(cell, label, metric.name.clone(), values)
     }
 }
 
