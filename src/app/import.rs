@@ -248,6 +248,11 @@ fn report_import(
             only: std::slice::from_ref(&dir.to_path_buf()),
             session: Some(&name),
             quiet: opts.quiet,
+            summary: if opts.quiet {
+                super::summary::Wanted::Verdict
+            } else {
+                super::summary::Wanted::Printed
+            },
         },
     )?;
     if !opts.quiet {

@@ -57,5 +57,5 @@ pub use scaffold::new_experiment;
 pub use schema::SchemaArgs;
 pub use serve::{resolve as resolve_url, serve};
 pub use session::{assess_chosen, find_session, session_list};
-pub use summary::{Summary, summarise, text as summary_text};
+pub use summary::{Summary, Wanted as SummaryWanted, summarise, text as summary_text};
 pub use value_parsers::threshold;

@@ -81,6 +81,7 @@ pub fn reanalyze(
             only: &[dir],
             session: Some(&name),
             quiet,
+            summary: super::summary::Wanted::Verdict,
         },
     )?;
     Ok(Exit::Ok)

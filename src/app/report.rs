@@ -4,7 +4,7 @@
 use super::compare::side;
 use super::history::history_of;
 use super::session::{assess_chosen_with, assessed, no_session};
-use super::summary::{self, Summary};
+use super::summary::{self, Summary, Wanted};
 use crate::assess::{Assessed, Rows};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
@@ -24,6 +24,8 @@ pub struct ReportOptions<'a> {
     /// latest).
     pub session: Option<&'a str>,
     pub quiet: bool,
+    /// What each chapter's [`ChapterOutcome::summary`] is wanted for.
+    pub summary: Wanted,
 }
 
 /// What a rendered chapter found: the summary `lab run` prints and its exit code follows.
@@ -56,7 +58,7 @@ fn authoring(e: anyhow::Error) -> LabError {
 /// failure leaves its previous chapter, and every other chapter, as they were.
 pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcome>> {
     let which = opts.session.map(|name| SessionRef::Named(name.to_string()));
-    render_book(layout, opts.only, which.as_ref(), opts.quiet)
+    render_book(layout, opts.only, which.as_ref(), opts.quiet, opts.summary)
 }
 
 /// [`report`] with the session chosen as the command line names it.
@@ -65,6 +67,7 @@ pub fn render_book(
     only: &[PathBuf],
     which: Option<&SessionRef>,
     quiet: bool,
+    summary: Wanted,
 ) -> Result<Vec<ChapterOutcome>> {
     if which.is_some() && only.len() != 1 {
         return Err(LabError::Usage(
@@ -84,7 +87,7 @@ pub fn render_book(
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = config::experiment_name(dir);
-        match render_one(layout, dir, which) {
+        match render_one(layout, dir, which, summary) {
             Ok(Some((entry, outcome))) => {
                 rendered.push(entry);
                 outcomes.push(outcome);
@@ -121,6 +124,7 @@ fn render_one(
     layout: &Layout,
     dir: &Path,
     which: Option<&SessionRef>,
+    wanted: Wanted,
 ) -> Result<Option<(BookEntry, ChapterOutcome)>> {
     let Some(assessed) = assess_chosen_with(layout, dir, which, Rows::GiveUp)? else {
         return Ok(None);
@@ -143,7 +147,7 @@ fn render_one(
         .join("src")
         .join(&assessed.experiment.name)
         .join("index.md");
-    let mut summary = summary::summarise(&assessed, &chapter);
+    let mut summary = summary::summarise(&assessed, &chapter, wanted);
     if assessed.session.manifest.revisions.is_some() {
         summary.revisions = context.compared.clone();
     }
@@ -357,6 +361,7 @@ impl ReportArgs {
             print!("{}", report_json(layout, one, self.session.as_ref())?);
             return Ok(Exit::Ok);
         }
-        render_book(layout, &self.experiments, self.session.as_ref(), quiet).map(|_| Exit::Ok)
+        let (experiments, session) = (&self.experiments, self.session.as_ref());
+        render_book(layout, experiments, session, quiet, Wanted::Verdict).map(|_| Exit::Ok)
     }
 }

@@ -189,6 +189,11 @@ impl Chapters for Printed<'_> {
                 only: std::slice::from_ref(&dir.to_path_buf()),
                 session: Some(session),
                 quiet: !shown,
+                summary: if self.opts.summary {
+                    super::summary::Wanted::Printed
+                } else {
+                    super::summary::Wanted::Verdict
+                },
             },
         )?;
         for o in outcomes.iter().filter(|_| shown) {

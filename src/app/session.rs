@@ -59,14 +59,17 @@ pub(crate) fn no_session(dir: &Path) -> LabError {
     ))
 }
 
-/// The chosen (or latest) session of one experiment, assessed, its notices printed.
+/// The chosen (or latest) session of one experiment, assessed, its notices printed; its rows
+/// and samples are given up once judged (`lab check` and `lab report --json` read only the
+/// analysis and the verdicts).
 pub(crate) fn assessed(
     layout: &Layout,
     arg: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
-    let found = assess_chosen(layout, &dir, which)?.ok_or_else(|| no_session(&dir))?;
+    let found =
+        assess_chosen_with(layout, &dir, which, Rows::GiveUp)?.ok_or_else(|| no_session(&dir))?;
     for notice in &found.notices {
         eprintln!("note: {}", lab_config::format::terminal(notice));
     }

@@ -18,6 +18,7 @@ pub struct Summary {
     pub state: String,
     pub metric: String,
     pub unit: String,
+    /// Empty where the summary is not printed ([`Wanted::Verdict`]).
     pub cells: Vec<SummaryCell>,
     /// The confidence level of every interval (above 95% at the looks of a sampled session).
     pub level: f64,
@@ -62,8 +63,19 @@ pub struct SummaryCheck {
     pub untrusted: bool,
 }
 
-/// The summary of an assessed session whose chapter is at `chapter`.
-pub fn summarise(a: &Assessed, chapter: &Path) -> Summary {
+/// What a chapter's summary is wanted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// Printing, as `lab run` and `lab import` do: every cell, with its ratio to the first
+    /// variant and that ratio's interval.
+    Printed,
+    /// Only what decides an exit code (whether something failed, how the revisions compared):
+    /// no cell, so no ratio is resampled, for the commands that print no summary.
+    Verdict,
+}
+
+/// The summary of an assessed session whose chapter is at `chapter`, as `wanted`.
+pub fn summarise(a: &Assessed, chapter: &Path, wanted: Wanted) -> Summary {
     let exp = &a.experiment;
     let primary = exp.primary_metric();
     let metric = primary.map_or_else(String::new, |m| m.name.clone());
@@ -71,7 +83,7 @@ pub fn summarise(a: &Assessed, chapter: &Path) -> Summary {
         .analysis
         .cells
         .iter()
-        .filter(|c| c.metric == metric)
+        .filter(|c| wanted == Wanted::Printed && c.metric == metric)
         .map(|c| summary_cell(a, c, primary.map_or(Better::Higher, |m| m.better)))
         .collect();
     let checks = a

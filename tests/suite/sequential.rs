@@ -411,6 +411,7 @@ fn the_looks_recorded_as_they_were_taken_report_as_the_looks_judged_again() {
         only: &only,
         session: None,
         quiet: true,
+        summary: app::SummaryWanted::Verdict,
     };
     std::fs::remove_dir_all(project.path("book/src/sampled")).unwrap();
     app::report(&layout, &opts).unwrap();

@@ -93,8 +93,14 @@ fn the_terminal_summary_of_a_fake_session() {
     let dir = layout.experiment_dir(Path::new("tiny")).unwrap();
     let assessed = app::assess_chosen(&layout, &dir, None).unwrap().unwrap();
     let chapter = layout.book().join("src/tiny/index.md");
-    let text = app::summary_text(&app::summarise(&assessed, &chapter));
+    let printed = app::summarise(&assessed, &chapter, app::SummaryWanted::Printed);
+    let text = app::summary_text(&printed);
     redacted(&project).bind(|| insta::assert_snapshot!("tiny_summary", text));
+    // Where no summary is printed, none of its cells is worked out; the exit code it decides
+    // is the same.
+    let verdict = app::summarise(&assessed, &chapter, app::SummaryWanted::Verdict);
+    assert!(verdict.cells.is_empty() && !printed.cells.is_empty());
+    assert_eq!(verdict.failed, printed.failed);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Bootstrap intervals: hierarchical percentile, log-ratio and BCa mean.
 
 use super::rng::Stream;
+use rand::RngCore;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -123,6 +124,11 @@ impl Resampler {
         })
     }
 
+    /// The number every value is, where they are all one ([`one_value`]).
+    pub(crate) fn one_value(&self) -> Option<f64> {
+        one_value(&self.sorted)
+    }
+
     /// Statistic of all pooled values (the point estimate).
     pub(crate) fn observed(&self, statistic: Statistic) -> f64 {
         match statistic {
@@ -218,15 +224,18 @@ impl Resampler {
 
     /// [`Self::draw_quantile`] drawing every value of the resample.
     pub(crate) fn draw_every_value(&mut self, p: f64, rng: &mut Stream) -> f64 {
-        let mut m = 0usize;
-        for _ in 0..self.runs.len() {
-            let (off, len) = self.runs[below(rng, self.n_runs) as usize];
-            for _ in 0..len {
-                let k = if len == 1 { 0 } else { below(rng, len) };
-                self.counts[self.ranks[(off + k) as usize] as usize] += 1;
+        let (runs, ranks, counts) = (&self.runs[..], &self.ranks[..], &mut self.counts[..]);
+        // The same draws from the same words on either stream; xoshiro256++'s words are taken
+        // inline, from a copy that can live in registers, then put back.
+        let m = match rng {
+            Stream::Xoshiro(x) => {
+                let mut words = x.clone();
+                let m = count_every_value(runs, ranks, counts, &mut words);
+                *x = words;
+                m
             }
-            m += len as usize;
-        }
+            _ => count_every_value(runs, ranks, counts, rng),
+        };
         let h = (m - 1) as f64 * p;
         let lo = h.floor() as usize;
         let (a, b) = self.order_stats(lo);
@@ -266,6 +275,29 @@ impl Resampler {
     }
 }
 
+/// Draws as many of `runs` (spans into `ranks`) as there are, with replacement, and every
+/// value of each drawn run with replacement, counting each drawn value's rank in `counts`;
+/// returns the values drawn.
+#[inline(always)]
+fn count_every_value<R: RngCore>(
+    runs: &[(u32, u32)],
+    ranks: &[u32],
+    counts: &mut [u32],
+    rng: &mut R,
+) -> usize {
+    let n_runs = runs.len() as u32;
+    let mut m = 0usize;
+    for _ in 0..n_runs {
+        let (off, len) = runs[below(rng, n_runs) as usize];
+        for _ in 0..len {
+            let k = if len == 1 { 0 } else { below(rng, len) };
+            counts[ranks[(off + k) as usize] as usize] += 1;
+        }
+        m += len as usize;
+    }
+    m
+}
+
 /// Indices of `values` in ascending order, equal values in index order (what a stable sort
 /// of the indices by `f64::total_cmp` gives): each key sorted beside its index, not looked up
 /// through it.
@@ -301,6 +333,24 @@ pub(crate) fn counted_order_stats(counts: &[u32], sorted: &[f64], k: usize) -> (
     }
     let a = first.unwrap_or(f64::NAN);
     (a, a)
+}
+
+/// The number every one of `sorted` (ascending by `f64::total_cmp`) is, where they are all
+/// one number other than zero: then every resample's quantile is that number, as is every
+/// quantile of those, and an interval of quantiles needs no draw to be `[x, x]`. (A zero is
+/// left to the draws: the interpolation between two zeros of either sign gives +0.)
+pub(crate) fn one_value(sorted: &[f64]) -> Option<f64> {
+    let (&first, &last) = (sorted.first()?, sorted.last()?);
+    (first.to_bits() == last.to_bits() && first != 0.0).then_some(first)
+}
+
+/// The interval `[x, x]` at `level`.
+pub(crate) fn point_interval(x: f64, level: f64) -> Interval {
+    Interval {
+        lo: x,
+        hi: x,
+        level,
+    }
 }
 
 /// What summing no values gives: the start of every sum, as `Iterator::sum` starts it.
@@ -340,7 +390,8 @@ pub(super) fn percentile_interval(stats: &mut [f64], level: f64) -> Interval {
 /// Hierarchical (two-stage) percentile bootstrap CI of `statistic` for one cell whose data
 /// are `runs` × iterations (Kalibera & Jones, "Rigorous benchmarking in reasonable time",
 /// ISMM 2013; Davison & Hinkley 1997 §3.8). With one value per run this is the ordinary
-/// percentile bootstrap (Efron & Tibshirani 1993, ch. 13).
+/// percentile bootstrap (Efron & Tibshirani 1993, ch. 13). The median of values that are
+/// all one number ([`one_value`]) is that number without a draw from `rng`.
 ///
 /// `None` if there is no value, a value is not finite, `resamples < 2` or `level ∉ (0,1)`.
 pub fn percentile_ci(
@@ -354,6 +405,11 @@ pub fn percentile_ci(
         return None;
     }
     let mut rs = Resampler::new(runs)?;
+    if statistic == Statistic::Median
+        && let Some(x) = rs.one_value()
+    {
+        return Some(point_interval(x, level));
+    }
     let mut stats: Vec<f64> = match statistic {
         Statistic::Mean => rs.draw_means(resamples, rng),
         Statistic::Median => (0..resamples).map(|_| rs.draw(statistic, rng)).collect(),

@@ -196,3 +196,34 @@ fn the_two_analyses_draw_other_resamples_of_the_same_data_to_the_same_end() {
         "seeded: the same again"
     );
 }
+
+#[test]
+fn values_all_one_number_give_the_interval_the_draws_give_without_drawing() {
+    // Runs of one value and of three, below and above the windows' 5,000 values, and a
+    // number that interpolation between two copies of it keeps exactly.
+    for (runs, len) in [(40, 1), (2_000, 3), (6_000, 1)] {
+        let cell: Vec<Vec<f64>> = vec![vec![7.3; len]; runs];
+        let mut rng = stream(5, "one value");
+        let mut rs = Resampler::new(&cell).unwrap();
+        let mut drawn: Vec<f64> = (0..200)
+            .map(|_| rs.draw(Statistic::Median, &mut rng))
+            .collect();
+        let want = percentile_interval(&mut drawn, 0.95);
+        let mut untouched = stream(6, "untouched");
+        let got = percentile_ci(&cell, Statistic::Median, 200, 0.95, &mut untouched);
+        assert_eq!(got, Some(want));
+        assert_eq!(untouched.next_u32(), stream(6, "untouched").next_u32());
+        let nested = vec![cell.clone(), cell];
+        let got = super::super::nested::nested_percentile_ci(
+            &nested,
+            Statistic::Median,
+            200,
+            0.95,
+            &mut stream(7, "nested"),
+        );
+        assert_eq!(got, Some(want));
+    }
+    // A zero is drawn: two zeros of different signs interpolate to +0.
+    assert_eq!(one_value(&[-0.0, -0.0]), None);
+    assert_eq!(one_value(&[2.0, 2.0000001]), None);
+}

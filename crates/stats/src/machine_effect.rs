@@ -24,6 +24,7 @@ use super::design::design_effect;
 use super::kruskal::{kruskal_wallis, mid_ranks};
 use super::uniform::below;
 pub use lab_basis::MachineEffect;
+use rand::RngCore;
 
 /// The machine effect of run medians `groups` (one group per machine), with `permutations`
 /// random splits drawn from `rng`.
@@ -40,15 +41,21 @@ pub fn machine_effect(
     let h = kruskal_wallis(&groups)?.h;
     let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
     let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
-    let mut ranks = mid_ranks(&pooled);
+    let ranks = mid_ranks(&pooled);
     let observed = rank_statistic(&ranks, &sizes);
     // Equal statistics up to rounding count as reached: the sums of ranks are exact in f64.
     let reached = observed - 1e-9 * observed.abs();
-    let mut hits = 0usize;
-    for _ in 0..permutations {
-        shuffle(&mut ranks, rng);
-        hits += usize::from(rank_statistic(&ranks, &sizes) >= reached);
-    }
+    // The same words either way; xoshiro256++'s are taken inline, from a copy that can live
+    // in registers, then put back.
+    let hits = match rng {
+        Stream::Xoshiro(x) => {
+            let mut words = x.clone();
+            let hits = count_reached(&ranks, &sizes, permutations, reached, &mut words);
+            *x = words;
+            hits
+        }
+        _ => count_reached(&ranks, &sizes, permutations, reached, rng),
+    };
     Some(MachineEffect {
         machines: groups.len(),
         runs: pooled.len(),
@@ -65,21 +72,62 @@ pub fn machine_effect(
 /// increasing linear function of it for given N and ties: Kruskal & Wallis 1952, eq. 1.1).
 fn rank_statistic(ranks: &[f64], sizes: &[usize]) -> f64 {
     let mut offset = 0;
-    let mut sum = 0.0;
+    let mut sums = Vec::with_capacity(sizes.len());
     for &n in sizes {
-        let r: f64 = ranks[offset..offset + n].iter().sum();
-        sum += r * r / n as f64;
+        sums.push(ranks[offset..offset + n].iter().sum());
         offset += n;
     }
-    sum
+    statistic_of_sums(&sums, sizes)
 }
 
-/// Fisher–Yates shuffle (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) with unbiased draws.
-fn shuffle(xs: &mut [f64], rng: &mut Stream) {
-    for i in (1..xs.len()).rev() {
-        let j = below(rng, i as u32 + 1) as usize;
-        xs.swap(i, j);
+/// Σ R_g²/n_g of the groups' rank sums `sums`.
+fn statistic_of_sums(sums: &[f64], sizes: &[usize]) -> f64 {
+    sums.iter()
+        .zip(sizes)
+        .fold(0.0, |sum, (&r, &n)| sum + r * r / n as f64)
+}
+
+/// How many of `permutations` successive shuffles of `ranks` (each shuffling the one before)
+/// give a [`rank_statistic`] of at least `reached`. Ranks are multiples of ½, so they are
+/// shuffled as whole numbers of halves, whose sums are exact: the same sums and statistics.
+fn count_reached<R: RngCore>(
+    ranks: &[f64],
+    sizes: &[usize],
+    permutations: usize,
+    reached: f64,
+    rng: &mut R,
+) -> usize {
+    let mut halves: Vec<u64> = ranks.iter().map(|&r| (2.0 * r) as u64).collect();
+    let mut sums = vec![0.0; sizes.len()];
+    (0..permutations)
+        .filter(|_| {
+            shuffle_summing(&mut halves, sizes, &mut sums, rng);
+            statistic_of_sums(&sums, sizes) >= reached
+        })
+        .count()
+}
+
+/// Fisher–Yates shuffle (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) with unbiased draws, each
+/// group's sum (groups of `sizes`, in order) taken as the shuffle settles its positions, from
+/// the last down, and put in `sums` halved: the sums of [`rank_statistic`] without a second
+/// pass.
+fn shuffle_summing<R: RngCore>(xs: &mut [u64], sizes: &[usize], sums: &mut [f64], rng: &mut R) {
+    let mut group = sizes.len() - 1;
+    let mut start = xs.len() - sizes[group];
+    let mut sum = 0u64;
+    for i in (0..xs.len()).rev() {
+        if i > 0 {
+            let j = below(rng, i as u32 + 1) as usize;
+            xs.swap(i, j);
+        }
+        while i < start {
+            sums[group] = sum as f64 / 2.0;
+            (sum, group) = (0, group - 1);
+            start -= sizes[group];
+        }
+        sum += xs[i];
     }
+    sums[0] = sum as f64 / 2.0;
 }
 
 /// 1 over the number of distinct splits of N runs into groups of these sizes: N!/Π n_g!
@@ -138,6 +186,41 @@ mod tests {
         // splits, 7 + 8 + 7 have R₁ in 17..=19, so P(|R₁ − 18| ≥ 2) = 48/70 = 0.6857.
         assert!((e.p_value - 48.0 / 70.0).abs() < 0.03, "{e:?}");
         assert!(e.icc < 0.0 && e.between_share == 0.0, "{e:?}");
+    }
+
+    /// Fisher–Yates over the ranks themselves, and their statistic summed after: the shuffle
+    /// the permutation test made before it summed the groups as it settled them.
+    fn shuffle_then_sum(ranks: &mut [f64], sizes: &[usize], rng: &mut Stream) -> f64 {
+        for i in (1..ranks.len()).rev() {
+            let j = below(rng, i as u32 + 1) as usize;
+            ranks.swap(i, j);
+        }
+        rank_statistic(ranks, sizes)
+    }
+
+    #[test]
+    fn groups_summed_while_shuffling_reach_what_summing_after_reaches() {
+        // Ties (mid-ranks of ½), groups of one at either end, and one group of everything
+        // but one: every permutation's statistic and the words taken are the same.
+        let values = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 5.0];
+        for sizes in [
+            vec![1, 1, 9],
+            vec![9, 1, 1],
+            vec![4, 3, 4],
+            vec![10, 1],
+            vec![1, 10],
+        ] {
+            let mut ranks = mid_ranks(&values);
+            let mut halves: Vec<u64> = ranks.iter().map(|&r| (2.0 * r) as u64).collect();
+            let (mut rng, mut again) = (stream(3, "sums"), stream(3, "sums"));
+            let mut sums = vec![0.0; sizes.len()];
+            for _ in 0..200 {
+                shuffle_summing(&mut halves, &sizes, &mut sums, &mut rng);
+                let want = shuffle_then_sum(&mut ranks, &sizes, &mut again);
+                assert_eq!(statistic_of_sums(&sums, &sizes), want, "{sizes:?}");
+            }
+            assert_eq!(rng.next_u32(), again.next_u32());
+        }
     }
 
     #[test]

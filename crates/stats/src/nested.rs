@@ -32,7 +32,8 @@
 use super::rng::Stream;
 
 use super::bootstrap::{
-    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, percentile_interval, valid,
+    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, one_value,
+    percentile_interval, point_interval, valid,
 };
 use super::uniform::{below, fill_below};
 use super::window_classes::ClassedRuns;
@@ -215,7 +216,9 @@ fn ranks_of(values: &[f64]) -> Vec<u32> {
 }
 
 /// Three-stage percentile bootstrap CI of `statistic` over the pooled values of a cell whose
-/// data are machines × runs × iterations (see the module's comment for the method).
+/// data are machines × runs × iterations (see the module's comment for the method). The
+/// median of values that are all one number is that number without a draw from `rng`, as in
+/// [`super::bootstrap::percentile_ci`].
 ///
 /// `None` if there is no value, a value is not finite, `resamples < 2` or `level ∉ (0,1)`.
 pub fn nested_percentile_ci(
@@ -229,6 +232,11 @@ pub fn nested_percentile_ci(
         return None;
     }
     let mut rs = NestedResampler::new(machines)?;
+    if statistic == Statistic::Median
+        && let Some(x) = one_value(&rs.sorted)
+    {
+        return Some(point_interval(x, level));
+    }
     let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw(statistic, rng)).collect();
     Some(percentile_interval(&mut stats, level))
 }

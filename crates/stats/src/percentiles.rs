@@ -22,6 +22,9 @@ fn quantile_ci(
     level: f64,
     rng: &mut Stream,
 ) -> Interval {
+    if let Some(x) = rs.one_value() {
+        return super::bootstrap::point_interval(x, level);
+    }
     let mut stats: Vec<f64> = (0..resamples).map(|_| rs.draw_quantile(p, rng)).collect();
     let a = (1.0 - level) / 2.0;
     let lo = quantile_in_place(&mut stats, a);
@@ -31,7 +34,8 @@ fn quantile_ci(
 
 /// p50, p90, p99, p99.9 (type 7) and max of `values`, each with a percentile-bootstrap
 /// interval when n ≥ [`min_n_for`]`(p)`. Intervals are drawn from `rng` in the order
-/// p50, p90, p99, p99.9.
+/// p50, p90, p99, p99.9; values that are all one number draw nothing, every interval being
+/// that number ([`super::bootstrap::one_value`]).
 ///
 /// `None` if empty, any value is not finite, `resamples < 2` or `level ∉ (0,1)`.
 pub fn latency_percentiles(
@@ -68,6 +72,21 @@ mod tests {
     use super::super::reference::{reference, vecs};
     use super::super::rng::stream;
     use super::*;
+
+    #[test]
+    fn one_number_throughout_has_point_intervals_and_draws_nothing() {
+        let values = vec![3.25; 1_500];
+        let mut rng = stream(4, "flat");
+        let p = latency_percentiles(&values, 500, 0.95, &mut rng).unwrap();
+        for e in [p.p50, p.p90, p.p99, p.p999] {
+            let ci = e.ci.unwrap();
+            assert_eq!((e.value, ci.lo, ci.hi), (3.25, 3.25, 3.25));
+        }
+        assert_eq!(
+            rand::RngCore::next_u32(&mut rng),
+            rand::RngCore::next_u32(&mut stream(4, "flat"))
+        );
+    }
 
     #[test]
     fn thresholds() {

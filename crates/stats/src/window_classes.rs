@@ -47,13 +47,15 @@ pub(super) struct ClassedRuns {
     machines: Vec<Vec<Span>>,
     /// Per machine: its values' pooled ranks, ascending.
     sorted: Vec<Vec<u32>>,
-    /// The windows built so far, by multiset of picked machines and quantile.
-    plans: BTreeMap<(Vec<u32>, u64), Option<Plan>>,
-    /// Draws per rank inside the window of the resample being drawn; left zeroed.
+    /// The windows built so far, by multiset of picked machines (see [`multiset_key`]) and
+    /// quantile.
+    plans: BTreeMap<(u64, u64), Option<Plan>>,
+    /// Draws per rank inside the window of the resample being drawn, then [`SPARE_SLOTS`]
+    /// slots for the draws outside it; left zeroed.
     counts: Vec<u32>,
     /// The picked machines of the resample being drawn (reused).
     picked: Vec<u32>,
-    /// The same, sorted: the key of their window (reused).
+    /// The same, sorted: the multiset their window is built for (reused).
     key: Vec<u32>,
 }
 
@@ -69,9 +71,18 @@ struct Plan {
 struct Classes {
     /// Runs with no value in the window: (len, values below it, how many such runs).
     outside: Vec<(u32, u32, u32)>,
-    /// Runs with a value in the window.
+    /// Runs with a value in the window: their spans into `codes`.
     inside: Vec<Span>,
+    /// Per value of the runs in `inside`, in their order: its rank less `a` inside the
+    /// window [a, b), `width` below it and `width + 1` above it. A draw is then one look
+    /// into the values of the runs in the window, not into the ranks of every run.
+    codes: Vec<u32>,
+    /// The window's width, b − a.
+    width: u32,
 }
+
+/// Slots past the window's counts that the draws outside it are counted in, in turn.
+const SPARE_SLOTS: u32 = 8;
 
 /// What one resample drew: values in all, values below the window.
 #[derive(Default)]
@@ -100,7 +111,7 @@ impl ClassedRuns {
             sorted.push(mine);
         }
         Some(ClassedRuns {
-            counts: vec![0; ranks.len()],
+            counts: vec![0; ranks.len() + SPARE_SLOTS as usize],
             ranks,
             machines: machines.to_vec(),
             sorted,
@@ -125,33 +136,25 @@ impl ClassedRuns {
             };
             self.picked.push(m);
         }
-        let mut key = (std::mem::take(&mut self.key), p.to_bits());
-        key.0.clear();
-        key.0.extend_from_slice(&self.picked);
-        key.0.sort_unstable();
+        self.key.clear();
+        self.key.extend_from_slice(&self.picked);
+        self.key.sort_unstable();
+        let key = (multiset_key(&self.key), p.to_bits());
         if !self.plans.contains_key(&key) {
-            let plan = self.plan(&key.0, p);
-            self.plans.insert(key.clone(), plan);
+            let plan = self.plan(&self.key, p);
+            self.plans.insert(key, plan);
         }
-        let found = self.plans.get(&key);
-        self.key = key.0;
-        let plan = found?.as_ref()?;
+        let plan = self.plans.get(&key)?.as_ref()?;
+        let width = (plan.b - plan.a) as usize;
+        let counts = &mut self.counts[..width + SPARE_SLOTS as usize];
         let mut tally = Tally::default();
         for &m in &self.picked {
             let classes = plan.machines[m as usize].as_ref()?;
             let n_runs = self.machines[m as usize].len() as u64;
-            draw_machine(
-                classes,
-                n_runs,
-                (plan.a, plan.b),
-                &self.ranks,
-                &mut self.counts,
-                &mut tally,
-                rng,
-            );
+            draw_machine(classes, n_runs, counts, &mut tally, rng);
         }
-        let found = order_stats(&self.counts[..(plan.b - plan.a) as usize], &tally, p);
-        self.counts[..(plan.b - plan.a) as usize].fill(0);
+        let found = order_stats(&counts[..width], &tally, p);
+        counts.fill(0);
         let (i, j, f) = found?;
         Some((plan.a + i, plan.a + j, f))
     }
@@ -218,33 +221,69 @@ impl ClassedRuns {
     /// Machine `m`'s runs for the window [a, b): classes of those outside it, and those in it.
     fn classes(&self, m: u32, a: u32, b: u32) -> Classes {
         let mut outside: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        let mut inside = Vec::new();
+        let (mut inside, mut codes) = (Vec::new(), Vec::new());
+        let code = |r: u32| match r {
+            r if r < a => b - a,
+            r if r < b => r - a,
+            _ => b - a + 1,
+        };
         for &(off, len) in &self.machines[m as usize] {
             let run = &self.ranks[off as usize..(off + len) as usize];
             let s = run.partition_point(|&r| r < a);
             let t = run.partition_point(|&r| r < b);
             if t > s {
-                inside.push((off, len));
+                inside.push((codes.len() as u32, len));
+                codes.extend(run.iter().map(|&r| code(r)));
             } else {
                 *outside.entry((len, s as u32)).or_default() += 1;
             }
         }
         let outside = outside.into_iter().map(|((l, s), c)| (l, s, c)).collect();
-        Classes { outside, inside }
+        Classes {
+            outside,
+            inside,
+            codes,
+            width: b - a,
+        }
     }
 }
 
+/// One number per sorted multiset of at most [`MAX_MACHINES`] machines: their indices (each
+/// under 8) as octal digits.
+fn multiset_key(sorted: &[u32]) -> u64 {
+    sorted.iter().fold(0, |key, &m| key * 8 + u64::from(m))
+}
+
 /// Draws one copy of a machine of `n_runs` runs: its copies per class, the draws below the
-/// window of those outside it, and every draw of those inside (counted into `counts`).
+/// window of those outside it, and every draw of those inside (counted into `counts` by
+/// their [`Classes::codes`]).
 fn draw_machine(
     classes: &Classes,
     n_runs: u64,
-    (a, b): (u32, u32),
-    ranks: &[u32],
     counts: &mut [u32],
     tally: &mut Tally,
     rng: &mut Stream,
 ) {
+    let copies = draw_outside(classes, n_runs, tally, rng);
+    // The same draws from the same words on either stream; xoshiro256++'s words are taken
+    // inline, without a branch on the generator per draw.
+    let (total, below_window) = match rng {
+        Stream::Xoshiro(x) => {
+            // Drawn from a copy, which can live in registers, then put back.
+            let mut words = x.clone();
+            let drawn = draw_inside(classes, copies, counts, &mut words);
+            *x = words;
+            drawn
+        }
+        _ => draw_inside(classes, copies, counts, rng),
+    };
+    tally.total += total;
+    tally.below += below_window;
+}
+
+/// Draws the copies per class of one copy of a machine of `n_runs` runs and the draws below
+/// the window of those outside it, into `tally`; returns the copies of the runs in the window.
+fn draw_outside(classes: &Classes, n_runs: u64, tally: &mut Tally, rng: &mut Stream) -> u64 {
     let (mut copies, mut runs_left) = (n_runs, n_runs);
     for &(len, s, count) in &classes.outside {
         let picked = binomial(copies, f64::from(count) / runs_left as f64, rng);
@@ -258,40 +297,38 @@ fn draw_machine(
             s => binomial(draws, f64::from(s) / f64::from(len), rng),
         };
     }
-    // The same draws from the same words on either stream; xoshiro256++'s words are taken
-    // inline, without a branch on the generator per draw.
-    match rng {
-        Stream::Xoshiro(x) => draw_inside(&classes.inside, copies, (a, b), ranks, counts, tally, x),
-        _ => draw_inside(&classes.inside, copies, (a, b), ranks, counts, tally, rng),
-    }
+    copies
 }
 
-/// Draws `copies` runs of `inside` and every value of each, counting those in the window
-/// [a, b) into `counts` and those below it into `tally`.
+/// Draws `copies` runs of the runs in the window and every value of each, counting each
+/// drawn value in the window at its [`Classes::codes`]; returns the values drawn and those
+/// below the window. A value outside the window is counted in one of [`SPARE_SLOTS`] slots
+/// past the window's, taken in turn, so that no increment waits on the one before.
 #[inline(always)]
 fn draw_inside<R: RngCore>(
-    inside: &[Span],
+    classes: &Classes,
     copies: u64,
-    (a, b): (u32, u32),
-    ranks: &[u32],
     counts: &mut [u32],
-    tally: &mut Tally,
     rng: &mut R,
-) {
+) -> (u64, u64) {
+    let (inside, codes) = (&classes.inside[..], &classes.codes[..]);
+    let width = classes.width;
     let n_inside = inside.len() as u32;
+    let (mut total, mut below_window) = (0u64, 0u64);
+    let mut spare = 0u32;
     for _ in 0..copies {
-        let (off, len) = inside[below(rng, n_inside) as usize];
+        let (start, len) = inside[below(rng, n_inside) as usize];
         for _ in 0..len {
             let k = if len == 1 { 0 } else { below(rng, len) };
-            let r = ranks[(off + k) as usize];
-            tally.total += 1;
-            if r < a {
-                tally.below += 1;
-            } else if r < b {
-                counts[(r - a) as usize] += 1;
-            }
+            let code = codes[(start + k) as usize];
+            below_window += u64::from(code == width);
+            spare = (spare + 1) % SPARE_SLOTS;
+            let slot = if code < width { code } else { width + spare };
+            counts[slot as usize] += 1;
         }
+        total += u64::from(len);
     }
+    (total, below_window)
 }
 
 /// Window indices of the type-7 order statistics at `p` of a resample that drew `tally`,

@@ -130,3 +130,83 @@ fn windows_are_kept_for_a_few_machines_only() {
     let (_, ranks, machines) = ranked(&cell(MAX_MACHINES + 1, 10, 1, 1));
     assert!(ClassedRuns::new(&ranks, &machines).is_none());
 }
+
+/// [`ClassedRuns::draw`] as it drew before the runs in the window were laid out as codes:
+/// every value of a drawn run looked up in the ranks of all runs and placed against the
+/// window there, with the plan [`ClassedRuns::draw`] built for the same machines.
+fn draw_through_ranks(classed: &ClassedRuns, p: f64, rng: &mut Stream) -> Option<(u32, u32, f64)> {
+    let n_machines = classed.machines.len() as u32;
+    let picked: Vec<u32> = (0..n_machines)
+        .map(|_| {
+            if n_machines == 1 {
+                0
+            } else {
+                below(rng, n_machines)
+            }
+        })
+        .collect();
+    let mut key = picked.clone();
+    key.sort_unstable();
+    let plan = classed
+        .plans
+        .get(&(multiset_key(&key), p.to_bits()))?
+        .as_ref()?;
+    let (a, b) = (plan.a, plan.b);
+    let mut counts = vec![0u32; (b - a) as usize];
+    let mut tally = Tally::default();
+    for &m in &picked {
+        let classes = plan.machines[m as usize].as_ref()?;
+        let runs = &classed.machines[m as usize];
+        let copies = draw_outside(classes, runs.len() as u64, &mut tally, rng);
+        let inside: Vec<Span> = runs
+            .iter()
+            .copied()
+            .filter(|&(off, len)| {
+                let run = &classed.ranks[off as usize..(off + len) as usize];
+                run.iter().any(|&r| a <= r && r < b)
+            })
+            .collect();
+        for _ in 0..copies {
+            let (off, len) = inside[below(rng, inside.len() as u32) as usize];
+            for _ in 0..len {
+                let k = if len == 1 { 0 } else { below(rng, len) };
+                let r = classed.ranks[(off + k) as usize];
+                tally.total += 1;
+                if r < a {
+                    tally.below += 1;
+                } else if r < b {
+                    counts[(r - a) as usize] += 1;
+                }
+            }
+        }
+    }
+    let (i, j, f) = order_stats(&counts, &tally, p)?;
+    Some((a + i, a + j, f))
+}
+
+#[test]
+fn runs_in_the_window_are_drawn_as_through_the_ranks_of_every_run() {
+    // Runs of three values on one and on three machines, runs of one value on two, and runs
+    // of mixed lengths: the same order statistics from the same words, resample by resample.
+    let mut mixed = cell(1, 3_000, 3, 7);
+    for (i, run) in mixed[0].iter_mut().enumerate() {
+        run.truncate(1 + i % 4);
+    }
+    for (cell, p) in [
+        (cell(1, 4_000, 3, 1), 0.5),
+        (cell(3, 1_500, 3, 2), 0.5),
+        (cell(2, 6_000, 1, 5), 0.9),
+        (mixed, 0.5),
+    ] {
+        let (_, ranks, machines) = ranked(&cell);
+        let mut classed = ClassedRuns::new(&ranks, &machines).expect("windowed");
+        let mut rng = stream(11, "codes");
+        for _ in 0..300 {
+            let mut again = rng.clone();
+            let drawn = classed.draw(p, &mut rng);
+            assert!(drawn.is_some(), "the window holds the quantile");
+            assert_eq!(drawn, draw_through_ranks(&classed, p, &mut again));
+            assert_eq!(rng.next_u32(), again.next_u32(), "the same words taken");
+        }
+    }
+}

@@ -23,15 +23,28 @@ pub(super) fn carrying_start_up(mut cell: CellStats, se: f64) -> CellStats {
 /// for the tests of what reads cells (checks, comparisons).
 #[cfg(test)]
 pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellStats {
+    let cell = CellKey::new(label, std::sync::Arc::new(BTreeMap::new()));
+    let runs = values.iter().map(|v| vec![*v]).collect();
+    without_intervals(&cell, label.into(), metric.into(), runs)
+}
+
+/// A cell of `runs` of `metric` with nothing read off them but their summary: no run
+/// named, no interval or test, no machine, waiting taken to lengthen it.
+fn without_intervals(
+    cell: &CellKey,
+    label: String,
+    metric: String,
+    runs: Vec<Vec<f64>>,
+) -> CellStats {
+    let pooled: Vec<f64> = runs.iter().flatten().copied().collect();
     CellStats {
-        cell: CellKey::new(label, std::sync::Arc::new(BTreeMap::new())),
-        label: label.into(),
-        metric: metric.into(),
-        n: values.len(),
+        cell: cell.clone(),
+        label,
+        metric,
+        n: runs.len(),
         warmup_runs: 0,
         invalid_runs: 0,
         busy_runs: 0,
-        runs: values.iter().map(|v| vec![*v]).collect(),
         slowed: Vec::new(),
         waiting: lab_config::Waiting::Lengthens,
         exact: Vec::new(),
@@ -39,7 +52,7 @@ pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellS
         reshaped: 0,
         run_ids: Vec::new(),
         positions: Vec::new(),
-        summary: stats::summarize(values),
+        summary: stats::summarize(&pooled),
         median_ci: None,
         exact_median_ci: None,
         mean_ci: None,
@@ -50,6 +63,7 @@ pub(crate) fn cell_of_values(label: &str, metric: &str, values: &[f64]) -> CellS
         percentiles: None,
         machines: None,
         start_up_se: 0.0,
+        runs,
     }
 }
 
@@ -77,6 +91,34 @@ pub fn cell_stats_of(
     runs: &[RunView],
     resampling: Resampling,
 ) -> Vec<CellStats> {
+    // One seeded stream per cell: results do not depend on how rayon schedules the work.
+    each_cell(exp, metrics, cells, runs.iter(), |cell| {
+        with_intervals(cell, resampling)
+    })
+}
+
+/// The values of the given metrics for every cell, in plan order, with what is read off them
+/// directly (the runs they came from, their summary, steady states and machines) and none of
+/// the intervals and tests ([`CellStats::median_ci`] to [`CellStats::percentiles`] are
+/// `None`), which take nearly all of an analysis's time: what a check that judges runs
+/// rather than intervals reads.
+pub fn cell_values_of(
+    exp: &Experiment,
+    metrics: &[&Metric],
+    cells: &[CellKey],
+    runs: &[&RunView],
+) -> Vec<CellStats> {
+    each_cell(exp, metrics, cells, runs.iter().copied(), |cell| cell)
+}
+
+/// `finish` of the values of every (cell, metric), in plan order, computed side by side.
+fn each_cell<'r>(
+    exp: &Experiment,
+    metrics: &[&Metric],
+    cells: &[CellKey],
+    runs: impl Iterator<Item = &'r RunView>,
+    finish: impl Fn(CellStats) -> CellStats + Sync,
+) -> Vec<CellStats> {
     let jobs: Vec<(&CellKey, &Metric)> = cells
         .iter()
         .flat_map(|c| metrics.iter().map(move |m| (c, *m)))
@@ -85,16 +127,15 @@ pub fn cell_stats_of(
     for run in runs {
         by_cell.entry(&run.cell).or_default().push(run);
     }
-    // One seeded stream per cell: results do not depend on how rayon schedules the work.
     jobs.par_iter()
         .map(|(cell, metric)| {
-            one_cell(
+            let runs = by_cell.get(cell).map_or(&[][..], |v| v);
+            finish(cell_values(
                 cell,
                 super::cell_label(exp, cell),
                 metric,
-                by_cell.get(cell).map_or(&[][..], |v| v),
-                resampling,
-            )
+                runs,
+            ))
         })
         .collect()
 }
@@ -102,30 +143,46 @@ pub fn cell_stats_of(
 /// Values are percentiles material from this many pooled values on.
 const MIN_VALUES_FOR_PERCENTILES: usize = 100;
 
-fn one_cell(
-    cell: &CellKey,
-    label: String,
-    metric: &Metric,
-    runs: &[&RunView],
-    r: Resampling,
-) -> CellStats {
+/// The values of `metric` in one cell and what is read off them directly; no interval or
+/// test.
+fn cell_values(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView]) -> CellStats {
     let (used, values) = counted_runs(runs, metric);
     let (values, steady) = shape::steady_segments(values, metric.better == Better::Lower);
-    let pooled: Vec<f64> = values.iter().flatten().copied().collect();
-    let means = shape::run_means(&values);
-    let positions: Vec<usize> = used.iter().map(|v| v.position).collect();
-    let stream = |purpose: &str| r.stream(&stream_label(cell, &metric.name, purpose));
     let nodes: Vec<Option<&str>> = used.iter().map(|v| v.node.as_deref()).collect();
-    let mut machines = MachineLevel::of(&nodes);
-    let enough = values.len() >= super::MIN_RUNS;
+    CellStats {
+        warmup_runs: runs.iter().filter(|v| v.warmup).count(),
+        invalid_runs: invalid(runs, metric).count(),
+        busy_runs: invalid(runs, metric).filter(|v| busy(v)).count(),
+        steady,
+        run_ids: used.iter().map(|v| v.id.clone()).collect(),
+        positions: used.iter().map(|v| v.position).collect(),
+        slowed: slowed_shares(&used, metric),
+        exact: exact_waits(&used, metric),
+        disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
+        reshaped: reshaped_runs(&used, metric),
+        waiting: metric.waiting(),
+        machines: MachineLevel::of(&nodes),
+        ..without_intervals(cell, label, metric.name.clone(), values)
+    }
+}
+
+/// `cell` with its intervals and tests computed from its values.
+fn with_intervals(mut cell: CellStats, r: Resampling) -> CellStats {
+    let pooled = cell.pooled();
+    let means = shape::run_means(&cell.runs);
+    let (key, metric) = (&cell.cell, &cell.metric);
+    let stream = |purpose: &str| r.stream(&stream_label(key, metric, purpose));
+    let enough = cell.runs.len() >= super::MIN_RUNS;
+    let (values, positions) = (&cell.runs, &cell.positions);
+    let machines = cell.machines.as_mut();
     // Each interval draws from a stream of its own: computed side by side, they are the
     // same as one after the other.
     // The drift (a slope selection over every pair of runs) needs no stream.
     let ((median_ci, drift), (mean_ci, (percentiles, sorted))) = rayon::join(
         || {
             rayon::join(
-                || median_cis(&values, machines.as_mut(), &stream, r, enough),
-                || shape::drift(&means, &positions),
+                || median_cis(values, machines, &stream, r, enough),
+                || shape::drift(&means, positions),
             )
         },
         || {
@@ -140,34 +197,14 @@ fn one_cell(
             )
         },
     );
-    CellStats {
-        cell: cell.clone(),
-        label,
-        metric: metric.name.clone(),
-        n: values.len(),
-        warmup_runs: runs.iter().filter(|v| v.warmup).count(),
-        invalid_runs: invalid(runs, metric).count(),
-        busy_runs: invalid(runs, metric).filter(|v| busy(v)).count(),
-        median_ci,
-        exact_median_ci: stats::exact_median_ci(&sorted, r.level),
-        mean_ci,
-        design_effect: shape::design(&values),
-        modes: shape::modes(&means),
-        drift,
-        steady,
-        percentiles,
-        summary: stats::summarize(&pooled),
-        run_ids: used.iter().map(|v| v.id.clone()).collect(),
-        positions,
-        slowed: slowed_shares(&used, metric),
-        exact: exact_waits(&used, metric),
-        disturbed: (0..used.len()).filter(|i| used[*i].disturbed).collect(),
-        reshaped: reshaped_runs(&used, metric),
-        waiting: metric.waiting(),
-        runs: values,
-        machines,
-        start_up_se: 0.0,
-    }
+    cell.median_ci = median_ci;
+    cell.exact_median_ci = stats::exact_median_ci(&sorted, r.level);
+    cell.mean_ci = mean_ci;
+    cell.design_effect = shape::design(&cell.runs);
+    cell.modes = shape::modes(&means);
+    cell.drift = drift;
+    cell.percentiles = percentiles;
+    cell
 }
 
 /// The runs that count for `metric` (valid, not warm-ups, with a value), and their values.

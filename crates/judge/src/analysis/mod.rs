@@ -10,7 +10,7 @@ pub mod slowed;
 
 #[cfg(test)]
 pub(crate) use cells::cell_of_values;
-pub use cells::{cell_stats, cell_stats_of, stream_label};
+pub use cells::{cell_stats, cell_stats_of, cell_values_of, stream_label};
 pub use lab_findings::analysis::{
     Analysis, CellStats, Counts, Drift, LEVEL, MIN_RUNS, MachineLevel, NodeMedian, NodeMedians,
     Resampling, RunSteadiness, RunView, SteadyStates, Usage, cell_label,

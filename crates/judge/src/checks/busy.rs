@@ -13,7 +13,9 @@ use lab_store::{Disturber, Manifest};
 /// The kinds of check that decide on something other than a ratio of two cells (a trend, a
 /// spread, a correlation), where no range of values can be bounded: they are judged again on
 /// the runs the machine left alone, and their verdict stands only where both agree (the
-/// ratio kinds weigh the disturbance themselves, `disturbance`).
+/// ratio kinds weigh the disturbance themselves, `disturbance`). Each reads the runs and the
+/// values of its own metric's cells, never a cell's intervals, so they are judged again on
+/// [`crate::analysis::cell_values_of`] those metrics.
 fn judged_twice(kind: &CheckKind) -> bool {
     matches!(
         kind,
@@ -45,13 +47,9 @@ pub(super) fn judge_again_undisturbed(
     if disturbed == 0 || to_judge.is_empty() {
         return;
     }
-    let runs: Vec<RunView> = analysis
-        .runs
-        .iter()
-        .filter(|r| !r.disturbed)
-        .cloned()
-        .collect();
-    let cells = crate::analysis::cell_stats(exp, &analysis.cell_keys, &runs, analysis.resampling);
+    let runs: Vec<&RunView> = analysis.runs.iter().filter(|r| !r.disturbed).collect();
+    let metrics = judged_metrics(exp, declared, &to_judge);
+    let cells = crate::analysis::cell_values_of(exp, &metrics, &analysis.cell_keys, &runs);
     let inputs = super::Inputs {
         exp,
         cells: &cells,
@@ -74,6 +72,25 @@ pub(super) fn judge_again_undisturbed(
             withhold(result, &again, [disturbed, runs.len()], most);
         }
     }
+}
+
+/// The metrics the checks `to_judge` (indices into `declared`) judge, in the order the
+/// analysis takes them.
+fn judged_metrics<'e>(
+    exp: &'e Experiment,
+    declared: &[(usize, CheckResult)],
+    to_judge: &[usize],
+) -> Vec<&'e lab_config::Metric> {
+    let named = |m: &lab_config::Metric| {
+        to_judge
+            .iter()
+            .filter_map(|&k| exp.checks.get(declared[k].0))
+            .any(|c| c.kind.metric() == Some(m.name.as_str()))
+    };
+    exp.analysed_metrics()
+        .into_iter()
+        .filter(|m| named(m))
+        .collect()
 }
 
 /// `result` withheld: on the `undisturbed` runs the check reached `again` instead, where

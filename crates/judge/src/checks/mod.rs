@@ -80,10 +80,11 @@ pub fn evaluate(
         intact.automatic = true;
         automatic.push(intact);
     }
+    let runs: Vec<&RunView> = analysis.runs.iter().collect();
     let inputs = Inputs {
         exp,
         cells: &analysis.cells,
-        runs: &analysis.runs,
+        runs: &runs,
         resampling: analysis.resampling,
         near_thresholds: analysis.manifest.keeps_disturbed(),
     };
@@ -295,7 +296,7 @@ pub struct Inputs<'a> {
     pub exp: &'a Experiment,
     pub cells: &'a [CellStats],
     /// Every finished run in execution order, exclusions applied.
-    pub runs: &'a [RunView],
+    pub runs: &'a [&'a RunView],
     pub resampling: Resampling,
     /// Whether an interval within a check's margin of its threshold is an answer: in
     /// sessions from analysis 3 on (older ones keep the verdicts they were published with).

@@ -17,7 +17,7 @@ pub struct Context<'a> {
     pub spec: &'a CheckSpec,
     pub cells: &'a [CellStats],
     /// Every finished run in execution order, exclusions applied.
-    pub runs: &'a [RunView],
+    pub runs: &'a [&'a RunView],
     pub resampling: Resampling,
     /// Within ± this share of its threshold, an interval that straddles it is "at the
     /// threshold" (`margin` of `compare` and `scaling`, in sessions from analysis 3 on).

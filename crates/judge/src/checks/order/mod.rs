@@ -227,7 +227,7 @@ impl<'a> Check<'a> for Order<'_> {
 
 impl Order<'_> {
     /// Whether some test fails on these residuals.
-    fn fails_on(&self, runs: &[RunView], residuals: &[Residual]) -> bool {
+    fn fails_on(&self, runs: &[&RunView], residuals: &[Residual]) -> bool {
         (residuals.len() >= MIN_ORDER_RUNS)
             .then(|| run_tests(runs, residuals))
             .flatten()
@@ -241,7 +241,11 @@ impl Order<'_> {
     /// The cells a failure rests on: those without whose runs (left out one cell at a time)
     /// no test would fail. Empty when that is every judged cell, or none: the effect is
     /// shared, and the check names every judged run.
-    fn deciding_cells<'r>(&self, runs: &[RunView], residuals: &[Residual<'r>]) -> Vec<&'r CellKey> {
+    fn deciding_cells<'r>(
+        &self,
+        runs: &[&RunView],
+        residuals: &[Residual<'r>],
+    ) -> Vec<&'r CellKey> {
         let mut cells: Vec<&CellKey> = residuals.iter().map(|r| &r.run.cell).collect();
         cells.sort();
         cells.dedup();

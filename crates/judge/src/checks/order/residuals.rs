@@ -105,7 +105,7 @@ impl Holm {
 }
 
 /// Every test on the residuals; `None` when the trend test cannot run.
-pub(super) fn run_tests(runs: &[RunView], residuals: &[Residual]) -> Option<Tests> {
+pub(super) fn run_tests(runs: &[&RunView], residuals: &[Residual]) -> Option<Tests> {
     let (trend, slope) = trend(residuals)?;
     let detrended = detrended(residuals, slope);
     let groups = by_predecessor(runs, residuals);
@@ -129,13 +129,14 @@ pub(super) fn run_tests(runs: &[RunView], residuals: &[Residual]) -> Option<Test
 /// Residuals of every valid measured run whose cell has at least two such runs, in execution
 /// order. A run with several values is represented by their median.
 pub(super) fn residuals<'a>(
-    runs: &'a [RunView],
+    runs: &[&'a RunView],
     metric: &str,
     skip: usize,
     scope: Option<&lab_config::CellScope>,
 ) -> Vec<Residual<'a>> {
     let values: Vec<(&RunView, f64)> = runs
         .iter()
+        .copied()
         .filter(|r| !r.warmup && r.is_valid())
         .filter(|r| scope.is_none_or(|s| r.cell.is_in(s)))
         .filter_map(|r| {
@@ -188,7 +189,7 @@ fn detrended(residuals: &[Residual], slope: f64) -> Vec<f64> {
 }
 
 /// Residuals grouped by the variant of the run one position earlier.
-fn by_predecessor(runs: &[RunView], residuals: &[Residual]) -> BTreeMap<String, Vec<f64>> {
+fn by_predecessor(runs: &[&RunView], residuals: &[Residual]) -> BTreeMap<String, Vec<f64>> {
     let variant_at: BTreeMap<usize, &str> = runs
         .iter()
         .map(|r| (r.position, r.cell.variant.as_str()))

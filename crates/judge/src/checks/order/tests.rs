@@ -89,11 +89,12 @@ fn noise(variant: &str, k: usize, size: f64) -> f64 {
 
 fn judge(runs: &[RunView], max_drift: f64) -> CheckResult {
     let exp = experiment();
+    let runs: Vec<&RunView> = runs.iter().collect();
     let cx = Context {
         exp: &exp,
         spec: &exp.checks[0],
         cells: &[],
-        runs,
+        runs: &runs,
         resampling: Resampling {
             seed: 0,
             resamples: 0,
