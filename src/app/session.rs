@@ -67,9 +67,19 @@ pub(crate) fn assessed(
     arg: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Assessed> {
+    assessed_keeping(layout, arg, which, Rows::GiveUp)
+}
+
+/// [`assessed`], keeping the session's rows where `rows` says so (`lab bench` exports each
+/// run's exit code and memory from them).
+pub(crate) fn assessed_keeping(
+    layout: &Layout,
+    arg: &Path,
+    which: Option<&SessionRef>,
+    rows: Rows,
+) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
-    let found =
-        assess_chosen_with(layout, &dir, which, Rows::GiveUp)?.ok_or_else(|| no_session(&dir))?;
+    let found = assess_chosen_with(layout, &dir, which, rows)?.ok_or_else(|| no_session(&dir))?;
     for notice in &found.notices {
         eprintln!("note: {}", lab_config::format::terminal(notice));
     }

@@ -27,10 +27,10 @@ pub(super) const MAX_LOOP_ITERATIONS: u64 = 100_000;
 /// Text one rendering may write: 4 MiB, a hundred times a long chapter's notes.
 pub(super) const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
-/// Bytes the rendering thread may hold beyond what it held when it began: 256 MiB, far past
+/// Bytes the rendering thread may hold beyond what it held when it began: 64 MiB, far past
 /// what a chapter's values take, so that a value doubled in a loop stops a pass or two later,
-/// under a gigabyte, where the allocator would otherwise fail and end lab.
-pub(super) const MAX_HELD_BYTES: isize = 256 << 20;
+/// at a few hundred megabytes, where the allocator would otherwise fail and end lab.
+pub(super) const MAX_HELD_BYTES: isize = 64 << 20;
 
 /// How long the template itself may take to render: the time in lab's own functions (`cell`
 /// and `ratio` looking their cells up among many) is not counted; the statistics are worked

@@ -75,7 +75,12 @@ impl BenchArgs {
     /// and writes the exports and output files asked for.
     fn answer(&self, place: &Place, dir: &Path, session: Option<&str>) -> Result<Exit> {
         let which = session.map(|s| lab_store::SessionRef::Named(s.to_string()));
-        let assessed = crate::app::session::assessed(&place.layout, dir, which.as_ref())?;
+        let assessed = crate::app::session::assessed_keeping(
+            &place.layout,
+            dir,
+            which.as_ref(),
+            crate::assess::Rows::Keep,
+        )?;
         let view = output::View {
             unit: self.time_unit,
             sort: self.sort,

@@ -513,12 +513,12 @@ fn a_value_doubled_in_a_loop_stops_at_the_memory_budget() {
     let project = session_printing(&["tool 1.0"]);
     let before = project.read(CHAPTER);
     // Forty doublings would hold a terabyte: the budget stops the loop a few passes past
-    // 256 MiB, long before the allocator would fail and end lab.
+    // 64 MiB, long before the allocator would fail and end lab.
     let notes = "Doubling.\n\n{% set_global s = \"x\" %}{% for i in range(end=40) %}{% set_global s = s ~ s %}{% endfor %}{{ s | length }}\n";
     let out = report_with(&project, notes.as_bytes(), Exit::Usage);
     assert_eq!(
         error_line(&out),
-        "error: exp: experiments/exp/notes.md:3:25: rendering stopped holding over 256 MiB, the most notes.md may hold"
+        "error: exp: experiments/exp/notes.md:3:25: rendering stopped holding over 64 MiB, the most notes.md may hold"
     );
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
