@@ -499,6 +499,7 @@ fn format_word(format: Format) -> &'static str {
         Format::GoTest => "go",
         Format::Asv => "asv",
         Format::BenchmarkDotNet => "benchmarkdotnet",
+        Format::Nanobench => "nanobench",
     }
 }
 
@@ -520,6 +521,9 @@ fn expected_files(format: Format) -> &'static str {
         }
         Format::BenchmarkDotNet => {
             "BenchmarkDotNet's full JSON exports (BenchmarkDotNet.Artifacts/results/*-report-full.json of `--exporters json`)"
+        }
+        Format::Nanobench => {
+            "nanobench's JSON output (what Bench::render writes with ankerl::nanobench::templates::json())"
         }
     }
 }
