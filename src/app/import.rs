@@ -504,6 +504,7 @@ fn format_word(format: Format) -> &'static str {
         Format::GoTest => "go",
         Format::Asv => "asv",
         Format::BenchmarkDotNet => "benchmarkdotnet",
+        Format::Nanobench => "nanobench",
     }
 }
 
@@ -525,6 +526,9 @@ fn expected_files(format: Format) -> &'static str {
         }
         Format::BenchmarkDotNet => {
             "BenchmarkDotNet's full JSON exports (BenchmarkDotNet.Artifacts/results/*-report-full.json of `--exporters json`)"
+        }
+        Format::Nanobench => {
+            "nanobench's JSON output (what Bench::render writes with ankerl::nanobench::templates::json())"
         }
     }
 }

@@ -27,6 +27,8 @@ pub enum Source {
     /// BenchmarkDotNet's full JSON export (`*-report-full.json`).
     #[value(name = "benchmarkdotnet")]
     BenchmarkDotNet,
+    /// nanobench's JSON output (`templates::json()`).
+    Nanobench,
 }
 
 impl Source {
@@ -43,6 +45,7 @@ impl Source {
             Source::Go => Some(Format::GoTest),
             Source::Asv => Some(Format::Asv),
             Source::BenchmarkDotNet => Some(Format::BenchmarkDotNet),
+            Source::Nanobench => Some(Format::Nanobench),
         }
     }
 }

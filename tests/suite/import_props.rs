@@ -20,9 +20,10 @@ enum Kind {
     Criterion,
     Asv,
     BenchmarkDotNet,
+    Nanobench,
 }
 
-const KINDS: [Kind; 8] = [
+const KINDS: [Kind; 9] = [
     Kind::Hyperfine,
     Kind::Gbench,
     Kind::Jmh,
@@ -31,6 +32,7 @@ const KINDS: [Kind; 8] = [
     Kind::Criterion,
     Kind::Asv,
     Kind::BenchmarkDotNet,
+    Kind::Nanobench,
 ];
 
 impl Kind {
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Criterion => "criterion",
             Kind::Asv => "asv",
             Kind::BenchmarkDotNet => "benchmarkdotnet",
+            Kind::Nanobench => "nanobench",
         }
     }
 
@@ -57,6 +60,8 @@ impl Kind {
             Kind::Hyperfine | Kind::PytestBenchmark | Kind::Asv => written,
             // Nanoseconds of an iteration of BDN_OPERATIONS operations, per operation in seconds.
             Kind::BenchmarkDotNet => written / BDN_OPERATIONS * 1e-9,
+            // Seconds per iteration of NANOBENCH_BATCH units, per unit.
+            Kind::Nanobench => written / NANOBENCH_BATCH,
         }
     }
 
@@ -142,6 +147,7 @@ impl Kind {
                 )
             }
             Kind::BenchmarkDotNet => ("b-report-full.json", bdn_text(runs)),
+            Kind::Nanobench => ("n.json", nanobench_text(runs)),
             Kind::Criterion | Kind::Asv => unreachable!("written by Kind::write"),
         }
     }
@@ -151,7 +157,7 @@ impl Kind {
     fn runs_of(self, runs: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let all: Vec<f64> = runs.iter().flatten().copied().collect();
         match self {
-            Kind::Jmh | Kind::Asv | Kind::BenchmarkDotNet => runs.to_vec(),
+            Kind::Jmh | Kind::Asv | Kind::BenchmarkDotNet | Kind::Nanobench => runs.to_vec(),
             Kind::PytestBenchmark | Kind::Criterion => vec![all],
             Kind::Hyperfine | Kind::Gbench | Kind::Go => all.into_iter().map(|x| vec![x]).collect(),
         }
@@ -201,6 +207,30 @@ fn bdn_text(runs: &[Vec<f64>]) -> String {
         r#"{{"Title": "B", "HostEnvironmentInfo": {{"BenchmarkDotNetVersion": "0.15.8"}}, "Benchmarks": [{{"Type": "B", "Method": "X", "Parameters": "", "Statistics": {{}}, "Measurements": [{}]}}]}}"#,
         measurements.join(", ")
     )
+}
+
+/// The units of one iteration in [`nanobench_text`]'s files: a power of two, so that dividing
+/// by it is exact.
+const NANOBENCH_BATCH: f64 = 4.0;
+
+/// nanobench JSON of one benchmark per run, all of one title and name (a benchmark run again by
+/// the same `Bench`), each value an epoch's seconds per iteration.
+fn nanobench_text(runs: &[Vec<f64>]) -> String {
+    let results: Vec<String> = runs
+        .iter()
+        .map(|values| {
+            let epochs: Vec<String> = values
+                .iter()
+                .map(|x| format!(r#"{{"iterations": 3, "elapsed": {x:?}, "instructions": 0}}"#))
+                .collect();
+            format!(
+                r#"{{"title": "t", "name": "x", "unit": "op", "batch": {NANOBENCH_BATCH}, "epochs": {}, "measurements": [{}]}}"#,
+                values.len(),
+                epochs.join(", ")
+            )
+        })
+        .collect();
+    format!(r#"{{"results": [{}]}}"#, results.join(", "))
 }
 
 /// Values as a JSON list, each written so that it reads back as the same number.

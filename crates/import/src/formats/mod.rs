@@ -12,6 +12,7 @@ pub mod gbench;
 pub mod gotest;
 pub mod hyperfine;
 pub mod jmh;
+pub mod nanobench;
 pub mod pyperf;
 pub mod pytest_benchmark;
 
@@ -40,6 +41,8 @@ pub enum Format {
     /// BenchmarkDotNet's full JSON export (`*-report-full.json`).
     #[value(name = "benchmarkdotnet")]
     BenchmarkDotNet,
+    /// nanobench's JSON (`templates::json()`).
+    Nanobench,
 }
 
 impl Format {
@@ -55,6 +58,7 @@ impl Format {
             Format::GoTest => "go test",
             Format::Asv => "asv",
             Format::BenchmarkDotNet => "BenchmarkDotNet",
+            Format::Nanobench => "nanobench",
         }
     }
 }
@@ -401,6 +405,7 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
         Format::GoTest => gotest::parse(origin, text),
         Format::Asv => asv::parse(origin, text),
         Format::BenchmarkDotNet => benchmarkdotnet::parse(origin, text),
+        Format::Nanobench => nanobench::parse(origin, text),
         Format::Criterion => bail!(
             "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
              (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"

@@ -259,6 +259,10 @@ mod mutated {
                 Format::BenchmarkDotNet,
                 "benchmarkdotnet/bdn-0.14.0-report-full.json",
             ),
+            (
+                Format::Nanobench,
+                "nanobench/nanobench-2020-docs-render.json",
+            ),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -278,7 +282,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..19,
+            which in 0usize..20,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -292,7 +296,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..19,
+            which in 0usize..20,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {
