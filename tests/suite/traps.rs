@@ -395,14 +395,23 @@ fn cold_state_catches_a_first_run_reading_its_input_from_disk() {
     let (flawed, code) = flawed_and_clean("cold", &[], &[]);
     assert_verdicts("cold-flawed", &flawed, &[], &[(COLD, "fail")]);
     assert_eq!(code, Exit::CheckFailed);
-    // The first of the five timed runs at each n dropped its 16 MiB input from the cache.
-    assert_eq!(runs(&flawed, COLD), 2);
+    // The first of the five timed runs at each n dropped its 16 MiB input from the cache. The
+    // kernel may keep pages a drop asks it to evict (pages another process is reading in), so
+    // beside the rest of the suite one cell's cold run can read from the cache after all: the
+    // check then finds the other.
+    let found = runs(&flawed, COLD);
+    assert!((1..=2).contains(&found), "{found}");
     let reading = reading(&flawed, COLD);
+    let more = if found == 2 {
+        ", and 1 more such run"
+    } else {
+        ""
+    };
     assert!(
         reading.contains("read 16.0 MiB from disk, the other 4 runs of `cold n=")
-            && reading.ends_with(
-                ", and 1 more such run: its input was not cached; set warmup_runs = 1 (or prepare the cache)"
-            ),
+            && reading.ends_with(&format!(
+                "{more}: its input was not cached; set warmup_runs = 1 (or prepare the cache)"
+            )),
         "{reading}"
     );
 }
