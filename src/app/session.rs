@@ -67,12 +67,12 @@ pub(crate) fn assessed(
     arg: &Path,
     which: Option<&SessionRef>,
 ) -> Result<Assessed> {
-    assessed_keeping(layout, arg, which, Rows::GiveUp)
+    assessed_with(layout, arg, which, Rows::GiveUp)
 }
 
 /// [`assessed`], keeping the session's rows where `rows` says so (`lab bench` exports each
 /// run's exit code and memory from them).
-pub(crate) fn assessed_keeping(
+pub(crate) fn assessed_with(
     layout: &Layout,
     arg: &Path,
     which: Option<&SessionRef>,

@@ -75,7 +75,7 @@ impl BenchArgs {
     /// and writes the exports and output files asked for.
     fn answer(&self, place: &Place, dir: &Path, session: Option<&str>) -> Result<Exit> {
         let which = session.map(|s| lab_store::SessionRef::Named(s.to_string()));
-        let assessed = crate::app::session::assessed_keeping(
+        let assessed = crate::app::session::assessed_with(
             &place.layout,
             dir,
             which.as_ref(),

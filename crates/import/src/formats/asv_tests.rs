@@ -1,12 +1,8 @@
 use super::*;
-use crate::formats::test_support::fixture;
+use crate::formats::test_support::{fixture, text};
 
 const VM: &str = "asv/results/vm/4c3316fa-existing-py_work_asv-venv_bin_python.json";
 const LABVM: &str = "asv/results/labvm/b28ff83d-existing-py_work_asv-venv_bin_python.json";
-
-fn text(file: &str) -> String {
-    std::fs::read_to_string(fixture(file)).unwrap()
-}
 
 fn found<'a>(imported: &'a Imported, name: &str, params: &[(&str, &str)]) -> &'a Benchmark {
     imported

@@ -1,9 +1,5 @@
 use super::*;
-use crate::formats::test_support::fixture;
-
-fn text(file: &str) -> String {
-    std::fs::read_to_string(fixture(file)).unwrap()
-}
+use crate::formats::test_support::text;
 
 /// The real full exports, of BenchmarkDotNet 0.14.0 to 0.15.8 (see PROVENANCE.md).
 const FULL: [&str; 5] = [

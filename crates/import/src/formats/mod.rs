@@ -826,6 +826,11 @@ pub(crate) mod test_support {
             .join(relative)
     }
 
+    /// The text of a committed fixture under tests/fixtures/import/.
+    pub(crate) fn text(relative: &str) -> String {
+        std::fs::read_to_string(fixture(relative)).unwrap()
+    }
+
     /// Equal to within floating-point rounding of a unit conversion.
     pub(crate) fn assert_close(actual: f64, expected: f64) {
         let tolerance = expected.abs() * 1e-12;

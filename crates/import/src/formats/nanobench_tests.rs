@@ -1,9 +1,5 @@
 use super::*;
-use crate::formats::test_support::fixture;
-
-fn text(file: &str) -> String {
-    std::fs::read_to_string(fixture(file)).unwrap()
-}
+use crate::formats::test_support::text;
 
 /// The JSON files of nanobench's json template (see PROVENANCE.md and MADE.md).
 const JSON: [&str; 5] = [

@@ -1,9 +1,5 @@
 use super::*;
-use crate::formats::test_support::fixture;
-
-fn text(file: &str) -> String {
-    std::fs::read_to_string(fixture(file)).unwrap()
-}
+use crate::formats::test_support::text;
 
 #[test]
 fn each_benchmark_is_one_run_of_its_rounds() {
