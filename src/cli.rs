@@ -2,9 +2,9 @@
 //! its own file under `app/`, and [`Command::execute`] hands them there.
 
 use crate::app::{
-    BaselineArgs, BenchArgs, BookArgs, BundleArgs, CheckArgs, CompareArgs, HistoryArgs, ImportArgs,
-    ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs,
-    SchemaArgs,
+    BaselineArgs, BenchArgs, BookArgs, BundleArgs, CheckArgs, CiArgs, CompareArgs, HistoryArgs,
+    ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs,
+    RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
@@ -63,6 +63,15 @@ pub enum Command {
         after_help = "Examples: lab compare lockstack-dip previous latest --threshold 5%\n          lab compare lockstack-dip --baseline main"
     )]
     Compare(CompareArgs),
+    /// Answer a pull request: measure the checkout's head against its merge-base with the
+    /// branch it goes into, interleaved, each cell sampled until decided; a slowdown is
+    /// measured again before it counts. Writes a Markdown comment, the GitHub step summary
+    /// and dashboard exports. Exit 1 on a confirmed slowdown beyond the threshold, never on
+    /// "inconclusive" unless asked.
+    #[command(
+        after_help = "Examples: lab ci --base main --comment comment.md\n          lab ci lockstack-dip --base origin/main --threshold 3% --bmf bmf.json --github-benchmark gab.json"
+    )]
+    Ci(CiArgs),
     /// Measure the noise floor: run the experiment's cells against themselves, interleaved
     /// (an A/A session, stored under data/NAME/noise/), and report per cell the false alarms,
     /// the run-to-run spread and the smallest change lab could detect at the planned runs per
@@ -140,6 +149,7 @@ impl Command {
             Command::Report(args) => args.execute(layout, quiet),
             Command::Check(args) => args.execute(layout, quiet),
             Command::Compare(args) => args.execute(layout, quiet),
+            Command::Ci(args) => args.execute(layout, quiet),
             Command::Noise(args) => args.execute(layout, quiet),
             Command::Baseline(args) => args.execute(layout, quiet),
             Command::History(args) => args.execute(layout, quiet),

@@ -17,7 +17,7 @@ mod start;
 
 pub use host::check_runnable;
 pub use options::RunOptions;
-pub use revs::parse_revs;
+pub use revs::{exists_at, merge_base, parse_revs};
 pub use slurm::{Engine, SlurmOptions, run_shard};
 
 use crate::error::{Exit, Result};

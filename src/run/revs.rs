@@ -37,6 +37,36 @@ pub fn parse_revs(text: &str) -> Result<Vec<String>> {
     }
 }
 
+/// Where a pull request's head left `base`: the commits of `git merge-base BASE HEAD` and of
+/// `HEAD` in the repository holding `dir`. Comparing with the merge-base rather than the tip
+/// of `base` measures the pull request's own change, not what landed on `base` since.
+pub fn merge_base(dir: &Path, base: &str) -> Result<[String; 2]> {
+    if base.starts_with('-') || base.is_empty() {
+        return Err(LabError::Usage(format!(
+            "--base {base:?}: name the branch the pull request goes into\n  hint: --base main"
+        )));
+    }
+    let head = git(dir, &["rev-parse", "--verify", "HEAD^{commit}"]).map_err(|e| {
+        LabError::Usage(format!(
+            "{} is not in a git repository with a commit: {e}\n  hint: run lab ci in a checkout of the pull request",
+            dir.display()
+        ))
+    })?;
+    let found = git(dir, &["merge-base", base, "HEAD"]).map_err(|e| {
+        let why = if e.is_empty() { "no common ancestor".to_string() } else { e };
+        LabError::Usage(format!(
+            "cannot find where HEAD left {base}: {why}\n  hint: fetch the branch with its history (`git fetch origin {base}` and `--base origin/{base}`; in GitHub Actions, `fetch-depth: 0`)"
+        ))
+    })?;
+    Ok([found, head])
+}
+
+/// Whether `relative` (a path in the repository holding `dir`) exists at `commit`.
+pub fn exists_at(dir: &Path, commit: &str, relative: &Path) -> bool {
+    let spec = format!("{commit}:{}", relative.display());
+    git(dir, &["cat-file", "-e", &spec]).is_ok()
+}
+
 /// What `--revs` and the options beside it ask for.
 pub(super) struct Asked<'a> {
     /// BASE, HEAD.

@@ -11,6 +11,7 @@ mod bench_door;
 mod browser;
 mod budget;
 mod bundle;
+mod ci;
 mod committed;
 mod compare;
 mod counters;

@@ -16,6 +16,7 @@ mod history;
 mod marks;
 pub mod notes;
 pub mod published;
+pub mod pull_request;
 pub mod record;
 mod replications;
 pub mod sampling;
