@@ -2,9 +2,9 @@
 //! its own file under `app/`, and [`Command::execute`] hands them there.
 
 use crate::app::{
-    BaselineArgs, BenchArgs, BookArgs, BundleArgs, CheckArgs, CiArgs, CompareArgs, HistoryArgs,
-    ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs, RunArgs,
-    RunShardArgs, SchemaArgs,
+    BaselineArgs, BenchArgs, BisectArgs, BookArgs, BundleArgs, CheckArgs, CiArgs, CompareArgs,
+    HistoryArgs, ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs,
+    RunArgs, RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
@@ -72,6 +72,13 @@ pub enum Command {
         after_help = "Examples: lab ci --base main --comment comment.md\n          lab ci lockstack-dip --base origin/main --threshold 3% --bmf bmf.json --github-benchmark gab.json"
     )]
     Ci(CiArgs),
+    /// Find the first commit where an experiment got slower: the bad commit measured against
+    /// the good one, then each step one commit between them against the good one,
+    /// interleaved and sampled until decided; an inconclusive step is skipped, as `git bisect
+    /// skip` does. Every step is a sealed session; the chapter gets a Bisect page. Exit 0 when
+    /// one commit is named, 1 when none is slower or several remain ambiguous.
+    #[command(after_help = "Example: lab bisect lockstack-dip v1.2 HEAD --threshold 3%")]
+    Bisect(BisectArgs),
     /// Measure the noise floor: run the experiment's cells against themselves, interleaved
     /// (an A/A session, stored under data/NAME/noise/), and report per cell the false alarms,
     /// the run-to-run spread and the smallest change lab could detect at the planned runs per
@@ -150,6 +157,7 @@ impl Command {
             Command::Check(args) => args.execute(layout, quiet),
             Command::Compare(args) => args.execute(layout, quiet),
             Command::Ci(args) => args.execute(layout, quiet),
+            Command::Bisect(args) => args.execute(layout, quiet),
             Command::Noise(args) => args.execute(layout, quiet),
             Command::Baseline(args) => args.execute(layout, quiet),
             Command::History(args) => args.execute(layout, quiet),

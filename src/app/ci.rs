@@ -28,16 +28,8 @@ pub struct CiArgs {
     /// with it, so that what landed there since does not count as the pull request's change.
     #[arg(long, default_value = "main")]
     pub base: String,
-    /// Changes within ± this share count as the same ("5%" or 0.05). Shared CI machines
-    /// rarely resolve less.
-    #[arg(long, default_value = "5%", value_parser = super::value_parsers::threshold)]
-    pub threshold: f64,
-    /// Sample each undecided cell up to this many runs per revision.
-    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_runs: u32,
-    /// How long each experiment's runs may take ("10m", "90s"), over lab.toml's `budget`.
-    #[arg(long, value_name = "DURATION", value_parser = super::value_parsers::budget)]
-    pub budget: Option<Duration>,
+    #[command(flatten)]
+    pub deciding: Deciding,
     /// Write the answer as Markdown for a pull request comment.
     #[arg(long, value_name = "FILE")]
     pub comment: Option<PathBuf>,
@@ -58,6 +50,37 @@ pub struct CiArgs {
     /// Report a slowdown at once instead of measuring it again in a second session.
     #[arg(long)]
     pub no_confirm: bool,
+}
+
+/// How each comparison of two revisions is decided, for `lab ci` and `lab bisect`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Deciding {
+    /// Changes within ± this share count as the same ("5%" or 0.05). Shared CI machines
+    /// rarely resolve less.
+    #[arg(long, default_value = "5%", value_parser = super::value_parsers::threshold)]
+    pub threshold: f64,
+    /// Sample each undecided cell up to this many runs per revision.
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_runs: u32,
+    /// How long each comparison's runs may take ("10m", "90s"), over lab.toml's `budget`.
+    #[arg(long, value_name = "DURATION", value_parser = super::value_parsers::budget)]
+    pub budget: Option<Duration>,
+}
+
+impl Deciding {
+    /// `opts` with the revisions `revs` measured and sampled as asked.
+    pub(super) fn options<'a>(&self, revs: &'a [String], quiet: bool) -> RunOptions<'a> {
+        RunOptions {
+            quiet,
+            revs: Some(revs),
+            threshold: self.threshold,
+            until_decided: Some(self.max_runs),
+            budget: self.budget,
+            summary: false,
+            shown: lab_exec::Shown::standard(quiet),
+            ..RunOptions::new(typed_command())
+        }
+    }
 }
 
 impl CiArgs {
@@ -105,7 +128,7 @@ pub fn ci(layout: &Layout, args: &CiArgs, quiet: bool, runner: &mut dyn Runner) 
         base: &args.base,
         base_commit: &base_commit,
         head_commit: &head_commit,
-        threshold: args.threshold,
+        threshold: args.deciding.threshold,
         url: args.url.as_deref(),
         experiments: outcomes.iter().map(measured).collect(),
     };
@@ -165,31 +188,47 @@ impl Measuring<'_> {
     fn compared(&self, dir: &Path, runner: &mut dyn Runner) -> Result<Compared> {
         let revs = [short(self.base_commit).to_string(), "HEAD".to_string()];
         let opts = RunOptions {
-            quiet: self.quiet,
-            revs: Some(&revs),
-            threshold: self.args.threshold,
             confirm: !self.args.no_confirm,
-            until_decided: Some(self.args.max_runs),
-            budget: self.args.budget,
-            summary: false,
-            shown: lab_exec::Shown::standard(self.quiet),
-            ..RunOptions::new(typed_command())
+            ..self.args.deciding.options(&revs, self.quiet)
         };
         let started = Instant::now();
-        run(self.layout, dir, &opts, runner)?;
-        let took = started.elapsed();
-        let a = assess_chosen(self.layout, dir, None)?.ok_or_else(|| {
-            LabError::Other(anyhow::anyhow!("the session just run is not stored"))
-        })?;
-        let revisions = a.session.manifest.revisions.as_ref();
-        let overall = a.looks.last().map_or(0.95, |s| s.level);
-        let comparison = revisions
-            .zip(a.experiment.primary_metric())
-            .and_then(|(r, m)| between_revisions(&a.experiment, &a.analysis, r, m, overall))
-            .ok_or_else(|| LabError::Other(anyhow::anyhow!("the session has no comparison")))?;
-        let used = used(&comparison, &a.session.manifest, took);
+        let revised = across_revisions(self.layout, dir, &opts, runner)?;
+        let used = used(&revised.comparison, &revised.manifest, started.elapsed());
+        let comparison = revised.comparison;
         Ok(Compared { comparison, used })
     }
+}
+
+/// A session across two revisions, as stored.
+pub(super) struct Revised {
+    /// Its head revision's cells against its base revision's.
+    pub comparison: Comparison,
+    pub session: String,
+    pub manifest: lab_store::Manifest,
+}
+
+/// `lab run DIR --revs …` as `opts` asks, then the newest session's comparison of its two
+/// revisions.
+pub(super) fn across_revisions(
+    layout: &Layout,
+    dir: &Path,
+    opts: &RunOptions,
+    runner: &mut dyn Runner,
+) -> Result<Revised> {
+    run(layout, dir, opts, runner)?;
+    let a = assess_chosen(layout, dir, None)?
+        .ok_or_else(|| LabError::Other(anyhow::anyhow!("the session just run is not stored")))?;
+    let revisions = a.session.manifest.revisions.as_ref();
+    let overall = a.looks.last().map_or(0.95, |s| s.level);
+    let comparison = revisions
+        .zip(a.experiment.primary_metric())
+        .and_then(|(r, m)| between_revisions(&a.experiment, &a.analysis, r, m, overall))
+        .ok_or_else(|| LabError::Other(anyhow::anyhow!("the session has no comparison")))?;
+    Ok(Revised {
+        comparison,
+        session: a.session.name.clone(),
+        manifest: a.session.manifest.clone(),
+    })
 }
 
 fn experiment_name(dir: &Path) -> String {

@@ -4,6 +4,8 @@
 
 mod baseline;
 mod bench;
+mod bisect;
+mod bisect_search;
 mod book;
 mod bundle;
 mod changes;
@@ -37,10 +39,11 @@ mod watch;
 pub use crate::run::{Engine, RunOptions, SlurmOptions, parse_revs, run_shard};
 pub use baseline::{BaselineArgs, save_baseline};
 pub use bench::BenchArgs;
+pub use bisect::{BisectArgs, bisect};
 pub use book::BookArgs;
 pub use bundle::{BundleArgs, describe as describe_bundle, write as write_bundle};
 pub use check::{CheckArgs, check, verdict_table};
-pub use ci::{CiArgs, ci};
+pub use ci::{CiArgs, Deciding, ci};
 pub use compare::{CompareArgs, CompareOptions, compare, compared_pair};
 pub use history::{HistoryArgs, HistoryOptions, run_history};
 pub use html::build_html;

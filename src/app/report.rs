@@ -135,9 +135,11 @@ fn render_one(
     let context = Context::of(layout, dir, &assessed)?;
     let replications = super::replications::of(layout, dir, &assessed)?;
     let notes = quoted_notes(&assessed).map_err(authoring)?;
+    let bisections = super::bisect::bisections_of(layout, &assessed.experiment.name);
     let mut item = rendered(&assessed, &context);
     item.replications = replications.as_ref();
     item.notes = notes.as_ref();
+    item.bisections = &bisections;
     let (entry, warnings) = render::render_chapter(&layout.book(), &item).map_err(authoring)?;
     for w in warnings {
         eprintln!("warning: {}", terminal(&w));
@@ -272,6 +274,7 @@ fn rendered<'a>(a: &'a Assessed, context: &'a Context) -> Rendered<'a> {
         compared: context.compared.as_ref(),
         replications: None,
         notes: None,
+        bisections: &[],
     }
 }
 

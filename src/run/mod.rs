@@ -6,6 +6,7 @@
 //! experiment: a second `lab run` of the same experiment is refused. The command line says
 //! how each chapter is written and what is printed of it ([`Chapters`]).
 
+mod commits;
 mod estimate;
 mod host;
 mod look_time;
@@ -15,6 +16,7 @@ mod session;
 mod slurm;
 mod start;
 
+pub use commits::{commits_between, resolve_commit, subject};
 pub use host::check_runnable;
 pub use options::RunOptions;
 pub use revs::{exists_at, merge_base, parse_revs};

@@ -340,7 +340,7 @@ impl Repository {
 }
 
 /// Runs git in `dir`; its trimmed stdout, or its stderr as the error.
-fn git(dir: &Path, args: &[&str]) -> std::result::Result<String, String> {
+pub(super) fn git(dir: &Path, args: &[&str]) -> std::result::Result<String, String> {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)

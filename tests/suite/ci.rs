@@ -7,7 +7,7 @@
 use crate::common::{self, Project};
 use crate::revs::costs_off_by;
 use lab::Exit;
-use lab::app::{self, CiArgs};
+use lab::app::{self, CiArgs, Deciding};
 use lab::layout::Layout;
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ fn cost_at(n: usize) -> f64 {
 }
 
 /// Runs git in the project with fixed names and dates: the same commits everywhere.
-fn git(project: &Project, args: &[&str]) -> String {
+pub(crate) fn git(project: &Project, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(["-c", "user.name=lab", "-c", "user.email=lab@example.org"])
         .args([
@@ -42,6 +42,15 @@ fn git(project: &Project, args: &[&str]) -> String {
 
 /// The twelve commits, `main` at commit 5, and the commits' hashes in order.
 fn twelve_commits() -> (Project, Vec<String>) {
+    let costs: Vec<f64> = (1..=12).map(cost_at).collect();
+    let (project, commits) = commits_costing(&costs);
+    git(&project, &["branch", "-f", "main", &commits[4]]);
+    (project, commits)
+}
+
+/// A repository of the `ab` fixture with one commit per cost (in ms), named `commit N`, and
+/// the commits' hashes in order.
+pub(crate) fn commits_costing(costs: &[f64]) -> (Project, Vec<String>) {
     let project = Project::with_fixtures(&["ab"]);
     std::fs::write(
         project.path(".gitignore"),
@@ -50,15 +59,14 @@ fn twelve_commits() -> (Project, Vec<String>) {
     .unwrap();
     git(&project, &["init", "-q"]);
     let mut commits = Vec::new();
-    for n in 1..=12 {
-        let cost = format!("{}\n", cost_at(n));
+    for (n, cost) in (1..).zip(costs) {
+        let cost = format!("{cost}\n");
         std::fs::write(project.path("experiments/ab/cost.txt"), cost).unwrap();
         std::fs::write(project.path("NEWS"), format!("commit {n}\n")).unwrap();
         git(&project, &["add", "-A"]);
         git(&project, &["commit", "-q", "-m", &format!("commit {n}")]);
         commits.push(git(&project, &["rev-parse", "HEAD"]));
     }
-    git(&project, &["branch", "-f", "main", &commits[4]]);
     (project, commits)
 }
 
@@ -80,9 +88,11 @@ fn args(project: &Project) -> CiArgs {
     CiArgs {
         experiments: Vec::new(),
         base: "main".into(),
-        threshold: 0.05,
-        max_runs: 30,
-        budget: None,
+        deciding: Deciding {
+            threshold: 0.05,
+            max_runs: 30,
+            budget: None,
+        },
         comment: Some(project.path("comment.md")),
         url: Some("https://example.org/book/".into()),
         bmf: Some(project.path("bmf.json")),

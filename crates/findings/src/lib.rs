@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod automatic;
+pub mod bisect;
 pub mod checks;
 pub mod compare;
 pub mod history;

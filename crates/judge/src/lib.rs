@@ -6,6 +6,10 @@
 //! under its own path.
 
 pub mod analysis;
+/// A bisection as `lab bisect` keeps it: plain data, which the book shows.
+pub mod bisect {
+    pub use lab_findings::bisect::*;
+}
 pub mod checks;
 pub mod compare;
 pub mod history;

@@ -7,6 +7,7 @@
 //! way, and list an experiment whose chapter could not be rendered from its previous chapter.
 
 mod answer;
+mod bisect;
 mod chapter;
 pub mod charts;
 mod compared;
@@ -31,8 +32,8 @@ use lab_findings::analysis::Analysis;
 use lab_findings::checks::{CheckResult, Findings, Tally};
 use lab_store::{RUNS, SAMPLES};
 use published::{
-    ANALYSIS_JSON, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES, REPLICATIONS_PAGE,
-    ROOT_FILES,
+    ANALYSIS_JSON, BISECT_PAGE, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES,
+    REPLICATIONS_PAGE, ROOT_FILES,
 };
 use serde::Serialize;
 use std::fs;
@@ -57,6 +58,8 @@ pub struct Rendered<'a> {
     pub replications: Option<&'a lab_findings::replication::Replications>,
     /// The experiment's notes.md with the values its references name, when it has one.
     pub notes: Option<&'a notes::QuotedNotes>,
+    /// The bisections `lab bisect` kept for the experiment: its Bisect page, when any.
+    pub bisections: &'a [lab_findings::bisect::Bisection],
 }
 
 /// An experiment's line in SUMMARY.md and on the introduction page.
@@ -76,6 +79,8 @@ pub struct BookEntry {
     pub history: bool,
     /// The chapter has a Replications page.
     pub replications: bool,
+    /// The chapter has a Bisect page.
+    pub bisect: bool,
 }
 
 /// Writes `src/NAME/` for one experiment: staged, then swapped in whole. Returns the notes'
@@ -125,6 +130,13 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
         write(
             &dir.join(REPLICATIONS_PAGE),
             &templates::render(&tera, "replications.md", &view)?,
+        )?;
+    }
+    if !item.bisections.is_empty() {
+        let view = bisect::view(&exp.title, item.bisections);
+        write(
+            &dir.join(BISECT_PAGE),
+            &templates::render(&tera, "bisect.md", &view)?,
         )?;
     }
     Ok(warnings)
@@ -237,6 +249,7 @@ fn book_entry(item: &Rendered) -> BookEntry {
     BookEntry {
         history: item.history.is_some(),
         replications: item.replications.is_some(),
+        bisect: !item.bisections.is_empty(),
         ..entry_from_checks(
             &item.experiment.name,
             &item.experiment.title,
@@ -264,6 +277,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
         headline: answer::answer(checks),
         history: false,
         replications: false,
+        bisect: false,
     }
 }
 
@@ -281,6 +295,7 @@ pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
     Some(BookEntry {
         history: chapter.join(HISTORY_PAGE).is_file(),
         replications: chapter.join(REPLICATIONS_PAGE).is_file(),
+        bisect: chapter.join(BISECT_PAGE).is_file(),
         ..entry_from_checks(
             name,
             record.get("title")?.as_str()?,
@@ -312,6 +327,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         headline: "<p>This chapter could not be rendered; its page says why.</p>\n".into(),
         history: false,
         replications: false,
+        bisect: false,
     })
 }
 

@@ -21,6 +21,8 @@ pub const INDEX_PAGES: [&str; 3] = ["SUMMARY.md", "introduction.md", "how-to-rea
 pub const CHAPTER_PAGE: &str = "index.md";
 /// A chapter's History page.
 pub const HISTORY_PAGE: &str = "history.md";
+/// A chapter's Bisect page (an experiment `lab bisect` searched).
+pub const BISECT_PAGE: &str = "bisect.md";
 /// A chapter's Replications page (an experiment measured on several machines).
 pub const REPLICATIONS_PAGE: &str = "replications.md";
 /// Every statistic and verdict of a chapter.
@@ -110,7 +112,7 @@ impl Walk<'_> {
     }
 
     fn chapter(&mut self, dir: &Path) -> Result<()> {
-        let pages: Vec<String> = [CHAPTER_PAGE, HISTORY_PAGE, REPLICATIONS_PAGE]
+        let pages: Vec<String> = [CHAPTER_PAGE, HISTORY_PAGE, REPLICATIONS_PAGE, BISECT_PAGE]
             .iter()
             .filter_map(|page| read_text(&dir.join(page)))
             .collect();
@@ -120,8 +122,14 @@ impl Walk<'_> {
         };
         for (name, meta) in entries(dir)? {
             let path = dir.join(&name);
-            if [CHAPTER_PAGE, HISTORY_PAGE, REPLICATIONS_PAGE, ANALYSIS_JSON]
-                .contains(&name.as_str())
+            if [
+                CHAPTER_PAGE,
+                HISTORY_PAGE,
+                REPLICATIONS_PAGE,
+                BISECT_PAGE,
+                ANALYSIS_JSON,
+            ]
+            .contains(&name.as_str())
                 || (name.ends_with(".svg") && shown(&name))
             {
                 self.file(&path, &meta);
@@ -221,7 +229,7 @@ fn chapter_of(line: &str) -> Option<&str> {
     let target = line.trim_end().strip_suffix(')')?.rsplit_once("](")?.1;
     let (name, page) = target.split_once('/')?;
     let folder = !name.is_empty() && name != "." && name != "..";
-    (folder && [CHAPTER_PAGE, HISTORY_PAGE].contains(&page)).then_some(name)
+    (folder && [CHAPTER_PAGE, HISTORY_PAGE, BISECT_PAGE].contains(&page)).then_some(name)
 }
 
 /// The text of a regular file (not through a link), if it is one.

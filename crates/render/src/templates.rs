@@ -6,7 +6,7 @@ use std::path::Path;
 use tera::{Context, Tera};
 
 /// (name, embedded default) of every template.
-const DEFAULTS: [(&str, &str); 8] = [
+const DEFAULTS: [(&str, &str); 9] = [
     ("book.toml", include_str!("../templates/book.toml")),
     ("SUMMARY.md", include_str!("../templates/SUMMARY.md")),
     (
@@ -15,6 +15,7 @@ const DEFAULTS: [(&str, &str); 8] = [
     ),
     ("chapter.md", include_str!("../templates/chapter.md")),
     ("history.md", include_str!("../templates/history.md")),
+    ("bisect.md", include_str!("../templates/bisect.md")),
     (
         "replications.md",
         include_str!("../templates/replications.md"),
