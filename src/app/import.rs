@@ -505,6 +505,7 @@ fn format_word(format: Format) -> &'static str {
         Format::Asv => "asv",
         Format::BenchmarkDotNet => "benchmarkdotnet",
         Format::Nanobench => "nanobench",
+        Format::Catch2 => "catch2",
     }
 }
 
@@ -529,6 +530,9 @@ fn expected_files(format: Format) -> &'static str {
         }
         Format::Nanobench => {
             "nanobench's JSON output (what Bench::render writes with ankerl::nanobench::templates::json())"
+        }
+        Format::Catch2 => {
+            "Catch2's XML report (`-r xml`) only to say why it cannot import it: it holds each benchmark's mean, not its samples"
         }
     }
 }
