@@ -519,7 +519,7 @@ fn expected_files(format: Format) -> &'static str {
             "criterion's target/criterion folder, its benchmark folders, or their new/sample.json"
         }
         Format::PytestBenchmark => {
-            "the JSON files of `pytest --benchmark-json FILE --benchmark-save-data` (or --benchmark-save)"
+            "the JSON files of `pytest --benchmark-json FILE` (or of `--benchmark-save NAME --benchmark-save-data`)"
         }
         Format::GoTest => "the text output of `go test -bench . [-count N] [-benchmem]`",
         Format::Asv => {
