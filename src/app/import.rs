@@ -505,6 +505,7 @@ fn format_word(format: Format) -> &'static str {
         Format::Asv => "asv",
         Format::BenchmarkDotNet => "benchmarkdotnet",
         Format::Nanobench => "nanobench",
+        Format::Catch2 => "catch2",
     }
 }
 
@@ -518,7 +519,7 @@ fn expected_files(format: Format) -> &'static str {
             "criterion's target/criterion folder, its benchmark folders, or their new/sample.json"
         }
         Format::PytestBenchmark => {
-            "the JSON files of `pytest --benchmark-json FILE --benchmark-save-data` (or --benchmark-save)"
+            "the JSON files of `pytest --benchmark-json FILE` (or of `--benchmark-save NAME --benchmark-save-data`)"
         }
         Format::GoTest => "the text output of `go test -bench . [-count N] [-benchmem]`",
         Format::Asv => {
@@ -529,6 +530,9 @@ fn expected_files(format: Format) -> &'static str {
         }
         Format::Nanobench => {
             "nanobench's JSON output (what Bench::render writes with ankerl::nanobench::templates::json())"
+        }
+        Format::Catch2 => {
+            "Catch2's XML report (`-r xml`) only to say why it cannot import it: it holds each benchmark's mean, not its samples"
         }
     }
 }

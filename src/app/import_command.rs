@@ -29,6 +29,8 @@ pub enum Source {
     BenchmarkDotNet,
     /// nanobench's JSON output (`templates::json()`).
     Nanobench,
+    /// Catch2's XML report (`-r xml`): refused, as it holds only each benchmark's mean.
+    Catch2,
 }
 
 impl Source {
@@ -46,6 +48,7 @@ impl Source {
             Source::Asv => Some(Format::Asv),
             Source::BenchmarkDotNet => Some(Format::BenchmarkDotNet),
             Source::Nanobench => Some(Format::Nanobench),
+            Source::Catch2 => Some(Format::Catch2),
         }
     }
 }

@@ -21,9 +21,10 @@ enum Kind {
     Asv,
     BenchmarkDotNet,
     Nanobench,
+    Pyperf,
 }
 
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Hyperfine,
     Kind::Gbench,
     Kind::Jmh,
@@ -33,6 +34,7 @@ const KINDS: [Kind; 9] = [
     Kind::Asv,
     Kind::BenchmarkDotNet,
     Kind::Nanobench,
+    Kind::Pyperf,
 ];
 
 impl Kind {
@@ -47,6 +49,7 @@ impl Kind {
             Kind::Asv => "asv",
             Kind::BenchmarkDotNet => "benchmarkdotnet",
             Kind::Nanobench => "nanobench",
+            Kind::Pyperf => "pyperf",
         }
     }
 
@@ -57,7 +60,7 @@ impl Kind {
             Kind::Jmh => written * 1e-6,
             // One iteration per sample: times[i] / 1 ns, in seconds.
             Kind::Criterion => written / 1.0 * 1e-9,
-            Kind::Hyperfine | Kind::PytestBenchmark | Kind::Asv => written,
+            Kind::Hyperfine | Kind::PytestBenchmark | Kind::Asv | Kind::Pyperf => written,
             // Nanoseconds of an iteration of BDN_OPERATIONS operations, per operation in seconds.
             Kind::BenchmarkDotNet => written / BDN_OPERATIONS * 1e-9,
             // Seconds per iteration of NANOBENCH_BATCH units, per unit.
@@ -148,6 +151,7 @@ impl Kind {
             }
             Kind::BenchmarkDotNet => ("b-report-full.json", bdn_text(runs)),
             Kind::Nanobench => ("n.json", nanobench_text(runs)),
+            Kind::Pyperf => ("y.json", pyperf_text(runs)),
             Kind::Criterion | Kind::Asv => unreachable!("written by Kind::write"),
         }
     }
@@ -157,7 +161,9 @@ impl Kind {
     fn runs_of(self, runs: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let all: Vec<f64> = runs.iter().flatten().copied().collect();
         match self {
-            Kind::Jmh | Kind::Asv | Kind::BenchmarkDotNet | Kind::Nanobench => runs.to_vec(),
+            Kind::Jmh | Kind::Asv | Kind::BenchmarkDotNet | Kind::Nanobench | Kind::Pyperf => {
+                runs.to_vec()
+            }
             Kind::PytestBenchmark | Kind::Criterion => vec![all],
             Kind::Hyperfine | Kind::Gbench | Kind::Go => all.into_iter().map(|x| vec![x]).collect(),
         }
@@ -231,6 +237,19 @@ fn nanobench_text(runs: &[Vec<f64>]) -> String {
         })
         .collect();
     format!(r#"{{"results": [{}]}}"#, results.join(", "))
+}
+
+/// pyperf JSON (format "1.0") of one benchmark, each run one worker process's values in
+/// seconds.
+fn pyperf_text(runs: &[Vec<f64>]) -> String {
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|values| format!(r#"{{"values": {}}}"#, list(values)))
+        .collect();
+    format!(
+        r#"{{"version": "1.0", "metadata": {{"name": "x", "unit": "second"}}, "benchmarks": [{{"runs": [{}]}}]}}"#,
+        runs.join(", ")
+    )
 }
 
 /// Values as a JSON list, each written so that it reads back as the same number.

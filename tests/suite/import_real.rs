@@ -425,6 +425,7 @@ fn real_go_files_import_every_result_line() {
         ("go/real/go-pkg-benchmarks-loggers.txt", "loggers", 17),
         ("go/real/simdcbor.txt", "cbor", 72),
         ("go/real/backent-engine.txt", "engine", 50),
+        ("go/real/benchstat-crc32-2017.txt", "crc", 360),
     ];
     for (file, into, runs) in cases {
         let path = fixture(file);

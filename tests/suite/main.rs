@@ -28,6 +28,7 @@ mod hostile;
 mod import;
 mod import_asv;
 mod import_bdn;
+mod import_catch2;
 mod import_nanobench;
 mod import_props;
 mod import_real;

@@ -7,6 +7,7 @@
 
 pub mod asv;
 pub mod benchmarkdotnet;
+pub mod catch2;
 pub mod criterion;
 pub mod gbench;
 pub mod gotest;
@@ -43,6 +44,8 @@ pub enum Format {
     BenchmarkDotNet,
     /// nanobench's JSON (`templates::json()`).
     Nanobench,
+    /// Catch2's XML report (`-r xml`): recognised, and refused as summaries only.
+    Catch2,
 }
 
 impl Format {
@@ -59,6 +62,7 @@ impl Format {
             Format::Asv => "asv",
             Format::BenchmarkDotNet => "BenchmarkDotNet",
             Format::Nanobench => "nanobench",
+            Format::Catch2 => "Catch2",
         }
     }
 }
@@ -406,6 +410,7 @@ pub fn parse(format: Format, origin: &str, text: &str) -> Result<Imported> {
         Format::Asv => asv::parse(origin, text),
         Format::BenchmarkDotNet => benchmarkdotnet::parse(origin, text),
         Format::Nanobench => nanobench::parse(origin, text),
+        Format::Catch2 => catch2::parse(origin, text),
         Format::Criterion => bail!(
             "{origin}: criterion results are two files, new/sample.json and new/benchmark.json \
              (expected the path of a criterion benchmark folder or its new/sample.json, read from disk)"

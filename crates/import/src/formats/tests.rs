@@ -263,6 +263,10 @@ mod mutated {
                 Format::Nanobench,
                 "nanobench/nanobench-2020-docs-render.json",
             ),
+            (
+                Format::Catch2,
+                "catch2/catch2-3.1.0-AppleClang-macOS-arm64.xml",
+            ),
         ]
         .into_iter()
         .map(|(format, file)| (format, std::fs::read_to_string(fixture(file)).unwrap()))
@@ -282,7 +286,7 @@ mod mutated {
 
         #[test]
         fn changed_bytes_give_a_result_or_a_located_error(
-            which in 0usize..20,
+            which in 0usize..21,
             edits in proptest::collection::vec((0.0f64..1.0, 32u8..127), 1..8)
         ) {
             let (format, text) = &originals()[which];
@@ -296,7 +300,7 @@ mod mutated {
 
         #[test]
         fn files_cut_short_or_missing_lines_give_a_result_or_a_located_error(
-            which in 0usize..20,
+            which in 0usize..21,
             cut in 0.0f64..1.0,
             dropped in proptest::collection::vec(0.0f64..1.0, 0..6)
         ) {
