@@ -59,8 +59,9 @@ pub struct Deciding {
     /// rarely resolve less.
     #[arg(long, default_value = "5%", value_parser = super::value_parsers::threshold)]
     pub threshold: f64,
-    /// Sample each undecided cell up to this many runs per revision.
-    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Sample each undecided cell up to this many runs per revision (a cell stops as soon as
+    /// it is decided).
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_runs: u32,
     /// How long each comparison's runs may take ("10m", "90s"), over lab.toml's `budget`.
     #[arg(long, value_name = "DURATION", value_parser = super::value_parsers::budget)]
@@ -108,6 +109,12 @@ struct Compared {
 /// `lab ci` with `runner` timing the runs.
 pub fn ci(layout: &Layout, args: &CiArgs, quiet: bool, runner: &mut dyn Runner) -> Result<Exit> {
     let [base_commit, head_commit] = merge_base(&layout.root, &args.base)?;
+    if !quiet && crate::run::uncommitted(&layout.root) {
+        eprintln!(
+            "note: the working tree has changes not committed: lab ci measures HEAD's commit, {}, without them",
+            short(&head_commit)
+        );
+    }
     let dirs = chosen_dirs(layout, &args.experiments)?;
     let measuring = Measuring {
         layout,

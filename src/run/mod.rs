@@ -19,7 +19,7 @@ mod start;
 pub use commits::{commits_between, resolve_commit, subject};
 pub use host::check_runnable;
 pub use options::RunOptions;
-pub use revs::{exists_at, merge_base, parse_revs};
+pub use revs::{exists_at, merge_base, parse_revs, uncommitted};
 pub use slurm::{Engine, SlurmOptions, run_shard};
 
 use crate::error::{Exit, Result};

@@ -61,6 +61,12 @@ pub fn merge_base(dir: &Path, base: &str) -> Result<[String; 2]> {
     Ok([found, head])
 }
 
+/// Whether the work tree of the repository holding `dir` has changes not committed (files
+/// git ignores aside).
+pub fn uncommitted(dir: &Path) -> bool {
+    git(dir, &["status", "--porcelain", "--untracked-files=no"]).is_ok_and(|s| !s.is_empty())
+}
+
 /// Whether `relative` (a path in the repository holding `dir`) exists at `commit`.
 pub fn exists_at(dir: &Path, commit: &str, relative: &Path) -> bool {
     let spec = format!("{commit}:{}", relative.display());

@@ -192,7 +192,7 @@ fn an_experiment_new_in_the_pull_request_and_a_head_at_the_base_are_not_failures
     pull_request_at(&project, &commits, 5);
     assert_eq!(ci(&project, &args(&project)), Exit::Ok);
     assert!(project.read("comment.md").contains(
-        "| ab | not measured: the head is the merge-base: nothing changed to compare |  |"
+        "| ab | not measured: the head is the merge-base: nothing changed to compare | |"
     ));
     assert!(project.sessions("ab").is_empty());
     let (project, commits) = twelve_commits();
@@ -212,7 +212,7 @@ fn an_experiment_new_in_the_pull_request_and_a_head_at_the_base_are_not_failures
     assert!(
         project
             .read("comment.md")
-            .contains("| fresh | not measured: new in this pull request: the merge-base has no such experiment |  |"),
+            .contains("| fresh | not measured: new in this pull request: the merge-base has no such experiment | |"),
         "{}",
         project.read("comment.md")
     );

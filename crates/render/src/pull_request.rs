@@ -77,12 +77,17 @@ impl Standing {
 /// experiment's cells folded under `<details>`.
 pub fn comment(pr: &PullRequest) -> String {
     let mut out = format!(
-        "### lab: this pull request against `{}`\n\nThe head, `{}`, measured against `{}`, its merge-base with `{}`, their runs interleaved; a change within ±{} counts as the same.\n\n| experiment | answer | chapter |\n|---|---|---|\n",
+        "### lab: this pull request against `{}`\n\nThe head, `{}`, measured against `{}`, its merge-base with `{}`, their runs interleaved; a change within ±{} counts as the same.\n\n{}",
         markdown(pr.base),
         short(pr.head_commit),
         short(pr.base_commit),
         markdown(pr.base),
-        percent(pr.threshold)
+        percent(pr.threshold),
+        if pr.url.is_some() {
+            "| experiment | answer | chapter |\n|---|---|---|\n"
+        } else {
+            "| experiment | answer |\n|---|---|\n"
+        }
     );
     for m in &pr.experiments {
         out.push_str(&answer_row(pr, m));
@@ -102,10 +107,11 @@ fn answer_row(pr: &PullRequest, m: &Measured) -> String {
         Err(why) => format!("not measured: {}", markdown(why)),
     };
     let chapter = match (pr.url, &m.outcome) {
-        (Some(url), Ok(_)) => format!("[chapter]({}/{}/)", url.trim_end_matches('/'), m.name),
-        _ => String::new(),
+        (Some(url), Ok(_)) => format!(" [chapter]({}/{}/) |", url.trim_end_matches('/'), m.name),
+        (Some(_), Err(_)) => " |".to_string(),
+        (None, _) => String::new(),
     };
-    format!("| {} | {answer} | {chapter} |\n", markdown(m.name))
+    format!("| {} | {answer} |{chapter}\n", markdown(m.name))
 }
 
 /// "**slower**: work, 1.20× [1.17, 1.23]": the standing in bold, then the cells that make

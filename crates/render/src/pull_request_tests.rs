@@ -158,7 +158,7 @@ fn same_and_undecided_answers_count_cells_and_a_failure_says_why() {
         "{text}"
     );
     assert!(
-        text.contains("| new | not measured: not at the merge-base \\| new |  |"),
+        text.contains("| new | not measured: not at the merge-base \\| new | |"),
         "{text}"
     );
     assert_eq!(text.matches("<details>").count(), 2, "{text}");
@@ -300,5 +300,28 @@ fn the_schema_checks_refuse_what_the_tools_would() {
     assert!(
         is_github_benchmark_input(&json!([{"name": "a", "unit": "s", "value": 1.0, "range": 2}]))
             .is_err()
+    );
+}
+
+#[test]
+fn without_a_url_the_table_has_no_chapter_column() {
+    let c = comparison(
+        "lower",
+        vec![cell("work", Change::Same, Some((1.0, 0.99, 1.01)))],
+    );
+    let pr = PullRequest {
+        url: None,
+        ..pull_request(vec![Measured {
+            name: "ab",
+            outcome: Ok(&c),
+            used: None,
+        }])
+    };
+    let text = comment(&pr);
+    assert!(
+        text.contains(
+            "| experiment | answer |\n|---|---|\n| ab | **same**: 1 cell within ±5.0% |\n"
+        ),
+        "{text}"
     );
 }
