@@ -41,6 +41,34 @@ static NAMESPACES: Mutex<BTreeMap<PathBuf, Held>> = Mutex::new(BTreeMap::new());
 static CURRENT: Mutex<Option<IsolationRecord>> = Mutex::new(None);
 /// The cgroup this lab process lives in from its first session on, or why it has none.
 static GROUP: OnceLock<Result<SessionGroup, String>> = OnceLock::new();
+/// The Landlock ruleset each run restricts itself to so that it signals only its own
+/// processes (see `landlock`), or why the kernel has none.
+static SIGNAL_SCOPE: OnceLock<Result<landlock::Ruleset, String>> = OnceLock::new();
+
+/// The ruleset scoping a run's signals, where the kernel can scope them.
+pub(crate) fn signal_scope() -> Option<RawFd> {
+    SIGNAL_SCOPE
+        .get_or_init(landlock::signal_scope)
+        .as_ref()
+        .ok()
+        .map(landlock::Ruleset::raw_fd)
+}
+
+/// What the manifest says of runs' signals: scoped, or why not.
+fn signals_record(why: &mut Vec<String>) -> Option<String> {
+    match SIGNAL_SCOPE.get_or_init(landlock::signal_scope) {
+        Ok(ruleset) => Some(format!(
+            "landlock scope (ABI {}): a run signals only its own processes",
+            ruleset.abi
+        )),
+        Err(e) => {
+            why.push(format!(
+                "runs may signal each other and other processes: {e}"
+            ));
+            None
+        }
+    }
+}
 
 struct Held {
     guard: Guard,
@@ -140,7 +168,9 @@ impl Containment {
         if let Err(e) = group {
             why.push(format!("no cgroup for the session: {e}"));
         }
+        let signals = signals_record(&mut why);
         let record = IsolationRecord {
+            signals,
             files: held.clone().unwrap_or_else(|| "none".to_string()),
             processes: group.as_ref().map_or("process group".to_string(), |g| {
                 format!("cgroup {}", g.version)

@@ -7,6 +7,12 @@
 //!
 //! Each child calls `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self` before `execve`;
 //! the ruleset is made once per session.
+//!
+//! Since ABI 6 (Linux 6.12) a ruleset may also scope signals: a process in a Landlock domain
+//! may signal only processes of that domain or of domains nested in it. Each run restricts
+//! itself to [`signal_scope`], and each `landlock_restrict_self` makes a domain of its own, so
+//! a run signals itself and what it started, but not a run beside it (`--jobs`, `--duet`),
+//! not lab, and nothing else on the machine.
 
 use std::collections::BTreeSet;
 use std::ffi::CString;
@@ -33,6 +39,20 @@ const PATH_BENEATH: libc::c_int = 1;
 #[repr(C)]
 struct RulesetAttr {
     handled_access_fs: u64,
+}
+
+/// `LANDLOCK_SCOPE_SIGNAL` (ABI 6).
+const SCOPE_SIGNAL: u64 = 1 << 1;
+/// The first ABI that scopes signals.
+const SCOPES_ABI: i32 = 6;
+
+/// `struct landlock_ruleset_attr` as ABI 6 lays it out: the access rights handled, for files
+/// and for the network, and the scopes.
+#[repr(C)]
+struct ScopedAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
 }
 
 /// `struct landlock_path_beneath_attr`, packed as in linux/landlock.h.
@@ -89,15 +109,39 @@ fn handled(abi: i32) -> u64 {
 pub(crate) fn protecting(protected: &[PathBuf]) -> Result<Ruleset, String> {
     let abi = abi()?;
     let rights = handled(abi);
-    let attr = RulesetAttr {
+    let fd = create_ruleset(&RulesetAttr {
         handled_access_fs: rights,
-    };
+    })?;
+    for path in writable_around(protected) {
+        allow(&fd, &path, rights);
+    }
+    Ok(Ruleset { fd, abi })
+}
+
+/// A ruleset that handles no access right and scopes signals, or why the kernel has none.
+pub(crate) fn signal_scope() -> Result<Ruleset, String> {
+    let abi = abi()?;
+    if abi < SCOPES_ABI {
+        return Err(format!(
+            "Landlock ABI {abi} cannot scope signals (ABI {SCOPES_ABI}, Linux 6.12)"
+        ));
+    }
+    let fd = create_ruleset(&ScopedAttr {
+        handled_access_fs: 0,
+        handled_access_net: 0,
+        scoped: SCOPE_SIGNAL,
+    })?;
+    Ok(Ruleset { fd, abi })
+}
+
+/// A new ruleset of `attr`, a `struct landlock_ruleset_attr` of some ABI's size.
+fn create_ruleset<Attr>(attr: &Attr) -> Result<OwnedFd, String> {
     // SAFETY: the syscall reads `attr`, of the size given.
     let fd = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
-            &attr as *const RulesetAttr,
-            std::mem::size_of::<RulesetAttr>(),
+            attr as *const Attr,
+            std::mem::size_of::<Attr>(),
             0u32,
         )
     };
@@ -108,11 +152,7 @@ pub(crate) fn protecting(protected: &[PathBuf]) -> Result<Ruleset, String> {
         ));
     }
     // SAFETY: a new descriptor the kernel just returned, owned by nobody else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-    for path in writable_around(protected) {
-        allow(&fd, &path, rights);
-    }
-    Ok(Ruleset { fd, abi })
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// Allows `rights` beneath `path` (the file rights alone for a file that is no folder). A

@@ -16,8 +16,9 @@
 //! one. While runs execute, lab's real and saved user IDs are [`SHIELD_USER`], its effective
 //! one stays 0 (so it keeps every capability, capabilities(7) "Effect of user ID changes on
 //! capabilities"), and each run starts with user 0 as all three: a run can no longer stop lab
-//! (`kill -STOP $PPID`) or end its session (`kill -TERM $PPID`). Runs still share user 0 among
-//! themselves: with `--jobs`, one run can signal another.
+//! (`kill -STOP $PPID`) or end its session (`kill -TERM $PPID`). Runs share user 0 among
+//! themselves; what keeps one from signalling another (`--jobs`, `--duet`) is the Landlock
+//! scope each run restricts itself to (see `landlock`).
 //!
 //! Where lab is not root there is nothing to give up but `no_new_privs`, which Landlock needs
 //! anyway, and runs share lab's user.

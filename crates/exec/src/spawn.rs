@@ -87,6 +87,10 @@ struct Prepared<'a> {
     /// The session's protection of the record (its mount namespace or Landlock ruleset),
     /// entered before `execve`.
     protection: Option<super::isolation::Protection>,
+    /// The Landlock ruleset the child restricts itself to, in a domain of its own, so that it
+    /// signals only its own processes; `None` where the run has no protection or the kernel
+    /// cannot scope signals.
+    signal_scope: Option<RawFd>,
     /// The signals whose disposition the child sets back to the default.
     reset_signals: &'static [libc::c_int],
     /// Written by the child when it could not join its cgroup (the run goes on without it).
@@ -113,6 +117,11 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
     // Entering the session's namespace moves the child to its root: the folder must be
     // absolute to mean the same there.
     let cwd = absolute(request.cwd)?;
+    let protection =
+        super::isolation::run_entry_for(&cwd).map(|entry| super::isolation::Protection {
+            entry,
+            group: super::privileges::next_run_group(),
+        });
     Ok(Ready(Prepared {
         program: c_string(program.as_os_str().as_bytes())?,
         argv_ptrs: null_terminated(&argv),
@@ -130,12 +139,8 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
         cpus: request.cpus,
         cgroup_procs: request.cgroup_procs,
         counters: request.counters,
-        protection: super::isolation::run_entry_for(&cwd).map(|entry| {
-            super::isolation::Protection {
-                entry,
-                group: super::privileges::next_run_group(),
-            }
-        }),
+        protection,
+        signal_scope: protection.and_then(|_| super::isolation::signal_scope()),
         reset_signals: signals_to_reset(),
         cgroup_refused: false,
         failed: 0,
@@ -449,6 +454,8 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == 0
             && p.protection
                 .is_none_or(|entry| super::isolation::enter_in_child(entry))
+            && p.signal_scope
+                .is_none_or(|fd| super::landlock::restrict_in_child(fd))
             && p.cpus.as_ref().is_none_or(|set| {
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == 0
             })

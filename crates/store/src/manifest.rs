@@ -162,6 +162,10 @@ pub struct IsolationRecord {
     pub processes: String,
     /// What runs and builds could read but not write.
     pub read_only: Vec<String>,
+    /// What kept each run from signalling processes it did not start (runs beside it, lab,
+    /// the rest of the machine); `None` where nothing did, or in sessions recorded before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<String>,
     /// Why a protection is missing; empty when every one held.
     pub why: Vec<String>,
 }
@@ -173,6 +177,7 @@ impl IsolationRecord {
             files: "none".to_string(),
             processes: "process group".to_string(),
             read_only: Vec::new(),
+            signals: None,
             why: vec![why.to_string()],
         }
     }

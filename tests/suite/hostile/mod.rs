@@ -16,6 +16,7 @@ mod publish;
 mod record;
 mod sandbox;
 mod sealed;
+mod signals;
 mod values;
 
 use common::Project;
