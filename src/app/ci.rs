@@ -16,6 +16,9 @@ use lab_render::pull_request::{Measured, PullRequest, Standing};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// The most characters of an error an experiment's row shows.
+const ROW_WORDS: usize = 300;
+
 /// The variable GitHub Actions names the step summary's file by.
 const STEP_SUMMARY: &str = "GITHUB_STEP_SUMMARY";
 
@@ -178,10 +181,7 @@ impl Measuring<'_> {
         let (measured, error) = match self.compared(dir, runner) {
             Ok(c) => (Ok(c), None),
             Err(e) if matches!(e.exit(), Exit::Signal(_)) => return Err(e),
-            Err(e) => {
-                let first_line = e.to_string().lines().next().unwrap_or_default().to_string();
-                (Err(first_line), Some(e.exit()))
-            }
+            Err(e) => (Err(row_words(&e.to_string())), Some(e.exit())),
         };
         Ok(Outcome {
             name,
@@ -243,6 +243,22 @@ fn experiment_name(dir: &Path) -> String {
         || dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+/// An error as a table row can hold it: its first line, and the line after where the first
+/// announces it ("its output:"), cut to [`ROW_WORDS`] characters.
+fn row_words(error: &str) -> String {
+    let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut words = lines.next().unwrap_or_default().to_string();
+    if words.ends_with(':')
+        && let Some(next) = lines.next()
+    {
+        words = format!("{words} {next}");
+    }
+    match words.char_indices().nth(ROW_WORDS) {
+        Some((cut, _)) => format!("{}…", &words[..cut]),
+        None => words,
+    }
 }
 
 /// An experiment left unmeasured for `why`, which is no failure.

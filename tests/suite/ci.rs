@@ -324,3 +324,26 @@ fn the_comment_renders_as_a_table_with_the_cells_folded() {
     assert_eq!(cell.matches("<td>").count(), 5, "{cell}");
     assert!(cell.contains("<td>slower</td>"), "{cell}");
 }
+
+/// A head whose build fails: its row says why, with the build's first line of output, and the
+/// status is the build error's.
+#[test]
+fn a_head_that_does_not_build_says_why_in_its_row() {
+    let (project, _) = twelve_commits();
+    git(&project, &["checkout", "-q", "-B", "broken", "main"]);
+    git(&project, &["rm", "-q", "experiments/ab/cost.txt"]);
+    git(&project, &["commit", "-q", "-m", "lose the cost"]);
+    let layout = Layout::new(project.root());
+    let exit = app::ci(&layout, &args(&project), true, &mut costs_off_by(0.03)).unwrap();
+    assert_eq!(exit, Exit::Usage);
+    let comment = project.read("comment.md");
+    let row = comment.lines().find(|l| l.starts_with("| ab |")).unwrap();
+    assert!(
+        row.contains("| ab | not measured: the build at HEAD failed"),
+        "{row}"
+    );
+    assert!(
+        row.contains("cost.txt"),
+        "the build's output is quoted: {row}"
+    );
+}
