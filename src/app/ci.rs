@@ -270,7 +270,8 @@ fn unmeasured(name: String, why: &str) -> Outcome {
     }
 }
 
-/// "40 runs in 12 s on AMD EPYC 7B13 (2 CPUs), a slowdown measured twice".
+/// "40 runs compared, 12.3 s of measuring, on AMD EPYC 7B13 (2 CPUs)", saying where a
+/// slowdown was measured again.
 fn used(c: &Comparison, manifest: &lab_store::Manifest, took: Duration) -> String {
     let runs: usize = c.cells.iter().map(|x| x.a_runs + x.b_runs).sum();
     let host = &manifest.host;
@@ -279,16 +280,17 @@ fn used(c: &Comparison, manifest: &lab_store::Manifest, took: Duration) -> Strin
         .revisions
         .as_ref()
         .is_some_and(|r| r.confirms.is_some());
-    format!(
-        "{runs} runs compared, {} of measuring, on {cpu} ({} CPUs){}",
+    let (seconds, cpus) = (
         lab_config::format::seconds(took.as_secs_f64()),
         host.logical_cpus,
-        if confirmed {
-            "; the slowdown was measured again in a second session"
-        } else {
-            ""
-        }
-    )
+    );
+    if confirmed {
+        format!(
+            "{runs} runs compared, in a second session that measured the slowdown again; {seconds} of measuring in both, on {cpu} ({cpus} CPUs)"
+        )
+    } else {
+        format!("{runs} runs compared, {seconds} of measuring, on {cpu} ({cpus} CPUs)")
+    }
 }
 
 fn short(commit: &str) -> &str {

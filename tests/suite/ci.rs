@@ -128,7 +128,7 @@ fn a_pull_request_carrying_the_planted_slowdown_is_slower_by_1_20_and_fails() {
         "the merge-base, commit 5, is the base: {comment}"
     );
     assert!(
-        comment.contains("the slowdown was measured again in a second session"),
+        comment.contains("runs compared, in a second session that measured the slowdown again; "),
         "{comment}"
     );
     assert_eq!(
