@@ -6,6 +6,7 @@ mod baseline;
 mod bench;
 mod bisect;
 mod bisect_search;
+mod bisections;
 mod book;
 mod bundle;
 mod changes;

@@ -135,7 +135,7 @@ fn render_one(
     let context = Context::of(layout, dir, &assessed)?;
     let replications = super::replications::of(layout, dir, &assessed)?;
     let notes = quoted_notes(&assessed).map_err(authoring)?;
-    let bisections = super::bisect::bisections_of(layout, &assessed.experiment.name);
+    let bisections = super::bisections::of(layout, &assessed.experiment.name);
     let mut item = rendered(&assessed, &context);
     item.replications = replications.as_ref();
     item.notes = notes.as_ref();

@@ -163,7 +163,14 @@ mod tests {
             out.instructions().unwrap()
         };
         let (small, again, large) = (count(1000), count(1000), count(100_000));
-        assert_eq!(small, again, "the same work, the same count");
+        // Within a tenth of a percent, not exactly: what differs between two runs of the same
+        // work, such as how many digits their process IDs have, costs a few dozen
+        // instructions of formatting (706,820 against 706,898 was seen).
+        let apart = small.abs_diff(again) as f64 / small as f64;
+        assert!(
+            apart < 1e-3,
+            "the same work, the same count: {small} against {again}"
+        );
         assert!(large > 5 * small, "{large} against {small}");
     }
 }

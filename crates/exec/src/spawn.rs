@@ -87,9 +87,7 @@ struct Prepared<'a> {
     /// The session's protection of the record (its mount namespace or Landlock ruleset),
     /// entered before `execve`.
     protection: Option<super::isolation::Protection>,
-    /// The Landlock ruleset the child restricts itself to, in a domain of its own, so that it
-    /// signals only its own processes; `None` where the run has no protection or the kernel
-    /// cannot scope signals.
+    /// The Landlock ruleset that scopes the child's signals to its own processes, if any.
     signal_scope: Option<RawFd>,
     /// The signals whose disposition the child sets back to the default.
     reset_signals: &'static [libc::c_int],
