@@ -318,11 +318,27 @@ fn a_parallel_run_the_machine_disturbed_is_withheld_and_the_busy_processes_named
         text.replace("run = [\"sh\", \"loop.sh\", \"{n}\"]", pair),
     )
     .unwrap();
-    let out = {
-        let _hogs = Hogs::start(cpus() + 1);
-        project.lab(&["run", "busy", "--no-wait"])
-    };
-    let checks = checks_of(&project, "busy");
+    // Disturbed this much, the interval sometimes straddles the threshold on its own (0.905
+    // to 1.52 against 1.5 was seen): the data then cannot decide whatever the machine did,
+    // and there is no verdict to withhold. Such a session is measured again, twice at most.
+    let (mut out, mut checks);
+    let mut attempts = 0;
+    loop {
+        out = {
+            let _hogs = Hogs::start(cpus() + 1);
+            project.lab(&["run", "busy", "--no-wait"])
+        };
+        checks = checks_of(&project, "busy");
+        attempts += 1;
+        let reading =
+            &checks["the second spelling is no slower than 1.5 times the first"]["reading"];
+        let straddled = reading
+            .as_str()
+            .is_some_and(|r| r.contains(": the data cannot decide"));
+        if !straddled || attempts == 3 {
+            break;
+        }
+    }
     let compare = &checks["the second spelling is no slower than 1.5 times the first"];
     assert_eq!(
         compare["verdict"],
