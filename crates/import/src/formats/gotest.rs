@@ -11,7 +11,8 @@
 //! `-cpu 1,4` gives distinct benchmarks;
 //! the rest of the name, sub-benchmarks and `key=value` parts included, is the name as written.
 //! Configuration lines (`goos: linux`, `goarch`, `pkg`, `cpu`, and any `key: value`) are the
-//! context. Other lines (`PASS`,
+//! context; where they name more than one machine (two `cpu:` lines, say: logs concatenated),
+//! the import says so, since their runs share cells. Other lines (`PASS`,
 //! `ok …`, test output, build output) are not results and are skipped; a file with no result
 //! line is refused.
 
@@ -45,12 +46,32 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
             "no result line (expected lines such as `BenchmarkSort-8  1000  1234 ns/op`)",
         ));
     }
+    let notes = machines_note(origin, &facts).into_iter().collect();
     Ok(Imported {
         format: Format::GoTest,
         tool_version: None,
         context: facts.into_context(),
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
-        notes: Vec::new(),
+        notes,
+    })
+}
+
+/// The configuration keys that tell one machine from another.
+const MACHINE_KEYS: [&str; 3] = ["cpu", "goos", "goarch"];
+
+/// Where the log's configuration lines name more than one machine: what they name, and how to
+/// keep each machine's runs apart.
+fn machines_note(origin: &str, facts: &Facts) -> Option<String> {
+    let differing: Vec<String> = MACHINE_KEYS
+        .iter()
+        .filter(|key| facts.values(key).len() > 1)
+        .map(|key| format!("{key}: {}", facts.values(key).join("; ")))
+        .collect();
+    (!differing.is_empty()).then(|| {
+        format!(
+            "{origin} holds results from more than one machine ({}), and their runs share cells: split the log where its configuration lines change and import each part with --machine LABEL",
+            differing.join(", ")
+        )
     })
 }
 

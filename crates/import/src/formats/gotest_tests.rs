@@ -80,3 +80,22 @@ fn text_without_result_lines_and_bad_values_are_refused_with_their_line() {
     let text = "Benchmarking is fun\nBenchmarkY 10 5 ns/op\n";
     assert_eq!(parse("x.txt", text).unwrap().benchmarks.len(), 1);
 }
+
+#[test]
+fn a_log_of_two_machines_says_so_once_and_one_machine_says_nothing() {
+    let one = read("go/go-bench.txt");
+    assert!(one.notes.is_empty(), "{:?}", one.notes);
+    let text = std::fs::read_to_string(fixture("go/go-bench.txt")).unwrap();
+    let other = text.replace("cpu: Intel(R) Xeon(R) Processor", "cpu: Cortex-A76");
+    let both = parse("both.txt", &format!("{text}{other}")).unwrap();
+    assert_eq!(
+        both.notes,
+        [
+            "both.txt holds results from more than one machine (cpu: Intel(R) Xeon(R) Processor; Cortex-A76), and their runs share cells: split the log where its configuration lines change and import each part with --machine LABEL"
+        ]
+    );
+    assert_eq!(
+        both.benchmarks[0].runs.len(),
+        2 * one.benchmarks[0].runs.len()
+    );
+}

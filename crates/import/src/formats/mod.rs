@@ -601,6 +601,11 @@ impl Facts {
         }
     }
 
+    /// The values recorded for `key`, in the order first seen.
+    pub(crate) fn values(&self, key: &str) -> &[String] {
+        self.0.get(key).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether no value is recorded for `key` yet.
     pub(crate) fn lacks(&self, key: &str) -> bool {
         !self.0.contains_key(key)
