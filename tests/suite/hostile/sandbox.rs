@@ -31,7 +31,12 @@ fn a_run_reaches_neither_lab_nor_a_privilege_nor_the_experiment() {
         return;
     }
     // A fresh project: no book/ yet, which lab makes before the first run, read-only.
-    let script = format!("{{ {}; }} >&2; echo '{{\"v\": 1}}'", PROBES.join("; "));
+    // The sleep keeps each run well above the shortest run lab can time, however busy the
+    // machine.
+    let script = format!(
+        "{{ {}; }} >&2; sleep 0.2; echo '{{\"v\": 1}}'",
+        PROBES.join("; ")
+    );
     let project = project_with("exp", &minimal(&script, ""), &[("notes.md", "Notes.\n")]);
     let out = project.lab(&["run", "exp", "--quiet"]);
     assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
