@@ -64,7 +64,7 @@ pub fn bisect(
         stepping.search(&between, runner)?
     };
     let bisection = Bisection {
-        experiment: experiment_name(&dir),
+        experiment: lab_config::experiment_name(&dir),
         good: good.clone(),
         bad,
         threshold: args.deciding.threshold,
@@ -195,13 +195,6 @@ impl Stepping<'_> {
             cells,
         }
     }
-}
-
-fn experiment_name(dir: &Path) -> String {
-    dir.file_name().map_or_else(
-        || dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 fn capitalised(sentence: &str) -> String {

@@ -5,13 +5,13 @@
 //! Markdown comment, the job's step summary (`$GITHUB_STEP_SUMMARY`) and the files
 //! dashboards read (Bencher's BMF, github-action-benchmark's custom JSON).
 
-use super::run_command::{run, typed_command};
-use super::session::assess_chosen;
+use super::run_command::{Compared as Chaptered, run_compared, typed_command};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use crate::run::{RunOptions, exists_at, merge_base};
 use lab_exec::{ProcessRunner, Runner};
-use lab_judge::compare::{Comparison, between_revisions};
+use lab_judge::bisect::short;
+use lab_judge::compare::Comparison;
 use lab_render::pull_request::{Measured, PullRequest, Standing};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -129,7 +129,7 @@ pub fn ci(layout: &Layout, args: &CiArgs, quiet: bool, runner: &mut dyn Runner) 
     for dir in &dirs {
         outcomes.push(if base_commit == head_commit {
             let why = "the head is the merge-base: nothing changed to compare";
-            unmeasured(experiment_name(dir), why)
+            unmeasured(lab_config::experiment_name(dir), why)
         } else {
             measuring.outcome(dir, runner)?
         });
@@ -173,7 +173,7 @@ impl Measuring<'_> {
     /// One experiment measured across the two revisions, or why not. A signal stops
     /// `lab ci`.
     fn outcome(&self, dir: &Path, runner: &mut dyn Runner) -> Result<Outcome> {
-        let name = experiment_name(dir);
+        let name = lab_config::experiment_name(dir);
         if !exists_at(dir, self.base_commit, Path::new("./lab.toml")) {
             let why = "new in this pull request: the merge-base has no such experiment";
             return Ok(unmeasured(name, why));
@@ -215,34 +215,28 @@ pub(super) struct Revised {
 }
 
 /// `lab run DIR --revs …` as `opts` asks, then the newest session's comparison of its two
-/// revisions.
+/// revisions, as its chapter found it.
 pub(super) fn across_revisions(
     layout: &Layout,
     dir: &Path,
     opts: &RunOptions,
     runner: &mut dyn Runner,
 ) -> Result<Revised> {
-    run(layout, dir, opts, runner)?;
-    let a = assess_chosen(layout, dir, None)?
-        .ok_or_else(|| LabError::Other(anyhow::anyhow!("the session just run is not stored")))?;
-    let revisions = a.session.manifest.revisions.as_ref();
-    let overall = a.looks.last().map_or(0.95, |s| s.level);
-    let comparison = revisions
-        .zip(a.experiment.primary_metric())
-        .and_then(|(r, m)| between_revisions(&a.experiment, &a.analysis, r, m, overall))
+    let (_, compared) = run_compared(layout, dir, opts, runner)?;
+    let Chaptered {
+        session,
+        comparison,
+    } = compared
         .ok_or_else(|| LabError::Other(anyhow::anyhow!("the session has no comparison")))?;
+    let session_dir = layout
+        .data_dir(&lab_config::experiment_name(dir))
+        .join(&session);
+    let manifest = lab_store::load_manifest(&session_dir)?;
     Ok(Revised {
         comparison,
-        session: a.session.name.clone(),
-        manifest: a.session.manifest.clone(),
+        session,
+        manifest,
     })
-}
-
-fn experiment_name(dir: &Path) -> String {
-    dir.file_name().map_or_else(
-        || dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 /// An error as a table row can hold it: its first line, and the line after where the first
@@ -291,10 +285,6 @@ fn used(c: &Comparison, manifest: &lab_store::Manifest, took: Duration) -> Strin
     } else {
         format!("{runs} runs compared, {seconds} of measuring, on {cpu} ({cpus} CPUs)")
     }
-}
-
-fn short(commit: &str) -> &str {
-    commit.get(..12).unwrap_or(commit)
 }
 
 fn measured(o: &Outcome) -> Measured<'_> {

@@ -164,12 +164,31 @@ pub fn run(
     opts: &RunOptions,
     runner: &mut dyn Runner,
 ) -> Result<Exit> {
+    run_compared(layout, experiment, opts, runner).map(|(exit, _)| exit)
+}
+
+/// The newest session of a run across revisions with its chapter's comparison of the two.
+pub(super) struct Compared {
+    pub session: String,
+    pub comparison: lab_judge::compare::Comparison,
+}
+
+/// [`run`], also giving the comparison the newest session's chapter showed, for a session
+/// across revisions (`None` otherwise): judged once, for the chapter.
+pub(super) fn run_compared(
+    layout: &Layout,
+    experiment: &Path,
+    opts: &RunOptions,
+    runner: &mut dyn Runner,
+) -> Result<(Exit, Option<Compared>)> {
     let mut printed = Printed {
         layout,
         experiment,
         opts,
+        compared: None,
     };
-    crate::run::run(layout, experiment, opts, runner, &mut printed)
+    let exit = crate::run::run(layout, experiment, opts, runner, &mut printed)?;
+    Ok((exit, printed.compared))
 }
 
 /// Each session's chapter, written as `lab report` writes it, then its summary printed.
@@ -178,6 +197,8 @@ struct Printed<'a> {
     /// The experiment as the command line named it.
     experiment: &'a Path,
     opts: &'a RunOptions<'a>,
+    /// The newest session's comparison of its two revisions, where it has them.
+    compared: Option<Compared>,
 }
 
 impl Chapters for Printed<'_> {
@@ -208,6 +229,13 @@ impl Chapters for Printed<'_> {
         for o in outcomes.iter().filter(|_| self.opts.summary) {
             self.print(o, session)?;
         }
+        self.compared = outcomes
+            .iter()
+            .find_map(|o| o.summary.revisions.clone())
+            .map(|comparison| Compared {
+                session: session.to_string(),
+                comparison,
+            });
         Ok(Found {
             failed: outcomes.iter().any(|o| o.summary.failed),
             regressed: outcomes

@@ -6,6 +6,7 @@
 
 use crate::escape::markdown;
 use lab_config::format::{number, percent, ratio, ratio_bounds};
+use lab_findings::bisect::short;
 use lab_findings::compare::{CellChange, Change, Comparison};
 use serde_json::{Map, Value, json};
 
@@ -192,11 +193,6 @@ fn details(m: &Measured, c: &Comparison) -> String {
     }
     out.push_str("\n</details>\n");
     out
-}
-
-/// The first 12 characters of a commit, as the comment and exports show it.
-fn short(commit: &str) -> &str {
-    commit.get(..12).unwrap_or(commit)
 }
 
 /// Bencher's metric format (BMF): per benchmark (`EXPERIMENT/CELL`), the head's median of the
