@@ -151,6 +151,7 @@ fn manifest_stub() -> store::Manifest {
         time_stop: None,
         disturbers: Vec::new(),
         heap_unshifted: Vec::new(),
+        sources: Default::default(),
     }
 }
 

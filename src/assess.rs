@@ -3,6 +3,7 @@
 //! session an argument names and print; this module judges it, always under the lab.toml the
 //! session ran with, never today's.
 
+pub mod freshness;
 mod recorded;
 
 use crate::error::Result;
@@ -33,6 +34,10 @@ pub struct Assessed {
     /// A sampled session's looks in order, each judged on the runs planned up to it; the
     /// last says why sampling stopped. Empty for a fixed number of runs.
     pub looks: Vec<Standing>,
+    /// What differs today from what the session measured, when anything does: the
+    /// chapter's "Out of date" banner ([`freshness`]). Left `None` by [`assess`]; the
+    /// commands that show a chapter's session ask.
+    pub outdated: Option<String>,
 }
 
 /// The read side of the pipeline (design.md's stages 5 to 7) for one stored session of the
@@ -60,6 +65,7 @@ pub fn assess(dir: &Path, mut session: StoredSession, rows: Rows) -> Result<Asse
         findings,
         notices,
         looks,
+        outdated: None,
     })
 }
 
@@ -287,6 +293,12 @@ fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
         standing: session.standing,
         plan,
     }
+}
+
+/// The experiment as the session ran it, in the folder `dir`: its sealed lab.toml under its
+/// profile (today's for a session from before sealing), with what the reader must know of it.
+pub fn experiment_as_run(dir: &Path, session: &StoredSession) -> Result<(Experiment, Vec<String>)> {
+    sealed_experiment(dir, session)
 }
 
 /// The experiment as the session ran it: its sealed lab.toml under its profile. A session

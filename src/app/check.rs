@@ -1,8 +1,9 @@
 //! `lab check`: the verdicts of a stored session's checks, judged by the lab.toml it ran with,
 //! and the exit status they give.
 
-use super::session::assessed;
+use super::session::{assessed, no_session, session_list};
 use super::summary;
+use crate::assess::freshness;
 use crate::error::{Exit, Result};
 use crate::layout::Layout;
 use lab_config::CheckClass;
@@ -21,12 +22,21 @@ pub struct CheckArgs {
     /// Print the verdicts as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Say only whether the session still describes the experiment: its sources, what its
+    /// build wrote and, on the machine that ran it, its toolchain. Exit 1 when anything
+    /// changed since (for CI).
+    #[arg(long, conflicts_with = "json")]
+    pub fresh: bool,
 }
 
 impl CheckArgs {
     /// `lab check`: prints the verdicts; fails when a check failed.
     pub fn execute(self, layout: &Layout, _quiet: bool) -> Result<Exit> {
-        let (text, exit) = check(layout, &self.experiment, self.session.as_ref(), self.json)?;
+        let (text, exit) = if self.fresh {
+            fresh(layout, &self.experiment, self.session.as_ref())?
+        } else {
+            check(layout, &self.experiment, self.session.as_ref(), self.json)?
+        };
         print!("{text}");
         Ok(exit)
     }
@@ -61,6 +71,33 @@ pub fn check(
         verdict_table(checks)
     };
     Ok((text, Exit::failed_if(failed)))
+}
+
+/// `lab check --fresh`: whether the session still describes the experiment, without judging
+/// it; fails when anything it measured changed since.
+fn fresh(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result<(String, Exit)> {
+    let dir = layout.experiment_dir(arg)?;
+    let session_dir = session_list(layout, &dir)
+        .find(which)?
+        .ok_or_else(|| no_session(&dir))?;
+    let session = lab_store::load_session(&session_dir)?;
+    let (experiment, _) = crate::assess::experiment_as_run(&dir, &session)?;
+    let changes = freshness::changes(&experiment, &session);
+    if changes.is_empty() {
+        let text = format!(
+            "{}: session {} is up to date: {}\n",
+            experiment.name,
+            session.name,
+            freshness::compared(&session.manifest)
+        );
+        return Ok((text, Exit::Ok));
+    }
+    let text = format!(
+        "{}: out of date: {}\n",
+        experiment.name,
+        terminal(&freshness::banner(&session, &experiment.name, &changes))
+    );
+    Ok((text, Exit::CheckFailed))
 }
 
 /// The verdicts as an aligned text table, validity first.

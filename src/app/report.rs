@@ -129,9 +129,7 @@ fn render_one(
     let Some(assessed) = assess_chosen_with(layout, dir, which, Rows::GiveUp)? else {
         return Ok(None);
     };
-    for notice in &assessed.notices {
-        eprintln!("note: {}", terminal(notice));
-    }
+    super::session::print_notices(&assessed);
     let context = Context::of(layout, dir, &assessed)?;
     let replications = super::replications::of(layout, dir, &assessed)?;
     let notes = quoted_notes(&assessed).map_err(authoring)?;
@@ -269,6 +267,7 @@ fn rendered<'a>(a: &'a Assessed, context: &'a Context) -> Rendered<'a> {
         findings: &a.findings,
         session_dir: &a.session.dir,
         notices: &a.notices,
+        outdated: a.outdated.as_deref(),
         looks: &a.looks,
         history: context.history.as_ref(),
         compared: context.compared.as_ref(),
@@ -330,12 +329,15 @@ fn failed(failures: Vec<Failure>) -> Result<()> {
 /// `lab report --json EXP`: the analysis and the verdicts as JSON.
 pub fn report_json(layout: &Layout, arg: &Path, session: Option<&SessionRef>) -> Result<String> {
     let a = assessed(layout, arg, session)?;
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "analysis": a.analysis,
         "checks": a.findings.checks,
         "multiplicity": a.findings.multiplicity,
         "notices": a.notices,
     });
+    if let Some(outdated) = &a.outdated {
+        value["outdated"] = outdated.as_str().into();
+    }
     Ok(serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)? + "\n")
 }
 

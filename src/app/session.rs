@@ -1,7 +1,7 @@
 //! A session named on the command line: found among the experiment's stored sessions, handed
 //! to the pipeline's read side ([`crate::assess`]), its notices printed.
 
-use crate::assess::{Assessed, Rows, assess};
+use crate::assess::{Assessed, Rows, assess, freshness};
 use crate::error::{LabError, Result};
 use crate::layout::Layout;
 use lab_config as config;
@@ -47,6 +47,9 @@ pub(crate) fn assess_chosen_with(
     let session = store::load_session(&session_dir)?;
     let mut assessed = assess(dir, session, rows)?;
     assessed.notices.extend(list.unrecorded(&session_dir));
+    let changes = freshness::changes(&assessed.experiment, &assessed.session);
+    assessed.outdated = (!changes.is_empty())
+        .then(|| freshness::banner(&assessed.session, &assessed.experiment.name, &changes));
     Ok(Some(assessed))
 }
 
@@ -80,8 +83,19 @@ pub(crate) fn assessed_with(
 ) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
     let found = assess_chosen_with(layout, &dir, which, rows)?.ok_or_else(|| no_session(&dir))?;
-    for notice in &found.notices {
+    print_notices(&found);
+    Ok(found)
+}
+
+/// The session's notices, and whether it is out of date, on stderr.
+pub(crate) fn print_notices(a: &Assessed) {
+    for notice in &a.notices {
         eprintln!("note: {}", lab_config::format::terminal(notice));
     }
-    Ok(found)
+    if let Some(outdated) = &a.outdated {
+        eprintln!(
+            "warning: out of date: {}",
+            lab_config::format::terminal(outdated)
+        );
+    }
 }

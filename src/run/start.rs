@@ -71,6 +71,9 @@ pub(super) fn start(
     manifest.revisions = target.revisions.clone();
     manifest.versions = store::tool_versions(&exp.versions, &exp.dir);
     manifest.build = build;
+    if target.revisions.is_none() {
+        manifest.sources = exec::record_sources(exp);
+    }
     manifest.calibration = calibration;
     manifest.isolation = exec::current_isolation();
     manifest.heap_unshifted = exec::heap_unshifted(exp, &target.plan.runs);

@@ -21,6 +21,7 @@ mod duet;
 mod experiments;
 mod fake_runner;
 mod first_hour;
+mod freshness;
 mod fuzz;
 mod growth;
 mod history;

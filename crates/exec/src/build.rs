@@ -8,7 +8,7 @@ use lab_store::BuildReport;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use thiserror::Error;
 
@@ -158,7 +158,7 @@ fn written_by_lab(file: &Path, dir: &Path) -> bool {
 }
 
 /// SHA-256 over the command and every input file (path and content, sorted by path).
-fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
+pub(crate) fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
     let Some(build) = &exp.build else {
         return Ok(String::new());
     };
@@ -167,20 +167,7 @@ fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
         hasher.update(arg.as_bytes());
         hasher.update([0]);
     }
-    let mut files = Vec::new();
-    for pattern in &build.inputs {
-        let full = exp.dir.join(pattern).to_string_lossy().into_owned();
-        files.extend(
-            glob::glob(&full)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter(|p| p.is_file() && !written_by_lab(p, &exp.dir)),
-        );
-    }
-    files.sort();
-    files.dedup();
-    for file in files {
+    for file in input_files(exp) {
         let content = std::fs::read(&file).map_err(|source| BuildError::Input {
             path: file.display().to_string(),
             source,
@@ -195,6 +182,27 @@ fn fingerprint(exp: &Experiment) -> Result<String, BuildError> {
         hasher.update(&content);
     }
     Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// The files the build's `inputs` patterns match, sorted, without those lab writes.
+pub(crate) fn input_files(exp: &Experiment) -> Vec<PathBuf> {
+    let Some(build) = &exp.build else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for pattern in &build.inputs {
+        let full = exp.dir.join(pattern).to_string_lossy().into_owned();
+        files.extend(
+            glob::glob(&full)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|p| p.is_file() && !written_by_lab(p, &exp.dir)),
+        );
+    }
+    files.sort();
+    files.dedup();
+    files
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ mod progress;
 mod running;
 mod shebang;
 pub mod slurm;
+mod sources;
 mod spawn;
 mod syscheck;
 pub(crate) mod taskstats;
@@ -49,6 +50,10 @@ pub use privileges::shield_from_runs;
 pub use process::{ProcessRunner, allowed_cpus, spawn_error};
 pub use progress::{Progress, Shown};
 pub use shebang::locate as locate_program;
+pub use sources::{
+    Change as SourceChangeKind, SourceChange, build_changed, changes as source_changes,
+    record as record_sources,
+};
 pub use syscheck::system_check;
 pub use taskstats::TaskWait;
 

@@ -20,6 +20,8 @@ pub(crate) struct ChapterContext {
     pub shown: String,
     /// What the reader must know about the record itself, one line each.
     pub notices: Vec<String>,
+    /// What differs today from what the session measured (Markdown lab composes).
+    pub outdated: Option<String>,
     pub hypothesis: String,
     /// The answer block: every hypothesis in one line, and what makes the record untrusted.
     pub answer: String,
@@ -107,6 +109,7 @@ pub(crate) fn context(
             .iter()
             .map(|n| super::escape::with_code_spans(n))
             .collect(),
+        outdated: item.outdated.map(with_code_spans),
         title: exp.title.clone(),
         hypothesis: exp
             .hypothesis

@@ -47,6 +47,9 @@ pub struct Rendered<'a> {
     pub session_dir: &'a Path,
     /// Lines about the record itself (lab.toml edited since, tails set aside…).
     pub notices: &'a [String],
+    /// What differs today from what the session measured, in a sentence: the chapter's
+    /// "Out of date" banner.
+    pub outdated: Option<&'a str>,
     /// A sampled session's looks, the last saying why sampling stopped.
     pub looks: &'a [lab_findings::stopping::Standing],
     /// The experiment's sessions in time order, when it has more than one: its History page.

@@ -100,6 +100,13 @@ pub struct Manifest {
     /// sessions recorded before lab shifted heaps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub heap_unshifted: Vec<String>,
+    /// The SHA-256 of each file that defines what the session measured, by its path in the
+    /// experiment folder: what the build reads and writes, and the files the commands name.
+    /// A chapter whose files differ today says so. Absent in sessions recorded before lab
+    /// kept them (their build's `fingerprint` is compared instead), across revisions and in
+    /// imported sessions.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sources: std::collections::BTreeMap<String, String>,
 }
 
 /// Why a sampled session took no further look: the look it stopped at, its time budget, the
@@ -251,6 +258,7 @@ impl Manifest {
             time_stop: None,
             disturbers: Vec::new(),
             heap_unshifted: Vec::new(),
+            sources: std::collections::BTreeMap::new(),
         }
     }
 
