@@ -4,7 +4,7 @@
 
 use crate::common::Project;
 use lab::Exit;
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{BlockQuoteKind, Event, Options, Parser, Tag, TagEnd};
 
 /// The tiny fixture with a build: bench.sh is copied to build/bench.sh, which the variants run.
 fn built_project() -> Project {
@@ -22,14 +22,16 @@ fn built_project() -> Project {
     project
 }
 
-/// The text of the chapter's blockquotes that begin "Out of date.", read through a Markdown
-/// parser.
+/// The text of the chapter's warnings (GitHub-style `> [!WARNING]` blockquotes, which mdBook
+/// shows as admonitions) that begin "Out of date.", read through a Markdown parser.
 fn banners(page: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut quote: Option<String> = None;
-    for event in Parser::new(page) {
+    for event in Parser::new_ext(page, Options::ENABLE_GFM) {
         match event {
-            Event::Start(Tag::BlockQuote(_)) => quote = Some(String::new()),
+            Event::Start(Tag::BlockQuote(Some(BlockQuoteKind::Warning))) => {
+                quote = Some(String::new())
+            }
             Event::End(TagEnd::BlockQuote(_)) => found.extend(quote.take()),
             Event::Text(t) | Event::Code(t) => {
                 if let Some(q) = quote.as_mut() {

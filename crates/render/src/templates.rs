@@ -52,7 +52,7 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 /// Context fields that hold Markdown or HTML lab composed itself from already escaped parts
 /// (the answer block, verdict marks, notices, chart captions, the rendered notes); every
 /// other string is escaped.
-const RAW_FIELDS: [&str; 11] = [
+const RAW_FIELDS: [&str; 12] = [
     "answer",
     "caption",
     "details_md",
@@ -62,6 +62,7 @@ const RAW_FIELDS: [&str; 11] = [
     "mark",
     "notes",
     "notices",
+    "outdated",
     "reading_md",
     "shown",
 ];
