@@ -3,8 +3,8 @@
 
 use crate::app::{
     BaselineArgs, BenchArgs, BisectArgs, BookArgs, BundleArgs, CheckArgs, CiArgs, CompareArgs,
-    HistoryArgs, ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs, ReportArgs,
-    RunArgs, RunShardArgs, SchemaArgs,
+    ExportArgs, HistoryArgs, ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs,
+    ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
@@ -120,6 +120,17 @@ pub enum Command {
     /// Fix a metric's regex in lab.toml, then re-read the kept output.
     #[command(after_help = "Example: lab reanalyze lockstack-dip")]
     Reanalyze(ReanalyzeArgs),
+    /// Write every number the chapter shows as LaTeX macros or Typst bindings for a paper,
+    /// with its charts beside them.
+    ///
+    /// Each cell's median and mean with their intervals, its CV, runs and range, and every
+    /// ratio the checks, the compared session and the notes quote, printed as the chapter
+    /// prints them; the chapter's charts (SVG, and PDF where rsvg-convert is installed) go
+    /// to a folder EXP-charts beside the file.
+    #[command(
+        after_help = "Examples: lab export lockstack-dip --latex paper/lockstack.tex   # \\labLockstackDipNonfairThreadsTwoMopsMedian …\n          lab export lockstack-dip --typst paper/numbers.typ --session 20261130T114743Z-vm"
+    )]
+    Export(ExportArgs),
     /// Print what a stored run wrote to its standard output (or, with --stderr, its standard
     /// error), byte for byte, checked against the digest recorded when it ended.
     #[command(after_help = "Examples: lab logs lockstack-dip r0042
@@ -166,6 +177,7 @@ impl Command {
             Command::Reanalyze(args) => args.execute(layout, quiet),
             Command::List(args) => args.execute(layout, quiet),
             Command::Logs(args) => args.execute(layout, quiet),
+            Command::Export(args) => args.execute(layout, quiet),
             Command::New(args) => args.execute(layout, quiet),
             Command::Schema(args) => args.execute(layout, quiet),
             Command::Completions(args) => args.execute(),

@@ -126,17 +126,16 @@ fn render_one(
     which: Option<&SessionRef>,
     wanted: Wanted,
 ) -> Result<Option<(BookEntry, ChapterOutcome)>> {
-    let Some(assessed) = assess_chosen_with(layout, dir, which, Rows::GiveUp)? else {
+    let Some(shown) = Shown::of(layout, dir, which)? else {
         return Ok(None);
     };
-    super::session::print_notices(&assessed);
-    let context = Context::of(layout, dir, &assessed)?;
-    let replications = super::replications::of(layout, dir, &assessed)?;
-    let notes = quoted_notes(&assessed).map_err(authoring)?;
+    let Shown {
+        assessed, context, ..
+    } = &shown;
+    let replications = super::replications::of(layout, dir, assessed)?;
     let bisections = super::bisections::of(layout, &assessed.experiment.name);
-    let mut item = rendered(&assessed, &context);
+    let mut item = shown.rendered();
     item.replications = replications.as_ref();
-    item.notes = notes.as_ref();
     item.bisections = &bisections;
     let (entry, warnings) = render::render_chapter(&layout.book(), &item).map_err(authoring)?;
     for w in warnings {
@@ -147,7 +146,7 @@ fn render_one(
         .join("src")
         .join(&assessed.experiment.name)
         .join("index.md");
-    let mut summary = summary::summarise(&assessed, &chapter, wanted);
+    let mut summary = summary::summarise(assessed, &chapter, wanted);
     if assessed.session.manifest.revisions.is_some() {
         summary.revisions = context.compared.clone();
     }
@@ -157,8 +156,46 @@ fn render_one(
         valid_runs: assessed.analysis.counts.valid,
         busy_runs: assessed.analysis.counts.busy,
     };
-    release(assessed);
+    release(shown);
     Ok(Some((entry, outcome)))
+}
+
+/// A session with what its chapter shows beside it: the comparison, the history and the
+/// notes' values.
+pub(crate) struct Shown {
+    pub assessed: Assessed,
+    context: Context,
+    notes: Option<render::notes::QuotedNotes>,
+}
+
+impl Shown {
+    /// The chosen (or latest) session of the experiment in `dir`, its notices printed;
+    /// `Ok(None)` when it has none.
+    pub(crate) fn of(
+        layout: &Layout,
+        dir: &Path,
+        which: Option<&SessionRef>,
+    ) -> Result<Option<Shown>> {
+        let Some(assessed) = assess_chosen_with(layout, dir, which, Rows::GiveUp)? else {
+            return Ok(None);
+        };
+        super::session::print_notices(&assessed);
+        let context = Context::of(layout, dir, &assessed)?;
+        let notes = quoted_notes(&assessed).map_err(authoring)?;
+        Ok(Some(Shown {
+            assessed,
+            context,
+            notes,
+        }))
+    }
+
+    /// What the chapter renders, without the pages beside it (replications, bisections).
+    pub(crate) fn rendered(&self) -> Rendered<'_> {
+        Rendered {
+            notes: self.notes.as_ref(),
+            ..rendered(&self.assessed, &self.context)
+        }
+    }
 }
 
 /// The experiment's notes.md with the cells and ratios it names worked out by lab-judge, so
@@ -178,8 +215,8 @@ fn quoted_notes(assessed: &Assessed) -> anyhow::Result<Option<render::notes::Quo
 
 /// Frees an assessed session beside the work that follows: a large one is millions of
 /// allocations (65 ms of 100,000 runs'), and a process that ends does not wait for them.
-fn release(assessed: Assessed) {
-    rayon::spawn(move || drop(assessed));
+fn release(shown: Shown) {
+    rayon::spawn(move || drop(shown));
 }
 
 /// What a chapter shows beside its own session: the experiment's history (two sessions or

@@ -19,6 +19,7 @@ mod counters;
 mod docs;
 mod duet;
 mod experiments;
+mod export;
 mod fake_runner;
 mod first_hour;
 mod freshness;

@@ -73,6 +73,13 @@ impl Quoted {
         self.ratios
             .get(&(metric.to_string(), a.cell.clone(), b.cell.clone()))
     }
+
+    /// Every ratio the notes asked for that the session could give, in key order.
+    pub fn ratios(&self) -> impl Iterator<Item = (&RatioKey, &RatioValue)> {
+        self.ratios
+            .iter()
+            .filter_map(|(key, value)| value.as_ref().ok().map(|v| (key, v)))
+    }
 }
 
 /// The numeric metric a reference names, or the experiment's first one when it names none.

@@ -470,20 +470,7 @@ fn session_rows(m: &Manifest) -> Vec<Row> {
                     .unwrap_or_else(|| "unfinished".into())
             ),
         ),
-        (
-            "git",
-            m.git.as_ref().map_or("not a git checkout".into(), |g| {
-                format!(
-                    "{}{}",
-                    g.commit,
-                    if g.dirty {
-                        " (uncommitted changes)"
-                    } else {
-                        ""
-                    }
-                )
-            }),
-        ),
+        ("git", m.commit_line()),
         ("lab.toml SHA-256", m.experiment_file_hash.clone()),
         (
             "profile",

@@ -81,7 +81,7 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
 }
 
 /// A forest chart of the cells' ratios B/A, the noise band's worse edge as the threshold.
-fn figure(c: &Comparison) -> Result<Option<Figure>> {
+pub(crate) fn figure(c: &Comparison) -> Result<Option<Figure>> {
     let rows = forest_rows(c);
     if rows.is_empty() {
         return Ok(None);

@@ -16,6 +16,8 @@ mod figures;
 mod history;
 mod marks;
 pub mod notes;
+pub mod numbers;
+pub mod paper;
 pub mod published;
 pub mod pull_request;
 pub mod record;

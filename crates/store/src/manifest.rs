@@ -286,6 +286,19 @@ impl Manifest {
         self.complete = complete;
     }
 
+    /// The commit the session measured, `(uncommitted changes)` after it where the tree had
+    /// some, or "not a git checkout".
+    pub fn commit_line(&self) -> String {
+        self.git.as_ref().map_or("not a git checkout".into(), |g| {
+            let dirty = if g.dirty {
+                " (uncommitted changes)"
+            } else {
+                ""
+            };
+            format!("{}{dirty}", g.commit)
+        })
+    }
+
     /// How the session came to be, in a few words: complete, incomplete, resumed, derived.
     pub fn status(&self) -> String {
         let mut parts = vec![
