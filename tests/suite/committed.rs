@@ -29,7 +29,7 @@ fn copy_tracked(from: &Path, to: &Path) {
 }
 
 /// The experiments with a committed session, by name.
-fn committed_experiments() -> Vec<String> {
+pub(crate) fn committed_experiments() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(repository().join("data"))
         .unwrap()
         .flatten()
@@ -42,7 +42,7 @@ fn committed_experiments() -> Vec<String> {
 
 /// A project holding the repository's experiments, their committed sessions and the book's
 /// settings, not yet rendered.
-fn committed_project() -> Project {
+pub(crate) fn committed_project() -> Project {
     let project = Project::with_fixtures(&[]);
     for folder in ["data", "experiments"] {
         copy_tracked(&repository().join(folder), &project.path(folder));
