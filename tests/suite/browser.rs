@@ -228,7 +228,7 @@ fn run_output_stays_text(project: &Project, browser: &Browser) {
 }
 
 /// Chromium's path, or `None` (the test is skipped) when it is missing outside CI.
-fn chromium_or_skip() -> Option<PathBuf> {
+pub(crate) fn chromium_or_skip() -> Option<PathBuf> {
     if let Some(exe) = find_chromium() {
         return Some(exe);
     }
@@ -259,9 +259,9 @@ fn find_chromium() -> Option<PathBuf> {
 }
 
 /// Headless Chromium with a throwaway profile, no network chatter and a deadline per call.
-struct Browser {
-    exe: PathBuf,
-    scratch: PathBuf,
+pub(crate) struct Browser {
+    pub(crate) exe: PathBuf,
+    pub(crate) scratch: PathBuf,
 }
 
 impl Browser {
@@ -269,6 +269,19 @@ impl Browser {
     fn dump_dom(&self, page: &Path) -> String {
         let out = self.scratch.join("dom.html");
         self.run(&["--dump-dom".to_string(), file_url(page)], &out);
+        std::fs::read_to_string(&out).expect("dumped DOM")
+    }
+
+    /// The DOM of the page at `url` (a `file://` address, with a query if need be) once the
+    /// scripts it loads and the timers they set have run.
+    pub(crate) fn dump_dom_of(&self, url: &str) -> String {
+        let out = self.scratch.join("dom.html");
+        let args = [
+            "--virtual-time-budget=8000".to_string(),
+            "--dump-dom".to_string(),
+            url.to_string(),
+        ];
+        self.run(&args, &out);
         std::fs::read_to_string(&out).expect("dumped DOM")
     }
 
@@ -416,7 +429,7 @@ f.addEventListener('load', () => {
 });
 </script></body></html>"#;
 
-fn file_url(path: &Path) -> String {
+pub(crate) fn file_url(path: &Path) -> String {
     format!(
         "file://{}",
         path.canonicalize().expect("page exists").display()

@@ -9,6 +9,7 @@ mod architecture;
 mod bench;
 mod bench_door;
 mod bisect;
+mod book_reading;
 mod browser;
 mod budget;
 mod bundle;

@@ -38,6 +38,8 @@ fn redacted(project: &Project) -> insta::Settings {
         r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?( ?UTC|Z|[+-]\d{2}:?\d{2})?",
         "[time]",
     );
+    // The year the session started, in the chapter's BibTeX entry.
+    settings.add_filter(r"\n  year = \{\d{4}\},", "\n  year = {[year]},");
     // The machine, as the chapter's environment table and analysis.json describe it.
     settings.add_filter(
         r"\| (CPU|logical CPUs|governor|turbo|kernel|memory|load before / after|timer) \| [^|\n]* \|",

@@ -267,8 +267,9 @@ fn runs_namespace(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) 
         .ok()
 }
 
-/// What each experiment folder holds that lab reads as the author's: its lab.toml, its notes
-/// and its templates. The rest stays writable: a run may keep a file of its own there.
+/// What each experiment folder holds that lab reads as the author's: its lab.toml, its notes,
+/// the references they cite and its templates. The rest stays writable: a run may keep a file
+/// of its own there.
 fn trusted_by_chapters(project: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(project.join("experiments")) else {
         return Vec::new();
@@ -276,7 +277,9 @@ fn trusted_by_chapters(project: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .flat_map(|e| ["lab.toml", "notes.md", "templates"].map(|name| e.path().join(name)))
+        .flat_map(|e| {
+            ["lab.toml", "notes.md", "references.bib", "templates"].map(|name| e.path().join(name))
+        })
         .collect();
     paths.sort();
     paths

@@ -3,7 +3,8 @@
 use super::escape::with_code_spans;
 use super::figures::{ChartView, Figure};
 use super::marks;
-use super::tables::{PercentileRow, Table, percentile_rows, tables};
+use super::numbering::Numbering;
+use super::tables::{PercentileRow, Table};
 use lab_config::format::{memory, millis, significant};
 use lab_config::shell_syntax::shell_words;
 use lab_config::units::Nanos;
@@ -26,12 +27,15 @@ pub(crate) struct ChapterContext {
     /// The answer block: every hypothesis in one line, and what makes the record untrusted.
     pub answer: String,
     pub checks: Vec<CheckRow>,
+    /// "Table 1." above the checks, with its anchor (HTML lab composes).
+    pub checks_caption: String,
     /// How many hypothesis passes chance alone could explain, when several were decided.
     pub multiplicity: Option<String>,
     /// A sampled session's looks and why sampling stopped.
     pub sampling: Option<super::sampling::SamplingView>,
     /// Tail percentiles of cells with enough values (latency-like metrics).
     pub percentiles: Vec<PercentileRow>,
+    pub percentiles_caption: String,
     /// The chart that shows the answer, right under it.
     pub lead_chart: Option<ChartView>,
     pub charts: Vec<ChartView>,
@@ -55,6 +59,31 @@ pub(crate) struct ChapterContext {
     pub generator: String,
     /// Fewest valid runs for an interval.
     pub min_runs: usize,
+    /// "Cite this chapter": its BibTeX entry in a fenced code block (Markdown lab composes).
+    pub cite: String,
+}
+
+/// What the percentiles table holds, after its number.
+const PERCENTILES_CAPTION: &str = "Tail percentiles of every recorded value.";
+
+/// The chart under the answer and those of the chart sections, numbered and anchored.
+fn chart_views(figures: &[Figure], numbering: &Numbering) -> (Option<ChartView>, Vec<ChartView>) {
+    let mut views: Vec<ChartView> = figures
+        .iter()
+        .map(|f| ChartView::placed(f, numbering.place(f)))
+        .collect();
+    let lead = (!views.is_empty()).then(|| views.remove(0));
+    (lead, views)
+}
+
+/// What the chapter shows beside the analysis: its charts, results tables and percentiles,
+/// the rendered notes, and the numbers of its figures and tables.
+pub(crate) struct Parts {
+    pub figures: Vec<Figure>,
+    pub tables: Vec<Table>,
+    pub percentiles: Vec<PercentileRow>,
+    pub notes: Option<String>,
+    pub numbering: Numbering,
 }
 
 #[derive(Serialize)]
@@ -92,14 +121,16 @@ pub(crate) struct KeyValue {
     pub value: String,
 }
 
-pub(crate) fn context(
-    exp: &Experiment,
-    item: &super::Rendered,
-    mut charts: Vec<Figure>,
-    notes: Option<String>,
-) -> ChapterContext {
-    let lead_chart = (!charts.is_empty()).then(|| ChartView::of(&charts.remove(0)));
-    let charts: Vec<ChartView> = charts.iter().map(ChartView::of).collect();
+pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) -> ChapterContext {
+    let Parts {
+        figures,
+        mut tables,
+        percentiles,
+        notes,
+        numbering,
+    } = parts;
+    let (lead_chart, charts) = chart_views(&figures, &numbering);
+    numbering.caption_results(&mut tables);
     let analysis = item.analysis;
     let checks = &item.findings.checks;
     ChapterContext {
@@ -122,10 +153,12 @@ pub(crate) fn context(
         }),
         multiplicity: item.findings.multiplicity.clone(),
         sampling: super::sampling::view(exp, item.looks),
-        percentiles: percentile_rows(exp, analysis),
+        checks_caption: numbering.table_caption("checks", "The checks and their verdicts."),
+        percentiles_caption: numbering.table_caption("percentiles", PERCENTILES_CAPTION),
+        percentiles,
         lead_chart,
         charts,
-        tables: tables(exp, analysis),
+        tables,
         notes,
         compared: None,
         replications: None,
@@ -146,6 +179,7 @@ pub(crate) fn context(
         seed: analysis.resampling.seed,
         generator: generator_words(analysis),
         min_runs: lab_findings::analysis::MIN_RUNS,
+        cite: super::cite::cite_block(&exp.name, &exp.title, analysis),
     }
 }
 

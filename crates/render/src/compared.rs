@@ -3,6 +3,7 @@
 //! of the ratios and what differs between the two records.
 
 use super::figures::{ChartView, Figure, Text};
+use super::numbering::Numbering;
 use crate::charts::{ForestChart, ForestRow, Verdict, forest_svg};
 use anyhow::Result;
 use lab_config::format::{level, number, percent};
@@ -19,6 +20,8 @@ pub(crate) struct ComparedView {
     /// Differences that are what a comparison is about (commit, lab version).
     pub facts: Vec<String>,
     pub chart: Option<ChartView>,
+    /// "Table N." and what the table holds, with its anchor (HTML lab composes).
+    pub caption: String,
     pub level: String,
     pub rows: Vec<ComparedRow>,
     /// The latest noise measurement of the experiment, quoted.
@@ -53,11 +56,24 @@ pub(crate) fn view(c: &Comparison) -> Result<(ComparedView, Option<Figure>)> {
         warnings: loud.iter().map(|d| d.line()).collect(),
         facts: quiet.iter().map(|d| d.line()).collect(),
         chart: figure.as_ref().map(ChartView::of),
+        caption: String::new(),
         level: level(c.level),
         rows: c.cells.iter().map(|x| row(c, x)).collect(),
         noise: c.noise.clone(),
     };
     Ok((view, figure))
+}
+
+impl ComparedView {
+    /// The section with its chart and table numbered among the chapter's.
+    pub(crate) fn numbered(mut self, figure: Option<&Figure>, numbering: &Numbering) -> Self {
+        self.chart = figure.map(|f| ChartView::placed(f, numbering.place(f)));
+        self.caption = numbering.table_caption(
+            "comparison",
+            "Each cell's median in the session before and in this one, with their ratio.",
+        );
+        self
+    }
 }
 
 fn row(c: &Comparison, x: &CellChange) -> ComparedRow {

@@ -13,7 +13,7 @@ use lab_findings::checks::{CheckResult, Verdict};
 /// One chart of the chapter, in two renditions: `file` is the wide one, `narrow_file` the
 /// one laid out for a phone's width (`NAME-narrow.svg`).
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Figure {
+pub(crate) struct Figure {
     pub file: String,
     pub narrow_file: String,
     pub heading: String,
@@ -39,6 +39,23 @@ impl ChartView {
             figure: figure_html(f),
         }
     }
+
+    /// A chart of the chapter, with its number and, where `place` says so, its anchor.
+    pub(super) fn placed(f: &Figure, place: Option<Place>) -> Self {
+        ChartView {
+            heading: f.heading.clone(),
+            figure: placed_figure_html(f, place),
+        }
+    }
+}
+
+/// Where a copy of a figure stands in the chapter: its number, and whether this copy holds
+/// the anchor that links lead to (a chart the notes show again keeps it where the chapter
+/// lays the chart out).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Place {
+    pub number: usize,
+    pub anchored: bool,
 }
 
 /// The words around a chart.
@@ -49,6 +66,11 @@ pub(super) struct Text {
 }
 
 impl Figure {
+    /// The figure's name: its chart file without `.svg`.
+    pub(crate) fn name(&self) -> &str {
+        self.file.strip_suffix(".svg").unwrap_or(self.file.as_str())
+    }
+
     /// Draws both renditions of a chart; `stem` names its files (`stem.svg`, `stem-narrow.svg`).
     pub(super) fn new(
         stem: &str,
@@ -391,12 +413,32 @@ fn forest(checks: &[CheckResult], confidence: f64) -> Result<Option<Figure>> {
 /// Screens up to this width get the narrow rendition of a chart.
 const NARROW_SCREEN_PX: u32 = 760;
 
+/// The anchor of the figure named `name`, which `fig(name=…)` links to.
+pub(crate) fn figure_anchor(name: &str) -> String {
+    format!("figure-{name}")
+}
+
 /// The HTML that shows a chart: the wide drawing, or the narrow one on a small screen, with
 /// its caption. One block with no blank line, so Markdown leaves it whole.
 pub(crate) fn figure_html(figure: &Figure) -> String {
+    placed_figure_html(figure, None)
+}
+
+/// [`figure_html`] with "Figure N." before the caption and, for the anchored copy, the
+/// `figure-NAME` id.
+pub(crate) fn placed_figure_html(figure: &Figure, place: Option<Place>) -> String {
     use super::escape::html_line;
+    let id = match place {
+        Some(Place { anchored: true, .. }) => {
+            format!(" id=\"{}\"", html_line(&figure_anchor(figure.name())))
+        }
+        _ => String::new(),
+    };
+    let number = place.map_or_else(String::new, |p| {
+        format!("<strong>Figure {}.</strong> ", p.number)
+    });
     format!(
-        "<figure class=\"lab-figure\"><picture><source media=\"(max-width: {NARROW_SCREEN_PX}px)\" srcset=\"{}\"><img src=\"{}\" alt=\"{}\"></picture><figcaption>{}</figcaption></figure>",
+        "<figure class=\"lab-figure\"{id}><picture><source media=\"(max-width: {NARROW_SCREEN_PX}px)\" srcset=\"{}\"><img src=\"{}\" alt=\"{}\"></picture><figcaption>{number}{}</figcaption></figure>",
         html_line(&figure.narrow_file),
         html_line(&figure.file),
         html_line(&figure.alt),

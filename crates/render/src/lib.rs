@@ -10,12 +10,14 @@ mod answer;
 mod bisect;
 mod chapter;
 pub mod charts;
+mod cite;
 mod compared;
 pub mod escape;
 mod figures;
 mod history;
 mod marks;
 pub mod notes;
+mod numbering;
 pub mod numbers;
 pub mod paper;
 pub mod published;
@@ -154,23 +156,42 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     write_figures(dir, &figures)?;
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
+    let (compared, compared_figure) = compared_section(dir, item)?;
+    let tables = tables::tables(exp, item.analysis);
+    let percentiles = tables::percentile_rows(exp, item.analysis);
+    let notes_charts = item.notes.map(|n| n.file.charts()).unwrap_or_default();
+    let numbering = numbering::Numbering::of(&numbering::Page {
+        figures: &figures,
+        notes_charts: &notes_charts,
+        compared_figure: compared_figure.as_ref(),
+        comparison: compared.is_some(),
+        results: &tables,
+        percentiles: !percentiles.is_empty(),
+    });
+    let shown = notes::Shown {
+        figures: &figures,
+        numbering: &numbering,
+    };
     let notes = item
         .notes
-        .map(|n| notes::render_notes(n, exp, item.analysis, &item.findings.checks, &figures))
+        .map(|n| notes::render_notes(n, exp, item.analysis, &item.findings.checks, &shown))
         .transpose()?;
     let (notes, warnings) = match notes {
         Some(n) => (Some(n.text), n.warnings),
         None => (None, Vec::new()),
     };
-    let compared = match item.compared {
-        Some(c) => {
-            let (view, figure) = compared::view(c)?;
-            write_figures(dir, figure.as_slice())?;
-            Some(view)
-        }
-        None => None,
-    };
-    let mut context = chapter::context(exp, item, figures, notes);
+    let compared = compared.map(|view| view.numbered(compared_figure.as_ref(), &numbering));
+    let mut context = chapter::context(
+        exp,
+        item,
+        chapter::Parts {
+            figures,
+            tables,
+            percentiles,
+            notes,
+            numbering,
+        },
+    );
     context.compared = compared;
     context.replications = item.replications.map(|r| {
         format!(
@@ -183,6 +204,19 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
     Ok((tera, warnings))
+}
+
+/// The comparison with the session before, when there is one, and its chart, written.
+fn compared_section(
+    dir: &Path,
+    item: &Rendered,
+) -> Result<(Option<compared::ComparedView>, Option<figures::Figure>)> {
+    let Some(c) = item.compared else {
+        return Ok((None, None));
+    };
+    let (view, figure) = compared::view(c)?;
+    write_figures(dir, figure.as_slice())?;
+    Ok((Some(view), figure))
 }
 
 /// The chapter's analysis.json and its copy of the session's data.

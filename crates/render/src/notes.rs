@@ -9,7 +9,11 @@
 //! - `check(name="…")` → its verdict as a badge with the word ("pass", "inconclusive
 //!   untrusted"); `field="mark"|"verdict"|"evidence"|"reading"`.
 //! - `chart(file="mops-by-threads.svg")` → the figure that shows one of the chapter's charts
-//!   (its narrow drawing on small screens).
+//!   (its narrow drawing on small screens), with its number.
+//! - `fig(name="mops-by-threads")`, `table(name="results-mops")` → a link "Figure 3" or
+//!   "Table 2" to a numbered figure or table of the chapter (crate::numbering).
+//! - `cite(key="chen2016")` → an author–year citation of an entry of references.bib, linked
+//!   to the "References" section that follows the notes and lists what they cite.
 //! - the filter `num(digits=3)` formats a number, `percent(digits=2)` a share as a percentage
 //!   (both pass an `n/a (why)` marker through); `manifest` and `counts` are variables.
 //!
@@ -29,6 +33,8 @@
 
 #[path = "notes_budget.rs"]
 mod budget;
+#[path = "notes_citations.rs"]
+mod citations;
 #[path = "notes_filters.rs"]
 mod filters;
 #[path = "notes_held.rs"]
@@ -44,7 +50,8 @@ mod references;
 #[path = "notes_source.rs"]
 mod source;
 use super::escape::markdown;
-use super::figures::Figure;
+use super::figures::{Figure, Place};
+use super::numbering::Numbering;
 use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
 use lab_config::Experiment;
@@ -57,6 +64,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tera::{Kwargs, State, Tera, TeraResult, Value};
 
+pub use citations::{REFERENCES_FILE, References};
 pub use held::CountingAllocator;
 
 /// Rendered notes, and a warning for each reference whose data the session lacks.
@@ -80,18 +88,33 @@ const TEMPLATE: &str = "notes.md";
 /// The notes as lab renders them, with a budget step in every loop.
 const BUDGETED: &str = "budgeted/notes.md";
 
-/// An experiment's notes.md as read.
+/// An experiment's notes.md as read, with the references.bib beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotesFile {
     pub path: PathBuf,
     pub source: String,
+    pub references: References,
 }
 
 impl NotesFile {
-    /// The experiment's notes.md; `None` when it has none.
+    /// The experiment's notes.md; `None` when it has none. A references.bib that does not
+    /// parse is an error where it is wrong.
     pub fn read(exp: &Experiment) -> Result<Option<NotesFile>> {
         let path = exp.dir.join(NOTES_FILE);
-        Ok(input::read_notes(&path)?.map(|source| NotesFile { path, source }))
+        let Some(source) = input::read_notes(&path)? else {
+            return Ok(None);
+        };
+        let references = References::read(&exp.dir)?;
+        Ok(Some(NotesFile {
+            path,
+            source,
+            references,
+        }))
+    }
+
+    /// The chart files the notes show with `chart(file="…")`, in the order the text names them.
+    pub fn charts(&self) -> Vec<String> {
+        references::chart_files(&self.source, &source::pieces(&self.source))
     }
 
     /// The cells, metrics and ratios the notes name, for lab-judge to work out.
@@ -107,13 +130,21 @@ pub struct QuotedNotes {
     pub quoted: Quoted,
 }
 
-/// Renders notes text; errors name the file and the line of the failing expression.
-pub fn render_notes(
+/// What of the chapter the notes can show and link to: its charts and their numbers, and the
+/// numbers of its tables.
+pub(crate) struct Shown<'a> {
+    pub figures: &'a [Figure],
+    pub numbering: &'a Numbering,
+}
+
+/// Renders notes text, followed by the references it cites; errors name the file and the line
+/// of the failing expression.
+pub(crate) fn render_notes(
     notes: &QuotedNotes,
     exp: &Experiment,
     analysis: &Analysis,
     checks: &[CheckResult],
-    figures: &[Figure],
+    shown: &Shown,
 ) -> Result<Notes> {
     let (source, path) = (notes.file.source.as_str(), notes.file.path.as_path());
     let data = Arc::new(NotesData {
@@ -122,10 +153,14 @@ pub fn render_notes(
         quoted: notes.quoted.clone(),
         checks: checks.to_vec(),
         warnings: Mutex::new(Vec::new()),
-        charts: figures
+        charts: shown
+            .figures
             .iter()
-            .map(|f| (f.file.clone(), super::figures::figure_html(f)))
+            .map(|f| (f.file.clone(), shown_again(f, shown.numbering)))
             .collect(),
+        numbering: shown.numbering.clone(),
+        references: notes.file.references.clone(),
+        cited: Mutex::new(Vec::new()),
     });
     let pieces = source::pieces(source);
     let (budgeted, loops) = budget::with_loop_steps(source, &pieces);
@@ -138,7 +173,10 @@ pub fn render_notes(
         path: path.to_path_buf(),
         source: source.to_string(),
     };
-    let text = rendering.run()?;
+    let mut text = rendering.run()?;
+    if let Ok(cited) = data.cited.lock() {
+        text.push_str(&data.references.section(&cited));
+    }
     let warnings = data
         .warnings
         .lock()
@@ -186,8 +224,18 @@ fn compile(
     Ok(tera)
 }
 
+/// A chart as the notes show it: with its number, its anchor left where the chapter lays the
+/// chart out.
+fn shown_again(figure: &Figure, numbering: &Numbering) -> String {
+    let place = numbering.figure(figure.name()).map(|number| Place {
+        number,
+        anchored: false,
+    });
+    super::figures::placed_figure_html(figure, place)
+}
+
 /// Why notes may not define a component, and what they may use instead.
-const COMPONENTS_REFUSED: &str = "notes do not define components ({% component %}): write the text where it goes, or repeat it with {% for %}; notes support {{ cell(...) }}, {{ ratio(...) }}, {{ check(...) }}, {{ chart(...) }}, {% if %}, {% for %}, {% set %} and filters";
+const COMPONENTS_REFUSED: &str = "notes do not define components ({% component %}): write the text where it goes, or repeat it with {% for %}; notes support {{ cell(...) }}, {{ ratio(...) }}, {{ check(...) }}, {{ chart(...) }}, {{ fig(...) }}, {{ table(...) }}, {{ cite(...) }}, {% if %}, {% for %}, {% set %} and filters";
 
 /// Where the first `{% component %}` of the notes starts, if any.
 fn first_component(pieces: &[source::Piece]) -> Option<usize> {
@@ -205,6 +253,10 @@ struct NotesData {
     quoted: Quoted,
     checks: Vec<CheckResult>,
     charts: Vec<(String, String)>,
+    numbering: Numbering,
+    references: References,
+    /// The keys `cite` was called with, in order: the entries of the References section.
+    cited: Mutex<Vec<String>>,
     /// References whose data the session lacks, each rendered as an `n/a (why)` marker.
     warnings: Mutex<Vec<String>>,
 }
@@ -215,11 +267,14 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>, budget: &Arc<Budget>) {
         LOOP_STEP,
         move |kw: Kwargs, _: &State| -> TeraResult<Value> { b.step(kw.must_get("at")?) },
     );
-    let functions: [(&str, NotesFunction); 4] = [
+    let functions: [(&str, NotesFunction); 7] = [
         ("cell", NotesData::cell_value),
         ("ratio", NotesData::ratio_value),
         ("check", NotesData::check_value),
         ("chart", NotesData::chart_value),
+        ("fig", NotesData::figure_link),
+        ("table", NotesData::table_link),
+        ("cite", NotesData::citation),
     ];
     for (name, function) in functions {
         let (d, b) = (Arc::clone(data), Arc::clone(budget));
@@ -372,6 +427,29 @@ impl NotesData {
                 ))
             })?;
         Ok(Value::safe_string(&format!("\n\n{figure}\n\n")))
+    }
+
+    fn figure_link(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let name: String = kw.must_get("name")?;
+        let link = self.numbering.figure_link(&name).map_err(fail)?;
+        Ok(Value::safe_string(&link))
+    }
+
+    fn table_link(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let name: String = kw.must_get("name")?;
+        let link = self.numbering.table_link(&name).map_err(fail)?;
+        Ok(Value::safe_string(&link))
+    }
+
+    fn citation(&self, kw: &Kwargs) -> TeraResult<Value> {
+        let key: String = kw.must_get("key")?;
+        let text = self.references.cite(&key).map_err(fail)?;
+        if let Ok(mut cited) = self.cited.lock()
+            && !cited.contains(&key)
+        {
+            cited.push(key);
+        }
+        Ok(Value::safe_string(&text))
     }
 }
 

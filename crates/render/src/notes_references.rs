@@ -1,6 +1,7 @@
 //! What notes.md asks lab-judge for, read from its expressions and statements before it is
 //! rendered: the strings they quote (the metrics named among them) and every
-//! `ratio(a="…", b="…", metric="…")`. A ratio is worked out before rendering, so its cells
+//! `ratio(a="…", b="…", metric="…")`; and the charts they show, which numbers figures in the
+//! order a reader meets them. A ratio is worked out before rendering, so its cells
 //! and metric are written as quoted strings; one computed from variables is refused where it
 //! is written.
 
@@ -20,7 +21,7 @@ pub(super) fn wanted(source: &str, pieces: &[Piece]) -> Wanted {
                 Kind::Quoted(text) => Some(text.to_string()),
                 _ => None,
             }));
-        for call in ratio_calls(&tokens) {
+        for call in calls(&tokens, "ratio") {
             if let Ok(Some(ratio)) = call.wanted() {
                 wanted.ratios.push(ratio);
             }
@@ -33,8 +34,17 @@ pub(super) fn wanted(source: &str, pieces: &[Piece]) -> Wanted {
 pub(super) fn first_unquoted_ratio(source: &str, pieces: &[Piece]) -> Option<usize> {
     tags(source, pieces)
         .iter()
-        .flat_map(|tokens| ratio_calls(tokens))
+        .flat_map(|tokens| calls(tokens, "ratio"))
         .find_map(|call| call.wanted().err())
+}
+
+/// The files the notes' `chart(file="…")` calls quote, in the order of the text.
+pub(super) fn chart_files(source: &str, pieces: &[Piece]) -> Vec<String> {
+    tags(source, pieces)
+        .iter()
+        .flat_map(|tokens| calls(tokens, "chart"))
+        .filter_map(|call| call.quoted("file"))
+        .collect()
 }
 
 /// One token of a tag, at its byte in the source.
@@ -106,17 +116,17 @@ fn tokens(source: &str, range: std::ops::Range<usize>) -> Vec<Token<'_>> {
     out
 }
 
-/// A call of `ratio`: where it is written, and its keyword arguments' tokens.
+/// A call of a function: where it is written, and its keyword arguments' tokens.
 struct Call<'t, 's> {
     at: usize,
     arguments: Vec<&'t [Token<'s>]>,
 }
 
-/// The calls of the `ratio` function in one tag (not a filter or an attribute of that name).
-fn ratio_calls<'t, 's>(tokens: &'t [Token<'s>]) -> Vec<Call<'t, 's>> {
+/// The calls of the function `name` in one tag (not a filter or an attribute of that name).
+fn calls<'t, 's>(tokens: &'t [Token<'s>], name: &str) -> Vec<Call<'t, 's>> {
     let mut calls = Vec::new();
     for (i, pair) in tokens.windows(2).enumerate() {
-        let is_call = pair[0].kind == Kind::Word("ratio") && pair[1].kind == Kind::Punct('(');
+        let is_call = pair[0].kind == Kind::Word(name) && pair[1].kind == Kind::Punct('(');
         let after = i.checked_sub(1).map(|b| tokens[b].kind);
         let member = matches!(after, Some(Kind::Punct('.' | '|')));
         if is_call && !member {
@@ -152,6 +162,19 @@ fn arguments<'t, 's>(tokens: &'t [Token<'s>]) -> Vec<&'t [Token<'s>]> {
 }
 
 impl Call<'_, '_> {
+    /// The quoted string of the argument `name`, when it is one.
+    fn quoted(&self, name: &str) -> Option<String> {
+        self.arguments.iter().find_map(|argument| match argument {
+            [key, eq, value] if key.kind == Kind::Word(name) && eq.kind == Kind::Punct('=') => {
+                match value.kind {
+                    Kind::Quoted(text) => Some(text.to_string()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+    }
+
     /// The ratio this call asks for; `Ok(None)` when it lacks a cell (rendering says which),
     /// `Err` at the call when a cell or the metric is not a quoted string.
     fn wanted(&self) -> Result<Option<RatioWanted>, usize> {
@@ -217,5 +240,12 @@ mod tests {
         }
         let source = "{{ x.ratio(a=y) }}{{ y | ratio(b=z) }}{% set ratio = 2 %}";
         assert_eq!(first_unquoted_ratio(source, &pieces(source)), None);
+    }
+
+    #[test]
+    fn the_charts_shown_are_found_in_the_order_of_the_text() {
+        let source = "{{ chart(file=\"b.svg\") }} {# chart(file=\"c.svg\") #}\n\
+                      {% if x %}{{ chart( file = 'a.svg' ) }}{% endif %}{{ chart(file=f) }}";
+        assert_eq!(chart_files(source, &pieces(source)), ["b.svg", "a.svg"]);
     }
 }

@@ -17,6 +17,8 @@ pub(crate) struct Table {
     pub remarks: Vec<String>,
     /// When every cell reads the same: the one sentence that replaces the table.
     pub summary: Option<String>,
+    /// "Table N." and what the table holds, with its anchor (HTML lab composes).
+    pub caption: String,
 }
 
 #[derive(Serialize, Clone)]
@@ -61,6 +63,7 @@ fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats], level
         rows: Vec::new(),
         remarks: Vec::new(),
         summary: None,
+        caption: String::new(),
     };
     if let Some(line) = uniform(cells, unit) {
         table.summary = Some(line);

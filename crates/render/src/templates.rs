@@ -50,11 +50,13 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 }
 
 /// Context fields that hold Markdown or HTML lab composed itself from already escaped parts
-/// (the answer block, verdict marks, notices, chart captions, the rendered notes); every
-/// other string is escaped.
-const RAW_FIELDS: [&str; 12] = [
+/// (the answer block, verdict marks, notices, chart and table captions, the rendered notes,
+/// the chapter's BibTeX entry in its fence); every other string is escaped.
+const RAW_FIELDS: [&str; 15] = [
     "answer",
     "caption",
+    "checks_caption",
+    "cite",
     "details_md",
     "evidence_md",
     "figure",
@@ -63,6 +65,7 @@ const RAW_FIELDS: [&str; 12] = [
     "notes",
     "notices",
     "outdated",
+    "percentiles_caption",
     "reading_md",
     "shown",
 ];
