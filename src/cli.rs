@@ -3,8 +3,8 @@
 
 use crate::app::{
     BaselineArgs, BenchArgs, BisectArgs, BookArgs, BundleArgs, CheckArgs, CiArgs, CompareArgs,
-    ExportArgs, HistoryArgs, ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs, ReanalyzeArgs,
-    ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
+    ExplainArgs, ExportArgs, HistoryArgs, ImportArgs, ListArgs, LogsArgs, NewArgs, NoiseArgs,
+    ReanalyzeArgs, ReportArgs, RunArgs, RunShardArgs, SchemaArgs,
 };
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
@@ -131,6 +131,13 @@ pub enum Command {
         after_help = "Examples: lab export lockstack-dip --latex paper/lockstack.tex   # \\labLockstackDipNonfairThreadsTwoMopsMedian …\n          lab export lockstack-dip --typst paper/numbers.typ --session 20261130T114743Z-vm"
     )]
     Export(ExportArgs),
+    /// Where one number of a chapter comes from: the runs it was computed from, the method
+    /// and its parameters; computed again from the session's raw files, exit 1 when it no
+    /// longer reads as the chapter printed it.
+    #[command(
+        after_help = "Example: lab explain openmp-row-add omp-threads-2.kernel-s.median   # the id is in the number's link"
+    )]
+    Explain(ExplainArgs),
     /// Print what a stored run wrote to its standard output (or, with --stderr, its standard
     /// error), byte for byte, checked against the digest recorded when it ended.
     #[command(after_help = "Examples: lab logs lockstack-dip r0042
@@ -178,6 +185,7 @@ impl Command {
             Command::List(args) => args.execute(layout, quiet),
             Command::Logs(args) => args.execute(layout, quiet),
             Command::Export(args) => args.execute(layout, quiet),
+            Command::Explain(args) => args.execute(layout, quiet),
             Command::New(args) => args.execute(layout, quiet),
             Command::Schema(args) => args.execute(layout, quiet),
             Command::Completions(args) => args.execute(),

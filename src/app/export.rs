@@ -91,7 +91,7 @@ pub fn export(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result
 
 /// The session the book's chapter of the experiment in `dir` shows, when it has one and the
 /// session is still stored.
-fn chapter_session(layout: &Layout, dir: &Path) -> Option<SessionRef> {
+pub(crate) fn chapter_session(layout: &Layout, dir: &Path) -> Option<SessionRef> {
     let entry = lab_render::existing_entry(&layout.book(), &config::experiment_name(dir))?;
     let named = SessionRef::Named(entry.session);
     matches!(session_list(layout, dir).find(Some(&named)), Ok(Some(_))).then_some(named)

@@ -13,6 +13,7 @@ mod changes;
 mod check;
 mod ci;
 mod compare;
+mod explain;
 mod export;
 mod history;
 mod html;
@@ -47,6 +48,7 @@ pub use bundle::{BundleArgs, describe as describe_bundle, write as write_bundle}
 pub use check::{CheckArgs, check, verdict_table};
 pub use ci::{CiArgs, Deciding, ci};
 pub use compare::{CompareArgs, CompareOptions, compare, compared_pair};
+pub use explain::{ExplainArgs, explain};
 pub use export::{ExportArgs, Exported, export};
 pub use history::{HistoryArgs, HistoryOptions, run_history};
 pub use html::build_html;

@@ -37,7 +37,19 @@ fn unescaped(cell: &str) -> String {
 
 fn cells(line: &str) -> Vec<String> {
     let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-    inner.split(" | ").map(|c| unescaped(c.trim())).collect()
+    inner
+        .split(" | ")
+        .map(|c| unescaped(link_text(c.trim())))
+        .collect()
+}
+
+/// The text of a cell that links to its number's provenance, `[text](provenance.md#id)`;
+/// any other cell as it is.
+fn link_text(cell: &str) -> &str {
+    match cell.rsplit_once("](provenance.md#") {
+        Some((text, _)) if cell.ends_with(')') => text.strip_prefix('[').unwrap_or(text),
+        _ => cell,
+    }
 }
 
 /// Every table of `markdown` in order.

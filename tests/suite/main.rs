@@ -45,6 +45,7 @@ mod noise;
 mod order_effects;
 mod packed_logs;
 mod pipeline;
+mod provenance;
 mod revs;
 mod revs_sampled;
 mod schema;

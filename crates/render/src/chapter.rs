@@ -166,14 +166,7 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
         variants: variants(exp),
         environment: environment(analysis),
         session: analysis.session.clone(),
-        counts: format!(
-            "{} of {} planned runs finished, {} warm-up, {} valid, {} excluded",
-            analysis.counts.finished,
-            analysis.counts.planned,
-            analysis.counts.warmup,
-            analysis.counts.valid,
-            analysis.counts.invalid
-        ),
+        counts: counts_line(analysis),
         reproduce: analysis.manifest.command.clone(),
         resamples: analysis.resampling.resamples,
         seed: analysis.resampling.seed,
@@ -181,6 +174,15 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
         min_runs: lab_findings::analysis::MIN_RUNS,
         cite: super::cite::cite_block(&exp.name, &exp.title, analysis),
     }
+}
+
+/// "40 of 40 planned runs finished, 4 warm-up, 36 valid, 0 excluded".
+fn counts_line(analysis: &Analysis) -> String {
+    let c = &analysis.counts;
+    format!(
+        "{} of {} planned runs finished, {} warm-up, {} valid, {} excluded",
+        c.finished, c.planned, c.warmup, c.valid, c.invalid
+    )
 }
 
 /// How the resamples were drawn, when not by analysis 1's generator.

@@ -20,6 +20,7 @@ pub mod notes;
 mod numbering;
 pub mod numbers;
 pub mod paper;
+pub mod provenance;
 pub mod published;
 pub mod pull_request;
 pub mod record;
@@ -37,7 +38,7 @@ use lab_findings::checks::{CheckResult, Findings, Tally};
 use lab_store::{RUNS, SAMPLES};
 use published::{
     ANALYSIS_JSON, BISECT_PAGE, CHAPTER_PAGE, DATA_FOLDER, HISTORY_PAGE, INDEX_PAGES,
-    REPLICATIONS_PAGE, ROOT_FILES,
+    PROVENANCE_PAGE, REPLICATIONS_PAGE, ROOT_FILES,
 };
 use serde::Serialize;
 use std::fs;
@@ -88,6 +89,8 @@ pub struct BookEntry {
     pub replications: bool,
     /// The chapter has a Bisect page.
     pub bisect: bool,
+    /// The chapter has a page of where each number comes from.
+    pub provenance: bool,
 }
 
 /// Writes `src/NAME/` for one experiment: staged, then swapped in whole. Returns the notes'
@@ -157,7 +160,9 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     write_figures(dir, &figures)?;
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let (compared, compared_figure) = compared_section(dir, item)?;
-    let tables = tables::tables(exp, item.analysis);
+    let catalogue = numbers::catalogue(item);
+    let id = |c: &lab_findings::analysis::CellStats, s| provenance::cell_id(&catalogue, c, s);
+    let tables = tables::tables(exp, item.analysis, &id);
     let percentiles = tables::percentile_rows(exp, item.analysis);
     let notes_charts = item.notes.map(|n| n.file.charts()).unwrap_or_default();
     let numbering = numbering::Numbering::of(&numbering::Page {
@@ -203,6 +208,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
         &dir.join(CHAPTER_PAGE),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
+    provenance::write(dir, item, &catalogue, &tera)?;
     Ok((tera, warnings))
 }
 
@@ -289,6 +295,7 @@ fn book_entry(item: &Rendered) -> BookEntry {
         history: item.history.is_some(),
         replications: item.replications.is_some(),
         bisect: !item.bisections.is_empty(),
+        provenance: true,
         ..entry_from_checks(
             &item.experiment.name,
             &item.experiment.title,
@@ -317,6 +324,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
         history: false,
         replications: false,
         bisect: false,
+        provenance: false,
     }
 }
 
@@ -335,6 +343,7 @@ pub fn existing_entry(book_dir: &Path, name: &str) -> Option<BookEntry> {
         history: chapter.join(HISTORY_PAGE).is_file(),
         replications: chapter.join(REPLICATIONS_PAGE).is_file(),
         bisect: chapter.join(BISECT_PAGE).is_file(),
+        provenance: chapter.join(PROVENANCE_PAGE).is_file(),
         ..entry_from_checks(
             name,
             record.get("title")?.as_str()?,
@@ -367,6 +376,7 @@ pub fn render_failure_page(book_dir: &Path, name: &str, reason: &str) -> Result<
         history: false,
         replications: false,
         bisect: false,
+        provenance: false,
     })
 }
 
@@ -392,7 +402,7 @@ pub fn render_index(book_dir: &Path, entries: &[BookEntry]) -> Result<()> {
 /// JSON that stays inert if a browser or a careless page ever treats it as HTML: `<`, `>` and
 /// `&` (which only occur inside JSON strings) become `\u` escapes, as does the colon of a
 /// `javascript:` scheme. The parsed values are unchanged.
-fn inert_json(text: &str) -> String {
+pub(crate) fn inert_json(text: &str) -> String {
     const SCHEME: &str = "javascript:";
     let mut out = String::with_capacity(text.len() + text.len() / 64);
     let mut rest = text;
@@ -426,7 +436,7 @@ fn write_figures(dir: &Path, figures: &[figures::Figure]) -> Result<()> {
     Ok(())
 }
 
-fn write(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -21,6 +21,10 @@ pub const INDEX_PAGES: [&str; 3] = ["SUMMARY.md", "introduction.md", "how-to-rea
 pub const CHAPTER_PAGE: &str = "index.md";
 /// A chapter's History page.
 pub const HISTORY_PAGE: &str = "history.md";
+/// A chapter's page of where each number comes from.
+pub const PROVENANCE_PAGE: &str = "provenance.md";
+/// A chapter's numbers, as its pages print them, by id: what `lab explain` checks against.
+pub const NUMBERS_JSON: &str = "numbers.json";
 /// A chapter's Bisect page (an experiment `lab bisect` searched).
 pub const BISECT_PAGE: &str = "bisect.md";
 /// A chapter's Replications page (an experiment measured on several machines).
@@ -127,7 +131,9 @@ impl Walk<'_> {
                 HISTORY_PAGE,
                 REPLICATIONS_PAGE,
                 BISECT_PAGE,
+                PROVENANCE_PAGE,
                 ANALYSIS_JSON,
+                NUMBERS_JSON,
             ]
             .contains(&name.as_str())
                 || (name.ends_with(".svg") && shown(&name))

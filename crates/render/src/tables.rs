@@ -1,9 +1,14 @@
 //! The results tables of a chapter: one row per cell, every interval formatted once, here.
 
+use super::numbers::Statistic;
 use lab_config::Experiment;
 use lab_config::format::{estimate, interval, number, p_value, percent, significant, value};
 use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
+
+/// The id of the number a table shows for a cell's statistic, where the chapter's catalogue
+/// holds one: the anchor its link goes to on the provenance page.
+pub(crate) type NumberId<'a> = &'a dyn Fn(&CellStats, Statistic) -> Option<String>;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a
 /// line for each thing left out.
@@ -12,7 +17,7 @@ pub(crate) struct Table {
     pub metric: String,
     pub unit: String,
     pub columns: Vec<Column>,
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Vec<Shown>>,
     /// What was left out, one sentence each: constant cells, columns with one value.
     pub remarks: Vec<String>,
     /// When every cell reads the same: the one sentence that replaces the table.
@@ -26,6 +31,16 @@ pub(crate) struct Column {
     pub title: String,
     /// Numbers align right.
     pub numeric: bool,
+    /// The statistic its values are, when each is a number of the chapter's catalogue.
+    #[serde(skip)]
+    pub statistic: Option<Statistic>,
+}
+
+/// One value of a table, with the id of the number it shows when it is one (its link).
+#[derive(Serialize)]
+pub(crate) struct Shown {
+    pub text: String,
+    pub id: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -40,8 +55,9 @@ pub(crate) struct PercentileRow {
     pub max: String,
 }
 
-/// One table per analysed metric, in declaration order.
-pub(crate) fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
+/// One table per analysed metric, in declaration order; `id` names the number behind each
+/// value that is one.
+pub(crate) fn tables(exp: &Experiment, analysis: &Analysis, id: NumberId) -> Vec<Table> {
     exp.analysed_metrics()
         .into_iter()
         .map(|m| {
@@ -50,12 +66,19 @@ pub(crate) fn tables(exp: &Experiment, analysis: &Analysis) -> Vec<Table> {
                 .iter()
                 .filter(|c| c.metric == m.name)
                 .collect();
-            table(exp, &m.name, &m.unit, &cells, analysis.resampling.level)
+            table(exp, &m.name, &m.unit, &cells, analysis.resampling.level, id)
         })
         .collect()
 }
 
-fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats], level: f64) -> Table {
+fn table(
+    exp: &Experiment,
+    metric: &str,
+    unit: &str,
+    cells: &[&CellStats],
+    level: f64,
+    id: NumberId,
+) -> Table {
     let mut table = Table {
         metric: metric.to_string(),
         unit: unit.to_string(),
@@ -87,8 +110,17 @@ fn table(exp: &Experiment, metric: &str, unit: &str, cells: &[&CellStats], level
             .filter_map(|(c, v)| dropped_note(c, v, level)),
     );
     table.columns = kept.iter().map(|(c, _)| c.clone()).collect();
-    table.rows = (0..varying_cells.len())
-        .map(|i| kept.iter().map(|(_, values)| values[i].clone()).collect())
+    table.rows = varying_cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| {
+            kept.iter()
+                .map(|(column, values)| Shown {
+                    text: values[i].clone(),
+                    id: column.statistic.and_then(|s| id(cell, s)),
+                })
+                .collect()
+        })
         .collect();
     table
 }
@@ -127,7 +159,15 @@ fn column(title: &str, numeric: bool, values: Vec<String>) -> (Column, Vec<Strin
     let column = Column {
         title: title.into(),
         numeric,
+        statistic: None,
     };
+    (column, values)
+}
+
+/// A column of one statistic of each cell, each value linked to its provenance.
+fn statistic(statistic: Statistic, title: &str, values: Vec<String>) -> (Column, Vec<String>) {
+    let (mut column, values) = column(title, true, values);
+    column.statistic = Some(statistic);
     (column, values)
 }
 
@@ -149,11 +189,15 @@ fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Colum
         })
     };
     vec![
-        column(&median_title, true, each(&|c| median_text(c, unit))),
+        statistic(
+            Statistic::Median,
+            &median_title,
+            each(&|c| median_text(c, unit)),
+        ),
         column("Order-statistic CI", true, each(&|c| exact_text(c, unit))),
-        column(&mean_title, true, each(&|c| mean_text(c, unit))),
-        column("Runs", true, each(&|c| c.n.to_string())),
-        column("CV", true, each(&|c| cv_text(c))),
+        statistic(Statistic::Mean, &mean_title, each(&|c| mean_text(c, unit))),
+        statistic(Statistic::Runs, "Runs", each(&|c| c.n.to_string())),
+        statistic(Statistic::Cv, "CV", each(&|c| cv_text(c))),
         column("Range", true, each(&range)),
         column("Excluded", true, each(&|c| c.invalid_runs.to_string())),
         column("Shape", false, each(&|c| shape_note(c, unit))),

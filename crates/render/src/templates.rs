@@ -6,7 +6,7 @@ use std::path::Path;
 use tera::{Context, Tera};
 
 /// (name, embedded default) of every template.
-const DEFAULTS: [(&str, &str); 9] = [
+const DEFAULTS: [(&str, &str); 10] = [
     ("book.toml", include_str!("../templates/book.toml")),
     ("SUMMARY.md", include_str!("../templates/SUMMARY.md")),
     (
@@ -16,6 +16,7 @@ const DEFAULTS: [(&str, &str); 9] = [
     ("chapter.md", include_str!("../templates/chapter.md")),
     ("history.md", include_str!("../templates/history.md")),
     ("bisect.md", include_str!("../templates/bisect.md")),
+    ("provenance.md", include_str!("../templates/provenance.md")),
     (
         "replications.md",
         include_str!("../templates/replications.md"),

@@ -1,0 +1,256 @@
+//! Where each number of a chapter comes from. The chapter's provenance page lists every number
+//! of its catalogue under the id its link goes to: what it is, the runs it was computed from,
+//! the method with its parameters, and the command that recomputes it; `lab explain` prints
+//! the same for one number.
+
+use super::Rendered;
+use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
+use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
+use lab_config::format::{grouped, level};
+use lab_findings::analysis::{Analysis, CellStats};
+use serde::Serialize;
+
+/// Run ids named one by one before the rest are counted.
+const RUNS_NAMED: usize = 40;
+
+/// One number's derivation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Derivation {
+    pub id: String,
+    /// As the chapter prints it, with its unit: `8.41 M [7.92 M, 8.80 M] ops/s`.
+    pub shown: String,
+    /// What it is: `nonfair threads=2, mops, median`.
+    pub what: String,
+    /// The runs it was computed from.
+    pub runs: String,
+    /// The method and its parameters.
+    pub method: String,
+    /// The command that recomputes it from the session's raw files.
+    pub recompute: String,
+}
+
+/// The provenance page's context: the numbers grouped by the runs they come from.
+#[derive(Serialize)]
+pub(crate) struct ProvenanceView {
+    pub title: String,
+    pub session: String,
+    pub experiment: String,
+    pub groups: Vec<Group>,
+}
+
+/// Numbers from the same runs: one cell's statistics of one metric, or the ratios.
+#[derive(Serialize)]
+pub(crate) struct Group {
+    pub heading: String,
+    pub runs: String,
+    pub numbers: Vec<Derivation>,
+}
+
+/// Writes the chapter's page of where each number comes from into `dir`, and its numbers by
+/// id as JSON (what `lab explain` compares with).
+pub(crate) fn write(
+    dir: &std::path::Path,
+    item: &Rendered,
+    catalogue: &Catalogue,
+    tera: &tera::Tera,
+) -> anyhow::Result<()> {
+    let page = super::templates::render(tera, "provenance.md", &view(item, catalogue))?;
+    super::write(&dir.join(PROVENANCE_PAGE), &page)?;
+    let json = super::inert_json(&(serde_json::to_string_pretty(catalogue)? + "\n"));
+    super::write(&dir.join(NUMBERS_JSON), &json)
+}
+
+/// The page of every number in `catalogue`, in the catalogue's order, each group where its
+/// first number is.
+pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
+    let mut groups: Vec<Group> = Vec::new();
+    for number in &catalogue.numbers {
+        let mut d = derivation(item, number);
+        let heading = match &number.what {
+            Subject::Cell {
+                cell,
+                metric,
+                statistic,
+            } => {
+                // The group's heading names the cell and metric; each row only its statistic.
+                d.what = statistic.word().to_string();
+                format!("{cell} · {metric}")
+            }
+            Subject::Ratio { .. } => "Ratios".to_string(),
+        };
+        match groups.iter_mut().find(|g| g.heading == heading) {
+            Some(g) => g.numbers.push(d),
+            None => groups.push(Group {
+                heading,
+                runs: d.runs.clone(),
+                numbers: vec![d],
+            }),
+        }
+    }
+    ProvenanceView {
+        title: item.experiment.title.clone(),
+        session: item.analysis.session.clone(),
+        experiment: item.experiment.name.clone(),
+        groups,
+    }
+}
+
+/// Where `number` of the chapter of `item` comes from.
+pub fn derivation(item: &Rendered, number: &Number) -> Derivation {
+    let analysis = item.analysis;
+    let (runs, method) = match &number.what {
+        Subject::Cell {
+            cell,
+            metric,
+            statistic,
+        } => {
+            let stats = cell_stats(analysis, cell, Some(metric));
+            (
+                stats.map_or_else(|| format!("no runs of {cell}"), runs_of),
+                cell_method(analysis, stats, *statistic),
+            )
+        }
+        Subject::Ratio { a, b, metric, from } => (
+            ratio_runs(analysis, a, b, metric.as_deref(), from),
+            ratio_method(item, from),
+        ),
+    };
+    let unit = if number.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", number.unit)
+    };
+    Derivation {
+        id: number.id.clone(),
+        shown: format!("{}{unit}", number.text()),
+        what: number.what.describe(),
+        runs,
+        method,
+        recompute: format!(
+            "lab explain {} {} --session {}",
+            item.experiment.name, number.id, analysis.session
+        ),
+    }
+}
+
+/// The id of the number the catalogue holds for a cell's statistic.
+pub(crate) fn cell_id(
+    catalogue: &Catalogue,
+    c: &CellStats,
+    statistic: Statistic,
+) -> Option<String> {
+    catalogue
+        .numbers
+        .iter()
+        .find(|n| {
+            matches!(&n.what, Subject::Cell { cell, metric, statistic: s }
+                if *cell == c.label && *metric == c.metric && *s == statistic)
+        })
+        .map(|n| n.id.clone())
+}
+
+fn cell_stats<'a>(
+    analysis: &'a Analysis,
+    label: &str,
+    metric: Option<&str>,
+) -> Option<&'a CellStats> {
+    analysis
+        .cells
+        .iter()
+        .find(|c| c.label == label && metric.is_none_or(|m| c.metric == m))
+}
+
+/// "the 40 valid, non-warm-up runs of nonfair threads=2 (r0003, r0011, …)".
+fn runs_of(c: &CellStats) -> String {
+    let named: Vec<&str> = c
+        .run_ids
+        .iter()
+        .take(RUNS_NAMED)
+        .map(String::as_str)
+        .collect();
+    let more = c.run_ids.len().saturating_sub(RUNS_NAMED);
+    let rest = if more > 0 {
+        format!(" and {} more", grouped(more as u64))
+    } else {
+        String::new()
+    };
+    format!(
+        "the {} valid, non-warm-up run{} of {} in runs.csv ({}{rest})",
+        grouped(c.run_ids.len() as u64),
+        if c.run_ids.len() == 1 { "" } else { "s" },
+        c.label,
+        named.join(", ")
+    )
+}
+
+fn ratio_runs(
+    analysis: &Analysis,
+    a: &str,
+    b: &str,
+    metric: Option<&str>,
+    from: &RatioSource,
+) -> String {
+    if let RatioSource::Compared(other) = from {
+        return format!("this session's runs of the cell and those of session {other}");
+    }
+    let side = |label: &str| {
+        cell_stats(analysis, label, metric).map_or_else(|| format!("no runs of {label}"), runs_of)
+    };
+    format!("{}; over {}", side(a), side(b))
+}
+
+/// "{resamples} resamples, seed {seed}".
+fn resampling(analysis: &Analysis) -> String {
+    format!(
+        "{} resamples, seed {}",
+        grouped(analysis.resampling.resamples as u64),
+        analysis.resampling.seed
+    )
+}
+
+fn cell_method(analysis: &Analysis, c: Option<&CellStats>, statistic: Statistic) -> String {
+    let at = level(analysis.resampling.level);
+    let stages = match c {
+        Some(c) if c.machines.is_some() => "machines, then runs, then each run's values",
+        Some(c) if c.runs.iter().any(|r| r.len() > 1) => "runs, then each run's values",
+        _ => "runs",
+    };
+    match statistic {
+        Statistic::Median => format!(
+            "the median of the runs' values; {at} percentile bootstrap interval resampling {stages}, {}",
+            resampling(analysis)
+        ),
+        Statistic::Mean => format!(
+            "the mean of the run means; {at} BCa bootstrap interval, {}",
+            resampling(analysis)
+        ),
+        Statistic::Cv => "the standard deviation of the run means over their mean".into(),
+        Statistic::Runs => "the runs counted".into(),
+        Statistic::Min => "the smallest value".into(),
+        Statistic::Max => "the largest value".into(),
+    }
+}
+
+fn ratio_method(item: &Rendered, from: &RatioSource) -> String {
+    let analysis = item.analysis;
+    let how = format!(
+        "the ratio of the two medians; bootstrap interval of the ratio, {}",
+        resampling(analysis)
+    );
+    match from {
+        RatioSource::Check(name) => {
+            let at = item
+                .findings
+                .checks
+                .iter()
+                .find(|c| c.name == *name)
+                .and_then(|c| c.ratio.as_ref())
+                .map_or_else(String::new, |r| format!(" at {}", level(r.level)));
+            format!("{how}{at}, as check \"{name}\" decided on it")
+        }
+        RatioSource::Compared(other) => {
+            format!("this session's median over that of session {other}; {how}")
+        }
+        RatioSource::Notes => format!("{how}, at {}", level(analysis.resampling.level)),
+    }
+}

@@ -1,0 +1,133 @@
+//! Every number a chapter links leads to where it comes from: the provenance page holds an
+//! anchor for each link of the committed chapters, read from the built HTML through a parser,
+//! and `lab explain` computes a number again and says whether the chapter printed it.
+
+use crate::committed::{committed_experiments, repository};
+use crate::common::{Project, copy_dir};
+use lab::Exit;
+use lab::layout::Layout;
+use scraper::{Html, Selector};
+use std::collections::BTreeSet;
+
+/// The `href`s of `page`'s links that go to its chapter's provenance page, and the ids the
+/// provenance page's anchors carry.
+fn links_and_anchors(chapter: &std::path::Path) -> (Vec<String>, BTreeSet<String>) {
+    let read =
+        |name: &str| Html::parse_document(&std::fs::read_to_string(chapter.join(name)).unwrap());
+    let (page, provenance) = (read("index.html"), read("provenance.html"));
+    let links = page
+        .select(&Selector::parse("a[href]").unwrap())
+        .filter_map(|a| a.value().attr("href"))
+        .filter_map(|href| href.strip_prefix("provenance.html#"))
+        .map(String::from)
+        .collect();
+    let anchors = provenance
+        .select(&Selector::parse("a[id]").unwrap())
+        .filter_map(|a| a.value().attr("id"))
+        .map(String::from)
+        .collect();
+    (links, anchors)
+}
+
+#[test]
+fn every_link_of_every_committed_chapter_finds_its_number() {
+    let project = Project::with_fixtures(&[]);
+    copy_dir(&repository().join("book"), &project.path("book"));
+    let _ = std::fs::remove_dir_all(project.path("book/book"));
+    lab::app::build_html(&Layout::new(project.root())).unwrap();
+    for name in committed_experiments() {
+        let (links, anchors) = links_and_anchors(&project.path(&format!("book/book/{name}")));
+        assert!(links.len() >= 20, "{name}: only {} links", links.len());
+        let dangling: Vec<&String> = links.iter().filter(|l| !anchors.contains(*l)).collect();
+        assert!(
+            dangling.is_empty(),
+            "{name}: links to no number: {dangling:?}"
+        );
+        let numbers: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(project.path(&format!("book/src/{name}/numbers.json")))
+                .unwrap(),
+        )
+        .unwrap();
+        let ids: BTreeSet<String> = numbers["numbers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            anchors, ids,
+            "{name}: the page has an anchor for each number, no other"
+        );
+    }
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn lab_explain_computes_a_number_again_and_compares_it_with_the_chapter() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    let id = "triple-n-2.score.median";
+    let out = project.lab_exits(&["explain", "tiny", id], Exit::Ok);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "triple-n-2.score.median: 6.00 [6.00, 6.00] points"
+    );
+    assert_eq!(lines[1], "  what:   triple n=2, score, median");
+    assert!(
+        lines[2]
+            .starts_with("  from:   the 3 valid, non-warm-up runs of triple n=2 in runs.csv (r"),
+        "{text}"
+    );
+    assert!(
+        lines[3]
+            .contains("percentile bootstrap interval resampling runs, 10,000 resamples, seed 3"),
+        "{text}"
+    );
+    assert!(lines[4].ends_with(": 6.00 [6.00, 6.00]"), "{text}");
+    assert_eq!(lines[5], "the chapter prints: the same");
+
+    // A chapter whose number no longer reads as computed.
+    let numbers = project.path("book/src/tiny/numbers.json");
+    let edited = std::fs::read_to_string(&numbers).unwrap().replacen(
+        "\"value\": \"6.00\"",
+        "\"value\": \"6.50\"",
+        1,
+    );
+    std::fs::write(&numbers, edited).unwrap();
+    let out = project.lab_exits(&["explain", "tiny", id], Exit::CheckFailed);
+    assert!(
+        stdout(&out).ends_with("the chapter prints: 6.50 [6.00, 6.00]: it differs\n"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = project.lab_exits(&["explain", "tiny", "triple-n-2.scor"], Exit::Usage);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "tiny has no number triple-n-2.scor\n  hint: ids of that cell: triple-n-2.score.median, triple-n-2.score.mean"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_chapter_links_its_numbers_and_summary_lists_the_provenance_page() {
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    let summary = project.read("book/src/SUMMARY.md");
+    assert!(
+        summary.contains("  - [Where each number comes from](tiny/provenance.md)"),
+        "{summary}"
+    );
+    let page = project.read("book/src/tiny/index.md");
+    assert!(
+        page.contains("[6.00 \\[6.00, 6.00\\]](provenance.md#triple-n-2.score.median)"),
+        "{page}"
+    );
+}
