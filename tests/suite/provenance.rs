@@ -130,4 +130,8 @@ fn the_chapter_links_its_numbers_and_summary_lists_the_provenance_page() {
         page.contains("[6.00 \\[6.00, 6.00\\]](provenance.md#triple-n-2.score.median)"),
         "{page}"
     );
+    assert!(
+        page.contains("<small>[how the ratio was computed](provenance.md#check.triple-beats-double-by-at-least-1-4-at-n-2.ratio)</small>"),
+        "{page}"
+    );
 }

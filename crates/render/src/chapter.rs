@@ -78,12 +78,14 @@ fn chart_views(figures: &[Figure], numbering: &Numbering) -> (Option<ChartView>,
 
 /// What the chapter shows beside the analysis: its charts, results tables and percentiles,
 /// the rendered notes, and the numbers of its figures and tables.
-pub(crate) struct Parts {
+pub(crate) struct Parts<'a> {
     pub figures: Vec<Figure>,
     pub tables: Vec<Table>,
     pub percentiles: Vec<PercentileRow>,
     pub notes: Option<String>,
     pub numbering: Numbering,
+    /// The id of the ratio each check decided on, by the check's name: its link.
+    pub check_ratio: &'a dyn Fn(&str) -> Option<String>,
 }
 
 #[derive(Serialize)]
@@ -98,6 +100,9 @@ pub(crate) struct CheckRow {
     pub evidence_md: String,
     /// Long evidence folded away (validity checks' statistics).
     pub details_md: String,
+    /// The id of the ratio it decided on, on the chapter's page of where each number
+    /// comes from.
+    pub ratio_id: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -128,6 +133,7 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
         percentiles,
         notes,
         numbering,
+        check_ratio,
     } = parts;
     let (lead_chart, charts) = chart_views(&figures, &numbering);
     numbering.caption_results(&mut tables);
@@ -148,7 +154,7 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
             .collect::<Vec<_>>()
             .join(" "),
         answer: super::answer::answer(checks),
-        checks: check_rows(checks, analysis.counts.finished, &|name| {
+        checks: check_rows(checks, analysis.counts.finished, check_ratio, &|name| {
             super::sampling::check_note(exp, item.looks, name, analysis.manifest.keeps_disturbed())
         }),
         multiplicity: item.findings.multiplicity.clone(),
@@ -237,6 +243,7 @@ fn shown(analysis: &Analysis) -> String {
 fn check_rows(
     checks: &[CheckResult],
     runs: usize,
+    ratio_id: &dyn Fn(&str) -> Option<String>,
     sampled: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<CheckRow> {
     let passing_automatic: Vec<&CheckResult> = checks
@@ -251,7 +258,10 @@ fn check_rows(
         checks
             .iter()
             .filter(|c| !(c.automatic && c.verdict == Verdict::Pass))
-            .map(|c| check_row(c, sampled)),
+            .map(|c| CheckRow {
+                ratio_id: ratio_id(&c.name),
+                ..check_row(c, sampled)
+            }),
     );
     rows
 }
@@ -274,6 +284,7 @@ fn automatic_row(passing: &[&CheckResult], runs: usize) -> CheckRow {
         reading_md: with_code_spans(&format!("all {runs} runs: {}", names.join(" · "))),
         evidence_md: String::new(),
         details_md: with_code_spans(&details.join("; ")),
+        ratio_id: None,
     }
 }
 
@@ -300,6 +311,7 @@ fn check_row(c: &CheckResult, sampled: &dyn Fn(&str) -> Option<String>) -> Check
         reading_md: with_code_spans(&c.reading),
         evidence_md: with_code_spans(&evidence),
         details_md: with_code_spans(&details),
+        ratio_id: None,
     }
 }
 

@@ -34,6 +34,8 @@ pub(crate) struct ComparedRow {
     pub before: String,
     pub after: String,
     pub ratio: String,
+    /// The id of the ratio on the chapter's page of where each number comes from.
+    pub ratio_id: Option<String>,
     /// "±1.8%": the smallest change the interval could tell from none.
     pub resolution: String,
     pub verdict: String,
@@ -91,6 +93,7 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
                 lab_findings::compare::MIN_COMPARE_RUNS
             ),
         },
+        ratio_id: None,
         resolution: x.resolution(),
         verdict: x.verdict_text(c.threshold),
     }

@@ -177,15 +177,13 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
         figures: &figures,
         numbering: &numbering,
     };
-    let notes = item
-        .notes
-        .map(|n| notes::render_notes(n, exp, item.analysis, &item.findings.checks, &shown))
-        .transpose()?;
-    let (notes, warnings) = match notes {
-        Some(n) => (Some(n.text), n.warnings),
-        None => (None, Vec::new()),
-    };
-    let compared = compared.map(|view| view.numbered(compared_figure.as_ref(), &numbering));
+    let (notes, warnings) = notes::rendered(item, &shown)?;
+    let compared = compared.map(|view| {
+        provenance::link_compared(
+            view.numbered(compared_figure.as_ref(), &numbering),
+            &catalogue,
+        )
+    });
     let mut context = chapter::context(
         exp,
         item,
@@ -195,6 +193,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
             percentiles,
             notes,
             numbering,
+            check_ratio: &|name| provenance::check_id(&catalogue, name),
         },
     );
     context.compared = compared;

@@ -473,3 +473,15 @@ fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> Ter
         }
     }
 }
+/// The chapter's notes rendered with its analysis, and their warnings; none without notes.
+pub(crate) fn rendered(
+    item: &super::Rendered,
+    shown: &Shown,
+) -> Result<(Option<String>, Vec<String>)> {
+    let Some(n) = item.notes else {
+        return Ok((None, Vec::new()));
+    };
+    let exp = item.experiment;
+    let n = render_notes(n, exp, item.analysis, &item.findings.checks, shown)?;
+    Ok((Some(n.text), n.warnings))
+}

@@ -149,6 +149,40 @@ pub(crate) fn cell_id(
         .map(|n| n.id.clone())
 }
 
+/// The id of the ratio the check `name` decided on, where the catalogue holds one.
+pub(crate) fn check_id(catalogue: &Catalogue, name: &str) -> Option<String> {
+    catalogue
+        .numbers
+        .iter()
+        .find(|n| {
+            matches!(&n.what, Subject::Ratio { from: RatioSource::Check(check), .. } if check == name)
+        })
+        .map(|n| n.id.clone())
+}
+
+/// The id of the compared ratio of `cell`, where the catalogue holds one.
+pub(crate) fn compared_id(catalogue: &Catalogue, cell: &str) -> Option<String> {
+    let this_cell = format!("{cell} in ");
+    catalogue
+        .numbers
+        .iter()
+        .find(|n| {
+            matches!(&n.what, Subject::Ratio { from: RatioSource::Compared(_), a, .. } if a.starts_with(&this_cell))
+        })
+        .map(|n| n.id.clone())
+}
+
+/// The compared section with each ratio linked to its number.
+pub(crate) fn link_compared(
+    mut view: super::compared::ComparedView,
+    catalogue: &Catalogue,
+) -> super::compared::ComparedView {
+    for row in &mut view.rows {
+        row.ratio_id = compared_id(catalogue, &row.cell);
+    }
+    view
+}
+
 fn cell_stats<'a>(
     analysis: &'a Analysis,
     label: &str,
