@@ -88,7 +88,9 @@ fn build_staged(root: &Path) -> anyhow::Result<PathBuf> {
     let book = mdbook_driver::MDBook::load_with_config(root, config)
         .map_err(|e| anyhow::anyhow!("{e:#}"))?;
     book.build().map_err(|e| anyhow::anyhow!("{e:#}"))?;
-    Ok(book.build_dir_for("html"))
+    let site = book.build_dir_for("html");
+    lab_render::search_index::escape_breadcrumbs(&site)?;
+    Ok(site)
 }
 
 /// Replaces `site` by `built`: the previous site is moved into `scratch` (removed with it)

@@ -50,7 +50,7 @@ fn assert_stored(session: &std::path::Path) {
 /// The chapter opens with the answer, shows the evidence, the results and a chart, and is in
 /// the book's summary.
 fn assert_rendered(project: &Project) {
-    let page = project.read("book/src/tiny/index.md");
+    let page = crate::common::unlinked(&project.read("book/src/tiny/index.md"));
     assert!(page.contains("| <span class=\"lab-verdict lab-pass\">pass</span> | **triple beats double by at least 1.4 at n=2**<br><small>hypothesis, compare</small> |"), "{page}");
     assert!(page.contains(
         "| <span class=\"lab-verdict lab-fail\">fail</span> | **double beats triple at n=1**"
@@ -461,7 +461,7 @@ fn results_read_at_a_glance() {
     let project = Project::with_fixtures(&["glance"]);
     let out = project.lab_exits(&["run", "glance"], Exit::Ok);
     let terminal = String::from_utf8_lossy(&out.stdout).into_owned();
-    let page = project.read("book/src/glance/index.md");
+    let page = crate::common::unlinked(&project.read("book/src/glance/index.md"));
     let prefixed = regex::Regex::new(
         r"\| park \| 1 \| [23]\d\d M \\\[[23]\d\d M, [23]\d\d M\\\] \| [23]\d\d M \\\[[23]\d\d M, [23]\d\d M\\\] \| \d\.\d% \| [23]\d\d M–[23]\d\d M \|",
     )

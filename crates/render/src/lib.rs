@@ -26,6 +26,7 @@ pub mod pull_request;
 pub mod record;
 mod replications;
 pub mod sampling;
+pub mod search_index;
 mod tables;
 mod templates;
 

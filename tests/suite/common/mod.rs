@@ -322,3 +322,11 @@ pub(crate) fn git(project: &Project, args: &[&str]) -> String {
     assert!(out.status.success(), "git {args:?}: {out:?}");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// A chapter's Markdown with each link to its page of where each number comes from replaced by
+/// the number it links (`[6.00 \\[6.00, 6.00\\]](provenance.md#id)` → `6.00 \\[6.00, 6.00\\]`),
+/// for tests that read the tables' numbers.
+pub(crate) fn unlinked(markdown: &str) -> String {
+    let link = regex::Regex::new(r"\[((?:[^\[\]\\]|\\.)*)\]\(provenance\.md#[^)]*\)").unwrap();
+    link.replace_all(markdown, "$1").into_owned()
+}

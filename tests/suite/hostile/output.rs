@@ -88,12 +88,21 @@ fn payloads_in_output_and_lab_toml_reach_the_site_as_text_only() {
     for marker in LIVE {
         for file in files_containing(&project.path("book"), marker.as_bytes()) {
             let text = [".md", ".html", ".svg", ".json", ".js", ".css", ".toml"];
-            if text.iter().any(|ext| file.ends_with(ext)) {
+            // The search index holds each page's text as data, which mdBook's searcher escapes
+            // before showing it; its breadcrumbs are checked below.
+            let search_index = file.contains("/searchindex-");
+            if text.iter().any(|ext| file.ends_with(ext)) && !search_index {
                 live.push(format!("{marker:?} in {file}"));
             }
         }
     }
     assert!(live.is_empty(), "live payloads:\n{}", live.join("\n"));
+    let shown = search_breadcrumbs(&project.path("book/book"));
+    assert!(
+        shown.iter().any(|b| b.contains("&lt;script&gt;alert(14)")),
+        "{shown:?}"
+    );
+    assert!(!shown.iter().any(|b| b.contains('<')), "{shown:?}");
     // The title with a Markdown link still makes a readable SUMMARY.
     assert!(project.read("book/book/index.html").contains("Payloads"));
 }
@@ -112,4 +121,34 @@ fn escape_sequences_never_reach_the_terminal() {
         assert!(!out.stdout.contains(&0x07), "raw BEL on the terminal");
     }
     assert!(stdout(&check).contains("same answer"));
+}
+
+/// The breadcrumbs and titles of the site's search index, which mdBook's searcher puts on the
+/// page as they are.
+fn search_breadcrumbs(site: &std::path::Path) -> Vec<String> {
+    let index = std::fs::read_dir(site)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("searchindex-"))
+        .expect("a search index")
+        .path();
+    let text = std::fs::read_to_string(index).unwrap();
+    let inner = text
+        .strip_prefix("window.search = Object.assign(window.search, JSON.parse('")
+        .and_then(|t| t.strip_suffix("'));"))
+        .expect("mdBook's index script");
+    let mut json = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        json.extend(if c == '\\' { chars.next() } else { Some(c) });
+    }
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    value["index"]["documentStore"]["docs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|d| [d["breadcrumbs"].as_str(), d["title"].as_str()])
+        .flatten()
+        .map(String::from)
+        .collect()
 }
