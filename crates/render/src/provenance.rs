@@ -255,13 +255,13 @@ fn cell_method(analysis: &Analysis, c: Option<&CellStats>, statistic: Statistic)
             resampling(analysis)
         ),
         Statistic::Mean => format!(
-            "the mean of the run means; {at} BCa bootstrap interval, {}",
+            "the mean of the runs' values; {at} BCa bootstrap interval of the mean of the run means, {}",
             resampling(analysis)
         ),
-        Statistic::Cv => "the standard deviation of the run means over their mean".into(),
+        Statistic::Cv => "the standard deviation of the runs' values over their mean".into(),
         Statistic::Runs => "the runs counted".into(),
-        Statistic::Min => "the smallest value".into(),
-        Statistic::Max => "the largest value".into(),
+        Statistic::Min => "the smallest of the runs' values".into(),
+        Statistic::Max => "the largest of the runs' values".into(),
     }
 }
 
