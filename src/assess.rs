@@ -295,19 +295,34 @@ fn up_to_look(session: &StoredSession, look: u32) -> StoredSession {
     }
 }
 
-/// The experiment as the session ran it, in the folder `dir`: its sealed lab.toml under its
-/// profile (today's for a session from before sealing), with what the reader must know of it.
-pub fn experiment_as_run(dir: &Path, session: &StoredSession) -> Result<(Experiment, Vec<String>)> {
-    sealed_experiment(dir, session)
-}
-
 /// The experiment as the session ran it: its sealed lab.toml under its profile. A session
 /// from before sealing is read with today's lab.toml, said so when that file has changed.
 fn sealed_experiment(dir: &Path, session: &StoredSession) -> Result<(Experiment, Vec<String>)> {
+    let recorded = Recording {
+        dir: &session.dir,
+        name: &session.name,
+        manifest: &session.manifest,
+        sealed: session.sealed.as_ref(),
+    };
+    experiment_as_run(dir, &recorded)
+}
+
+/// What a session recorded of the experiment it ran: enough to read it as it ran, without
+/// its runs.
+pub struct Recording<'a> {
+    pub dir: &'a Path,
+    pub name: &'a str,
+    pub manifest: &'a lab_store::Manifest,
+    pub sealed: Option<&'a lab_store::Sealed>,
+}
+
+/// The experiment `session` ran, in the folder `dir`: its sealed lab.toml under its profile
+/// (today's for a session from before sealing), with what the reader must know of it.
+pub fn experiment_as_run(dir: &Path, session: &Recording) -> Result<(Experiment, Vec<String>)> {
     let profile = session.manifest.profile.as_deref();
     let today = current_hash(dir);
     let mut notices = Vec::new();
-    let experiment = match &session.sealed {
+    let experiment = match session.sealed {
         Some(sealed) => {
             let file = session.dir.join(SEALED).join(config::FILE_NAME);
             let exp = config::parse(&sealed.lab_toml, &file, dir, profile)?;

@@ -80,23 +80,30 @@ fn fresh(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result<(Str
     let session_dir = session_list(layout, &dir)
         .find(which)?
         .ok_or_else(|| no_session(&dir))?;
-    let session = lab_store::load_session(&session_dir)?;
-    let (experiment, _) = crate::assess::experiment_as_run(&dir, &session)?;
-    let changes = freshness::changes(&experiment, &session);
+    // Only the manifest and the sealed lab.toml: freshness needs none of the runs.
+    let manifest = lab_store::load_manifest(&session_dir)?;
+    let sealed = lab_store::Sealed::load(&session_dir);
+    let name = session_dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let recorded = crate::assess::Recording {
+        dir: &session_dir,
+        name: &name,
+        manifest: &manifest,
+        sealed: sealed.as_ref(),
+    };
+    let (experiment, _) = crate::assess::experiment_as_run(&dir, &recorded)?;
+    let changes = freshness::changes(&experiment, &manifest);
     if changes.is_empty() {
         let text = format!(
-            "{}: session {} is up to date: {}\n",
+            "{}: session {name} is up to date: {}\n",
             experiment.name,
-            session.name,
-            freshness::compared(&session.manifest)
+            freshness::compared(&manifest)
         );
         return Ok((text, Exit::Ok));
     }
-    let text = format!(
-        "{}: out of date: {}\n",
-        experiment.name,
-        terminal(&freshness::banner(&session, &experiment.name, &changes))
-    );
+    let banner = freshness::banner(&name, &manifest, &experiment.name, &changes);
+    let text = format!("{}: out of date: {}\n", experiment.name, terminal(&banner));
     Ok((text, Exit::CheckFailed))
 }
 

@@ -47,9 +47,10 @@ pub(crate) fn assess_chosen_with(
     let session = store::load_session(&session_dir)?;
     let mut assessed = assess(dir, session, rows)?;
     assessed.notices.extend(list.unrecorded(&session_dir));
-    let changes = freshness::changes(&assessed.experiment, &assessed.session);
+    let (session, experiment) = (&assessed.session, &assessed.experiment);
+    let changes = freshness::changes(experiment, &session.manifest);
     assessed.outdated = (!changes.is_empty())
-        .then(|| freshness::banner(&assessed.session, &assessed.experiment.name, &changes));
+        .then(|| freshness::banner(&session.name, &session.manifest, &experiment.name, &changes));
     Ok(Some(assessed))
 }
 

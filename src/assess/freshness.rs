@@ -3,16 +3,17 @@
 //! machine that ran it, the toolchain's versions compared with today's.
 
 use lab_config::Experiment;
-use lab_store::{Manifest, StoredSession, ToolVersion};
+use lab_judge::bisect::short;
+use lab_store::{Manifest, ToolVersion};
 
 /// At most this many changes are named one by one; the rest are counted.
 const NAMED: usize = 5;
 
-/// What differs today from what `session` measured, one phrase each ("src/LockStack.java
-/// changed"), in the experiment `exp` as the session ran it. Empty when nothing does, and for
-/// sessions that measured no files of this folder: across revisions, or imported.
-pub fn changes(exp: &Experiment, session: &StoredSession) -> Vec<String> {
-    let m = &session.manifest;
+/// What differs today from what the session of manifest `m` measured, one phrase each
+/// ("src/LockStack.java changed"), in the experiment `exp` as the session ran it. Empty when
+/// nothing does, and for sessions that measured no files of this folder: across revisions, or
+/// imported.
+pub fn changes(exp: &Experiment, m: &Manifest) -> Vec<String> {
     if m.revisions.is_some() || m.imported.is_some() {
         return Vec::new();
     }
@@ -91,11 +92,10 @@ pub fn compared(m: &Manifest) -> String {
     )
 }
 
-/// The banner's sentence: what changed since the session ran, at which commit, and how to
-/// measure again. `changes` is not empty.
-pub fn banner(session: &StoredSession, experiment: &str, changes: &[String]) -> String {
-    let commit = session
-        .manifest
+/// The banner's sentence: what changed since session `name` (of manifest `m`) ran, at which
+/// commit, and how to measure again. `changes` is not empty.
+pub fn banner(name: &str, m: &Manifest, experiment: &str, changes: &[String]) -> String {
+    let commit = m
         .git
         .as_ref()
         .map(|g| {
@@ -104,15 +104,11 @@ pub fn banner(session: &StoredSession, experiment: &str, changes: &[String]) -> 
             } else {
                 ""
             };
-            format!(
-                " at commit {}{dirty}",
-                g.commit.get(..12).unwrap_or(&g.commit)
-            )
+            format!(" at commit {}{dirty}", short(&g.commit))
         })
         .unwrap_or_default();
     format!(
-        "Since session {} ran{commit}, {}. Its numbers describe the experiment as it was then; `lab run {experiment}` measures it again.",
-        session.name,
+        "Since session {name} ran{commit}, {}. Its numbers describe the experiment as it was then; `lab run {experiment}` measures it again.",
         listed(changes)
     )
 }

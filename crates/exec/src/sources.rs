@@ -3,7 +3,6 @@
 //! starts and compared with the experiment folder whenever its chapter is read again.
 
 use lab_config::Experiment;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
@@ -152,15 +151,9 @@ fn normal(path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The SHA-256 of a regular file's content, read in pieces.
+/// The SHA-256 of a regular file's content; `None` for anything else or what cannot be read.
 fn digest(path: &Path) -> Option<String> {
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher).ok()?;
-    Some(format!("{:x}", hasher.finalize()))
+    lab_store::sha256_file(path).ok()
 }
 
 #[cfg(test)]

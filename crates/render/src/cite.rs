@@ -65,12 +65,11 @@ fn key(text: &str) -> String {
 fn bibtex(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
+        if let Some(escaped) = super::escape::tex_special(c) {
+            out.push_str(escaped);
+            continue;
+        }
         match c {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '{' | '}' | '%' | '#' | '&' | '$' | '_' => {
-                out.push('\\');
-                out.push(c);
-            }
             '^' => out.push_str("\\^{}"),
             '~' => out.push_str("\\~{}"),
             c if c.is_control() => out.push(' '),

@@ -143,6 +143,22 @@ pub fn markdown_json(value: &serde_json::Value) -> serde_json::Value {
     }
 }
 
+/// How TeX reads one of its special characters literally (`\{`, `\%`, `\textbackslash{}`),
+/// the same in a LaTeX paragraph and a BibTeX field; `None` for any other character.
+pub fn tex_special(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\\' => "\\textbackslash{}",
+        '{' => "\\{",
+        '}' => "\\}",
+        '%' => "\\%",
+        '$' => "\\$",
+        '#' => "\\#",
+        '&' => "\\&",
+        '_' => "\\_",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -162,7 +162,8 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let (compared, compared_figure) = compared_section(dir, item)?;
     let catalogue = numbers::catalogue(item);
-    let id = |c: &lab_findings::analysis::CellStats, s| provenance::cell_id(&catalogue, c, s);
+    let ids = provenance::Ids::of(&catalogue);
+    let id = |c: &lab_findings::analysis::CellStats, s| ids.cell(c, s);
     let tables = tables::tables(exp, item.analysis, &id);
     let percentiles = tables::percentile_rows(exp, item.analysis);
     let notes_charts = item.notes.map(|n| n.file.charts()).unwrap_or_default();
@@ -179,12 +180,8 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
         numbering: &numbering,
     };
     let (notes, warnings) = notes::rendered(item, &shown)?;
-    let compared = compared.map(|view| {
-        provenance::link_compared(
-            view.numbered(compared_figure.as_ref(), &numbering),
-            &catalogue,
-        )
-    });
+    let compared =
+        compared.map(|view| ids.link_compared(view.numbered(compared_figure.as_ref(), &numbering)));
     let mut context = chapter::context(
         exp,
         item,
@@ -194,7 +191,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
             percentiles,
             notes,
             numbering,
-            check_ratio: &|name| provenance::check_id(&catalogue, name),
+            check_ratio: &|name| ids.check(name),
         },
     );
     context.compared = compared;

@@ -303,12 +303,11 @@ fn below_thousand(n: usize) -> String {
 pub fn latex_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for ch in text.chars() {
+        if let Some(escaped) = super::escape::tex_special(ch) {
+            out.push_str(escaped);
+            continue;
+        }
         match ch {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '{' | '}' | '%' | '$' | '#' | '&' | '_' => {
-                out.push('\\');
-                out.push(ch);
-            }
             '^' => out.push_str("\\textasciicircum{}"),
             '~' => out.push_str("\\textasciitilde{}"),
             ' ' => out.push('~'),

@@ -9,6 +9,7 @@ use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
 use lab_config::format::{grouped, level};
 use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Run ids named one by one before the rest are counted.
 const RUNS_NAMED: usize = 40;
@@ -63,9 +64,11 @@ pub(crate) fn write(
 /// The page of every number in `catalogue`, in the catalogue's order, each group where its
 /// first number is.
 pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
+    let cells = Cells::of(item.analysis);
     let mut groups: Vec<Group> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::new();
     for number in &catalogue.numbers {
-        let mut d = derivation(item, number);
+        let mut d = derived(item, &cells, number);
         let heading = match &number.what {
             Subject::Cell {
                 cell,
@@ -78,13 +81,16 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
             }
             Subject::Ratio { .. } => "Ratios".to_string(),
         };
-        match groups.iter_mut().find(|g| g.heading == heading) {
-            Some(g) => g.numbers.push(d),
-            None => groups.push(Group {
-                heading,
-                runs: d.runs.clone(),
-                numbers: vec![d],
-            }),
+        match group_of.get(&heading) {
+            Some(&g) => groups[g].numbers.push(d),
+            None => {
+                group_of.insert(heading.clone(), groups.len());
+                groups.push(Group {
+                    heading,
+                    runs: d.runs.clone(),
+                    numbers: vec![d],
+                });
+            }
         }
     }
     ProvenanceView {
@@ -97,6 +103,11 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
 
 /// Where `number` of the chapter of `item` comes from.
 pub fn derivation(item: &Rendered, number: &Number) -> Derivation {
+    derived(item, &Cells::of(item.analysis), number)
+}
+
+/// [`derivation`], its cells looked up in `cells`.
+fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
     let analysis = item.analysis;
     let (runs, method) = match &number.what {
         Subject::Cell {
@@ -104,14 +115,14 @@ pub fn derivation(item: &Rendered, number: &Number) -> Derivation {
             metric,
             statistic,
         } => {
-            let stats = cell_stats(analysis, cell, Some(metric));
+            let stats = cells.get(cell, Some(metric));
             (
                 stats.map_or_else(|| format!("no runs of {cell}"), runs_of),
                 cell_method(analysis, stats, *statistic),
             )
         }
         Subject::Ratio { a, b, metric, from } => (
-            ratio_runs(analysis, a, b, metric.as_deref(), from),
+            ratio_runs(cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
         ),
     };
@@ -133,65 +144,103 @@ pub fn derivation(item: &Rendered, number: &Number) -> Derivation {
     }
 }
 
-/// The id of the number the catalogue holds for a cell's statistic.
-pub(crate) fn cell_id(
-    catalogue: &Catalogue,
-    c: &CellStats,
-    statistic: Statistic,
-) -> Option<String> {
-    catalogue
-        .numbers
-        .iter()
-        .find(|n| {
-            matches!(&n.what, Subject::Cell { cell, metric, statistic: s }
-                if *cell == c.label && *metric == c.metric && *s == statistic)
-        })
-        .map(|n| n.id.clone())
+/// The ids of the catalogue's numbers that the chapter's tables link, each found once: by
+/// cell, metric and statistic; by check; by compared cell. Where two numbers share a key the
+/// first in the catalogue's order is the one linked.
+pub(crate) struct Ids {
+    cells: HashMap<(String, String, Statistic), String>,
+    checks: HashMap<String, String>,
+    compared: HashMap<String, String>,
 }
 
-/// The id of the ratio the check `name` decided on, where the catalogue holds one.
-pub(crate) fn check_id(catalogue: &Catalogue, name: &str) -> Option<String> {
-    catalogue
-        .numbers
-        .iter()
-        .find(|n| {
-            matches!(&n.what, Subject::Ratio { from: RatioSource::Check(check), .. } if check == name)
-        })
-        .map(|n| n.id.clone())
-}
-
-/// The id of the compared ratio of `cell`, where the catalogue holds one.
-pub(crate) fn compared_id(catalogue: &Catalogue, cell: &str) -> Option<String> {
-    let this_cell = format!("{cell} in ");
-    catalogue
-        .numbers
-        .iter()
-        .find(|n| {
-            matches!(&n.what, Subject::Ratio { from: RatioSource::Compared(_), a, .. } if a.starts_with(&this_cell))
-        })
-        .map(|n| n.id.clone())
-}
-
-/// The compared section with each ratio linked to its number.
-pub(crate) fn link_compared(
-    mut view: super::compared::ComparedView,
-    catalogue: &Catalogue,
-) -> super::compared::ComparedView {
-    for row in &mut view.rows {
-        row.ratio_id = compared_id(catalogue, &row.cell);
+impl Ids {
+    pub(crate) fn of(catalogue: &Catalogue) -> Ids {
+        let mut ids = Ids {
+            cells: HashMap::new(),
+            checks: HashMap::new(),
+            compared: HashMap::new(),
+        };
+        for n in &catalogue.numbers {
+            let id = n.id.clone();
+            match &n.what {
+                Subject::Cell {
+                    cell,
+                    metric,
+                    statistic,
+                } => {
+                    let key = (cell.clone(), metric.clone(), *statistic);
+                    ids.cells.entry(key).or_insert(id);
+                }
+                Subject::Ratio {
+                    from: RatioSource::Check(name),
+                    ..
+                } => {
+                    ids.checks.entry(name.clone()).or_insert(id);
+                }
+                Subject::Ratio {
+                    from: RatioSource::Compared(other),
+                    b,
+                    ..
+                } => {
+                    // `b` is "CELL in SESSION": the cell in the session compared with.
+                    let cell = b.strip_suffix(&format!(" in {other}")).unwrap_or(b);
+                    ids.compared.entry(cell.to_string()).or_insert(id);
+                }
+                Subject::Ratio { .. } => {}
+            }
+        }
+        ids
     }
-    view
+
+    /// The id of a cell's statistic.
+    pub(crate) fn cell(&self, c: &CellStats, statistic: Statistic) -> Option<String> {
+        let key = (c.label.clone(), c.metric.clone(), statistic);
+        self.cells.get(&key).cloned()
+    }
+
+    /// The id of the ratio the check `name` decided on.
+    pub(crate) fn check(&self, name: &str) -> Option<String> {
+        self.checks.get(name).cloned()
+    }
+
+    /// The compared section with each ratio linked to its number.
+    pub(crate) fn link_compared(
+        &self,
+        mut view: super::compared::ComparedView,
+    ) -> super::compared::ComparedView {
+        for row in &mut view.rows {
+            row.ratio_id = self.compared.get(&row.cell).cloned();
+        }
+        view
+    }
 }
 
-fn cell_stats<'a>(
-    analysis: &'a Analysis,
-    label: &str,
-    metric: Option<&str>,
-) -> Option<&'a CellStats> {
-    analysis
-        .cells
-        .iter()
-        .find(|c| c.label == label && metric.is_none_or(|m| c.metric == m))
+/// The analysis's cells by label and metric, and by label alone (the first of its metrics).
+struct Cells<'a> {
+    by_metric: HashMap<(&'a str, &'a str), &'a CellStats>,
+    by_label: HashMap<&'a str, &'a CellStats>,
+}
+
+impl<'a> Cells<'a> {
+    fn of(analysis: &'a Analysis) -> Cells<'a> {
+        let mut cells = Cells {
+            by_metric: HashMap::new(),
+            by_label: HashMap::new(),
+        };
+        for c in &analysis.cells {
+            let key = (c.label.as_str(), c.metric.as_str());
+            cells.by_metric.entry(key).or_insert(c);
+            cells.by_label.entry(c.label.as_str()).or_insert(c);
+        }
+        cells
+    }
+
+    fn get(&self, label: &str, metric: Option<&str>) -> Option<&'a CellStats> {
+        match metric {
+            Some(m) => self.by_metric.get(&(label, m)).copied(),
+            None => self.by_label.get(label).copied(),
+        }
+    }
 }
 
 /// "the 40 valid, non-warm-up runs of nonfair threads=2 (r0003, r0011, …)".
@@ -217,18 +266,14 @@ fn runs_of(c: &CellStats) -> String {
     )
 }
 
-fn ratio_runs(
-    analysis: &Analysis,
-    a: &str,
-    b: &str,
-    metric: Option<&str>,
-    from: &RatioSource,
-) -> String {
+fn ratio_runs(cells: &Cells, a: &str, b: &str, metric: Option<&str>, from: &RatioSource) -> String {
     if let RatioSource::Compared(other) = from {
         return format!("this session's runs of the cell and those of session {other}");
     }
     let side = |label: &str| {
-        cell_stats(analysis, label, metric).map_or_else(|| format!("no runs of {label}"), runs_of)
+        cells
+            .get(label, metric)
+            .map_or_else(|| format!("no runs of {label}"), runs_of)
     };
     format!("{}; over {}", side(a), side(b))
 }

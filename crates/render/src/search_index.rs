@@ -32,13 +32,18 @@ pub fn escape_breadcrumbs(site: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The index script `text` with each document's breadcrumbs and title escaped.
-fn escaped_index(text: &str) -> Result<String> {
+/// The index that mdBook's script `text` holds, as JSON.
+pub fn parse(text: &str) -> Result<Value> {
     let inner = text
         .strip_prefix(PREFIX)
         .and_then(|t| t.strip_suffix(SUFFIX))
         .ok_or_else(|| anyhow!("not the search index mdBook writes"))?;
-    let mut index: Value = serde_json::from_str(&unquoted(inner))?;
+    Ok(serde_json::from_str(&unquoted(inner))?)
+}
+
+/// The index script `text` with each document's breadcrumbs and title escaped.
+fn escaped_index(text: &str) -> Result<String> {
+    let mut index = parse(text)?;
     let docs = index
         .pointer_mut("/index/documentStore/docs")
         .and_then(Value::as_object_mut)
@@ -79,13 +84,7 @@ mod tests {
             "{PREFIX}{}{SUFFIX}",
             json.replace('\\', "\\\\").replace('\'', "\\'")
         );
-        let out = escaped_index(&script).unwrap();
-        let inner = out
-            .strip_prefix(PREFIX)
-            .unwrap()
-            .strip_suffix(SUFFIX)
-            .unwrap();
-        let value: Value = serde_json::from_str(&unquoted(inner)).unwrap();
+        let value = parse(&escaped_index(&script).unwrap()).unwrap();
         let doc = &value["index"]["documentStore"]["docs"]["0"];
         assert_eq!(
             doc["body"], "<b>x</b> it's",

@@ -94,7 +94,8 @@ impl Sealed {
         Ok(())
     }
 
-    fn load(session_dir: &Path) -> Option<Self> {
+    /// The files sealed in `session_dir`, or `None` for a session from before sealing.
+    pub fn load(session_dir: &Path) -> Option<Self> {
         let dir = session_dir.join(SEALED);
         Some(Sealed {
             lab_toml: fs::read_to_string(dir.join(lab_config::FILE_NAME)).ok()?,

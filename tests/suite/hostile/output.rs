@@ -133,16 +133,7 @@ fn search_breadcrumbs(site: &std::path::Path) -> Vec<String> {
         .expect("a search index")
         .path();
     let text = std::fs::read_to_string(index).unwrap();
-    let inner = text
-        .strip_prefix("window.search = Object.assign(window.search, JSON.parse('")
-        .and_then(|t| t.strip_suffix("'));"))
-        .expect("mdBook's index script");
-    let mut json = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        json.extend(if c == '\\' { chars.next() } else { Some(c) });
-    }
-    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let value = lab::render::search_index::parse(&text).unwrap();
     value["index"]["documentStore"]["docs"]
         .as_object()
         .unwrap()
