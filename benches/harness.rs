@@ -88,6 +88,7 @@ fn whole_run_path(c: &mut Criterion) {
     let sealed = store::Sealed {
         lab_toml: EXPERIMENT.to_string(),
         notes: None,
+        references: None,
     };
     let mut session = SessionWriter::create(
         session_dir,

@@ -9,7 +9,7 @@ use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config as config;
 use lab_config::format::terminal;
-use lab_render::numbers::{self, Catalogue};
+use lab_render::numbers::{self, Catalogue, Subject};
 use lab_render::provenance::{self, Derivation};
 use lab_render::published::NUMBERS_JSON;
 use lab_store::SessionRef;
@@ -61,7 +61,11 @@ pub fn explain(
         &layout.book().join("src").join(&name).join(NUMBERS_JSON),
         id,
     );
-    let session = &shown.assessed.session.name;
+    let session = match &number.what {
+        // The session compared with: its runs are what the median is of.
+        Subject::Before { session: other, .. } => other.clone(),
+        _ => shown.assessed.session.name.clone(),
+    };
     let (verdict, exit) = match &printed {
         Some(p) if *p == number.text() => ("the same".to_string(), Exit::Ok),
         Some(p) => (format!("{p}: it differs"), Exit::CheckFailed),

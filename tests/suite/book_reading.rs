@@ -134,6 +134,12 @@ fn select_tag(element: &ElementRef, css: &str) -> usize {
 fn citations_link_to_a_list_of_what_the_notes_cite_escaped() {
     let project = tiny_with(NOTES, Some(REFERENCES));
     project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    let sealed = project.session("tiny").join("sealed/references.bib");
+    assert_eq!(
+        std::fs::read_to_string(&sealed).unwrap(),
+        REFERENCES,
+        "the session keeps the references it ran with"
+    );
     project.lab_exits(&["book", "--quiet"], Exit::Ok);
     let page = chapter(&project);
 

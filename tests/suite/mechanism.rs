@@ -46,7 +46,12 @@ fn work_that_falls_as_waits_rise_passes() {
         serde_json::json!(["lock k=1", "lock k=2", "lock k=3", "lock k=4"])
     );
     assert_eq!(code, Exit::Ok, "{check}");
-    assert!(page.contains("ρ = -0.97"), "{page}");
+    assert!(
+        page.contains(
+            "ρ = <a href=\"provenance.md#check.work-falls-as-waits-rise.rho\">-0.97 [-0.99, -0.94]</a>"
+        ),
+        "{page}"
+    );
 }
 
 #[test]

@@ -347,10 +347,10 @@ fn notes_are_rendered_with_numbers_from_the_data() {
     project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let page = project.read("book/src/tiny/index.md");
     assert!(
-        page.contains("Triple scored 6.00 points \\[6.00, 6.00\\] at n=2, double 4.0."),
+        page.contains("Triple scored [6.00 points \\[6.00, 6.00\\]](provenance.md#triple-n-2.score.median) at n=2, double 4.0."),
         "{page}"
     );
-    assert!(page.contains("The ratio is 1.50 \\[1.50, 1.50\\], so the check says <span class=\"lab-verdict lab-pass\">pass</span>."));
+    assert!(page.contains("The ratio is [1.50 \\[1.50, 1.50\\]](provenance.md#notes.triple-n-2.over.double-n-2.score.ratio), so the check says <span class=\"lab-verdict lab-pass\">pass</span>."));
     assert!(page.contains("<figure class=\"lab-figure\"><picture><source media=\"(max-width: 760px)\" srcset=\"score-by-n-narrow.svg\"><img src=\"score-by-n.svg\" alt=\"score against n, one line per variant\"></picture>"), "{page}");
     assert!(page.contains("Seeds: 3; 12 valid runs."));
 }
@@ -416,7 +416,7 @@ fn runs_with_many_iterations_are_resampled_by_run_and_trimmed_to_their_steady_st
     assert!(
         cell["percentiles"]["p99"]["ci"].is_object() && cell["percentiles"]["p999"]["ci"].is_null()
     );
-    let page = project.read("book/src/iterations/index.md");
+    let page = crate::common::unlinked(&project.read("book/src/iterations/index.md"));
     assert!(
         page.contains("### Percentiles") && page.contains("| latency_us | jit | 180 |"),
         "{page}"

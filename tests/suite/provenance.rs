@@ -29,6 +29,55 @@ fn links_and_anchors(chapter: &std::path::Path) -> (Vec<String>, BTreeSet<String
     (links, anchors)
 }
 
+/// Each link to the provenance page with its text, whitespace made single spaces.
+fn linked_texts(page: &Html) -> Vec<(String, String)> {
+    page.select(&Selector::parse("a[href]").unwrap())
+        .filter_map(|a| {
+            let id = a.value().attr("href")?.strip_prefix("provenance.html#")?;
+            let text = a.text().collect::<String>();
+            Some((
+                id.to_string(),
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+            ))
+        })
+        .collect()
+}
+
+/// The texts of `page`'s main content outside links, code, figures and folded details: where
+/// a number with an interval would be one the reader cannot trace.
+fn unlinked_texts(page: &Html) -> Vec<String> {
+    let main = page
+        .select(&Selector::parse("main").unwrap())
+        .next()
+        .unwrap();
+    main.descendants()
+        .filter_map(|node| {
+            let text = node.value().as_text()?;
+            let hidden = node.ancestors().any(|a| {
+                a.value().as_element().is_some_and(|e| {
+                    matches!(
+                        e.name(),
+                        "a" | "code" | "figure" | "svg" | "details" | "pre"
+                    )
+                })
+            });
+            (!hidden).then(|| text.to_string())
+        })
+        .collect()
+}
+
+/// The numbers of a chapter's numbers.json by id.
+fn numbers_of(path: &std::path::Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["id"].as_str().unwrap().to_string(), n.clone()))
+        .collect()
+}
+
 #[test]
 fn every_link_of_every_committed_chapter_finds_its_number() {
     let project = Project::with_fixtures(&[]);
@@ -58,7 +107,41 @@ fn every_link_of_every_committed_chapter_finds_its_number() {
             anchors, ids,
             "{name}: the page has an anchor for each number, no other"
         );
+        each_link_shows_its_number(&project, &name);
     }
+}
+
+/// Every link's text shows the number it leads to (its interval's bounds where it shows an
+/// interval), but for the check rows' "how the ratio was computed"; and no number with an
+/// interval is left unlinked in the chapter's text.
+fn each_link_shows_its_number(project: &Project, name: &str) {
+    let page = Html::parse_document(&project.read(&format!("book/book/{name}/index.html")));
+    let numbers = numbers_of(&project.path(&format!("book/src/{name}/numbers.json")));
+    for (id, text) in linked_texts(&page) {
+        if text == "how the ratio was computed" {
+            continue;
+        }
+        let n = &numbers[&id];
+        // A median the comparison shows without its interval, an order-statistic interval
+        // shown without its median: what the text holds of the number must be the number's.
+        let shown: Vec<&str> = match (n["lo"].as_str(), n["hi"].as_str()) {
+            (Some(lo), Some(hi)) if text.contains('[') => vec![lo, hi],
+            _ => vec![n["value"].as_str().unwrap()],
+        };
+        assert!(
+            shown.iter().all(|s| text.contains(s)),
+            "{name}: the link to {id} reads {text:?}, not {shown:?}"
+        );
+    }
+    let interval = regex::Regex::new(r"\d \[-?[\d.]+ ?[kMGTmµn]?, -?[\d.]+ ?[kMGTmµn]?\]").unwrap();
+    let unlinked: Vec<String> = unlinked_texts(&page)
+        .into_iter()
+        .filter(|t| interval.is_match(t))
+        .collect();
+    assert!(
+        unlinked.is_empty(),
+        "{name}: numbers with an interval and no link: {unlinked:#?}"
+    );
 }
 
 fn stdout(out: &std::process::Output) -> String {

@@ -164,7 +164,7 @@ fn serves_the_book_on_loopback_and_rebuilds_on_change() {
     wait_within(
         port,
         "/tiny/index.html",
-        "A fresh note: 6.00 points",
+        "A fresh note: <a href=\"provenance.html#triple-n-2.score.median\">6.00 points [6.00, 6.00]</a>",
         REBUILT_WITHIN,
     );
 }

@@ -5,7 +5,7 @@
 //! index: the experiment, the session, and every other member's path, size and SHA-256, in
 //! the order they follow. The members are the session's own files under their names in the
 //! session folder: manifest.json (with the machine's fingerprint), plan.json, runs.csv,
-//! samples.csv, sealed/lab.toml, sealed/notes.md, and the runs' output (logs/stdout.pack and
+//! samples.csv, sealed/lab.toml, sealed/notes.md, sealed/references.bib, and the runs' output (logs/stdout.pack and
 //! logs/stderr.pack, or logs/rNNNN.out and .err in sessions from before the packs). Nothing
 //! else is written, and nothing else is read back.
 
@@ -62,13 +62,14 @@ pub struct Member {
 
 /// The session files a bundle carries, besides the runs' own log files, in the order they
 /// are written.
-pub const SESSION_FILES: [&str; 8] = [
+pub const SESSION_FILES: [&str; 9] = [
     lab_store::MANIFEST,
     lab_store::PLAN,
     lab_store::RUNS,
     lab_store::SAMPLES,
     "sealed/lab.toml",
     "sealed/notes.md",
+    "sealed/references.bib",
     "logs/stdout.pack",
     "logs/stderr.pack",
 ];
@@ -115,7 +116,7 @@ pub fn path_problem(path: &str) -> Option<String> {
         return Some("is not a plain relative path".into());
     }
     (!is_member_name(path)).then(|| {
-        "is not a file of a lab session (expected manifest.json, plan.json, runs.csv, samples.csv, sealed/lab.toml, sealed/notes.md, logs/stdout.pack, logs/stderr.pack or logs/rNNNN.out/.err)".into()
+        "is not a file of a lab session (expected manifest.json, plan.json, runs.csv, samples.csv, sealed/lab.toml, sealed/notes.md, sealed/references.bib, logs/stdout.pack, logs/stderr.pack or logs/rNNNN.out/.err)".into()
     })
 }
 

@@ -9,6 +9,7 @@ mod derived;
 mod duration;
 mod env;
 mod error;
+pub mod folder_file;
 pub mod format;
 mod identifier;
 pub mod isolation;
@@ -48,7 +49,7 @@ pub const FILE_NAME: &str = "lab.toml";
 /// Loads and validates `dir/lab.toml`, applying `profile` when given.
 pub fn load(dir: &Path, profile: Option<&str>) -> Result<Experiment, ConfigError> {
     let file = dir.join(FILE_NAME);
-    let source = std::fs::read_to_string(&file).map_err(|e| ConfigError {
+    let source = folder_file::read_text(&file).map_err(|e| ConfigError {
         file: file.clone(),
         line: 0,
         column: 0,

@@ -151,9 +151,14 @@ fn normal(path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The SHA-256 of a regular file's content; `None` for anything else or what cannot be read.
+/// The SHA-256 of a regular file's content, a link to one followed (a source may be the
+/// author's link to a shared file); `None` for anything else or what cannot be read.
 fn digest(path: &Path) -> Option<String> {
-    lab_store::sha256_file(path).ok()
+    use sha2::Digest;
+    let mut file = lab_config::folder_file::open(path).ok()?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher).ok()?;
+    Some(format!("{:x}", hasher.finalize()))
 }
 
 #[cfg(test)]

@@ -124,3 +124,34 @@ fn paths_out_of_the_folder_or_absolute_are_not_sources() {
     assert_eq!(normal(Path::new("/usr/bin/env")), None);
     assert_eq!(normal(Path::new(".")), None);
 }
+
+#[test]
+fn a_linked_source_is_read_through_its_link_and_a_fifo_is_left_out_without_blocking() {
+    let (dir, exp) = folder();
+    let shared = dir.path().join("shared.c");
+    std::fs::write(&shared, "int a;").unwrap();
+    std::fs::remove_file(dir.path().join("src/a.c")).unwrap();
+    std::os::unix::fs::symlink(&shared, dir.path().join("src/a.c")).unwrap();
+    let recorded = record(&exp);
+    assert_eq!(
+        recorded["src/a.c"], "68ee7ca0e099b2c45f613f363e4911edbf3f696a3569f0ca666d433db8503c90",
+        "the linked file's content"
+    );
+    assert!(changes(&exp, &recorded, true).is_empty());
+    std::fs::write(&shared, "int a2;").unwrap();
+    assert_eq!(
+        described(&changes(&exp, &recorded, true)),
+        ["src/a.c changed"]
+    );
+
+    let input = dir.path().join("data/input.txt");
+    std::fs::remove_file(&input).unwrap();
+    let c = std::ffi::CString::new(input.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let now = record(&exp);
+    assert!(
+        !now.contains_key("data/input.txt"),
+        "a FIFO has no content to record"
+    );
+}

@@ -11,10 +11,15 @@ use lab_findings::checks::{CheckResult, Tally, Verdict};
 /// Cells named before "and N more".
 const CELLS_SHOWN: usize = 6;
 
-/// The answer block: one HTML block without blank lines, so Markdown leaves it whole.
-pub(crate) fn answer(checks: &[CheckResult]) -> String {
+/// The number the check of this name decided on (a ratio or a ρ): its id on the chapter's
+/// provenance page and its text as printed.
+pub(crate) type Decided<'a> = &'a dyn Fn(&str) -> Option<(String, String)>;
+
+/// The answer block: one HTML block without blank lines, so Markdown leaves it whole. The
+/// number each hypothesis was decided on links to its provenance where `decided` knows it.
+pub(crate) fn answer(checks: &[CheckResult], decided: Decided) -> String {
     let mut html = String::from("<div class=\"lab-answer\">\n");
-    html.push_str(&hypothesis_lines(checks));
+    html.push_str(&hypothesis_lines(checks, decided));
     html.push_str(&busy_line(checks));
     for check in failed_validity(checks) {
         html.push_str(&untrusted_line(check, checks));
@@ -24,7 +29,7 @@ pub(crate) fn answer(checks: &[CheckResult]) -> String {
     html
 }
 
-fn hypothesis_lines(checks: &[CheckResult]) -> String {
+fn hypothesis_lines(checks: &[CheckResult], decided: Decided) -> String {
     let hypotheses: Vec<&CheckResult> = checks
         .iter()
         .filter(|c| c.class == CheckClass::Hypothesis)
@@ -43,14 +48,15 @@ fn hypothesis_lines(checks: &[CheckResult]) -> String {
             "<li>{}{busy} <strong>{}</strong>: {}</li>\n",
             mark(c.verdict, c.untrusted),
             html_line(&c.name),
-            html_with_code_spans(&finding(c))
+            linked_html(&finding(c), decided(&c.name))
         ));
     }
     html.push_str("</ul>\n");
     html
 }
 
-/// The numbers behind a verdict in a few words: `0.384 [0.344, 0.583]; needs a/b < 0.500`.
+/// The numbers behind a verdict in a few words, as HTML: `0.384 [0.344, 0.583] (95% CI);
+/// needs a/b < 0.500`.
 fn finding(c: &CheckResult) -> String {
     match &c.ratio {
         Some(r) if c.verdict != Verdict::NotRun && r.ratio.is_finite() => {
@@ -59,13 +65,30 @@ fn finding(c: &CheckResult) -> String {
             } else {
                 format!("needs {}", r.needs)
             };
-            format!(
+            html_with_code_spans(&format!(
                 "{} ({} CI); {needs}",
                 ratio_interval(r.ratio, r.lo, r.hi),
                 level(r.level)
-            )
+            ))
         }
-        _ => c.reading.clone(),
+        _ => html_with_code_spans(&c.reading),
+    }
+}
+
+/// `html` with the first place it shows `number`'s text made a link to its provenance.
+pub(crate) fn linked_html(html: &str, number: Option<(String, String)>) -> String {
+    let Some((id, text)) = number else {
+        return html.to_string();
+    };
+    let shown = html_line(&text);
+    match html.find(&shown) {
+        Some(at) => format!(
+            "{}<a href=\"provenance.md#{}\">{shown}</a>{}",
+            &html[..at],
+            html_line(&id),
+            &html[at + shown.len()..]
+        ),
+        None => html.to_string(),
     }
 }
 
@@ -217,7 +240,7 @@ mod tests {
         });
         let mut stable = check("stable", CheckClass::Validity, Verdict::Fail);
         stable.cells = (1..=8).map(|t| format!("fair threads={t}")).collect();
-        let html = answer(&[stable, dip]);
+        let html = answer(&[stable, dip], &|_| None);
         assert!(html.contains("<strong>dip &lt;b&gt;</strong>: 0.384 [0.344, 0.583] (95% CI); needs a/b &lt; 0.500"), "{html}");
         assert!(html.contains(
             "lab-inconclusive\">inconclusive</span> <span class=\"lab-untrusted\">untrusted"

@@ -4,6 +4,7 @@ use super::escape::with_code_spans;
 use super::figures::{ChartView, Figure};
 use super::marks;
 use super::numbering::Numbering;
+use super::provenance::Ids;
 use super::tables::{PercentileRow, Table};
 use lab_config::format::{memory, millis, significant};
 use lab_config::shell_syntax::shell_words;
@@ -84,8 +85,8 @@ pub(crate) struct Parts<'a> {
     pub percentiles: Vec<PercentileRow>,
     pub notes: Option<String>,
     pub numbering: Numbering,
-    /// The id of the ratio each check decided on, by the check's name: its link.
-    pub check_ratio: &'a dyn Fn(&str) -> Option<String>,
+    /// The ids of the chapter's numbers: the links of the checks' ratios and ρs.
+    pub ids: &'a Ids,
 }
 
 #[derive(Serialize)]
@@ -133,7 +134,7 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
         percentiles,
         notes,
         numbering,
-        check_ratio,
+        ids,
     } = parts;
     let (lead_chart, charts) = chart_views(&figures, &numbering);
     numbering.caption_results(&mut tables);
@@ -153,8 +154,8 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" "),
-        answer: super::answer::answer(checks),
-        checks: check_rows(checks, analysis.counts.finished, check_ratio, &|name| {
+        answer: super::answer::answer(checks, &|name| ids.decided(name)),
+        checks: check_rows(checks, analysis.counts.finished, ids, &|name| {
             super::sampling::check_note(exp, item.looks, name, analysis.manifest.keeps_disturbed())
         }),
         multiplicity: item.findings.multiplicity.clone(),
@@ -243,7 +244,7 @@ fn shown(analysis: &Analysis) -> String {
 fn check_rows(
     checks: &[CheckResult],
     runs: usize,
-    ratio_id: &dyn Fn(&str) -> Option<String>,
+    ids: &Ids,
     sampled: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<CheckRow> {
     let passing_automatic: Vec<&CheckResult> = checks
@@ -258,12 +259,38 @@ fn check_rows(
         checks
             .iter()
             .filter(|c| !(c.automatic && c.verdict == Verdict::Pass))
-            .map(|c| CheckRow {
-                ratio_id: ratio_id(&c.name),
-                ..check_row(c, sampled)
-            }),
+            .map(|c| linked_row(check_row(c, sampled), ids, &c.name)),
     );
     rows
+}
+
+/// A check's row with the number it decided on linked where its text shows it, and the link
+/// to how its ratio was computed.
+fn linked_row(row: CheckRow, ids: &Ids, name: &str) -> CheckRow {
+    let decided = ids.decided(name);
+    CheckRow {
+        reading_md: linked_markdown(&row.reading_md, decided.as_ref()),
+        evidence_md: linked_markdown(&row.evidence_md, decided.as_ref()),
+        ratio_id: ids.check(name),
+        ..row
+    }
+}
+
+/// `markdown` (as [`with_code_spans`] writes it) with the first place it shows `number`'s
+/// text made a link to its provenance.
+fn linked_markdown(markdown: &str, number: Option<&(String, String)>) -> String {
+    let Some((id, text)) = number else {
+        return markdown.to_string();
+    };
+    let shown = with_code_spans(text);
+    match markdown.find(&shown) {
+        Some(at) => format!(
+            "{}[{shown}](provenance.md#{id}){}",
+            &markdown[..at],
+            &markdown[at + shown.len()..]
+        ),
+        None => markdown.to_string(),
+    }
 }
 
 /// "all 144 runs: every run exited normally · no run timed out · …", details folded.

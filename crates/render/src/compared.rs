@@ -33,6 +33,9 @@ pub(crate) struct ComparedRow {
     pub cell: String,
     pub before: String,
     pub after: String,
+    /// The ids of the medians on the chapter's page of where each number comes from.
+    pub before_id: Option<String>,
+    pub after_id: Option<String>,
     pub ratio: String,
     /// The id of the ratio on the chapter's page of where each number comes from.
     pub ratio_id: Option<String>,
@@ -94,6 +97,8 @@ fn row(c: &Comparison, x: &CellChange) -> ComparedRow {
             ),
         },
         ratio_id: None,
+        before_id: None,
+        after_id: None,
         resolution: x.resolution(),
         verdict: x.verdict_text(c.threshold),
     }

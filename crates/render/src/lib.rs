@@ -165,7 +165,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let ids = provenance::Ids::of(&catalogue);
     let id = |c: &lab_findings::analysis::CellStats, s| ids.cell(c, s);
     let tables = tables::tables(exp, item.analysis, &id);
-    let percentiles = tables::percentile_rows(exp, item.analysis);
+    let percentiles = tables::percentile_rows(exp, item.analysis, &id);
     let notes_charts = item.notes.map(|n| n.file.charts()).unwrap_or_default();
     let numbering = numbering::Numbering::of(&numbering::Page {
         figures: &figures,
@@ -178,10 +178,13 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let shown = notes::Shown {
         figures: &figures,
         numbering: &numbering,
+        ids: &ids,
     };
     let (notes, warnings) = notes::rendered(item, &shown)?;
-    let compared =
-        compared.map(|view| ids.link_compared(view.numbered(compared_figure.as_ref(), &numbering)));
+    let compared = compared.map(|view| {
+        let metric = item.compared.map_or("", |c| c.metric.as_str());
+        ids.link_compared(view.numbered(compared_figure.as_ref(), &numbering), metric)
+    });
     let mut context = chapter::context(
         exp,
         item,
@@ -191,7 +194,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
             percentiles,
             notes,
             numbering,
-            check_ratio: &|name| ids.check(name),
+            ids: &ids,
         },
     );
     context.compared = compared;
@@ -317,7 +320,7 @@ fn entry_from_checks(name: &str, title: &str, session: &str, checks: &[CheckResu
         } else {
             "yes".into()
         },
-        headline: answer::answer(checks),
+        headline: answer::answer(checks, &|_| None),
         history: false,
         replications: false,
         bisect: false,

@@ -49,9 +49,13 @@ mod places;
 mod references;
 #[path = "notes_source.rs"]
 mod source;
+#[path = "notes_text.rs"]
+mod text;
 use super::escape::markdown;
 use super::figures::{Figure, Place};
 use super::numbering::Numbering;
+use super::numbers::Statistic;
+use super::provenance::Ids;
 use anyhow::Result;
 use budget::{Budget, LOOP_STEP};
 use lab_config::Experiment;
@@ -63,6 +67,7 @@ use location::{error_at, locate};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tera::{Kwargs, State, Tera, TeraResult, Value};
+use text::{linked, pick};
 
 pub use citations::{REFERENCES_FILE, References};
 pub use held::CountingAllocator;
@@ -135,6 +140,8 @@ pub struct QuotedNotes {
 pub(crate) struct Shown<'a> {
     pub figures: &'a [Figure],
     pub numbering: &'a Numbering,
+    /// The ids of the chapter's numbers, which a cell's or ratio's text links to.
+    pub ids: &'a Ids,
 }
 
 /// Renders notes text, followed by the references it cites; errors name the file and the line
@@ -159,6 +166,7 @@ pub(crate) fn render_notes(
             .map(|f| (f.file.clone(), shown_again(f, shown.numbering)))
             .collect(),
         numbering: shown.numbering.clone(),
+        ids: shown.ids.clone(),
         references: notes.file.references.clone(),
         cited: Mutex::new(Vec::new()),
     });
@@ -254,6 +262,7 @@ struct NotesData {
     checks: Vec<CheckResult>,
     charts: Vec<(String, String)>,
     numbering: Numbering,
+    ids: Ids,
     references: References,
     /// The keys `cite` was called with, in order: the entries of the References section.
     cited: Mutex<Vec<String>>,
@@ -344,6 +353,7 @@ impl NotesData {
         } else {
             value(summary.median, &unit)
         });
+        let text = linked(text, self.ids.cell(cell, Statistic::Median));
         let stats = serde_json::json!({
             "n": cell.n, "median": summary.median, "mean": summary.mean, "sd": summary.sd,
             "cv": summary.cv, "min": summary.min, "max": summary.max, "p90": summary.p90, "p99": summary.p99,
@@ -379,6 +389,7 @@ impl NotesData {
             }
         };
         let text = markdown(&ratio_interval(r, lo, hi));
+        let text = linked(text, self.ids.notes_ratio(&metric, &ca.label, &cb.label));
         pick(
             kw,
             "stat",
@@ -453,26 +464,6 @@ impl NotesData {
     }
 }
 
-/// The default text, or the one field a `key=` argument asks for.
-fn pick(kw: &Kwargs, key: &str, text: String, fields: &serde_json::Value) -> TeraResult<Value> {
-    let wanted: Option<String> = kw.get(key)?;
-    let Some(wanted) = wanted else {
-        return Ok(Value::from(text));
-    };
-    match fields.get(&wanted) {
-        Some(v) => Ok(Value::from_serializable(v)),
-        None => {
-            let names: Vec<&str> = fields
-                .as_object()
-                .map(|o| o.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            Err(fail(format!(
-                "no {key} \"{wanted}\"; choose one of: {}",
-                names.join(", ")
-            )))
-        }
-    }
-}
 /// The chapter's notes rendered with its analysis, and their warnings; none without notes.
 pub(crate) fn rendered(
     item: &super::Rendered,

@@ -47,7 +47,7 @@ impl References {
     /// an error naming it, the line and column, and what is wrong.
     pub fn read(dir: &Path) -> anyhow::Result<References> {
         let path = dir.join(REFERENCES_FILE);
-        let text = match std::fs::read(&path) {
+        let text = match lab_config::folder_file::read_bytes(&path) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
                 let at = e.utf8_error().valid_up_to();
                 not_readable(

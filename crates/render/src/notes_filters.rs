@@ -8,30 +8,31 @@ use tera::{Kwargs, State, Tera, TeraResult, Value};
 pub(super) fn register(tera: &mut Tera) {
     tera.register_filter(
         "num",
-        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
+        |x: Value, kw: Kwargs, _: &State| -> TeraResult<Value> {
             let digits: i64 = kw.get("digits")?.unwrap_or(3);
             // A count (runs, values) stays a whole number: "27 runs", not "27.0 runs".
             if let Some(whole) = x.as_i64() {
-                return Ok(whole.to_string());
+                return Ok(Value::from(whole.to_string()));
             }
             match x.as_number().map(|n| n.as_float()) {
-                Some(x) => Ok(significant(x, digits.clamp(1, 12) as i32)),
-                // An `n/a (why)` marker passes through unchanged.
-                None => Ok(x.to_string()),
+                Some(x) => Ok(Value::from(significant(x, digits.clamp(1, 12) as i32))),
+                // An `n/a (why)` marker, or a number already written with its link, passes
+                // through unchanged (a link stays the safe Markdown it was made as).
+                None => Ok(x),
             }
         },
     );
     tera.register_filter(
         "percent",
-        |x: Value, kw: Kwargs, _: &State| -> TeraResult<String> {
+        |x: Value, kw: Kwargs, _: &State| -> TeraResult<Value> {
             let digits: i64 = kw.get("digits")?.unwrap_or(2);
             match x.as_number().map(|n| n.as_float()) {
-                Some(share) => Ok(format!(
+                Some(share) => Ok(Value::from(format!(
                     "{}%",
                     significant(share * 100.0, digits.clamp(1, 12) as i32)
-                )),
+                ))),
                 // An `n/a (why)` marker passes through unchanged: arithmetic on it would fail.
-                None => Ok(x.to_string()),
+                None => Ok(x),
             }
         },
     );
@@ -62,5 +63,21 @@ mod tests {
             "n/a (no valid run)"
         );
         assert_eq!(render("{{ x | num }}", missing), "n/a (no valid run)");
+    }
+
+    #[test]
+    fn a_linked_number_passes_num_as_the_safe_markdown_it_is() {
+        let mut tera = Tera::new();
+        register(&mut tera);
+        tera.register_function("link", |_: Kwargs, _: &State| {
+            Value::safe_string("[1 &lt;b&gt;](provenance.md#a)")
+        });
+        tera.autoescape_on(vec![".md"]);
+        let source = "{{ link() | num(digits=3) }} {{ link() | percent }}";
+        tera.add_raw_template("t.md", source).unwrap();
+        assert_eq!(
+            tera.render("t.md", &Context::new()).unwrap(),
+            "[1 &lt;b&gt;](provenance.md#a) [1 &lt;b&gt;](provenance.md#a)"
+        );
     }
 }

@@ -12,7 +12,7 @@ use tera::{Context, Value};
 /// The text of notes.md; `None` when there is none. Bytes that are not UTF-8 are an error at
 /// the first of them, not a chapter without its notes.
 pub(super) fn read_notes(path: &Path) -> Result<Option<String>> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match lab_config::folder_file::read_bytes(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {

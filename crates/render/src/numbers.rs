@@ -5,7 +5,7 @@
 
 use super::Rendered;
 use lab_config::Experiment;
-use lab_config::format::{number, percent, ratio};
+use lab_config::format::{correlation, number, percent, ratio};
 use lab_findings::analysis::{Analysis, CellStats, cell_label};
 use lab_findings::checks::{CheckResult, Verdict};
 use lab_findings::compare::Comparison;
@@ -42,6 +42,19 @@ pub enum Subject {
         metric: String,
         statistic: Statistic,
     },
+    /// The median of a cell of the session the chapter's session is compared with.
+    Before {
+        cell: String,
+        metric: String,
+        session: String,
+    },
+    /// Spearman's ρ between two metrics over the runs of several cells, as a check decided
+    /// on it.
+    Correlation {
+        metric: String,
+        with: String,
+        check: String,
+    },
     /// A ratio of two medians: `a` over `b`.
     Ratio {
         a: String,
@@ -55,11 +68,21 @@ pub enum Subject {
 #[serde(rename_all = "kebab-case")]
 pub enum Statistic {
     Median,
+    /// The median with its distribution-free order-statistic interval.
+    OrderCi,
     Mean,
     Cv,
     Runs,
     Min,
     Max,
+    /// Tail percentiles of every recorded value, not one per run.
+    P50,
+    P90,
+    P99,
+    P999,
+    /// The recorded values counted, and the largest of them.
+    Values,
+    ValuesMax,
 }
 
 /// Where the chapter quotes a ratio.
@@ -78,11 +101,18 @@ impl Statistic {
     pub fn word(self) -> &'static str {
         match self {
             Statistic::Median => "median",
+            Statistic::OrderCi => "order-ci",
             Statistic::Mean => "mean",
             Statistic::Cv => "cv",
             Statistic::Runs => "runs",
             Statistic::Min => "min",
             Statistic::Max => "max",
+            Statistic::P50 => "p50",
+            Statistic::P90 => "p90",
+            Statistic::P99 => "p99",
+            Statistic::P999 => "p99-9",
+            Statistic::Values => "values",
+            Statistic::ValuesMax => "values-max",
         }
     }
 }
@@ -112,6 +142,16 @@ impl Subject {
                 metric,
                 statistic,
             } => format!("{cell}, {metric}, {}", statistic.word()),
+            Subject::Before {
+                cell,
+                metric,
+                session,
+            } => format!("{cell}, {metric}, median in session {session}"),
+            Subject::Correlation {
+                metric,
+                with,
+                check,
+            } => format!("Spearman's ρ of {metric} with {with} (check \"{check}\")"),
             Subject::Ratio { a, b, metric, from } => {
                 let metric = metric
                     .as_deref()
@@ -152,13 +192,15 @@ impl Catalogue {
     }
 }
 
-/// Every number the chapter of `item` shows: the results tables' cells, then the checks',
-/// the compared session's and the notes' ratios.
+/// Every number the chapter of `item` shows: the results tables' cells, the percentiles,
+/// then the checks', the compared session's and the notes' ratios.
 pub fn catalogue(item: &Rendered) -> Catalogue {
     let (exp, analysis) = (item.experiment, item.analysis);
     let mut numbers = cell_numbers(exp, analysis);
+    numbers.extend(percentile_numbers(exp, analysis));
     numbers.extend(check_ratios(&item.findings.checks));
-    numbers.extend(item.compared.map(compared_ratios).unwrap_or_default());
+    numbers.extend(check_correlations(&item.findings.checks));
+    numbers.extend(item.compared.map(compared_numbers).unwrap_or_default());
     if let Some(notes) = item.notes {
         numbers.extend(notes_ratios(exp, &notes.quoted));
     }
@@ -188,22 +230,66 @@ fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
     };
     let shown = |x: f64| number(x, unit);
     let bounds = |ci: Option<lab_basis::Interval>| ci.map(|i| (shown(i.lo), shown(i.hi)));
-    let mut out = vec![
-        cell_number(
+    let mut out = vec![cell_number(
+        c,
+        Statistic::Median,
+        shown(s.median),
+        bounds(c.median_ci),
+        unit,
+    )];
+    if let Some(e) = &c.exact_median_ci {
+        let order = Some(e.interval);
+        out.push(cell_number(
             c,
-            Statistic::Median,
+            Statistic::OrderCi,
             shown(s.median),
-            bounds(c.median_ci),
+            bounds(order),
             unit,
-        ),
-        cell_number(c, Statistic::Mean, shown(s.mean), bounds(c.mean_ci), unit),
-    ];
+        ));
+    }
+    out.push(cell_number(
+        c,
+        Statistic::Mean,
+        shown(s.mean),
+        bounds(c.mean_ci),
+        unit,
+    ));
     if s.n > 1 && s.cv.is_finite() {
         out.push(cell_number(c, Statistic::Cv, percent(s.cv), None, ""));
     }
     out.push(cell_number(c, Statistic::Runs, c.n.to_string(), None, ""));
     out.push(cell_number(c, Statistic::Min, shown(s.min), None, unit));
     out.push(cell_number(c, Statistic::Max, shown(s.max), None, unit));
+    out
+}
+
+/// Each cell's tail percentiles with their intervals, the values they count and the largest,
+/// as the percentiles table prints them.
+fn percentile_numbers(exp: &Experiment, analysis: &Analysis) -> Vec<Number> {
+    let mut out = Vec::new();
+    for c in &analysis.cells {
+        let Some(p) = &c.percentiles else { continue };
+        let unit = exp.metric(&c.metric).map_or("", |m| m.unit.as_str());
+        let shown = |x: f64| number(x, unit);
+        let estimates = [
+            (Statistic::P50, &p.p50),
+            (Statistic::P90, &p.p90),
+            (Statistic::P99, &p.p99),
+            (Statistic::P999, &p.p999),
+        ];
+        for (statistic, e) in estimates {
+            let bounds = e.ci.map(|i| (shown(i.lo), shown(i.hi)));
+            out.push(cell_number(c, statistic, shown(e.value), bounds, unit));
+        }
+        out.push(cell_number(c, Statistic::Values, p.n.to_string(), None, ""));
+        out.push(cell_number(
+            c,
+            Statistic::ValuesMax,
+            shown(p.max),
+            None,
+            unit,
+        ));
+    }
     out
 }
 
@@ -265,6 +351,49 @@ fn check_ratios(checks: &[CheckResult]) -> Vec<Number> {
         .collect()
 }
 
+/// The ρ each decided `mechanism` check read, as its reading prints it.
+fn check_correlations(checks: &[CheckResult]) -> Vec<Number> {
+    checks
+        .iter()
+        .filter(|c| c.verdict != Verdict::NotRun)
+        .filter_map(|c| {
+            let r = c.correlation.as_ref().filter(|r| r.rho.is_finite())?;
+            Some(Number {
+                id: format!("check.{}.rho", kebab(&c.name)),
+                value: correlation(r.rho),
+                lo: Some(correlation(r.lo)),
+                hi: Some(correlation(r.hi)),
+                unit: String::new(),
+                what: Subject::Correlation {
+                    metric: r.metric.clone(),
+                    with: r.with.clone(),
+                    check: c.name.clone(),
+                },
+            })
+        })
+        .collect()
+}
+
+/// Each compared cell's median in the other session, then its ratio, this session over the
+/// other.
+fn compared_numbers(c: &Comparison) -> Vec<Number> {
+    let before = c.cells.iter().filter_map(|x| {
+        Some(Number {
+            id: format!("compared.{}.{}.before", kebab(&x.cell), kebab(&c.metric)),
+            value: number(x.a_median?, &c.unit),
+            lo: None,
+            hi: None,
+            unit: c.unit.clone(),
+            what: Subject::Before {
+                cell: x.cell.clone(),
+                metric: c.metric.clone(),
+                session: c.a.clone(),
+            },
+        })
+    });
+    before.chain(compared_ratios(c)).collect()
+}
+
 /// Each compared cell's ratio, this session over the other.
 fn compared_ratios(c: &Comparison) -> Vec<Number> {
     c.cells
@@ -323,55 +452,5 @@ pub fn kebab(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn median(id: &str) -> Number {
-        Number {
-            id: id.into(),
-            value: "1.00".into(),
-            lo: None,
-            hi: None,
-            unit: String::new(),
-            what: Subject::Cell {
-                cell: "a".into(),
-                metric: "m".into(),
-                statistic: Statistic::Median,
-            },
-        }
-    }
-
-    #[test]
-    fn kebab_keeps_letters_and_digits_and_joins_the_rest_with_one_hyphen() {
-        assert_eq!(kebab("nonfair threads=2"), "nonfair-threads-2");
-        assert_eq!(kebab("parks_per_op"), "parks-per-op");
-        assert_eq!(kebab("  Fair µ-lock: n=16 "), "fair-lock-n-16");
-        assert_eq!(kebab("non-fair at 2 threads"), "non-fair-at-2-threads");
-    }
-
-    #[test]
-    fn equal_ids_get_the_first_free_suffix_in_order() {
-        let ids = ["a.m.median", "a.m.median", "a.m.median-2", "a.m.median"];
-        let catalogue = Catalogue::of(ids.iter().map(|id| median(id)).collect());
-        let got: Vec<&str> = catalogue.numbers.iter().map(|n| n.id.as_str()).collect();
-        assert_eq!(
-            got,
-            ["a.m.median", "a.m.median-3", "a.m.median-2", "a.m.median-4"]
-        );
-    }
-
-    #[test]
-    fn a_number_prints_with_its_interval_as_a_table_cell_does() {
-        let mut n = median("x");
-        assert_eq!(n.text(), "1.00");
-        n.lo = Some("0.900".into());
-        n.hi = Some("1.10".into());
-        assert_eq!(n.interval().as_deref(), Some("[0.900, 1.10]"));
-        assert_eq!(n.text(), "1.00 [0.900, 1.10]");
-        assert_eq!(
-            lab_config::format::interval(1.0, 0.9, 1.1, ""),
-            n.text(),
-            "the chapter's own formatter"
-        );
-    }
-}
+#[path = "numbers_tests.rs"]
+mod tests;

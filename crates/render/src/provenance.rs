@@ -39,11 +39,14 @@ pub(crate) struct ProvenanceView {
     pub groups: Vec<Group>,
 }
 
-/// Numbers from the same runs: one cell's statistics of one metric, or the ratios.
+/// Numbers from the same runs: one cell's statistics of one metric; or the ratios, or the
+/// correlations, each from runs of its own.
 #[derive(Serialize)]
 pub(crate) struct Group {
     pub heading: String,
     pub runs: String,
+    /// Whether each number names its own runs (the ratios, the correlations).
+    pub each_own_runs: bool,
     pub numbers: Vec<Derivation>,
 }
 
@@ -79,8 +82,21 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
                 d.what = statistic.word().to_string();
                 format!("{cell} · {metric}")
             }
+            Subject::Before {
+                cell,
+                metric,
+                session,
+            } => {
+                d.what = Statistic::Median.word().to_string();
+                format!("{cell} · {metric} in session {session}")
+            }
+            Subject::Correlation { .. } => "Correlations".to_string(),
             Subject::Ratio { .. } => "Ratios".to_string(),
         };
+        let each_own_runs = matches!(
+            number.what,
+            Subject::Ratio { .. } | Subject::Correlation { .. }
+        );
         match group_of.get(&heading) {
             Some(&g) => groups[g].numbers.push(d),
             None => {
@@ -88,6 +104,7 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
                 groups.push(Group {
                     heading,
                     runs: d.runs.clone(),
+                    each_own_runs,
                     numbers: vec![d],
                 });
             }
@@ -121,6 +138,17 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
                 cell_method(analysis, stats, *statistic),
             )
         }
+        Subject::Before { cell, session, .. } => (
+            format!("the valid, non-warm-up runs of {cell} in session {session}'s runs.csv"),
+            format!(
+                "the median of the runs' values in session {session}, as the comparison read it"
+            ),
+        ),
+        Subject::Correlation {
+            metric,
+            with,
+            check,
+        } => correlation_derivation(item, metric, with, check),
         Subject::Ratio { a, b, metric, from } => (
             ratio_runs(cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
@@ -147,19 +175,22 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
 /// The ids of the catalogue's numbers that the chapter's tables link, each found once: by
 /// cell, metric and statistic; by check; by compared cell. Where two numbers share a key the
 /// first in the catalogue's order is the one linked.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Ids {
     cells: HashMap<(String, String, Statistic), String>,
     checks: HashMap<String, String>,
     compared: HashMap<String, String>,
+    /// The compared cells' medians in the session before, by cell.
+    before: HashMap<String, String>,
+    /// The number each check decided on (a ratio or a ρ), by check: its id and its text.
+    decided: HashMap<String, (String, String)>,
+    /// The notes' ratios by metric, then the labels of the cells over each other.
+    notes: HashMap<(String, String, String), String>,
 }
 
 impl Ids {
     pub(crate) fn of(catalogue: &Catalogue) -> Ids {
-        let mut ids = Ids {
-            cells: HashMap::new(),
-            checks: HashMap::new(),
-            compared: HashMap::new(),
-        };
+        let mut ids = Ids::default();
         for n in &catalogue.numbers {
             let id = n.id.clone();
             match &n.what {
@@ -171,11 +202,19 @@ impl Ids {
                     let key = (cell.clone(), metric.clone(), *statistic);
                     ids.cells.entry(key).or_insert(id);
                 }
+                Subject::Before { cell, .. } => {
+                    ids.before.entry(cell.clone()).or_insert(id);
+                }
+                Subject::Correlation { check, .. } => {
+                    let decided = (id, n.text());
+                    ids.decided.entry(check.clone()).or_insert(decided);
+                }
                 Subject::Ratio {
                     from: RatioSource::Check(name),
                     ..
                 } => {
-                    ids.checks.entry(name.clone()).or_insert(id);
+                    ids.checks.entry(name.clone()).or_insert(id.clone());
+                    ids.decided.entry(name.clone()).or_insert((id, n.text()));
                 }
                 Subject::Ratio {
                     from: RatioSource::Compared(other),
@@ -186,7 +225,15 @@ impl Ids {
                     let cell = b.strip_suffix(&format!(" in {other}")).unwrap_or(b);
                     ids.compared.entry(cell.to_string()).or_insert(id);
                 }
-                Subject::Ratio { .. } => {}
+                Subject::Ratio {
+                    from: RatioSource::Notes,
+                    a,
+                    b,
+                    metric,
+                } => {
+                    let key = (metric.clone().unwrap_or_default(), a.clone(), b.clone());
+                    ids.notes.entry(key).or_insert(id);
+                }
             }
         }
         ids
@@ -198,18 +245,33 @@ impl Ids {
         self.cells.get(&key).cloned()
     }
 
+    /// The id of the ratio of `metric` the notes quote, of the cell labelled `a` over `b`.
+    pub(crate) fn notes_ratio(&self, metric: &str, a: &str, b: &str) -> Option<String> {
+        let key = (metric.to_string(), a.to_string(), b.to_string());
+        self.notes.get(&key).cloned()
+    }
+
+    /// The id and text of the number (a ratio or a ρ) the check `name` decided on.
+    pub(crate) fn decided(&self, name: &str) -> Option<(String, String)> {
+        self.decided.get(name).cloned()
+    }
+
     /// The id of the ratio the check `name` decided on.
     pub(crate) fn check(&self, name: &str) -> Option<String> {
         self.checks.get(name).cloned()
     }
 
-    /// The compared section with each ratio linked to its number.
+    /// The compared section with each median and ratio of `metric` linked to its number.
     pub(crate) fn link_compared(
         &self,
         mut view: super::compared::ComparedView,
+        metric: &str,
     ) -> super::compared::ComparedView {
         for row in &mut view.rows {
             row.ratio_id = self.compared.get(&row.cell).cloned();
+            row.before_id = self.before.get(&row.cell).cloned();
+            let key = (row.cell.clone(), metric.to_string(), Statistic::Median);
+            row.after_id = self.cells.get(&key).cloned();
         }
         view
     }
@@ -303,11 +365,83 @@ fn cell_method(analysis: &Analysis, c: Option<&CellStats>, statistic: Statistic)
             "the mean of the runs' values; {at} BCa bootstrap interval of the mean of the run means, {}",
             resampling(analysis)
         ),
+        Statistic::OrderCi => order_method(c),
         Statistic::Cv => "the standard deviation of the runs' values over their mean".into(),
         Statistic::Runs => "the runs counted".into(),
         Statistic::Min => "the smallest of the runs' values".into(),
         Statistic::Max => "the largest of the runs' values".into(),
+        Statistic::P50 | Statistic::P90 | Statistic::P99 | Statistic::P999 => {
+            percentile_method(analysis, statistic)
+        }
+        Statistic::Values => "every value the runs recorded, counted".into(),
+        Statistic::ValuesMax => "the largest value the runs recorded".into(),
     }
+}
+
+/// The order-statistic interval's method, with the coverage it reached.
+fn order_method(c: Option<&CellStats>) -> String {
+    let reached = c
+        .and_then(|c| c.exact_median_ci.as_ref())
+        .map_or_else(String::new, |e| {
+            format!(", here {}", lab_config::format::percent(e.coverage))
+        });
+    format!(
+        "the median of the runs' values; the narrowest symmetric interval between two of their \
+         order statistics whose binomial coverage is at least {} (Le Boudec 2010, Thm 2.1){reached}",
+        level_of(c)
+    )
+}
+
+/// The requested level of a cell's order-statistic interval.
+fn level_of(c: Option<&CellStats>) -> String {
+    c.and_then(|c| c.exact_median_ci.as_ref())
+        .map_or_else(String::new, |e| level(e.interval.level))
+}
+
+/// A tail percentile's method: which quantile of every value, and its interval.
+fn percentile_method(analysis: &Analysis, statistic: Statistic) -> String {
+    let p = match statistic {
+        Statistic::P50 => "0.5",
+        Statistic::P90 => "0.9",
+        Statistic::P99 => "0.99",
+        _ => "0.999",
+    };
+    format!(
+        "the type-7 {p}-quantile of every value the runs recorded; {} percentile bootstrap \
+         interval resampling the values where there are at least 1/(1 − {p}) of them, {}",
+        level(analysis.resampling.level),
+        resampling(analysis)
+    )
+}
+
+/// The runs and method of the ρ the check `name` decided on.
+fn correlation_derivation(
+    item: &Rendered,
+    metric: &str,
+    with: &str,
+    name: &str,
+) -> (String, String) {
+    let found = item
+        .findings
+        .checks
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.correlation.as_ref());
+    let runs = found.map_or_else(String::new, |r| {
+        format!(
+            "the {} valid runs with both {metric} and {with}, in {} cells",
+            grouped(r.points as u64),
+            r.cells
+        )
+    });
+    let at = found.map_or_else(String::new, |r| format!("{} ", level(r.level)));
+    let method = format!(
+        "Spearman's rank correlation of the runs' {metric} with their {with} (each run's \
+         median of its values); {at}percentile bootstrap interval resampling runs within each \
+         cell, {}, as check \"{name}\" decided on it",
+        resampling(item.analysis)
+    );
+    (runs, method)
 }
 
 fn ratio_method(item: &Rendered, from: &RatioSource) -> String {

@@ -43,16 +43,13 @@ pub(crate) struct Shown {
     pub id: Option<String>,
 }
 
+/// One cell's row of the percentiles table: the values counted, p50, p90, p99, p99.9 and the
+/// largest value, each linked to its number.
 #[derive(Serialize)]
 pub(crate) struct PercentileRow {
     pub metric: String,
     pub cell: String,
-    pub n: usize,
-    pub p50: String,
-    pub p90: String,
-    pub p99: String,
-    pub p999: String,
-    pub max: String,
+    pub values: Vec<Shown>,
 }
 
 /// One table per analysed metric, in declaration order; `id` names the number behind each
@@ -194,11 +191,16 @@ fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Colum
             &median_title,
             each(&|c| median_text(c, unit)),
         ),
-        column("Order-statistic CI", true, each(&|c| exact_text(c, unit))),
+        statistic(
+            Statistic::OrderCi,
+            "Order-statistic CI",
+            each(&|c| exact_text(c, unit)),
+        ),
         statistic(Statistic::Mean, &mean_title, each(&|c| mean_text(c, unit))),
         statistic(Statistic::Runs, "Runs", each(&|c| c.n.to_string())),
         statistic(Statistic::Cv, "CV", each(&|c| cv_text(c))),
-        column("Range", true, each(&range)),
+        // The range links to its smallest value, beside the largest on the provenance page.
+        statistic(Statistic::Min, "Range", each(&range)),
         column("Excluded", true, each(&|c| c.invalid_runs.to_string())),
         column("Shape", false, each(&|c| shape_note(c, unit))),
     ]
@@ -456,7 +458,11 @@ fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
     Some(format!("{} modes: {}", dip.modes.len(), modes.join(", ")))
 }
 
-pub(crate) fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<PercentileRow> {
+pub(crate) fn percentile_rows(
+    exp: &Experiment,
+    analysis: &Analysis,
+    id: NumberId,
+) -> Vec<PercentileRow> {
     let show = |e: &lab_basis::PercentileEstimate, unit: &str| match e.estimate() {
         Some(with_ci) => estimate(&with_ci, unit),
         None => value(e.value, unit),
@@ -467,15 +473,24 @@ pub(crate) fn percentile_rows(exp: &Experiment, analysis: &Analysis) -> Vec<Perc
         .filter_map(|c| {
             let p = c.percentiles.as_ref()?;
             let unit = exp.metric(&c.metric).map_or("", |m| m.unit.as_str());
+            let values = [
+                (Statistic::Values, p.n.to_string()),
+                (Statistic::P50, show(&p.p50, unit)),
+                (Statistic::P90, show(&p.p90, unit)),
+                (Statistic::P99, show(&p.p99, unit)),
+                (Statistic::P999, show(&p.p999, unit)),
+                (Statistic::ValuesMax, value(p.max, unit)),
+            ];
             Some(PercentileRow {
                 metric: c.metric.clone(),
                 cell: c.label.clone(),
-                n: p.n,
-                p50: show(&p.p50, unit),
-                p90: show(&p.p90, unit),
-                p99: show(&p.p99, unit),
-                p999: show(&p.p999, unit),
-                max: value(p.max, unit),
+                values: values
+                    .into_iter()
+                    .map(|(statistic, text)| Shown {
+                        text,
+                        id: id(c, statistic),
+                    })
+                    .collect(),
             })
         })
         .collect()

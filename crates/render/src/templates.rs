@@ -36,7 +36,7 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
     for (name, default) in DEFAULTS {
         let custom = override_dir.map(|d| d.join(name)).filter(|p| p.is_file());
         let text = match &custom {
-            Some(path) => std::fs::read_to_string(path)
+            Some(path) => lab_config::folder_file::read_text(path)
                 .with_context(|| format!("cannot read template {}", path.display()))?,
             None => default.to_string(),
         };

@@ -1,5 +1,5 @@
 //! Stage 4: sessions on disk, sealed and append-only. `data/NAME/SESSION/` holds
-//! `sealed/lab.toml` and `sealed/notes.md` (the files the session ran with), manifest.json,
+//! `sealed/lab.toml`, `sealed/notes.md` and `sealed/references.bib` (the files the session ran with), manifest.json,
 //! plan.json, runs.csv, samples.csv, logs/ and, for a sampled session, looks.json. Each run's
 //! samples and then its run row are appended and flushed as it finishes; nothing is rewritten
 //! but the manifest's closing fields (and a sampled session's plan and looks, look by look).
@@ -71,16 +71,25 @@ pub struct Sealed {
     /// notes.md byte for byte: sealed as written even when it is not UTF-8, which rendering
     /// reports.
     pub notes: Option<Vec<u8>>,
+    /// references.bib beside notes.md, byte for byte, where the experiment has one.
+    pub references: Option<Vec<u8>>,
 }
 
+/// The sealed copies of notes.md and references.bib, inside `sealed/`.
+pub const SEALED_NOTES: &str = "notes.md";
+pub const SEALED_REFERENCES: &str = "references.bib";
+
 impl Sealed {
-    /// The experiment's lab.toml and notes.md as they are now.
+    /// The experiment's lab.toml, notes.md and references.bib as they are now; a notes file
+    /// that is no regular file (a FIFO would block) is not sealed.
     pub fn read(experiment_dir: &Path) -> Result<Self> {
         let file = experiment_dir.join(lab_config::FILE_NAME);
+        let read = |name: &str| lab_config::folder_file::read_bytes(&experiment_dir.join(name));
         Ok(Sealed {
-            lab_toml: fs::read_to_string(&file)
+            lab_toml: lab_config::folder_file::read_text(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?,
-            notes: fs::read(experiment_dir.join("notes.md")).ok(),
+            notes: read(SEALED_NOTES).ok(),
+            references: read(SEALED_REFERENCES).ok(),
         })
     }
 
@@ -89,7 +98,10 @@ impl Sealed {
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         write_file(&dir.join(lab_config::FILE_NAME), self.lab_toml.as_bytes())?;
         if let Some(notes) = &self.notes {
-            write_file(&dir.join("notes.md"), notes)?;
+            write_file(&dir.join(SEALED_NOTES), notes)?;
+        }
+        if let Some(references) = &self.references {
+            write_file(&dir.join(SEALED_REFERENCES), references)?;
         }
         Ok(())
     }
@@ -99,7 +111,8 @@ impl Sealed {
         let dir = session_dir.join(SEALED);
         Some(Sealed {
             lab_toml: fs::read_to_string(dir.join(lab_config::FILE_NAME)).ok()?,
-            notes: fs::read(dir.join("notes.md")).ok(),
+            notes: fs::read(dir.join(SEALED_NOTES)).ok(),
+            references: fs::read(dir.join(SEALED_REFERENCES)).ok(),
         })
     }
 }

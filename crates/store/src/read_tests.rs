@@ -88,6 +88,7 @@ fn session(root: &Path, runs: usize) -> std::path::PathBuf {
     let sealed = Sealed {
         lab_toml: "x".into(),
         notes: None,
+        references: None,
     };
     let dir = root.join("s");
     let mut w =

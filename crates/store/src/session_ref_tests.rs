@@ -27,6 +27,7 @@ fn list() -> (tempfile::TempDir, SessionList) {
         let sealed = Sealed {
             lab_toml: "x".into(),
             notes: None,
+            references: None,
         };
         SessionWriter::create(data.join(name), &m, &plan, Vec::new(), &sealed).unwrap();
     }

@@ -287,6 +287,7 @@ mod tests {
         Sealed {
             lab_toml: "x".into(),
             notes: None,
+            references: None,
         }
     }
 

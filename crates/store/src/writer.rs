@@ -412,7 +412,8 @@ fn whole_files(dir: &Path) -> Vec<PathBuf> {
         dir.join(MANIFEST),
         dir.join(PLAN),
         sealed.join(lab_config::FILE_NAME),
-        sealed.join("notes.md"),
+        sealed.join(super::SEALED_NOTES),
+        sealed.join(super::SEALED_REFERENCES),
         dir.join(super::LOOKS),
     ]
 }

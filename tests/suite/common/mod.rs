@@ -324,9 +324,11 @@ pub(crate) fn git(project: &Project, args: &[&str]) -> String {
 }
 
 /// A chapter's Markdown with each link to its page of where each number comes from replaced by
-/// the number it links (`[6.00 \\[6.00, 6.00\\]](provenance.md#id)` → `6.00 \\[6.00, 6.00\\]`),
-/// for tests that read the tables' numbers.
+/// the number it links (`[6.00 \\[6.00, 6.00\\]](provenance.md#id)` → `6.00 \\[6.00, 6.00\\]`,
+/// and the HTML anchors of the answer block likewise), for tests that read the numbers.
 pub(crate) fn unlinked(markdown: &str) -> String {
     let link = regex::Regex::new(r"\[((?:[^\[\]\\]|\\.)*)\]\(provenance\.md#[^)]*\)").unwrap();
-    link.replace_all(markdown, "$1").into_owned()
+    let anchor = regex::Regex::new(r#"<a href="provenance\.md#[^"]*">([^<]*)</a>"#).unwrap();
+    let markdown = link.replace_all(markdown, "$1");
+    anchor.replace_all(&markdown, "$1").into_owned()
 }

@@ -4,7 +4,7 @@
 mod verdict;
 
 pub use crate::automatic::{BUSY, INTACT};
-pub use verdict::{CheckResult, RatioEvidence, Tally, Verdict};
+pub use verdict::{CheckResult, CorrelationEvidence, RatioEvidence, Tally, Verdict};
 
 use serde::Serialize;
 

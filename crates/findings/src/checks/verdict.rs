@@ -77,6 +77,20 @@ impl Tally {
     }
 }
 
+/// Spearman's ρ between two metrics over the runs of several cells, with its interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorrelationEvidence {
+    pub metric: String,
+    pub with: String,
+    pub rho: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub level: f64,
+    /// The runs with both values, and the cells they came from.
+    pub points: usize,
+    pub cells: usize,
+}
+
 /// A ratio interval compared with a threshold, drawn in the forest chart.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RatioEvidence {
@@ -122,6 +136,9 @@ pub struct CheckResult {
     /// A hypothesis verdict reached while some validity check failed.
     pub untrusted: bool,
     pub ratio: Option<RatioEvidence>,
+    /// The correlation a `mechanism` check decided on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation: Option<CorrelationEvidence>,
     /// Why the verdict was withheld because the machine was busy: what the runs waited for a
     /// CPU, which could explain it. Absent when the machine could not change the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,6 +159,7 @@ impl CheckResult {
             cells: Vec::new(),
             untrusted: false,
             ratio: None,
+            correlation: None,
             busy: None,
         }
     }

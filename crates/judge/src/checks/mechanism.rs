@@ -10,7 +10,7 @@ use crate::analysis::{Resampling, RunView};
 use lab_config::format::correlation;
 use lab_config::plan::CellKey;
 use lab_config::{CheckKind, Comparison, Direction, Metric};
-use lab_findings::checks::Verdict;
+use lab_findings::checks::{CorrelationEvidence, Verdict};
 use lab_stats::{self as stats, Interval};
 use std::collections::BTreeMap;
 
@@ -96,6 +96,19 @@ impl<'a> Check<'a> for Mechanism<'_> {
             reading: self.reading(found),
             ratio: None,
         }
+    }
+
+    fn correlation(&self, found: &Related) -> Option<CorrelationEvidence> {
+        Some(CorrelationEvidence {
+            metric: self.metric.to_string(),
+            with: self.with.to_string(),
+            rho: found.rho,
+            lo: found.interval.lo,
+            hi: found.interval.hi,
+            level: found.interval.level,
+            points: found.points,
+            cells: found.cells,
+        })
     }
 }
 

@@ -80,6 +80,15 @@ fn a_relation_that_holds_passes() {
          (opposite: `work` falls as `waits` rises)"
     );
     assert_eq!(result.runs.len(), 24);
+    // The ρ the chapter links to its provenance, as numbers: scipy's -0.95102.
+    let found = result.correlation.expect("the correlation decided on");
+    assert!((found.rho - -0.951_02).abs() < 5e-6, "{}", found.rho);
+    assert_eq!((found.points, found.cells), (24, 4));
+    assert_eq!(
+        (found.metric.as_str(), found.with.as_str()),
+        ("work", "waits")
+    );
+    assert!(found.lo < found.rho && found.rho < found.hi && found.level == 0.95);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use super::rule::Rule;
 use crate::analysis::{CellStats, Resampling, RunView};
 use lab_config::format::{percent, ratio_interval};
 use lab_config::{CheckSpec, Experiment};
-use lab_findings::checks::{CheckResult, RatioEvidence, Verdict};
+use lab_findings::checks::{CheckResult, CorrelationEvidence, RatioEvidence, Verdict};
 use lab_stats::Interval;
 
 /// What a declared check reads: the check itself and the analysed session.
@@ -220,6 +220,10 @@ pub trait Check<'a> {
     fn decide(&self, cx: &Context<'a>) -> Result<Self::Outcome, String>;
     /// The reading and evidence of an outcome.
     fn describe(&self, outcome: &Self::Outcome) -> Description;
+    /// The correlation an outcome was decided on, for the kinds that decide on one.
+    fn correlation(&self, _outcome: &Self::Outcome) -> Option<CorrelationEvidence> {
+        None
+    }
 }
 
 /// A kind of check declared in lab.toml, read from its validated arguments.
@@ -256,6 +260,7 @@ pub fn finish<'a, C: Check<'a>>(
                 reading: words.reading,
                 runs: outcome.runs(),
                 ratio: words.ratio,
+                correlation: check.correlation(&outcome),
                 ..base
             };
             let decisions = outcome.decisions();
