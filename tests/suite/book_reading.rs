@@ -186,6 +186,36 @@ fn citations_link_to_a_list_of_what_the_notes_cite_escaped() {
 }
 
 #[test]
+fn two_works_of_the_same_authors_and_year_are_told_apart_by_a_letter() {
+    let second = "@article{chen2016b,\n  author = {Chen, Tianqi and Guestrin, Carlos},\n  \
+                  title = {A Second Paper},\n  year = {2016},\n}\n";
+    let references = format!("{REFERENCES}{second}");
+    let notes = "First {{ cite(key=\"chen2016\") }}, then {{ cite(key=\"chen2016b\") }}.\n";
+    let project = tiny_with(notes, Some(&references));
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    project.lab_exits(&["book", "--quiet"], Exit::Ok);
+    let page = chapter(&project);
+    let citations: Vec<String> = select(&page, "main a[href^=\"#ref-\"]")
+        .iter()
+        .map(text)
+        .collect();
+    // "A Second Paper" comes before "XGBoost…" in the list, so it is 2016a.
+    assert_eq!(
+        citations,
+        ["Chen and Guestrin 2016b", "Chen and Guestrin 2016a"]
+    );
+    let entries: Vec<String> = select(&page, "ul.lab-references > li")
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(
+        entries[0],
+        "Chen, Tianqi, and Carlos Guestrin. 2016a. A Second Paper."
+    );
+    assert!(entries[1].starts_with("Chen, Tianqi, and Carlos Guestrin. 2016b. XGBoost"));
+}
+
+#[test]
 fn every_chapter_ends_with_a_bibtex_entry_for_itself() {
     let project = tiny_with(NOTES, Some(REFERENCES));
     let toml = project.read("experiments/tiny/lab.toml");

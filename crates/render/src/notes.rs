@@ -35,6 +35,8 @@
 mod budget;
 #[path = "notes_citations.rs"]
 mod citations;
+#[path = "notes_compile.rs"]
+mod compile;
 #[path = "notes_filters.rs"]
 mod filters;
 #[path = "notes_held.rs"]
@@ -57,16 +59,15 @@ use super::numbering::Numbering;
 use super::numbers::Statistic;
 use super::provenance::Ids;
 use anyhow::Result;
-use budget::{Budget, LOOP_STEP};
+use budget::Budget;
 use lab_config::Experiment;
 use lab_config::format::{ratio_interval, value, value_interval};
 use lab_findings::analysis::{Analysis, CellStats};
 use lab_findings::checks::CheckResult;
 use lab_findings::notes::{Quoted, Wanted};
-use location::{error_at, locate};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use tera::{Kwargs, State, Tera, TeraResult, Value};
+use tera::{Kwargs, TeraResult, Value};
 use text::{linked, pick};
 
 pub use citations::{REFERENCES_FILE, References};
@@ -153,8 +154,40 @@ pub(crate) fn render_notes(
     checks: &[CheckResult],
     shown: &Shown,
 ) -> Result<Notes> {
-    let (source, path) = (notes.file.source.as_str(), notes.file.path.as_path());
-    let data = Arc::new(NotesData {
+    let references = &notes.file.references;
+    let pass = |references: References| {
+        let data = notes_data(notes, exp, analysis, checks, shown, references);
+        render_pass(notes, analysis, data)
+    };
+    let mut done = pass(references.clone())?;
+    // Works of the same authors and year cited side by side are told apart by a letter after
+    // the year (2016a, 2016b), which only the whole of the cited keys decides: a second pass
+    // writes them.
+    let letters = references.year_letters(&done.cited);
+    if !letters.is_empty() {
+        done = pass(references.with_year_letters(letters))?;
+    }
+    let mut text = done.text;
+    text.push_str(&done.references.section(&done.cited));
+    let path = notes.file.path.display();
+    let warnings = done
+        .warnings
+        .iter()
+        .map(|w| format!("{path}: {w}"))
+        .collect();
+    Ok(Notes { text, warnings })
+}
+
+/// What the notes' functions read, with the `references` their citations are written from.
+fn notes_data(
+    notes: &QuotedNotes,
+    exp: &Experiment,
+    analysis: &Analysis,
+    checks: &[CheckResult],
+    shown: &Shown,
+    references: References,
+) -> Arc<NotesData> {
+    Arc::new(NotesData {
         exp: exp.clone(),
         cells: notes.quoted.cells(analysis).into_iter().cloned().collect(),
         quoted: notes.quoted.clone(),
@@ -167,13 +200,25 @@ pub(crate) fn render_notes(
             .collect(),
         numbering: shown.numbering.clone(),
         ids: shown.ids.clone(),
-        references: notes.file.references.clone(),
+        references,
         cited: Mutex::new(Vec::new()),
-    });
+    })
+}
+
+/// One rendering of the notes: the text, the keys cited in order, and the warnings.
+struct Pass {
+    text: String,
+    references: References,
+    cited: Vec<String>,
+    warnings: Vec<String>,
+}
+
+fn render_pass(notes: &QuotedNotes, analysis: &Analysis, data: Arc<NotesData>) -> Result<Pass> {
+    let (source, path) = (notes.file.source.as_str(), notes.file.path.as_path());
     let pieces = source::pieces(source);
     let (budgeted, loops) = budget::with_loop_steps(source, &pieces);
     let budget = Arc::new(Budget::new(loops));
-    let tera = compile(source, &pieces, &budgeted, path, &data, &budget)?;
+    let tera = compile::compile(source, &pieces, &budgeted, path, &data, &budget)?;
     let rendering = budget::Rendering {
         tera,
         context: input::context(analysis)?,
@@ -181,55 +226,14 @@ pub(crate) fn render_notes(
         path: path.to_path_buf(),
         source: source.to_string(),
     };
-    let mut text = rendering.run()?;
-    if let Ok(cited) = data.cited.lock() {
-        text.push_str(&data.references.section(&cited));
-    }
-    let warnings = data
-        .warnings
-        .lock()
-        .map(|w| {
-            w.iter()
-                .map(|w| format!("{}: {w}", path.display()))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(Notes { text, warnings })
-}
-
-/// The author's template and the budgeted one, with lab's functions and filters; an error for
-/// a syntax mistake or a value where no escaping helps.
-fn compile(
-    source: &str,
-    pieces: &[source::Piece],
-    budgeted: &str,
-    path: &Path,
-    data: &Arc<NotesData>,
-    budget: &Arc<Budget>,
-) -> Result<Tera> {
-    if let Some(at) = first_component(pieces) {
-        let at = source::position(source, at);
-        return Err(error_at(path, Some(at), COMPONENTS_REFUSED));
-    }
-    let mut tera = Tera::new();
-    register(&mut tera, data, budget);
-    // The author's literal text passes through as written; every value an expression inserts
-    // is escaped: what runs and commands printed where it enters the context, the rest for
-    // Markdown by the functions below and for HTML by Tera's autoescape.
-    tera.autoescape_on([".md"]);
-    tera.add_raw_template(TEMPLATE, source)
-        .map_err(|e| locate(&e, path, source))?;
-    if let Some(refusal) = places::first_unescapable(source, pieces) {
-        let at = source::position(source, refusal.at);
-        return Err(error_at(path, Some(at), &refusal.why));
-    }
-    if let Some(at) = references::first_unquoted_ratio(source, pieces) {
-        let at = source::position(source, at);
-        return Err(error_at(path, Some(at), references::UNQUOTED_RATIO));
-    }
-    tera.add_raw_template(BUDGETED, budgeted)
-        .map_err(|e| locate(&e, path, source))?;
-    Ok(tera)
+    let text = rendering.run()?;
+    let taken = |m: &Mutex<Vec<String>>| m.lock().map(|v| v.clone()).unwrap_or_default();
+    Ok(Pass {
+        text,
+        references: data.references.clone(),
+        cited: taken(&data.cited),
+        warnings: taken(&data.warnings),
+    })
 }
 
 /// A chart as the notes show it: with its number, its anchor left where the chapter lays the
@@ -240,17 +244,6 @@ fn shown_again(figure: &Figure, numbering: &Numbering) -> String {
         anchored: false,
     });
     super::figures::placed_figure_html(figure, place)
-}
-
-/// Why notes may not define a component, and what they may use instead.
-const COMPONENTS_REFUSED: &str = "notes do not define components ({% component %}): write the text where it goes, or repeat it with {% for %}; notes support {{ cell(...) }}, {{ ratio(...) }}, {{ check(...) }}, {{ chart(...) }}, {{ fig(...) }}, {{ table(...) }}, {{ cite(...) }}, {% if %}, {% for %}, {% set %} and filters";
-
-/// Where the first `{% component %}` of the notes starts, if any.
-fn first_component(pieces: &[source::Piece]) -> Option<usize> {
-    pieces.iter().find_map(|piece| match piece {
-        source::Piece::Statement { range, keyword } if keyword == "component" => Some(range.start),
-        _ => None,
-    })
 }
 
 struct NotesData {
@@ -269,33 +262,6 @@ struct NotesData {
     /// References whose data the session lacks, each rendered as an `n/a (why)` marker.
     warnings: Mutex<Vec<String>>,
 }
-
-fn register(tera: &mut Tera, data: &Arc<NotesData>, budget: &Arc<Budget>) {
-    let b = Arc::clone(budget);
-    tera.register_function(
-        LOOP_STEP,
-        move |kw: Kwargs, _: &State| -> TeraResult<Value> { b.step(kw.must_get("at")?) },
-    );
-    let functions: [(&str, NotesFunction); 7] = [
-        ("cell", NotesData::cell_value),
-        ("ratio", NotesData::ratio_value),
-        ("check", NotesData::check_value),
-        ("chart", NotesData::chart_value),
-        ("fig", NotesData::figure_link),
-        ("table", NotesData::table_link),
-        ("cite", NotesData::citation),
-    ];
-    for (name, function) in functions {
-        let (d, b) = (Arc::clone(data), Arc::clone(budget));
-        tera.register_function(name, move |kw: Kwargs, _: &State| -> TeraResult<Value> {
-            b.uncounted(|| function(&d, &kw))
-        });
-    }
-    filters::register(tera);
-}
-
-/// One of the functions notes call, looking up the session's data.
-type NotesFunction = fn(&NotesData, &Kwargs) -> TeraResult<Value>;
 
 fn fail(message: String) -> tera::Error {
     tera::Error::message(message)

@@ -16,6 +16,7 @@
 use super::NotesError;
 use crate::escape::{html_line, markdown};
 use biblatex::{Bibliography, ChunksExt, Entry, Person};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The references file of an experiment, beside its notes.md.
@@ -27,6 +28,9 @@ pub struct References {
     pub path: PathBuf,
     pub present: bool,
     entries: Vec<Reference>,
+    /// The letter after the year of each key cited beside another work of the same authors
+    /// and year ("a" for 2016a); see [`References::year_letters`].
+    letters: BTreeMap<String, char>,
 }
 
 /// One entry, its fields as plain text.
@@ -60,6 +64,7 @@ impl References {
                     path,
                     present: false,
                     entries: Vec::new(),
+                    letters: BTreeMap::new(),
                 });
             }
             Err(e) => return Err(not_readable(&path, &e.to_string())),
@@ -71,7 +76,59 @@ impl References {
             path,
             present: true,
             entries,
+            letters: BTreeMap::new(),
         })
+    }
+
+    /// Letters that tell apart the cited works of the same authors and year, in the order
+    /// the list shows them (by title): "Chen 2016a", "Chen 2016b", as the Chicago Manual of
+    /// Style (17th ed., 15.19) and CSL's `disambiguate-add-year-suffix` do. Empty when no two
+    /// cited works share their authors and year.
+    pub(super) fn year_letters(&self, cited: &[String]) -> BTreeMap<String, char> {
+        let mut by_label: BTreeMap<String, Vec<&Reference>> = BTreeMap::new();
+        for entry in self.listed_entries(cited) {
+            by_label.entry(entry.in_text()).or_default().push(entry);
+        }
+        let shared = by_label.into_values().filter(|same| same.len() > 1);
+        shared
+            .flat_map(|same| {
+                let letters = ('a'..='z').chain(std::iter::repeat('z'));
+                same.into_iter()
+                    .zip(letters)
+                    .map(|(e, l)| (e.key.clone(), l))
+            })
+            .collect()
+    }
+
+    /// The same references, citing with the letters [`References::year_letters`] gave.
+    pub(super) fn with_year_letters(&self, letters: BTreeMap<String, char>) -> References {
+        References {
+            letters,
+            ..self.clone()
+        }
+    }
+
+    /// The year as cited and listed: with its letter where one tells it apart.
+    fn year_of(&self, entry: &Reference) -> String {
+        match (self.letters.get(&entry.key), &entry.year) {
+            (Some(letter), Some(year)) => format!("{year}{letter}"),
+            (Some(letter), None) => format!("n.d.-{letter}"),
+            (None, _) => entry.year_or_nd().to_string(),
+        }
+    }
+
+    /// The cited entries, each once, in the order of the list: by first author, year and title.
+    fn listed_entries(&self, cited: &[String]) -> Vec<&Reference> {
+        let mut entries: Vec<&Reference> = self
+            .entries
+            .iter()
+            .filter(|e| cited.contains(&e.key))
+            .collect();
+        entries.sort_by_key(|e| {
+            let title = e.title.as_deref().map(str::to_lowercase);
+            (e.sort_names(), e.year.clone(), title, e.key.clone())
+        });
+        entries
     }
 
     /// The keys the file holds, in its order.
@@ -98,31 +155,28 @@ impl References {
                 self.keys().join(", ")
             )
         })?;
+        let in_text = format!("{} {}", entry.who(), self.year_of(entry));
         Ok(format!(
             "(<a href=\"#{}\">{}</a>)",
             html_line(&anchor(key)),
-            markdown(&html_line(&entry.in_text()))
+            markdown(&html_line(&in_text))
         ))
     }
 
-    /// The "References" section for the cited keys: each entry once, by first author and year.
+    /// The "References" section for the cited keys: each entry once, by first author, year
+    /// and title.
     pub(super) fn section(&self, cited: &[String]) -> String {
-        let mut entries: Vec<&Reference> = self
-            .entries
-            .iter()
-            .filter(|e| cited.contains(&e.key))
-            .collect();
+        let entries = self.listed_entries(cited);
         if entries.is_empty() {
             return String::new();
         }
-        entries.sort_by_key(|e| (e.sort_names(), e.year.clone(), e.key.clone()));
         let items: String = entries
             .iter()
             .map(|e| {
                 format!(
                     "<li id=\"{}\">{}</li>",
                     html_line(&anchor(&e.key)),
-                    e.listed()
+                    e.listed(&self.year_of(e))
                 )
             })
             .collect();
@@ -224,17 +278,21 @@ impl Reference {
         self.year.as_deref().unwrap_or("n.d.")
     }
 
-    /// "Chen 2016", "Chen and Guestrin 2016", "Chen et al. 2016"; the key where the entry
-    /// names no one.
+    /// "Chen 2016", "Chen and Guestrin 2016", "Chen et al. 2016", before any letter.
     fn in_text(&self) -> String {
+        format!("{} {}", self.who(), self.year_or_nd())
+    }
+
+    /// "Chen", "Chen and Guestrin", "Chen et al."; the title, or else the key, where the
+    /// entry names no one.
+    fn who(&self) -> String {
         let family = |i: usize| self.names[i].0.as_str();
-        let who = match self.names.len() {
+        match self.names.len() {
             0 => self.title.clone().unwrap_or_else(|| self.key.clone()),
             1 => family(0).to_string(),
             2 => format!("{} and {}", family(0), family(1)),
             _ => format!("{} et al.", family(0)),
-        };
-        format!("{who} {}", self.year_or_nd())
+        }
     }
 
     fn sort_names(&self) -> Vec<String> {
@@ -265,13 +323,13 @@ impl Reference {
         }
     }
 
-    /// The entry as the list shows it (HTML, every field escaped).
-    fn listed(&self) -> String {
+    /// The entry as the list shows it with its `year` as cited (HTML, every field escaped).
+    fn listed(&self, year: &str) -> String {
         let mut parts = Vec::new();
         if !self.names.is_empty() {
             parts.push(html_line(&self.authors()));
         }
-        parts.push(html_line(self.year_or_nd()));
+        parts.push(html_line(year));
         if let Some(title) = &self.title {
             parts.push(html_line(title));
         }
@@ -345,6 +403,7 @@ mod tests {
             path: PathBuf::from("exp/references.bib"),
             present: true,
             entries: parse(BIB).unwrap(),
+            letters: BTreeMap::new(),
         }
     }
 
@@ -375,6 +434,58 @@ mod tests {
              <li id=\"ref-lamport1978\">Lamport, Leslie. 1978. Time, Clocks, and the Ordering of Events &lt;in&gt; a Distributed System. <em>Communications of the ACM</em>. javascript:alert(1).</li>\
              </ul>\n"
         );
+    }
+
+    #[test]
+    fn works_of_the_same_authors_and_year_cited_together_get_letters_in_title_order() {
+        let bib = "@misc{late, author = {Chen, Tianqi}, title = {Zeta}, year = 2016}\n\
+                   @misc{early, author = {Chen, Tianqi}, title = {alpha}, year = 2016}\n\
+                   @misc{other, author = {Chen, Tianqi}, title = {Beta}, year = 2017}\n\
+                   @misc{nd1, author = {Doe, J}, title = {One}}\n\
+                   @misc{nd2, author = {Doe, J}, title = {Two}}\n";
+        let refs = References {
+            path: PathBuf::from("exp/references.bib"),
+            present: true,
+            entries: parse(bib).unwrap(),
+            letters: BTreeMap::new(),
+        };
+        // One of the pair cited alone needs no letter.
+        assert!(
+            refs.year_letters(&["late".into(), "other".into()])
+                .is_empty()
+        );
+        let cited: Vec<String> = ["late", "other", "early", "nd2", "nd1"]
+            .map(String::from)
+            .to_vec();
+        let letters = refs.year_letters(&cited);
+        let expected = [("early", 'a'), ("late", 'b'), ("nd1", 'a'), ("nd2", 'b')];
+        assert_eq!(
+            letters,
+            expected
+                .map(|(k, l)| (k.to_string(), l))
+                .into_iter()
+                .collect()
+        );
+        let refs = refs.with_year_letters(letters);
+        assert_eq!(
+            refs.cite("late").unwrap(),
+            "(<a href=\"#ref-late\">Chen 2016b</a>)"
+        );
+        assert_eq!(
+            refs.cite("other").unwrap(),
+            "(<a href=\"#ref-other\">Chen 2017</a>)"
+        );
+        assert_eq!(
+            refs.cite("nd1").unwrap(),
+            "(<a href=\"#ref-nd1\">Doe n.d.-a</a>)"
+        );
+        let section = refs.section(&cited);
+        let years: Vec<&str> = section
+            .split("<li ")
+            .skip(1)
+            .map(|item| item.split(". ").nth(1).unwrap())
+            .collect();
+        assert_eq!(years, ["2016a", "2016b", "2017", "n.d.-a", "n.d.-b"]);
     }
 
     #[test]
