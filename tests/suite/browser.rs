@@ -108,8 +108,9 @@ fn verdict_marks_show(project: &Project, browser: &Browser) {
         "the answer block comes first"
     );
     assert!(
-        answer.contains("triple beats double by at least 1.4 at n=2</strong>: 1.50 [1.50, 1.50] (95% CI); needs a/b &gt; 1.40"),
-        "the answer states each hypothesis with its ratio, interval and threshold"
+        answer.contains("triple beats double by at least 1.4 at n=2</strong>: <a href=\"provenance.html#check.triple-beats-double-by-at-least-1-4-at-n-2.ratio\">1.50 [1.50, 1.50]</a> (95% CI); needs a/b &gt; 1.40"),
+        "the answer states each hypothesis with its ratio, interval and threshold:\n{}",
+        &answer[..answer.len().min(1500)]
     );
     for emoji in ["✅", "❌", "⚠️", "⏸️"] {
         assert!(!dom.contains(emoji), "{emoji} needs an emoji font");

@@ -27,6 +27,7 @@ pub mod record;
 mod replications;
 pub mod sampling;
 pub mod search_index;
+mod shape;
 mod tables;
 mod templates;
 

@@ -32,6 +32,10 @@ pub struct Number {
     pub what: Subject,
 }
 
+/// The id of the number a table shows for a cell's statistic, where the chapter's catalogue
+/// holds one: the anchor its link goes to on the provenance page.
+pub(crate) type NumberId<'a> = &'a dyn Fn(&CellStats, Statistic) -> Option<String>;
+
 /// What a number is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -83,6 +87,9 @@ pub enum Statistic {
     /// The recorded values counted, and the largest of them.
     Values,
     ValuesMax,
+    /// The medians of the lower and the higher of a cell's two modes, where its runs have two.
+    ModeLow,
+    ModeHigh,
 }
 
 /// Where the chapter quotes a ratio.
@@ -113,6 +120,8 @@ impl Statistic {
             Statistic::P999 => "p99-9",
             Statistic::Values => "values",
             Statistic::ValuesMax => "values-max",
+            Statistic::ModeLow => "mode-low",
+            Statistic::ModeHigh => "mode-high",
         }
     }
 }
@@ -260,6 +269,22 @@ fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
     out.push(cell_number(c, Statistic::Runs, c.n.to_string(), None, ""));
     out.push(cell_number(c, Statistic::Min, shown(s.min), None, unit));
     out.push(cell_number(c, Statistic::Max, shown(s.max), None, unit));
+    if let Some([low, high]) = distinct_modes(c, unit).as_deref() {
+        out.push(cell_number(
+            c,
+            Statistic::ModeLow,
+            low.0.clone(),
+            None,
+            unit,
+        ));
+        out.push(cell_number(
+            c,
+            Statistic::ModeHigh,
+            high.0.clone(),
+            None,
+            unit,
+        ));
+    }
     out
 }
 
@@ -291,6 +316,22 @@ fn percentile_numbers(exp: &Experiment, analysis: &Analysis) -> Vec<Number> {
         ));
     }
     out
+}
+
+/// The two modes as the Shape column prints them, lower then higher, each with its share of
+/// the runs; none unless the dip test found a second mode and the modes print apart (modes
+/// that print alike are not news).
+pub(crate) fn distinct_modes(c: &CellStats, unit: &str) -> Option<Vec<(String, f64)>> {
+    let dip = c.modes.as_ref().filter(|d| d.second_mode_detected)?;
+    let shown: Vec<(String, f64)> = dip
+        .modes
+        .iter()
+        .map(|m| (number(m.median, unit), m.share))
+        .collect();
+    if shown.windows(2).all(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    Some(shown)
 }
 
 fn cell_number(

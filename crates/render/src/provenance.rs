@@ -6,7 +6,7 @@
 use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
-use lab_config::format::{grouped, level};
+use lab_config::format::{grouped, level, significant};
 use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -375,7 +375,37 @@ fn cell_method(analysis: &Analysis, c: Option<&CellStats>, statistic: Statistic)
         }
         Statistic::Values => "every value the runs recorded, counted".into(),
         Statistic::ValuesMax => "the largest value the runs recorded".into(),
+        Statistic::ModeLow | Statistic::ModeHigh => mode_method(c, statistic),
     }
+}
+
+/// A mode's method: which group of the split, and the dip test that called for it.
+fn mode_method(c: Option<&CellStats>, statistic: Statistic) -> String {
+    let (side, at) = match statistic {
+        Statistic::ModeLow => ("lower", 0),
+        _ => ("higher", 1),
+    };
+    let dip = c.and_then(|c| c.modes.as_ref());
+    let share = dip
+        .and_then(|d| d.modes.get(at))
+        .map_or_else(String::new, |m| {
+            format!(
+                ", which holds {} of them",
+                lab_config::format::percent(m.share)
+            )
+        });
+    let test = dip.map_or_else(String::new, |d| {
+        format!(
+            ": dip {} over the critical value {}",
+            significant(d.dip, 3),
+            significant(d.critical, 3)
+        )
+    });
+    format!(
+        "the median of the {side} of two groups of the runs' values, split where the squared \
+         deviations from each group's mean sum least{share}; the runs are split because \
+         Hartigan's dip test found a second mode (Hartigan and Hartigan 1985){test}"
+    )
 }
 
 /// The order-statistic interval's method, with the coverage it reached.

@@ -1,14 +1,11 @@
 //! The results tables of a chapter: one row per cell, every interval formatted once, here.
 
-use super::numbers::Statistic;
+use super::numbers::{NumberId, Statistic};
+use super::shape::shape_note;
 use lab_config::Experiment;
-use lab_config::format::{estimate, interval, number, p_value, percent, significant, value};
+use lab_config::format::{estimate, interval, number, percent, value};
 use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
-
-/// The id of the number a table shows for a cell's statistic, where the chapter's catalogue
-/// holds one: the anchor its link goes to on the provenance page.
-pub(crate) type NumberId<'a> = &'a dyn Fn(&CellStats, Statistic) -> Option<String>;
 
 /// One metric's results: the columns that carry information, the rows that differ, and a
 /// line for each thing left out.
@@ -34,6 +31,9 @@ pub(crate) struct Column {
     /// The statistic its values are, when each is a number of the chapter's catalogue.
     #[serde(skip)]
     pub statistic: Option<Statistic>,
+    /// Its values are Markdown, escaped and linked already (the Shape column).
+    #[serde(skip)]
+    pub markdown: bool,
 }
 
 /// One value of a table, with the id of the number it shows when it is one (its link).
@@ -41,6 +41,8 @@ pub(crate) struct Column {
 pub(crate) struct Shown {
     pub text: String,
     pub id: Option<String>,
+    /// The value as Markdown escaped for HTML, with its own links, instead of `text`.
+    pub text_md: Option<String>,
 }
 
 /// One cell's row of the percentiles table: the values counted, p50, p90, p99, p99.9 and the
@@ -97,7 +99,7 @@ fn table(
     } else {
         table.remarks.extend(constant_note(&constant, unit));
     }
-    let full: Vec<(Column, Vec<String>)> = columns(exp, &varying_cells, unit, level);
+    let full: Vec<(Column, Vec<String>)> = columns(exp, &varying_cells, unit, level, id);
     let (kept, dropped): (Vec<_>, Vec<_>) = full
         .into_iter()
         .partition(|(c, values)| informative(&c.title, values));
@@ -112,9 +114,9 @@ fn table(
         .enumerate()
         .map(|(i, cell)| {
             kept.iter()
-                .map(|(column, values)| Shown {
-                    text: values[i].clone(),
-                    id: column.statistic.and_then(|s| id(cell, s)),
+                .map(|(column, values)| {
+                    let number = column.statistic.and_then(|s| id(cell, s));
+                    shown(column, &values[i], number)
                 })
                 .collect()
         })
@@ -128,6 +130,7 @@ fn columns(
     cells: &[&CellStats],
     unit: &str,
     level: f64,
+    id: NumberId,
 ) -> Vec<(Column, Vec<String>)> {
     let mut out = vec![column(
         "Variant",
@@ -147,7 +150,7 @@ fn columns(
             .collect();
         out.push(column(&p, true, values));
     }
-    out.extend(statistic_columns(cells, unit, level));
+    out.extend(statistic_columns(cells, unit, level, id));
     out
 }
 
@@ -157,7 +160,31 @@ fn column(title: &str, numeric: bool, values: Vec<String>) -> (Column, Vec<Strin
         title: title.into(),
         numeric,
         statistic: None,
+        markdown: false,
     };
+    (column, values)
+}
+
+/// One value of `column`, linked to `number` where it is one.
+fn shown(column: &Column, value: &str, number: Option<String>) -> Shown {
+    match column.markdown {
+        true => Shown {
+            text: String::new(),
+            id: None,
+            text_md: Some(value.to_string()),
+        },
+        false => Shown {
+            text: value.to_string(),
+            id: number,
+            text_md: None,
+        },
+    }
+}
+
+/// A column of Markdown values, escaped and linked already.
+fn markdown_column(title: &str, values: Vec<String>) -> (Column, Vec<String>) {
+    let (mut column, values) = column(title, false, values);
+    column.markdown = true;
     (column, values)
 }
 
@@ -169,7 +196,12 @@ fn statistic(statistic: Statistic, title: &str, values: Vec<String>) -> (Column,
 }
 
 /// The columns of each cell's statistics, after its variant and parameters.
-fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Column, Vec<String>)> {
+fn statistic_columns(
+    cells: &[&CellStats],
+    unit: &str,
+    level: f64,
+    id: NumberId,
+) -> Vec<(Column, Vec<String>)> {
     let each = |f: &dyn Fn(&CellStats) -> String| cells.iter().map(|c| f(c)).collect::<Vec<_>>();
     let any_interval = cells.iter().any(|c| c.median_ci.is_some());
     let (median_title, mean_title) = if any_interval {
@@ -202,7 +234,7 @@ fn statistic_columns(cells: &[&CellStats], unit: &str, level: f64) -> Vec<(Colum
         // The range links to its smallest value, beside the largest on the provenance page.
         statistic(Statistic::Min, "Range", each(&range)),
         column("Excluded", true, each(&|c| c.invalid_runs.to_string())),
-        column("Shape", false, each(&|c| shape_note(c, unit))),
+        markdown_column("Shape", each(&|c| shape_note(c, unit, id))),
     ]
 }
 
@@ -392,72 +424,6 @@ fn by_variant(cells: &[&CellStats]) -> String {
         .join(", ")
 }
 
-/// What the modality, drift and steady-state analyses found in a cell, in a few words.
-fn shape_note(c: &CellStats, unit: &str) -> String {
-    let mut notes = Vec::new();
-    if let Some(modes) = distinct_modes(c, unit) {
-        notes.push(modes);
-    }
-    if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
-        notes.push(format!(
-            "drift: {} per run position (Mann–Kendall {})",
-            number(drift.slope_per_position, unit),
-            p_value(drift.test.p_value)
-        ));
-    }
-    if let Some(steady) = &c.steady {
-        notes.push(format!("runs: {}", steady.describe()));
-    }
-    if let Some(machines) = machines_note(c, unit) {
-        notes.push(machines);
-    }
-    if let Some(d) = c
-        .design_effect
-        .as_ref()
-        .filter(|d| d.naive_ci_understatement > 1.5)
-    {
-        notes.push(format!(
-            "pooling iterations would understate the CI {}×",
-            significant(d.naive_ci_understatement, 2)
-        ));
-    }
-    notes.join("; ")
-}
-
-/// "runs on 3 nodes: the CI resamples nodes, then runs (runs alone: [98.7, 101])", for a
-/// cell whose runs came from several machines.
-fn machines_note(c: &CellStats, unit: &str) -> Option<String> {
-    let m = c.machines.as_ref()?;
-    let alone = m.runs_only_ci.map_or_else(String::new, |ci| {
-        format!(
-            " (runs alone: [{}, {}])",
-            number(ci.lo, unit),
-            number(ci.hi, unit)
-        )
-    });
-    Some(format!(
-        "runs on {} nodes: the CI resamples nodes, then runs{alone}",
-        m.names.len()
-    ))
-}
-
-/// "2 modes: 57.8 (62.5%), 59.5 (37.5%)", only when the dip test found a second mode and the
-/// modes differ at the precision the table prints: modes that print alike are not news.
-fn distinct_modes(c: &CellStats, unit: &str) -> Option<String> {
-    let dip = c.modes.as_ref().filter(|d| d.second_mode_detected)?;
-    let shown: Vec<String> = dip.modes.iter().map(|m| number(m.median, unit)).collect();
-    if shown.windows(2).all(|w| w[0] == w[1]) {
-        return None;
-    }
-    let modes: Vec<String> = dip
-        .modes
-        .iter()
-        .zip(&shown)
-        .map(|(m, v)| format!("{v} ({})", percent(m.share)))
-        .collect();
-    Some(format!("{} modes: {}", dip.modes.len(), modes.join(", ")))
-}
-
 pub(crate) fn percentile_rows(
     exp: &Experiment,
     analysis: &Analysis,
@@ -489,6 +455,7 @@ pub(crate) fn percentile_rows(
                     .map(|(statistic, text)| Shown {
                         text,
                         id: id(c, statistic),
+                        text_md: None,
                     })
                     .collect(),
             })

@@ -52,8 +52,9 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 
 /// Context fields that hold Markdown or HTML lab composed itself from already escaped parts
 /// (the answer block, verdict marks, notices, chart and table captions, the rendered notes,
-/// the chapter's BibTeX entry in its fence); every other string is escaped.
-const RAW_FIELDS: [&str; 15] = [
+/// the chapter's BibTeX entry in its fence, a Shape cell with its links); every other string
+/// is escaped.
+const RAW_FIELDS: [&str; 16] = [
     "answer",
     "caption",
     "checks_caption",
@@ -69,6 +70,7 @@ const RAW_FIELDS: [&str; 15] = [
     "percentiles_caption",
     "reading_md",
     "shown",
+    "text_md",
 ];
 
 /// Renders one template with a serialisable context. This is the book's escaping boundary:
