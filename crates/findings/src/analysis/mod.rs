@@ -39,7 +39,7 @@ pub struct Analysis {
     pub cells: Vec<CellStats>,
     pub runs: Vec<RunView>,
     /// Where runs of a cell came from more than one cluster node: each node's median and the
-    /// machine effect.
+    /// machine effect, of the primary metric only (the one the machine check judges).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeMedians>,
 }

@@ -46,7 +46,9 @@ pub fn analyze(exp: &Experiment, session: &StoredSession, runs: Vec<RunView>) ->
     };
     let cell_keys = cell_keys(exp, session);
     let cells = carry_start_up(cell_stats(exp, &cell_keys, &runs, resampling), session);
-    let nodes = node_medians(&cells, resampling);
+    let nodes = exp
+        .primary_metric()
+        .map_or_else(Vec::new, |m| node_medians(&cells, &m.name, resampling));
     Analysis {
         experiment: exp.name.clone(),
         session: session.name.clone(),
