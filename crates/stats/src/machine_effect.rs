@@ -36,7 +36,9 @@ pub fn machine_effect(
     permutations: usize,
     rng: &mut Stream,
 ) -> Option<MachineEffect> {
-    let groups: Vec<Vec<f64>> = groups.iter().filter(|g| !g.is_empty()).cloned().collect();
+    let mut groups: Vec<Vec<f64>> = groups.iter().filter(|g| !g.is_empty()).cloned().collect();
+    // The largest machine first: a split leaves the first group's runs unshuffled.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
     let icc = design_effect(&groups)?.icc;
     let h = kruskal_wallis(&groups)?.h;
     let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
@@ -98,36 +100,46 @@ fn count_reached<R: RngCore>(
     rng: &mut R,
 ) -> usize {
     let mut halves: Vec<u64> = ranks.iter().map(|&r| (2.0 * r) as u64).collect();
+    let total = halves.iter().sum();
     let mut sums = vec![0.0; sizes.len()];
     (0..permutations)
         .filter(|_| {
-            shuffle_summing(&mut halves, sizes, &mut sums, rng);
+            shuffle_summing(&mut halves, sizes, total, &mut sums, rng);
             statistic_of_sums(&sums, sizes) >= reached
         })
         .count()
 }
 
-/// Fisher–Yates shuffle (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) with unbiased draws, each
-/// group's sum (groups of `sizes`, in order) taken as the shuffle settles its positions, from
-/// the last down, and put in `sums` halved: the sums of [`rank_statistic`] without a second
-/// pass.
-fn shuffle_summing<R: RngCore>(xs: &mut [u64], sizes: &[usize], sums: &mut [f64], rng: &mut R) {
+/// A uniform random split of `xs` into groups of `sizes`, in order: Fisher–Yates (Knuth, TAOCP
+/// vol. 2, §3.4.2, Algorithm P) with unbiased draws over the positions past the first group,
+/// from the last down, which then hold a uniform draw without replacement of the values
+/// whatever their order before; the first group holds the rest, its order of no matter. Each
+/// group's sum is taken as the shuffle settles its positions, the first group's is what the
+/// others leave of `total`, all put in `sums` halved: the sums of [`rank_statistic`] without a
+/// second pass, and none of the draws that would only reorder the first group.
+fn shuffle_summing<R: RngCore>(
+    xs: &mut [u64],
+    sizes: &[usize],
+    total: u64,
+    sums: &mut [f64],
+    rng: &mut R,
+) {
     let mut group = sizes.len() - 1;
     let mut start = xs.len() - sizes[group];
-    let mut sum = 0u64;
-    for i in (0..xs.len()).rev() {
-        if i > 0 {
-            let j = below(rng, i as u32 + 1) as usize;
-            xs.swap(i, j);
-        }
-        while i < start {
+    let (mut sum, mut settled) = (0u64, 0u64);
+    for i in (sizes[0]..xs.len()).rev() {
+        let j = below(rng, i as u32 + 1) as usize;
+        xs.swap(i, j);
+        sum += xs[i];
+        if i == start {
             sums[group] = sum as f64 / 2.0;
-            (sum, group) = (0, group - 1);
+            settled += sum;
+            sum = 0;
+            group -= 1;
             start -= sizes[group];
         }
-        sum += xs[i];
     }
-    sums[0] = sum as f64 / 2.0;
+    sums[0] = (total - settled) as f64 / 2.0;
 }
 
 /// 1 over the number of distinct splits of N runs into groups of these sizes: N!/Π n_g!
@@ -188,10 +200,10 @@ mod tests {
         assert!(e.icc < 0.0 && e.between_share == 0.0, "{e:?}");
     }
 
-    /// Fisher–Yates over the ranks themselves, and their statistic summed after: the shuffle
-    /// the permutation test made before it summed the groups as it settled them.
+    /// Fisher–Yates over the ranks themselves past the first group, and their statistic
+    /// summed after.
     fn shuffle_then_sum(ranks: &mut [f64], sizes: &[usize], rng: &mut Stream) -> f64 {
-        for i in (1..ranks.len()).rev() {
+        for i in (sizes[0]..ranks.len()).rev() {
             let j = below(rng, i as u32 + 1) as usize;
             ranks.swap(i, j);
         }
@@ -212,14 +224,41 @@ mod tests {
         ] {
             let mut ranks = mid_ranks(&values);
             let mut halves: Vec<u64> = ranks.iter().map(|&r| (2.0 * r) as u64).collect();
+            let total = halves.iter().sum();
             let (mut rng, mut again) = (stream(3, "sums"), stream(3, "sums"));
             let mut sums = vec![0.0; sizes.len()];
             for _ in 0..200 {
-                shuffle_summing(&mut halves, &sizes, &mut sums, &mut rng);
+                shuffle_summing(&mut halves, &sizes, total, &mut sums, &mut rng);
                 let want = shuffle_then_sum(&mut ranks, &sizes, &mut again);
                 assert_eq!(statistic_of_sums(&sums, &sizes), want, "{sizes:?}");
             }
             assert_eq!(rng.next_u32(), again.next_u32());
+        }
+    }
+
+    #[test]
+    fn splits_that_leave_the_first_group_unshuffled_are_uniform() {
+        // Ranks 1 to 5 (halves 2 to 10) split 3 + 2: each of the C(5,2) = 10 second groups
+        // is as likely as any other, whatever the order the split before left.
+        let sizes = [3, 2];
+        let mut halves: Vec<u64> = vec![2, 4, 6, 8, 10];
+        let mut sums = vec![0.0; 2];
+        let mut seen = std::collections::BTreeMap::<Vec<u64>, usize>::new();
+        let mut rng = stream(4, "uniform");
+        let draws = 50_000;
+        for _ in 0..draws {
+            shuffle_summing(&mut halves, &sizes, 30, &mut sums, &mut rng);
+            let mut second = halves[3..].to_vec();
+            second.sort_unstable();
+            assert_eq!(sums[1], second.iter().sum::<u64>() as f64 / 2.0);
+            assert_eq!(sums[0] + sums[1], 15.0);
+            *seen.entry(second).or_default() += 1;
+        }
+        assert_eq!(seen.len(), 10);
+        // Each share is 1/10 within five standard errors (√(0.09/50,000) = 0.00134).
+        for (second, n) in seen {
+            let share = n as f64 / draws as f64;
+            assert!((share - 0.1).abs() < 0.0067, "{second:?}: {share}");
         }
     }
 
