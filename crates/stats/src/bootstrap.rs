@@ -6,6 +6,8 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::summary::quantile_in_place;
 use super::uniform::{below, fill_below};
+use super::window::SINGLES_MIN_VALUES;
+use super::window_classes::CLASSED_MIN_VALUES;
 
 pub use lab_basis::Interval;
 
@@ -45,7 +47,7 @@ pub(crate) struct Resampler {
     n_runs: u32,
     counts: Vec<u32>,
     /// Counts of the window draws ([`super::window`]), when every run has one value and
-    /// there are at least [`WINDOW_MIN_VALUES`] of them.
+    /// there are at least [`SINGLES_MIN_VALUES`] of them.
     window_counts: Vec<u32>,
     /// The window draws of one resample, reused.
     window_draws: Vec<u32>,
@@ -57,9 +59,11 @@ pub(crate) struct Resampler {
     classed: Option<super::window_classes::ClassedRuns>,
 }
 
-/// From this many single values on, a resample's quantile is drawn through a window around
-/// its rank: the same bootstrap distribution in O(√n) per resample instead of O(n). Below,
-/// every value is drawn, so smaller sessions keep their exact resamples.
+/// From this many values in runs of many values each on, a resample's quantile is drawn
+/// through a window around its rank ([`super::window_runs`]): the same bootstrap
+/// distribution in O(√n) per resample instead of O(n). Single values and runs of a few
+/// values have windows of their own from fewer values on ([`SINGLES_MIN_VALUES`],
+/// [`CLASSED_MIN_VALUES`]).
 pub(crate) const WINDOW_MIN_VALUES: usize = 5_000;
 
 /// Resampled means of single values added side by side ([`Resampler::draw_means`]).
@@ -99,7 +103,7 @@ impl Resampler {
         let n_runs = spans.len() as u32;
         let counts = vec![0; total];
         let single_stage = spans.iter().all(|&(_, len)| len == 1);
-        let window_counts = if single_stage && total >= WINDOW_MIN_VALUES {
+        let window_counts = if single_stage && total >= SINGLES_MIN_VALUES {
             vec![0; total]
         } else {
             Vec::new()
@@ -109,7 +113,7 @@ impl Resampler {
         } else {
             None
         };
-        let classed = if !single_stage && ranked.is_none() && total >= WINDOW_MIN_VALUES {
+        let classed = if !single_stage && ranked.is_none() && total >= CLASSED_MIN_VALUES {
             super::window_classes::ClassedRuns::new(&ranks, std::slice::from_ref(&spans))
         } else {
             None
@@ -218,10 +222,8 @@ impl Resampler {
         {
             return interpolated(&self.sorted, between);
         }
-        if let Some(classed) = &mut self.classed
-            && let Some(between) = classed.draw(p, rng)
-        {
-            return interpolated(&self.sorted, between);
+        if let Some(classed) = &mut self.classed {
+            return interpolated(&self.sorted, classed.draw(p, rng));
         }
         self.draw_every_value(p, rng)
     }
@@ -248,7 +250,7 @@ impl Resampler {
     }
 
     /// [`Self::draw_quantile`] through a window around the quantile's rank, for many single
-    /// values; `None` when this resampler has no window or the draw fell outside it.
+    /// values; `None` when this resampler has no window.
     fn draw_quantile_in_window(&mut self, p: f64, rng: &mut Stream) -> Option<f64> {
         let n = self.sorted.len();
         if self.window_counts.is_empty() {
@@ -262,7 +264,7 @@ impl Resampler {
         }
         let counts = &mut self.window_counts[..b - a];
         let drawn = &mut self.window_draws;
-        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, drawn, rng)?;
+        let (i, j) = super::window::order_stats_in_window(n, k, (a, b), counts, drawn, rng);
         let (x, y) = (self.sorted[i], self.sorted[j]);
         Some(x + (h - k as f64) * (y - x))
     }

@@ -199,7 +199,7 @@ fn the_two_analyses_draw_other_resamples_of_the_same_data_to_the_same_end() {
 
 #[test]
 fn values_all_one_number_give_the_interval_the_draws_give_without_drawing() {
-    // Runs of one value and of three, below and above the windows' 5,000 values, and a
+    // Runs of one value and of three, below and above the windows' thresholds, and a
     // number that interpolation between two copies of it keeps exactly.
     for (runs, len) in [(40, 1), (2_000, 3), (6_000, 1)] {
         let cell: Vec<Vec<f64>> = vec![vec![7.3; len]; runs];

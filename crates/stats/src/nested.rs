@@ -32,11 +32,11 @@
 use super::rng::Stream;
 
 use super::bootstrap::{
-    Interval, RatioEstimate, Statistic, WINDOW_MIN_VALUES, log_ratio_ci, one_value,
-    percentile_interval, point_interval, valid,
+    Interval, RatioEstimate, Statistic, log_ratio_ci, one_value, percentile_interval,
+    point_interval, valid,
 };
 use super::uniform::{below, fill_below};
-use super::window_classes::ClassedRuns;
+use super::window_classes::{CLASSED_MIN_VALUES, ClassedRuns};
 
 /// A cell's values as machines → runs → iterations, ranked once, drawn many times.
 ///
@@ -57,8 +57,7 @@ pub(crate) struct NestedResampler {
     /// One run's drawn iterations (reused).
     drawn: Vec<u32>,
     /// The runs as classes outside a window around the quantile ([`super::window_classes`]),
-    /// from [`WINDOW_MIN_VALUES`] values on: below, every value is drawn, so smaller sessions
-    /// keep their exact resamples.
+    /// from [`CLASSED_MIN_VALUES`] values on: below, every value is drawn.
     classed: Option<ClassedRuns>,
 }
 
@@ -103,9 +102,8 @@ impl NestedResampler {
     pub(crate) fn draw(&mut self, statistic: Statistic, rng: &mut Stream) -> f64 {
         if statistic == Statistic::Median
             && let Some(classed) = &mut self.classed
-            && let Some(between) = classed.draw(0.5, rng)
         {
-            return super::bootstrap::interpolated(&self.sorted, between);
+            return super::bootstrap::interpolated(&self.sorted, classed.draw(0.5, rng));
         }
         let drawn = self.count_resample(rng);
         let result = match statistic {
@@ -192,9 +190,9 @@ fn spans(machines: &[Vec<Vec<f64>>]) -> (Vec<Span>, Vec<Span>) {
 }
 
 /// The windowed resampler of the runs `runs` of the machines `machines` (spans into them),
-/// from [`WINDOW_MIN_VALUES`] values on.
+/// from [`CLASSED_MIN_VALUES`] values on.
 fn classed(ranks: &[u32], runs: &[Span], machines: &[Span]) -> Option<ClassedRuns> {
-    if ranks.len() < WINDOW_MIN_VALUES {
+    if ranks.len() < CLASSED_MIN_VALUES {
         return None;
     }
     let machines: Vec<Vec<Span>> = machines

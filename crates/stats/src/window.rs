@@ -7,8 +7,12 @@
 //! (the conditional of a multinomial; Devroye 1986, "Non-Uniform Random Variate
 //! Generation", §XI.1.4). When L ≤ k and L + M ≥ k + 2 the order statistics k and k + 1 of
 //! the resample are order statistics k − L and k − L + 1 of the M window draws, each uniform
-//! on the window's ranks. The window spans ten standard deviations of the resampled rank on
-//! each side, so it misses with probability below 10⁻²⁰; a miss draws the whole resample.
+//! on the window's ranks. The window spans four standard deviations of the resampled rank on
+//! each side (and 16 ranks more). Where the order statistics fall outside it (L > k or
+//! L + M < k + 2, about once in 16,000 resamples) the resample is completed, not drawn
+//! again: given L and M its draws below the window are uniform on [0, a), those in it on
+//! [a, b) and the rest on [b, n), so the completed resample has exactly the law of one drawn
+//! value by value, whatever the window's width. The width decides the cost only.
 
 use super::rng::Stream;
 use super::uniform::count_below;
@@ -16,7 +20,10 @@ use rand::Rng;
 use statrs::function::gamma::ln_gamma;
 
 /// Standard deviations of the resampled rank that the window spans on each side.
-const HALF_WIDTH_SDS: f64 = 10.0;
+const HALF_WIDTH_SDS: f64 = 4.0;
+
+/// From this many single values on, their quantiles are drawn through a window.
+pub(crate) const SINGLES_MIN_VALUES: usize = 1_000;
 
 /// The ranks `[a, b)` around order statistic `k` of a resample of `n` at quantile `p`.
 pub(super) fn window(n: usize, p: f64, k: usize) -> (usize, usize) {
@@ -25,9 +32,10 @@ pub(super) fn window(n: usize, p: f64, k: usize) -> (usize, usize) {
     (k.saturating_sub(half), (k + 2 + half).min(n))
 }
 
-/// Order statistics k and k + 1 (0-based) of a resample of the `n` ranks, drawn through the
-/// window `[a, b)`; `None` when they fall outside it. `counts` holds b − a zeros and is
-/// left zeroed; `drawn` is room for the window draws, reused from one call to the next.
+/// Order statistics k and k + 1 (0-based, the latter clamped) of a resample of the `n`
+/// ranks, drawn through the window `[a, b)` and completed where they fall outside it.
+/// `counts` holds b − a zeros and is left zeroed; `drawn` is room for the window draws,
+/// reused from one call to the next.
 pub(super) fn order_stats_in_window(
     n: usize,
     k: usize,
@@ -35,34 +43,66 @@ pub(super) fn order_stats_in_window(
     counts: &mut [u32],
     drawn: &mut Vec<u32>,
     rng: &mut Stream,
-) -> Option<(usize, usize)> {
+) -> (usize, usize) {
     let below_a = binomial(n as u64, a as f64 / n as f64, rng) as usize;
+    let width = b - a;
     if below_a > k {
-        return None;
+        return completed(n, k, (a, b), (below_a, None), rng);
     }
     let rest = n - below_a;
-    let width = b - a;
     let inside = binomial(rest as u64, width as f64 / (n - a) as f64, rng) as usize;
     if below_a + inside < k + 2 {
-        return None;
+        return completed(n, k, (a, b), (below_a, Some(inside)), rng);
     }
     count_below(rng, width as u32, inside, counts, drawn);
-    let (want, mut cum, mut first) = (k - below_a, 0usize, None);
-    let mut found = None;
+    let (want, mut cum, mut first, mut second) = (k - below_a, 0usize, 0, 0);
     for (i, c) in counts.iter_mut().enumerate() {
+        let before = cum;
         cum += *c as usize;
         *c = 0;
-        if found.is_some() {
-            continue;
+        if before <= want && want < cum {
+            first = a + i;
         }
-        if first.is_none() && cum > want {
-            first = Some(a + i);
-        }
-        if cum > want + 1 {
-            found = first.map(|f| (f, a + i));
+        if before <= want + 1 && want + 1 < cum {
+            second = a + i;
         }
     }
-    found
+    (first, second)
+}
+
+/// Order statistics k and k + 1 (the latter clamped) of a resample of the `n` ranks of which
+/// `below_a` fell below the window [a, b) and, where drawn, `inside` in it: the rest of the
+/// resample drawn given those numbers, every draw counted at its rank.
+fn completed(
+    n: usize,
+    k: usize,
+    (a, b): (usize, usize),
+    (below_a, inside): (usize, Option<usize>),
+    rng: &mut Stream,
+) -> (usize, usize) {
+    let rest = n - below_a;
+    let inside = inside
+        .unwrap_or_else(|| binomial(rest as u64, (b - a) as f64 / (n - a) as f64, rng) as usize);
+    let mut counts = vec![0u32; n];
+    let mut room = Vec::new();
+    for (range, draws) in [(0..a, below_a), (a..b, inside), (b..n, rest - inside)] {
+        // A range without ranks takes no draw.
+        if draws > 0 {
+            let width = range.len() as u32;
+            count_below(rng, width, draws, &mut counts[range], &mut room);
+        }
+    }
+    let at = |want: usize| {
+        let mut cum = 0usize;
+        counts
+            .iter()
+            .position(|&c| {
+                cum += c as usize;
+                cum > want
+            })
+            .unwrap_or(n - 1)
+    };
+    (at(k), at((k + 1).min(n - 1)))
 }
 
 /// A Binomial(n, p) variate by inversion searched outward from the mode, alternating sides
@@ -142,29 +182,53 @@ mod tests {
         );
     }
 
-    #[test]
-    fn window_order_statistics_follow_the_exact_bootstrap_distribution() {
-        // The k-th order statistic of a resample of n ranks is ≤ rank j with probability
-        // P(Binomial(n, (j+1)/n) ≥ k+1) (Maritz & Jarrett 1978, JASA 73:194). Compare the
-        // window draws' frequencies at three ranks with that law computed by statrs.
+    /// Order statistic k of 20,000 resamples of n = 5,000 ranks drawn through the window
+    /// `win` against its exact law: it is ≤ rank j with probability
+    /// P(Binomial(n, (j+1)/n) ≥ k+1) (Maritz & Jarrett 1978, JASA 73:194), computed by statrs
+    /// at three ranks.
+    fn follows_the_exact_law(k: usize, win: (usize, usize)) {
         use statrs::distribution::{Binomial, DiscreteCDF};
-        let (n, k) = (5_000usize, 2_499usize);
-        let win = window(n, 0.5, k);
+        let n = 5_000usize;
         let mut counts = vec![0u32; win.1 - win.0];
         let mut rng = super::super::rng::stream(2, "window");
         let draws: Vec<usize> = (0..20_000)
-            .map(|_| {
-                order_stats_in_window(n, k, win, &mut counts, &mut Vec::new(), &mut rng)
-                    .unwrap()
-                    .0
-            })
+            .map(|_| order_stats_in_window(n, k, win, &mut counts, &mut Vec::new(), &mut rng).0)
             .collect();
-        for j in [2_470usize, 2_499, 2_530] {
+        for j in [k - 29, k, k + 31] {
             let law = Binomial::new((j + 1) as f64 / n as f64, n as u64).unwrap();
             let want = 1.0 - law.cdf(k as u64);
             let got = draws.iter().filter(|&&d| d <= j).count() as f64 / draws.len() as f64;
             assert!((got - want).abs() < 0.012, "rank {j}: {got} vs {want}");
         }
         assert!(counts.iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn window_order_statistics_follow_the_exact_bootstrap_distribution() {
+        follows_the_exact_law(2_499, window(5_000, 0.5, 2_499));
+    }
+
+    #[test]
+    fn resamples_outside_the_window_are_completed_with_the_exact_law() {
+        // A window of ten ranks around the median misses nearly every resample (the median's
+        // standard deviation is 35 ranks), on both sides: drawn again instead of completed,
+        // those would leave the ten ranks over-represented.
+        follows_the_exact_law(2_499, (2_495, 2_505));
+        // Windows at the ends of the ranks: nothing below, or nothing above.
+        let mut counts = vec![0u32; 10];
+        let mut rng = super::super::rng::stream(3, "ends");
+        for win in [(0, 10), (4_990, 5_000)] {
+            for _ in 0..200 {
+                let (i, j) = order_stats_in_window(
+                    5_000,
+                    2_499,
+                    win,
+                    &mut counts,
+                    &mut Vec::new(),
+                    &mut rng,
+                );
+                assert!(i <= j && j < 5_000);
+            }
+        }
     }
 }
