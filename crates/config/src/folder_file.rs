@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 /// The regular file at `path` opened for reading; `NotFound` when there is none, and an
-/// error naming what it is for a FIFO, a folder, a device or a socket.
+/// `InvalidInput` error naming what it is for a FIFO, a folder, a device or a socket.
 pub fn open(path: &Path) -> io::Result<File> {
     // O_NONBLOCK makes the open of a FIFO return at once; reads of a regular file ignore it.
     let file = File::options()
@@ -22,9 +22,10 @@ pub fn open(path: &Path) -> io::Result<File> {
             _ if kind.is_dir() => "a folder",
             _ => "a device or a socket",
         };
-        return Err(io::Error::other(format!(
-            "it is {what}, not a regular file; put the file itself there"
-        )));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a regular file; put the file itself there"),
+        ));
     }
     Ok(file)
 }
@@ -59,6 +60,7 @@ mod tests {
         // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let err = read_bytes(&fifo).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert_eq!(
             err.to_string(),
             "it is a FIFO, not a regular file; put the file itself there"

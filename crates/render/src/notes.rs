@@ -80,9 +80,10 @@ pub struct Notes {
     pub warnings: Vec<String>,
 }
 
-/// A mistake in notes.md: an authoring error like a configuration error (exit code 2).
+/// A mistake in notes.md or references.bib: an authoring error like a configuration error
+/// (exit code 2), the message naming the file.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}\n  hint: the session data is kept; fix notes.md and run `lab report`")]
+#[error("{0}\n  hint: the session data is kept; fix the file named above and run `lab report`")]
 pub struct NotesError(pub String);
 
 /// The author's notes file in an experiment folder.

@@ -15,6 +15,11 @@ pub(super) fn read_notes(path: &Path) -> Result<Option<String>> {
     let bytes = match lab_config::folder_file::read_bytes(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A FIFO, a folder or a device where notes.md goes is the author's to fix.
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            let why = format!("{}: {e}", path.display());
+            return Err(anyhow::Error::new(NotesError(why)));
+        }
         Err(e) => {
             return Err(anyhow::Error::new(e).context(format!("cannot read {}", path.display())));
         }

@@ -323,7 +323,9 @@ fn nested_loops_stop_at_the_iteration_budget_naming_the_inner_loop() {
          pass of the outer one)"
     );
     assert!(
-        stderr(&out).contains("hint: the session data is kept; fix notes.md and run `lab report`")
+        stderr(&out).contains(
+            "hint: the session data is kept; fix the file named above and run `lab report`"
+        )
     );
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
@@ -521,4 +523,28 @@ fn a_value_doubled_in_a_loop_stops_at_the_memory_budget() {
         "error: exp: experiments/exp/notes.md:3:25: rendering stopped holding over 64 MiB, the most notes.md may hold"
     );
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+}
+
+#[test]
+fn a_fifo_for_notes_or_references_is_an_error_at_once_not_a_wait_for_a_writer() {
+    let project = session_printing(&["tool 1.0"]);
+    let before = project.read(CHAPTER);
+    for name in ["references.bib", "notes.md"] {
+        let path = project.path(&format!("experiments/exp/{name}"));
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
+        let started = Instant::now();
+        let out = project.lab_exits(&["report", "exp", "--quiet"], Exit::Usage);
+        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
+        assert_eq!(
+            error_line(&out),
+            format!(
+                "error: exp: experiments/exp/{name}: it is a FIFO, not a regular file; put the \
+                 file itself there"
+            )
+        );
+        assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+        std::fs::remove_file(&path).unwrap();
+    }
 }
