@@ -3,6 +3,7 @@
 //! file is read: opening a FIFO for reading would block lab until something wrote to it.
 
 use std::fs::File;
+use std::fs::FileType;
 use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
@@ -17,17 +18,34 @@ pub fn open(path: &Path) -> io::Result<File> {
         .open(path)?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
-        let what = match () {
-            _ if kind.is_fifo() => "a FIFO",
-            _ if kind.is_dir() => "a folder",
-            _ => "a device or a socket",
-        };
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("it is {what}, not a regular file; put the file itself there"),
+            format!(
+                "it is {}, not a regular file; put the file itself there",
+                kind_of(&kind)
+            ),
         ));
     }
     Ok(file)
+}
+
+/// "a FIFO", "a folder", …: what a file that is not a regular one is.
+pub fn kind_of(kind: &FileType) -> &'static str {
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
 }
 
 /// The bytes of the regular file at `path`, as [`open`] finds it.

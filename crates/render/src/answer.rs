@@ -76,19 +76,26 @@ fn finding(c: &CheckResult) -> String {
 }
 
 /// `html` with the first place it shows `number`'s text made a link to its provenance.
-pub(crate) fn linked_html(html: &str, number: Option<(String, String)>) -> String {
+fn linked_html(html: &str, number: Option<(String, String)>) -> String {
     let Some((id, text)) = number else {
         return html.to_string();
     };
-    let shown = html_line(&text);
-    match html.find(&shown) {
+    link_first(html, &html_line(&text), |shown| {
+        format!("<a href=\"provenance.md#{}\">{shown}</a>", html_line(&id))
+    })
+}
+
+/// `text` with the first place it shows `shown` replaced by `link(shown)`; as it was where
+/// it does not show it.
+pub(crate) fn link_first(text: &str, shown: &str, link: impl FnOnce(&str) -> String) -> String {
+    match text.find(shown) {
         Some(at) => format!(
-            "{}<a href=\"provenance.md#{}\">{shown}</a>{}",
-            &html[..at],
-            html_line(&id),
-            &html[at + shown.len()..]
+            "{}{}{}",
+            &text[..at],
+            link(shown),
+            &text[at + shown.len()..]
         ),
-        None => html.to_string(),
+        None => text.to_string(),
     }
 }
 

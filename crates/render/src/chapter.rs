@@ -282,15 +282,9 @@ fn linked_markdown(markdown: &str, number: Option<&(String, String)>) -> String 
     let Some((id, text)) = number else {
         return markdown.to_string();
     };
-    let shown = with_code_spans(text);
-    match markdown.find(&shown) {
-        Some(at) => format!(
-            "{}[{shown}](provenance.md#{id}){}",
-            &markdown[..at],
-            &markdown[at + shown.len()..]
-        ),
-        None => markdown.to_string(),
-    }
+    super::answer::link_first(markdown, &with_code_spans(text), |shown| {
+        format!("[{shown}](provenance.md#{id})")
+    })
 }
 
 /// "all 144 runs: every run exited normally · no run timed out · …", details folded.

@@ -155,21 +155,22 @@ pub(crate) fn render_notes(
     checks: &[CheckResult],
     shown: &Shown,
 ) -> Result<Notes> {
-    let references = &notes.file.references;
-    let pass = |references: References| {
-        let data = notes_data(notes, exp, analysis, checks, shown, references);
+    let pass = |references: &References| {
+        let data = notes_data(notes, exp, analysis, checks, shown, references.clone());
         render_pass(notes, analysis, data)
     };
-    let mut done = pass(references.clone())?;
+    let mut references = notes.file.references.clone();
+    let mut done = pass(&references)?;
     // Works of the same authors and year cited side by side are told apart by a letter after
     // the year (2016a, 2016b), which only the whole of the cited keys decides: a second pass
     // writes them.
     let letters = references.year_letters(&done.cited);
     if !letters.is_empty() {
-        done = pass(references.with_year_letters(letters))?;
+        references = references.with_year_letters(letters);
+        done = pass(&references)?;
     }
     let mut text = done.text;
-    text.push_str(&done.references.section(&done.cited));
+    text.push_str(&references.section(&done.cited));
     let path = notes.file.path.display();
     let warnings = done
         .warnings
@@ -209,7 +210,6 @@ fn notes_data(
 /// One rendering of the notes: the text, the keys cited in order, and the warnings.
 struct Pass {
     text: String,
-    references: References,
     cited: Vec<String>,
     warnings: Vec<String>,
 }
@@ -231,7 +231,6 @@ fn render_pass(notes: &QuotedNotes, analysis: &Analysis, data: Arc<NotesData>) -
     let taken = |m: &Mutex<Vec<String>>| m.lock().map(|v| v.clone()).unwrap_or_default();
     Ok(Pass {
         text,
-        references: data.references.clone(),
         cited: taken(&data.cited),
         warnings: taken(&data.warnings),
     })

@@ -6,7 +6,7 @@
 use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
-use lab_config::format::{grouped, level, significant};
+use lab_config::format::{grouped, level, percent, significant};
 use lab_findings::analysis::{Analysis, CellStats};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -389,10 +389,7 @@ fn mode_method(c: Option<&CellStats>, statistic: Statistic) -> String {
     let share = dip
         .and_then(|d| d.modes.get(at))
         .map_or_else(String::new, |m| {
-            format!(
-                ", which holds {} of them",
-                lab_config::format::percent(m.share)
-            )
+            format!(", which holds {} of them", percent(m.share))
         });
     let test = dip.map_or_else(String::new, |d| {
         format!(
@@ -412,9 +409,7 @@ fn mode_method(c: Option<&CellStats>, statistic: Statistic) -> String {
 fn order_method(c: Option<&CellStats>) -> String {
     let reached = c
         .and_then(|c| c.exact_median_ci.as_ref())
-        .map_or_else(String::new, |e| {
-            format!(", here {}", lab_config::format::percent(e.coverage))
-        });
+        .map_or_else(String::new, |e| format!(", here {}", percent(e.coverage)));
     format!(
         "the median of the runs' values; the narrowest symmetric interval between two of their \
          order statistics whose binomial coverage is at least {} (Le Boudec 2010, Thm 2.1){reached}",

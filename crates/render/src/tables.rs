@@ -167,17 +167,18 @@ fn column(title: &str, numeric: bool, values: Vec<String>) -> (Column, Vec<Strin
 
 /// One value of `column`, linked to `number` where it is one.
 fn shown(column: &Column, value: &str, number: Option<String>) -> Shown {
-    match column.markdown {
-        true => Shown {
+    if column.markdown {
+        Shown {
             text: String::new(),
             id: None,
             text_md: Some(value.to_string()),
-        },
-        false => Shown {
+        }
+    } else {
+        Shown {
             text: value.to_string(),
             id: number,
             text_md: None,
-        },
+        }
     }
 }
 

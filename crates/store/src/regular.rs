@@ -138,25 +138,7 @@ pub fn open_same(path: &Path, identity: Identity) -> io::Result<File> {
     Ok(file)
 }
 
-/// "a FIFO", "a folder", …: what a file that is not a regular one is.
-pub fn kind_of(kind: &fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_dir() {
-        "a folder"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else if kind.is_file() {
-        "a regular file"
-    } else {
-        "not a file"
-    }
-}
+pub use lab_config::folder_file::kind_of;
 
 #[cfg(test)]
 mod tests {
