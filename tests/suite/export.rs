@@ -189,9 +189,16 @@ fn the_catalogue_holds_every_median_and_compared_ratio_the_committed_chapters_pr
 fn the_compared_ratios_and_check_ratios_of_the_lockstack_chapter_are_in_the_catalogue() {
     let project = committed_project();
     let layout = Layout::new(project.root());
-    let exported = lab::app::export(&layout, Path::new("lockstack-dip"), None).unwrap();
-    let chapter =
-        std::fs::read_to_string(repository().join("book/src/lockstack-dip/index.md")).unwrap();
+    // The chapter as committed and the session it shows: a session of the user's own in data/
+    // (the README's first command makes one) changes neither.
+    let chapter = committed_chapter("lockstack-dip");
+    let session = chapter
+        .lines()
+        .find_map(|line| line.strip_prefix("Session "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the chapter names its session");
+    let which = lab::store::SessionRef::Named(session.to_string());
+    let exported = lab::app::export(&layout, Path::new("lockstack-dip"), Some(&which)).unwrap();
     assert_eq!(
         compared_ratios(&chapter, &exported.catalogue, "lockstack-dip"),
         24
@@ -208,6 +215,17 @@ fn the_compared_ratios_and_check_ratios_of_the_lockstack_chapter_are_in_the_cata
         .unwrap();
     assert_eq!(median.text(), "13.4 [12.8, 13.6]");
     assert_eq!(median.unit, "Mops/s");
+}
+
+/// The chapter of `name` as the repository's HEAD holds it.
+fn committed_chapter(name: &str) -> String {
+    let out = std::process::Command::new("git")
+        .args(["show", &format!("HEAD:book/src/{name}/index.md")])
+        .current_dir(repository())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git show: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// `lab export SNAPSHOT` written to `out/` through the binary, both formats.
