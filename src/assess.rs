@@ -3,6 +3,8 @@
 //! session an argument names and print; this module judges it, always under the lab.toml the
 //! session ran with, never today's.
 
+pub mod beside;
+pub mod chosen;
 pub mod freshness;
 mod recorded;
 

@@ -8,11 +8,12 @@
 //! them all), what the judgement found as plain data in `lab-findings` (all the book reads of
 //! it), and `lab-import` and `lab-bundle` beside the store. This crate holds the
 //! pipeline's write side ([`run`]: one `lab run` from lab.toml to stored sessions), its read
-//! side for one session ([`assess`]) and the command line (`app`), which parses
-//! arguments, calls the pipeline and prints.
+//! side for one session ([`assess`]), the chapters written from stored sessions ([`chapter`])
+//! and the command line (`app`), which parses arguments, calls the pipeline and prints.
 
 pub mod app;
 pub mod assess;
+pub mod chapter;
 pub mod cli;
 pub mod error;
 pub mod layout;

@@ -72,13 +72,13 @@ pub fn bisect(
         steps: stepping.steps,
         answer,
     };
-    super::bisections::keep(layout, &bisection)?;
+    crate::chapter::bisections::keep(layout, &bisection)?;
     let only = [dir.clone()];
     let chapter = super::ReportOptions {
         only: &only,
         session: None,
         quiet: true,
-        summary: super::summary::Wanted::Verdict,
+        summary: crate::chapter::summary::Wanted::Verdict,
     };
     super::report::report(layout, &chapter)?;
     if !quiet {

@@ -28,7 +28,7 @@ impl BookArgs {
     /// `lab book`: renders, builds the HTML and, with `--serve`, serves it.
     pub fn execute(self, layout: &Layout, quiet: bool) -> Result<Exit> {
         let chosen: Vec<PathBuf> = self.experiment.into_iter().collect();
-        let summary = super::summary::Wanted::Verdict;
+        let summary = crate::chapter::summary::Wanted::Verdict;
         render_book(layout, &chosen, self.session.as_ref(), quiet, summary)?;
         let built = build_html(layout)?;
         for sentence in &built.left_out {

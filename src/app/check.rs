@@ -2,8 +2,8 @@
 //! and the exit status they give.
 
 use super::session::{assessed, no_session, session_list};
-use super::summary;
 use crate::assess::freshness;
+use crate::chapter::summary;
 use crate::error::{Exit, Result};
 use crate::layout::Layout;
 use lab_config::CheckClass;

@@ -6,12 +6,13 @@
 //! slower cell makes the command exit 1, for CI; an inconclusive one does not.
 
 use super::session::session_list;
-use crate::assess::{Assessed, Rows, assess};
+use crate::assess::beside::side;
+use crate::assess::{Rows, assess};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config::format::{level, percent};
 use lab_judge::compare::MIN_COMPARE_RUNS;
-use lab_judge::compare::{Comparison, Difference, Side, chosen_metric, comparison};
+use lab_judge::compare::{Comparison, Difference, chosen_metric, comparison};
 use lab_store::{self as store, SessionRef};
 use std::path::{Path, PathBuf};
 
@@ -61,16 +62,6 @@ pub fn compare(
         lab_config::format::terminal(&text(&comparison))
     };
     Ok((text, Exit::failed_if(comparison.regressed)))
-}
-
-/// A stored session as one side of a comparison.
-pub(super) fn side(a: &Assessed) -> Side<'_> {
-    Side {
-        name: &a.session.name,
-        experiment: &a.experiment,
-        analysis: &a.analysis,
-        manifest: &a.session.manifest,
-    }
 }
 
 /// The sessions `lab compare` names: A and B as given, or with `--baseline NAME` the saved

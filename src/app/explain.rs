@@ -3,8 +3,9 @@
 //! chapter printed.
 
 use super::export::chapter_session;
-use super::report::Shown;
+use super::report::Stderr;
 use super::session::no_session;
+use crate::chapter::Shown;
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config as config;
@@ -49,7 +50,8 @@ pub fn explain(
 ) -> Result<(String, Exit)> {
     let dir = layout.experiment_dir(arg)?;
     let which = which.cloned().or_else(|| chapter_session(layout, &dir));
-    let shown = Shown::of(layout, &dir, which.as_ref())?.ok_or_else(|| no_session(&dir))?;
+    let shown = Shown::of(layout, &dir, which.as_ref(), &Stderr { quiet: false })?
+        .ok_or_else(|| no_session(&dir))?;
     let item = shown.rendered();
     let catalogue = numbers::catalogue(&item);
     let number = catalogue

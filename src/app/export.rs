@@ -2,8 +2,9 @@
 //! macros or Typst bindings for a paper, and the chapter's charts in a folder beside the file
 //! (read side of the pipeline: store → analysis → checks → the chapter's catalogue).
 
-use super::report::Shown;
+use super::report::Stderr;
 use super::session::{no_session, session_list};
+use crate::chapter::Shown;
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config as config;
@@ -75,7 +76,8 @@ pub struct Exported {
 pub fn export(layout: &Layout, arg: &Path, which: Option<&SessionRef>) -> Result<Exported> {
     let dir = layout.experiment_dir(arg)?;
     let which = which.cloned().or_else(|| chapter_session(layout, &dir));
-    let shown = Shown::of(layout, &dir, which.as_ref())?.ok_or_else(|| no_session(&dir))?;
+    let shown = Shown::of(layout, &dir, which.as_ref(), &Stderr { quiet: false })?
+        .ok_or_else(|| no_session(&dir))?;
     let item = shown.rendered();
     let m = &shown.assessed.session.manifest;
     Ok(Exported {

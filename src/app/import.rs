@@ -249,15 +249,15 @@ fn report_import(
             session: Some(&name),
             quiet: opts.quiet,
             summary: if opts.quiet {
-                super::summary::Wanted::Verdict
+                crate::chapter::summary::Wanted::Verdict
             } else {
-                super::summary::Wanted::Printed
+                crate::chapter::summary::Wanted::Printed
             },
         },
     )?;
     if !opts.quiet {
         for o in &outcomes {
-            print!("{}", super::summary::text(&o.summary));
+            print!("{}", crate::chapter::summary::text(&o.summary));
         }
     }
     Ok(outcomes.iter().any(|o| o.summary.failed))

@@ -6,7 +6,6 @@ mod baseline;
 mod bench;
 mod bisect;
 mod bisect_search;
-mod bisections;
 mod book;
 mod bundle;
 mod changes;
@@ -27,18 +26,20 @@ mod poll;
 mod reanalyze;
 mod rebuild;
 mod receive;
-mod replications;
-mod report;
+pub(crate) mod report;
 mod run_command;
 mod run_shard;
 mod scaffold;
 mod schema;
 mod serve;
 pub(crate) mod session;
-mod summary;
 pub(crate) mod value_parsers;
 mod watch;
 
+pub use crate::assess::chosen::{assess_chosen, find_session, session_list};
+pub use crate::chapter::summary::{
+    Summary, Wanted as SummaryWanted, summarise, text as summary_text,
+};
 pub use crate::run::{Engine, RunOptions, SlurmOptions, parse_revs, run_shard};
 pub use baseline::{BaselineArgs, save_baseline};
 pub use bench::BenchArgs;
@@ -66,6 +67,4 @@ pub use run_shard::RunShardArgs;
 pub use scaffold::new_experiment;
 pub use schema::SchemaArgs;
 pub use serve::{resolve as resolve_url, serve};
-pub use session::{assess_chosen, find_session, session_list};
-pub use summary::{Summary, Wanted as SummaryWanted, summarise, text as summary_text};
 pub use value_parsers::threshold;

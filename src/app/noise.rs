@@ -6,6 +6,8 @@
 //! the run-to-run spread and the minimum detectable effect; the latest measurement is quoted
 //! by the experiment's A/B comparisons.
 
+use crate::assess::beside::NOISE_FILE;
+pub use crate::assess::beside::{latest_noise, noise_dir};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use lab_config::format::{level, percent};
@@ -21,9 +23,6 @@ use std::path::{Path, PathBuf};
 /// The two sides of an A/A session.
 const SIDES: [&str; 2] = ["a", "b"];
 
-/// The file of a noise session holding its reading.
-const NOISE_FILE: &str = "noise.json";
-
 /// What `lab noise` was asked.
 pub struct NoiseOptions {
     /// Changes within ± this share count as noise.
@@ -31,22 +30,6 @@ pub struct NoiseOptions {
     pub quiet: bool,
     /// The command line as typed, recorded in the manifest.
     pub command_line: String,
-}
-
-/// Where an experiment's noise sessions live.
-pub fn noise_dir(layout: &Layout, experiment: &str) -> PathBuf {
-    layout.data_dir(experiment).join("noise")
-}
-
-/// The latest noise measurement of `experiment`, if one was taken.
-pub fn latest_noise(layout: &Layout, experiment: &str) -> Option<NoiseFloor> {
-    store::sessions(&noise_dir(layout, experiment))
-        .iter()
-        .rev()
-        .find_map(|d| {
-            let text = std::fs::read_to_string(d.join(NOISE_FILE)).ok()?;
-            serde_json::from_str(&text).ok()
-        })
 }
 
 /// `lab noise`: measures an A/A session of the experiment, stores it and its reading, and

@@ -81,7 +81,7 @@ pub fn reanalyze(
             only: &[dir],
             session: Some(&name),
             quiet,
-            summary: super::summary::Wanted::Verdict,
+            summary: crate::chapter::summary::Wanted::Verdict,
         },
     )?;
     Ok(Exit::Ok)

@@ -27,7 +27,7 @@ pub(super) fn rebuild(layout: &Layout, pending: &Pending, quiet: bool) {
         only: &only,
         session: None,
         quiet: true,
-        summary: super::summary::Wanted::Verdict,
+        summary: crate::chapter::summary::Wanted::Verdict,
     };
     let result = super::report::report(layout, &options)
         .map_err(|e| e.to_string())

@@ -61,7 +61,7 @@ pub(super) fn import_bundles(
                 only: &rendered,
                 session: None,
                 quiet,
-                summary: super::summary::Wanted::Verdict,
+                summary: crate::chapter::summary::Wanted::Verdict,
             },
         )?;
     }

@@ -2,7 +2,8 @@
 //! [`crate::run::run`], the write side of the pipeline; each session's chapter is written by
 //! `lab report`'s code and its summary printed here.
 
-use super::report::{ChapterOutcome, ReportOptions, report};
+use super::report::{ReportOptions, report};
+use crate::chapter::ChapterOutcome;
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
 use crate::run::{Chapters, Engine, Found, RunOptions, SlurmOptions};
@@ -211,9 +212,9 @@ impl Chapters for Printed<'_> {
                 session: Some(session),
                 quiet: !shown,
                 summary: if self.opts.summary {
-                    super::summary::Wanted::Printed
+                    crate::chapter::summary::Wanted::Printed
                 } else {
-                    super::summary::Wanted::Verdict
+                    crate::chapter::summary::Wanted::Verdict
                 },
             },
         )?;
@@ -253,7 +254,7 @@ impl Printed<'_> {
             let json = serde_json::to_string_pretty(&o.summary).map_err(anyhow::Error::from)?;
             println!("{json}");
         } else {
-            print!("{}", super::summary::text(&o.summary));
+            print!("{}", crate::chapter::summary::text(&o.summary));
             if let Some(c) = &o.summary.revisions {
                 print!("{}", lab_config::format::terminal(&super::compare::text(c)));
             }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The replications of the experiment in `dir` beside the session `shown`; `None` when its
 /// sessions come from one machine. Only the manifests are read until they name several
 /// machines: the other sessions' runs are loaded only for a page that shows them.
-pub(super) fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Option<Replications>> {
+pub fn of(layout: &Layout, dir: &Path, shown: &Assessed) -> Result<Option<Replications>> {
     let profile = shown.session.manifest.profile.as_deref();
     let others: Vec<(PathBuf, Manifest)> =
         store::sessions(&layout.data_dir(&config::experiment_name(dir)))

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes the bisection to `data/NAME/bisect/GOOD..BAD.json`, replacing one of the same two
 /// commits.
-pub(super) fn keep(layout: &Layout, bisection: &Bisection) -> Result<()> {
+pub fn keep(layout: &Layout, bisection: &Bisection) -> Result<()> {
     let folder = layout.data_dir(&bisection.experiment).join(BISECT_FOLDER);
     let path = folder.join(bisection.file_name());
     let mut text = serde_json::to_string_pretty(bisection).map_err(anyhow::Error::from)?;
@@ -21,7 +21,7 @@ pub(super) fn keep(layout: &Layout, bisection: &Bisection) -> Result<()> {
 
 /// Every bisection kept for the experiment, by file name; one that cannot be read is left out
 /// with a note.
-pub(super) fn of(layout: &Layout, experiment: &str) -> Vec<Bisection> {
+pub fn of(layout: &Layout, experiment: &str, told: &dyn super::Told) -> Vec<Bisection> {
     let folder = layout.data_dir(experiment).join(BISECT_FOLDER);
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
@@ -37,7 +37,7 @@ pub(super) fn of(layout: &Layout, experiment: &str) -> Vec<Bisection> {
         .filter_map(|path| match read_bisection(path) {
             Ok(b) => Some(b),
             Err(e) => {
-                eprintln!("note: {} left out: {e}", path.display());
+                told.note(&format!("{} left out: {e}", path.display()));
                 None
             }
         })

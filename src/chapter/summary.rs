@@ -122,7 +122,7 @@ pub fn summarise(a: &Assessed, chapter: &Path, wanted: Wanted) -> Summary {
 }
 
 /// A validity check or a hypothesis failed, or no run produced a valid measurement.
-pub(super) fn failed(a: &Assessed) -> bool {
+pub fn failed(a: &Assessed) -> bool {
     a.analysis.counts.valid == 0 || a.findings.checks.iter().any(|c| c.verdict == Verdict::Fail)
 }
 
