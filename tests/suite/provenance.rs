@@ -189,6 +189,16 @@ fn lab_explain_computes_a_number_again_and_compares_it_with_the_chapter() {
         stdout(&out)
     );
 
+    // One side of a check's ratio, as the check read it.
+    let side = "check.triple-beats-double-by-at-least-1-4-at-n-2.a";
+    let out = project.lab_exits(&["explain", "tiny", side], Exit::Ok);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("{side}: 6.00 points\n  what:   triple n=2, score, median as check \"triple beats double by at least 1.4 at n=2\" read it (a)\n")),
+        "{text}"
+    );
+    assert!(text.ends_with("the chapter prints: the same\n"), "{text}");
+
     let out = project.lab_exits(&["explain", "tiny", "triple-n-2.scor"], Exit::Usage);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(
@@ -216,5 +226,101 @@ fn the_chapter_links_its_numbers_and_summary_lists_the_provenance_page() {
     assert!(
         page.contains("<small>[how the ratio was computed](provenance.md#check.triple-beats-double-by-at-least-1-4-at-n-2.ratio)</small>"),
         "{page}"
+    );
+}
+
+/// The runs of `cell` a check of the committed lockstack-dip session read, in the cell's
+/// order: those of the check's runs (analysis.json) that are the cell's.
+fn runs_the_check_read(analysis: &serde_json::Value, check: &str, cell: &str) -> Vec<String> {
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let check = analysis["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == check)
+        .unwrap();
+    let read = strings(&check["runs"]);
+    let cell = analysis["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == cell && c["metric"] == "mops")
+        .unwrap();
+    strings(&cell["run_ids"])
+        .into_iter()
+        .filter(|id| read.contains(id))
+        .collect()
+}
+
+/// The provenance page's row of the number `id`.
+fn row_of(provenance: &str, id: &str) -> String {
+    provenance
+        .lines()
+        .find(|l| l.contains(&format!("<a id=\"{id}\"></a>")))
+        .unwrap_or_else(|| panic!("no row for {id}"))
+        .to_string()
+}
+
+#[test]
+fn a_check_decided_at_an_early_look_links_the_medians_and_runs_of_that_look() {
+    let chapter = repository().join("book/src/lockstack-dip");
+    let read = |name: &str| std::fs::read_to_string(chapter.join(name)).unwrap();
+    let (page, provenance) = (read("index.md"), read("provenance.md"));
+    let analysis: serde_json::Value = serde_json::from_str(&read("analysis.json")).unwrap();
+    let check = "non-fair at 2 threads is under half of 1 thread";
+    let id = "check.non-fair-at-2-threads-is-under-half-of-1-thread";
+    // The row prints each cell's median at the look the check was decided at (look 1: 5 runs
+    // a cell), not the session's final median, and links each to its own number.
+    assert!(
+        page.contains(&format!(
+            "a = nonfair threads=2 = [13.5](provenance.md#{id}.a) Mops/s, b = nonfair threads=1 = [50.9](provenance.md#{id}.b) Mops/s"
+        )),
+        "{page}"
+    );
+    let a = runs_the_check_read(&analysis, check, "nonfair threads=2");
+    let b = runs_the_check_read(&analysis, check, "nonfair threads=1");
+    assert_eq!((a.len(), b.len()), (5, 5), "the look's runs: {a:?} {b:?}");
+    let from = |cell: &str, runs: &[String]| {
+        format!(
+            "the 5 valid, non-warm-up runs of {cell} in runs.csv ({})",
+            runs.join(", ")
+        )
+    };
+    let row = |suffix: &str| row_of(&provenance, &format!("{id}.{suffix}"));
+    assert!(row("a").starts_with(&format!("| <a id=\"{id}.a\"></a>13.5 Mops/s |")));
+    assert!(
+        row("a").contains(&from("nonfair threads=2", &a)),
+        "{}",
+        row("a")
+    );
+    assert!(
+        row("b").contains(&from("nonfair threads=1", &b)),
+        "{}",
+        row("b")
+    );
+    let ratio = row("ratio");
+    assert!(
+        ratio.contains(&format!(
+            "From {}; over {}.",
+            from("nonfair threads=2", &a),
+            from("nonfair threads=1", &b)
+        )),
+        "the ratio names the runs it was computed from: {ratio}"
+    );
+    // The multiplicity sentence's three figures: 7 decided hypotheses, α = 5%.
+    assert!(
+        page.contains("up to [35.0%](provenance.md#multiplicity.bonferroni) ([30.2%](provenance.md#multiplicity.sidak) if they are independent); to hold it at 5% for the whole set, read each at [99.3%](provenance.md#multiplicity.per-check) confidence"),
+        "{page}"
+    );
+    assert!(
+        row_of(&provenance, "multiplicity.bonferroni")
+            .contains("k × α with α = 5.0% and k = 7, at most 100%"),
+        "{provenance}"
     );
 }

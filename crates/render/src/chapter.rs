@@ -30,8 +30,9 @@ pub(crate) struct ChapterContext {
     pub checks: Vec<CheckRow>,
     /// "Table 1." above the checks, with its anchor (HTML lab composes).
     pub checks_caption: String,
-    /// How many hypothesis passes chance alone could explain, when several were decided.
-    pub multiplicity: Option<String>,
+    /// How many hypothesis passes chance alone could explain, when several were decided,
+    /// its figures linked (Markdown lab composes).
+    pub multiplicity_md: Option<String>,
     /// A sampled session's looks and why sampling stopped.
     pub sampling: Option<super::sampling::SamplingView>,
     /// Tail percentiles of cells with enough values (latency-like metrics).
@@ -158,7 +159,11 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
         checks: check_rows(checks, analysis.counts.finished, ids, &|name| {
             super::sampling::check_note(exp, item.looks, name, analysis.manifest.keeps_disturbed())
         }),
-        multiplicity: item.findings.multiplicity.clone(),
+        multiplicity_md: item
+            .findings
+            .multiplicity
+            .as_deref()
+            .map(|m| linked_multiplicity(m, ids.multiplicity())),
         sampling: super::sampling::view(exp, item.looks),
         checks_caption: numbering.table_caption("checks", "The checks and their verdicts."),
         percentiles_caption: numbering.table_caption("percentiles", PERCENTILES_CAPTION),
@@ -268,9 +273,10 @@ fn check_rows(
 /// to how its ratio was computed.
 fn linked_row(row: CheckRow, ids: &Ids, name: &str) -> CheckRow {
     let decided = ids.decided(name);
+    let evidence = linked_markdown(&row.evidence_md, decided.as_ref());
     CheckRow {
         reading_md: linked_markdown(&row.reading_md, decided.as_ref()),
-        evidence_md: linked_markdown(&row.evidence_md, decided.as_ref()),
+        evidence_md: linked_sides(evidence, ids.sides(name)),
         ratio_id: ids.check(name),
         ..row
     }
@@ -284,6 +290,39 @@ fn linked_markdown(markdown: &str, number: Option<&(String, String)>) -> String 
     };
     super::answer::link_first(markdown, &with_code_spans(text), |shown| {
         format!("[{shown}](provenance.md#{id})")
+    })
+}
+
+/// The multiplicity sentence made inert, each of its figures linked where it first shows
+/// after the one before.
+fn linked_multiplicity(sentence: &str, figures: &[(String, String)]) -> String {
+    let mut done = String::new();
+    let mut rest = with_code_spans(sentence);
+    for (shown, id) in figures {
+        let Some(at) = rest.find(shown.as_str()) else {
+            continue;
+        };
+        let after = rest.split_off(at + shown.len());
+        rest.truncate(at);
+        done.push_str(&format!("{rest}[{shown}](provenance.md#{id})"));
+        rest = after;
+    }
+    done + &rest
+}
+
+/// `markdown` with the median of each cell of a check's ratio linked where it shows as
+/// `CELL = VALUE`: the number only, the cell's label and the unit left as they are.
+fn linked_sides(markdown: String, sides: &[(String, String)]) -> String {
+    sides.iter().fold(markdown, |text, (shown, id)| {
+        let Some((label, number)) = shown.rsplit_once(" = ") else {
+            return text;
+        };
+        let whole = with_code_spans(shown);
+        let head = with_code_spans(&format!("{label} = "));
+        super::answer::link_first(&text, &whole, |found| {
+            let number_md = found.strip_prefix(head.as_str()).unwrap_or(number);
+            format!("{head}[{number_md}](provenance.md#{id})")
+        })
     })
 }
 

@@ -5,14 +5,14 @@
 
 use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
+use super::provenance_methods::{
+    Cells, cell_method, correlation_derivation, multiplicity_derivation, ratio_method, ratio_runs,
+    runs_of, side_derivation,
+};
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
-use lab_config::format::{grouped, level, percent, significant};
-use lab_findings::analysis::{Analysis, CellStats};
+use lab_findings::analysis::CellStats;
 use serde::Serialize;
 use std::collections::HashMap;
-
-/// Run ids named one by one before the rest are counted.
-const RUNS_NAMED: usize = 40;
 
 /// One number's derivation.
 #[derive(Debug, Clone, Serialize)]
@@ -91,12 +91,10 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
                 format!("{cell} · {metric} in session {session}")
             }
             Subject::Correlation { .. } => "Correlations".to_string(),
-            Subject::Ratio { .. } => "Ratios".to_string(),
+            Subject::Ratio { .. } | Subject::Side { .. } => "Ratios".to_string(),
+            Subject::Multiplicity { .. } => "The hypotheses together".to_string(),
         };
-        let each_own_runs = matches!(
-            number.what,
-            Subject::Ratio { .. } | Subject::Correlation { .. }
-        );
+        let each_own_runs = !matches!(number.what, Subject::Cell { .. } | Subject::Before { .. });
         match group_of.get(&heading) {
             Some(&g) => groups[g].numbers.push(d),
             None => {
@@ -149,8 +147,10 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
             with,
             check,
         } => correlation_derivation(item, metric, with, check),
+        Subject::Side { .. } => side_derivation(item, cells, number),
+        Subject::Multiplicity { figure, .. } => multiplicity_derivation(item, figure),
         Subject::Ratio { a, b, metric, from } => (
-            ratio_runs(cells, a, b, metric.as_deref(), from),
+            ratio_runs(item, cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
         ),
     };
@@ -186,6 +186,12 @@ pub(crate) struct Ids {
     decided: HashMap<String, (String, String)>,
     /// The notes' ratios by metric, then the labels of the cells over each other.
     notes: HashMap<(String, String, String), String>,
+    /// The multiplicity sentence's figures, in the order it prints them: each as printed, and
+    /// its id.
+    multiplicity: Vec<(String, String)>,
+    /// The medians of the two cells of each check's ratio, by check: how its evidence shows
+    /// each (`CELL = 13.5`, its unit after) and the number's id.
+    sides: HashMap<String, Vec<(String, String)>>,
 }
 
 impl Ids {
@@ -208,6 +214,13 @@ impl Ids {
                 Subject::Correlation { check, .. } => {
                     let decided = (id, n.text());
                     ids.decided.entry(check.clone()).or_insert(decided);
+                }
+                Subject::Multiplicity { .. } => {
+                    ids.multiplicity.push((n.value.clone(), id));
+                }
+                Subject::Side { check, cell, .. } => {
+                    let side = (format!("{cell} = {}", n.value), id);
+                    ids.sides.entry(check.clone()).or_default().push(side);
                 }
                 Subject::Ratio {
                     from: RatioSource::Check(name),
@@ -256,6 +269,17 @@ impl Ids {
         self.decided.get(name).cloned()
     }
 
+    /// The medians of the ratio's cells the check `name` decided on, as its evidence shows
+    /// them (`CELL = 13.5`), each with its number's id.
+    pub(crate) fn sides(&self, name: &str) -> &[(String, String)] {
+        self.sides.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The multiplicity sentence's figures, each as printed with its number's id.
+    pub(crate) fn multiplicity(&self) -> &[(String, String)] {
+        &self.multiplicity
+    }
+
     /// The id of the ratio the check `name` decided on.
     pub(crate) fn check(&self, name: &str) -> Option<String> {
         self.checks.get(name).cloned()
@@ -274,221 +298,5 @@ impl Ids {
             row.after_id = self.cells.get(&key).cloned();
         }
         view
-    }
-}
-
-/// The analysis's cells by label and metric, and by label alone (the first of its metrics).
-struct Cells<'a> {
-    by_metric: HashMap<(&'a str, &'a str), &'a CellStats>,
-    by_label: HashMap<&'a str, &'a CellStats>,
-}
-
-impl<'a> Cells<'a> {
-    fn of(analysis: &'a Analysis) -> Cells<'a> {
-        let mut cells = Cells {
-            by_metric: HashMap::new(),
-            by_label: HashMap::new(),
-        };
-        for c in &analysis.cells {
-            let key = (c.label.as_str(), c.metric.as_str());
-            cells.by_metric.entry(key).or_insert(c);
-            cells.by_label.entry(c.label.as_str()).or_insert(c);
-        }
-        cells
-    }
-
-    fn get(&self, label: &str, metric: Option<&str>) -> Option<&'a CellStats> {
-        match metric {
-            Some(m) => self.by_metric.get(&(label, m)).copied(),
-            None => self.by_label.get(label).copied(),
-        }
-    }
-}
-
-/// "the 40 valid, non-warm-up runs of nonfair threads=2 (r0003, r0011, …)".
-fn runs_of(c: &CellStats) -> String {
-    let named: Vec<&str> = c
-        .run_ids
-        .iter()
-        .take(RUNS_NAMED)
-        .map(String::as_str)
-        .collect();
-    let more = c.run_ids.len().saturating_sub(RUNS_NAMED);
-    let rest = if more > 0 {
-        format!(" and {} more", grouped(more as u64))
-    } else {
-        String::new()
-    };
-    format!(
-        "the {} valid, non-warm-up run{} of {} in runs.csv ({}{rest})",
-        grouped(c.run_ids.len() as u64),
-        if c.run_ids.len() == 1 { "" } else { "s" },
-        c.label,
-        named.join(", ")
-    )
-}
-
-fn ratio_runs(cells: &Cells, a: &str, b: &str, metric: Option<&str>, from: &RatioSource) -> String {
-    if let RatioSource::Compared(other) = from {
-        return format!("this session's runs of the cell and those of session {other}");
-    }
-    let side = |label: &str| {
-        cells
-            .get(label, metric)
-            .map_or_else(|| format!("no runs of {label}"), runs_of)
-    };
-    format!("{}; over {}", side(a), side(b))
-}
-
-/// "{resamples} resamples, seed {seed}".
-fn resampling(analysis: &Analysis) -> String {
-    format!(
-        "{} resamples, seed {}",
-        grouped(analysis.resampling.resamples as u64),
-        analysis.resampling.seed
-    )
-}
-
-fn cell_method(analysis: &Analysis, c: Option<&CellStats>, statistic: Statistic) -> String {
-    let at = level(analysis.resampling.level);
-    let stages = match c {
-        Some(c) if c.machines.is_some() => "machines, then runs, then each run's values",
-        Some(c) if c.runs.iter().any(|r| r.len() > 1) => "runs, then each run's values",
-        _ => "runs",
-    };
-    match statistic {
-        Statistic::Median => format!(
-            "the median of the runs' values; {at} percentile bootstrap interval resampling {stages}, {}",
-            resampling(analysis)
-        ),
-        Statistic::Mean => format!(
-            "the mean of the runs' values; {at} BCa bootstrap interval of the mean of the run means, {}",
-            resampling(analysis)
-        ),
-        Statistic::OrderCi => order_method(c),
-        Statistic::Cv => "the standard deviation of the runs' values over their mean".into(),
-        Statistic::Runs => "the runs counted".into(),
-        Statistic::Min => "the smallest of the runs' values".into(),
-        Statistic::Max => "the largest of the runs' values".into(),
-        Statistic::P50 | Statistic::P90 | Statistic::P99 | Statistic::P999 => {
-            percentile_method(analysis, statistic)
-        }
-        Statistic::Values => "every value the runs recorded, counted".into(),
-        Statistic::ValuesMax => "the largest value the runs recorded".into(),
-        Statistic::ModeLow | Statistic::ModeHigh => mode_method(c, statistic),
-    }
-}
-
-/// A mode's method: which group of the split, and the dip test that called for it.
-fn mode_method(c: Option<&CellStats>, statistic: Statistic) -> String {
-    let (side, at) = match statistic {
-        Statistic::ModeLow => ("lower", 0),
-        _ => ("higher", 1),
-    };
-    let dip = c.and_then(|c| c.modes.as_ref());
-    let share = dip
-        .and_then(|d| d.modes.get(at))
-        .map_or_else(String::new, |m| {
-            format!(", which holds {} of them", percent(m.share))
-        });
-    let test = dip.map_or_else(String::new, |d| {
-        format!(
-            ": dip {} over the critical value {}",
-            significant(d.dip, 3),
-            significant(d.critical, 3)
-        )
-    });
-    format!(
-        "the median of the {side} of two groups of the runs' values, split where the squared \
-         deviations from each group's mean sum least{share}; the runs are split because \
-         Hartigan's dip test found a second mode (Hartigan and Hartigan 1985){test}"
-    )
-}
-
-/// The order-statistic interval's method, with the coverage it reached.
-fn order_method(c: Option<&CellStats>) -> String {
-    let reached = c
-        .and_then(|c| c.exact_median_ci.as_ref())
-        .map_or_else(String::new, |e| format!(", here {}", percent(e.coverage)));
-    format!(
-        "the median of the runs' values; the narrowest symmetric interval between two of their \
-         order statistics whose binomial coverage is at least {} (Le Boudec 2010, Thm 2.1){reached}",
-        level_of(c)
-    )
-}
-
-/// The requested level of a cell's order-statistic interval.
-fn level_of(c: Option<&CellStats>) -> String {
-    c.and_then(|c| c.exact_median_ci.as_ref())
-        .map_or_else(String::new, |e| level(e.interval.level))
-}
-
-/// A tail percentile's method: which quantile of every value, and its interval.
-fn percentile_method(analysis: &Analysis, statistic: Statistic) -> String {
-    let p = match statistic {
-        Statistic::P50 => "0.5",
-        Statistic::P90 => "0.9",
-        Statistic::P99 => "0.99",
-        _ => "0.999",
-    };
-    format!(
-        "the type-7 {p}-quantile of every value the runs recorded; {} percentile bootstrap \
-         interval resampling the values where there are at least 1/(1 − {p}) of them, {}",
-        level(analysis.resampling.level),
-        resampling(analysis)
-    )
-}
-
-/// The runs and method of the ρ the check `name` decided on.
-fn correlation_derivation(
-    item: &Rendered,
-    metric: &str,
-    with: &str,
-    name: &str,
-) -> (String, String) {
-    let found = item
-        .findings
-        .checks
-        .iter()
-        .find(|c| c.name == name)
-        .and_then(|c| c.correlation.as_ref());
-    let runs = found.map_or_else(String::new, |r| {
-        format!(
-            "the {} valid runs with both {metric} and {with}, in {} cells",
-            grouped(r.points as u64),
-            r.cells
-        )
-    });
-    let at = found.map_or_else(String::new, |r| format!("{} ", level(r.level)));
-    let method = format!(
-        "Spearman's rank correlation of the runs' {metric} with their {with} (each run's \
-         median of its values); {at}percentile bootstrap interval resampling runs within each \
-         cell, {}, as check \"{name}\" decided on it",
-        resampling(item.analysis)
-    );
-    (runs, method)
-}
-
-fn ratio_method(item: &Rendered, from: &RatioSource) -> String {
-    let analysis = item.analysis;
-    let how = format!(
-        "the ratio of the two medians; bootstrap interval of the ratio, {}",
-        resampling(analysis)
-    );
-    match from {
-        RatioSource::Check(name) => {
-            let at = item
-                .findings
-                .checks
-                .iter()
-                .find(|c| c.name == *name)
-                .and_then(|c| c.ratio.as_ref())
-                .map_or_else(String::new, |r| format!(" at {}", level(r.level)));
-            format!("{how}{at}, as check \"{name}\" decided on it")
-        }
-        RatioSource::Compared(other) => {
-            format!("this session's median over that of session {other}; {how}")
-        }
-        RatioSource::Notes => format!("{how}, at {}", level(analysis.resampling.level)),
     }
 }

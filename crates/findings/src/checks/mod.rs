@@ -1,6 +1,7 @@
 //! What the checks decided: each check's verdict with the evidence that decided it, and the
 //! rules by which a failed validity check makes a hypothesis untrusted.
 
+pub mod multiplicity;
 mod verdict;
 
 pub use crate::automatic::{BUSY, INTACT};

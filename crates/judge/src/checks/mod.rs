@@ -18,7 +18,6 @@ mod duration;
 mod layout;
 mod machines;
 mod mechanism;
-mod multiplicity;
 mod order;
 mod pair;
 mod parallel;
@@ -40,13 +39,13 @@ pub(crate) use cold::tests::run_at;
 
 pub use automatic::automatic_results;
 pub use cold::COLD;
+pub use lab_findings::checks::multiplicity::multiplicity;
 pub use lab_findings::checks::{
     BUSY, CheckResult, Findings, INTACT, RatioEvidence, Tally, Verdict, distrusts,
     names_the_same_check, session_wide,
 };
 pub use layout::{KEY as LAYOUT_KEY, LAYOUT};
 pub use machines::MACHINES;
-pub use multiplicity::multiplicity;
 pub use parallel::PARALLEL;
 pub use periodic::PERIODIC;
 pub use ratio::ratio_of;
