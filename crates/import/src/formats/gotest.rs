@@ -10,6 +10,9 @@
 //! param `procs` (Go writes it only when GOMAXPROCS is not 1, so none is `procs` 1), so that
 //! `-cpu 1,4` gives distinct benchmarks;
 //! the rest of the name, sub-benchmarks and `key=value` parts included, is the name as written.
+//! Where the file holds the results of several packages (`go test -bench . ./...` prints a
+//! `pkg:` line before each package's results), each result's package becomes the param `pkg`,
+//! as benchstat keeps them apart: benchmarks of one name in two packages are two benchmarks.
 //! Configuration lines (`goos: linux`, `goarch`, `pkg`, `cpu`, and any `key: value`) are the
 //! context; where they name more than one machine (two `cpu:` lines, say: logs concatenated),
 //! the import says so, since their runs share cells. Other lines (`PASS`,
@@ -33,11 +36,15 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     };
     let mut facts = Facts::default();
     let mut benchmarks = Vec::new();
+    let mut pkg: Option<&str> = None;
     for (index, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');
         if let Some(benchmark) = result_line(&source, index + 1, line)? {
-            benchmarks.push(benchmark);
+            benchmarks.push((pkg, benchmark));
         } else if let Some((key, value)) = config_line(line) {
+            if key == "pkg" {
+                pkg = Some(value);
+            }
             facts.add(key, value.to_string());
         }
     }
@@ -46,7 +53,9 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
             "no result line (expected lines such as `BenchmarkSort-8  1000  1234 ns/op`)",
         ));
     }
-    let notes = machines_note(origin, &facts).into_iter().collect();
+    let mut notes: Vec<String> = machines_note(origin, &facts).into_iter().collect();
+    notes.extend(packages_note(origin, &benchmarks));
+    let benchmarks = with_packages(benchmarks);
     Ok(Imported {
         format: Format::GoTest,
         tool_version: None,
@@ -54,6 +63,46 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
         benchmarks: group_benchmarks(origin, Vec::new(), benchmarks)?,
         notes,
     })
+}
+
+/// The packages of the result lines, in the order first seen, where there is more than one.
+fn packages<'t>(benchmarks: &[(Option<&'t str>, Benchmark)]) -> Vec<&'t str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for pkg in benchmarks.iter().filter_map(|(pkg, _)| *pkg) {
+        if !seen.contains(&pkg) {
+            seen.push(pkg);
+        }
+    }
+    if seen.len() > 1 { seen } else { Vec::new() }
+}
+
+/// Where the file holds the results of several packages (`go test -bench . ./...`): that each
+/// result keeps its package as the param `pkg`, so that benchmarks of one name in two packages
+/// stay two benchmarks.
+fn packages_note(origin: &str, benchmarks: &[(Option<&str>, Benchmark)]) -> Option<String> {
+    let packages = packages(benchmarks);
+    (!packages.is_empty()).then(|| {
+        format!(
+            "{origin} holds the results of {} packages ({}): each benchmark keeps its package as the param pkg, so that benchmarks of one name in two packages stay apart",
+            packages.len(),
+            packages.join(", ")
+        )
+    })
+}
+
+/// The benchmarks, each with its package as the param `pkg` where the file names more than one
+/// package.
+fn with_packages(benchmarks: Vec<(Option<&str>, Benchmark)>) -> Vec<Benchmark> {
+    let several = !packages(&benchmarks).is_empty();
+    benchmarks
+        .into_iter()
+        .map(|(pkg, mut benchmark)| {
+            if let (true, Some(pkg)) = (several, pkg) {
+                benchmark.params.insert("pkg".to_string(), pkg.to_string());
+            }
+            benchmark
+        })
+        .collect()
 }
 
 /// The configuration keys that tell one machine from another.

@@ -99,3 +99,48 @@ fn a_log_of_two_machines_says_so_once_and_one_machine_says_nothing() {
         2 * one.benchmarks[0].runs.len()
     );
 }
+
+#[test]
+fn benchmarks_of_one_name_in_two_packages_stay_two_benchmarks() {
+    // A CI log of `go test -bench . ./...` over gofiber's middleware: BenchmarkAppendMsgitem
+    // and BenchmarkUnmarshalitem in both middleware/cache and middleware/csrf.
+    let imported = read("go/real/gofiber-two-packages.txt");
+    let cells: Vec<(&str, &str, f64)> = imported
+        .benchmarks
+        .iter()
+        .map(|b| {
+            assert_eq!(b.runs.len(), 1, "{}", b.name);
+            (
+                b.name.as_str(),
+                b.params["pkg"].as_str(),
+                b.runs[0].values[0],
+            )
+        })
+        .collect();
+    let cache = "github.com/gofiber/fiber/v3/middleware/cache";
+    let csrf = "github.com/gofiber/fiber/v3/middleware/csrf";
+    let expected = [
+        ("BenchmarkAppendMsgitem", cache, 55.76e-9),
+        ("BenchmarkUnmarshalitem", cache, 174.0e-9),
+        ("BenchmarkAppendMsgitem", csrf, 0.3733e-9),
+        ("BenchmarkUnmarshalitem", csrf, 4.360e-9),
+    ];
+    assert_eq!(cells.len(), expected.len());
+    for ((name, pkg, value), (want_name, want_pkg, want)) in cells.iter().zip(expected) {
+        assert_eq!((*name, *pkg), (want_name, want_pkg));
+        assert_close(*value, want);
+    }
+    assert!(imported.benchmarks.iter().all(|b| b.params["procs"] == "4"));
+    assert_eq!(
+        imported.notes,
+        [format!(
+            "go/real/gofiber-two-packages.txt holds the results of 2 packages ({cache}, {csrf}): each benchmark keeps its package as the param pkg, so that benchmarks of one name in two packages stay apart"
+        )]
+    );
+    // One package's results keep no pkg param, as before.
+    assert!(
+        !read("go/go-bench.txt").benchmarks[0]
+            .params
+            .contains_key("pkg")
+    );
+}
