@@ -23,7 +23,10 @@
 //! not run (BenchmarkDotNet keeps it with a null `Statistics`): it is one failed run. A benchmark
 //! with `Statistics` but no `Measurements` was exported without them (`excludeMeasurements`,
 //! the brief flavour `*-report-brief.json`): such a file is refused with that reason, as Google
-//! Benchmark's aggregates-only file is.
+//! Benchmark's aggregates-only file is. A benchmark with `Statistics` and `Measurements` of
+//! other stages only (jitting and pilot, say) but no `Actual` iteration was cut short after
+//! BenchmarkDotNet wrote it (projects trim committed test data so): it is refused naming the
+//! stages it keeps.
 //!
 //! The name is `Type.Method` (`Type` holds enclosing classes and generic arguments as
 //! BenchmarkDotNet prints them); where a file holds several jobs, the job's id (from
@@ -61,12 +64,17 @@ pub fn parse(origin: &str, text: &str) -> Result<Imported> {
     let several_jobs = distinct_jobs(entries) > 1;
     let mut benchmarks = Vec::new();
     let mut summaries = Vec::new();
+    let mut cut = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
         let name = benchmark_name(&source, index, entry, several_jobs)?;
         match benchmark(&source, name, entry)? {
             Read::Measured(b) => benchmarks.push(b),
             Read::SummaryOnly(name) => summaries.push(name),
+            Read::CutShort(name, stages) => cut.push((name, stages)),
         }
+    }
+    if !cut.is_empty() {
+        return Err(cut_short(&source, &cut, entries.len()));
     }
     if !summaries.is_empty() {
         return Err(summaries_only(&source, &summaries, entries.len()));
@@ -85,6 +93,40 @@ enum Read {
     Measured(Benchmark),
     /// Its name: the entry holds statistics but no measurements.
     SummaryOnly(String),
+    /// Its name and the stages its measurements are of: the entry holds statistics and
+    /// measurements, but none of the measured iterations the statistics were made from.
+    CutShort(String, String),
+}
+
+/// The refusal of a file whose benchmarks hold statistics and measurements of other stages,
+/// but not the measured iterations: a file cut short after BenchmarkDotNet wrote it.
+fn cut_short(source: &Source, cut: &[(String, String)], all: usize) -> anyhow::Error {
+    let (name, stages) = &cut[0];
+    source.bad(format!(
+        "{} of {all} benchmarks ({name}{}) hold statistics but none of the measured iterations \
+         (Workload/Actual) they were made from: \"{name}\" keeps only {stages}. The file's \
+         measurements were cut short after BenchmarkDotNet wrote it: lab needs every measured \
+         iteration (expected the full JSON export, *-report-full.json, as BenchmarkDotNet \
+         writes it)",
+        cut.len(),
+        if cut.len() > 1 { ", …" } else { "" }
+    ))
+}
+
+/// The stages of `measurements` with how many iterations each holds, in order first seen:
+/// `Overhead/Jitting ×2, Workload/Pilot ×16`.
+fn stages(measurements: &[Value]) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for m in measurements {
+        let field = |key: &str| m.get(key).and_then(Value::as_str).unwrap_or("?");
+        let stage = format!("{}/{}", field("IterationMode"), field("IterationStage"));
+        match counts.iter_mut().find(|(s, _)| *s == stage) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((stage, 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(s, n)| format!("{s} ×{n}")).collect();
+    parts.join(", ")
 }
 
 /// The refusal of a file whose benchmarks hold only summaries.
@@ -160,6 +202,8 @@ fn benchmark(source: &Source, name: String, entry: &Value) -> Result<Read> {
     let launches = launches(source, &name, measurements)?;
     let runs = if !launches.is_empty() {
         launches
+    } else if stats.is_some() && !measurements.is_empty() {
+        return Ok(Read::CutShort(name, stages(measurements)));
     } else if stats.is_some() {
         return Ok(Read::SummaryOnly(name));
     } else {

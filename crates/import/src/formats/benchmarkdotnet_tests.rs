@@ -2,12 +2,13 @@ use super::*;
 use crate::formats::test_support::text;
 
 /// The real full exports, of BenchmarkDotNet 0.14.0 to 0.15.8 (see PROVENANCE.md).
-const FULL: [&str; 5] = [
+const FULL: [&str; 6] = [
     "benchmarkdotnet/bdn-0.14.0-report-full.json",
     "benchmarkdotnet/bdn-0.14.1-failing-report-full-compressed.json",
     "benchmarkdotnet/bdn-0.15.1-report-full.json",
     "benchmarkdotnet/bdn-0.15.2-jobs-report-full-compressed.json",
     "benchmarkdotnet/bdn-0.15.8-params-report-full.json",
+    "benchmarkdotnet/bdn-0.15.8-memory-report-full.json",
 ];
 
 fn read(file: &str) -> (Imported, Value) {
@@ -290,4 +291,33 @@ fn before_0_11_the_measured_iterations_are_main_target() {
     let imported = parse("old.json", old).unwrap();
     assert_eq!(imported.tool_version.as_deref(), Some("0.10.14"));
     assert_eq!(imported.benchmarks[0].runs[0].values, [10.0 / 4.0 * 1e-9]);
+}
+
+#[test]
+fn a_real_export_whose_measurements_were_cut_short_is_refused_naming_what_it_keeps() {
+    // github-action-benchmark's test data: a 0.12.1 export whose every benchmark keeps its
+    // Statistics (N = 14 and 13) but only 20 of its measurements, none of them Actual.
+    let file = "benchmarkdotnet/bdn-0.12.1-report-full.json";
+    let err = parse(file, &text(file)).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{file}: 2 of 2 benchmarks (Benchmarks.Fib10, …) hold statistics but none of the \
+             measured iterations (Workload/Actual) they were made from: \"Benchmarks.Fib10\" \
+             keeps only Overhead/Jitting ×2, Workload/Jitting ×2, Workload/Pilot ×16. The \
+             file's measurements were cut short after BenchmarkDotNet wrote it: lab needs \
+             every measured iteration (expected the full JSON export, *-report-full.json, as \
+             BenchmarkDotNet writes it)"
+        )
+    );
+    // An export of 0.9.9 (2016), which wrote no measurements at all, is a summary.
+    let file = "benchmarkdotnet/bdn-0.9.9-introjsonexport.json";
+    let err = parse(file, &text(file)).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!(
+            "{file}: 2 of 2 benchmarks (IntroJsonExport.Sleep10, …) hold only BenchmarkDotNet's \
+             statistics, no measurements"
+        )),
+        "{err}"
+    );
 }
