@@ -34,6 +34,7 @@ mod import_bdn;
 mod import_catch2;
 mod import_nanobench;
 mod import_props;
+mod import_public;
 mod import_real;
 mod interrupt;
 mod jobs;
