@@ -1,5 +1,6 @@
 //! What `lab run` checks before anything is built or runs: that lab may run the experiment
-//! here, with the CPUs, `--jobs` and engine asked for, and that no other lab writes it.
+//! here, with the CPUs, `--jobs` and engine asked for, that the files its chapter reads can
+//! be read, and that no other lab writes it.
 
 use super::options::RunOptions;
 use super::slurm::{self, Engine};
@@ -19,6 +20,21 @@ pub fn check_runnable(exp: &Experiment) -> Result<()> {
         ))),
         None => Ok(()),
     }
+}
+
+/// notes.md and references.bib, which the chapter reads once the runs are done, can be read:
+/// a FIFO, a folder or a device where one goes is the author's to fix before the runs, not
+/// after them. A missing file is no notes; any other failure is reported where it is read.
+pub(super) fn check_authored(dir: &std::path::Path) -> Result<()> {
+    for name in [store::SEALED_NOTES, store::SEALED_REFERENCES] {
+        let path = dir.join(name);
+        if let Err(e) = lab_config::folder_file::open(&path)
+            && e.kind() == std::io::ErrorKind::InvalidInput
+        {
+            return Err(LabError::Usage(format!("{}: {e}", path.display())));
+        }
+    }
+    Ok(())
 }
 
 /// A new session not across revisions, sampled until decided, needs a hypothesis check to

@@ -55,6 +55,7 @@ impl<'a> RunSession<'a> {
         opts: &'a RunOptions<'a>,
     ) -> Result<RunSession<'a>> {
         let dir = layout.experiment_dir(arg)?;
+        host::check_authored(&dir)?;
         let sealed = Sealed::read(&dir)?;
         let exp = config::parse(
             &sealed.lab_toml,

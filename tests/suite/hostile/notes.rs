@@ -548,3 +548,28 @@ fn a_fifo_for_notes_or_references_is_an_error_at_once_not_a_wait_for_a_writer() 
         std::fs::remove_file(&path).unwrap();
     }
 }
+
+#[test]
+fn lab_run_refuses_a_fifo_for_notes_or_references_before_any_run() {
+    let project = session_printing(&["tool 1.0"]);
+    let sessions = || std::fs::read_dir(project.path("data/exp")).unwrap().count();
+    let before = sessions();
+    for name in ["references.bib", "notes.md"] {
+        let path = project.path(&format!("experiments/exp/{name}"));
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
+        let started = Instant::now();
+        let out = project.lab_exits(&["run", "exp", "--quiet"], Exit::Usage);
+        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
+        assert_eq!(
+            error_line(&out),
+            format!(
+                "error: experiments/exp/{name}: it is a FIFO, not a regular file; put the file \
+                 itself there"
+            )
+        );
+        assert_eq!(sessions(), before, "no session was started for {name}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
