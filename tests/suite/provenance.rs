@@ -313,6 +313,26 @@ fn a_check_decided_at_an_early_look_links_the_medians_and_runs_of_that_look() {
         )),
         "the ratio names the runs it was computed from: {ratio}"
     );
+}
+
+#[test]
+fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
+    let chapter = repository().join("book/src/lockstack-dip");
+    let read = |name: &str| std::fs::read_to_string(chapter.join(name)).unwrap();
+    let (page, provenance) = (read("index.md"), read("provenance.md"));
+    let id = "check.non-fair-at-2-threads-is-under-half-of-1-thread";
+    // The reading links the estimate it names without its interval.
+    assert!(
+        page.contains(&format!(
+            "nonfair threads=2 is [0.265](provenance.md#{id}.ratio)× nonfair threads=1"
+        )),
+        "{page}"
+    );
+    // A cell with two modes links each mode's median where the stable check names it.
+    assert!(
+        page.contains("60.0% of runs at [20.9](provenance.md#treiber-threads-4.mops.mode-low) Mops/s and 40.0% of runs at [35.7](provenance.md#treiber-threads-4.mops.mode-high) Mops/s"),
+        "{page}"
+    );
     // The multiplicity sentence's three figures: 7 decided hypotheses, α = 5%.
     assert!(
         page.contains("up to [35.0%](provenance.md#multiplicity.bonferroni) ([30.2%](provenance.md#multiplicity.sidak) if they are independent); to hold it at 5% for the whole set, read each at [99.3%](provenance.md#multiplicity.per-check) confidence"),

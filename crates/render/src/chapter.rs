@@ -264,18 +264,23 @@ fn check_rows(
         checks
             .iter()
             .filter(|c| !(c.automatic && c.verdict == Verdict::Pass))
-            .map(|c| linked_row(check_row(c, sampled), ids, &c.name)),
+            .map(|c| linked_row(check_row(c, sampled), ids, c)),
     );
     rows
 }
 
 /// A check's row with the number it decided on linked where its text shows it, and the link
 /// to how its ratio was computed.
-fn linked_row(row: CheckRow, ids: &Ids, name: &str) -> CheckRow {
+fn linked_row(row: CheckRow, ids: &Ids, c: &CheckResult) -> CheckRow {
+    let name = &c.name;
     let decided = ids.decided(name);
     let evidence = linked_markdown(&row.evidence_md, decided.as_ref());
+    let reading = match linked_markdown(&row.reading_md, decided.as_ref()) {
+        same if same == row.reading_md => linked_estimate(same, decided.as_ref()),
+        linked => linked,
+    };
     CheckRow {
-        reading_md: linked_markdown(&row.reading_md, decided.as_ref()),
+        reading_md: linked_modes(reading, &c.cells, ids),
         evidence_md: linked_sides(evidence, ids.sides(name)),
         ratio_id: ids.check(name),
         ..row
@@ -290,6 +295,39 @@ fn linked_markdown(markdown: &str, number: Option<&(String, String)>) -> String 
     };
     super::answer::link_first(markdown, &with_code_spans(text), |shown| {
         format!("[{shown}](provenance.md#{id})")
+    })
+}
+
+/// `markdown` with the decided ratio's estimate linked where it shows as `0.265×` (a reading
+/// that names the ratio without its interval).
+fn linked_estimate(markdown: String, number: Option<&(String, String)>) -> String {
+    let Some((id, text)) = number else {
+        return markdown;
+    };
+    let estimate = text.split(" [").next().unwrap_or(text);
+    super::answer::link_first(&markdown, &format!("{estimate}×"), |_| {
+        format!("[{estimate}](provenance.md#{id})×")
+    })
+}
+
+/// `markdown` with each mode of a cell the check names linked to its median where it reads
+/// `CELL has two modes …: … of runs at 20.9 Mops/s and … of runs at 35.7 Mops/s`.
+fn linked_modes(markdown: String, cells: &[String], ids: &Ids) -> String {
+    cells.iter().fold(markdown, |text, label| {
+        let opening = with_code_spans(&format!("{label} has two modes"));
+        let Some(at) = text.find(&opening) else {
+            return text;
+        };
+        let (head, tail) = text.split_at(at);
+        let tail = ids
+            .modes(label)
+            .iter()
+            .fold(tail.to_string(), |t, (value, id)| {
+                super::answer::link_first(&t, &format!("of runs at {value} "), |_| {
+                    format!("of runs at [{value}](provenance.md#{id}) ")
+                })
+            });
+        format!("{head}{tail}")
     })
 }
 

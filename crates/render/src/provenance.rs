@@ -186,6 +186,8 @@ pub(crate) struct Ids {
     decided: HashMap<String, (String, String)>,
     /// The notes' ratios by metric, then the labels of the cells over each other.
     notes: HashMap<(String, String, String), String>,
+    /// The medians of each cell's two modes, by cell label: each as printed, and its id.
+    modes: HashMap<String, Vec<(String, String)>>,
     /// The multiplicity sentence's figures, in the order it prints them: each as printed, and
     /// its id.
     multiplicity: Vec<(String, String)>,
@@ -205,6 +207,10 @@ impl Ids {
                     metric,
                     statistic,
                 } => {
+                    if matches!(statistic, Statistic::ModeLow | Statistic::ModeHigh) {
+                        let mode = (n.value.clone(), id.clone());
+                        ids.modes.entry(cell.clone()).or_default().push(mode);
+                    }
                     let key = (cell.clone(), metric.clone(), *statistic);
                     ids.cells.entry(key).or_insert(id);
                 }
@@ -273,6 +279,12 @@ impl Ids {
     /// them (`CELL = 13.5`), each with its number's id.
     pub(crate) fn sides(&self, name: &str) -> &[(String, String)] {
         self.sides.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The medians of the two modes of the cell labelled `label`, each as printed with its
+    /// number's id.
+    pub(crate) fn modes(&self, label: &str) -> &[(String, String)] {
+        self.modes.get(label).map_or(&[], Vec::as_slice)
     }
 
     /// The multiplicity sentence's figures, each as printed with its number's id.
