@@ -343,4 +343,18 @@ fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
             .contains("k × α with α = 5.0% and k = 7, at most 100%"),
         "{provenance}"
     );
+    // Each look's level: look 2 spent α(8/40) − α(5/40) of α = 5% by the Pocock-type function,
+    // 0.504%, so it read its intervals at 99.5%.
+    let spent = |t: f64| 0.05 * (1.0 + (std::f64::consts::E - 1.0) * t).ln();
+    let level = 1.0 - (spent(8.0 / 40.0) - spent(5.0 / 40.0));
+    assert!((level - 0.99496).abs() < 1e-5, "{level}");
+    assert!(
+        page.contains("| 2 | 8 | [99.5%](provenance.md#sampling.look-2.level) |"),
+        "{page}"
+    );
+    assert!(
+        row_of(&provenance, "sampling.look-2.level")
+            .contains("t = 8/40 the runs per cell by this look over the most the session could take, and t′ = 5/40"),
+        "{provenance}"
+    );
 }

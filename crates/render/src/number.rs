@@ -58,6 +58,14 @@ pub enum Subject {
     /// chance of a false pass among them, at most), `sidak` (the same for independent checks)
     /// or `per-check` (the confidence each would need for 5% over the set).
     Multiplicity { figure: String, decided: usize },
+    /// The level a sampled session's look read its intervals at: it spent `runs_per_cell` of
+    /// the `max` runs per cell the session could take, after `before` at the look before.
+    Look {
+        look: u32,
+        runs_per_cell: u32,
+        before: u32,
+        max: u32,
+    },
     /// A ratio of two medians: `a` over `b`.
     Ratio {
         a: String,
@@ -175,6 +183,7 @@ impl Subject {
                 }
                 _ => format!("chance of a false pass among the {decided} hypotheses, at most"),
             },
+            Subject::Look { look, .. } => format!("the level look {look} read its intervals at"),
             Subject::Ratio { a, b, metric, from } => {
                 let metric = metric
                     .as_deref()

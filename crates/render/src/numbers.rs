@@ -56,6 +56,7 @@ pub fn catalogue(item: &Rendered) -> Catalogue {
         analysis,
         &item.findings.checks,
     ));
+    numbers.extend(super::sampling::look_numbers(exp, item.looks));
     numbers.extend(item.compared.map(compared_numbers).unwrap_or_default());
     if let Some(notes) = item.notes {
         numbers.extend(notes_ratios(exp, &notes.quoted));

@@ -6,8 +6,8 @@
 use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
 use super::provenance_methods::{
-    Cells, cell_method, correlation_derivation, multiplicity_derivation, ratio_method, ratio_runs,
-    runs_of, side_derivation,
+    Cells, cell_method, correlation_derivation, look_derivation, multiplicity_derivation,
+    ratio_method, ratio_runs, runs_of, side_derivation,
 };
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
 use lab_findings::analysis::CellStats;
@@ -93,6 +93,7 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
             Subject::Correlation { .. } => "Correlations".to_string(),
             Subject::Ratio { .. } | Subject::Side { .. } => "Ratios".to_string(),
             Subject::Multiplicity { .. } => "The hypotheses together".to_string(),
+            Subject::Look { .. } => "The looks".to_string(),
         };
         let each_own_runs = !matches!(number.what, Subject::Cell { .. } | Subject::Before { .. });
         match group_of.get(&heading) {
@@ -149,6 +150,12 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
         } => correlation_derivation(item, metric, with, check),
         Subject::Side { .. } => side_derivation(item, cells, number),
         Subject::Multiplicity { figure, .. } => multiplicity_derivation(item, figure),
+        Subject::Look {
+            look,
+            runs_per_cell,
+            before,
+            max,
+        } => look_derivation(item, *look, (*runs_per_cell, *before, *max)),
         Subject::Ratio { a, b, metric, from } => (
             ratio_runs(item, cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
@@ -221,6 +228,7 @@ impl Ids {
                     let decided = (id, n.text());
                     ids.decided.entry(check.clone()).or_insert(decided);
                 }
+                Subject::Look { .. } => {}
                 Subject::Multiplicity { .. } => {
                     ids.multiplicity.push((n.value.clone(), id));
                 }

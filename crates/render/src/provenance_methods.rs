@@ -312,3 +312,31 @@ pub(super) fn multiplicity_derivation(item: &Rendered, figure: &str) -> (String,
     };
     (checks, method)
 }
+
+/// The runs and method of the level look `look` read its intervals at: repeated confidence
+/// intervals (Jennison & Turnbull 1989, JRSS B 51(3):305–361) with the error rate spent by the
+/// Lan–DeMets Pocock-type function (Lan & DeMets 1983, Biometrika 70(3):659–663).
+pub(super) fn look_derivation(
+    item: &Rendered,
+    look: u32,
+    (runs, before, max): (u32, u32, u32),
+) -> (String, String) {
+    let cells = item
+        .looks
+        .iter()
+        .find(|s| s.look == look)
+        .map_or(0, |s| s.cells.len());
+    let planned = format!(
+        "the runs planned up to look {look}: {runs} per cell in the {cells} cells the goal \
+         depends on"
+    );
+    let method = format!(
+        "1 − (α(t) − α(t′)): α(t) − α(t′) is the share of the error rate α = 5% this look \
+         spends, α(t) = α · ln(1 + (e − 1) · t) (Lan–DeMets, Pocock type), t = {runs}/{max} \
+         the runs per cell by this look over the most the session could take, and \
+         t′ = {before}/{max} by the look before; so that over all looks the chance that any \
+         interval misses stays within α (the union bound over the looks' repeated confidence \
+         intervals)"
+    );
+    (planned, method)
+}

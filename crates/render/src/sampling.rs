@@ -1,6 +1,8 @@
 //! A sampled session's looks as the chapter shows them: why sampling stopped, one row per
 //! look, and a note under each hypothesis saying at which look it was decided.
 
+use super::number::{Number, Subject};
+use crate::escape::with_code_spans;
 use lab_config::format::level;
 use lab_config::{Experiment, Goal};
 use lab_findings::stopping::{Next, Standing};
@@ -9,7 +11,8 @@ use serde::Serialize;
 /// The "Sampling" paragraph and its table.
 #[derive(Debug, Serialize)]
 pub struct SamplingView {
-    pub sentence: String,
+    /// Why sampling stopped, the last look's level linked (Markdown lab composes).
+    pub sentence_md: String,
     pub looks: Vec<LookRow>,
 }
 
@@ -18,6 +21,8 @@ pub struct LookRow {
     pub look: u32,
     pub runs_per_cell: u32,
     pub level: String,
+    /// The id of the level's number on the provenance page.
+    pub level_id: String,
     /// What the goal still lacked at this look, or "nothing: the goal was met".
     pub open: String,
 }
@@ -25,17 +30,23 @@ pub struct LookRow {
 /// The view of a sampled session's looks; `None` for a fixed number of runs.
 pub fn view(exp: &Experiment, looks: &[Standing]) -> Option<SamplingView> {
     let last = looks.last()?;
+    let sentence = with_code_spans(&format!(
+        "{} Each look reads its intervals at its own level, so that the chance of any interval missing over all looks stays within 5% (Lan–DeMets error spending).",
+        last.sentence(exp)
+    ));
+    let shown = format!("intervals at {}", level(last.level));
     Some(SamplingView {
-        sentence: format!(
-            "{} Each look reads its intervals at its own level, so that the chance of any interval missing over all looks stays within 5% (Lan–DeMets error spending).",
-            last.sentence(exp)
-        ),
+        sentence_md: super::answer::link_first(&sentence, &shown, |found| {
+            let (words, number) = found.rsplit_once(' ').unwrap_or(("", found));
+            format!("{words} [{number}](provenance.md#{})", level_id(last.look))
+        }),
         looks: looks
             .iter()
             .map(|s| LookRow {
                 look: s.look,
                 runs_per_cell: s.runs_per_cell,
                 level: level(s.level),
+                level_id: level_id(s.look),
                 open: if s.unmet.is_empty() {
                     "nothing: the goal was met".into()
                 } else {
@@ -44,6 +55,36 @@ pub fn view(exp: &Experiment, looks: &[Standing]) -> Option<SamplingView> {
             })
             .collect(),
     })
+}
+
+/// The id of the level look `look` read its intervals at.
+fn level_id(look: u32) -> String {
+    format!("sampling.look-{look}.level")
+}
+
+/// The level each look of a sampled session read its intervals at, as its table prints it.
+pub(crate) fn look_numbers(exp: &Experiment, looks: &[Standing]) -> Vec<Number> {
+    let Some(sampling) = &exp.sampling else {
+        return Vec::new();
+    };
+    let before = std::iter::once(0).chain(looks.iter().map(|s| s.runs_per_cell));
+    looks
+        .iter()
+        .zip(before)
+        .map(|(s, before)| Number {
+            id: level_id(s.look),
+            value: level(s.level),
+            lo: None,
+            hi: None,
+            unit: String::new(),
+            what: Subject::Look {
+                look: s.look,
+                runs_per_cell: s.runs_per_cell,
+                before,
+                max: sampling.max,
+            },
+        })
+        .collect()
 }
 
 /// Under a hypothesis check of a session sampled until decided: when it was decided, or

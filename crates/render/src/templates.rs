@@ -54,7 +54,7 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 /// (the answer block, verdict marks, notices, chart and table captions, the rendered notes,
 /// the chapter's BibTeX entry in its fence, a Shape cell with its links); every other string
 /// is escaped.
-const RAW_FIELDS: [&str; 17] = [
+const RAW_FIELDS: [&str; 18] = [
     "answer",
     "caption",
     "checks_caption",
@@ -67,6 +67,7 @@ const RAW_FIELDS: [&str; 17] = [
     "multiplicity_md",
     "notes",
     "notices",
+    "sentence_md",
     "outdated",
     "percentiles_caption",
     "reading_md",
