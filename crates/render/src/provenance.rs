@@ -207,63 +207,68 @@ impl Ids {
     pub(crate) fn of(catalogue: &Catalogue) -> Ids {
         let mut ids = Ids::default();
         for n in &catalogue.numbers {
-            let id = n.id.clone();
-            match &n.what {
-                Subject::Cell {
-                    cell,
-                    metric,
-                    statistic,
-                } => {
-                    if matches!(statistic, Statistic::ModeLow | Statistic::ModeHigh) {
-                        let mode = (n.value.clone(), id.clone());
-                        ids.modes.entry(cell.clone()).or_default().push(mode);
-                    }
-                    let key = (cell.clone(), metric.clone(), *statistic);
-                    ids.cells.entry(key).or_insert(id);
-                }
-                Subject::Before { cell, .. } => {
-                    ids.before.entry(cell.clone()).or_insert(id);
-                }
-                Subject::Correlation { check, .. } => {
-                    let decided = (id, n.text());
-                    ids.decided.entry(check.clone()).or_insert(decided);
-                }
-                Subject::Look { .. } => {}
-                Subject::Multiplicity { .. } => {
-                    ids.multiplicity.push((n.value.clone(), id));
-                }
-                Subject::Side { check, cell, .. } => {
-                    let side = (format!("{cell} = {}", n.value), id);
-                    ids.sides.entry(check.clone()).or_default().push(side);
-                }
-                Subject::Ratio {
-                    from: RatioSource::Check(name),
-                    ..
-                } => {
-                    ids.checks.entry(name.clone()).or_insert(id.clone());
-                    ids.decided.entry(name.clone()).or_insert((id, n.text()));
-                }
-                Subject::Ratio {
-                    from: RatioSource::Compared(other),
-                    b,
-                    ..
-                } => {
-                    // `b` is "CELL in SESSION": the cell in the session compared with.
-                    let cell = b.strip_suffix(&format!(" in {other}")).unwrap_or(b);
-                    ids.compared.entry(cell.to_string()).or_insert(id);
-                }
-                Subject::Ratio {
-                    from: RatioSource::Notes,
-                    a,
-                    b,
-                    metric,
-                } => {
-                    let key = (metric.clone().unwrap_or_default(), a.clone(), b.clone());
-                    ids.notes.entry(key).or_insert(id);
-                }
-            }
+            ids.add(n);
         }
         ids
+    }
+
+    /// Files `n` under the key a table finds it by; the first number of a key keeps it.
+    fn add(&mut self, n: &Number) {
+        let id = n.id.clone();
+        match &n.what {
+            Subject::Cell {
+                cell,
+                metric,
+                statistic,
+            } => {
+                if matches!(statistic, Statistic::ModeLow | Statistic::ModeHigh) {
+                    let mode = (n.value.clone(), id.clone());
+                    self.modes.entry(cell.clone()).or_default().push(mode);
+                }
+                let key = (cell.clone(), metric.clone(), *statistic);
+                self.cells.entry(key).or_insert(id);
+            }
+            Subject::Before { cell, .. } => {
+                self.before.entry(cell.clone()).or_insert(id);
+            }
+            Subject::Correlation { check, .. } => {
+                let decided = (id, n.text());
+                self.decided.entry(check.clone()).or_insert(decided);
+            }
+            Subject::Look { .. } => {}
+            Subject::Multiplicity { .. } => self.multiplicity.push((n.value.clone(), id)),
+            Subject::Side { check, cell, .. } => {
+                let side = (format!("{cell} = {}", n.value), id);
+                self.sides.entry(check.clone()).or_default().push(side);
+            }
+            Subject::Ratio { from, a, b, metric } => self.add_ratio(n, from, (a, b, metric)),
+        }
+    }
+
+    /// Files a ratio: a check's by its check, a compared one by its cell, the notes' by
+    /// metric and cells.
+    fn add_ratio(
+        &mut self,
+        n: &Number,
+        from: &RatioSource,
+        (a, b, metric): (&String, &String, &Option<String>),
+    ) {
+        let id = n.id.clone();
+        match from {
+            RatioSource::Check(name) => {
+                self.checks.entry(name.clone()).or_insert(id.clone());
+                self.decided.entry(name.clone()).or_insert((id, n.text()));
+            }
+            RatioSource::Compared(other) => {
+                // `b` is "CELL in SESSION": the cell in the session compared with.
+                let cell = b.strip_suffix(&format!(" in {other}")).unwrap_or(b);
+                self.compared.entry(cell.to_string()).or_insert(id);
+            }
+            RatioSource::Notes => {
+                let key = (metric.clone().unwrap_or_default(), a.clone(), b.clone());
+                self.notes.entry(key).or_insert(id);
+            }
+        }
     }
 
     /// The id of a cell's statistic.
