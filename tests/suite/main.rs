@@ -45,6 +45,7 @@ mod named_cells;
 mod noise;
 mod order_effects;
 mod packed_logs;
+mod parallel_busy;
 mod pipeline;
 mod provenance;
 mod revs;

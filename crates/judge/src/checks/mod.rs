@@ -224,14 +224,21 @@ fn weigh_the_machine(
     exp: &Experiment,
     analysis: &Analysis,
 ) {
+    // The automatic checks the machine's disturbance withheld (the parallel check) count
+    // beside the declared ones.
+    let judged: Vec<CheckResult> = automatic
+        .iter()
+        .filter(|c| c.busy.is_some())
+        .chain(declared.iter().map(|(_, c)| c))
+        .cloned()
+        .collect();
     let Some(quiet) = automatic
         .iter_mut()
         .find(|c| c.name == crate::validity::automatic::QUIET)
     else {
         return;
     };
-    let declared: Vec<CheckResult> = declared.iter().map(|(_, c)| c.clone()).collect();
-    *quiet = busy::busy_result(&analysis.runs, &declared, exp.max_busy, &analysis.manifest);
+    *quiet = busy::busy_result(&analysis.runs, &judged, exp.max_busy, &analysis.manifest);
 }
 
 /// The labels of the cells `runs` belong to, each once, in plan order.

@@ -15,7 +15,10 @@
 //! for a peer nor spin on one, and must have wanted a CPU [`BUSY`] of its wall time (running
 //! on one, or waiting while others had it: on a busy machine a CPU-bound thread runs half the
 //! time and waits the rest, and its gain still tracks the CPUs it got); other pairs are not
-//! judged, and with no pair judged the report does not list the check.
+//! judged, and with no pair judged the report does not list the check. A failure whose every
+//! failing pair has runs the machine disturbed beyond `max_busy` is withheld as
+//! inconclusive: a run that waited for a CPU others had spreads its waiting unevenly over its
+//! start-up and its measured phase, so its CPU time no longer bounds its measured work.
 
 use crate::analysis::{Analysis, CellStats};
 use lab_config::format::{ratio, ratio_interval};
@@ -221,10 +224,20 @@ pub(super) fn parallel_result(
         .iter()
         .filter(|(_, p)| p.verdict == Verdict::Fail)
         .collect();
-    let verdict = if failed.is_empty() {
-        Verdict::Pass
+    // A failure every one of whose pairs the machine disturbed is withheld (see the module).
+    let busy = if failed.is_empty() {
+        None
     } else {
-        Verdict::Fail
+        failed
+            .iter()
+            .map(|(_, p)| disturbed(p, analysis))
+            .collect::<Option<Vec<usize>>>()
+            .map(|counts| busy_cause(counts.iter().sum(), &failed, analysis))
+    };
+    let verdict = match (&busy, failed.is_empty()) {
+        (Some(_), _) => Verdict::Inconclusive,
+        (None, true) => Verdict::Pass,
+        (None, false) => Verdict::Fail,
     };
     // The pair furthest beyond its CPUs decides what the reading says.
     let excess = |p: &Pair| p.interval.lo / p.cpu_gain;
@@ -238,7 +251,13 @@ pub(super) fn parallel_result(
             ratio(ALLOWANCE),
             listed(&worst.0, &worst.1)
         ))
-        .reading(reading(&worst.0, &worst.1))
+        .reading(match &busy {
+            Some(cause) => format!(
+                "machine busy: {}: {cause}, which could explain it; quiet the machine or add runs",
+                said(&worst.0, &worst.1)
+            ),
+            None => reading(&worst.0, &worst.1),
+        })
         .runs(
             failed
                 .iter()
@@ -247,9 +266,47 @@ pub(super) fn parallel_result(
                 .collect(),
         );
     result.automatic = true;
+    result.busy = busy;
     let mut axes: Vec<Axis> = failed.iter().map(|(a, _)| a.clone()).collect();
     axes.dedup();
+    if result.verdict != Verdict::Fail {
+        axes.clear();
+    }
     Some((result, axes))
+}
+
+/// How many runs of `p`'s two cells the machine disturbed beyond `max_busy`; `None` when it
+/// disturbed none. A run that waited for a CPU others had no longer tells by its CPU time what
+/// CPU its measured work had: the waiting falls unevenly on its start-up and its measured
+/// phase, so a gain beyond its CPUs could be the disturbance's.
+fn disturbed(p: &Pair, analysis: &Analysis) -> Option<usize> {
+    let n = analysis
+        .runs
+        .iter()
+        .filter(|r| r.disturbed && (r.cell == p.low.cell || r.cell == p.high.cell))
+        .count();
+    (n > 0).then_some(n)
+}
+
+/// "N runs waited for a CPU others had for more than `max_busy` of their wall time, up to X".
+fn busy_cause(runs: usize, failed: &[&(Axis, Pair)], analysis: &Analysis) -> String {
+    let cells: Vec<&lab_config::plan::CellKey> = failed
+        .iter()
+        .flat_map(|(_, p)| [&p.low.cell, &p.high.cell])
+        .collect();
+    let most = analysis
+        .runs
+        .iter()
+        .filter(|r| r.disturbed && cells.contains(&&r.cell))
+        .filter_map(|r| r.busy_share)
+        .fold(0.0, f64::max);
+    format!(
+        "{runs} run{} of the pair{} waited for a CPU others had for more than `max_busy` of \
+         their wall time, up to {}",
+        if runs == 1 { "" } else { "s" },
+        if failed.len() == 1 { "" } else { "s" },
+        lab_config::format::percent(most)
+    )
 }
 
 /// "mops: threads=1 → threads=4 ×7.93 [7.76, 7.96] on ×1.98 CPU".
@@ -279,6 +336,18 @@ fn place(axis: &Axis, value: f64) -> String {
 /// "`peek`: mops grows 7.93× [7.76, 7.96] from threads=1 to threads=4 while its runs used
 /// 1.98× the CPU time per second: the work is counted more than once or the baseline is wrong".
 fn reading(axis: &Axis, p: &Pair) -> String {
+    let said = said(axis, p);
+    match p.verdict {
+        Verdict::Fail => {
+            format!("{said}: the work is counted more than once or the baseline is wrong")
+        }
+        _ => format!("every gain stays within the CPUs its runs used; the nearest: {said}"),
+    }
+}
+
+/// "`peek`: mops grows 7.93× [7.76, 7.96] from threads=1 to threads=4 while its runs used
+/// 1.98× the CPU time per second".
+fn said(axis: &Axis, p: &Pair) -> String {
     let moves = if p.low.cell.variant.is_empty() {
         String::new()
     } else {
@@ -288,7 +357,7 @@ fn reading(axis: &Axis, p: &Pair) -> String {
         Better::Higher => "grows",
         Better::Lower => "falls",
     };
-    let said = format!(
+    format!(
         "{moves}{} {verb} {}× {} from {} to {} while its runs used {}× the CPU time per second",
         axis.metric,
         ratio(p.gain),
@@ -296,13 +365,7 @@ fn reading(axis: &Axis, p: &Pair) -> String {
         place(axis, p.values.0),
         place(axis, p.values.1),
         ratio(p.cpu_gain)
-    );
-    match p.verdict {
-        Verdict::Fail => {
-            format!("{said}: the work is counted more than once or the baseline is wrong")
-        }
-        _ => format!("every gain stays within the CPUs its runs used; the nearest: {said}"),
-    }
+    )
 }
 
 #[cfg(test)]
