@@ -357,4 +357,15 @@ fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
             .contains("t = 8/40 the runs per cell by this look over the most the session could take, and t′ = 5/40"),
         "{provenance}"
     );
+    // The History page links each session's median of each cell.
+    let history = read("history.md");
+    assert!(
+        history.contains("| nonfair threads=1 | 1: [57.5](provenance.md#history.nonfair-threads-1.mops.session-1), 2: [56.0](provenance.md#history.nonfair-threads-1.mops.session-2) | none |"),
+        "{history}"
+    );
+    assert!(
+        row_of(&provenance, "history.nonfair-threads-1.mops.session-1")
+            .contains("From the 27 valid, non-warm-up runs of nonfair threads=1 in session 20261130T081716Z-vm"),
+        "{provenance}"
+    );
 }

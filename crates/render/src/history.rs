@@ -33,12 +33,17 @@ pub(crate) struct SessionRow {
 #[derive(Serialize)]
 pub(crate) struct CellRow {
     pub cell: String,
-    pub levels: String,
+    /// Each session's median, linked to its number (Markdown lab composes).
+    pub levels_md: String,
     pub steps: String,
 }
 
 /// The page's context and its figures (to be written beside it).
-pub(crate) fn view(title: &str, h: &History) -> Result<(HistoryView, Vec<Figure>)> {
+pub(crate) fn view(
+    title: &str,
+    h: &History,
+    ids: &super::provenance::Ids,
+) -> Result<(HistoryView, Vec<Figure>)> {
     let figures = charts(h)?;
     let view = HistoryView {
         title: title.to_string(),
@@ -60,7 +65,7 @@ pub(crate) fn view(title: &str, h: &History) -> Result<(HistoryView, Vec<Figure>
             })
             .collect(),
         charts: figures.iter().map(ChartView::of).collect(),
-        cells: h.cells.iter().map(|c| cell_row(h, c)).collect(),
+        cells: h.cells.iter().map(|c| cell_row(h, c, ids)).collect(),
         regressed_latest: h.regressed_latest,
     };
     Ok((view, figures))
@@ -87,15 +92,17 @@ fn sentence(h: &History) -> String {
     )
 }
 
-fn cell_row(h: &History, c: &CellHistory) -> CellRow {
+fn cell_row(h: &History, c: &CellHistory, ids: &super::provenance::Ids) -> CellRow {
+    let level = |p: &lab_findings::history::HistoryPoint| {
+        let shown = number(p.median, &h.unit);
+        match ids.history(&c.cell, p.session) {
+            Some(id) => format!("{}: [{shown}](provenance.md#{id})", p.session),
+            None => format!("{}: {shown}", p.session),
+        }
+    };
     CellRow {
         cell: c.cell.clone(),
-        levels: c
-            .points
-            .iter()
-            .map(|p| format!("{}: {}", p.session, number(p.median, &h.unit)))
-            .collect::<Vec<_>>()
-            .join(", "),
+        levels_md: c.points.iter().map(level).collect::<Vec<_>>().join(", "),
         steps: if c.steps.is_empty() {
             "none".into()
         } else {

@@ -132,7 +132,8 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let (tera, warnings) = pages?;
     record?;
     if let Some(h) = item.history {
-        let (view, figures) = history::view(&exp.title, h)?;
+        let ids = provenance::Ids::of(&numbers::catalogue(item));
+        let (view, figures) = history::view(&exp.title, h, &ids)?;
         write_figures(dir, &figures)?;
         write(
             &dir.join(HISTORY_PAGE),

@@ -66,6 +66,15 @@ pub enum Subject {
         before: u32,
         max: u32,
     },
+    /// The median of a cell in one of the sessions the History page shows (`number`, its
+    /// place in time order), of its `runs` runs.
+    Session {
+        cell: String,
+        metric: String,
+        session: String,
+        number: usize,
+        runs: usize,
+    },
     /// A ratio of two medians: `a` over `b`.
     Ratio {
         a: String,
@@ -184,6 +193,12 @@ impl Subject {
                 _ => format!("chance of a false pass among the {decided} hypotheses, at most"),
             },
             Subject::Look { look, .. } => format!("the level look {look} read its intervals at"),
+            Subject::Session {
+                cell,
+                metric,
+                session,
+                ..
+            } => format!("{cell}, {metric}, median in session {session} of the history"),
             Subject::Ratio { a, b, metric, from } => {
                 let metric = metric
                     .as_deref()

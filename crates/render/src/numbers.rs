@@ -61,6 +61,7 @@ pub fn catalogue(item: &Rendered) -> Catalogue {
     if let Some(notes) = item.notes {
         numbers.extend(notes_ratios(exp, &notes.quoted));
     }
+    numbers.extend(item.history.map(history_numbers).unwrap_or_default());
     Catalogue::of(numbers)
 }
 
@@ -242,6 +243,39 @@ fn compared_ratios(c: &Comparison) -> Vec<Number> {
             };
             let id = format!("compared.{}.{}.ratio", kebab(&x.cell), kebab(&c.metric));
             Some(ratio_number(id, (x.ratio?, x.lo?, x.hi?), what))
+        })
+        .collect()
+}
+
+/// Each cell's median in each session of the History page, as its table prints it.
+fn history_numbers(h: &lab_findings::history::History) -> Vec<Number> {
+    let name = |number: usize| {
+        h.sessions
+            .iter()
+            .find(|s| s.number == number)
+            .map_or_else(String::new, |s| s.name.clone())
+    };
+    h.cells
+        .iter()
+        .flat_map(|c| c.points.iter().map(move |p| (c, p)))
+        .map(|(c, p)| Number {
+            id: format!(
+                "history.{}.{}.session-{}",
+                kebab(&c.cell),
+                kebab(&h.metric),
+                p.session
+            ),
+            value: number(p.median, &h.unit),
+            lo: None,
+            hi: None,
+            unit: h.unit.clone(),
+            what: Subject::Session {
+                cell: c.cell.clone(),
+                metric: h.metric.clone(),
+                session: name(p.session),
+                number: p.session,
+                runs: p.runs,
+            },
         })
         .collect()
 }

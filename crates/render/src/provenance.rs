@@ -7,7 +7,7 @@ use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
 use super::provenance_methods::{
     Cells, cell_method, correlation_derivation, look_derivation, multiplicity_derivation,
-    ratio_method, ratio_runs, runs_of, side_derivation,
+    ratio_method, ratio_runs, runs_of, session_derivation, side_derivation,
 };
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
 use lab_findings::analysis::CellStats;
@@ -94,6 +94,7 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
             Subject::Ratio { .. } | Subject::Side { .. } => "Ratios".to_string(),
             Subject::Multiplicity { .. } => "The hypotheses together".to_string(),
             Subject::Look { .. } => "The looks".to_string(),
+            Subject::Session { .. } => "The History page".to_string(),
         };
         let each_own_runs = !matches!(number.what, Subject::Cell { .. } | Subject::Before { .. });
         match group_of.get(&heading) {
@@ -156,6 +157,12 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
             before,
             max,
         } => look_derivation(item, *look, (*runs_per_cell, *before, *max)),
+        Subject::Session {
+            cell,
+            session,
+            runs,
+            ..
+        } => session_derivation(cell, session, *runs),
         Subject::Ratio { a, b, metric, from } => (
             ratio_runs(item, cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
@@ -193,6 +200,8 @@ pub(crate) struct Ids {
     decided: HashMap<String, (String, String)>,
     /// The notes' ratios by metric, then the labels of the cells over each other.
     notes: HashMap<(String, String, String), String>,
+    /// Each cell's median in each session of the History page, by label and session number.
+    history: HashMap<(String, usize), String>,
     /// The medians of each cell's two modes, by cell label: each as printed, and its id.
     modes: HashMap<String, Vec<(String, String)>>,
     /// The multiplicity sentence's figures, in the order it prints them: each as printed, and
@@ -236,6 +245,9 @@ impl Ids {
                 self.decided.entry(check.clone()).or_insert(decided);
             }
             Subject::Look { .. } => {}
+            Subject::Session { cell, number, .. } => {
+                self.history.entry((cell.clone(), *number)).or_insert(id);
+            }
             Subject::Multiplicity { .. } => self.multiplicity.push((n.value.clone(), id)),
             Subject::Side { check, cell, .. } => {
                 let side = (format!("{cell} = {}", n.value), id);
@@ -298,6 +310,11 @@ impl Ids {
     /// number's id.
     pub(crate) fn modes(&self, label: &str) -> &[(String, String)] {
         self.modes.get(label).map_or(&[], Vec::as_slice)
+    }
+
+    /// The id of the median of the cell labelled `cell` in session `number` of the history.
+    pub(crate) fn history(&self, cell: &str, number: usize) -> Option<&String> {
+        self.history.get(&(cell.to_string(), number))
     }
 
     /// The multiplicity sentence's figures, each as printed with its number's id.

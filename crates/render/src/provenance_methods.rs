@@ -340,3 +340,17 @@ pub(super) fn look_derivation(
     );
     (planned, method)
 }
+
+/// The runs and method of a cell's median in one session of the History page.
+pub(super) fn session_derivation(cell: &str, session: &str, runs: usize) -> (String, String) {
+    (
+        format!(
+            "the {runs} valid, non-warm-up run{} of {cell} in session {session}'s runs.csv",
+            if runs == 1 { "" } else { "s" }
+        ),
+        format!(
+            "the median of the runs' values in session {session}, judged by the lab.toml it ran \
+             with, as the history read it"
+        ),
+    )
+}

@@ -54,7 +54,7 @@ pub(crate) fn engine(override_dir: Option<&Path>) -> Result<Tera> {
 /// (the answer block, verdict marks, notices, chart and table captions, the rendered notes,
 /// the chapter's BibTeX entry in its fence, a Shape cell with its links); every other string
 /// is escaped.
-const RAW_FIELDS: [&str; 18] = [
+const RAW_FIELDS: [&str; 19] = [
     "answer",
     "caption",
     "checks_caption",
@@ -63,6 +63,7 @@ const RAW_FIELDS: [&str; 18] = [
     "evidence_md",
     "figure",
     "headline",
+    "levels_md",
     "mark",
     "multiplicity_md",
     "notes",
