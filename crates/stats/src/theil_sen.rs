@@ -68,6 +68,31 @@ impl Points {
         sort_counting(keys, scratch, false, &f64::total_cmp) - self.same_x_pairs
     }
 
+    /// Slopes strictly below `t`, for x all distinct: pairs i < j with y_i − t·x_i > y_j − t·x_j.
+    fn strictly_below(&self, t: f64, keys: &mut Vec<f64>, scratch: &mut Vec<f64>) -> u64 {
+        keys.clear();
+        keys.extend(self.x.iter().zip(&self.y).map(|(x, y)| y - t * x));
+        sort_counting(keys, scratch, true, &f64::total_cmp)
+    }
+
+    /// Where the slopes equal to `v` hold rank `k` (x all distinct): `v`, and `v` again as
+    /// the next rank when that is `v` too. Ties of the values make many slopes exactly equal
+    /// (0 for runs that took the same clock ticks), and no bracket narrower than one value
+    /// can split them: the counts at `v` decide the rank at once instead.
+    fn mass_at(
+        &self,
+        v: f64,
+        k: u64,
+        keys: &mut Vec<f64>,
+        scratch: &mut Vec<f64>,
+    ) -> Option<(f64, Option<f64>)> {
+        if self.same_x_pairs != 0 || self.strictly_below(v, keys, scratch) > k {
+            return None;
+        }
+        let at_or_below = self.at_or_below(v, keys, scratch);
+        (at_or_below > k).then_some((v, (k + 1 < at_or_below).then_some(v)))
+    }
+
     /// Slopes strictly below and strictly above `t`, for x all distinct (test only).
     #[cfg(test)]
     pub(super) fn count_around(&self, t: f64) -> (u64, u64) {
@@ -184,12 +209,20 @@ pub(super) fn select_with_next(points: &Points, k: u64, rng: &mut impl Rng) -> (
     if b.below_lo > k {
         return (min, None);
     }
-    b = sampled_bracket(points, k, b, rng, &mut keys, &mut scratch);
+    let (sampled, mut repeated) = sampled_bracket(points, k, b, rng, &mut keys, &mut scratch);
+    b = sampled;
     let limit = LISTED_PER_POINT * n as u64;
     while b.below_hi - b.below_lo > limit {
         let before = b.below_hi - b.below_lo;
         b = interpolated(points, k, b, limit, &mut keys, &mut scratch);
         if b.below_hi - b.below_lo > before / 2 {
+            // Slopes this unevenly spread may be one value many times over: the value the
+            // sample repeated most near rank `k` is tried once.
+            if let Some(v) = repeated.take().filter(|&v| v > b.lo && v <= b.hi)
+                && let Some(found) = points.mass_at(v, k, &mut keys, &mut scratch)
+            {
+                return found;
+            }
             // The slopes were too unevenly spread for the estimate: halve the bracket.
             let mid = b.lo + (b.hi - b.lo) / 2.0;
             if mid <= b.lo || mid >= b.hi {
@@ -217,7 +250,8 @@ pub(super) fn select_with_next(points: &Points, k: u64, rng: &mut impl Rng) -> (
 }
 
 /// Narrows `b` to the sampled slopes around rank `k`, keeping each end only where the counts
-/// confirm it (a sample can miss; the bracket then keeps that end as it was).
+/// confirm it (a sample can miss; the bracket then keeps that end as it was); with it, the
+/// value the sample holds most often between those two ends, where one is held twice or more.
 fn sampled_bracket(
     points: &Points,
     k: u64,
@@ -225,7 +259,7 @@ fn sampled_bracket(
     rng: &mut impl Rng,
     keys: &mut Vec<f64>,
     scratch: &mut Vec<f64>,
-) -> Bracket {
+) -> (Bracket, Option<f64>) {
     let n = points.x.len();
     let size = (SAMPLE_PER_POINT * n).clamp(SAMPLE_MIN, SAMPLE);
     let mut sample = Vec::with_capacity(size);
@@ -238,7 +272,7 @@ fn sampled_bracket(
         }
     }
     if sample.len() < 2 {
-        return b;
+        return (b, None);
     }
     let r = sample.len() as f64;
     let centre = k as f64 / points.pairs as f64 * r;
@@ -251,6 +285,7 @@ fn sampled_bracket(
         0 => lo,
         d => *above.select_nth_unstable_by(d - 1, f64::total_cmp).1,
     };
+    let repeated = most_repeated(&mut sample[lo_at..=hi_at]);
     let mut out = b;
     if lo > b.lo && lo < b.hi {
         let below = points.at_or_below(lo, keys, scratch);
@@ -266,7 +301,20 @@ fn sampled_bracket(
             out.below_hi = below;
         }
     }
-    out
+    (out, repeated)
+}
+
+/// The value `values` hold most often (the least of those held equally often), where one is
+/// held at least twice.
+fn most_repeated(values: &mut [f64]) -> Option<f64> {
+    values.sort_unstable_by(f64::total_cmp);
+    let mut best: Option<(usize, f64)> = None;
+    for run in values.chunk_by(|a, b| a == b) {
+        if run.len() >= 2 && best.is_none_or(|(count, _)| run.len() > count) {
+            best = Some((run.len(), run[0]));
+        }
+    }
+    best.map(|(_, v)| v)
 }
 
 /// The slopes in (lo, hi]: pairs ordered one way by y − lo·x and the other by y − hi·x.

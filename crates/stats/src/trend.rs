@@ -290,11 +290,48 @@ mod tests {
     fn a_selection_finds_the_next_rank_as_the_all_pairs_order_places_it() {
         // Every rank of a series with tied x and tied y: the slope and, where the selection
         // gives one, the next slope are those of all pairs sorted.
+        every_rank_as_all_pairs(|i| (i / 3) as f64);
+    }
+
+    #[test]
+    fn a_selection_among_many_equal_slopes_finds_every_rank() {
+        // Distinct x and y in 7 values: a seventh of the slopes are 0, more than the bracket
+        // lists, so the ranks among them are decided by the counts at the repeated value.
+        every_rank_as_all_pairs(|i| (3 * i + i % 2) as f64);
+    }
+
+    #[test]
+    fn clock_ticks_give_the_all_pairs_median_slope() {
+        // Runs that took 20 to 22 ticks of 4 ms, and counts, past the size where every pair
+        // is listed: most middle slopes are exactly 0, and some series drift.
+        let mut state = 5u64;
+        for (n, levels, step) in [(2_500, 3, 0.004), (3_001, 40, 1.0), (2_400, 2, 0.004)] {
+            let xs: Vec<f64> = (0..n).map(|i| (i * 10 + i % 7) as f64).collect();
+            let ys: Vec<f64> = (0..n)
+                .map(|i| {
+                    let r = super::super::rng::splitmix64(&mut state) % levels;
+                    step * (20 + r + (i as u64 * levels / n as u64 / 2)) as f64
+                })
+                .collect();
+            let mut slopes = Vec::new();
+            for i in 0..n {
+                for j in i + 1..n {
+                    slopes.push((ys[j] - ys[i]) / (xs[j] - xs[i]));
+                }
+            }
+            let want = super::super::summary::quantile_in_place(&mut slopes, 0.5);
+            assert_eq!(theil_sen_slope(&xs, &ys), Some(want), "n = {n}");
+        }
+    }
+
+    /// Checks every rank's selection, and the next rank where one is given, against all pairs
+    /// sorted, for 90 points at `x(i)` with y in 7 values.
+    fn every_rank_as_all_pairs(x: impl Fn(usize) -> f64) {
         let mut state = 11u64;
         let (xs, ys): (Vec<f64>, Vec<f64>) = (0..90)
             .map(|i| {
                 let r = super::super::rng::splitmix64(&mut state);
-                ((i / 3) as f64, ((r >> 8) % 7) as f64)
+                (x(i), ((r >> 8) % 7) as f64)
             })
             .unzip();
         let mut slopes = Vec::new();
