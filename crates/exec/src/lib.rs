@@ -324,9 +324,7 @@ fn record_counters(
     let mut multiplexed = Vec::new();
     for (counter, reading) in counters {
         let Ok(reading) = reading else { continue };
-        if let Some(cell) = row.counter_mut(counter.def().name) {
-            *cell = Some(reading.value);
-        }
+        row.set_counter(counter.def().name, reading.value);
         if reading.multiplexed {
             multiplexed.push(counter.def().name);
         }

@@ -55,10 +55,8 @@ macro_rules! counter {
             required: false,
             write: |r| r.counter($counter).map_or(Field::Empty, Field::Unsigned),
             read: |r, text| {
-                if let Some(value) = Option::<u64>::parse(text)?
-                    && let Some(slot) = r.counter_mut($counter)
-                {
-                    *slot = Some(value);
+                if let Some(value) = Option::<u64>::parse(text)? {
+                    r.set_counter($counter, value);
                 }
                 Ok(())
             },

@@ -54,7 +54,7 @@ fn tricky_row() -> RunRow {
         heap_shift: Some(48),
         ..RunRow::default()
     };
-    *row.counter_mut("cycles").unwrap() = Some(99);
+    row.set_counter("cycles", 99);
     row.set_counters_multiplexed(Some("cycles".into()));
     row
 }
