@@ -525,28 +525,44 @@ fn a_value_doubled_in_a_loop_stops_at_the_memory_budget() {
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
 
-#[test]
-fn a_fifo_for_notes_or_references_is_an_error_at_once_not_a_wait_for_a_writer() {
-    let project = session_printing(&["tool 1.0"]);
-    let before = project.read(CHAPTER);
+/// For notes.md and references.bib in turn, a FIFO in its place: `lab ARGS` must end at once
+/// with exit 2 and the error `prefix` followed by the file's name and why, and `unchanged` must
+/// hold after.
+fn each_fifo_refused(project: &Project, args: &[&str], prefix: &str, unchanged: &dyn Fn() -> bool) {
     for name in ["references.bib", "notes.md"] {
         let path = project.path(&format!("experiments/exp/{name}"));
         let _ = std::fs::remove_file(&path);
         let made = std::process::Command::new("mkfifo").arg(&path).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
         let started = Instant::now();
-        let out = project.lab_exits(&["report", "exp", "--quiet"], Exit::Usage);
+        let out = project.lab_exits(args, Exit::Usage);
         assert!(started.elapsed() < Duration::from_secs(30), "{name}");
         assert_eq!(
             error_line(&out),
             format!(
-                "error: exp: experiments/exp/{name}: it is a FIFO, not a regular file; put the \
-                 file itself there"
+                "error: {prefix}experiments/exp/{name}: it is a FIFO, not a regular file; put \
+                 the file itself there"
             )
         );
-        assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+        assert!(
+            unchanged(),
+            "{args:?} with a FIFO for {name} changed what it must not"
+        );
         std::fs::remove_file(&path).unwrap();
     }
+}
+
+#[test]
+fn a_fifo_for_notes_or_references_is_an_error_at_once_not_a_wait_for_a_writer() {
+    let project = session_printing(&["tool 1.0"]);
+    let before = project.read(CHAPTER);
+    let chapter_kept = || project.read(CHAPTER) == before;
+    each_fifo_refused(
+        &project,
+        &["report", "exp", "--quiet"],
+        "exp: ",
+        &chapter_kept,
+    );
 }
 
 #[test]
@@ -554,22 +570,6 @@ fn lab_run_refuses_a_fifo_for_notes_or_references_before_any_run() {
     let project = session_printing(&["tool 1.0"]);
     let sessions = || std::fs::read_dir(project.path("data/exp")).unwrap().count();
     let before = sessions();
-    for name in ["references.bib", "notes.md"] {
-        let path = project.path(&format!("experiments/exp/{name}"));
-        let _ = std::fs::remove_file(&path);
-        let made = std::process::Command::new("mkfifo").arg(&path).status();
-        assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
-        let started = Instant::now();
-        let out = project.lab_exits(&["run", "exp", "--quiet"], Exit::Usage);
-        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
-        assert_eq!(
-            error_line(&out),
-            format!(
-                "error: experiments/exp/{name}: it is a FIFO, not a regular file; put the file \
-                 itself there"
-            )
-        );
-        assert_eq!(sessions(), before, "no session was started for {name}");
-        std::fs::remove_file(&path).unwrap();
-    }
+    let no_session = || sessions() == before;
+    each_fifo_refused(&project, &["run", "exp", "--quiet"], "", &no_session);
 }
