@@ -60,7 +60,7 @@ fn assert_decided_at(a: &lab::Assessed, level: f64) {
 /// The chapter says at which look sampling stopped, with how many runs, at which level.
 fn assert_chapter_says_when(project: &common::Project, last: &lab::stopping::Standing, level: f64) {
     let n = last.runs_per_cell;
-    let chapter = project.read("book/src/sampled/index.md");
+    let chapter = common::unlinked(&project.read("book/src/sampled/index.md"));
     let shown = lab::format::level(level);
     assert!(
         chapter.contains(&format!(
