@@ -120,11 +120,25 @@ fn a_changed_source_puts_a_banner_on_the_chapter_and_fails_check_fresh() {
     );
     let page = project.read(chapter);
     assert_eq!(banners(&page), [format!("Out of date. {sentence}")]);
+    a_rebuilt_binary_is_a_change_and_the_banner_goes_with_it(&project, &original, &edited, &before);
+}
 
+/// With the sources as they were, a built file that differs is a change; with it back, the
+/// chapter is as it was before (`before`).
+fn a_rebuilt_binary_is_a_change_and_the_banner_goes_with_it(
+    project: &Project,
+    original: &[u8],
+    edited: &[u8],
+    before: &str,
+) {
+    let (source, chapter) = (
+        project.path("experiments/tiny/bench.sh"),
+        "book/src/tiny/index.md",
+    );
     // The build runs again for the next session; the old binary is not what it ran.
-    std::fs::write(&source, &original).unwrap();
+    std::fs::write(&source, original).unwrap();
     std::fs::remove_file(project.path("experiments/tiny/extra.sh")).unwrap();
-    std::fs::write(project.path("experiments/tiny/build/bench.sh"), &edited).unwrap();
+    std::fs::write(project.path("experiments/tiny/build/bench.sh"), edited).unwrap();
     let out = project.lab_exits(&["check", "tiny", "--fresh"], Exit::CheckFailed);
     assert!(
         stdout(&out).contains("build/bench.sh was built again and differs."),
@@ -132,7 +146,7 @@ fn a_changed_source_puts_a_banner_on_the_chapter_and_fails_check_fresh() {
         stdout(&out)
     );
 
-    std::fs::write(project.path("experiments/tiny/build/bench.sh"), &original).unwrap();
+    std::fs::write(project.path("experiments/tiny/build/bench.sh"), original).unwrap();
     project.lab_exits(&["check", "tiny", "--fresh"], Exit::Ok);
     project.lab_exits(&["report", "tiny"], Exit::Ok);
     assert_eq!(

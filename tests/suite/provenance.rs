@@ -368,4 +368,16 @@ fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
             .contains("From the 27 valid, non-warm-up runs of nonfair threads=1 in session 20261130T081716Z-vm"),
         "{provenance}"
     );
+    // A verdict the machine's waiting cannot explain links the bounds its ratio keeps
+    // undisturbed.
+    let spin = "check.the-spin-lock-shows-no-dip-2-threads-at-least-0-9-of-3-threads";
+    assert!(
+        page.contains(&format!("undisturbed the ratio lies within [\\[0.924, 1.04\\]](provenance.md#{spin}.undisturbed)")),
+        "{page}"
+    );
+    assert!(
+        row_of(&provenance, &format!("{spin}.undisturbed"))
+            .contains("each run&#39;s value moved to the end of the range its waiting for a CPU allows"),
+        "{provenance}"
+    );
 }

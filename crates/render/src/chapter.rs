@@ -279,9 +279,18 @@ fn linked_row(row: CheckRow, ids: &Ids, c: &CheckResult) -> CheckRow {
         same if same == row.reading_md => linked_estimate(same, decided.as_ref()),
         linked => linked,
     };
+    // Bounds that print as the decided interval does are left unlinked: its link holds them.
+    let undisturbed = ids.undisturbed(name).filter(|(shown, _)| {
+        !decided
+            .as_ref()
+            .is_some_and(|(_, d)| d.contains(shown.as_str()))
+    });
     CheckRow {
-        reading_md: linked_modes(reading, &c.cells, ids),
-        evidence_md: linked_sides(evidence, ids.sides(name)),
+        reading_md: linked_markdown(&linked_modes(reading, &c.cells, ids), undisturbed.as_ref()),
+        evidence_md: linked_markdown(
+            &linked_sides(evidence, ids.sides(name)),
+            undisturbed.as_ref(),
+        ),
         ratio_id: ids.check(name),
         ..row
     }

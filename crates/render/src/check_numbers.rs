@@ -5,7 +5,7 @@
 
 use super::number::{Number, RatioSource, Subject, kebab, ratio_number};
 use lab_config::Experiment;
-use lab_config::format::{correlation, number, percent, value};
+use lab_config::format::{correlation, number, percent, ratio_bounds, value};
 use lab_findings::analysis::Analysis;
 use lab_findings::checks::multiplicity::Multiplicity;
 use lab_findings::checks::{CheckResult, Verdict};
@@ -18,7 +18,11 @@ pub(crate) fn of(exp: &Experiment, analysis: &Analysis, checks: &[CheckResult]) 
         .flat_map(|c| {
             let ratio = check_ratio(c);
             let sides = ratio.is_some().then(|| sides(exp, analysis, c));
-            ratio.into_iter().chain(sides.into_iter().flatten())
+            let undisturbed = undisturbed(c);
+            ratio
+                .into_iter()
+                .chain(sides.into_iter().flatten())
+                .chain(undisturbed)
         })
         .collect();
     out.extend(decided().filter_map(check_correlation));
@@ -104,6 +108,27 @@ fn sides(exp: &Experiment, analysis: &Analysis, c: &CheckResult) -> Vec<Number> 
             },
         })
         .collect()
+}
+
+/// The bounds of the check's ratio undisturbed, where its evidence or reading prints them.
+fn undisturbed(c: &CheckResult) -> Option<Number> {
+    let ([lo, hi], r) = (c.undisturbed?, c.ratio.as_ref()?);
+    let shown = ratio_bounds(lo, hi);
+    if !(c.evidence.contains(&shown) || c.reading.contains(&shown)) {
+        return None;
+    }
+    Some(Number {
+        id: format!("check.{}.undisturbed", kebab(&c.name)),
+        value: shown,
+        lo: None,
+        hi: None,
+        unit: String::new(),
+        what: Subject::Undisturbed {
+            check: c.name.clone(),
+            a: r.a.clone(),
+            b: r.b.clone(),
+        },
+    })
 }
 
 /// How a check's evidence prints one side of its ratio: `nonfair threads=2 = 13.5 Mops/s`.

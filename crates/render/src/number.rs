@@ -75,6 +75,9 @@ pub enum Subject {
         number: usize,
         runs: usize,
     },
+    /// The bounds a check's ratio interval would lie within had the machine not made its
+    /// runs wait.
+    Undisturbed { check: String, a: String, b: String },
     /// A ratio of two medians: `a` over `b`.
     Ratio {
         a: String,
@@ -193,6 +196,9 @@ impl Subject {
                 _ => format!("chance of a false pass among the {decided} hypotheses, at most"),
             },
             Subject::Look { look, .. } => format!("the level look {look} read its intervals at"),
+            Subject::Undisturbed { check, a, b } => {
+                format!("ratio {a} / {b} undisturbed, its bounds (check \"{check}\")")
+            }
             Subject::Session {
                 cell,
                 metric,

@@ -6,8 +6,9 @@
 use super::Rendered;
 use super::numbers::{Catalogue, Number, RatioSource, Statistic, Subject};
 use super::provenance_methods::{
-    Cells, cell_method, correlation_derivation, look_derivation, multiplicity_derivation,
-    ratio_method, ratio_runs, runs_of, session_derivation, side_derivation,
+    Cells, before_derivation, cell_method, correlation_derivation, look_derivation,
+    multiplicity_derivation, ratio_method, ratio_runs, runs_of, session_derivation,
+    side_derivation, undisturbed_method,
 };
 use super::published::{NUMBERS_JSON, PROVENANCE_PAGE};
 use lab_findings::analysis::CellStats;
@@ -91,7 +92,9 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
                 format!("{cell} · {metric} in session {session}")
             }
             Subject::Correlation { .. } => "Correlations".to_string(),
-            Subject::Ratio { .. } | Subject::Side { .. } => "Ratios".to_string(),
+            Subject::Ratio { .. } | Subject::Side { .. } | Subject::Undisturbed { .. } => {
+                "Ratios".to_string()
+            }
             Subject::Multiplicity { .. } => "The hypotheses together".to_string(),
             Subject::Look { .. } => "The looks".to_string(),
             Subject::Session { .. } => "The History page".to_string(),
@@ -138,12 +141,7 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
                 cell_method(analysis, stats, *statistic),
             )
         }
-        Subject::Before { cell, session, .. } => (
-            format!("the valid, non-warm-up runs of {cell} in session {session}'s runs.csv"),
-            format!(
-                "the median of the runs' values in session {session}, as the comparison read it"
-            ),
-        ),
+        Subject::Before { cell, session, .. } => before_derivation(cell, session),
         Subject::Correlation {
             metric,
             with,
@@ -151,18 +149,17 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
         } => correlation_derivation(item, metric, with, check),
         Subject::Side { .. } => side_derivation(item, cells, number),
         Subject::Multiplicity { figure, .. } => multiplicity_derivation(item, figure),
-        Subject::Look {
-            look,
-            runs_per_cell,
-            before,
-            max,
-        } => look_derivation(item, *look, (*runs_per_cell, *before, *max)),
+        Subject::Look { .. } => look_derivation(item, &number.what),
         Subject::Session {
             cell,
             session,
             runs,
             ..
         } => session_derivation(cell, session, *runs),
+        Subject::Undisturbed { check, a, b } => (
+            ratio_runs(item, cells, a, b, None, &RatioSource::Check(check.clone())),
+            undisturbed_method(item.analysis),
+        ),
         Subject::Ratio { a, b, metric, from } => (
             ratio_runs(item, cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
@@ -200,6 +197,8 @@ pub(crate) struct Ids {
     decided: HashMap<String, (String, String)>,
     /// The notes' ratios by metric, then the labels of the cells over each other.
     notes: HashMap<(String, String, String), String>,
+    /// The bounds of each check's ratio undisturbed, by check: their id, and as printed.
+    undisturbed: HashMap<String, (String, String)>,
     /// Each cell's median in each session of the History page, by label and session number.
     history: HashMap<(String, usize), String>,
     /// The medians of each cell's two modes, by cell label: each as printed, and its id.
@@ -245,6 +244,10 @@ impl Ids {
                 self.decided.entry(check.clone()).or_insert(decided);
             }
             Subject::Look { .. } => {}
+            Subject::Undisturbed { check, .. } => {
+                let shown = (id, n.value.clone());
+                self.undisturbed.entry(check.clone()).or_insert(shown);
+            }
             Subject::Session { cell, number, .. } => {
                 self.history.entry((cell.clone(), *number)).or_insert(id);
             }
@@ -310,6 +313,11 @@ impl Ids {
     /// number's id.
     pub(crate) fn modes(&self, label: &str) -> &[(String, String)] {
         self.modes.get(label).map_or(&[], Vec::as_slice)
+    }
+
+    /// The id of the bounds of the check `name`'s ratio undisturbed, and how they print.
+    pub(crate) fn undisturbed(&self, name: &str) -> Option<(String, String)> {
+        self.undisturbed.get(name).cloned()
     }
 
     /// The id of the median of the cell labelled `cell` in session `number` of the history.

@@ -316,11 +316,16 @@ pub(super) fn multiplicity_derivation(item: &Rendered, figure: &str) -> (String,
 /// The runs and method of the level look `look` read its intervals at: repeated confidence
 /// intervals (Jennison & Turnbull 1989, JRSS B 51(3):305–361) with the error rate spent by the
 /// Lan–DeMets Pocock-type function (Lan & DeMets 1983, Biometrika 70(3):659–663).
-pub(super) fn look_derivation(
-    item: &Rendered,
-    look: u32,
-    (runs, before, max): (u32, u32, u32),
-) -> (String, String) {
+pub(super) fn look_derivation(item: &Rendered, what: &Subject) -> (String, String) {
+    let &Subject::Look {
+        look,
+        runs_per_cell: runs,
+        before,
+        max,
+    } = what
+    else {
+        return (String::new(), String::new());
+    };
     let cells = item
         .looks
         .iter()
@@ -352,5 +357,25 @@ pub(super) fn session_derivation(cell: &str, session: &str, runs: usize) -> (Str
             "the median of the runs' values in session {session}, judged by the lab.toml it ran \
              with, as the history read it"
         ),
+    )
+}
+
+/// How the bounds of a ratio undisturbed are found (see lab-judge's `checks::disturbance`).
+pub(super) fn undisturbed_method(analysis: &Analysis) -> String {
+    format!(
+        "each run's value moved to the end of the range its waiting for a CPU allows, every \
+         run of one cell to the end that lowers the ratio and of the other to the end that \
+         raises it, and the reverse; the ratio's interval read on both, from the same \
+         bootstrap draws as the measured one ({}); the bounds are the low end of the one and \
+         the high end of the other",
+        resampling(analysis)
+    )
+}
+
+/// The runs and method of a compared cell's median in the session before.
+pub(super) fn before_derivation(cell: &str, session: &str) -> (String, String) {
+    (
+        format!("the valid, non-warm-up runs of {cell} in session {session}'s runs.csv"),
+        format!("the median of the runs' values in session {session}, as the comparison read it"),
     )
 }

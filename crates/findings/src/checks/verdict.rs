@@ -143,6 +143,10 @@ pub struct CheckResult {
     /// CPU, which could explain it. Absent when the machine could not change the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<String>,
+    /// The bounds the ratio's interval would lie within undisturbed, where the check's text
+    /// prints them: each run's value moved to the ends its waiting for a CPU allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undisturbed: Option<[f64; 2]>,
 }
 
 impl CheckResult {
@@ -161,6 +165,7 @@ impl CheckResult {
             ratio: None,
             correlation: None,
             busy: None,
+            undisturbed: None,
         }
     }
 

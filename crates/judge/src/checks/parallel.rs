@@ -224,16 +224,7 @@ pub(super) fn parallel_result(
         .iter()
         .filter(|(_, p)| p.verdict == Verdict::Fail)
         .collect();
-    // A failure every one of whose pairs the machine disturbed is withheld (see the module).
-    let busy = if failed.is_empty() {
-        None
-    } else {
-        failed
-            .iter()
-            .map(|(_, p)| disturbed(p, analysis))
-            .collect::<Option<Vec<usize>>>()
-            .map(|counts| busy_cause(counts.iter().sum(), &failed, analysis))
-    };
+    let busy = withheld_for(&failed, analysis);
     let verdict = match (&busy, failed.is_empty()) {
         (Some(_), _) => Verdict::Inconclusive,
         (None, true) => Verdict::Pass,
@@ -273,6 +264,19 @@ pub(super) fn parallel_result(
         axes.clear();
     }
     Some((result, axes))
+}
+
+/// Why the machine withholds the failure of the `failed` pairs: every one of them has runs it
+/// disturbed (see the module); `None` when one has none, or nothing failed.
+fn withheld_for(failed: &[&(Axis, Pair)], analysis: &Analysis) -> Option<String> {
+    if failed.is_empty() {
+        return None;
+    }
+    failed
+        .iter()
+        .map(|(_, p)| disturbed(p, analysis))
+        .collect::<Option<Vec<usize>>>()
+        .map(|counts| busy_cause(counts.iter().sum(), failed, analysis))
 }
 
 /// How many runs of `p`'s two cells the machine disturbed beyond `max_busy`; `None` when it

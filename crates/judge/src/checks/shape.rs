@@ -352,13 +352,16 @@ fn disturbance(mut result: super::CheckResult, decisions: &[&Decision]) -> super
     let Some((decision, found)) = weighed else {
         return result;
     };
+    let envelope = Some([found.envelope.lo, found.envelope.hi]);
     if found.withheld && result.verdict == super::Verdict::Inconclusive {
         let (cause, reading) = busy_reading(decision, &found);
         result.reading = reading;
         result.busy = Some(cause);
+        result.undisturbed = envelope.filter(|_| found.reshaped == 0);
     } else if found.most >= NOTABLE_WAIT {
         let evidence = waiting_evidence(result.verdict, &found);
         result.evidence.push_str(&evidence);
+        result.undisturbed = envelope.filter(|_| !found.taken_out);
     }
     result
 }
