@@ -376,8 +376,9 @@ fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
         "{page}"
     );
     assert!(
-        row_of(&provenance, &format!("{spin}.undisturbed"))
-            .contains("each run&#39;s value moved to the end of the range its waiting for a CPU allows"),
+        row_of(&provenance, &format!("{spin}.undisturbed")).contains(
+            "each run&#39;s value moved to the end of the range its waiting for a CPU allows"
+        ),
         "{provenance}"
     );
 }
