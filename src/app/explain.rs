@@ -3,8 +3,8 @@
 //! chapter printed.
 
 use super::export::chapter_session;
-use super::report::Stderr;
 use super::session::no_session;
+use super::stderr::Stderr;
 use crate::chapter::Shown;
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;

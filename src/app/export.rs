@@ -2,8 +2,8 @@
 //! macros or Typst bindings for a paper, and the chapter's charts in a folder beside the file
 //! (read side of the pipeline: store → analysis → checks → the chapter's catalogue).
 
-use super::report::Stderr;
 use super::session::{no_session, session_list};
+use super::stderr::Stderr;
 use crate::chapter::Shown;
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;

@@ -33,6 +33,7 @@ mod scaffold;
 mod schema;
 mod serve;
 pub(crate) mod session;
+mod stderr;
 pub(crate) mod value_parsers;
 mod watch;
 

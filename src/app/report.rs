@@ -2,46 +2,14 @@
 //! it tells printed on stderr; or one session's analysis and verdicts as JSON.
 
 use super::session::assessed;
+use super::stderr::Stderr;
 pub use crate::chapter::ReportOptions;
 use crate::chapter::summary::Wanted;
-use crate::chapter::{self, ChapterOutcome, Told};
+use crate::chapter::{self, ChapterOutcome};
 use crate::error::{Exit, LabError, Result};
 use crate::layout::Layout;
-use lab_config::format::terminal;
 use lab_store::SessionRef;
 use std::path::{Path, PathBuf};
-
-/// Prints what writing chapters tells: notes and warnings always, the closing line unless
-/// quiet.
-pub(crate) struct Stderr {
-    pub quiet: bool,
-}
-
-impl Told for Stderr {
-    fn note(&self, text: &str) {
-        eprintln!("note: {}", terminal(text));
-    }
-
-    fn warning(&self, text: &str) {
-        eprintln!("warning: {}", terminal(text));
-    }
-
-    fn written(&self, book: &Path, rendered: usize, failed: usize) {
-        if self.quiet {
-            return;
-        }
-        eprintln!(
-            "book written to {}: {rendered} chapter{} rendered{}",
-            book.display(),
-            if rendered == 1 { "" } else { "s" },
-            if failed == 0 {
-                String::new()
-            } else {
-                format!(", {failed} could not be")
-            }
-        );
-    }
-}
 
 /// `lab report`: re-renders chapters from stored sessions, printing what it tells.
 pub fn report(layout: &Layout, opts: &ReportOptions) -> Result<Vec<ChapterOutcome>> {

@@ -31,19 +31,6 @@ pub(crate) fn assessed_with(
 ) -> Result<Assessed> {
     let dir = layout.experiment_dir(arg)?;
     let found = assess_chosen_with(layout, &dir, which, rows)?.ok_or_else(|| no_session(&dir))?;
-    print_notices(&found);
+    crate::chapter::tell_notices(&found, &super::stderr::Stderr { quiet: false });
     Ok(found)
-}
-
-/// The session's notices, and whether it is out of date, on stderr.
-pub(crate) fn print_notices(a: &Assessed) {
-    for notice in &a.notices {
-        eprintln!("note: {}", lab_config::format::terminal(notice));
-    }
-    if let Some(outdated) = &a.outdated {
-        eprintln!(
-            "warning: out of date: {}",
-            lab_config::format::terminal(outdated)
-        );
-    }
 }

@@ -4,20 +4,13 @@
 //! follows. Files lab does not understand, and experiments that are not imported, are refused.
 
 use crate::common;
+use crate::common::{import_fixture as fixture, stderr_text as stderr};
 use lab::Exit;
 
 use common::{Project, csv_rows};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::process::Output;
-
-fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import")
-        .join(relative)
-        .display()
-        .to_string()
-}
 
 fn manifest(project: &Project, experiment: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(project.session(experiment).join("manifest.json")).unwrap();
@@ -46,10 +39,6 @@ fn metric_values(project: &Project, experiment: &str, metric: &str) -> Vec<(Stri
         }
     }
     out
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

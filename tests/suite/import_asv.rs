@@ -8,14 +8,9 @@ use lab::Exit;
 
 use common::{Project, csv_rows};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import/asv")
-        .join(relative)
-        .display()
-        .to_string()
+    crate::common::import_fixture(&format!("asv/{relative}"))
 }
 
 const VM: &str = "results/vm/4c3316fa-existing-py_work_asv-venv_bin_python.json";

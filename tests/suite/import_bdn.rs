@@ -7,14 +7,9 @@ use lab::Exit;
 
 use common::{Project, csv_rows};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import/benchmarkdotnet")
-        .join(relative)
-        .display()
-        .to_string()
+    crate::common::import_fixture(&format!("benchmarkdotnet/{relative}"))
 }
 
 /// Each run's values in the latest session of `experiment`, by `variant/N`, in iteration order.

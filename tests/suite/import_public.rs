@@ -5,24 +5,12 @@
 //! itself, and every refusal by its text with nothing left behind.
 
 use crate::common;
+use crate::common::{import_fixture as fixture, stderr_text as stderr};
 use lab::Exit;
 
 use common::{Project, csv_rows};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import")
-        .join(relative)
-        .display()
-        .to_string()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn document(file: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()

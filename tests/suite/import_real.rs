@@ -5,23 +5,11 @@
 //! and what lab says.
 
 use crate::common;
+use crate::common::{import_fixture as fixture, stderr_text as stderr};
 use lab::Exit;
 
 use common::{Project, csv_rows};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import")
-        .join(relative)
-        .display()
-        .to_string()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// The runs of each variant of the latest session of `experiment`, by variant, in file order.
 fn runs_by_variant(project: &Project, experiment: &str) -> BTreeMap<String, usize> {

@@ -3,6 +3,7 @@
 //! second writer can make it lie.
 
 use crate::common;
+use crate::common::stderr_text as stderr;
 use lab::Exit;
 
 use common::{Project, copy_dir, csv_rows, exit_of, tree};
@@ -13,10 +14,6 @@ fn edit(project: &Project, file: &str, from: &str, to: &str) {
     let text = project.read(file);
     assert!(text.contains(from), "{file} has no {from:?}");
     std::fs::write(project.path(file), text.replacen(from, to, 1)).unwrap();
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn json(path: &std::path::Path) -> serde_json::Value {

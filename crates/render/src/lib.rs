@@ -127,12 +127,18 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     let exp = item.experiment;
     fs::create_dir_all(dir.join(DATA_FOLDER))
         .with_context(|| format!("cannot create {}", dir.display()))?;
+    // Every number the pages link, found once for the chapter and its History page.
+    let catalogue = numbers::catalogue(item);
+    let ids = provenance::Ids::of(&catalogue);
+    let numbered = (&catalogue, &ids);
     // The pages and the record are written to files of their own: side by side, the same.
-    let (pages, record) = rayon::join(|| write_pages(dir, item), || write_record(dir, item));
+    let (pages, record) = rayon::join(
+        || write_pages(dir, item, numbered),
+        || write_record(dir, item),
+    );
     let (tera, warnings) = pages?;
     record?;
     if let Some(h) = item.history {
-        let ids = provenance::Ids::of(&numbers::catalogue(item));
         let (view, figures) = history::view(&exp.title, h, &ids)?;
         write_figures(dir, &figures)?;
         write(
@@ -158,16 +164,18 @@ fn write_chapter(dir: &Path, item: &Rendered) -> Result<Vec<String>> {
     Ok(warnings)
 }
 
-/// The chapter's figures and page; the template engine, for the pages after it, and the
-/// notes' warnings.
-fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)> {
+/// The chapter's figures and page, its numbers linked by `ids` from `catalogue`; the template
+/// engine, for the pages after it, and the notes' warnings.
+fn write_pages(
+    dir: &Path,
+    item: &Rendered,
+    (catalogue, ids): (&numbers::Catalogue, &provenance::Ids),
+) -> Result<(tera::Tera, Vec<String>)> {
     let exp = item.experiment;
     let figures = figures::figures(exp, item.analysis, &item.findings.checks)?;
     write_figures(dir, &figures)?;
     let tera = templates::engine(Some(&exp.dir.join("templates")))?;
     let (compared, compared_figure) = compared_section(dir, item)?;
-    let catalogue = numbers::catalogue(item);
-    let ids = provenance::Ids::of(&catalogue);
     let id = |c: &lab_findings::analysis::CellStats, s| ids.cell(c, s);
     let tables = tables::tables(exp, item.analysis, &id);
     let percentiles = tables::percentile_rows(exp, item.analysis, &id);
@@ -183,7 +191,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
     let shown = notes::Shown {
         figures: &figures,
         numbering: &numbering,
-        ids: &ids,
+        ids,
     };
     let (notes, warnings) = notes::rendered(item, &shown)?;
     let compared = compared.map(|view| {
@@ -199,7 +207,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
             percentiles,
             notes,
             numbering,
-            ids: &ids,
+            ids,
         },
     );
     context.compared = compared;
@@ -213,7 +221,7 @@ fn write_pages(dir: &Path, item: &Rendered) -> Result<(tera::Tera, Vec<String>)>
         &dir.join(CHAPTER_PAGE),
         &templates::render(&tera, "chapter.md", &context)?,
     )?;
-    provenance::write(dir, item, &catalogue, &tera)?;
+    provenance::write(dir, item, catalogue, &tera)?;
     Ok((tera, warnings))
 }
 
@@ -464,36 +472,5 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{entry_from_checks, inert_json, render_index};
-
-    #[test]
-    fn a_title_is_escaped_once_in_the_summary() {
-        let dir = tempfile::tempdir().unwrap();
-        let entry = entry_from_checks("bench-1", "echo 1 | wc -l", "s1", &[]);
-        render_index(dir.path(), &[entry]).unwrap();
-        let summary = std::fs::read_to_string(dir.path().join("src/SUMMARY.md")).unwrap();
-        assert!(
-            summary.contains("- [echo 1 \\| wc -l](bench-1/index.md)"),
-            "{summary}"
-        );
-    }
-
-    #[test]
-    fn inert_json_escapes_markup_and_the_javascript_scheme_in_one_pass() {
-        let text =
-            r#"{"a":"<b>&amp;</b>","j":"javascript:alert(1) jav javascript: JavaScript: j"}"#;
-        let want = text
-            .replace('<', "\\u003c")
-            .replace('>', "\\u003e")
-            .replace('&', "\\u0026")
-            .replace("javascript:", "javascript\\u003a");
-        assert_eq!(inert_json(text), want);
-        assert_eq!(inert_json("é<javascript:j"), "é\\u003cjavascript\\u003aj");
-        let parsed: serde_json::Value = serde_json::from_str(&inert_json(text)).unwrap();
-        assert_eq!(
-            parsed["j"],
-            "javascript:alert(1) jav javascript: JavaScript: j"
-        );
-    }
-}
+#[path = "lib_tests.rs"]
+mod tests;

@@ -55,11 +55,7 @@ pub(super) fn ratio_runs(
         RatioSource::Check(name) => item.findings.checks.iter().find(|c| c.name == *name),
         RatioSource::Notes => None,
     };
-    let side = |label: &str| {
-        cells
-            .get(label, metric)
-            .map_or_else(|| format!("no runs of {label}"), |c| runs_read(c, check))
-    };
+    let side = |label: &str| cell_runs_read(cells, label, metric, check);
     format!("{}; over {}", side(a), side(b))
 }
 
@@ -75,13 +71,23 @@ pub(super) fn side_derivation(item: &Rendered, cells: &Cells, number: &Number) -
         return (String::new(), String::new());
     };
     let found = item.findings.checks.iter().find(|c| c.name == *check);
-    let runs = cells
-        .get(cell, Some(metric))
-        .map_or_else(|| format!("no runs of {cell}"), |c| runs_read(c, found));
+    let runs = cell_runs_read(cells, cell, Some(metric), found);
     let method = format!(
         "the median of these runs' values, as check \"{check}\" read it: its ratio's {side}"
     );
     (runs, method)
+}
+
+/// [`runs_read`] of the cell labelled `label`, or that it has no runs.
+fn cell_runs_read(
+    cells: &Cells,
+    label: &str,
+    metric: Option<&str>,
+    check: Option<&lab_findings::checks::CheckResult>,
+) -> String {
+    cells
+        .get(label, metric)
+        .map_or_else(|| format!("no runs of {label}"), |c| runs_read(c, check))
 }
 
 /// The runs of cell `c` that `check` read: those of its runs it names (a sampled session's

@@ -332,3 +332,17 @@ pub(crate) fn unlinked(markdown: &str) -> String {
     let markdown = link.replace_all(markdown, "$1");
     anchor.replace_all(&markdown, "$1").into_owned()
 }
+
+/// The path of `relative` under the import fixtures, as `lab import` takes it.
+pub(crate) fn import_fixture(relative: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import")
+        .join(relative)
+        .display()
+        .to_string()
+}
+
+/// What a finished `lab` printed on stderr, as text.
+pub(crate) fn stderr_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
