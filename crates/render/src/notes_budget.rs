@@ -3,9 +3,11 @@
 //! `lab report` or fill the disk. Tera has no such limits of its own (only 100,000 elements in
 //! one `range`), so lab counts: a step at the start of every loop body, added to the template it
 //! renders; the bytes written; the bytes the rendering thread holds (`held`); and the time
-//! rendering takes, less lab's own statistics. What no
-//! step comes by in time (a list comprehension) is given up on after a grace second and left
-//! on its thread, which ends at its next step or with lab.
+//! rendering takes, less lab's own statistics. The rendering thread is fenced as well
+//! ([`held::Fence`]): one filter asking for more than [`MAX_FENCED_BYTES`] at once stops it
+//! before the request is made, and a rendering no step stopped in time is given up on after a
+//! grace second and stops at its next step or its next request for memory, whichever comes
+//! first.
 
 use super::held;
 use super::location::{error_at, locate};
@@ -31,6 +33,12 @@ pub(super) const MAX_OUTPUT_BYTES: usize = 4 << 20;
 /// what a chapter's values take, so that a value doubled in a loop stops a pass or two later,
 /// at a few hundred megabytes, where the allocator would otherwise fail and end lab.
 pub(super) const MAX_HELD_BYTES: isize = 64 << 20;
+
+/// The most the rendering thread may hold at any moment, beyond what it held when it began:
+/// four times [`MAX_HELD_BYTES`], so that a value doubled in a loop always meets a loop step
+/// first (which can name the loop), and a single filter writing more (a `join` whose separator
+/// is long) is stopped before it asks.
+pub(super) const MAX_FENCED_BYTES: isize = 4 * MAX_HELD_BYTES;
 
 /// How long the template itself may take to render: the time in lab's own functions (`cell`
 /// and `ratio` looking their cells up among many) is not counted; the statistics are worked
@@ -69,7 +77,11 @@ impl Rendering {
             match result.recv_timeout(WATCH_EVERY) {
                 Ok(rendered) => return rendered,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(asked) = budget.fence.refused_request() {
+                        return Err(error_at(&path, None, &Limit::Request(asked).reason()));
+                    }
                     if budget.template_time() > MAX_RENDER_TIME + GRACE {
+                        budget.fence.give_up();
                         return Err(error_at(&path, None, &Limit::Time.reason()));
                     }
                 }
@@ -85,6 +97,7 @@ impl Rendering {
 
     fn render_budgeted(&self) -> Result<String> {
         self.budget.hold_from_here();
+        let _fenced = self.budget.fence.enclose(MAX_FENCED_BYTES);
         let mut out = Metered::new(&self.budget);
         let rendered = self.tera.render_to(BUDGETED, &self.context, &mut out);
         if let Some(overrun) = self.budget.overrun() {
@@ -115,6 +128,8 @@ pub(super) enum Limit {
     Iterations,
     Output,
     Memory,
+    /// One request for memory, of this many bytes, past [`MAX_FENCED_BYTES`].
+    Request(usize),
     Time,
 }
 
@@ -134,6 +149,12 @@ impl Limit {
             Limit::Memory => format!(
                 "rendering stopped holding over {} MiB, the most notes.md may hold",
                 MAX_HELD_BYTES >> 20
+            ),
+            Limit::Request(asked) => format!(
+                "rendering stopped when one step asked for {} MiB at once, past the {} MiB \
+                 notes.md may hold (a filter such as `join` or `replace` writing that much)",
+                grouped((asked >> 20) as u64),
+                MAX_FENCED_BYTES >> 20
             ),
             Limit::Time => format!(
                 "rendering stopped after {} s, the longest notes.md may take",
@@ -162,6 +183,8 @@ pub(super) struct Budget {
     held_at_start: AtomicIsize,
     output_full: AtomicBool,
     overrun: Mutex<Option<Overrun>>,
+    /// What the rendering thread may ask of the allocator.
+    fence: held::Fence,
 }
 
 impl Budget {
@@ -174,6 +197,7 @@ impl Budget {
             held_at_start: AtomicIsize::new(0),
             output_full: AtomicBool::new(false),
             overrun: Mutex::new(None),
+            fence: held::Fence::new(),
         }
     }
 
@@ -189,7 +213,7 @@ impl Budget {
         if let Ok(mut in_lab) = self.in_lab.lock() {
             in_lab.1 = Some(Instant::now());
         }
-        let out = work();
+        let out = held::unfenced(work);
         if let Ok(mut in_lab) = self.in_lab.lock()
             && let Some(since) = in_lab.1.take()
         {

@@ -525,6 +525,31 @@ fn a_value_doubled_in_a_loop_stops_at_the_memory_budget() {
     assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
 }
 
+#[test]
+fn one_filter_writing_a_terabyte_stops_before_it_asks_and_lab_says_so() {
+    let project = session_printing(&["tool 1.0"]);
+    let before = project.read(CHAPTER);
+    // 100,000 pieces joined by a 10-megabyte text: one request for a terabyte, which the
+    // allocator would fail, ending lab. No loop step comes between.
+    let long = "{% set s = range(end=100000) | join(sep=\"0123456789\") %}";
+    for filter in ["join(sep=s)", "join(sep=\"9\") | replace(from=\"9\", to=s)"] {
+        let notes = format!("Joined.\n\n{long}{{{{ range(end=100000) | {filter} | length }}}}\n");
+        let out = report_with(&project, notes.as_bytes(), Exit::Usage);
+        let line = error_line(&out);
+        assert!(
+            line.starts_with(
+                "error: exp: experiments/exp/notes.md: rendering stopped when one step asked for "
+            ),
+            "{filter}: {line}"
+        );
+        assert!(
+            line.contains("MiB at once, past the 256 MiB notes.md may hold"),
+            "{filter}: {line}"
+        );
+        assert_eq!(project.read(CHAPTER), before, "the chapter stays as it was");
+    }
+}
+
 /// For notes.md and references.bib in turn, a FIFO in its place: `lab ARGS` must end at once
 /// with exit 2 and the error `prefix` followed by the file's name and why, and `unchanged` must
 /// hold after.
