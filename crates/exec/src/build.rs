@@ -95,9 +95,7 @@ fn run_build(argv: &[String], dir: &Path) -> Result<(), BuildError> {
         .stdout(stdout)
         .stderr(log)
         .process_group(0);
-    super::isolation::contain(&mut command, dir);
-    let mut child = command
-        .spawn()
+    let mut child = super::isolation::spawn_contained(&mut command, dir)
         .map_err(|e| BuildError::Spawn(spawn_error(&argv[0], &e, dir, &BTreeMap::new())))?;
     let group = child.id() as libc::pid_t;
     super::running::register(group);

@@ -23,6 +23,7 @@
 //! its own process group, reaped by lab as their subreaper) and the manifest says why.
 
 use super::landlock;
+use super::pid_namespace::PidNamespace;
 pub use lab_config::isolation::Wanted;
 use lab_store::IsolationRecord;
 use std::collections::BTreeMap;
@@ -75,6 +76,9 @@ struct Held {
     /// The namespace of runs, where the experiments are read-only too; `None` where the
     /// guard is Landlock's.
     runs: Option<File>,
+    /// The PID namespace runs and builds are born in, with its own `/proc`; `None` where it
+    /// could not be made.
+    pids: Option<PidNamespace>,
     sessions: usize,
 }
 
@@ -121,8 +125,23 @@ pub(crate) fn run_entry_for(cwd: &Path) -> Option<Entry> {
     })
 }
 
+/// The PID namespace a child starting in the absolute folder `cwd` is born in: that of the
+/// project holding `cwd`, else of the only one held; `None` when no session has one.
+pub(crate) fn pid_namespace_for(cwd: &Path) -> Option<RawFd> {
+    held_for(cwd, |h| h.pids.as_ref().map(PidNamespace::raw_fd)).flatten()
+}
+
+/// The inits of the PID namespaces this process holds: the parents of runs' orphans.
+pub(crate) fn pid_inits() -> Vec<libc::pid_t> {
+    NAMESPACES.lock().map_or(Vec::new(), |held| {
+        held.values()
+            .filter_map(|h| h.pids.as_ref().map(PidNamespace::init))
+            .collect()
+    })
+}
+
 /// `entry` of the protection held for the project holding `cwd`, else of the only one held.
-fn held_for(cwd: &Path, entry: impl Fn(&Held) -> Entry) -> Option<Entry> {
+fn held_for<T>(cwd: &Path, entry: impl Fn(&Held) -> T) -> Option<T> {
     let held = NAMESPACES.lock().ok()?;
     held.iter()
         .filter(|(project, _)| cwd.starts_with(project))
@@ -169,8 +188,13 @@ impl Containment {
             why.push(format!("no cgroup for the session: {e}"));
         }
         let signals = signals_record(&mut why);
+        let pids = held.as_ref().and(pid_namespace_for(&project)).map(|_| {
+            "the session's own PID namespace and /proc: runs see only the session's processes"
+                .to_string()
+        });
         let record = IsolationRecord {
             signals,
+            pids,
             files: held.clone().unwrap_or_else(|| "none".to_string()),
             processes: group.as_ref().map_or("process group".to_string(), |g| {
                 format!("cgroup {}", g.version)
@@ -227,9 +251,11 @@ fn hold_guard(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> O
         return Some(h.guard.describe());
     }
     let mut runs = None;
+    let mut pids = None;
     let guard = match read_only_namespace(protected) {
         Ok(namespace) => {
             runs = runs_namespace(project, protected, why);
+            pids = pid_namespace(&namespace, runs.as_ref(), why);
             Guard::Namespace(namespace)
         }
         Err(e) => {
@@ -249,6 +275,7 @@ fn hold_guard(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) -> O
         Held {
             guard,
             runs,
+            pids,
             sessions: 1,
         },
     );
@@ -264,6 +291,20 @@ fn runs_namespace(project: &Path, protected: &[PathBuf], why: &mut Vec<String>) 
     paths.retain(|p| p.exists());
     read_only_namespace(&paths)
         .map_err(|e| why.push(format!("runs may write the experiments' notes: {e}")))
+        .ok()
+}
+
+/// The PID namespace of a project's runs and builds, with its `/proc` mounted in the mount
+/// namespaces of both.
+fn pid_namespace(
+    builds: &File,
+    runs: Option<&File>,
+    why: &mut Vec<String>,
+) -> Option<PidNamespace> {
+    let mut mounts = vec![builds.as_raw_fd()];
+    mounts.extend(runs.map(File::as_raw_fd));
+    PidNamespace::make(&mounts)
+        .map_err(|e| why.push(format!("runs see lab's processes: no PID namespace: {e}")))
         .ok()
 }
 
@@ -626,9 +667,20 @@ pub(crate) unsafe fn enter_in_child(protection: Protection) -> bool {
     }
 }
 
+/// Starts `command` (a build, or any command lab starts outside a run) contained by its
+/// session, in `dir`: in its mount namespace and born in its PID namespace.
+pub(crate) fn spawn_contained(command: &mut Command, dir: &Path) -> std::io::Result<Child> {
+    contain(command, dir);
+    let pids = std::path::absolute(dir)
+        .ok()
+        .and_then(|dir| pid_namespace_for(&dir));
+    let _born = pids.map(super::pid_namespace::Born::inside).transpose()?;
+    command.spawn()
+}
+
 /// Puts a build (or any command lab starts outside a run) in the session's namespace, in
 /// `dir` (entering the namespace moves a process to its root).
-pub fn contain(command: &mut Command, dir: &Path) {
+fn contain(command: &mut Command, dir: &Path) {
     let Ok(dir) = std::path::absolute(dir) else {
         return;
     };

@@ -104,6 +104,8 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> 
     let subreaper = is_subreaper();
     // SAFETY: getsid(0) has no preconditions.
     let own_session = unsafe { libc::getsid(0) };
+    // Where runs are born in a PID namespace, their orphans go to its init, not to lab.
+    let inits = super::isolation::pid_inits();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -111,6 +113,7 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> 
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
         .filter(|&pid| pid != me && !super::isolation::is_guard(pid))
+        .filter(|pid| !inits.contains(pid))
         .collect();
     let window = Window::of(group, forks_before);
     pids.into_iter()
@@ -121,7 +124,8 @@ fn leftovers(me: libc::pid_t, group: libc::pid_t, forks_before: Option<u64>) -> 
             // A run's leftover is in the run's group, or left it with setsid; a child of lab
             // in lab's own session is lab's (or, in a test process, another test's), not the
             // run's orphan.
-            let orphan = subreaper && ppid == me && session != own_session;
+            let adopted = (subreaper && ppid == me) || inits.contains(&ppid);
+            let orphan = adopted && session != own_session;
             // With `--jobs`, the runs executing beside this one are not its leftovers.
             let beside = pgrp != group && super::running::is_registered(pgrp);
             ((orphan || pgrp == group) && !beside).then_some(Leftover {

@@ -9,6 +9,7 @@
 //! (no allocation, no locks), as vfork(2) demands. The environment, built from lab's own for
 //! each variant, is built once and kept for the session's next runs.
 
+use signals::{empty_signal_set, full_signal_set, signals_to_reset};
 use std::collections::BTreeMap;
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
@@ -89,6 +90,8 @@ struct Prepared<'a> {
     protection: Option<super::isolation::Protection>,
     /// The Landlock ruleset that scopes the child's signals to its own processes, if any.
     signal_scope: Option<RawFd>,
+    /// The session's PID namespace, which the child is born in, if any.
+    pids: Option<RawFd>,
     /// The signals whose disposition the child sets back to the default.
     reset_signals: &'static [libc::c_int],
     /// Written by the child when it could not join its cgroup (the run goes on without it).
@@ -139,6 +142,7 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
         counters: request.counters,
         protection,
         signal_scope: protection.and_then(|_| super::isolation::signal_scope()),
+        pids: protection.and_then(|_| super::isolation::pid_namespace_for(&cwd)),
         reset_signals: signals_to_reset(),
         cgroup_refused: false,
         failed: 0,
@@ -153,6 +157,10 @@ impl Ready<'_> {
         let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK);
         // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
         let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
+        let born = prepared
+            .pids
+            .map(super::pid_namespace::Born::inside)
+            .transpose()?;
         let everything = full_signal_set();
         let mut previous = empty_signal_set();
         // SAFETY: blocking signals on this thread so that no handler of lab runs in the child
@@ -169,6 +177,7 @@ impl Ready<'_> {
             )
         };
         let clone_error = io::Error::last_os_error();
+        drop(born);
         // SAFETY: restoring this thread's mask as it was.
         unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) };
         if pid < 0 {
@@ -366,69 +375,6 @@ fn null_terminated(strings: &[CString]) -> Vec<*const libc::c_char> {
         .collect()
 }
 
-fn full_signal_set() -> libc::sigset_t {
-    // SAFETY: sigset_t is plain data, initialised by sigfillset.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut set);
-        set
-    }
-}
-
-/// Signals the Rust runtime changes before `main`: SIGPIPE ignored, SIGSEGV and SIGBUS caught
-/// for stack overflows.
-const CHANGED_BY_RUNTIME: [libc::c_int; 3] = [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS];
-
-/// The signals a run's process must set back to their default action before `execve`: those
-/// caught or ignored when the first run was prepared, and those lab's stopping handlers
-/// ([`super::interrupt`]) or the Rust runtime may change whatever was found then. Every other
-/// signal already has its default action, so setting it again, as a `sigaction` call in the
-/// timed interval of every run, would change nothing (29 calls took about 7 µs a run here).
-fn signals_to_reset() -> &'static [libc::c_int] {
-    static SIGNALS: OnceLock<Vec<libc::c_int>> = OnceLock::new();
-    SIGNALS.get_or_init(|| {
-        let mut signals: Vec<libc::c_int> = caught_or_ignored()
-            .into_iter()
-            .chain(super::interrupt::HANDLED)
-            .chain(CHANGED_BY_RUNTIME)
-            .collect();
-        signals.sort_unstable();
-        signals.dedup();
-        signals
-    })
-}
-
-/// The standard signals caught or ignored in this process now.
-fn caught_or_ignored() -> Vec<libc::c_int> {
-    (1..libc::SIGRTMIN())
-        .filter(|&s| has_changed_disposition(s))
-        .collect()
-}
-
-/// Whether `signal` is caught or ignored in this process. SIGKILL and SIGSTOP cannot be, and
-/// the signals the C library keeps for itself (32 and 33 with glibc) cannot be read or set
-/// through it: neither is ever counted.
-fn has_changed_disposition(signal: libc::c_int) -> bool {
-    if signal == libc::SIGKILL || signal == libc::SIGSTOP {
-        return false;
-    }
-    // SAFETY: sigaction with a null new action only reads the disposition into `current`.
-    unsafe {
-        let mut current: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
-            && current.sa_sigaction != libc::SIG_DFL
-    }
-}
-
-fn empty_signal_set() -> libc::sigset_t {
-    // SAFETY: as above, by sigemptyset.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        set
-    }
-}
-
 /// The child, between `clone` and `execve`: system calls only. Any failing step records its
 /// errno for the parent and ends the child with status 127.
 extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
@@ -493,6 +439,9 @@ unsafe fn redirect(fd: RawFd, target: RawFd) -> bool {
     // SAFETY: dup2 between valid descriptors.
     unsafe { libc::dup2(fd, target) == target }
 }
+
+#[path = "spawn_signals.rs"]
+mod signals;
 
 #[cfg(test)]
 #[path = "spawn_tests.rs"]

@@ -1,6 +1,7 @@
 //! Unit tests of `spawn`.
 
 use super::*;
+use signals::caught_or_ignored;
 use std::collections::BTreeMap;
 
 /// Starts `program` in `cwd` with `env` set, its output in `logs`/out and `logs`/err.

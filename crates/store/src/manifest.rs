@@ -173,6 +173,11 @@ pub struct IsolationRecord {
     /// the rest of the machine); `None` where nothing did, or in sessions recorded before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<String>,
+    /// What kept runs from seeing lab and the rest of the machine's processes: the session's
+    /// own PID namespace with its `/proc`; `None` where nothing did, or in sessions recorded
+    /// before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pids: Option<String>,
     /// Why a protection is missing; empty when every one held.
     pub why: Vec<String>,
 }
@@ -185,6 +190,7 @@ impl IsolationRecord {
             processes: "process group".to_string(),
             read_only: Vec::new(),
             signals: None,
+            pids: None,
             why: vec![why.to_string()],
         }
     }

@@ -42,14 +42,29 @@ impl Project {
 
     /// Runs `lab ARGS` in the project root.
     pub(crate) fn lab(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_lab"))
-            .args(args)
+        self.in_project(Command::new(env!("CARGO_BIN_EXE_lab")).args(args))
+            .output()
+            .expect("lab runs")
+    }
+
+    /// `command` run in the project's root, with lab's state and data kept inside it.
+    fn in_project<'c>(&self, command: &'c mut Command) -> &'c mut Command {
+        command
             .current_dir(self.root())
             .env("NO_COLOR", "1")
             .env("XDG_DATA_HOME", self.path(".xdg-data"))
             .env("LAB_STATE_DIR", self.path(".lab-state"))
-            .output()
-            .expect("lab runs")
+    }
+
+    /// [`Project::lab`], with lab's PID written to `lab.pid` in the project's root before it
+    /// starts, for runs that try to reach it by PID.
+    pub(crate) fn lab_telling_pid(&self, args: &[&str]) -> Output {
+        let told = "echo $$ > lab.pid && exec \"$0\" \"$@\"";
+        let mut shell = Command::new("sh");
+        shell
+            .args(["-c", told, env!("CARGO_BIN_EXE_lab")])
+            .args(args);
+        self.in_project(&mut shell).output().expect("lab runs")
     }
 
     /// Turns the quiet-machine guard of fixture `experiment` back on (fixtures switch it off

@@ -68,6 +68,10 @@ fn a_run_cannot_write_the_record_the_book_or_lab() {
     assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
     assert_eq!(record["files"], "mount namespace", "{record}");
     assert_eq!(record["processes"], "cgroup v2", "{record}");
+    assert_eq!(
+        record["pids"],
+        "the session's own PID namespace and /proc: runs see only the session's processes"
+    );
     assert_eq!(record["why"], serde_json::json!([]));
     let read_only: Vec<&str> = record["read_only"]
         .as_array()
@@ -254,8 +258,8 @@ fn strict_isolation_runs_where_it_can_be_had() {
 }
 
 /// A process in the run's group, one that left it with `setsid`, and the run itself.
-const TREE: &str = "sleep 1000 & echo $! >> PIDS; setsid sleep 1000 & echo $! >> PIDS; \
-                    sh -c 'sleep 1000 & echo $! >> PIDS; wait' & echo $$ >> PIDS; wait";
+const TREE: &str = "sleep 1000 & echo $(readlink /proc/self/ns/pid):$! >> PIDS; setsid sleep 1000 & echo $(readlink /proc/self/ns/pid):$! >> PIDS; \
+                    sh -c 'sleep 1000 & echo $(readlink /proc/self/ns/pid):$! >> PIDS; wait' & echo $(readlink /proc/self/ns/pid):$$ >> PIDS; wait";
 
 /// No session cgroup of the lab process `pid` is left.
 fn no_session_group_of(pid: u32) -> bool {
@@ -291,7 +295,7 @@ fn every_process_a_run_started_dies_with_a_sigkilled_lab() {
         return;
     }
     for pid in tree {
-        assert!(gone_within(pid, 5), "{pid} outlived lab");
+        assert!(gone_within(&pid, 5), "{pid} outlived lab");
     }
     assert!(no_session_group_of(lab_pid), "the session's cgroup is left");
 }
@@ -330,7 +334,7 @@ fn a_hanging_build_and_its_daemons_end_with_lab_on_every_signal() {
         for pid in build_pids {
             let must_die = signal != libc::SIGKILL || is_root();
             if must_die {
-                assert!(gone_within(pid, 5), "signal {signal}: {pid} outlived lab");
+                assert!(gone_within(&pid, 5), "signal {signal}: {pid} outlived lab");
             }
         }
         if is_root() {
@@ -342,7 +346,7 @@ fn a_hanging_build_and_its_daemons_end_with_lab_on_every_signal() {
 #[test]
 fn a_daemon_a_successful_build_leaves_is_killed_and_named() {
     // The build ends once its daemon is `sleep` (not the shell it was forked from).
-    let build = "setsid sleep 1000 > /dev/null 2>&1 & echo $! > daemon; \
+    let build = "setsid sleep 1000 > /dev/null 2>&1 & echo $(readlink /proc/self/ns/pid):$! > daemon; \
                  while [ \"$(cat /proc/$!/comm)\" != sleep ]; do sleep 0.01; done";
     let project = project_with("exp", &with_build(build), &[]);
     let out = project.lab_exits(&["run", "exp", "--quiet"], Exit::Ok);
@@ -352,7 +356,7 @@ fn a_daemon_a_successful_build_leaves_is_killed_and_named() {
         stderr(&out)
     );
     for pid in pids(&project, "daemon") {
-        assert!(gone_within(pid, 5), "the build's daemon {pid} survived");
+        assert!(gone_within(&pid, 5), "the build's daemon {pid} survived");
     }
 }
 

@@ -109,20 +109,62 @@ pub(crate) fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Whether process `pid` is alive (and not a zombie).
-pub(crate) fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit(')').next().map(|r| r.trim().to_string()))
-        .is_some_and(|rest| !rest.starts_with('Z'))
+/// A process a run or build named by writing `$(readlink /proc/self/ns/pid):$PID`: runs are
+/// born in a PID namespace of their session, where their PIDs are not the machine's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Named {
+    /// The PID namespace, as `readlink /proc/self/ns/pid` gives it: `pid:[4026531836]`.
+    namespace: String,
+    /// The PID in that namespace.
+    pid: i32,
 }
 
-/// PIDs written, one per line, to `file` in the experiment's folder.
-pub(crate) fn pids(project: &Project, file: &str) -> Vec<i32> {
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in {}", self.pid, self.namespace)
+    }
+}
+
+/// Whether the process `named` is alive (and not a zombie): one in its namespace whose last
+/// `NSpid` is its PID there.
+pub(crate) fn alive(named: &Named) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let dir = entry.path();
+        let in_namespace = std::fs::read_link(dir.join("ns/pid"))
+            .is_ok_and(|ns| ns.to_string_lossy() == named.namespace);
+        in_namespace
+            && std::fs::read_to_string(dir.join("status")).is_ok_and(|status| {
+                let field = |name: &str| {
+                    status
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name).map(str::trim))
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let last_pid = field("NSpid:")
+                    .split_whitespace()
+                    .last()
+                    .map(str::to_string);
+                last_pid == Some(named.pid.to_string()) && !field("State:").starts_with('Z')
+            })
+    })
+}
+
+/// The processes named, one per line, in `file` in the experiment's folder.
+pub(crate) fn pids(project: &Project, file: &str) -> Vec<Named> {
     std::fs::read_to_string(project.path("experiments/exp").join(file))
         .unwrap_or_default()
         .split_whitespace()
-        .filter_map(|p| p.parse().ok())
+        .filter_map(|line| {
+            let (namespace, pid) = line.rsplit_once(':')?;
+            Some(Named {
+                namespace: namespace.to_string(),
+                pid: pid.parse().ok()?,
+            })
+        })
         .collect()
 }
 
@@ -144,11 +186,11 @@ pub(crate) fn start_until(project: &Project, file: &str, count: usize) -> std::p
     lab
 }
 
-/// Waits up to `seconds` for `pid` to be gone.
-pub(crate) fn gone_within(pid: i32, seconds: u64) -> bool {
+/// Waits up to `seconds` for the process `named` to be gone.
+pub(crate) fn gone_within(named: &Named, seconds: u64) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
     while std::time::Instant::now() < deadline {
-        if !alive(pid) {
+        if !alive(named) {
             return true;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));

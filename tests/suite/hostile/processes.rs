@@ -12,14 +12,14 @@ use super::{common, problems};
 
 #[test]
 fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
-    let script = "setsid sleep 1000 & echo $! >> daemons; sleep 0.2; echo '{\"v\": 1}'";
+    let script = "setsid sleep 1000 & echo $(readlink /proc/self/ns/pid):$! >> daemons; sleep 0.2; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
     // Every run is invalid, so no valid measurement: exit 1.
     project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
     let daemons = pids(&project, "daemons");
     assert_eq!(daemons.len(), 3);
     for pid in daemons {
-        assert!(!alive(pid), "daemon {pid} survived its run");
+        assert!(!alive(&pid), "daemon {pid} survived its run");
     }
     let found = problems(&project);
     assert_eq!(found.len(), 3, "{found:?}");
@@ -39,11 +39,11 @@ fn a_daemon_that_escapes_the_process_group_is_killed_and_flagged() {
 
 #[test]
 fn a_background_child_left_in_the_group_is_killed_and_flagged() {
-    let script = "sleep 1000 & echo $! >> children; sleep 0.2; echo '{\"v\": 1}'";
+    let script = "sleep 1000 & echo $(readlink /proc/self/ns/pid):$! >> children; sleep 0.2; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
     project.lab_exits(&["run", "exp", "--quiet"], Exit::CheckFailed);
     for pid in pids(&project, "children") {
-        assert!(!alive(pid), "child {pid} survived");
+        assert!(!alive(&pid), "child {pid} survived");
     }
     assert!(
         problems(&project)
@@ -102,7 +102,7 @@ fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
         (libc::SIGTERM, Exit::Signal(libc::SIGTERM)),
         (libc::SIGINT, Exit::Signal(libc::SIGINT)),
     ] {
-        let script = "echo $$ >> leaders; exec sleep 1000";
+        let script = "echo $(readlink /proc/self/ns/pid):$$ >> leaders; exec sleep 1000";
         let project = project_with("exp", &minimal(script, ""), &[]);
         let lab = start_and_wait(&project, "leaders");
         // SAFETY: signalling the child we started.
@@ -112,7 +112,7 @@ fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
         assert!(stderr(&out).contains("--resume"));
         for pid in pids(&project, "leaders") {
             assert!(
-                gone_within(pid, 5),
+                gone_within(&pid, 5),
                 "signal {signal}: the run {pid} survived"
             );
         }
@@ -124,13 +124,13 @@ fn sighup_and_sigterm_stop_like_ctrl_c_with_their_own_exit_codes() {
 
 #[test]
 fn when_lab_is_killed_outright_its_running_benchmark_dies_with_it() {
-    let script = "echo $$ >> leaders; exec sleep 1000";
+    let script = "echo $(readlink /proc/self/ns/pid):$$ >> leaders; exec sleep 1000";
     let project = project_with("exp", &minimal(script, ""), &[]);
     let mut lab = start_and_wait(&project, "leaders");
     lab.kill().unwrap();
     lab.wait().unwrap();
     for pid in pids(&project, "leaders") {
-        assert!(gone_within(pid, 5), "the run {pid} outlived lab");
+        assert!(gone_within(&pid, 5), "the run {pid} outlived lab");
     }
 }
 

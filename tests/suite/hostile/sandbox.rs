@@ -12,10 +12,15 @@ fn is_root() -> bool {
 }
 
 /// Each way into lab's files or privileges a run tries, and what it prints when it got in.
-const PROBES: [&str; 10] = [
+/// `$LAB` is lab's PID, as lab's parent knows it ([`crate::common::Project::lab_telling_pid`]).
+const PROBES: [&str; 14] = [
     "ls /proc/$PPID/root/ >/dev/null 2>&1 && echo 'reached lab root'",
-    "kill -0 $PPID 2>/dev/null && echo 'may signal lab'",
+    "ls /proc/$LAB/root/ >/dev/null 2>&1 && echo 'reached lab root by its PID'",
+    "kill -0 $LAB 2>/dev/null && echo 'may signal lab'",
     "cat /proc/$PPID/environ >/dev/null 2>&1 && echo 'reached lab environ'",
+    "cat /proc/$LAB/environ >/dev/null 2>&1 && echo 'reached lab environ by its PID'",
+    "[ \"$PPID\" = 0 ] || echo \"sees its parent $PPID\"",
+    "for c in /proc/[0-9]*/comm; do grep -qx lab \"$c\" && echo \"sees lab at $c\"; done 2>/dev/null",
     "ls /proc/1/root/ >/dev/null 2>&1 && echo 'reached init root'",
     "grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || echo 'has capabilities'",
     "grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status || echo 'may gain privileges'",
@@ -34,11 +39,11 @@ fn a_run_reaches_neither_lab_nor_a_privilege_nor_the_experiment() {
     // The sleep keeps each run well above the shortest run lab can time, however busy the
     // machine.
     let script = format!(
-        "{{ {}; }} >&2; sleep 0.2; echo '{{\"v\": 1}}'",
+        "LAB=$(cat ../../lab.pid); {{ {}; }} >&2; sleep 0.2; echo '{{\"v\": 1}}'",
         PROBES.join("; ")
     );
     let project = project_with("exp", &minimal(&script, ""), &[("notes.md", "Notes.\n")]);
-    let out = project.lab(&["run", "exp", "--quiet"]);
+    let out = project.lab_telling_pid(&["run", "exp", "--quiet"]);
     assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
     let session = project.session("exp");
     for run in ["r0001", "r0002", "r0003"] {
@@ -55,10 +60,9 @@ fn a_run_that_stops_or_terminates_lab_ends_nothing() {
         return;
     }
     // Each run tries to end its session as Ctrl-C would, then to freeze lab.
-    let script =
-        "kill -TERM $PPID 2>/dev/null; kill -STOP $PPID 2>/dev/null; sleep 0.05; echo '{\"v\": 1}'";
+    let script = "LAB=$(cat ../../lab.pid); kill -TERM $LAB 2>/dev/null; kill -STOP $LAB 2>/dev/null; sleep 0.05; echo '{\"v\": 1}'";
     let project = project_with("exp", &minimal(script, ""), &[]);
-    let out = project.lab(&["run", "exp", "--quiet"]);
+    let out = project.lab_telling_pid(&["run", "exp", "--quiet"]);
     assert_eq!(exit_of(&out), Exit::Ok, "{}", stderr(&out));
     let session = project.session("exp");
     let runs = std::fs::read_to_string(session.join("runs.csv")).unwrap();

@@ -43,11 +43,12 @@ fn a_run_cannot_stop_a_process_it_did_not_start_nor_lab_but_can_its_own_child() 
         .spawn()
         .unwrap();
     let script = format!(
-        "kill -STOP {} 2>/dev/null; echo $? >> outside; kill -0 $PPID 2>/dev/null; echo $? >> lab; sleep 5 & kill $!; wait $!; echo $? >> own; sleep 0.2; echo '{{\"v\": 1}}'",
+        "kill -STOP {} 2>/dev/null; echo $? >> outside; kill -0 $(cat ../../lab.pid) 2>/dev/null; echo $? >> lab; sleep 5 & kill $!; wait $!; echo $? >> own; sleep 0.2; echo '{{\"v\": 1}}'",
         victim.id()
     );
     let project = project_with("exp", &minimal(&script, ""), &[]);
-    project.lab_exits(&["run", "exp", "--quiet"], Exit::Ok);
+    let out = project.lab_telling_pid(&["run", "exp", "--quiet"]);
+    assert_eq!(crate::common::exit_of(&out), Exit::Ok);
     let state = std::fs::read_to_string(format!("/proc/{}/stat", victim.id())).unwrap();
     victim.kill().unwrap();
     victim.wait().unwrap();
