@@ -42,6 +42,17 @@ impl Layout {
         {
             return Ok(tidy(dir));
         }
+        if let Some((file, kind)) = candidates.iter().find_map(|d| {
+            let file = d.join(config::FILE_NAME);
+            let kind = std::fs::metadata(&file).ok()?.file_type();
+            Some((file, kind))
+        }) {
+            return Err(LabError::Usage(format!(
+                "{}: it is {}, not a regular file; put the file itself there",
+                tidy(&file).display(),
+                config::folder_file::kind_of(&kind)
+            )));
+        }
         let known: Vec<String> = self
             .experiment_dirs()
             .iter()

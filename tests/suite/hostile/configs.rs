@@ -306,3 +306,26 @@ fn an_experiment_folder_that_is_not_a_name_is_refused() {
         assert!(!project.path("data").exists() && !project.path("book").exists());
     }
 }
+
+#[test]
+fn a_lab_toml_that_is_a_fifo_or_a_folder_is_named_as_what_it_is() {
+    let project = project_with("exp", &minimal(PRINTS, ""), &[]);
+    let path = project.path("experiments/exp/lab.toml");
+    for (kind, make) in [("a FIFO", "mkfifo"), ("a folder", "mkdir")] {
+        std::fs::remove_file(&path).unwrap_or_else(|_| std::fs::remove_dir(&path).unwrap());
+        let made = std::process::Command::new(make).arg(&path).status();
+        assert!(made.is_ok_and(|s| s.success()), "{make}");
+        for args in [["run", "exp", "--quiet"], ["check", "exp", "--quiet"]] {
+            let out = project.lab(&args);
+            assert_eq!(exit_of(&out), Exit::Usage, "{args:?}");
+            assert_eq!(
+                stderr(&out).lines().next().unwrap_or_default(),
+                format!(
+                    "error: experiments/exp/lab.toml: it is {kind}, not a regular file; put the \
+                     file itself there"
+                ),
+                "{args:?}"
+            );
+        }
+    }
+}
