@@ -97,7 +97,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         before,
     };
     let mut ended = wait_until(run.started.pid, request.timeout);
-    let end = Instant2::now();
+    let end = ended.end;
     let reaped = reap(&mut run, &mut ended, perf, &alone);
     with_callgrind_count(measurement(run, ended, end, reaped), callgrind)
 }
@@ -486,6 +486,9 @@ struct Ended {
     /// The leader's own scheduling counters, read after it exited and before it was reaped
     /// (where lab could wait on a process file descriptor).
     leader: Option<super::taskstats::Leader>,
+    /// When lab saw the run end: the end of its timed interval, read before the leader's
+    /// counters, which are lab's work and not the run's.
+    end: Instant2,
 }
 
 /// Waits for `pid` to end and reaps it, killing its group if it is still running after
@@ -498,6 +501,7 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
     if pidfd < 0 {
         let watchdog = Watchdog::arm(pid, timeout);
         let (status, usage) = wait_blocking(pid);
+        let end = Instant2::now();
         let timed_out = watchdog.disarm();
         return Ended {
             status,
@@ -505,9 +509,11 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
             timed_out,
             lab_created: 2,
             leader: None,
+            end,
         };
     }
     let timed_out = poll_until_exit(pidfd, pid, timeout);
+    let end = Instant2::now();
     let leader = super::taskstats::Leader::read(pid);
     // SAFETY: closing the descriptor pidfd_open gave us.
     unsafe { libc::close(pidfd) };
@@ -518,6 +524,7 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
         timed_out,
         lab_created: 1,
         leader,
+        end,
     }
 }
 

@@ -8,9 +8,19 @@ use std::io::{self, Read};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-/// A file without a name in `dir` (`O_TMPFILE`), open for reading and writing; where the
-/// file system cannot make one, a file made and removed at once.
+/// A file without a name, open for reading and writing: in memory (`memfd_create(2)`, Linux
+/// 3.17), else in `dir` (`O_TMPFILE`), else a file made in `dir` and removed at once. In
+/// memory it costs a run one system call and its close; an `O_TMPFILE` on ext4 made the
+/// pause between two runs of `true` about 100 µs longer (its inode made, then evicted through
+/// the journal at close). What a run writes stays in memory only until it is packed, at most
+/// `max_output` of it.
 pub(crate) fn anonymous_file(dir: &Path) -> io::Result<File> {
+    // SAFETY: memfd_create with a NUL-terminated name and flags; a new descriptor or -1.
+    let fd = unsafe { libc::memfd_create(c"lab-run-output".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd >= 0 {
+        // SAFETY: the descriptor was just made and is owned here alone.
+        return Ok(unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+    }
     let unnamed = File::options()
         .read(true)
         .write(true)

@@ -153,8 +153,8 @@ impl SessionWriter {
         (logs.join(SPOOL_OUT), logs.join(SPOOL_ERR))
     }
 
-    /// Two files of the run's own for its stdout and stderr: made without a name in logs/
-    /// (`O_TMPFILE`), so that nothing else can open them, and given to no other run. A
+    /// Two files of the run's own for its stdout and stderr: made without a name (in memory,
+    /// else in logs/), so that nothing else can open them, and given to no other run. A
     /// process the run leaves behind can write into them after the run ended, but no later
     /// run's output is read from them.
     pub fn run_outputs(&self) -> Result<[File; 2]> {
