@@ -249,20 +249,7 @@ mod tests {
 
     #[test]
     fn a_child_has_no_capability_and_cannot_gain_one() {
-        let mut command = Command::new("cat");
-        command.arg("/proc/self/status");
-        // SAFETY: drop_in_child makes only system calls.
-        unsafe {
-            command.pre_exec(|| {
-                if super::drop_in_child(super::BUILD_GROUP) {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
-        let out = command.output().unwrap();
-        let status = String::from_utf8_lossy(&out.stdout);
+        let status = status_after_drop(std::path::Path::new("cat"));
         assert_eq!(status_field(&status, "NoNewPrivs:"), "1");
         assert_eq!(status_field(&status, "CapEff:"), "0000000000000000");
         assert_eq!(status_field(&status, "CapPrm:"), "0000000000000000");
