@@ -697,7 +697,10 @@ fn contain(command: &mut Command, dir: &Path) {
     // SAFETY: the closure makes only async-signal-safe system calls on memory made before.
     unsafe {
         command.pre_exec(move || {
-            if enter_in_child(protection) && libc::chdir(dir.as_ptr()) == 0 {
+            if enter_in_child(protection)
+                && super::privileges::give_up_capabilities_in_child()
+                && libc::chdir(dir.as_ptr()) == 0
+            {
                 Ok(())
             } else {
                 Err(std::io::Error::last_os_error())

@@ -117,8 +117,10 @@ pub(crate) fn next_run_group() -> libc::gid_t {
     FIRST_RUN_GROUP + n % 1_000_000
 }
 
-/// Gives up every privilege, in a child between `fork` and `execve`: system calls only.
-/// `false` when a step failed (the child must not run then).
+/// Gives up every privilege but the capabilities themselves (see
+/// [`give_up_capabilities_in_child`], the last step before `execve`), in a child between
+/// `fork` and `execve`: system calls only. `false` when a step failed (the child must not run
+/// then).
 ///
 /// # Safety
 /// Only in a freshly started child: the calls change this process's credentials.
@@ -136,9 +138,6 @@ pub(crate) unsafe fn drop_in_child(group: libc::gid_t) -> bool {
             if !credentials {
                 return false;
             }
-            if !clear_capabilities() {
-                return false;
-            }
             libc::prctl(
                 libc::PR_CAP_AMBIENT,
                 libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
@@ -149,6 +148,18 @@ pub(crate) unsafe fn drop_in_child(group: libc::gid_t) -> bool {
         }
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
     }
+}
+
+/// Gives up what [`drop_in_child`] leaves for the last step before `execve`: the child's
+/// capabilities, which it still needs to open its perf counters on itself. `false` when the
+/// step failed (the child must not run then). Nothing to do where lab is not root.
+///
+/// # Safety
+/// Only in a freshly started child, after [`drop_in_child`]: it changes this process's
+/// credentials.
+pub(crate) unsafe fn give_up_capabilities_in_child() -> bool {
+    // SAFETY: geteuid has no preconditions; clear_capabilities acts on this process.
+    unsafe { libc::geteuid() != 0 || clear_capabilities() }
 }
 
 /// Empties this process's permitted, effective and inheritable capability sets with one
@@ -217,7 +228,9 @@ mod tests {
         // SAFETY: drop_in_child makes only system calls.
         unsafe {
             command.pre_exec(|| {
-                if super::drop_in_child(super::BUILD_GROUP) {
+                if super::drop_in_child(super::BUILD_GROUP)
+                    && super::give_up_capabilities_in_child()
+                {
                     Ok(())
                 } else {
                     Err(std::io::Error::last_os_error())

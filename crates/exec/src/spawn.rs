@@ -413,6 +413,12 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             if let Some(counters) = p.counters.as_deref_mut() {
                 counters.open_in_child();
             }
+            // The capabilities go after the counters, which a root lab's child may need them
+            // to open.
+            if p.protection.is_some() && !super::privileges::give_up_capabilities_in_child() {
+                std::ptr::write_volatile(&mut p.failed, *libc::__errno_location());
+                libc::_exit(127);
+            }
             let empty = empty_signal_set();
             libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
             libc::execve(
