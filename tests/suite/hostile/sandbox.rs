@@ -13,7 +13,7 @@ fn is_root() -> bool {
 
 /// Each way into lab's files or privileges a run tries, and what it prints when it got in.
 /// `$LAB` is lab's PID, as lab's parent knows it ([`crate::common::Project::lab_telling_pid`]).
-const PROBES: [&str; 14] = [
+const PROBES: [&str; 16] = [
     "ls /proc/$PPID/root/ >/dev/null 2>&1 && echo 'reached lab root'",
     "ls /proc/$LAB/root/ >/dev/null 2>&1 && echo 'reached lab root by its PID'",
     "kill -0 $LAB 2>/dev/null && echo 'may signal lab'",
@@ -22,6 +22,8 @@ const PROBES: [&str; 14] = [
     "[ \"$PPID\" = 0 ] || echo \"sees its parent $PPID\"",
     "for c in /proc/[0-9]*/comm; do grep -qx lab \"$c\" && echo \"sees lab at $c\"; done 2>/dev/null",
     "ls /proc/1/root/ >/dev/null 2>&1 && echo 'reached init root'",
+    "cat /proc/1/environ >/dev/null 2>&1 && echo 'reached init environ'",
+    "kill -0 1 2>/dev/null && echo 'may signal init'",
     "grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || echo 'has capabilities'",
     "grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status || echo 'may gain privileges'",
     "{ echo planted > notes.md; } 2>/dev/null && echo 'wrote notes.md'",
