@@ -98,37 +98,42 @@ pub(crate) enum Entry {
     Landlock(RawFd),
 }
 
-/// A child's protection and the group it gives up its privileges for (see `privileges`).
+/// A child's protection, the group it gives up its privileges for (see `privileges`), and
+/// the PID namespace it is born in, if any.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Protection {
     pub entry: Entry,
     pub group: libc::gid_t,
+    pub pids: Option<RawFd>,
 }
 
-/// How a build (or any command but a run) starting in the absolute folder `cwd` enters its
-/// protection: that of the project holding `cwd`, else the only one this process holds.
-/// `None` when no session is protected.
-pub(crate) fn entry_for(cwd: &Path) -> Option<Entry> {
-    held_for(cwd, |h| match &h.guard {
-        Guard::Namespace(file) => Entry::Namespace(file.as_raw_fd()),
-        Guard::Landlock(ruleset) => Entry::Landlock(ruleset.raw_fd()),
+/// How a build (or any command but a run) starting in the absolute folder `cwd` is
+/// protected: as the project holding `cwd`, else the only one this process holds, protects
+/// it. `None` when no session is protected.
+fn build_protection_for(cwd: &Path) -> Option<Protection> {
+    held_for(cwd, |h| Protection {
+        entry: match &h.guard {
+            Guard::Namespace(file) => Entry::Namespace(file.as_raw_fd()),
+            Guard::Landlock(ruleset) => Entry::Landlock(ruleset.raw_fd()),
+        },
+        group: super::privileges::BUILD_GROUP,
+        pids: h.pids.as_ref().map(PidNamespace::raw_fd),
     })
 }
 
-/// [`entry_for`] a run: its namespace sees the experiments read-only as well (calibration
-/// starts its empty process outside the project, hence the only one held).
-pub(crate) fn run_entry_for(cwd: &Path) -> Option<Entry> {
-    held_for(cwd, |h| match (&h.runs, &h.guard) {
-        (Some(runs), _) => Entry::Namespace(runs.as_raw_fd()),
-        (None, Guard::Namespace(file)) => Entry::Namespace(file.as_raw_fd()),
-        (None, Guard::Landlock(ruleset)) => Entry::Landlock(ruleset.raw_fd()),
+/// [`build_protection_for`] a run, in group `group`: its namespace sees the experiments
+/// read-only as well (calibration starts its empty process outside the project, hence the
+/// only one held).
+pub(crate) fn run_protection_for(cwd: &Path, group: libc::gid_t) -> Option<Protection> {
+    held_for(cwd, |h| Protection {
+        entry: match (&h.runs, &h.guard) {
+            (Some(runs), _) => Entry::Namespace(runs.as_raw_fd()),
+            (None, Guard::Namespace(file)) => Entry::Namespace(file.as_raw_fd()),
+            (None, Guard::Landlock(ruleset)) => Entry::Landlock(ruleset.raw_fd()),
+        },
+        group,
+        pids: h.pids.as_ref().map(PidNamespace::raw_fd),
     })
-}
-
-/// The PID namespace a child starting in the absolute folder `cwd` is born in: that of the
-/// project holding `cwd`, else of the only one held; `None` when no session has one.
-pub(crate) fn pid_namespace_for(cwd: &Path) -> Option<RawFd> {
-    held_for(cwd, |h| h.pids.as_ref().map(PidNamespace::raw_fd)).flatten()
 }
 
 /// The inits of the PID namespaces this process holds: the parents of runs' orphans.
@@ -188,7 +193,8 @@ impl Containment {
             why.push(format!("no cgroup for the session: {e}"));
         }
         let signals = signals_record(&mut why);
-        let pids = held.as_ref().and(pid_namespace_for(&project)).map(|_| {
+        let born_inside = build_protection_for(&project).and_then(|p| p.pids);
+        let pids = held.as_ref().and(born_inside).map(|_| {
             "the session's own PID namespace and /proc: runs see only the session's processes"
                 .to_string()
         });
@@ -651,7 +657,8 @@ fn remove_with_nested(dir: &Path) {
 /// system calls only.
 ///
 /// # Safety
-/// Only in a freshly started child, with `entry` from [`entry_for`] while its session holds it.
+/// Only in a freshly started child, with a `protection` of [`run_protection_for`] or
+/// [`build_protection_for`] while its session holds it.
 pub(crate) unsafe fn enter_in_child(protection: Protection) -> bool {
     let group = protection.group;
     // SAFETY: setns and prctl act on the calling process only.
@@ -668,31 +675,14 @@ pub(crate) unsafe fn enter_in_child(protection: Protection) -> bool {
 }
 
 /// Starts `command` (a build, or any command lab starts outside a run) contained by its
-/// session, in `dir`: in its mount namespace and born in its PID namespace.
+/// session, in `dir` (entering the namespace moves a process to its root): in its mount
+/// namespace and born in its PID namespace.
 pub(crate) fn spawn_contained(command: &mut Command, dir: &Path) -> std::io::Result<Child> {
-    contain(command, dir);
-    let pids = std::path::absolute(dir)
+    let protection = std::path::absolute(dir)
         .ok()
-        .and_then(|dir| pid_namespace_for(&dir));
-    let _born = pids.map(super::pid_namespace::Born::inside).transpose()?;
-    command.spawn()
-}
-
-/// Puts a build (or any command lab starts outside a run) in the session's namespace, in
-/// `dir` (entering the namespace moves a process to its root).
-fn contain(command: &mut Command, dir: &Path) {
-    let Ok(dir) = std::path::absolute(dir) else {
-        return;
-    };
-    let Some(entry) = entry_for(&dir) else {
-        return;
-    };
-    let protection = Protection {
-        entry,
-        group: super::privileges::BUILD_GROUP,
-    };
-    let Ok(dir) = c_path(&dir) else {
-        return;
+        .and_then(|dir| Some((build_protection_for(&dir)?, c_path(&dir).ok()?)));
+    let Some((protection, dir)) = protection else {
+        return command.spawn();
     };
     // SAFETY: the closure makes only async-signal-safe system calls on memory made before.
     unsafe {
@@ -707,6 +697,11 @@ fn contain(command: &mut Command, dir: &Path) {
             }
         });
     }
+    let _born = protection
+        .pids
+        .map(super::pid_namespace::Born::inside)
+        .transpose()?;
+    command.spawn()
 }
 
 #[cfg(test)]

@@ -327,8 +327,9 @@ fn start_timed(
 ) -> std::io::Result<(Instant2, Started)> {
     // Taken before the clock starts: waiting for another run's clean-up is not timed.
     let spawning = matches!(alone, Alone::No(_)).then(super::running::exclusive);
+    let born = ready.as_ref().map_or(Ok(None), Ready::born_inside);
     let start = Instant2::now();
-    let spawned = ready.and_then(Ready::start);
+    let spawned = born.and_then(|born| ready.and_then(|ready| ready.start(born)));
     if let Ok(started) = spawned.as_ref()
         && spawning.is_some()
     {

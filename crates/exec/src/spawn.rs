@@ -90,8 +90,6 @@ struct Prepared<'a> {
     protection: Option<super::isolation::Protection>,
     /// The Landlock ruleset that scopes the child's signals to its own processes, if any.
     signal_scope: Option<RawFd>,
-    /// The session's PID namespace, which the child is born in, if any.
-    pids: Option<RawFd>,
     /// The signals whose disposition the child sets back to the default.
     reset_signals: &'static [libc::c_int],
     /// Written by the child when it could not join its cgroup (the run goes on without it).
@@ -119,10 +117,7 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
     // absolute to mean the same there.
     let cwd = absolute(request.cwd)?;
     let protection =
-        super::isolation::run_entry_for(&cwd).map(|entry| super::isolation::Protection {
-            entry,
-            group: super::privileges::next_run_group(),
-        });
+        super::isolation::run_protection_for(&cwd, super::privileges::next_run_group());
     Ok(Ready(Prepared {
         program: c_string(program.as_os_str().as_bytes())?,
         argv_ptrs: null_terminated(&argv),
@@ -142,7 +137,6 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
         counters: request.counters,
         protection,
         signal_scope: protection.and_then(|_| super::isolation::signal_scope()),
-        pids: protection.and_then(|_| super::isolation::pid_namespace_for(&cwd)),
         reset_signals: signals_to_reset(),
         cgroup_refused: false,
         failed: 0,
@@ -150,17 +144,26 @@ pub(crate) fn prepare(request: Spawn<'_>) -> io::Result<Ready<'_>> {
 }
 
 impl Ready<'_> {
-    /// Starts the prepared process in its own process group and returns its PID.
-    pub(crate) fn start(self) -> io::Result<Started> {
+    /// Has the calling thread's next child born in the session's PID namespace, where the
+    /// session has one: called before the run's clock starts, so that the `setns` is not
+    /// timed, and handed to [`Ready::start`], which leaves the namespace once the child is
+    /// started.
+    pub(crate) fn born_inside(&self) -> io::Result<Option<super::pid_namespace::Born>> {
+        self.0
+            .protection
+            .and_then(|p| p.pids)
+            .map(super::pid_namespace::Born::inside)
+            .transpose()
+    }
+
+    /// Starts the prepared process in its own process group and returns its PID; `born` is
+    /// what [`Ready::born_inside`] gave.
+    pub(crate) fn start(self, born: Option<super::pid_namespace::Born>) -> io::Result<Started> {
         let mut prepared = self.0;
         // The child writes its stack before reading it: no need to zero it.
         let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK);
         // The stack grows down from its end, aligned to 16 bytes as the ABI requires.
         let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-        let born = prepared
-            .pids
-            .map(super::pid_namespace::Born::inside)
-            .transpose()?;
         let everything = full_signal_set();
         let mut previous = empty_signal_set();
         // SAFETY: blocking signals on this thread so that no handler of lab runs in the child
@@ -413,12 +416,12 @@ extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
             if let Some(counters) = p.counters.as_deref_mut() {
                 counters.open_in_child();
             }
-            // The capabilities go after the counters, which a root lab's child may need them
-            // to open.
-            if p.protection.is_some() && !super::privileges::give_up_capabilities_in_child() {
-                std::ptr::write_volatile(&mut p.failed, *libc::__errno_location());
-                libc::_exit(127);
-            }
+        }
+        // The capabilities go after the counters, which a root lab's child may need them to
+        // open.
+        let ready = steps_ok
+            && (p.protection.is_none() || super::privileges::give_up_capabilities_in_child());
+        if ready {
             let empty = empty_signal_set();
             libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
             libc::execve(

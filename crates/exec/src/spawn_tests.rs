@@ -23,7 +23,7 @@ fn start(
         cgroup_procs: None,
         counters: None,
     })
-    .and_then(Ready::start)
+    .and_then(|ready| ready.start(None))
     .map(|s| s.pid)
 }
 
