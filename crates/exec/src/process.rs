@@ -96,7 +96,7 @@ fn run_process(request: &RunRequest, mut alone: Alone) -> Measurement {
         group,
         before,
     };
-    let mut ended = wait_until(run.started.pid, request.timeout);
+    let mut ended = wait_until(run.started.pid, request.timeout, run.window.is_none());
     let end = ended.end;
     let reaped = reap(&mut run, &mut ended, perf, &alone);
     with_callgrind_count(measurement(run, ended, end, reaped), callgrind)
@@ -495,8 +495,10 @@ struct Ended {
 /// Waits for `pid` to end and reaps it, killing its group if it is still running after
 /// `timeout`. The wait blocks in `poll` on a process file descriptor (pidfd_open(2), Linux
 /// 5.3), so lab starts no thread and spends no CPU while a run executes; where the kernel
-/// has none, a watchdog thread keeps the deadline.
-fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
+/// has none, a watchdog thread keeps the deadline. The leader's own counters are read only
+/// where `read_leader` (no taskstats window will count the run's waiting): that read is a
+/// `/proc` file, lab's work between two runs.
+fn wait_until(pid: libc::pid_t, timeout: Duration, read_leader: bool) -> Ended {
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
     if pidfd < 0 {
@@ -515,7 +517,9 @@ fn wait_until(pid: libc::pid_t, timeout: Duration) -> Ended {
     }
     let timed_out = poll_until_exit(pidfd, pid, timeout);
     let end = Instant2::now();
-    let leader = super::taskstats::Leader::read(pid);
+    let leader = read_leader
+        .then(|| super::taskstats::Leader::read(pid))
+        .flatten();
     // SAFETY: closing the descriptor pidfd_open gave us.
     unsafe { libc::close(pidfd) };
     let (status, usage) = wait_blocking(pid);
