@@ -74,10 +74,10 @@ fn samples_of(
             v.iter()
                 .enumerate()
                 .map(move |(iteration, value)| SampleRow {
-                    run_id: run_id.to_string(),
-                    metric: metric.name.clone(),
+                    run_id: run_id.into(),
+                    metric: metric.name.as_str().into(),
                     iteration,
-                    value: format!("{value:e}"),
+                    value: format!("{value:e}").into(),
                 })
         })
         .collect()
@@ -113,7 +113,7 @@ fn plan_of(exp: &Experiment, imported: &Imported) -> Plan {
                 cell: cell.clone(),
                 repetition: *repetition,
                 warmup: run.warmup,
-                argv: Vec::new(),
+                argv: Vec::new().into(),
                 repeats: None,
                 look: 1,
                 env_padding: None,

@@ -140,7 +140,7 @@ fn reread_line(
 /// Re-analysis reads what ran; it cannot change what ran. Today's lab.toml must give every
 /// cell of the session the command it ran with.
 fn same_commands(exp: &Experiment, parent: &StoredSession) -> Result<()> {
-    let today: BTreeMap<CellKey, Vec<String>> = plan::plan(exp)
+    let today: BTreeMap<CellKey, std::sync::Arc<[String]>> = plan::plan(exp)
         .runs
         .into_iter()
         .map(|r| (r.cell, r.argv))

@@ -125,7 +125,8 @@ pub struct PlannedRun {
     /// 1-based repetition within the cell; warm-up runs count separately.
     pub repetition: u32,
     pub warmup: bool,
-    pub argv: Vec<String>,
+    /// The command, shared by the runs of a cell, which run the same one.
+    pub argv: Arc<[String]>,
     /// The run this one repeats, when that one ran on a busy machine.
     pub repeats: Option<String>,
     /// The look of a sampled session this run was planned for (1: the initial plan).
@@ -209,7 +210,7 @@ fn planned_run(exp: &Experiment, cell: &Cell, block: u32, position: usize) -> Pl
         cell: cell.key.clone(),
         repetition,
         warmup,
-        argv: run_argv(exp, variant, &cell.key.params),
+        argv: run_argv(exp, variant, &cell.key.params).into(),
         repeats: None,
         look: 1,
         env_padding: None,

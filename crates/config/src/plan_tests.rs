@@ -64,6 +64,13 @@ fn a_plan_read_back_is_the_plan_with_one_map_per_cell() {
     // Six cells (a × threads {1, 2} × size {s, l}, b × threads {1} × size {s, l}), four
     // runs each, and four distinct maps: b's cells set the values two of a's set.
     assert_eq!((back.runs.len(), maps.len()), (24, 4));
+    // One command per distinct command, whichever runs share it: a's four cells each have
+    // their own, b's two cells run the same `prog2`.
+    let mut commands: Vec<*const [String]> =
+        back.runs.iter().map(|r| Arc::as_ptr(&r.argv)).collect();
+    commands.sort();
+    commands.dedup();
+    assert_eq!(commands.len(), 5);
 }
 
 #[test]
@@ -72,7 +79,7 @@ fn expands_the_matrix_with_restrictions() {
     // a: 2 threads × 2 sizes, b: 1 thread × 2 sizes = 6 cells × (1 warm-up + 3) runs.
     assert_eq!(plan.runs.len(), 24);
     let first = &plan.runs[0];
-    assert_eq!(first.argv, vec!["prog", "--threads=1", "--size=s"]);
+    assert_eq!(*first.argv, ["prog", "--threads=1", "--size=s"]);
     assert!(first.warmup);
     assert_eq!(plan.runs[1].repetition, 1);
     assert!(!plan.runs[1].warmup);

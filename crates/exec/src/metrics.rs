@@ -85,10 +85,10 @@ impl MetricReader {
                     .into_iter()
                     .enumerate()
                     .map(move |(iteration, value)| SampleRow {
-                        run_id: run_id.to_string(),
-                        metric: name.clone(),
+                        run_id: run_id.into(),
+                        metric: name.as_str().into(),
                         iteration,
-                        value,
+                        value: value.into(),
                     })
             })
             .collect()

@@ -336,7 +336,7 @@ mod tests {
             cell: lab_config::plan::CellKey::new(variant, std::sync::Arc::new(params)),
             repetition: 3,
             warmup,
-            argv: vec!["true".into()],
+            argv: vec!["true".into()].into(),
             repeats: None,
             look: 1,
             env_padding: None,

@@ -16,7 +16,7 @@ pub(crate) fn planned(id: usize) -> PlannedRun {
         ),
         repetition: 1,
         warmup: false,
-        argv: vec!["true".into()],
+        argv: vec!["true".into()].into(),
         repeats: None,
         look: 1,
         env_padding: None,
@@ -69,10 +69,10 @@ pub(crate) fn row(run: &PlannedRun) -> RunRow {
 pub(crate) fn samples(run: &PlannedRun) -> Vec<SampleRow> {
     (0..3)
         .map(|i| SampleRow {
-            run_id: run.id.clone(),
+            run_id: run.id.as_str().into(),
             metric: "ops".into(),
             iteration: i,
-            value: format!("{}.{i}25", run.position),
+            value: format!("{}.{i}25", run.position).into(),
         })
         .collect()
 }
@@ -210,4 +210,27 @@ fn duplicated_and_miscounted_rows_are_errors_naming_the_line() {
         e.contains("run r0001 has 2 value rows where its row in runs.csv recorded 3"),
         "{e}"
     );
+}
+
+#[test]
+fn samples_read_back_hold_their_short_texts_without_the_heap() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = session(root.path(), 4);
+    let rows = read_rows(&dir).unwrap();
+    assert_eq!(rows.samples.len(), 12);
+    assert_eq!(
+        rows.samples,
+        (1..=4)
+            .map(planned)
+            .flat_map(|r| samples(&r))
+            .collect::<Vec<_>>()
+    );
+    // Half a million values held three heap allocations each as `String`s.
+    let on_the_heap = rows
+        .samples
+        .iter()
+        .flat_map(|s| [&s.run_id, &s.metric, &s.value])
+        .filter(|text| text.is_heap_allocated())
+        .count();
+    assert_eq!(on_the_heap, 0);
 }

@@ -13,7 +13,7 @@ fn runs(n: usize) -> Vec<PlannedRun> {
             cell: CellKey::new(if p % 2 == 0 { "a" } else { "b" }, Default::default()),
             repetition: 1,
             warmup: false,
-            argv: vec!["true".into()],
+            argv: vec!["true".into()].into(),
             repeats: None,
             look: 1,
             env_padding: None,

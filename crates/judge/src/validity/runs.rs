@@ -397,9 +397,9 @@ fn printed_values(samples: &[&SampleRow]) -> BTreeMap<String, Vec<String>> {
     let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in samples {
         values
-            .entry(s.metric.clone())
+            .entry(s.metric.to_string())
             .or_default()
-            .push(s.value.clone());
+            .push(s.value.to_string());
     }
     values
 }
