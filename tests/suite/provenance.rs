@@ -111,6 +111,30 @@ fn every_link_of_every_committed_chapter_finds_its_number() {
     }
 }
 
+/// Whether `text` shows the number `value` at the fewer digits it prints, as notes print a
+/// statistic with `num(digits=…)` or `percent(digits=…)`: "11%" or "0.11" of a CV of "11.4%",
+/// "0.0388" of "0.0388 s". Both are rounded, so they may differ by half a unit of the last
+/// digit of each.
+fn rounds_to(text: &str, value: &str) -> bool {
+    let number = |s: &str| -> Option<(f64, f64)> {
+        let digits = regex::Regex::new(r"-?\d+(\.\d+)?")
+            .unwrap()
+            .find(s)?
+            .as_str();
+        let decimals = digits.split_once('.').map_or(0, |(_, d)| d.len());
+        Some((digits.parse().ok()?, 10f64.powi(-(decimals as i32))))
+    };
+    let (Some((shown, shown_unit)), Some((full, full_unit))) = (number(text), number(value)) else {
+        return false;
+    };
+    let percent = if value.contains('%') && !text.contains('%') {
+        100.0
+    } else {
+        1.0
+    };
+    (shown - full / percent).abs() <= (shown_unit + full_unit / percent) / 2.0 + 1e-12
+}
+
 /// Every link's text shows the number it leads to (its interval's bounds where it shows an
 /// interval), but for the check rows' "how the ratio was computed"; and no number with an
 /// interval is left unlinked in the chapter's text.
@@ -129,7 +153,7 @@ fn each_link_shows_its_number(project: &Project, name: &str) {
             _ => vec![n["value"].as_str().unwrap()],
         };
         assert!(
-            shown.iter().all(|s| text.contains(s)),
+            shown.iter().all(|s| text.contains(s)) || rounds_to(&text, shown[0]),
             "{name}: the link to {id} reads {text:?}, not {shown:?}"
         );
     }
@@ -326,6 +350,24 @@ fn a_check_decided_at_an_early_look_links_the_medians_and_runs_of_that_look() {
             from("nonfair threads=1", &b)
         )),
         "the ratio names the runs it was computed from: {ratio}"
+    );
+}
+
+#[test]
+fn statistics_the_notes_ask_for_link_to_the_numbers_they_print() {
+    let page = committed_chapter_file("index.md");
+    // `cell(of="nonfair threads=2", stat="cv") | percent(digits=2)`, then `stat="n" | num`: the
+    // CV the results table prints as 11.4%, at the notes' two digits, and the runs counted.
+    assert!(
+        page.contains(
+            "(CV [11%](provenance.md#nonfair-threads-2.mops.cv) over\n[27](provenance.md#nonfair-threads-2.mops.runs) runs)"
+        ),
+        "{page}"
+    );
+    let numbers = committed_chapter_file("numbers.json");
+    assert!(
+        numbers.contains("\"id\": \"nonfair-threads-2.mops.cv\",\n      \"value\": \"11.4%\""),
+        "{numbers}"
     );
 }
 

@@ -204,6 +204,7 @@ fn notes_data(
         ids: shown.ids.clone(),
         references,
         cited: Mutex::new(Vec::new()),
+        last_statistic: Arc::default(),
     })
 }
 
@@ -261,6 +262,23 @@ struct NotesData {
     cited: Mutex<Vec<String>>,
     /// References whose data the session lacks, each rendered as an `n/a (why)` marker.
     warnings: Mutex<Vec<String>>,
+    /// The statistic the last function returned, for the filter that formats it to link.
+    last_statistic: Arc<filters::LastStatistic>,
+}
+
+/// The chapter's number a `stat=` of `cell(…)` is, where the chapter shows it (the results
+/// tables' runs, median, mean, CV, smallest and largest value); the others (`sd`, `p90`, `p99`,
+/// an interval's ends alone) are no number of their own there.
+fn catalogued(stat: &str) -> Option<Statistic> {
+    Some(match stat {
+        "n" => Statistic::Runs,
+        "median" => Statistic::Median,
+        "mean" => Statistic::Mean,
+        "cv" => Statistic::Cv,
+        "min" => Statistic::Min,
+        "max" => Statistic::Max,
+        _ => return None,
+    })
 }
 
 fn fail(message: String) -> tera::Error {
@@ -333,6 +351,13 @@ impl NotesData {
         {
             let why = format!("{of} has {} valid runs; its {stat} is not defined", cell.n);
             return Ok(self.missing(&reference, &why));
+        }
+        if let Some(value) = wanted.as_deref().and_then(|s| stats.get(s)?.as_f64()) {
+            let id = wanted
+                .as_deref()
+                .and_then(catalogued)
+                .and_then(|statistic| self.ids.cell(cell, statistic));
+            self.last_statistic.returned(value, id);
         }
         pick(kw, "stat", text, &stats)
     }

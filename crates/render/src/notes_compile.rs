@@ -73,10 +73,11 @@ fn register(tera: &mut Tera, data: &Arc<NotesData>, budget: &Arc<Budget>) {
     for (name, function) in functions {
         let (d, b) = (Arc::clone(data), Arc::clone(budget));
         tera.register_function(name, move |kw: Kwargs, _: &State| -> TeraResult<Value> {
+            d.last_statistic.forget();
             b.uncounted(|| function(&d, &kw))
         });
     }
-    filters::register(tera);
+    filters::register(tera, &data.last_statistic);
 }
 
 /// One of the functions notes call, looking up the session's data.
