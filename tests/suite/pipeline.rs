@@ -347,7 +347,7 @@ fn notes_are_rendered_with_numbers_from_the_data() {
     project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
     let page = project.read("book/src/tiny/index.md");
     assert!(
-        page.contains("Triple scored [6.00 points \\[6.00, 6.00\\]](provenance.md#triple-n-2.score.median) at n=2, double 4.0."),
+        page.contains("Triple scored [6.00 points \\[6.00, 6.00\\]](provenance.md#triple-n-2.score.median) at n=2, double [4.0](provenance.md#double-n-2.score.median)."),
         "{page}"
     );
     assert!(page.contains("The ratio is [1.50 \\[1.50, 1.50\\]](provenance.md#notes.triple-n-2.over.double-n-2.score.ratio), so the check says <span class=\"lab-verdict lab-pass\">pass</span>."));

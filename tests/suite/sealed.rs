@@ -243,7 +243,11 @@ fn a_statistic_one_run_cannot_define_renders_as_a_marker_not_as_nothing() {
         page.contains("CV: n/a (triple n=2 has 1 valid runs; its cv is not defined)."),
         "{page}"
     );
-    assert!(page.contains("N: 1."), "{page}");
+    // The runs counted link to their number, as the results table shows it.
+    assert!(
+        page.contains("N: [1](provenance.md#triple-n-2.score.runs)."),
+        "{page}"
+    );
     let err = stderr(&out);
     assert!(
         err.contains(
