@@ -93,7 +93,7 @@ parse_args() {
             *) echo "compare-tools: unknown option '$1'" >&2; usage 2 ;;
         esac
     done
-    [[ $PARTS =~ ^[1-4](,[1-4])*$ ]] || die "--parts takes numbers 1 to 4 separated by commas, not '$PARTS'"
+    [[ $PARTS =~ ^[1-5](,[1-5])*$ ]] || die "--parts takes numbers 1 to 5 separated by commas, not '$PARTS'"
 }
 
 wants() {
