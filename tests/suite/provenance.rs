@@ -372,6 +372,28 @@ fn statistics_the_notes_ask_for_link_to_the_numbers_they_print() {
 }
 
 #[test]
+fn a_drift_the_results_table_reports_links_its_slope_and_test() {
+    let (page, provenance) = (
+        committed_chapter_file("index.md"),
+        committed_chapter_file("provenance.md"),
+    );
+    let id = "spin-threads-3.mops.drift";
+    assert!(
+        page.contains(&format!(
+            "drift: [-0.00609](provenance.md#{id}) per run position (Mann–Kendall p = 0.030)"
+        )),
+        "{page}"
+    );
+    let row = row_of(&provenance, id);
+    assert!(
+        row.contains("-0.00609 Mops/s per run position")
+            && row.contains("Theil–Sen slope")
+            && row.contains("S = -105, z = -2.17, p = 0.030"),
+        "{row}"
+    );
+}
+
+#[test]
 fn the_readings_and_the_multiplicity_sentence_link_the_figures_they_name() {
     let read = committed_chapter_file;
     let (page, provenance) = (read("index.md"), read("provenance.md"));

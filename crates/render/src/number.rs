@@ -109,6 +109,9 @@ pub enum Statistic {
     /// The medians of the lower and the higher of a cell's two modes, where its runs have two.
     ModeLow,
     ModeHigh,
+    /// The Theil–Sen slope of a cell's run values against their run positions, where the
+    /// Mann–Kendall test finds a trend ([`crate::shape::shown_drift`]).
+    Drift,
 }
 
 /// Where the chapter quotes a ratio.
@@ -141,6 +144,7 @@ impl Statistic {
             Statistic::ValuesMax => "values-max",
             Statistic::ModeLow => "mode-low",
             Statistic::ModeHigh => "mode-high",
+            Statistic::Drift => "drift",
         }
     }
 }

@@ -134,6 +134,17 @@ fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
             unit,
         ));
     }
+    if let Some(drift) = super::shape::shown_drift(c) {
+        let slope = number(drift.slope_per_position, unit);
+        let per = format!("{unit} per run position");
+        out.push(cell_number(
+            c,
+            Statistic::Drift,
+            slope,
+            None,
+            per.trim_start(),
+        ));
+    }
     out
 }
 

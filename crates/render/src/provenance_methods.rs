@@ -4,7 +4,7 @@
 
 use super::Rendered;
 use super::numbers::{Number, RatioSource, Statistic, Subject};
-use lab_config::format::{grouped, level, percent, significant};
+use lab_config::format::{grouped, level, p_value, percent, significant};
 use lab_findings::analysis::{Analysis, CellStats};
 use lab_findings::checks::multiplicity::{ALPHA, Multiplicity};
 use std::collections::{HashMap, HashSet};
@@ -170,7 +170,28 @@ pub(super) fn cell_method(
         Statistic::Values => "every value the runs recorded, counted".into(),
         Statistic::ValuesMax => "the largest value the runs recorded".into(),
         Statistic::ModeLow | Statistic::ModeHigh => mode_method(c, statistic),
+        Statistic::Drift => drift_method(c),
     }
+}
+
+/// The drift's method: the slope, and the trend test that called for it.
+fn drift_method(c: Option<&CellStats>) -> String {
+    let test = c
+        .and_then(|c| c.drift.as_ref())
+        .map_or_else(String::new, |d| {
+            format!(
+                ": S = {}, z = {}, {}",
+                significant(d.test.s, 3),
+                significant(d.test.z, 3),
+                p_value(d.test.p_value)
+            )
+        });
+    format!(
+        "the Theil–Sen slope of the runs' values (each run's mean) against their positions in \
+         the execution order, the median of the slopes between every two runs (Sen 1968); \
+         shown because the Mann–Kendall test finds a trend at 5%, two-sided, with ties \
+         corrected (Kendall 1975){test}"
+    )
 }
 
 /// A mode's method: which group of the split, and the dip test that called for it.

@@ -1,17 +1,36 @@
 //! The Shape column of the results tables: what the modality, drift, steady-state, machines
-//! and design-effect analyses found in a cell, in a few words, each mode linked to its number.
+//! and design-effect analyses found in a cell, in a few words, each mode and the drift's slope
+//! linked to its number.
 
 use super::escape::{html, markdown};
 use super::numbers::{NumberId, Statistic, distinct_modes};
 use lab_config::format::{number, p_value, percent, significant};
-use lab_findings::analysis::CellStats;
+use lab_findings::analysis::{CellStats, Drift};
 
 /// The note as the table shows it, each part made inert as the template makes a plain value,
 /// with each mode's median linked to its number where `id` names one.
 pub(crate) fn shape_note(c: &CellStats, unit: &str, id: NumberId) -> String {
     let mut notes: Vec<String> = modes_note(c, unit, id).into_iter().collect();
+    notes.extend(drift_note(c, unit, id));
     notes.extend(other_notes(c, unit).iter().map(|n| inert(n)));
     notes.join("; ")
+}
+
+/// The drift the Shape column reports: a trend the Mann–Kendall test finds at 5%.
+pub(crate) fn shown_drift(c: &CellStats) -> Option<&Drift> {
+    c.drift.as_ref().filter(|d| d.test.p_value < 0.05)
+}
+
+/// "drift: -0.00609 per run position (Mann–Kendall p = 0.030)", the slope linked.
+fn drift_note(c: &CellStats, unit: &str, id: NumberId) -> Option<String> {
+    let drift = shown_drift(c)?;
+    let slope = inert(&number(drift.slope_per_position, unit));
+    let slope = match id(c, Statistic::Drift) {
+        Some(id) => format!("[{slope}](provenance.md#{})", html(&id)),
+        None => slope,
+    };
+    let test = inert(&format!("(Mann–Kendall {})", p_value(drift.test.p_value)));
+    Some(format!("drift: {slope} per run position {test}"))
 }
 
 /// "2 modes: 57.8 (62.5%), 59.5 (37.5%)", each median linked.
@@ -37,16 +56,9 @@ fn inert(text: &str) -> String {
     html(&markdown(text))
 }
 
-/// Drift, the steady state, the machines and the design effect, each in a few words.
+/// The steady state, the machines and the design effect, each in a few words.
 fn other_notes(c: &CellStats, unit: &str) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(drift) = c.drift.as_ref().filter(|d| d.test.p_value < 0.05) {
-        notes.push(format!(
-            "drift: {} per run position (Mann–Kendall {})",
-            number(drift.slope_per_position, unit),
-            p_value(drift.test.p_value)
-        ));
-    }
     if let Some(steady) = &c.steady {
         notes.push(format!("runs: {}", steady.describe()));
     }
