@@ -110,7 +110,7 @@ pub enum Statistic {
     ModeLow,
     ModeHigh,
     /// The Theil–Sen slope of a cell's run values against their run positions, where the
-    /// Mann–Kendall test finds a trend ([`crate::shape::shown_drift`]).
+    /// Mann–Kendall test finds a trend at 5%.
     Drift,
 }
 

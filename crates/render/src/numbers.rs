@@ -80,8 +80,8 @@ fn cell_numbers(exp: &Experiment, analysis: &Analysis) -> Vec<Number> {
         .collect()
 }
 
-/// A cell's median and mean with their intervals, its CV, run count and range, as the
-/// results table prints them.
+/// A cell's median and mean with their intervals, its CV, run count and range, and what its
+/// Shape column links, as the results table prints them.
 fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
     let Some(s) = &c.summary else {
         return Vec::new();
@@ -118,6 +118,13 @@ fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
     out.push(cell_number(c, Statistic::Runs, c.n.to_string(), None, ""));
     out.push(cell_number(c, Statistic::Min, shown(s.min), None, unit));
     out.push(cell_number(c, Statistic::Max, shown(s.max), None, unit));
+    out.extend(shape_numbers(c, unit));
+    out
+}
+
+/// The numbers of a cell's Shape column: the medians of its two modes, and its drift's slope.
+fn shape_numbers(c: &CellStats, unit: &str) -> Vec<Number> {
+    let mut out = Vec::new();
     if let Some([low, high]) = distinct_modes(c, unit).as_deref() {
         out.push(cell_number(
             c,
@@ -134,7 +141,7 @@ fn cell_statistics(c: &CellStats, unit: &str) -> Vec<Number> {
             unit,
         ));
     }
-    if let Some(drift) = super::shape::shown_drift(c) {
+    if let Some(drift) = shown_drift(c) {
         let slope = number(drift.slope_per_position, unit);
         let per = format!("{unit} per run position");
         out.push(cell_number(
@@ -176,6 +183,11 @@ fn percentile_numbers(exp: &Experiment, analysis: &Analysis) -> Vec<Number> {
         ));
     }
     out
+}
+
+/// The drift the Shape column reports: a trend the Mann–Kendall test finds at 5%.
+pub(crate) fn shown_drift(c: &CellStats) -> Option<&lab_findings::analysis::Drift> {
+    c.drift.as_ref().filter(|d| d.test.p_value < 0.05)
 }
 
 /// The two modes as the Shape column prints them, lower then higher, each with its share of

@@ -3,9 +3,9 @@
 //! linked to its number.
 
 use super::escape::{html, markdown};
-use super::numbers::{NumberId, Statistic, distinct_modes};
+use super::numbers::{NumberId, Statistic, distinct_modes, shown_drift};
 use lab_config::format::{number, p_value, percent, significant};
-use lab_findings::analysis::{CellStats, Drift};
+use lab_findings::analysis::CellStats;
 
 /// The note as the table shows it, each part made inert as the template makes a plain value,
 /// with each mode's median linked to its number where `id` names one.
@@ -14,11 +14,6 @@ pub(crate) fn shape_note(c: &CellStats, unit: &str, id: NumberId) -> String {
     notes.extend(drift_note(c, unit, id));
     notes.extend(other_notes(c, unit).iter().map(|n| inert(n)));
     notes.join("; ")
-}
-
-/// The drift the Shape column reports: a trend the Mann–Kendall test finds at 5%.
-pub(crate) fn shown_drift(c: &CellStats) -> Option<&Drift> {
-    c.drift.as_ref().filter(|d| d.test.p_value < 0.05)
 }
 
 /// "drift: -0.00609 per run position (Mann–Kendall p = 0.030)", the slope linked.
