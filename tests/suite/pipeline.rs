@@ -516,3 +516,60 @@ fn results_read_at_a_glance() {
         "two runs give no interval:\n{page}"
     );
 }
+
+#[test]
+fn a_session_too_large_for_the_memory_left_is_refused_before_it_is_read() {
+    use std::os::unix::process::CommandExt;
+    let project = Project::with_fixtures(&["tiny"]);
+    project.lab_exits(&["run", "tiny", "--quiet"], Exit::CheckFailed);
+    let session = project.session("tiny");
+    // 300 MB of samples.csv without a newline: a torn tail, which a reading would set aside,
+    // but whose bytes a reading has to go through; held in a hole, it takes no disk.
+    let samples = std::fs::OpenOptions::new()
+        .write(true)
+        .open(session.join("samples.csv"))
+        .unwrap();
+    samples.set_len(300_000_000).unwrap();
+    drop(samples);
+    let grown = tree(&session);
+    let report = |limit: Option<u64>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lab"));
+        command
+            .args(["report", "tiny"])
+            .current_dir(project.root())
+            .env("LAB_STATE_DIR", project.path(".lab-state"));
+        if let Some(bytes) = limit {
+            // SAFETY: setrlimit acts on the child alone, between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    (libc::setrlimit(libc::RLIMIT_AS, &limit) == 0)
+                        .then_some(())
+                        .ok_or_else(std::io::Error::last_os_error)
+                });
+            }
+        }
+        command.output().unwrap()
+    };
+    // 1.20 GB to read it, in an address space of 1 GB.
+    let out = report(Some(1_000_000_000));
+    let err = common::stderr_text(&out);
+    assert_eq!(common::exit_of(&out), Exit::Internal, "{err}");
+    assert!(
+        err.contains("its runs.csv and samples.csv (300 MB) take about 1.20 GB of memory or more to read, and this machine has")
+            && err.contains("LAB_IGNORE_MEMORY=1 reads it anyway"),
+        "{err}"
+    );
+    assert_eq!(tree(&session), grown, "nothing of the session changed");
+    // With room, the same session reads, its torn tail set aside.
+    let out = report(None);
+    let err = common::stderr_text(&out);
+    assert_eq!(common::exit_of(&out), Exit::Ok, "{err}");
+    assert!(
+        err.contains("samples.csv: 2999") && err.contains("set aside (a row cut off mid-write)"),
+        "{err}"
+    );
+}

@@ -13,6 +13,7 @@ mod logs;
 mod looks;
 mod manifest;
 mod manifest_file;
+mod memory;
 mod outputs;
 mod packed;
 mod printed;

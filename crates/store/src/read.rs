@@ -66,6 +66,7 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     let mut samples_file = open(&samples_path)?;
     let samples_lines = complete_lines(&mut samples_file, &samples_path)?;
     let samples_complete = samples_lines.keep_bytes;
+    super::memory::check(dir, runs_lines.total_bytes + samples_lines.total_bytes)?;
     // The two files are parsed side by side; errors are reported runs.csv first.
     let (runs, samples) = rayon::join(
         || parse::<RunRow>(runs_file, &runs_lines, &runs_path),
@@ -90,32 +91,43 @@ pub fn read_rows(dir: &Path) -> Result<Rows> {
     );
     check_counts(&committed, &kept, &samples_path)?;
 
+    let tails = tails_of(
+        (runs_keep, runs_lines.total_bytes),
+        (samples_keep, samples_lines.total_bytes),
+        orphans_from.is_some(),
+    );
+    Ok(Rows {
+        runs: without_slack(runs.into_iter().map(|r| r.row).collect()),
+        samples: kept,
+        tails,
+    })
+}
+
+/// What is set aside at the end of each file: runs.csv's and samples.csv's bytes kept and in
+/// all, and whether samples.csv's tail holds the values of a run that never finished.
+fn tails_of(runs: (u64, u64), samples: (u64, u64), orphans: bool) -> Vec<Tail> {
     let mut tails = Vec::new();
-    if runs_keep < runs_lines.total_bytes {
+    if runs.0 < runs.1 {
         tails.push(Tail {
             file: RUNS,
-            keep_bytes: runs_keep,
-            total_bytes: runs_lines.total_bytes,
+            keep_bytes: runs.0,
+            total_bytes: runs.1,
             reason: "a row cut off mid-write".into(),
         });
     }
-    if samples_keep < samples_lines.total_bytes {
+    if samples.0 < samples.1 {
         tails.push(Tail {
             file: SAMPLES,
-            keep_bytes: samples_keep,
-            total_bytes: samples_lines.total_bytes,
-            reason: if orphans_from.is_some() {
+            keep_bytes: samples.0,
+            total_bytes: samples.1,
+            reason: if orphans {
                 "values of a run that never finished".into()
             } else {
                 "a row cut off mid-write".into()
             },
         });
     }
-    Ok(Rows {
-        runs: without_slack(runs.into_iter().map(|r| r.row).collect()),
-        samples: kept,
-        tails,
-    })
+    tails
 }
 
 /// `rows` with the room it was collected in given back. Collecting the parsed rows reuses the
