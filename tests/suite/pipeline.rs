@@ -534,10 +534,7 @@ fn a_session_too_large_for_the_memory_left_is_refused_before_it_is_read() {
     let grown = tree(&session);
     let report = |limit: Option<u64>| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lab"));
-        command
-            .args(["report", "tiny"])
-            .current_dir(project.root())
-            .env("LAB_STATE_DIR", project.path(".lab-state"));
+        project.in_project(command.args(["report", "tiny"]));
         if let Some(bytes) = limit {
             // SAFETY: setrlimit acts on the child alone, between fork and exec.
             unsafe {

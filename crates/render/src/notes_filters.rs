@@ -40,14 +40,7 @@ impl LastStatistic {
 
     /// `text`, the formatting of `x`, linked to its number where `x` is the last statistic.
     fn format(&self, x: f64, text: String) -> Value {
-        match self.take_for(x) {
-            Some(id) => Value::safe_string(&format!(
-                "[{}](provenance.md#{})",
-                crate::escape::html(&text),
-                crate::escape::html(&id)
-            )),
-            None => Value::from(text),
-        }
+        super::text::linked(text, self.take_for(x)).value()
     }
 }
 

@@ -10,6 +10,16 @@ pub(super) enum Text {
     Linked(String),
 }
 
+impl Text {
+    /// The text as Tera renders it: a link as the safe Markdown it was made as.
+    pub(super) fn value(self) -> Value {
+        match self {
+            Text::Plain(text) => Value::from(text),
+            Text::Linked(link) => Value::safe_string(&link),
+        }
+    }
+}
+
 pub(super) fn linked(text: String, id: Option<String>) -> Text {
     match id {
         Some(id) => Text::Linked(format!(
@@ -30,10 +40,7 @@ pub(super) fn pick(
 ) -> TeraResult<Value> {
     let wanted: Option<String> = kw.get(key)?;
     let Some(wanted) = wanted else {
-        return Ok(match text {
-            Text::Plain(text) => Value::from(text),
-            Text::Linked(link) => Value::safe_string(&link),
-        });
+        return Ok(text.value());
     };
     match fields.get(&wanted) {
         Some(v) => Ok(Value::from_serializable(v)),

@@ -19,11 +19,10 @@ pub(crate) fn shape_note(c: &CellStats, unit: &str, id: NumberId) -> String {
 /// "drift: -0.00609 per run position (Mann–Kendall p = 0.030)", the slope linked.
 fn drift_note(c: &CellStats, unit: &str, id: NumberId) -> Option<String> {
     let drift = shown_drift(c)?;
-    let slope = inert(&number(drift.slope_per_position, unit));
-    let slope = match id(c, Statistic::Drift) {
-        Some(id) => format!("[{slope}](provenance.md#{})", html(&id)),
-        None => slope,
-    };
+    let slope = linked(
+        &number(drift.slope_per_position, unit),
+        id(c, Statistic::Drift),
+    );
     let test = inert(&format!("(Mann–Kendall {})", p_value(drift.test.p_value)));
     Some(format!("drift: {slope} per run position {test}"))
 }
@@ -36,14 +35,19 @@ fn modes_note(c: &CellStats, unit: &str, id: NumberId) -> Option<String> {
         .iter()
         .zip(statistics)
         .map(|((median, share), statistic)| {
-            let median = match id(c, statistic) {
-                Some(id) => format!("[{}](provenance.md#{})", inert(median), html(&id)),
-                None => inert(median),
-            };
+            let median = linked(median, id(c, statistic));
             format!("{median} ({})", inert(&percent(*share)))
         })
         .collect();
     Some(format!("{} modes: {}", modes.len(), shown.join(", ")))
+}
+
+/// `text` made inert, linked to its number on the provenance page where `id` names one.
+fn linked(text: &str, id: Option<String>) -> String {
+    match id {
+        Some(id) => format!("[{}](provenance.md#{})", inert(text), html(&id)),
+        None => inert(text),
+    }
 }
 
 /// Text made inert as the template makes a plain value: for Markdown, then for HTML.

@@ -511,7 +511,8 @@ fn read_trimmed(path: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-fn proc_field(path: &str, key: &str) -> Option<String> {
+/// The value of the `KEY: value` line of a file under /proc, trimmed.
+pub(super) fn proc_field(path: &str, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines()
         .find(|l| l.starts_with(key))

@@ -50,16 +50,7 @@ fn shortfall(csv_bytes: u64, available: u64) -> Option<u64> {
 /// swapping (`MemAvailable`, proc(5)), less where the process's address space is limited
 /// (`RLIMIT_AS`, as `ulimit -v` sets it) to less than that.
 fn available_bytes() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    let available = kib.saturating_mul(1024);
+    let available = kib_field("/proc/meminfo", "MemAvailable")?;
     Some(address_space_left().map_or(available, |left| left.min(available)))
 }
 
@@ -75,16 +66,18 @@ fn address_space_left() -> Option<u64> {
     {
         return None;
     }
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let used_kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmSize:"))?
-        .trim()
+    let used = kib_field("/proc/self/status", "VmSize")?;
+    Some(limit.rlim_cur.saturating_sub(used))
+}
+
+/// A `KEY: N kB` field of a file under /proc, in bytes.
+fn kib_field(path: &str, key: &str) -> Option<u64> {
+    let kib: u64 = super::manifest::proc_field(path, key)?
         .trim_end_matches("kB")
         .trim()
         .parse()
         .ok()?;
-    Some(limit.rlim_cur.saturating_sub(used_kib.saturating_mul(1024)))
+    Some(kib.saturating_mul(1024))
 }
 
 /// `bytes` as MB or GB, three significant digits.

@@ -48,7 +48,7 @@ impl Project {
     }
 
     /// `command` run in the project's root, with lab's state and data kept inside it.
-    fn in_project<'c>(&self, command: &'c mut Command) -> &'c mut Command {
+    pub(crate) fn in_project<'c>(&self, command: &'c mut Command) -> &'c mut Command {
         command
             .current_dir(self.root())
             .env("NO_COLOR", "1")
