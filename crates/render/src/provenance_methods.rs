@@ -96,10 +96,11 @@ fn runs_read(c: &CellStats, check: Option<&lab_findings::checks::CheckResult>) -
     let named: HashSet<&str> = check.map_or_else(HashSet::new, |k| {
         k.runs.iter().map(String::as_str).collect()
     });
-    let read: Vec<&String> = c
+    let read: Vec<&str> = c
         .run_ids
         .iter()
-        .filter(|id| named.contains(id.as_str()))
+        .map(|id| id.as_str())
+        .filter(|id| named.contains(id))
         .collect();
     if read.is_empty() {
         return runs_of(c);
@@ -109,13 +110,13 @@ fn runs_read(c: &CellStats, check: Option<&lab_findings::checks::CheckResult>) -
 
 /// "the 40 valid, non-warm-up runs of nonfair threads=2 (r0003, r0011, …)".
 pub(super) fn runs_of(c: &CellStats) -> String {
-    let all: Vec<&String> = c.run_ids.iter().collect();
+    let all: Vec<&str> = c.run_ids.iter().map(|id| id.as_str()).collect();
     runs_named(&c.label, &all)
 }
 
 /// [`runs_of`] for the runs `ids` of the cell labelled `label`.
-fn runs_named(label: &str, ids: &[&String]) -> String {
-    let named: Vec<&str> = ids.iter().take(RUNS_NAMED).map(|s| s.as_str()).collect();
+fn runs_named(label: &str, ids: &[&str]) -> String {
+    let named: Vec<&str> = ids.iter().take(RUNS_NAMED).copied().collect();
     let more = ids.len().saturating_sub(RUNS_NAMED);
     let rest = if more > 0 {
         format!(" and {} more", grouped(more as u64))

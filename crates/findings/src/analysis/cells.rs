@@ -61,7 +61,8 @@ pub struct CellStats {
     /// are not bounded by what they waited, and verdicts on the cell are withheld.
     #[serde(skip)]
     pub reshaped: usize,
-    pub run_ids: Vec<String>,
+    /// The ids of the runs used, parallel to `runs`: held inline, as run ids are short.
+    pub run_ids: Vec<compact_str::CompactString>,
     pub positions: Vec<usize>,
     pub summary: Option<Summary>,
     /// Percentile bootstrap CI of the median; two-stage when runs print several values,

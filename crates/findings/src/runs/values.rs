@@ -2,27 +2,45 @@
 //! whose text is exactly `f64`'s shortest form (the form lab keeps numbers in once read) is
 //! held as the number, anything else as printed, and metric names are shared between runs.
 //! Nothing is lost: every value reads back as the same text and the same number. At 100,000
-//! runs a map of strings per run held over 100 MB; this holds under 200 bytes a run for a
-//! run of eight single values.
+//! runs a map of strings per run held over 100 MB; this holds 8 bytes a metric, and 48 a run
+//! beside, for the metrics that hold one number.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Every value of one run, by metric in name order; each metric's values in iteration order.
+/// A metric that holds one number (what nearly every metric of a run holds) takes the 8 bytes
+/// of that number; the list of names is shared by every run with the same metrics.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunValues(Box<[(Name, Printed)]>);
+pub struct RunValues {
+    /// The metrics' names, in name order.
+    names: Schema,
+    /// Each metric's number, where it holds one number; 0 where it holds anything else.
+    ones: Box<[f64]>,
+    /// The metrics that hold anything but one number, by their index in `names`, in order.
+    rest: Box<[(u32, Many)]>,
+}
 
 /// A metric name shared between runs, behind one thin pointer.
 type Name = Arc<String>;
 
-/// One metric's values: a single number inline (what nearly every metric of a run holds),
-/// anything longer behind a pointer, so that each metric takes 16 bytes.
+/// The names of a run's metrics, in name order, shared by the runs that have the same.
+type Schema = Arc<[Name]>;
+
+/// One metric's values as read: a single number, or anything else.
 #[derive(Debug, Clone, PartialEq)]
 enum Printed {
     /// A single value that is a number.
     One(f64),
-    Many(Box<Many>),
+    Many(Many),
+}
+
+/// One metric's values as found in a run: borrowed from where the run holds them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Found<'a> {
+    One(&'a f64),
+    Many(&'a Many),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,33 +51,49 @@ enum Many {
     Text(Vec<String>),
 }
 
-/// Metric names shared by every run of a session, so that each run holds a pointer, not a copy.
+/// Metric names shared by every run of a session, so that each run holds a pointer, not a
+/// copy, and the lists of names runs hold, so that runs with the same metrics share one.
 #[derive(Debug, Default)]
-pub struct Names(BTreeMap<String, Name>);
+pub struct Names {
+    table: BTreeMap<String, Name>,
+    schemas: Mutex<HashSet<Schema>>,
+}
 
 impl Names {
     /// A table holding `names`.
     pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> Names {
-        Names(
-            names
+        Names {
+            table: names
                 .into_iter()
                 .map(|n| (n.to_string(), Arc::new(n.to_string())))
                 .collect(),
-        )
+            schemas: Mutex::default(),
+        }
     }
 
     /// A table of the same names with pointers of its own, for another thread: threads that
     /// share a pointer contend for its count each time they copy it.
     pub fn apart(&self) -> Names {
-        Names::of(self.0.keys().map(String::as_str))
+        Names::of(self.table.keys().map(String::as_str))
     }
 
     /// The shared name, or a new one when the table lacks it.
     fn get(&self, name: &str) -> Name {
-        self.0
+        self.table
             .get(name)
             .cloned()
             .unwrap_or_else(|| Arc::new(name.to_string()))
+    }
+
+    /// The shared list of `names`, made the first time a run holds them.
+    fn schema(&self, names: Vec<Name>) -> Schema {
+        let mut schemas = self.schemas.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(shared) = schemas.get(names.as_slice()) {
+            return shared.clone();
+        }
+        let schema: Schema = names.into();
+        schemas.insert(schema.clone());
+        schema
     }
 }
 
@@ -88,41 +122,46 @@ impl Printed {
             .collect::<Option<Vec<f64>>>()
         {
             Some(numbers) if numbers.len() == 1 => Printed::One(numbers[0]),
-            Some(numbers) => Printed::Many(Box::new(Many::Numbers(numbers))),
-            None => Printed::Many(Box::new(Many::Text(texts))),
+            Some(numbers) => Printed::Many(Many::Numbers(numbers)),
+            None => Printed::Many(Many::Text(texts)),
         }
     }
+}
 
+impl<'a> Found<'a> {
     /// The values as numbers, when they all are.
-    fn numbers(&self) -> Option<&[f64]> {
+    fn numbers(self) -> Option<&'a [f64]> {
         match self {
-            Printed::One(x) => Some(std::slice::from_ref(x)),
-            Printed::Many(many) => match many.as_ref() {
-                Many::Numbers(xs) => Some(xs),
-                Many::Text(_) => None,
-            },
+            Found::One(x) => Some(std::slice::from_ref(x)),
+            Found::Many(Many::Numbers(xs)) => Some(xs),
+            Found::Many(Many::Text(_)) => None,
         }
     }
 
     /// The values as printed, when one is not a number.
-    fn text(&self) -> Option<&[String]> {
+    fn text(self) -> Option<&'a [String]> {
         match self {
-            Printed::Many(many) => match many.as_ref() {
-                Many::Text(texts) => Some(texts),
-                Many::Numbers(_) => None,
-            },
-            Printed::One(_) => None,
+            Found::Many(Many::Text(texts)) => Some(texts),
+            _ => None,
         }
     }
 
-    fn texts(&self) -> Vec<String> {
+    fn texts(self) -> Vec<String> {
         match (self.numbers(), self.text()) {
             (Some(xs), _) => xs.iter().map(f64::to_string).collect(),
             (None, texts) => texts.unwrap_or_default().to_vec(),
         }
     }
 
-    fn len(&self) -> usize {
+    /// The values, to be held anew.
+    fn owned(self) -> Printed {
+        match self {
+            Found::One(x) => Printed::One(*x),
+            Found::Many(many) => Printed::Many(many.clone()),
+        }
+    }
+
+    fn len(self) -> usize {
         self.numbers()
             .map_or_else(|| self.text().map_or(0, <[String]>::len), <[f64]>::len)
     }
@@ -192,7 +231,46 @@ impl RunValues {
         // A stable sort: of two entries of one name, the measured one comes first and stays.
         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         entries.dedup_by(|(later, _), (kept, _)| later == kept);
-        RunValues(entries.into_boxed_slice())
+        RunValues::from_entries(entries, names)
+    }
+
+    /// The values of `entries`, in name order and of distinct names, their list of names shared
+    /// through `names`.
+    fn from_entries(entries: Vec<(Name, Printed)>, names: &Names) -> RunValues {
+        let mut listed = Vec::with_capacity(entries.len());
+        let mut ones = Vec::with_capacity(entries.len());
+        let mut rest = Vec::new();
+        for (i, (name, printed)) in entries.into_iter().enumerate() {
+            listed.push(name);
+            match printed {
+                Printed::One(x) => ones.push(x),
+                Printed::Many(many) => {
+                    ones.push(0.0);
+                    rest.push((i as u32, many));
+                }
+            }
+        }
+        RunValues {
+            names: names.schema(listed),
+            ones: ones.into_boxed_slice(),
+            rest: rest.into_boxed_slice(),
+        }
+    }
+
+    /// Every metric's name and values, in name order.
+    fn entries(&self) -> impl Iterator<Item = (&Name, Found<'_>)> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name, self.at(i)))
+    }
+
+    /// The values of the metric at `i` in the list of names.
+    fn at(&self, i: usize) -> Found<'_> {
+        match self.rest.binary_search_by_key(&(i as u32), |(at, _)| *at) {
+            Ok(r) => Found::Many(&self.rest[r].1),
+            Err(_) => Found::One(&self.ones[i]),
+        }
     }
 
     /// The values of one metric, given as texts.
@@ -204,37 +282,36 @@ impl RunValues {
 
     /// Sets the values of `metric`, replacing any it had.
     pub fn insert(&mut self, metric: &str, texts: Vec<String>) {
-        let printed = Printed::of(texts);
-        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(metric)) {
-            Ok(i) => self.0[i].1 = printed,
-            Err(i) => {
-                let mut entries = std::mem::take(&mut self.0).into_vec();
-                entries.insert(i, (Arc::new(metric.to_string()), printed));
-                self.0 = entries.into_boxed_slice();
-            }
-        }
+        let mut entries: Vec<(Name, Printed)> = self
+            .entries()
+            .filter(|(name, _)| name.as_str() != metric)
+            .map(|(name, found)| (name.clone(), found.owned()))
+            .collect();
+        let at = entries.partition_point(|(name, _)| name.as_str() < metric);
+        entries.insert(at, (Arc::new(metric.to_string()), Printed::of(texts)));
+        *self = RunValues::from_entries(entries, &Names::default());
     }
 
-    fn find(&self, metric: &str) -> Option<&Printed> {
-        self.0
-            .binary_search_by(|(n, _)| n.as_str().cmp(metric))
+    fn find(&self, metric: &str) -> Option<Found<'_>> {
+        self.names
+            .binary_search_by(|n| n.as_str().cmp(metric))
             .ok()
-            .map(|i| &self.0[i].1)
+            .map(|i| self.at(i))
     }
 
     /// The values of `metric` as text (as printed, numbers in their shortest form); `None`
     /// when the run has none.
     pub fn texts(&self, metric: &str) -> Option<Vec<String>> {
-        self.find(metric).map(Printed::texts)
+        self.find(metric).map(Found::texts)
     }
 
     /// The numeric values of `metric` after dropping `skip` warm-up iterations; values that are
     /// not numbers are left out.
     pub fn numbers(&self, metric: &str, skip: usize) -> Vec<f64> {
-        let Some(printed) = self.find(metric) else {
+        let Some(found) = self.find(metric) else {
             return Vec::new();
         };
-        match (printed.numbers(), printed.text()) {
+        match (found.numbers(), found.text()) {
             (Some(xs), _) => xs.iter().skip(skip).copied().collect(),
             (None, texts) => texts
                 .unwrap_or_default()
@@ -249,15 +326,15 @@ impl RunValues {
 /// As a map from metric to the list of its values' texts (what a map of strings gave).
 impl Serialize for RunValues {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (name, printed) in self.0.iter() {
-            map.serialize_entry(name.as_str(), &TextList(printed))?;
+        let mut map = s.serialize_map(Some(self.names.len()))?;
+        for (name, found) in self.entries() {
+            map.serialize_entry(name.as_str(), &TextList(found))?;
         }
         map.end()
     }
 }
 
-struct TextList<'a>(&'a Printed);
+struct TextList<'a>(Found<'a>);
 
 /// A value serialized as the string its `Display` writes, without building the string
 /// first.
@@ -385,16 +462,34 @@ mod tests {
             serde_json::to_string(&as_map).unwrap()
         );
         // Only numbers in their shortest form are held as numbers ("1.00" and " 7" are not).
-        assert_eq!(values.find("ms"), Some(&Printed::One(23.2153)));
-        assert!(values.find("ops").and_then(Printed::numbers).is_some());
-        assert!(values.find("wall_s").and_then(Printed::text).is_some());
+        assert_eq!(values.find("ms"), Some(Found::One(&23.2153)));
+        assert!(values.find("ops").and_then(Found::numbers).is_some());
+        assert!(values.find("wall_s").and_then(Found::text).is_some());
     }
 
     #[test]
-    fn a_metric_takes_sixteen_bytes_beside_its_shared_name() {
-        assert_eq!(std::mem::size_of::<Printed>(), 16);
-        assert_eq!(std::mem::size_of::<(Name, Printed)>(), 24);
-        assert_eq!(std::mem::size_of::<RunValues>(), 16);
+    fn a_metric_of_one_number_takes_eight_bytes_and_runs_share_their_names() {
+        assert_eq!(std::mem::size_of::<RunValues>(), 48);
+        let names = Names::of(["ms", "wall_s"]);
+        let run = |ms: &str| {
+            let printed = BTreeMap::from([
+                ("ms".to_string(), texts(&[ms])),
+                ("ops".to_string(), texts(&["1", "2"])),
+            ]);
+            RunValues::from_parts(printed, vec![("wall_s", Measured::Number(0.5))], &names)
+        };
+        let (a, b) = (run("1.5"), run("2.5"));
+        assert!(
+            Arc::ptr_eq(&a.names, &b.names),
+            "one list of names for both"
+        );
+        assert_eq!(a.ones.len(), 3, "a number per metric");
+        assert_eq!(a.rest.len(), 1, "only ops holds more than one");
+        assert_eq!(b.numbers("ms", 0), vec![2.5]);
+        assert_eq!(b.numbers("ops", 0), vec![1.0, 2.0]);
+        assert_eq!(b.numbers("wall_s", 0), vec![0.5]);
+        assert_ne!(a, b);
+        assert_eq!(a, run("1.5"));
     }
 
     #[test]

@@ -154,7 +154,7 @@ fn cell_values(cell: &CellKey, label: String, metric: &Metric, runs: &[&RunView]
         invalid_runs: invalid(runs, metric).count(),
         busy_runs: invalid(runs, metric).filter(|v| busy(v)).count(),
         steady,
-        run_ids: used.iter().map(|v| v.id.clone()).collect(),
+        run_ids: used.iter().map(|v| v.id.as_str().into()).collect(),
         positions: used.iter().map(|v| v.position).collect(),
         slowed: slowed_shares(&used, metric),
         exact: exact_waits(&used, metric),

@@ -57,7 +57,7 @@ impl Outcome for Clearance<'_> {
         self.judged
             .iter()
             .filter(|j| j.decision.verdict == self.verdict)
-            .flat_map(|j| j.cell.run_ids.iter().cloned())
+            .flat_map(|j| j.cell.run_ids.iter().map(ToString::to_string))
             .collect()
     }
 

@@ -72,12 +72,13 @@ impl Outcome for Steps<'_> {
     }
 
     fn runs(&self) -> Vec<String> {
-        let ids: BTreeSet<&String> = self
+        let ids: BTreeSet<&str> = self
             .failing()
             .iter()
             .flat_map(|s| s.a.run_ids.iter().chain(&s.b.run_ids))
+            .map(|id| id.as_str())
             .collect();
-        ids.into_iter().cloned().collect()
+        ids.into_iter().map(str::to_string).collect()
     }
 
     fn decisions(&self) -> Vec<&Decision> {

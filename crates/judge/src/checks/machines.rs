@@ -127,7 +127,7 @@ fn decided(judged: &[CellFinding], unjudged: &[String]) -> CheckResult {
         result.runs = failing
             .iter()
             .filter_map(|f| f.cell)
-            .flat_map(|c| c.run_ids.iter().cloned())
+            .flat_map(|c| c.run_ids.iter().map(ToString::to_string))
             .collect();
     }
     result

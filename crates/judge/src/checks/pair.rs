@@ -75,7 +75,7 @@ impl Outcome for Pair<'_> {
             .run_ids
             .iter()
             .chain(&self.b.run_ids)
-            .cloned()
+            .map(ToString::to_string)
             .collect()
     }
 

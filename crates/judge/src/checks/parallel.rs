@@ -253,7 +253,7 @@ pub(super) fn parallel_result(
             failed
                 .iter()
                 .flat_map(|(_, p)| p.low.run_ids.iter().chain(&p.high.run_ids))
-                .cloned()
+                .map(ToString::to_string)
                 .collect(),
         );
     result.automatic = true;

@@ -241,7 +241,7 @@ pub(super) fn decided(j: &Judgement) -> CheckResult {
         .flat_map(|(t, _)| {
             t.runs
                 .iter()
-                .map(|(i, _)| t.series.cell.run_ids[*i].clone())
+                .map(|(i, _)| t.series.cell.run_ids[*i].to_string())
         })
         .collect();
     let mut result = CheckResult::new(PERIODIC, "automatic", CheckClass::Validity, verdict)

@@ -6,7 +6,7 @@ use rand::Rng;
 /// A cell `label` whose runs printed `runs` (past their warm-up), named r0000, r0001, ….
 fn cell(label: &str, runs: Vec<Vec<f64>>) -> CellStats {
     let mut c = crate::analysis::cell_of_values(label, "ms", &vec![1.0; runs.len()]);
-    c.run_ids = (0..runs.len()).map(|i| format!("r{i:04}")).collect();
+    c.run_ids = (0..runs.len()).map(|i| format!("r{i:04}").into()).collect();
     c.runs = runs;
     c
 }

@@ -391,7 +391,7 @@ pub fn decided(
         .runs(
             coarse
                 .iter()
-                .flat_map(|(c, _)| c.run_ids.iter().cloned())
+                .flat_map(|(c, _)| c.run_ids.iter().map(ToString::to_string))
                 .collect(),
         );
     result.automatic = true;

@@ -48,7 +48,7 @@ impl Outcome for Grown<'_> {
             .iter()
             .filter(|j| j.decision.verdict == self.verdict)
             .flat_map(|j| j.first.run_ids.iter().chain(&j.last.run_ids))
-            .cloned()
+            .map(ToString::to_string)
             .collect()
     }
 

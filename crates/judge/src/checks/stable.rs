@@ -102,7 +102,7 @@ impl Outcome for Spread<'_> {
         self.judged
             .iter()
             .filter(|j| j.verdict == self.verdict)
-            .flat_map(|j| j.cell.run_ids.iter().cloned())
+            .flat_map(|j| j.cell.run_ids.iter().map(ToString::to_string))
             .collect()
     }
 }

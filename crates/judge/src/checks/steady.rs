@@ -222,8 +222,8 @@ impl Steady<'_> {
 /// Every run of a cell, judged; runs whose metric printed too few iterations for any
 /// classification count as too short.
 fn cell_outcomes(cell: &CellStats, skip: usize, within: usize) -> Vec<RunOutcome> {
-    let named = |(run, outcome): (&String, Outcome)| RunOutcome {
-        run: run.clone(),
+    let named = |(run, outcome): (&compact_str::CompactString, Outcome)| RunOutcome {
+        run: run.to_string(),
         cell: cell.label.clone(),
         outcome,
     };
