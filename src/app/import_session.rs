@@ -138,7 +138,7 @@ fn run_row(run: &PlannedRun, started_utc: &str, log: &str, exit: Exit) -> RunRow
     };
     let digest = format!("{:x}", Sha256::digest(log));
     RunRow {
-        start_utc: started_utc.to_string(),
+        start_utc: started_utc.into(),
         busy_limit: None,
         ..lab_exec::run_row(run, &no_measurement, digest, 1.0)
     }

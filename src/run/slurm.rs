@@ -255,13 +255,13 @@ fn merge(
     progress: &Progress,
 ) -> Result<BTreeSet<String>> {
     let stored = store::load_session(&session.dir)?;
-    let mut held: BTreeSet<String> = stored.runs.iter().map(|r| r.run_id.clone()).collect();
+    let mut held: BTreeSet<String> = stored.runs.iter().map(|r| r.run_id.to_string()).collect();
     let merged = store::merge_shards(session, &held)?;
     for line in &merged.torn {
         progress.note(line);
     }
     let stored = store::load_session(&session.dir)?;
-    held = stored.runs.iter().map(|r| r.run_id.clone()).collect();
+    held = stored.runs.iter().map(|r| r.run_id.to_string()).collect();
     let cluster = manifest.cluster.get_or_insert_with(|| Cluster {
         engine: ENGINE.into(),
         jobs: Vec::new(),

@@ -263,12 +263,12 @@ pub fn run_row(
         Exit::SpawnFailed(e) => (None, None, Some(e.clone())),
     };
     let mut row = RunRow {
-        run_id: run.id.clone(),
+        run_id: run.id.as_str().into(),
         position: run.position,
-        variant: run.cell.variant.clone(),
+        variant: run.cell.variant.as_str().into(),
         repetition: run.repetition,
         warmup: run.warmup,
-        start_utc: utc_timestamp(m.start_unix_ms),
+        start_utc: utc_timestamp(m.start_unix_ms).into(),
         wall_ns: m.wall_ns,
         boottime_ns: m.boottime_ns,
         user_ns: m.user_ns,

@@ -4,6 +4,7 @@
 //! columns all come from [`RUN_COLUMNS`] and [`SAMPLE_COLUMNS`].
 
 use super::rows::{Ended, RunRow};
+use compact_str::CompactString;
 use lab_config::ParamValue;
 use std::collections::BTreeMap;
 
@@ -504,6 +505,15 @@ impl Cell for String {
     }
     fn parse(text: &str) -> Result<Self, String> {
         Ok(text.to_string())
+    }
+}
+
+impl Cell for CompactString {
+    fn field(&self) -> Field<'_> {
+        Field::Text(self)
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(text.into())
     }
 }
 

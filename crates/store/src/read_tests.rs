@@ -26,9 +26,9 @@ pub(crate) fn planned(id: usize) -> PlannedRun {
 
 pub(crate) fn row(run: &PlannedRun) -> RunRow {
     RunRow {
-        run_id: run.id.clone(),
+        run_id: run.id.as_str().into(),
         position: run.position,
-        variant: run.cell.variant.clone(),
+        variant: run.cell.variant.as_str().into(),
         repetition: 1,
         warmup: false,
         start_utc: "2026-11-30T00:00:00Z".into(),
@@ -230,6 +230,22 @@ fn samples_read_back_hold_their_short_texts_without_the_heap() {
         .samples
         .iter()
         .flat_map(|s| [&s.run_id, &s.metric, &s.value])
+        .filter(|text| text.is_heap_allocated())
+        .count();
+    assert_eq!(on_the_heap, 0);
+}
+
+#[test]
+fn run_rows_read_back_hold_their_id_variant_and_start_without_the_heap() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = session(root.path(), 4);
+    let rows = read_rows(&dir).unwrap();
+    let ids: Vec<&str> = rows.runs.iter().map(|r| r.run_id.as_str()).collect();
+    assert_eq!(ids, ["r0001", "r0002", "r0003", "r0004"]);
+    let on_the_heap = rows
+        .runs
+        .iter()
+        .flat_map(|r| [&r.run_id, &r.variant, &r.start_utc])
         .filter(|text| text.is_heap_allocated())
         .count();
     assert_eq!(on_the_heap, 0);

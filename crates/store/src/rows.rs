@@ -18,12 +18,12 @@ pub enum Exit {
 /// Parameter columns sit between `variant` and `repetition` and are read from plan.json.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRow {
-    pub run_id: String,
+    pub run_id: CompactString,
     pub position: usize,
-    pub variant: String,
+    pub variant: CompactString,
     pub repetition: u32,
     pub warmup: bool,
-    pub start_utc: String,
+    pub start_utc: CompactString,
     pub wall_ns: u64,
     pub boottime_ns: u64,
     pub user_ns: u64,
@@ -62,7 +62,7 @@ pub struct RunRow {
     pub samples: Option<usize>,
     /// The cluster node that ran it (`lab run --on slurm`); empty for a run on this machine
     /// and in sessions written before the column existed.
-    pub node: Option<String>,
+    pub node: Option<CompactString>,
     /// CLOCK_BOOTTIME when the run was spawned; with `boottime_ns` it places the run in time
     /// against the session's other runs. Empty where it was not recorded.
     pub start_boottime_ns: Option<u64>,

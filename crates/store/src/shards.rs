@@ -213,7 +213,11 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
                 .or_default()
                 .push(s.clone());
         }
-        for row in shard.runs.iter().filter(|r| !held.contains(&r.run_id)) {
+        for row in shard
+            .runs
+            .iter()
+            .filter(|r| !held.contains(r.run_id.as_str()))
+        {
             if let Some(why) = torn_output(&dir, row) {
                 torn.push(format!(
                     "shard {index}: run {} is not merged: {why}; it is measured again",
@@ -369,7 +373,12 @@ mod tests {
         let got: Vec<(String, Option<String>)> = rows
             .runs
             .iter()
-            .map(|r| (r.run_id.clone(), r.node.clone()))
+            .map(|r| {
+                (
+                    r.run_id.to_string(),
+                    r.node.as_ref().map(ToString::to_string),
+                )
+            })
             .collect();
         let want = [(1, "n1"), (2, "n1"), (4, "n2"), (5, "n2"), (6, "n2")]
             .map(|(i, n)| (format!("r{i:04}"), Some(n.to_string())))
@@ -384,7 +393,7 @@ mod tests {
         }
 
         // Merging again appends nothing; the run the first shard adds later comes in alone.
-        let held: BTreeSet<String> = rows.runs.iter().map(|r| r.run_id.clone()).collect();
+        let held: BTreeSet<String> = rows.runs.iter().map(|r| r.run_id.to_string()).collect();
         assert_eq!(merge_shards(&mut session, &held).unwrap().appended, 0);
         let mut w = SessionWriter::reopen(shard_dir(&dir, 0)).unwrap();
         w.on_node("n3");
@@ -464,7 +473,7 @@ mod tests {
             .unwrap()
             .runs
             .iter()
-            .map(|r| r.run_id.clone())
+            .map(|r| r.run_id.to_string())
             .collect();
         assert_eq!(held, ids(&[1, 2, 3, 4, 5]).into_iter().collect());
 

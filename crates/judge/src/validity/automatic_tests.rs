@@ -120,7 +120,7 @@ fn pinned(id: &str, cpus: Option<&str>, overlapped: &str) -> lab_store::RunRow {
         variant: "v".into(),
         repetition: 1,
         warmup: false,
-        start_utc: String::new(),
+        start_utc: Default::default(),
         wall_ns: 1,
         boottime_ns: 1,
         user_ns: 0,

@@ -181,7 +181,7 @@ fn cpus_by_run(
         })
         .collect();
     for row in rows {
-        cpus.insert(row.run_id.clone(), row.cpu_set());
+        cpus.insert(row.run_id.to_string(), row.cpu_set());
     }
     cpus
 }
@@ -356,7 +356,7 @@ fn run_view(
     let busy_share = row.contention().ok().map(|c| c.share());
     let weighed = Weighed::of(row, busy_share, exp, session);
     RunView {
-        id: row.run_id.clone(),
+        id: row.run_id.to_string(),
         position: row.position,
         cell,
         repetition: row.repetition,
@@ -381,7 +381,11 @@ fn run_view(
         values: RunValues::from_parts(values, measured, names),
         env_padding: None,
         heap_shift: None,
-        node: row.node.clone().filter(|n| !n.is_empty()),
+        node: row
+            .node
+            .as_ref()
+            .filter(|n| !n.is_empty())
+            .map(ToString::to_string),
         usage: Usage::of(row),
     }
 }
