@@ -2,7 +2,7 @@
 //! anchor for each link of the committed chapters, read from the built HTML through a parser,
 //! and `lab explain` computes a number again and says whether the chapter printed it.
 
-use crate::committed::{committed_experiments, repository};
+use crate::committed::{committed_experiments, committed_project, repository};
 use crate::common::{Project, copy_dir};
 use lab::Exit;
 use lab::layout::Layout;
@@ -463,5 +463,54 @@ fn each_look_s_level_the_history_and_the_undisturbed_bounds_link_their_figures()
             "each run&#39;s value moved to the end of the range its waiting for a CPU allows"
         ),
         "{provenance}"
+    );
+}
+
+/// The order check's folded statistics link each test's statistic, p-value and Holm-adjusted
+/// p-value, and `lab explain` computes one again from the committed session's raw files.
+#[test]
+fn the_order_checks_statistics_link_to_their_tests_and_compute_again() {
+    let project = committed_project();
+    project.lab_exits(&["report", "lockstack-dip", "--quiet"], Exit::Ok);
+    let page = project.read("book/src/lockstack-dip/index.md");
+    let id = "check.throughput-depends-neither-on-run-order-nor-on-the-previous-run";
+    let link = |figure: &str, number: &str| format!("[{number}](provenance.md#{id}.{figure})");
+    let details = format!(
+        "carry-over: Kruskal–Wallis by the previous run&#39;s variant H = {}, df = 3, p = {} (Holm-adjusted {})",
+        link("carry-over.h", "6.96"),
+        link("carry-over.p", "0.073"),
+        link("carry-over.adjusted-p", "0.37"),
+    );
+    assert!(page.contains(&details), "{page}");
+    for figure in ["trend", "within-cells", "sequence", "first-of-cell"] {
+        for what in ["p", "adjusted-p"] {
+            assert!(
+                page.contains(&format!("(provenance.md#{id}.{figure}.{what})")),
+                "{figure}.{what}"
+            );
+        }
+    }
+    let provenance = project.read("book/src/lockstack-dip/provenance.md");
+    let row = row_of(&provenance, &format!("{id}.carry-over.adjusted-p"));
+    assert!(
+        row.contains(
+            "Holm&#39;s step-down adjustment (Holm 1979) of the p-values of the 5 tests that ran"
+        ) && row.contains("From the 296 valid, non-warm-up runs of mops"),
+        "{row}"
+    );
+    let out = project.lab_exits(
+        &[
+            "explain",
+            "lockstack-dip",
+            &format!("{id}.carry-over.adjusted-p"),
+        ],
+        Exit::Ok,
+    );
+    let out = stdout(&out);
+    assert!(
+        out.contains(
+            "computed again from runs.csv and samples.csv of session 20261206T075049Z-vm: 0.37"
+        ) && out.contains("the chapter prints: the same"),
+        "{out}"
     );
 }

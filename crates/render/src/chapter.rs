@@ -287,13 +287,38 @@ fn linked_row(row: CheckRow, ids: &Ids, c: &CheckResult) -> CheckRow {
     });
     CheckRow {
         reading_md: linked_markdown(&linked_modes(reading, &c.cells, ids), undisturbed.as_ref()),
-        evidence_md: linked_markdown(
-            &linked_sides(evidence, ids.sides(name)),
-            undisturbed.as_ref(),
+        evidence_md: linked_figures(
+            linked_markdown(
+                &linked_sides(evidence, ids.sides(name)),
+                undisturbed.as_ref(),
+            ),
+            c,
         ),
+        details_md: linked_figures(row.details_md, c),
         ratio_id: ids.check(name),
         ..row
     }
+}
+
+/// `markdown` (as [`with_code_spans`] writes it) with each figure of the check linked to its
+/// provenance where it shows, the number only: each is looked for after the one before, as
+/// the check lists them in the order its evidence prints them.
+fn linked_figures(markdown: String, c: &CheckResult) -> String {
+    let mut out = String::new();
+    let mut rest = markdown.as_str();
+    for figure in &c.figures {
+        let shown = with_code_spans(&figure.shown);
+        let number = with_code_spans(&figure.number);
+        let (Some(at), Some(head)) = (rest.find(&shown), shown.strip_suffix(&number)) else {
+            continue;
+        };
+        let id = super::check_numbers::figure_id(&c.name, &figure.name);
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("{head}[{number}](provenance.md#{id})"));
+        rest = &rest[at + shown.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `markdown` (as [`with_code_spans`] writes it) with the first place it shows `number`'s
@@ -781,6 +806,47 @@ fn build_rows(m: &Manifest) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lab_findings::checks::CheckFigure;
+
+    fn figure(name: &str, shown: &str, number: &str) -> CheckFigure {
+        CheckFigure {
+            name: name.into(),
+            shown: shown.into(),
+            number: number.into(),
+            what: String::new(),
+            method: String::new(),
+            runs: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_checks_figures_link_in_order_each_where_it_shows_after_the_one_before() {
+        let mut c = CheckResult::new("no order", "order", CheckClass::Validity, Verdict::Pass);
+        c.evidence =
+            "trend: p = 0.5 (Holm-adjusted 1.0); `mops` Q(1) = 0.21, p = 0.5 (Holm-adjusted 1.0)"
+                .into();
+        c.figures = vec![
+            figure("trend.p", "p = 0.5", "0.5"),
+            figure("trend.adjusted-p", "Holm-adjusted 1.0", "1.0"),
+            figure("sequence.q", "Q(1) = 0.21", "0.21"),
+            figure("sequence.p", "p = 0.5", "0.5"),
+            figure("sequence.adjusted-p", "Holm-adjusted 1.0", "1.0"),
+            figure("first-of-cell.p", "p = 0.9", "0.9"),
+        ];
+        let linked = linked_figures(with_code_spans(&c.evidence), &c);
+        let link = |id: &str| format!("(provenance.md#check.no-order.{id})");
+        assert_eq!(
+            linked,
+            format!(
+                "trend: p = [0.5]{} (Holm-adjusted [1.0]{}); <code>mops</code> Q(1) = [0.21]{}, p = [0.5]{} (Holm-adjusted [1.0]{})",
+                link("trend.p"),
+                link("trend.adjusted-p"),
+                link("sequence.q"),
+                link("sequence.p"),
+                link("sequence.adjusted-p"),
+            )
+        );
+    }
 
     #[test]
     fn the_environment_says_where_counters_came_from_and_which_were_unavailable() {

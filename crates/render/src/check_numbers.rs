@@ -27,7 +27,32 @@ pub(crate) fn of(exp: &Experiment, analysis: &Analysis, checks: &[CheckResult]) 
         .collect();
     out.extend(decided().filter_map(check_correlation));
     out.extend(multiplicity(checks));
+    out.extend(checks.iter().flat_map(figures));
     out
+}
+
+/// The figures a check's evidence prints that it names, each a number of its own:
+/// `check.CHECK.FIGURE`.
+fn figures(c: &CheckResult) -> impl Iterator<Item = Number> + '_ {
+    c.figures.iter().map(|f| Number {
+        id: figure_id(&c.name, &f.name),
+        value: f.number.clone(),
+        lo: None,
+        hi: None,
+        unit: String::new(),
+        what: Subject::CheckFigure {
+            check: c.name.clone(),
+            figure: f.name.clone(),
+            what: f.what.clone(),
+            method: f.method.clone(),
+            runs: f.runs.clone(),
+        },
+    })
+}
+
+/// The id of figure `figure` of check `check`.
+pub(crate) fn figure_id(check: &str, figure: &str) -> String {
+    format!("check.{}.{figure}", kebab(check))
 }
 
 /// The three figures of the multiplicity sentence, when the chapter prints it.

@@ -78,6 +78,17 @@ pub enum Subject {
     /// The bounds a check's ratio interval would lie within had the machine not made its
     /// runs wait.
     Undisturbed { check: String, a: String, b: String },
+    /// A figure a check's evidence prints (a test's statistic or p-value), as the check
+    /// computed it: what it is, how, and from which runs.
+    CheckFigure {
+        check: String,
+        figure: String,
+        what: String,
+        #[serde(skip)]
+        method: String,
+        #[serde(skip)]
+        runs: String,
+    },
     /// A ratio of two medians: `a` over `b`.
     Ratio {
         a: String,
@@ -209,6 +220,7 @@ impl Subject {
                 session,
                 ..
             } => format!("{cell}, {metric}, median in session {session} of the history"),
+            Subject::CheckFigure { check, what, .. } => format!("{what} (check \"{check}\")"),
             Subject::Ratio { a, b, metric, from } => {
                 let metric = metric
                     .as_deref()

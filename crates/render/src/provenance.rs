@@ -98,6 +98,7 @@ pub(crate) fn view(item: &Rendered, catalogue: &Catalogue) -> ProvenanceView {
             Subject::Multiplicity { .. } => "The hypotheses together".to_string(),
             Subject::Look { .. } => "The looks".to_string(),
             Subject::Session { .. } => "The History page".to_string(),
+            Subject::CheckFigure { check, .. } => format!("Check \"{check}\""),
         };
         let each_own_runs = !matches!(number.what, Subject::Cell { .. } | Subject::Before { .. });
         match group_of.get(&heading) {
@@ -160,6 +161,7 @@ fn derived(item: &Rendered, cells: &Cells, number: &Number) -> Derivation {
             ratio_runs(item, cells, a, b, None, &RatioSource::Check(check.clone())),
             undisturbed_method(item.analysis),
         ),
+        Subject::CheckFigure { method, runs, .. } => (runs.clone(), method.clone()),
         Subject::Ratio { a, b, metric, from } => (
             ratio_runs(item, cells, a, b, metric.as_deref(), from),
             ratio_method(item, from),
@@ -243,7 +245,8 @@ impl Ids {
                 let decided = (id, n.text());
                 self.decided.entry(check.clone()).or_insert(decided);
             }
-            Subject::Look { .. } => {}
+            // A check's figures are linked by their ids, found from the check's own figures.
+            Subject::Look { .. } | Subject::CheckFigure { .. } => {}
             Subject::Undisturbed { check, .. } => {
                 let shown = (id, n.value.clone());
                 self.undisturbed.entry(check.clone()).or_insert(shown);

@@ -213,11 +213,8 @@ pub fn merge_shards(session: &mut SessionWriter, held: &BTreeSet<String>) -> Res
                 .or_default()
                 .push(s.clone());
         }
-        for row in shard
-            .runs
-            .iter()
-            .filter(|r| !held.contains(r.run_id.as_str()))
-        {
+        let new = |r: &&super::RunRow| !held.contains(r.run_id.as_str());
+        for row in shard.runs.iter().filter(new) {
             if let Some(why) = torn_output(&dir, row) {
                 torn.push(format!(
                     "shard {index}: run {} is not merged: {why}; it is measured again",

@@ -5,7 +5,7 @@ pub mod multiplicity;
 mod verdict;
 
 pub use crate::automatic::{BUSY, INTACT};
-pub use verdict::{CheckResult, CorrelationEvidence, RatioEvidence, Tally, Verdict};
+pub use verdict::{CheckFigure, CheckResult, CorrelationEvidence, RatioEvidence, Tally, Verdict};
 
 use serde::Serialize;
 

@@ -147,6 +147,28 @@ pub struct CheckResult {
     /// prints them: each run's value moved to the ends its waiting for a CPU allows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undisturbed: Option<[f64; 2]>,
+    /// The figures its evidence prints that a reader can trace to how they were computed.
+    #[serde(skip)]
+    pub figures: Vec<CheckFigure>,
+}
+
+/// A figure a check's evidence prints (a test's statistic or p-value), with how it was
+/// computed: the chapter links it to its derivation, and `lab explain` computes it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckFigure {
+    /// Its name within the check (`trend.p`); the number's id is `check.CHECK.NAME`.
+    pub name: String,
+    /// The words it prints in, the number last (`trend: Mann–Kendall τ = −0.007`): found in
+    /// the evidence after the figure before it.
+    pub shown: String,
+    /// The number as printed (`−0.007`).
+    pub number: String,
+    /// What it is, in a few words (`Mann–Kendall τ of the residuals against run position`).
+    pub what: String,
+    /// How it was computed, with the parameters.
+    pub method: String,
+    /// The runs it was computed from.
+    pub runs: String,
 }
 
 impl CheckResult {
@@ -166,6 +188,7 @@ impl CheckResult {
             correlation: None,
             busy: None,
             undisturbed: None,
+            figures: Vec::new(),
         }
     }
 

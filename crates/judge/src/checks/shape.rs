@@ -8,7 +8,7 @@ use super::rule::Rule;
 use crate::analysis::{CellStats, Resampling, RunView};
 use lab_config::format::{percent, ratio_interval};
 use lab_config::{CheckSpec, Experiment};
-use lab_findings::checks::{CheckResult, CorrelationEvidence, RatioEvidence, Verdict};
+use lab_findings::checks::{CheckFigure, CheckResult, CorrelationEvidence, RatioEvidence, Verdict};
 use lab_stats::Interval;
 
 /// What a declared check reads: the check itself and the analysed session.
@@ -224,6 +224,11 @@ pub trait Check<'a> {
     fn correlation(&self, _outcome: &Self::Outcome) -> Option<CorrelationEvidence> {
         None
     }
+    /// The figures an outcome's evidence prints that link to how they were computed, in the
+    /// order it prints them.
+    fn figures(&self, _outcome: &Self::Outcome) -> Vec<CheckFigure> {
+        Vec::new()
+    }
 }
 
 /// A kind of check declared in lab.toml, read from its validated arguments.
@@ -261,6 +266,7 @@ pub fn finish<'a, C: Check<'a>>(
                 runs: outcome.runs(),
                 ratio: words.ratio,
                 correlation: check.correlation(&outcome),
+                figures: check.figures(&outcome),
                 ..base
             };
             let decisions = outcome.decisions();

@@ -36,7 +36,7 @@ use super::shape::{Check, Context, Declared, Description, Outcome};
 use crate::analysis::RunView;
 use lab_config::plan::CellKey;
 use lab_config::{CheckKind, Experiment};
-use lab_findings::checks::Verdict;
+use lab_findings::checks::{CheckFigure, Verdict};
 use lab_stats as stats;
 use residuals::{Holm, Tests, residuals, run_tests};
 
@@ -78,6 +78,28 @@ const LEAD: [Part; PARTS] = [
 ];
 
 impl Part {
+    /// The part's name in a figure's id.
+    fn key(self) -> &'static str {
+        match self {
+            Part::Trend => "trend",
+            Part::CarryOver => "carry-over",
+            Part::WithinCells => "within-cells",
+            Part::Sequence => "sequence",
+            Part::FirstOfCell => "first-of-cell",
+        }
+    }
+
+    /// The name of the part's test statistic in a figure's id.
+    fn statistic(self) -> &'static str {
+        match self {
+            Part::Trend => "tau",
+            Part::CarryOver => "h",
+            Part::WithinCells => "z",
+            Part::Sequence => "q",
+            Part::FirstOfCell => "excess",
+        }
+    }
+
     /// What the part found, in a few words, when it fails next to another.
     fn finding(self) -> &'static str {
         match self {
@@ -222,6 +244,14 @@ impl<'a> Check<'a> for Order<'_> {
             reading,
             ratio: None,
         }
+    }
+
+    fn figures(&self, f: &Found) -> Vec<CheckFigure> {
+        let read = format!(
+            "the {} valid, non-warm-up runs of {} in execution order, each as its value / its cell's mean − 1",
+            f.tests.n, self.metric
+        );
+        words::figures(&f.tests, &f.holm, &read, self.alpha)
     }
 }
 

@@ -314,3 +314,52 @@ fn a_slow_first_run_in_each_cell_fails_on_the_first_of_cell_test() {
         result.evidence
     );
 }
+
+#[test]
+fn every_statistic_and_p_value_the_evidence_prints_is_a_figure_in_its_order() {
+    // Drift and carry-over both, so that every part runs and p-values differ in size.
+    let runs = session(&["a", "b", "c"], 12, |v, k, position| {
+        let after_b = if v == "a" && k % 3 == 0 { 1.2 } else { 1.0 };
+        10.0 * noise(v, k, 0.05) * after_b * (1.0 + 0.002 * position as f64)
+    });
+    let result = judge(&runs, 0.05);
+    let names: Vec<&str> = result.figures.iter().map(|f| f.name.as_str()).collect();
+    let parts = [
+        "trend",
+        "carry-over",
+        "within-cells",
+        "sequence",
+        "first-of-cell",
+    ];
+    let statistics = ["tau", "h", "z", "q", "excess"];
+    let mut expected = Vec::new();
+    for (part, statistic) in parts.iter().zip(statistics) {
+        let tested = result.figures.iter().any(|f| f.name.starts_with(part));
+        if tested {
+            expected.push(format!("{part}.{statistic}"));
+            expected.push(format!("{part}.p"));
+            expected.push(format!("{part}.adjusted-p"));
+        }
+    }
+    assert!(expected.len() >= 12, "{names:?}");
+    assert_eq!(names, expected);
+    // Each shows in the evidence after the one before it, its number last.
+    let mut rest = result.evidence.as_str();
+    for f in &result.figures {
+        let at = rest
+            .find(&f.shown)
+            .unwrap_or_else(|| panic!("{} ({:?}) not in {rest:?}", f.name, f.shown));
+        assert!(f.shown.ends_with(&f.number), "{f:?}");
+        assert!(
+            !f.method.is_empty() && f.runs.starts_with("the 36 valid"),
+            "{f:?}"
+        );
+        rest = &rest[at + f.shown.len()..];
+    }
+    let trend_p = &result.figures[1];
+    assert_eq!(trend_p.shown, format!("p = {}", trend_p.number));
+    assert!(result.evidence.contains(&format!(
+        "τ = {}, p = {} (Holm-adjusted {})",
+        result.figures[0].number, trend_p.number, result.figures[2].number
+    )));
+}

@@ -4,6 +4,7 @@
 use super::Part;
 use super::residuals::{Holm, Tests};
 use lab_config::format::{percent, significant};
+use lab_findings::checks::CheckFigure;
 use lab_stats as stats;
 use std::collections::BTreeMap;
 
@@ -262,5 +263,128 @@ fn p(x: f64) -> String {
         "< 0.0001".into()
     } else {
         significant(x, 2)
+    }
+}
+
+/// The figures the evidence prints, in its order, for the chapter to link: each tested part's
+/// statistic, its p-value and its Holm-adjusted p-value (a p-value printed as "< 0.0001" is
+/// no number of its own, and stays plain). `read` names the runs the tests read; `alpha` is
+/// the level adjusted p-values fail below.
+pub(super) fn figures(tests: &Tests, judged: &Holm, read: &str, alpha: f64) -> Vec<CheckFigure> {
+    let tested = tests.p_values().iter().filter(|p| !p.is_nan()).count();
+    let mut out = Vec::new();
+    let statistics = [
+        Some(Statistic {
+            what: "Mann–Kendall τ of the residuals against their position in execution order",
+            method: "Kendall's S, the pairs of runs in which the later one has the larger residual less those in which it has the smaller (tied pairs count for neither), over all n(n − 1)/2 pairs (Mann 1945; Kendall 1975)",
+            p: "two-sided, from z = (S ∓ 1)/√Var(S) against the normal distribution, Var(S) corrected for ties (Hirsch, Slack & Smith 1982)",
+            ..statistic(Part::Trend, "Mann–Kendall τ = ", signed_to(tests.trend.tau, 3))
+        }),
+        tests.carry.as_ref().map(|k| Statistic {
+            what: "Kruskal–Wallis H of the residuals grouped by the previous run's variant",
+            method: "The Kruskal–Wallis statistic of the residuals' mid-ranks, grouped by the variant of the run just before each, corrected for ties (Kruskal & Wallis 1952)",
+            p: "the upper tail of χ² with the groups less one as degrees of freedom",
+            ..statistic(Part::CarryOver, "H = ", format!("{:.2}", k.h))
+        }),
+        tests.within.as_ref().map(|w| Statistic {
+            what: "Wald–Wolfowitz z of the detrended residuals within cells",
+            method: "Each cell's detrended residuals, centred and scaled to a sum of squares of 1, give their circular lag-1 serial sum; the sums are pooled over the cells and set against their mean and variance over every ordering (Wald & Wolfowitz 1943)",
+            p: "two-sided, from z against the normal distribution",
+            ..statistic(Part::WithinCells, "z = ", signed(w.z))
+        }),
+        Some(Statistic {
+            what: "Ljung–Box Q at lag 1 of the detrended residuals in execution order",
+            method: "Q = n(n + 2) r₁² / (n − 1), from the lag-1 autocorrelation r₁ of every detrended residual in execution order (Ljung & Box 1978)",
+            p: "the upper tail of χ² with 1 degree of freedom",
+            ..statistic(Part::Sequence, "Q(1) = ", format!("{:.2}", tests.sequence.q))
+        }),
+        tests.first.as_ref().map(|f| Statistic {
+            what: "van Elteren rank excess of each cell's first run",
+            method: "The sum over cells of the first run's rank among its cell's runs less the rank it would have on average (van Elteren 1960)",
+            p: "two-sided, against the statistic's distribution when a cell's runs are exchangeable: exact while its support is small, else normal with a continuity correction",
+            ..statistic(Part::FirstOfCell, "excess ", signed(f.excess))
+        }),
+    ];
+    for (part, found) in statistics.into_iter().enumerate() {
+        let Some(stat) = found else { continue };
+        let raw = tests.p_values()[part];
+        let adjusted = judged.adjusted(stat.part);
+        out.push(stat.figure(read));
+        if raw >= 1e-4 {
+            out.push(p_figure(&stat, raw, read));
+        }
+        if adjusted >= 1e-4 {
+            out.push(adjusted_figure(&stat, adjusted, read, (tested, alpha)));
+        }
+    }
+    out
+}
+
+/// A part's test statistic as the evidence prints it, with what it is, how it is computed
+/// and how its p-value is found.
+struct Statistic {
+    part: Part,
+    shown: String,
+    number: String,
+    what: &'static str,
+    method: &'static str,
+    p: &'static str,
+}
+
+/// The statistic of `part` printed as `label` and `number`, to be described.
+fn statistic(part: Part, label: &str, number: String) -> Statistic {
+    Statistic {
+        part,
+        shown: format!("{label}{number}"),
+        number,
+        what: "",
+        method: "",
+        p: "",
+    }
+}
+
+impl Statistic {
+    fn figure(&self, read: &str) -> CheckFigure {
+        CheckFigure {
+            name: format!("{}.{}", self.part.key(), self.part.statistic()),
+            shown: self.shown.clone(),
+            number: self.number.clone(),
+            what: self.what.to_string(),
+            method: format!("{}.", self.method),
+            runs: read.to_string(),
+        }
+    }
+}
+
+fn p_figure(stat: &Statistic, raw: f64, read: &str) -> CheckFigure {
+    CheckFigure {
+        name: format!("{}.p", stat.part.key()),
+        shown: p_is(raw),
+        number: p(raw),
+        what: format!("p-value of the {}", stat.what),
+        method: format!(
+            "{}; the p-value is {}, before adjusting for the other tests.",
+            stat.method, stat.p
+        ),
+        runs: read.to_string(),
+    }
+}
+
+fn adjusted_figure(
+    stat: &Statistic,
+    adjusted: f64,
+    read: &str,
+    (tested, alpha): (usize, f64),
+) -> CheckFigure {
+    CheckFigure {
+        name: format!("{}.adjusted-p", stat.part.key()),
+        shown: format!("Holm-adjusted {}", p(adjusted)),
+        number: p(adjusted),
+        what: format!("Holm-adjusted p-value of the {}", stat.what),
+        method: format!(
+            "Holm's step-down adjustment (Holm 1979) of the p-values of the {tested} tests that ran: the k-th smallest is multiplied by {tested} − k + 1, made no smaller than the one before it, and capped at 1. The part fails below α = {}.",
+            significant(alpha, 2)
+        ),
+        runs: read.to_string(),
     }
 }
