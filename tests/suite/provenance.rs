@@ -467,9 +467,10 @@ fn each_look_s_level_the_history_and_the_undisturbed_bounds_link_their_figures()
 }
 
 /// The order check's folded statistics link each test's statistic, p-value and Holm-adjusted
-/// p-value, and `lab explain` computes one again from the committed session's raw files.
+/// p-value, the stable check's its worst cell's CV, dip and critical dip; `lab explain`
+/// computes them again from the committed session's raw files.
 #[test]
-fn the_order_checks_statistics_link_to_their_tests_and_compute_again() {
+fn the_order_and_stable_checks_statistics_link_to_their_methods_and_compute_again() {
     let project = committed_project();
     project.lab_exits(&["report", "lockstack-dip", "--quiet"], Exit::Ok);
     let page = project.read("book/src/lockstack-dip/index.md");
@@ -512,5 +513,26 @@ fn the_order_checks_statistics_link_to_their_tests_and_compute_again() {
             "computed again from runs.csv and samples.csv of session 20261206T075049Z-vm: 0.37"
         ) && out.contains("the chapter prints: the same"),
         "{out}"
+    );
+    let stable = "check.runs-of-a-cell-vary-under-25-with-no-second-mode.worst";
+    assert!(
+        page.contains(&format!(
+            "worst treiber threads=4: CV [29.4%](provenance.md#{stable}.cv) over 5 runs, dip [0.193](provenance.md#{stable}.dip) &gt; critical [0.186](provenance.md#{stable}.critical) (n = 5)"
+        )),
+        "{page}"
+    );
+    let row = row_of(&provenance, &format!("{stable}.critical"));
+    assert!(
+        row.contains("The 0.95 quantile of the dip of 5 values drawn uniformly"),
+        "{row}"
+    );
+    let out = project.lab_exits(
+        &["explain", "lockstack-dip", &format!("{stable}.dip")],
+        Exit::Ok,
+    );
+    assert!(
+        stdout(&out).contains("session 20261206T075049Z-vm: 0.193\nthe chapter prints: the same"),
+        "{}",
+        stdout(&out)
     );
 }
