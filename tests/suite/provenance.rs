@@ -466,14 +466,26 @@ fn each_look_s_level_the_history_and_the_undisturbed_bounds_link_their_figures()
     );
 }
 
-/// The order check's folded statistics link each test's statistic, p-value and Holm-adjusted
-/// p-value, the stable check's its worst cell's CV, dip and critical dip; `lab explain`
-/// computes them again from the committed session's raw files.
-#[test]
-fn the_order_and_stable_checks_statistics_link_to_their_methods_and_compute_again() {
+/// The committed lockstack-dip session reported afresh: the project, its chapter and its
+/// provenance page.
+fn lockstack_reported() -> (Project, String, String) {
     let project = committed_project();
     project.lab_exits(&["report", "lockstack-dip", "--quiet"], Exit::Ok);
     let page = project.read("book/src/lockstack-dip/index.md");
+    let provenance = project.read("book/src/lockstack-dip/provenance.md");
+    (project, page, provenance)
+}
+
+/// What `lab explain lockstack-dip ID` prints, once it exits 0.
+fn explained(project: &Project, id: &str) -> String {
+    stdout(&project.lab_exits(&["explain", "lockstack-dip", id], Exit::Ok))
+}
+
+/// The order check's folded statistics link each test's statistic, p-value and Holm-adjusted
+/// p-value; `lab explain` computes them again from the committed session's raw files.
+#[test]
+fn the_order_checks_statistics_link_to_their_tests_and_compute_again() {
+    let (project, page, provenance) = lockstack_reported();
     let id = "check.throughput-depends-neither-on-run-order-nor-on-the-previous-run";
     let link = |figure: &str, number: &str| format!("[{number}](provenance.md#{id}.{figure})");
     let details = format!(
@@ -485,13 +497,10 @@ fn the_order_and_stable_checks_statistics_link_to_their_methods_and_compute_agai
     assert!(page.contains(&details), "{page}");
     for figure in ["trend", "within-cells", "sequence", "first-of-cell"] {
         for what in ["p", "adjusted-p"] {
-            assert!(
-                page.contains(&format!("(provenance.md#{id}.{figure}.{what})")),
-                "{figure}.{what}"
-            );
+            let target = format!("(provenance.md#{id}.{figure}.{what})");
+            assert!(page.contains(&target), "{figure}.{what}");
         }
     }
-    let provenance = project.read("book/src/lockstack-dip/provenance.md");
     let row = row_of(&provenance, &format!("{id}.carry-over.adjusted-p"));
     assert!(
         row.contains(
@@ -499,21 +508,17 @@ fn the_order_and_stable_checks_statistics_link_to_their_methods_and_compute_agai
         ) && row.contains("From the 296 valid, non-warm-up runs of mops"),
         "{row}"
     );
-    let out = project.lab_exits(
-        &[
-            "explain",
-            "lockstack-dip",
-            &format!("{id}.carry-over.adjusted-p"),
-        ],
-        Exit::Ok,
-    );
-    let out = stdout(&out);
+    let out = explained(&project, &format!("{id}.carry-over.adjusted-p"));
     assert!(
-        out.contains(
-            "computed again from runs.csv and samples.csv of session 20261206T075049Z-vm: 0.37"
-        ) && out.contains("the chapter prints: the same"),
+        out.contains("session 20261206T075049Z-vm: 0.37\nthe chapter prints: the same"),
         "{out}"
     );
+}
+
+/// The stable check's folded statistics link its worst cell's CV, dip and critical dip.
+#[test]
+fn the_stable_checks_statistics_link_to_their_methods_and_compute_again() {
+    let (project, page, provenance) = lockstack_reported();
     let stable = "check.runs-of-a-cell-vary-under-25-with-no-second-mode.worst";
     assert!(
         page.contains(&format!(
@@ -526,13 +531,9 @@ fn the_order_and_stable_checks_statistics_link_to_their_methods_and_compute_agai
         row.contains("The 0.95 quantile of the dip of 5 values drawn uniformly"),
         "{row}"
     );
-    let out = project.lab_exits(
-        &["explain", "lockstack-dip", &format!("{stable}.dip")],
-        Exit::Ok,
-    );
+    let out = explained(&project, &format!("{stable}.dip"));
     assert!(
-        stdout(&out).contains("session 20261206T075049Z-vm: 0.193\nthe chapter prints: the same"),
-        "{}",
-        stdout(&out)
+        out.contains("session 20261206T075049Z-vm: 0.193\nthe chapter prints: the same"),
+        "{out}"
     );
 }
