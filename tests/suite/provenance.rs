@@ -537,3 +537,27 @@ fn the_stable_checks_statistics_link_to_their_methods_and_compute_again() {
         "{out}"
     );
 }
+
+/// The passing automatic checks' folded statistics link the parallel check's nearest pair:
+/// its gain with the interval, and the gain in CPUs it is held against.
+#[test]
+fn the_parallel_checks_nearest_gain_links_with_its_interval_and_computes_again() {
+    let (project, page, provenance) = lockstack_reported();
+    let id = "check.no-speed-up-beyond-the-cpus-the-runs-used.nearest";
+    assert!(
+        page.contains(&format!(
+            "the nearest: nonfair threads=4: threads=1 → threads=4 ×[0.779 \\[0.691, 0.915\\]](provenance.md#{id}.gain) on ×[1.08](provenance.md#{id}.cpu-gain) CPU</details>"
+        )),
+        "{page}"
+    );
+    let row = row_of(&provenance, &format!("{id}.gain"));
+    assert!(
+        row.contains("The median of mops of nonfair threads=4 over that of nonfair threads=1 (higher mops is better)"),
+        "{row}"
+    );
+    let out = explained(&project, &format!("{id}.gain"));
+    assert!(
+        out.contains(": 0.779 [0.691, 0.915]\nthe chapter prints: the same"),
+        "{out}"
+    );
+}

@@ -308,7 +308,7 @@ fn linked_figures(markdown: String, c: &CheckResult) -> String {
     let mut rest = markdown.as_str();
     for figure in &c.figures {
         let shown = with_code_spans(&figure.shown);
-        let number = with_code_spans(&figure.number);
+        let number = with_code_spans(&figure.text());
         let (Some(at), Some(head)) = (rest.find(&shown), shown.strip_suffix(&number)) else {
             continue;
         };
@@ -403,7 +403,7 @@ fn automatic_row(passing: &[&CheckResult], runs: usize) -> CheckRow {
     let names: Vec<&str> = passing.iter().map(|c| c.name.as_str()).collect();
     let details: Vec<String> = passing
         .iter()
-        .map(|c| format!("{}: {}", c.name, c.evidence))
+        .map(|c| linked_figures(with_code_spans(&format!("{}: {}", c.name, c.evidence)), c))
         .collect();
     CheckRow {
         mark: marks::mark(Verdict::Pass, false),
@@ -415,7 +415,7 @@ fn automatic_row(passing: &[&CheckResult], runs: usize) -> CheckRow {
         kind: "validity, automatic".into(),
         reading_md: with_code_spans(&format!("all {runs} runs: {}", names.join(" · "))),
         evidence_md: String::new(),
-        details_md: with_code_spans(&details.join("; ")),
+        details_md: details.join("; "),
         ratio_id: None,
     }
 }
@@ -813,6 +813,7 @@ mod tests {
             name: name.into(),
             shown: shown.into(),
             number: number.into(),
+            interval: None,
             what: String::new(),
             method: String::new(),
             runs: String::new(),

@@ -37,8 +37,8 @@ fn figures(c: &CheckResult) -> impl Iterator<Item = Number> + '_ {
     c.figures.iter().map(|f| Number {
         id: figure_id(&c.name, &f.name),
         value: f.number.clone(),
-        lo: None,
-        hi: None,
+        lo: f.interval.as_ref().map(|(lo, _)| lo.clone()),
+        hi: f.interval.as_ref().map(|(_, hi)| hi.clone()),
         unit: String::new(),
         what: Subject::CheckFigure {
             check: c.name.clone(),

@@ -163,12 +163,25 @@ pub struct CheckFigure {
     pub shown: String,
     /// The number as printed (`−0.007`).
     pub number: String,
+    /// Its interval's bounds as printed, where it shows one after the number: `[lo, hi]`
+    /// ends its words.
+    pub interval: Option<(String, String)>,
     /// What it is, in a few words (`Mann–Kendall τ of the residuals against run position`).
     pub what: String,
     /// How it was computed, with the parameters.
     pub method: String,
     /// The runs it was computed from.
     pub runs: String,
+}
+
+impl CheckFigure {
+    /// The number with its interval, as its words end: `0.779 [0.691, 0.915]`.
+    pub fn text(&self) -> String {
+        match &self.interval {
+            Some((lo, hi)) => format!("{} [{lo}, {hi}]", self.number),
+            None => self.number.clone(),
+        }
+    }
 }
 
 impl CheckResult {

@@ -20,10 +20,10 @@
 //! inconclusive: a run that waited for a CPU others had spreads its waiting unevenly over its
 //! start-up and its measured phase, so its CPU time no longer bounds its measured work.
 
-use crate::analysis::{Analysis, CellStats};
-use lab_config::format::{ratio, ratio_interval};
+use crate::analysis::{Analysis, CellStats, Resampling};
+use lab_config::format::{grouped, percent, ratio, ratio_interval};
 use lab_config::{Better, CheckClass, CheckKind, Experiment};
-use lab_findings::checks::{CheckResult, Verdict};
+use lab_findings::checks::{CheckFigure, CheckResult, Verdict};
 use lab_stats::Interval;
 
 /// The check's name, as the report lists it.
@@ -258,6 +258,7 @@ pub(super) fn parallel_result(
         );
     result.automatic = true;
     result.busy = busy;
+    result.figures = figures(&worst.1, analysis.resampling);
     let mut axes: Vec<Axis> = failed.iter().map(|(a, _)| a.clone()).collect();
     axes.dedup();
     if result.verdict != Verdict::Fail {
@@ -323,6 +324,61 @@ fn listed(axis: &Axis, p: &Pair) -> String {
         ratio_interval(p.gain, p.interval.lo, p.interval.hi),
         ratio(p.cpu_gain)
     )
+}
+
+/// The figures the evidence prints of the nearest pair: its gain, with its interval, and the
+/// gain in CPUs it is held against.
+fn figures(p: &Pair, r: Resampling) -> Vec<CheckFigure> {
+    let cells = format!("{} to {}", p.low.label, p.high.label);
+    let runs = format!(
+        "the valid, non-warm-up runs of {} ({} runs) and of {} ({} runs)",
+        p.low.label, p.low.n, p.high.label, p.high.n
+    );
+    let (over, under) = match p.better {
+        Better::Higher => (p.high, p.low),
+        Better::Lower => (p.low, p.high),
+    };
+    let gain = CheckFigure {
+        name: "nearest.gain".into(),
+        shown: format!("×{}", ratio_interval(p.gain, p.interval.lo, p.interval.hi)),
+        number: ratio(p.gain),
+        interval: Some((ratio(p.interval.lo), ratio(p.interval.hi))),
+        what: format!(
+            "gain in {} from {cells}, the pair nearest its CPUs",
+            p.low.metric
+        ),
+        method: format!(
+            "The median of {} of {} over that of {} ({} {} is better), with its {} percentile bootstrap interval: each cell's runs resampled on their own, {} resamples, seed {}.",
+            p.low.metric,
+            over.label,
+            under.label,
+            if p.better == Better::Higher {
+                "higher"
+            } else {
+                "lower"
+            },
+            p.low.metric,
+            percent(r.level),
+            grouped(r.resamples as u64),
+            r.seed
+        ),
+        runs: runs.clone(),
+    };
+    let cpus = CheckFigure {
+        name: "nearest.cpu-gain".into(),
+        shown: format!("on ×{}", ratio(p.cpu_gain)),
+        number: ratio(p.cpu_gain),
+        interval: None,
+        what: format!("gain in CPUs from {cells}"),
+        method: format!(
+            "The median over each cell's valid runs of (user + system CPU time) / wall time, of {} over that of {}; a gain beyond {} times it fails.",
+            p.high.label,
+            p.low.label,
+            ratio(ALLOWANCE)
+        ),
+        runs,
+    };
+    vec![gain, cpus]
 }
 
 fn place(axis: &Axis, value: f64) -> String {

@@ -119,6 +119,7 @@ fn figures(worst: &Judged, alpha: f64) -> Vec<CheckFigure> {
             name: name.into(),
             shown: format!("{label}{number}"),
             number,
+            interval: None,
             what: format!("{what} of {} (the worst cell)", worst.cell.label),
             method,
             runs: runs.clone(),

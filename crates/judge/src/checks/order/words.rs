@@ -349,6 +349,7 @@ impl Statistic {
             name: format!("{}.{}", self.part.key(), self.part.statistic()),
             shown: self.shown.clone(),
             number: self.number.clone(),
+            interval: None,
             what: self.what.to_string(),
             method: format!("{}.", self.method),
             runs: read.to_string(),
@@ -361,6 +362,7 @@ fn p_figure(stat: &Statistic, raw: f64, read: &str) -> CheckFigure {
         name: format!("{}.p", stat.part.key()),
         shown: p_is(raw),
         number: p(raw),
+        interval: None,
         what: format!("p-value of the {}", stat.what),
         method: format!(
             "{}; the p-value is {}, before adjusting for the other tests.",
@@ -380,6 +382,7 @@ fn adjusted_figure(
         name: format!("{}.adjusted-p", stat.part.key()),
         shown: format!("Holm-adjusted {}", p(adjusted)),
         number: p(adjusted),
+        interval: None,
         what: format!("Holm-adjusted p-value of the {}", stat.what),
         method: format!(
             "Holm's step-down adjustment (Holm 1979) of the p-values of the {tested} tests that ran: the k-th smallest is multiplied by {tested} − k + 1, made no smaller than the one before it, and capped at 1. The part fails below α = {}.",
