@@ -515,26 +515,38 @@ fn the_order_checks_statistics_link_to_their_tests_and_compute_again() {
     );
 }
 
+/// A figure of a check's statistics, traced: the chapter's text shows `linked`, the
+/// provenance row of `id` holds `method`, and `lab explain` computes it again as `value`.
+struct Traced<'a> {
+    id: &'a str,
+    linked: &'a str,
+    method: &'a str,
+    value: &'a str,
+}
+
+fn assert_traced((project, page, provenance): &(Project, String, String), t: Traced) {
+    assert!(page.contains(t.linked), "{}\n{page}", t.linked);
+    let row = row_of(provenance, t.id);
+    assert!(row.contains(t.method), "{row}");
+    let out = explained(project, t.id);
+    let computed = format!(": {}\nthe chapter prints: the same", t.value);
+    assert!(out.contains(&computed), "{out}");
+}
+
 /// The stable check's folded statistics link its worst cell's CV, dip and critical dip.
 #[test]
 fn the_stable_checks_statistics_link_to_their_methods_and_compute_again() {
-    let (project, page, provenance) = lockstack_reported();
     let stable = "check.runs-of-a-cell-vary-under-25-with-no-second-mode.worst";
-    assert!(
-        page.contains(&format!(
-            "worst treiber threads=4: CV [29.4%](provenance.md#{stable}.cv) over 5 runs, dip [0.193](provenance.md#{stable}.dip) &gt; critical [0.186](provenance.md#{stable}.critical) (n = 5)"
-        )),
-        "{page}"
-    );
-    let row = row_of(&provenance, &format!("{stable}.critical"));
-    assert!(
-        row.contains("The 0.95 quantile of the dip of 5 values drawn uniformly"),
-        "{row}"
-    );
-    let out = explained(&project, &format!("{stable}.dip"));
-    assert!(
-        out.contains("session 20261206T075049Z-vm: 0.193\nthe chapter prints: the same"),
-        "{out}"
+    assert_traced(
+        &lockstack_reported(),
+        Traced {
+            id: &format!("{stable}.critical"),
+            linked: &format!(
+                "worst treiber threads=4: CV [29.4%](provenance.md#{stable}.cv) over 5 runs, dip [0.193](provenance.md#{stable}.dip) &gt; critical [0.186](provenance.md#{stable}.critical) (n = 5)"
+            ),
+            method: "The 0.95 quantile of the dip of 5 values drawn uniformly",
+            value: "0.186",
+        },
     );
 }
 
@@ -542,22 +554,16 @@ fn the_stable_checks_statistics_link_to_their_methods_and_compute_again() {
 /// its gain with the interval, and the gain in CPUs it is held against.
 #[test]
 fn the_parallel_checks_nearest_gain_links_with_its_interval_and_computes_again() {
-    let (project, page, provenance) = lockstack_reported();
     let id = "check.no-speed-up-beyond-the-cpus-the-runs-used.nearest";
-    assert!(
-        page.contains(&format!(
-            "the nearest: nonfair threads=4: threads=1 → threads=4 ×[0.779 \\[0.691, 0.915\\]](provenance.md#{id}.gain) on ×[1.08](provenance.md#{id}.cpu-gain) CPU</details>"
-        )),
-        "{page}"
-    );
-    let row = row_of(&provenance, &format!("{id}.gain"));
-    assert!(
-        row.contains("The median of mops of nonfair threads=4 over that of nonfair threads=1 (higher mops is better)"),
-        "{row}"
-    );
-    let out = explained(&project, &format!("{id}.gain"));
-    assert!(
-        out.contains(": 0.779 [0.691, 0.915]\nthe chapter prints: the same"),
-        "{out}"
+    assert_traced(
+        &lockstack_reported(),
+        Traced {
+            id: &format!("{id}.gain"),
+            linked: &format!(
+                "the nearest: nonfair threads=4: threads=1 → threads=4 ×[0.779 \\[0.691, 0.915\\]](provenance.md#{id}.gain) on ×[1.08](provenance.md#{id}.cpu-gain) CPU</details>"
+            ),
+            method: "The median of mops of nonfair threads=4 over that of nonfair threads=1 (higher mops is better)",
+            value: "0.779 [0.691, 0.915]",
+        },
     );
 }
