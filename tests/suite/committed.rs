@@ -28,6 +28,34 @@ fn copy_tracked(from: &Path, to: &Path) {
     }
 }
 
+/// The folder `folder` of the repository as committed (HEAD), written to `to`: the README's
+/// main command rewrites the working tree's chapter of lockstack-dip with a session of its own.
+/// Outside a git checkout, the folder as it is.
+pub(crate) fn committed_tree(folder: &str, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let archive = std::process::Command::new("git")
+        .args(["archive", "--format=tar", "HEAD", folder])
+        .current_dir(repository())
+        .output();
+    match archive {
+        Ok(out) if out.status.success() => {
+            let mut tar = std::process::Command::new("tar")
+                .args(["-x", "--strip-components=1", "-C"])
+                .arg(to)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(tar.stdin.as_mut().unwrap(), &out.stdout).unwrap();
+            drop(tar.stdin.take());
+            assert!(
+                tar.wait().unwrap().success(),
+                "tar could not unpack {folder}"
+            );
+        }
+        _ => crate::common::copy_dir(&repository().join(folder), to),
+    }
+}
+
 /// The experiments with a committed session, by name.
 pub(crate) fn committed_experiments() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(repository().join("data"))

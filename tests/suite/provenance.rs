@@ -2,8 +2,8 @@
 //! anchor for each link of the committed chapters, read from the built HTML through a parser,
 //! and `lab explain` computes a number again and says whether the chapter printed it.
 
-use crate::committed::{committed_experiments, committed_project, repository};
-use crate::common::{Project, copy_dir};
+use crate::committed::{committed_experiments, committed_project, committed_tree, repository};
+use crate::common::Project;
 use lab::Exit;
 use lab::layout::Layout;
 use scraper::{Html, Selector};
@@ -81,7 +81,7 @@ fn numbers_of(path: &std::path::Path) -> std::collections::BTreeMap<String, serd
 #[test]
 fn every_link_of_every_committed_chapter_finds_its_number() {
     let project = Project::with_fixtures(&[]);
-    copy_dir(&repository().join("book"), &project.path("book"));
+    committed_tree("book", &project.path("book"));
     let _ = std::fs::remove_dir_all(project.path("book/book"));
     lab::app::build_html(&Layout::new(project.root())).unwrap();
     for name in committed_experiments() {
@@ -467,10 +467,12 @@ fn each_look_s_level_the_history_and_the_undisturbed_bounds_link_their_figures()
 }
 
 /// The committed lockstack-dip session reported afresh: the project, its chapter and its
-/// provenance page.
+/// provenance page. The session is named: the README's main command adds a later one.
 fn lockstack_reported() -> (Project, String, String) {
     let project = committed_project();
-    project.lab_exits(&["report", "lockstack-dip", "--quiet"], Exit::Ok);
+    let session = ["--session", "20261206T075049Z-vm"];
+    let args = [&["report", "lockstack-dip", "--quiet"][..], &session[..]].concat();
+    project.lab_exits(&args, Exit::Ok);
     let page = project.read("book/src/lockstack-dip/index.md");
     let provenance = project.read("book/src/lockstack-dip/provenance.md");
     (project, page, provenance)
