@@ -164,7 +164,7 @@ pub(crate) fn context(exp: &Experiment, item: &super::Rendered, parts: Parts) ->
             .multiplicity
             .as_deref()
             .map(|m| linked_multiplicity(m, ids.multiplicity())),
-        sampling: super::sampling::view(exp, item.looks),
+        sampling: super::sampling::view(exp, item.looks, &|name| ids.decided(name)),
         checks_caption: numbering.table_caption("checks", "The checks and their verdicts."),
         percentiles_caption: numbering.table_caption("percentiles", PERCENTILES_CAPTION),
         percentiles,

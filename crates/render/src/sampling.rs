@@ -27,19 +27,25 @@ pub struct LookRow {
     pub open: String,
 }
 
-/// The view of a sampled session's looks; `None` for a fixed number of runs.
-pub fn view(exp: &Experiment, looks: &[Standing]) -> Option<SamplingView> {
+/// The view of a sampled session's looks; `None` for a fixed number of runs. `decided` gives
+/// a check's number (its id and text), for the estimate of a hypothesis still open.
+pub fn view(
+    exp: &Experiment,
+    looks: &[Standing],
+    decided: &dyn Fn(&str) -> Option<(String, String)>,
+) -> Option<SamplingView> {
     let last = looks.last()?;
     let sentence = with_code_spans(&format!(
         "{} Each look reads its intervals at its own level, so that the chance of any interval missing over all looks stays within 5% (Lan–DeMets error spending).",
         last.sentence(exp)
     ));
     let shown = format!("intervals at {}", level(last.level));
+    let sentence = super::answer::link_first(&sentence, &shown, |found| {
+        let (words, number) = found.rsplit_once(' ').unwrap_or(("", found));
+        format!("{words} [{number}](provenance.md#{})", level_id(last.look))
+    });
     Some(SamplingView {
-        sentence_md: super::answer::link_first(&sentence, &shown, |found| {
-            let (words, number) = found.rsplit_once(' ').unwrap_or(("", found));
-            format!("{words} [{number}](provenance.md#{})", level_id(last.look))
-        }),
+        sentence_md: linked_open(sentence, &last.unmet, decided),
         looks: looks
             .iter()
             .map(|s| LookRow {
@@ -54,6 +60,28 @@ pub fn view(exp: &Experiment, looks: &[Standing]) -> Option<SamplingView> {
                 },
             })
             .collect(),
+    })
+}
+
+/// `sentence` with the estimate of each hypothesis still open linked to its check's number,
+/// where the sentence prints it: "NAME (1.21 [1.14, 1.28] now: …".
+fn linked_open(
+    sentence: String,
+    open: &[String],
+    decided: &dyn Fn(&str) -> Option<(String, String)>,
+) -> String {
+    open.iter().fold(sentence, |text, name| {
+        let Some((id, number)) = decided(name) else {
+            return text;
+        };
+        let shown = with_code_spans(&format!("{name} ({number} now"));
+        super::answer::link_first(&text, &shown, |_| {
+            let head = with_code_spans(&format!("{name} ("));
+            format!(
+                "{head}[{}](provenance.md#{id}) now",
+                with_code_spans(&number)
+            )
+        })
     })
 }
 
@@ -128,4 +156,42 @@ pub fn check_note(exp: &Experiment, looks: &[Standing], check: &str, kept: bool)
         last.runs_per_cell,
         level(last.level)
     ))
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_of_a_hypothesis_still_open_links_to_its_checks_number() {
+        let sentence = with_code_spans(
+            "Sampling stopped at look 4: still open: recovers (1.21 [1.14, 1.28] now: about 30 runs per cell, 1 min 30 s more, would likely decide it); no dip (likely not within 40 runs per cell: about 52 would decide it).",
+        );
+        let decided = |name: &str| {
+            (name != "gone").then(|| {
+                let number = if name == "recovers" {
+                    "1.21 [1.14, 1.28]"
+                } else {
+                    "0.98 [0.88, 1.16]"
+                };
+                (format!("check.{name}.ratio"), number.to_string())
+            })
+        };
+        let open = [
+            "recovers".to_string(),
+            "no dip".to_string(),
+            "gone".to_string(),
+        ];
+        let linked = linked_open(sentence, &open, &decided);
+        assert!(
+            linked.contains("still open: recovers ([1.21 \\[1.14, 1.28\\]](provenance.md#check.recovers.ratio) now: about 30 runs"),
+            "{linked}"
+        );
+        // An open hypothesis whose estimate the sentence does not print stays as it was.
+        assert!(
+            linked.contains("no dip (likely not within 40 runs"),
+            "{linked}"
+        );
+        assert_eq!(linked.matches("](provenance.md#").count(), 1, "{linked}");
+    }
 }
