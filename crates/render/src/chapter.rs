@@ -307,11 +307,14 @@ fn linked_figures(markdown: String, c: &CheckResult) -> String {
     let mut out = String::new();
     let mut rest = markdown.as_str();
     for figure in &c.figures {
-        let shown = with_code_spans(&figure.shown);
-        let number = with_code_spans(&figure.text());
-        let (Some(at), Some(head)) = (rest.find(&shown), shown.strip_suffix(&number)) else {
+        let shown = with_code_spans(&figure.shown());
+        let Some(at) = rest.find(&shown) else {
             continue;
         };
+        let (head, number) = (
+            with_code_spans(&figure.label),
+            with_code_spans(&figure.text()),
+        );
         let id = super::check_numbers::figure_id(&c.name, &figure.name);
         out.push_str(&rest[..at]);
         out.push_str(&format!("{head}[{number}](provenance.md#{id})"));
@@ -811,7 +814,7 @@ mod tests {
     fn figure(name: &str, shown: &str, number: &str) -> CheckFigure {
         CheckFigure {
             name: name.into(),
-            shown: shown.into(),
+            label: shown.strip_suffix(number).unwrap().into(),
             number: number.into(),
             interval: None,
             what: String::new(),

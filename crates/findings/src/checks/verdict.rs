@@ -158,13 +158,12 @@ pub struct CheckResult {
 pub struct CheckFigure {
     /// Its name within the check (`trend.p`); the number's id is `check.CHECK.NAME`.
     pub name: String,
-    /// The words it prints in, the number last (`trend: Mann–Kendall τ = −0.007`): found in
-    /// the evidence after the figure before it.
-    pub shown: String,
+    /// The words the evidence prints just before it (`Mann–Kendall τ = `): with the number,
+    /// what is found in the evidence after the figure before it.
+    pub label: String,
     /// The number as printed (`−0.007`).
     pub number: String,
-    /// Its interval's bounds as printed, where it shows one after the number: `[lo, hi]`
-    /// ends its words.
+    /// Its interval's bounds as printed, where it shows one after the number.
     pub interval: Option<(String, String)>,
     /// What it is, in a few words (`Mann–Kendall τ of the residuals against run position`).
     pub what: String,
@@ -175,6 +174,11 @@ pub struct CheckFigure {
 }
 
 impl CheckFigure {
+    /// Its label and its text, as the evidence prints them: `×0.779 [0.691, 0.915]`.
+    pub fn shown(&self) -> String {
+        format!("{}{}", self.label, self.text())
+    }
+
     /// The number with its interval, as its words end: `0.779 [0.691, 0.915]`.
     pub fn text(&self) -> String {
         match &self.interval {

@@ -340,7 +340,7 @@ fn figures(p: &Pair, r: Resampling) -> Vec<CheckFigure> {
     };
     let gain = CheckFigure {
         name: "nearest.gain".into(),
-        shown: format!("×{}", ratio_interval(p.gain, p.interval.lo, p.interval.hi)),
+        label: "×".into(),
         number: ratio(p.gain),
         interval: Some((ratio(p.interval.lo), ratio(p.interval.hi))),
         what: format!(
@@ -366,7 +366,7 @@ fn figures(p: &Pair, r: Resampling) -> Vec<CheckFigure> {
     };
     let cpus = CheckFigure {
         name: "nearest.cpu-gain".into(),
-        shown: format!("on ×{}", ratio(p.cpu_gain)),
+        label: "on ×".into(),
         number: ratio(p.cpu_gain),
         interval: None,
         what: format!("gain in CPUs from {cells}"),

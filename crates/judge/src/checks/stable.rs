@@ -117,7 +117,7 @@ fn figures(worst: &Judged, alpha: f64) -> Vec<CheckFigure> {
     let figure =
         |name: &str, label: &str, number: String, what: String, method: String| CheckFigure {
             name: name.into(),
-            shown: format!("{label}{number}"),
+            label: label.into(),
             number,
             interval: None,
             what: format!("{what} of {} (the worst cell)", worst.cell.label),

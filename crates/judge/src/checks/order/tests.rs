@@ -347,17 +347,17 @@ fn every_statistic_and_p_value_the_evidence_prints_is_a_figure_in_its_order() {
     let mut rest = result.evidence.as_str();
     for f in &result.figures {
         let at = rest
-            .find(&f.shown)
-            .unwrap_or_else(|| panic!("{} ({:?}) not in {rest:?}", f.name, f.shown));
-        assert!(f.shown.ends_with(&f.number), "{f:?}");
+            .find(&f.shown())
+            .unwrap_or_else(|| panic!("{} ({:?}) not in {rest:?}", f.name, f.shown()));
+        assert!(f.shown().ends_with(&f.number), "{f:?}");
         assert!(
             !f.method.is_empty() && f.runs.starts_with("the 36 valid"),
             "{f:?}"
         );
-        rest = &rest[at + f.shown.len()..];
+        rest = &rest[at + f.shown().len()..];
     }
     let trend_p = &result.figures[1];
-    assert_eq!(trend_p.shown, format!("p = {}", trend_p.number));
+    assert_eq!(trend_p.shown(), format!("p = {}", trend_p.number));
     assert!(result.evidence.contains(&format!(
         "τ = {}, p = {} (Holm-adjusted {})",
         result.figures[0].number, trend_p.number, result.figures[2].number

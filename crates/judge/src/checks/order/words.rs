@@ -274,40 +274,30 @@ pub(super) fn figures(tests: &Tests, judged: &Holm, read: &str, alpha: f64) -> V
     let tested = tests.p_values().iter().filter(|p| !p.is_nan()).count();
     let mut out = Vec::new();
     let statistics = [
-        Some(Statistic {
-            what: "Mann–Kendall τ of the residuals against their position in execution order",
-            method: "Kendall's S, the pairs of runs in which the later one has the larger residual less those in which it has the smaller (tied pairs count for neither), over all n(n − 1)/2 pairs (Mann 1945; Kendall 1975)",
-            p: "two-sided, from z = (S ∓ 1)/√Var(S) against the normal distribution, Var(S) corrected for ties (Hirsch, Slack & Smith 1982)",
-            ..statistic(Part::Trend, "Mann–Kendall τ = ", signed_to(tests.trend.tau, 3))
-        }),
-        tests.carry.as_ref().map(|k| Statistic {
-            what: "Kruskal–Wallis H of the residuals grouped by the previous run's variant",
-            method: "The Kruskal–Wallis statistic of the residuals' mid-ranks, grouped by the variant of the run just before each, corrected for ties (Kruskal & Wallis 1952)",
-            p: "the upper tail of χ² with the groups less one as degrees of freedom",
-            ..statistic(Part::CarryOver, "H = ", format!("{:.2}", k.h))
-        }),
-        tests.within.as_ref().map(|w| Statistic {
-            what: "Wald–Wolfowitz z of the detrended residuals within cells",
-            method: "Each cell's detrended residuals, centred and scaled to a sum of squares of 1, give their circular lag-1 serial sum; the sums are pooled over the cells and set against their mean and variance over every ordering (Wald & Wolfowitz 1943)",
-            p: "two-sided, from z against the normal distribution",
-            ..statistic(Part::WithinCells, "z = ", signed(w.z))
-        }),
-        Some(Statistic {
-            what: "Ljung–Box Q at lag 1 of the detrended residuals in execution order",
-            method: "Q = n(n + 2) r₁² / (n − 1), from the lag-1 autocorrelation r₁ of every detrended residual in execution order (Ljung & Box 1978)",
-            p: "the upper tail of χ² with 1 degree of freedom",
-            ..statistic(Part::Sequence, "Q(1) = ", format!("{:.2}", tests.sequence.q))
-        }),
-        tests.first.as_ref().map(|f| Statistic {
-            what: "van Elteren rank excess of each cell's first run",
-            method: "The sum over cells of the first run's rank among its cell's runs less the rank it would have on average (van Elteren 1960)",
-            p: "two-sided, against the statistic's distribution when a cell's runs are exchangeable: exact while its support is small, else normal with a continuity correction",
-            ..statistic(Part::FirstOfCell, "excess ", signed(f.excess))
-        }),
+        Some(statistic(
+            Part::Trend,
+            "Mann–Kendall τ = ",
+            signed_to(tests.trend.tau, 3),
+        )),
+        tests
+            .carry
+            .map(|k| statistic(Part::CarryOver, "H = ", format!("{:.2}", k.h))),
+        tests
+            .within
+            .map(|w| statistic(Part::WithinCells, "z = ", signed(w.z))),
+        Some(statistic(
+            Part::Sequence,
+            "Q(1) = ",
+            format!("{:.2}", tests.sequence.q),
+        )),
+        tests
+            .first
+            .map(|f| statistic(Part::FirstOfCell, "excess ", signed(f.excess))),
     ];
+    let p_values = tests.p_values();
     for (part, found) in statistics.into_iter().enumerate() {
         let Some(stat) = found else { continue };
-        let raw = tests.p_values()[part];
+        let raw = p_values[part];
         let adjusted = judged.adjusted(stat.part);
         out.push(stat.figure(read));
         if raw >= 1e-4 {
@@ -320,53 +310,77 @@ pub(super) fn figures(tests: &Tests, judged: &Holm, read: &str, alpha: f64) -> V
     out
 }
 
-/// A part's test statistic as the evidence prints it, with what it is, how it is computed
-/// and how its p-value is found.
+/// A part's test statistic as the evidence prints it.
 struct Statistic {
     part: Part,
-    shown: String,
+    label: &'static str,
     number: String,
-    what: &'static str,
-    method: &'static str,
-    p: &'static str,
 }
 
-/// The statistic of `part` printed as `label` and `number`, to be described.
-fn statistic(part: Part, label: &str, number: String) -> Statistic {
+fn statistic(part: Part, label: &'static str, number: String) -> Statistic {
     Statistic {
         part,
-        shown: format!("{label}{number}"),
+        label,
         number,
-        what: "",
-        method: "",
-        p: "",
+    }
+}
+
+/// What a part's test statistic is, how it is computed, and how its p-value is found.
+fn described(part: Part) -> [&'static str; 3] {
+    match part {
+        Part::Trend => [
+            "Mann–Kendall τ of the residuals against their position in execution order",
+            "Kendall's S, the pairs of runs in which the later one has the larger residual less those in which it has the smaller (tied pairs count for neither), over all n(n − 1)/2 pairs (Mann 1945; Kendall 1975)",
+            "two-sided, from z = (S ∓ 1)/√Var(S) against the normal distribution, Var(S) corrected for ties (Hirsch, Slack & Smith 1982)",
+        ],
+        Part::CarryOver => [
+            "Kruskal–Wallis H of the residuals grouped by the previous run's variant",
+            "The Kruskal–Wallis statistic of the residuals' mid-ranks, grouped by the variant of the run just before each, corrected for ties (Kruskal & Wallis 1952)",
+            "the upper tail of χ² with the groups less one as degrees of freedom",
+        ],
+        Part::WithinCells => [
+            "Wald–Wolfowitz z of the detrended residuals within cells",
+            "Each cell's detrended residuals, centred and scaled to a sum of squares of 1, give their circular lag-1 serial sum; the sums are pooled over the cells and set against their mean and variance over every ordering (Wald & Wolfowitz 1943)",
+            "two-sided, from z against the normal distribution",
+        ],
+        Part::Sequence => [
+            "Ljung–Box Q at lag 1 of the detrended residuals in execution order",
+            "Q = n(n + 2) r₁² / (n − 1), from the lag-1 autocorrelation r₁ of every detrended residual in execution order (Ljung & Box 1978)",
+            "the upper tail of χ² with 1 degree of freedom",
+        ],
+        Part::FirstOfCell => [
+            "van Elteren rank excess of each cell's first run",
+            "The sum over cells of the first run's rank among its cell's runs less the rank it would have on average (van Elteren 1960)",
+            "two-sided, against the statistic's distribution when a cell's runs are exchangeable: exact while its support is small, else normal with a continuity correction",
+        ],
     }
 }
 
 impl Statistic {
     fn figure(&self, read: &str) -> CheckFigure {
+        let [what, method, _] = described(self.part);
         CheckFigure {
             name: format!("{}.{}", self.part.key(), self.part.statistic()),
-            shown: self.shown.clone(),
+            label: self.label.to_string(),
             number: self.number.clone(),
             interval: None,
-            what: self.what.to_string(),
-            method: format!("{}.", self.method),
+            what: what.to_string(),
+            method: format!("{method}."),
             runs: read.to_string(),
         }
     }
 }
 
 fn p_figure(stat: &Statistic, raw: f64, read: &str) -> CheckFigure {
+    let [what, method, p_found] = described(stat.part);
     CheckFigure {
         name: format!("{}.p", stat.part.key()),
-        shown: p_is(raw),
+        label: "p = ".into(),
         number: p(raw),
         interval: None,
-        what: format!("p-value of the {}", stat.what),
+        what: format!("p-value of the {what}"),
         method: format!(
-            "{}; the p-value is {}, before adjusting for the other tests.",
-            stat.method, stat.p
+            "{method}; the p-value is {p_found}, before adjusting for the other tests."
         ),
         runs: read.to_string(),
     }
@@ -380,10 +394,10 @@ fn adjusted_figure(
 ) -> CheckFigure {
     CheckFigure {
         name: format!("{}.adjusted-p", stat.part.key()),
-        shown: format!("Holm-adjusted {}", p(adjusted)),
+        label: "Holm-adjusted ".into(),
         number: p(adjusted),
         interval: None,
-        what: format!("Holm-adjusted p-value of the {}", stat.what),
+        what: format!("Holm-adjusted p-value of the {}", described(stat.part)[0]),
         method: format!(
             "Holm's step-down adjustment (Holm 1979) of the p-values of the {tested} tests that ran: the k-th smallest is multiplied by {tested} − k + 1, made no smaller than the one before it, and capped at 1. The part fails below α = {}.",
             significant(alpha, 2)
